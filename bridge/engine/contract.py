@@ -1,0 +1,60 @@
+"""The contract between a ruleset engine and whatever drives it (server, replay, tests).
+
+Each ruleset has a package ``bridge.engine.<id with _>`` (``combat_styles``, ``hmk``,
+``karmic``) exposing ``ENGINE``, an object satisfying :class:`Engine`. An engine is pure: it is
+given the validated rules, a validated request body, the encounter state (a JSON-able dict, or
+None) and a recording :class:`~bridge.engine.dice.Dice`, and returns a :class:`Resolution`.
+It performs no I/O, reads no clock and uses no randomness other than ``dice``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from bridge.engine.dice import Dice
+from compiler.model.common import RulesetBase
+
+JSON = dict[str, Any]
+
+
+class EngineError(ValueError):
+    """A request that is valid in shape but illegal in the rules or the current state.
+
+    The message says why (e.g. "Bram has no action points left this cycle"); the server sends it
+    back as an error reply and nothing is logged as a roll.
+    """
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What an engine returns for one request.
+
+    ``result`` is the outcome shown on the chat card (JSON-able, includes ``"kind"``).
+    ``state`` is the new encounter state, or None when the request leaves state untouched.
+    ``private`` maps a participant id to data only that participant may see (a karmic hand).
+    """
+
+    result: JSON
+    state: JSON | None = None
+    private: Mapping[str, JSON] = field(default_factory=dict)
+
+
+class Engine(Protocol):
+    """A ruleset engine."""
+
+    ruleset_id: str
+    requests: Mapping[str, type[BaseModel]]
+    """Request type name → pydantic model of its body."""
+
+    def resolve(
+        self,
+        rules: RulesetBase,
+        kind: str,
+        body: BaseModel,
+        state: JSON | None,
+        dice: Dice,
+    ) -> Resolution: ...

@@ -1,0 +1,272 @@
+"""Dice sources and dice expressions: the only randomness the engine ever sees.
+
+A *source* yields uniform integers; :class:`Dice` wraps one, parses expressions and records every
+die it rolls (expression, faces, result) so an outcome can be shown, verified and replayed.
+
+Sources:
+
+* :class:`SecureSource` — the operating system's CSPRNG (``secrets``).
+* :class:`KeyedSource` — die *n* is derived from HMAC-SHA256(seed, n), unbiased by rejection
+  sampling. Publishing the seed after a session lets anyone recompute every roll (commit-reveal).
+* :class:`ScriptedSource` — a fixed list of results, for tests and replays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Iterable, MutableSequence, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
+
+MAX_DICE = 200
+"""Budget: most dice one expression may roll."""
+MAX_FACES = 1000
+"""Budget: most faces one die may have."""
+
+
+class DiceError(ValueError):
+    """A dice expression is malformed or over budget, or a scripted source ran dry or mismatched."""
+
+
+class DiceSource(Protocol):
+    """Anything that yields uniform integers in ``1..faces``."""
+
+    def randint(self, faces: int) -> int: ...
+
+
+class SecureSource:
+    """Dice from the operating system's CSPRNG."""
+
+    def randint(self, faces: int) -> int:
+        _check_faces(faces)
+        return secrets.randbelow(faces) + 1
+
+
+class KeyedSource:
+    """Deterministic dice: block *n* is HMAC-SHA256(seed, n as 8 big-endian bytes).
+
+    Each die takes the first 8 bytes of the next block as a 64-bit integer ``x`` and accepts it
+    when ``x < 2**64 - 2**64 % faces`` (then the result is ``x % faces + 1``); otherwise it moves
+    on to the next block. The counter of the next block is exposed so a caller can resume.
+    """
+
+    def __init__(self, seed: bytes, counter: int = 0) -> None:
+        if len(seed) < 16:
+            raise ValueError("a keyed dice seed needs at least 16 bytes")
+        self._seed = seed
+        self.counter = counter
+
+    @staticmethod
+    def commitment(seed: bytes) -> str:
+        """The public commitment to a seed: hex SHA-256 of the seed."""
+        return hashlib.sha256(seed).hexdigest()
+
+    def randint(self, faces: int) -> int:
+        _check_faces(faces)
+        limit = 2**64 - (2**64 % faces)
+        while True:
+            block = hmac.new(self._seed, self.counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            self.counter += 1
+            x = int.from_bytes(block[:8], "big")
+            if x < limit:
+                return x % faces + 1
+
+
+class ScriptedSource:
+    """Results from a fixed list, in order; a result outside ``1..faces`` is an error."""
+
+    def __init__(self, results: Iterable[int]) -> None:
+        self._results = list(results)
+        self.position = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self._results) - self.position
+
+    def randint(self, faces: int) -> int:
+        _check_faces(faces)
+        if self.position >= len(self._results):
+            raise DiceError(
+                f"scripted dice ran out: a d{faces} was needed after {len(self._results)} results"
+            )
+        value = self._results[self.position]
+        if not isinstance(value, int) or not 1 <= value <= faces:
+            raise DiceError(
+                f"scripted die #{self.position + 1} is {value!r} but a d{faces} was rolled"
+            )
+        self.position += 1
+        return value
+
+
+def _check_faces(faces: int) -> None:
+    if not isinstance(faces, int) or not 1 <= faces <= MAX_FACES * 1000:
+        raise DiceError(f"a die needs between 1 and {MAX_FACES * 1000} faces, not {faces!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class DieRecord:
+    """One die as rolled: the expression it belonged to, its faces and its result."""
+
+    expr: str
+    faces: int
+    result: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"expr": self.expr, "faces": self.faces, "result": self.result}
+
+
+@dataclass(frozen=True, slots=True)
+class DiceTerm:
+    """``count`` dice of ``faces`` faces, added (sign +1) or subtracted (sign -1)."""
+
+    count: int
+    faces: int
+    sign: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.count}d{self.faces}"
+
+
+@dataclass(frozen=True, slots=True)
+class ConstTerm:
+    """A constant added to the total."""
+
+    value: int
+
+
+Term = DiceTerm | ConstTerm
+
+
+@dataclass(frozen=True, slots=True)
+class DiceExpr:
+    """A parsed dice expression: a sum of dice terms and constants."""
+
+    terms: tuple[Term, ...]
+
+    def __str__(self) -> str:
+        out = ""
+        for term in self.terms:
+            if isinstance(term, DiceTerm):
+                text, negative = str(term), term.sign < 0
+            else:
+                text, negative = str(abs(term.value)), term.value < 0
+            if out or negative:
+                out += ("-" if negative else "+") + text
+            else:
+                out = text
+        return out or "0"
+
+    @property
+    def dice_count(self) -> int:
+        return sum(t.count for t in self.terms if isinstance(t, DiceTerm))
+
+    def bounds(self) -> tuple[int, int]:
+        """Lowest and highest possible totals."""
+        lo = hi = 0
+        for t in self.terms:
+            if isinstance(t, ConstTerm):
+                lo += t.value
+                hi += t.value
+            elif t.sign > 0:
+                lo += t.count
+                hi += t.count * t.faces
+            else:
+                lo -= t.count * t.faces
+                hi -= t.count
+        return lo, hi
+
+    def plus(self, other: DiceExpr) -> DiceExpr:
+        """This expression followed by ``other``'s terms (e.g. adding a damage modifier)."""
+        return DiceExpr(self.terms + other.terms)
+
+
+_TOKEN = re.compile(r"\s*([+-]?)\s*(?:(\d*)\s*[dD]\s*(\d+)|(\d+))\s*")
+
+
+def parse(text: str, *, max_dice: int = MAX_DICE, max_faces: int = MAX_FACES) -> DiceExpr:
+    """Parse ``2d6+1d4``, ``1d10+10``, ``-1d4``, ``d100`` into a :class:`DiceExpr`.
+
+    Raises :class:`DiceError` naming the problem for anything else, or when the expression would
+    roll more than ``max_dice`` dice or a die of more than ``max_faces`` faces.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise DiceError("empty dice expression")
+    if len(text) > 200:
+        raise DiceError("dice expression longer than 200 characters")
+    pos = 0
+    terms: list[Term] = []
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos or (terms and not m.group(1)):
+            raise DiceError(f"cannot read dice expression {text!r} at position {pos + 1}")
+        sign = -1 if m.group(1) == "-" else 1
+        if m.group(3) is not None:
+            count = int(m.group(2) or 1)
+            faces = int(m.group(3))
+            if count < 1 or faces < 1:
+                raise DiceError(
+                    f"{text!r}: a dice term needs at least one die of at least one face"
+                )
+            if faces > max_faces:
+                raise DiceError(f"{text!r}: d{faces} is over the budget of {max_faces} faces")
+            terms.append(DiceTerm(count, faces, sign))
+        else:
+            terms.append(ConstTerm(sign * int(m.group(4))))
+        pos = m.end()
+    expr = DiceExpr(tuple(terms))
+    if expr.dice_count > max_dice:
+        raise DiceError(f"{text!r} rolls {expr.dice_count} dice, over the budget of {max_dice}")
+    return expr
+
+
+@dataclass(frozen=True, slots=True)
+class RollResult:
+    """An evaluated expression: its total and every die rolled for it, in order."""
+
+    expr: str
+    total: int
+    dice: tuple[DieRecord, ...]
+
+
+class Dice:
+    """A recording roller over a :class:`DiceSource`; every die lands in :attr:`records`."""
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self.records: list[DieRecord] = []
+
+    def die(self, faces: int, expr: str | None = None) -> int:
+        """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``)."""
+        result = self.source.randint(faces)
+        self.records.append(DieRecord(expr or f"1d{faces}", faces, result))
+        return result
+
+    def d100(self, expr: str = "1d100") -> int:
+        return self.die(100, expr)
+
+    def roll(self, expr: str | DiceExpr) -> RollResult:
+        """Evaluate an expression (text or parsed), recording each die under its text."""
+        parsed = parse(expr) if isinstance(expr, str) else expr
+        label = str(parsed)
+        start = len(self.records)
+        total = 0
+        for term in parsed.terms:
+            if isinstance(term, ConstTerm):
+                total += term.value
+                continue
+            for _ in range(term.count):
+                total += term.sign * self.die(term.faces, label)
+        return RollResult(label, total, tuple(self.records[start:]))
+
+    def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
+        """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""
+        out: MutableSequence[T] = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.die(i + 1, label) - 1
+            out[i], out[j] = out[j], out[i]
+        return list(out)

@@ -1,0 +1,81 @@
+"""The request/outcome envelope shared by ``arbiter replay``, the server and the tests.
+
+A request names its ruleset and type and carries a body; the outcome repeats the request's id,
+names the rules it was decided under (version and content hash), and lists every die rolled.
+See ``docs/requests.md``. Pure: dice come from the injected source.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bridge.engine.contract import JSON, Engine, EngineError
+from bridge.engine.dice import Dice, DiceSource
+from compiler.model.common import RulesetBase
+
+
+class Request(BaseModel):
+    """One request: ``type`` is one of the engine's request kinds, ``body`` its fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=128)
+    ruleset: str = Field(min_length=1, max_length=64)
+    type: str = Field(min_length=1, max_length=64)
+    body: dict[str, Any] = Field(default_factory=dict)
+    encounter: str | None = Field(default=None, max_length=128)
+
+
+class RequestError(ValueError):
+    """The request is malformed for its engine; the message names the field."""
+
+
+def validate_body(engine: Engine, request: Request) -> BaseModel:
+    """The request body validated by the engine's model for ``request.type``."""
+    model = engine.requests.get(request.type)
+    if model is None:
+        known = ", ".join(sorted(engine.requests))
+        raise RequestError(
+            f"unknown request type {request.type!r} for ruleset {request.ruleset!r} (known: {known})"
+        )
+    try:
+        return model.model_validate(request.body)
+    except ValidationError as err:
+        problems = "; ".join(
+            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+        )
+        raise RequestError(f"invalid {request.type!r} request: {problems}") from None
+
+
+def resolve(
+    request: Request,
+    engine: Engine,
+    rules: RulesetBase,
+    rules_hash: str,
+    state: JSON | None,
+    source: DiceSource,
+) -> JSON:
+    """Decide one request; returns the outcome envelope (JSON-able).
+
+    Raises RequestError for a malformed body and EngineError for a move the rules forbid.
+    """
+    body = validate_body(engine, request)
+    dice = Dice(source)
+    resolution = engine.resolve(rules, request.type, body, state, dice)
+    return {
+        "id": request.id,
+        "ruleset": request.ruleset,
+        "type": request.type,
+        "encounter": request.encounter,
+        "rules_version": rules.ruleset.version,
+        "rules_hash": rules_hash,
+        "result": resolution.result,
+        "dice": [d.to_json() for d in dice.records],
+        "state": resolution.state,
+        "private": dict(resolution.private),
+    }
+
+
+__all__ = ["EngineError", "Request", "RequestError", "resolve", "validate_body"]

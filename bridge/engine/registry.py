@@ -1,0 +1,30 @@
+"""Find a ruleset's engine by convention: ``bridge.engine.<id with _>.ENGINE``."""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from bridge.engine.contract import Engine
+
+
+class UnknownRuleset(LookupError):
+    """No engine exists for the requested ruleset id."""
+
+
+@cache
+def get_engine(ruleset_id: str) -> Engine:
+    """The engine of ``ruleset_id``; raises UnknownRuleset when there is none."""
+    if not ruleset_id.replace("-", "").replace("_", "").isalnum():
+        raise UnknownRuleset(f"unknown ruleset {ruleset_id!r}")
+    name = f"bridge.engine.{ruleset_id.replace('-', '_')}"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name is not None and name.startswith(err.name):
+            raise UnknownRuleset(f"unknown ruleset {ruleset_id!r}") from None
+        raise
+    engine = getattr(module, "ENGINE", None)
+    if engine is None:
+        raise UnknownRuleset(f"ruleset {ruleset_id!r} has no engine")
+    return engine

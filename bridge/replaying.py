@@ -1,0 +1,81 @@
+"""Resolve a sequence of recorded requests, threading encounter state between them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from bridge.engine.contract import JSON, EngineError
+from bridge.engine.dice import DiceError, DiceSource, ScriptedSource
+from bridge.engine.envelope import Request, RequestError, resolve
+from bridge.engine.registry import UnknownRuleset, get_engine
+from compiler.model.loader import Ruleset
+
+
+class ReplayError(ValueError):
+    """An entry could not be replayed; the message names the entry."""
+
+
+def recorded_results(dice: list[Any]) -> list[int]:
+    """Die results from a recorded list: plain integers or ``{"expr", "faces", "result"}``."""
+    out: list[int] = []
+    for d in dice:
+        if isinstance(d, bool):
+            raise ReplayError(f"recorded die {d!r} is not a number")
+        if isinstance(d, int):
+            out.append(d)
+        elif isinstance(d, Mapping) and isinstance(d.get("result"), int):
+            out.append(d["result"])
+        else:
+            raise ReplayError(f"recorded die {d!r} is neither an integer nor a die record")
+    return out
+
+
+def replay_entries(
+    entries: list[Any], rulesets: Mapping[str, Ruleset], fallback: DiceSource
+) -> list[JSON]:
+    """Outcomes of ``entries`` in order.
+
+    An entry is a request (``id``, ``ruleset``, ``type``, ``body``, optional ``encounter``) plus
+    optional ``dice`` (recorded results; used in order, all must be used) and ``state`` (the
+    encounter state before it). Without ``state``, an entry continues the state left by the
+    previous entry of the same encounter. Without ``dice``, ``fallback`` rolls.
+    """
+    if not isinstance(entries, list):
+        raise ReplayError("the file must hold a list of requests or {'requests': [...]}")
+    states: dict[str, JSON | None] = {}
+    outcomes: list[JSON] = []
+    for n, entry in enumerate(entries, start=1):
+        if not isinstance(entry, Mapping):
+            raise ReplayError(f"entry #{n} is not an object")
+        fields = {k: v for k, v in entry.items() if k not in ("dice", "state")}
+        try:
+            request = Request.model_validate(fields)
+        except ValidationError as err:
+            raise ReplayError(
+                f"entry #{n}: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}"
+            ) from None
+        ruleset = rulesets.get(request.ruleset)
+        if ruleset is None:
+            raise ReplayError(f"entry #{n} ({request.id}): unknown ruleset {request.ruleset!r}")
+        scripted = "dice" in entry and entry["dice"] is not None
+        source: DiceSource = (
+            ScriptedSource(recorded_results(entry["dice"])) if scripted else fallback
+        )
+        key = request.encounter
+        state = entry["state"] if "state" in entry else states.get(key) if key else None
+        try:
+            engine = get_engine(request.ruleset)
+            outcome = resolve(request, engine, ruleset.model, ruleset.content_hash, state, source)
+        except (UnknownRuleset, RequestError, EngineError, DiceError) as err:
+            raise ReplayError(f"entry #{n} ({request.id}): {err}") from None
+        if scripted and isinstance(source, ScriptedSource) and source.remaining:
+            raise ReplayError(
+                f"entry #{n} ({request.id}): {source.remaining} recorded dice were not used"
+            )
+        if key is not None and outcome["state"] is not None:
+            states[key] = outcome["state"]
+        outcomes.append(outcome)
+    return outcomes

@@ -1,0 +1,89 @@
+"""Dice sources, expressions and records."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bridge.engine.dice import Dice, DiceError, KeyedSource, ScriptedSource, SecureSource, parse
+
+SEED = bytes(range(32))
+
+
+def test_expressions_print_back_canonically() -> None:
+    assert str(parse("2d6+1d4")) == "2d6+1d4"
+    assert str(parse(" 1d10 + 10 ")) == "1d10+10"
+    assert str(parse("-1d4")) == "-1d4"
+    assert str(parse("d100")) == "1d100"
+    assert parse("1d10+10").bounds() == (11, 20)
+    assert parse("-1d4").bounds() == (-4, -1)
+
+
+@pytest.mark.parametrize("bad", ["", "2d", "d", "1d6+", "1d6 2", "abc", "1d0", "0d6", "1d6*2"])
+def test_malformed_expressions_are_refused(bad: str) -> None:
+    with pytest.raises(DiceError):
+        parse(bad)
+
+
+def test_expressions_over_budget_are_refused() -> None:
+    with pytest.raises(DiceError, match="budget of 200"):
+        parse("201d6")
+    with pytest.raises(DiceError, match="budget of 1000 faces"):
+        parse("1d1001")
+
+
+def test_a_roll_records_every_die_with_its_expression() -> None:
+    dice = Dice(ScriptedSource([3, 5, 2]))
+    result = dice.roll("2d6+1d4+1")
+    assert result.total == 11
+    assert [(d.expr, d.faces, d.result) for d in result.dice] == [
+        ("2d6+1d4+1", 6, 3),
+        ("2d6+1d4+1", 6, 5),
+        ("2d6+1d4+1", 4, 2),
+    ]
+
+
+def test_a_negative_dice_term_subtracts() -> None:
+    assert Dice(ScriptedSource([6, 3])).roll("1d8-1d4").total == 3
+
+
+def test_scripted_dice_refuse_impossible_results_and_running_dry() -> None:
+    with pytest.raises(DiceError, match="d6"):
+        Dice(ScriptedSource([7])).die(6)
+    with pytest.raises(DiceError, match="ran out"):
+        Dice(ScriptedSource([])).die(6)
+
+
+def test_keyed_dice_are_hmac_of_the_counter() -> None:
+    source = KeyedSource(SEED)
+    first = source.randint(100)
+    block = hmac.new(SEED, (0).to_bytes(8, "big"), hashlib.sha256).digest()
+    assert first == int.from_bytes(block[:8], "big") % 100 + 1
+    assert KeyedSource(SEED).randint(100) == first
+
+
+def test_keyed_dice_are_roughly_uniform() -> None:
+    source = KeyedSource(SEED)
+    counts = Counter(source.randint(6) for _ in range(60_000))
+    assert set(counts) == {1, 2, 3, 4, 5, 6}
+    # 5 standard deviations of a binomial(60000, 1/6) is about 456.
+    assert all(abs(c - 10_000) < 456 for c in counts.values()), counts
+
+
+def test_secure_dice_stay_in_range() -> None:
+    source = SecureSource()
+    assert all(1 <= source.randint(20) <= 20 for _ in range(1000))
+
+
+@given(st.lists(st.integers(min_value=0, max_value=50), min_size=1, max_size=60))
+def test_a_shuffle_is_a_permutation_and_replays_from_its_records(items: list[int]) -> None:
+    dice = Dice(KeyedSource(SEED))
+    shuffled = dice.shuffle(items)
+    assert sorted(shuffled) == sorted(items)
+    again = Dice(ScriptedSource([d.result for d in dice.records])).shuffle(items)
+    assert again == shuffled
