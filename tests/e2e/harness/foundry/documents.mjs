@@ -1,0 +1,255 @@
+// Document stand-ins: ChatMessage (with the chat log and its render hooks), Roll, Actor.
+// The ChatMessage schema follows Foundry's per generation: `author` and `style` since V12,
+// the `user`/numeric `type` shims deprecated in V12-V13 and gone in V14.
+
+import { Collection, deprecated } from "./core.mjs";
+
+const MESSAGE_FIELDS = new Set([
+  "_id", "type", "system", "style", "author", "timestamp", "flavor", "content", "speaker",
+  "whisper", "blind", "rolls", "sound", "emote", "flags", "_stats",
+]);
+export const CHAT_MESSAGE_STYLES = Object.freeze({ OTHER: 0, OOC: 1, IC: 2, EMOTE: 3 });
+
+let idCounter = 0;
+function randomID() {
+  idCounter += 1;
+  return `harness${String(idCounter).padStart(9, "0")}`;
+}
+
+/** A jQuery-like wrapper (what V12 hands to `renderChatMessage`). */
+function jq(element) {
+  const wrapped = { 0: element, length: 1 };
+  wrapped.find = (selector) => {
+    const found = [...element.querySelectorAll(selector)];
+    return Object.assign(Object.fromEntries(found.map((e, i) => [i, e])), { length: found.length });
+  };
+  return wrapped;
+}
+
+/** `Roll`: rebuilds evaluated rolls from data and checks their total adds up. */
+export function createRoll(env) {
+  const TERMS = new Set(["Die", "OperatorTerm", "NumericTerm"]);
+  class Roll {
+    constructor(formula, data, options) {
+      this._formula = formula;
+      this.data = data ?? {};
+      this.options = options ?? {};
+      this.terms = [];
+      this._evaluated = false;
+      this._total = undefined;
+    }
+    get formula() {
+      return this._formula;
+    }
+    get total() {
+      return this._total;
+    }
+    get dice() {
+      return this.terms.filter((t) => t.class === "Die");
+    }
+    get isEvaluated() {
+      return this._evaluated;
+    }
+    static fromData(data) {
+      if (data?.class !== "Roll") throw new Error(`Roll.fromData: unknown roll class ${data?.class}`);
+      if (typeof data.formula !== "string" || !Array.isArray(data.terms)) {
+        throw new Error("Roll.fromData: a roll needs a formula and terms");
+      }
+      const roll = new this(data.formula, data.data, data.options);
+      let sum = 0;
+      let sign = 1;
+      for (const term of data.terms) {
+        if (!TERMS.has(term.class)) throw new Error(`Roll.fromData: unknown term class ${term.class}`);
+        if (term.class === "OperatorTerm") {
+          if (!["+", "-"].includes(term.operator)) throw new Error(`Roll.fromData: operator ${term.operator}`);
+          sign = term.operator === "-" ? -1 : 1;
+        } else if (term.class === "NumericTerm") {
+          sum += sign * term.number;
+        } else {
+          const results = term.results ?? [];
+          if (!Number.isInteger(term.faces) || results.length !== term.number) {
+            throw new Error(`Roll.fromData: a d${term.faces} term with number ${term.number} has ${results.length} results`);
+          }
+          for (const r of results) {
+            if (!Number.isInteger(r.result) || r.result < 1 || r.result > term.faces) {
+              throw new Error(`Roll.fromData: result ${r.result} on a d${term.faces}`);
+            }
+            if (r.active !== false) sum += sign * r.result;
+          }
+        }
+        roll.terms.push(structuredClone(term));
+      }
+      if (data.total !== sum) throw new Error(`Roll.fromData: total ${data.total} does not add up (${sum})`);
+      roll._total = data.total;
+      roll._evaluated = data.evaluated ?? true;
+      return roll;
+    }
+    toJSON() {
+      return {
+        class: "Roll", formula: this._formula, terms: structuredClone(this.terms), total: this._total,
+        evaluated: this._evaluated, options: this.options, dice: [],
+      };
+    }
+  }
+  return Roll;
+}
+
+/** `Actor` with flags (where the module remembers stat blocks) and tokens on a canvas. */
+export function createActors(env) {
+  class Actor {
+    constructor(data) {
+      Object.assign(this, data);
+      this.flags = data.flags ?? {};
+    }
+    get id() {
+      return this._id;
+    }
+    getFlag(scope, key) {
+      return this.flags[scope]?.[key];
+    }
+    async setFlag(scope, key, value) {
+      this.flags[scope] = { ...(this.flags[scope] ?? {}), [key]: structuredClone(value) };
+      env.record.flags.push({ actor: this._id, scope, key, value });
+      return this;
+    }
+  }
+  const actors = new Collection();
+  for (const data of env.actorList ?? []) actors.set(data._id, new Actor(data));
+  const tokens = (env.tokenList ?? []).map((t) => ({ id: t.id, name: t.name, actor: actors.get(t.actor), document: { id: t.id } }));
+  return { Actor, actors, tokens };
+}
+
+/** `ChatMessage` and the chat log it renders into. */
+export function createChatMessage(env) {
+  const messages = new Collection();
+  class ChatMessage {
+    constructor(data) {
+      Object.assign(this, data);
+    }
+    get id() {
+      return this._id;
+    }
+    get isAuthor() {
+      return this.author === env.currentUserId;
+    }
+    get visible() {
+      const me = env.currentUserId;
+      if (!this.whisper.length) return true;
+      if (this.blind && this.author === me && !env.currentUser().isGM) return false;
+      return this.whisper.includes(me) || this.author === me || env.currentUser().isGM;
+    }
+    get user() {
+      if (env.generation >= 14) return undefined;
+      deprecated(env, "ChatMessage#user", 12, 14);
+      return env.game().users.get(this.author);
+    }
+    getFlag(scope, key) {
+      return this.flags?.[scope]?.[key];
+    }
+    static _validate(data) {
+      const source = { ...data };
+      if ("user" in source) {
+        if (env.generation < 14) {
+          deprecated(env, "ChatMessage#user (use author)", 12, 14);
+          source.author ??= source.user;
+        }
+        delete source.user;
+      }
+      if (typeof source.type === "number") {
+        if (env.generation >= 14) {
+          throw new Error(`ChatMessage validation errors: type: ${source.type} is not a valid type for the ChatMessage Document class`);
+        }
+        deprecated(env, "ChatMessage#type as a CHAT_MESSAGE_TYPES number (use style)", 12, 14);
+        source.style = source.type;
+        delete source.type;
+      }
+      for (const key of Object.keys(source)) if (!MESSAGE_FIELDS.has(key)) delete source[key];
+      if (source.style !== undefined && !Object.values(CHAT_MESSAGE_STYLES).includes(source.style)) {
+        throw new Error(`ChatMessage validation errors: style: ${source.style} is not a valid choice`);
+      }
+      const Roll = env.game().Roll;
+      source.rolls = (source.rolls ?? []).map((r) => (r instanceof Roll ? r : Roll.fromData(typeof r === "string" ? JSON.parse(r) : r)));
+      return source;
+    }
+    static async create(data, operation) {
+      const source = ChatMessage._validate(data);
+      const message = new ChatMessage({
+        _id: randomID(), type: "base", style: CHAT_MESSAGE_STYLES.OTHER, author: env.currentUserId,
+        timestamp: Date.now(), flavor: "", content: "", speaker: {}, whisper: [], blind: false,
+        sound: null, emote: false, flags: {}, ...source,
+      });
+      messages.set(message.id, message);
+      env.record.created.push(message.id);
+      env.game().Hooks.callAll("createChatMessage", message, operation ?? {}, env.currentUserId);
+      const dsn = env.game().modules.get("dice-so-nice");
+      if (dsn?.active && message.rolls.length) {
+        env.record.dice3d.push({ message: message.id, rolls: message.rolls.map((r) => r.toJSON()) });
+      }
+      await message._render();
+      return message;
+    }
+    async update(changes, operation) {
+      const source = ChatMessage._validate(changes);
+      for (const [key, value] of Object.entries(source)) {
+        if (key === "flags") {
+          for (const [scope, flags] of Object.entries(value)) this.flags[scope] = { ...(this.flags[scope] ?? {}), ...flags };
+        } else if (key !== "rolls" || "rolls" in changes) {
+          this[key] = value;
+        }
+      }
+      env.record.updated.push(this.id);
+      env.game().Hooks.callAll("updateChatMessage", this, changes, operation ?? {}, env.currentUserId);
+      await this._render();
+      return this;
+    }
+    static getSpeaker(options) {
+      const actor = options?.actor ?? options?.token?.actor ?? null;
+      return {
+        scene: options?.scene?.id ?? null,
+        actor: actor?.id ?? null,
+        token: options?.token?.id ?? null,
+        alias: options?.alias ?? options?.token?.name ?? actor?.name ?? env.currentUser().name,
+      };
+    }
+    static getWhisperRecipients(name) {
+      const users = env.game().users;
+      if (name === "GM") return users.filter((u) => u.isGM);
+      return users.filter((u) => u.name === name);
+    }
+    async _render() {
+      const doc = env.document;
+      if (!doc) return;
+      const log = doc.getElementById("chat-log");
+      const li = doc.createElement("li");
+      li.className = "chat-message message flexcol";
+      li.dataset.messageId = this.id;
+      if (this.whisper.length) li.classList.add("whisper");
+      if (this.blind) li.classList.add("blind");
+      const alias = this.speaker?.alias ?? env.game().users.get(this.author)?.name ?? "";
+      li.innerHTML = `<header class="message-header"><h4 class="message-sender"></h4></header><div class="message-content"></div>`;
+      li.querySelector(".message-sender").textContent = alias;
+      li.querySelector(".message-content").innerHTML = this.visible ? this.content : "<p>???</p>";
+      const old = log.querySelector(`[data-message-id="${this.id}"]`);
+      if (old) old.replaceWith(li);
+      else log.append(li);
+      const context = { message: this.toObject(), user: env.currentUser(), author: env.game().users.get(this.author), alias, isWhisper: this.whisper.length > 0, whisperTo: "" };
+      const Hooks = env.game().Hooks;
+      if (env.generation >= 13) {
+        Hooks.callAll("renderChatMessageHTML", this, li, context);
+        if (Hooks._has("renderChatMessage")) {
+          deprecated(env, "the renderChatMessage hook (use renderChatMessageHTML)", 13, 15);
+          Hooks.callAll("renderChatMessage", this, jq(li), context);
+        }
+      } else {
+        Hooks.callAll("renderChatMessage", this, jq(li), context);
+      }
+    }
+    toObject() {
+      return {
+        _id: this._id, style: this.style, author: this.author, content: this.content, speaker: this.speaker,
+        whisper: this.whisper, blind: this.blind, flags: structuredClone(this.flags), rolls: this.rolls.map((r) => JSON.stringify(r.toJSON())),
+      };
+    }
+  }
+  return { ChatMessage, messages };
+}

@@ -1,0 +1,185 @@
+// The Foundry-shaped world of the harness, per generation (V12, V13, V14).
+//
+// `createFoundry(generation, options)` returns the globals a page gets (game, Hooks, ui,
+// ChatMessage, Roll, foundry, CONFIG, CONST, canvas, and the V12 template globals). Nothing
+// touches the DOM until a function is called, so check-declarations.mjs can build the same
+// globals in node and compare every stand-in listed in STAND_INS with the type declarations.
+
+import { createHooks, createI18n, createNotifications, createSettings, createSocket, createUsers, Collection } from "./core.mjs";
+import { CHAT_MESSAGE_STYLES, createActors, createChatMessage, createRoll } from "./documents.mjs";
+import { createDialogV2 } from "./dialogs.mjs";
+import { createTemplates, templateGlobals } from "./templates.mjs";
+
+/** Per flavour: the types package that describes it, its build, and what Foundry removed. */
+export const FLAVOURS = {
+  12: { types: "foundry-types-v12", build: "331", absent: ["foundry.applications.handlebars", "ui.notifications.success", "CONFIG.ChatMessage.modes"] },
+  13: { types: "foundry-types-v13", build: "351", absent: ["CONFIG.ChatMessage.modes"] },
+  14: { types: "foundry-types-newest", build: "366", absent: ["CONST.CHAT_MESSAGE_TYPES"] },
+};
+
+/**
+ * Every stand-in and the declaration it imitates. `owner` is a class or interface name (one of
+ * a list), `static` for static members, `kind: "property"` for values, `hook` + `arguments` for
+ * hooks the harness calls, `since` for APIs a generation added.
+ */
+export const STAND_INS = [
+  { path: "Hooks.on", owner: "Hooks", member: "on", static: true },
+  { path: "Hooks.once", owner: "Hooks", member: "once", static: true },
+  { path: "Hooks.off", owner: "Hooks", member: "off", static: true },
+  { path: "Hooks.call", owner: "Hooks", member: "call", static: true },
+  { path: "Hooks.callAll", owner: "Hooks", member: "callAll", static: true },
+  { path: "game.settings.register", owner: "ClientSettings", member: "register" },
+  { path: "game.settings.get", owner: "ClientSettings", member: "get" },
+  { path: "game.settings.set", owner: "ClientSettings", member: "set" },
+  { path: "game.i18n.localize", owner: "Localization", member: "localize" },
+  { path: "game.i18n.format", owner: "Localization", member: "format" },
+  { path: "game.i18n.has", owner: "Localization", member: "has" },
+  { path: "game.users.activeGM", owner: "Users", member: "activeGM", kind: "property" },
+  { path: "game.users.get", owner: ["Collection", "Methods"], member: "get" },
+  { path: "game.user.isGM", owner: ["User", "BaseUser"], member: "isGM", kind: "property" },
+  { path: "game.user.isSelf", owner: "User", member: "isSelf", kind: "property" },
+  { path: "game.user.targets", owner: "User", member: "targets", kind: "property" },
+  { path: "game.modules.get", owner: ["Collection", "Methods"], member: "get" },
+  { path: "game.messages.get", owner: ["Collection", "Methods"], member: "get" },
+  { path: "game.release.generation", owner: "Schema", member: "generation", kind: "property", file: "common/config" },
+  { path: "game.socket.on", owner: "Emitter", member: "on", types: "@socket.io/component-emitter" },
+  { path: "game.socket.emit", owner: "Socket", member: "emit", types: "socket.io-client" },
+  { path: "ui.notifications.info", owner: "Notifications", member: "info" },
+  { path: "ui.notifications.warn", owner: "Notifications", member: "warn" },
+  { path: "ui.notifications.error", owner: "Notifications", member: "error" },
+  { path: "ui.notifications.success", owner: "Notifications", member: "success", since: 13 },
+  { path: "ChatMessage.create", owner: ["ChatMessage", "Document", "ClientDocument"], member: "create", static: true },
+  { path: "ChatMessage.getSpeaker", owner: "ChatMessage", member: "getSpeaker", static: true },
+  { path: "ChatMessage.getWhisperRecipients", owner: "ChatMessage", member: "getWhisperRecipients", static: true },
+  { path: "ChatMessage.prototype.update", owner: ["ChatMessage", "Document", "ClientDocument"], member: "update" },
+  { path: "ChatMessage.prototype.getFlag", owner: ["ChatMessage", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "ChatMessage.prototype.isAuthor", owner: ["ChatMessage", "Document", "ClientDocument"], member: "isAuthor", kind: "property" },
+  { path: "CONST.CHAT_MESSAGE_STYLES", owner: null, member: "CHAT_MESSAGE_STYLES", kind: "property", constant: true },
+  { path: "Roll.fromData", owner: "Roll", member: "fromData", static: true },
+  { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
+  { path: "Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
+  { path: "canvas.tokens.controlled", owner: "PlaceablesLayer", member: "controlled", kind: "property" },
+  { path: "foundry.applications.api.DialogV2.wait", owner: "DialogV2", member: "wait", static: true },
+  { path: "foundry.applications.handlebars.loadTemplates", owner: null, member: "loadTemplates", file: "handlebars", since: 13 },
+  { path: "foundry.applications.handlebars.renderTemplate", owner: null, member: "renderTemplate", file: "handlebars", since: 13 },
+  { path: "loadTemplates", owner: null, member: "loadTemplates", until: 12, file: "templates" },
+  { path: "renderTemplate", owner: null, member: "renderTemplate", until: 12, file: "templates" },
+  { path: "hook:init", owner: ["StaticCallbacks", "AllHooks"], hook: "init", arguments: 0 },
+  { path: "hook:i18nInit", owner: ["StaticCallbacks", "AllHooks"], hook: "i18nInit", arguments: 0 },
+  { path: "hook:setup", owner: ["StaticCallbacks", "AllHooks"], hook: "setup", arguments: 0 },
+  { path: "hook:ready", owner: ["StaticCallbacks", "AllHooks"], hook: "ready", arguments: 0 },
+  { path: "hook:renderChatMessage", owner: ["StaticCallbacks", "AllHooks"], hook: "renderChatMessage", arguments: 3, until: 12 },
+  { path: "hook:renderChatMessageHTML", owner: ["StaticCallbacks", "AllHooks"], hook: "renderChatMessageHTML", arguments: 3, since: 13 },
+];
+
+/** The stand-ins of one generation. */
+export function standInsFor(generation) {
+  return STAND_INS.filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
+}
+
+export const USERS = [
+  { id: "harnessGamemast", name: "Gamemaster", role: 4, active: true },
+  { id: "harnessPlayerAa", name: "Aria", role: 1, active: true },
+  { id: "harnessPlayerBb", name: "Bram", role: 1, active: true },
+];
+
+/**
+ * Build the globals of one flavour. `options`: document (or null in node), user (id), settings
+ * (initial values by "namespace.key"), translations, Handlebars, fetchText(path), storage,
+ * channel(name) → BroadcastChannel, actors, tokens, targets (token ids), modules (extra
+ * active module ids such as "dice-so-nice"), console.
+ */
+export function createFoundry(generation, options = {}) {
+  const record = {
+    notifications: [], created: [], updated: [], dice3d: [], dialogs: [], flags: [], socketOut: [],
+    socketIn: [], missingKeys: [],
+  };
+  const env = {
+    generation,
+    document: options.document ?? null,
+    console: options.console ?? console,
+    settings: options.settings,
+    storage: options.storage ?? null,
+    translations: options.translations ?? {},
+    Handlebars: options.Handlebars ?? null,
+    fetchText: options.fetchText ?? (async (path) => { throw new Error(`no fetch for ${path}`); }),
+    channel: options.channel ?? null,
+    userList: USERS,
+    actorList: options.actors ?? [],
+    tokenList: options.tokens ?? [],
+    currentUserId: options.user ?? USERS[0].id,
+    record,
+  };
+  let game;
+  env.game = () => game;
+  env.currentUser = () => game.users.get(env.currentUserId);
+
+  const Hooks = createHooks(env);
+  const users = createUsers(env);
+  const Roll = createRoll(env);
+  const { Actor, actors, tokens } = createActors(env);
+  const { ChatMessage, messages } = createChatMessage(env);
+  const templates = createTemplates(env);
+  const modules = new Collection();
+  modules.set("arbiter", { id: "arbiter", active: true, title: "Arbiter" });
+  for (const id of options.modules ?? []) modules.set(id, { id, active: true, title: id });
+
+  game = {
+    release: { generation, build: Number(FLAVOURS[generation].build), version: `${generation}.${FLAVOURS[generation].build}` },
+    settings: createSettings(env),
+    i18n: createI18n(env),
+    users,
+    get user() {
+      return users.get(env.currentUserId);
+    },
+    modules,
+    messages,
+    actors,
+    socket: createSocket(env),
+    Roll,
+    Hooks,
+  };
+  for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
+
+  const CONST = { CHAT_MESSAGE_STYLES };
+  if (generation < 14) {
+    Object.defineProperty(CONST, "CHAT_MESSAGE_TYPES", {
+      enumerable: true,
+      get() {
+        env.console.warn("Deprecated since Version 12, CONST.CHAT_MESSAGE_TYPES will be removed in Version 14");
+        return CHAT_MESSAGE_STYLES;
+      },
+    });
+  }
+  const CONFIG = { ChatMessage: { documentClass: ChatMessage }, Dice: { fulfillment: { methods: {} } } };
+  if (generation >= 14) {
+    CONFIG.ChatMessage.modes = {
+      public: { label: "CHAT.MODES.public", icon: "fa-solid fa-globe" },
+      gm: { label: "CHAT.MODES.gm", icon: "fa-solid fa-user-secret" },
+      blind: { label: "CHAT.MODES.blind", icon: "fa-solid fa-eye-slash" },
+      self: { label: "CHAT.MODES.self", icon: "fa-solid fa-user" },
+    };
+  }
+  // Core settings the module reads: the chat visibility mode per generation.
+  if (generation >= 14) game.settings.register("core", "messageMode", { scope: "client", default: "public" });
+  else game.settings.register("core", "rollMode", { scope: "client", default: "publicroll" });
+
+  const applications = { api: { DialogV2: createDialogV2(env) } };
+  if (generation >= 13) applications.handlebars = templates;
+  const globals = {
+    game,
+    Hooks,
+    ui: { notifications: createNotifications(env) },
+    ChatMessage,
+    Roll,
+    Actor,
+    CONST,
+    CONFIG,
+    canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
+    foundry: { applications, utils: { randomID: () => Math.random().toString(36).slice(2, 18).padEnd(16, "0") } },
+    ...templateGlobals(env, templates),
+    harness: { record, generation, env },
+  };
+  return globals;
+}
