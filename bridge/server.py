@@ -1,0 +1,202 @@
+"""``arbiter serve``'s server: websockets on one port, the store, the rules, broadcast.
+
+:class:`ArbiterServer` owns the world's store and secret, the current rules snapshot and the set
+of authenticated clients. Each connection is a :class:`~bridge.session.ClientSession` running in
+the task ``websockets`` starts for it. Plain HTTP GETs on the same port are routed by
+:mod:`bridge.http`. See ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Literal
+
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+
+from bridge import datadir
+from bridge.building import ModuleBuildUnavailable, build_module
+from bridge.http import ModuleFiles, routes
+from bridge.limits import Limits
+from bridge.protocol import (
+    LimitsInfo,
+    RulesError,
+    RulesUpdated,
+    ServerInfo,
+    encode,
+)
+from bridge.reload import RulesWatcher
+from bridge.rules import RuleSource, RulesSnapshot, snapshot
+from bridge.session import ClientSession
+from bridge.store import Store
+from compiler.errors import RuleError
+
+log = logging.getLogger("arbiter.server")
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def server_version() -> str:
+    try:
+        return version("vtt-arbiter")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything ``arbiter serve`` can be told."""
+
+    data: Path
+    host: str = "127.0.0.1"
+    port: int = 8765
+    """0 picks a free port (tests); :attr:`ArbiterServer.port` tells which."""
+    rules: RuleSource = field(default_factory=RuleSource)
+    module_dir: Path | None = None
+    """The built module (the folder holding module.json); None: no module routes, no builds."""
+    build: bool = True
+    """Build the module at start and after every valid rule change."""
+    origins: tuple[str, ...] | None = None
+    """Allowed Origin headers (``"null"``-less browsers' pages); None allows any origin."""
+    limits: Limits = field(default_factory=Limits)
+    allow_scripted_dice: bool = False
+    reload_interval: float | None = 1.0
+    """Seconds between polls of the rule sources; None turns hot rules off."""
+    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+
+
+class ArbiterServer:
+    """One world's authoritative server. Create, ``await start()``, ``await close()``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.secret = datadir.world_secret(config.data)
+        self.store = Store(datadir.store_path(config.data), config.synchronous)
+        ended = self.store.end_open_sessions(time.time())
+        if ended:
+            log.info("closed %d session(s) left open by a previous run", ended)
+        self.rules: RulesSnapshot = snapshot(config.rules.load())
+        self.clients: set[ClientSession] = set()
+        self.module = ModuleFiles(config.module_dir)
+        self.server_info = ServerInfo(version=server_version())
+        limits = config.limits
+        self.limits_info = LimitsInfo(
+            max_message_bytes=limits.max_message_bytes,
+            rate_per_second=limits.rate_per_second,
+            burst=limits.burst,
+            auth_timeout_seconds=limits.auth_timeout_seconds,
+            max_dice_per_request=limits.max_dice_per_request,
+        )
+        self._server: Server | None = None
+        self._watcher_task: asyncio.Task[None] | None = None
+        self.watcher: RulesWatcher | None = None
+
+    # --- lifecycle ---
+
+    async def start(self) -> None:
+        """Build the module if stale, then listen."""
+        if self.config.build and self.config.module_dir is not None:
+            await self.rebuild_module()
+        self._server = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            origins=list(self.config.origins) if self.config.origins is not None else None,
+            process_request=routes(self.module, self.health),
+            max_size=self.config.limits.max_frame_bytes,
+            compression=None,
+            server_header=f"arbiter/{self.server_info.version}",
+        )
+        if self.config.reload_interval is not None:
+            self.watcher = RulesWatcher(
+                self.config.rules, self.config.reload_interval, self.swap_rules, self.report_error
+            )
+            self._watcher_task = asyncio.create_task(self.watcher.run(), name="rules-watcher")
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the server has not started"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        """Stop listening, close every connection, end their sessions and close the store."""
+        if self._watcher_task is not None:
+            self._watcher_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher_task
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        self.store.close()
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None, "the server has not started"
+        await self._server.serve_forever()
+
+    # --- connections ---
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        await ClientSession(self, ws).run()
+
+    def join(self, session: ClientSession) -> None:
+        self.clients.add(session)
+
+    def leave(self, session: ClientSession) -> None:
+        self.clients.discard(session)
+        self.store.end_session(session.id, time.time())
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "server": self.server_info.version,
+            "connections": len(self.clients),
+            "tasks": len(asyncio.all_tasks()),
+            "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
+        }
+
+    # --- events ---
+
+    def publish(self, seq: int, outcome: dict[str, Any], exclude: ClientSession) -> None:
+        """Tell every other subscribed client about an outcome (each sees what it may)."""
+        for client in tuple(self.clients):
+            if client is exclude:
+                continue
+            text = client.outcome_event(seq, outcome)
+            if text is not None:
+                broadcast([client.ws], text)
+
+    async def swap_rules(self, rules: RulesSnapshot) -> None:
+        """Rebuild the module for new rules, then serve them and tell the clients."""
+        if self.config.build and self.config.module_dir is not None:
+            try:
+                await self.rebuild_module()
+            except RuleError as err:
+                await self.report_error([str(p) for p in err.problems])
+                return
+        self.rules = rules
+        text = encode(RulesUpdated(rulesets=rules.info()))
+        broadcast([c.ws for c in self.clients if "rules" in c.events], text)
+        log.info(
+            "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
+        )
+
+    async def report_error(self, problems: list[str]) -> None:
+        text = encode(RulesError(problems=problems))
+        broadcast([c.ws for c in self.clients if c.gm and "rules" in c.events], text)
+
+    async def rebuild_module(self) -> None:
+        """Build the module off the event loop (a no-op when it is up to date)."""
+        module_dir = self.config.module_dir
+        if module_dir is None:
+            return
+        try:
+            report = await asyncio.to_thread(build_module, module_dir, self.config.rules)
+        except ModuleBuildUnavailable as err:
+            log.warning("%s", err)
+            return
+        log.info("module: %s", report)
