@@ -1,0 +1,89 @@
+// Chat cards: an outcome becomes a chat message rendered from the card template of its kind,
+// carrying the server's dice as evaluated Rolls (so Dice So Nice animates exactly those dice),
+// and the card is re-rendered in place when a pending choice on it is resolved.
+
+import { messageData, renderTemplate } from "./compat.mjs";
+
+/** An evaluated Roll rebuilt from one die the server rolled (no local randomness). */
+export function rollFromDie(die) {
+  return Roll.fromData({
+    class: "Roll",
+    formula: `1d${die.faces}`,
+    terms: [
+      {
+        class: "Die", number: 1, faces: die.faces, modifiers: [],
+        results: [{ result: die.result, active: true }], options: { flavor: die.expr }, evaluated: true,
+      },
+    ],
+    total: die.result,
+    evaluated: true,
+    options: {},
+    dice: [],
+  });
+}
+
+/** The card template for an outcome: `<ruleset>-<kind>`, else `<kind>`, else the generic one. */
+export function cardName(cards, outcome) {
+  const kind = outcome.result?.kind;
+  return [`${outcome.ruleset}-${kind}`, kind].find((n) => n && n in cards) ?? "outcome";
+}
+
+/**
+ * The pending choice of an outcome, normalised: who may choose (user ids), the options, and the
+ * request that resolves it. Engines describe it as `result.pending`.
+ */
+export function pendingChoice(outcome, owners) {
+  const pending = outcome.result?.pending;
+  if (!pending) return null;
+  const users = new Set(owners?.[pending.by] ?? []);
+  return { ...pending, users: [...users] };
+}
+
+/** Everything a card template gets. */
+export function cardContext(outcome, { title, seq, owners, resolution }) {
+  const choice = resolution ? null : pendingChoice(outcome, owners);
+  return {
+    outcome,
+    result: outcome.result,
+    title,
+    seq,
+    choice,
+    resolution,
+    roll: { id: outcome.id, version: outcome.rules_version, hash: outcome.rules_hash },
+  };
+}
+
+/** Chat message data for an outcome: rendered card, rolls, flags to find it again. */
+export async function outcomeMessage({ module, cards, outcome, title, seq, owners, speaker, mode }) {
+  const path = `modules/${module}/${cards[cardName(cards, outcome)]}`;
+  const content = await renderTemplate(path, cardContext(outcome, { title, seq, owners }));
+  return messageData({
+    content,
+    speaker,
+    mode,
+    rolls: (outcome.dice ?? []).map(rollFromDie),
+    flags: { [module]: { outcome, seq, owners: owners ?? {}, title } },
+  });
+}
+
+/** Re-render a card after its pending choice was resolved by `resolution` (an outcome). */
+export async function resolveCard({ module, cards, message, resolution }) {
+  const flags = message.getFlag(module, "outcome") ? message.flags[module] : null;
+  if (!flags) return message;
+  const path = `modules/${module}/${cards[cardName(cards, flags.outcome)]}`;
+  const content = await renderTemplate(
+    path,
+    cardContext(flags.outcome, { title: flags.title, seq: flags.seq, owners: flags.owners, resolution }),
+  );
+  return message.update({ content, flags: { [module]: { resolution } } });
+}
+
+/** An error card (a refused request), so the table sees why nothing was rolled. */
+export async function errorMessage({ module, cards, error, request, speaker }) {
+  const content = await renderTemplate(`modules/${module}/${cards.error}`, {
+    message: error.message,
+    code: error.code,
+    request,
+  });
+  return messageData({ content, speaker, mode: "public", flags: { [module]: { error: error.message, request } } });
+}

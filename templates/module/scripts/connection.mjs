@@ -1,0 +1,215 @@
+// The one connection a world keeps to the Arbiter server (held by the active GM's browser).
+//
+// Protocol v1 (docs/protocol.md): the first message is `hello` with the world secret; the server
+// answers `welcome` (rulesets with versions) or closes with 4001. Requests carry an id that the
+// server treats as an idempotency key, so every request still unanswered when the socket drops
+// is queued and sent again, with the same id, once a new socket is welcomed: the server returns
+// the stored outcome instead of rolling twice. A ping every HEARTBEAT_MS notices a dead link.
+
+export const HEARTBEAT_MS = 15000;
+export const BACKOFF_FIRST_MS = 500;
+export const BACKOFF_CAP_MS = 15000;
+const PONG_GRACE_MS = 10000;
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/**
+ * The WebSocket URL to dial, or an error naming why it cannot work from this page.
+ * An http(s) address is turned into ws(s); a bare host:port gets the page's scheme, except that
+ * loopback always may use ws (browsers treat it as trustworthy), while any other host needs wss
+ * from an https page (mixed content).
+ */
+export function resolveUrl(setting, page = globalThis.location) {
+  let text = String(setting ?? "").trim();
+  if (!text) return { error: "NoUrl" };
+  if (!/^[a-z]+:\/\//i.test(text)) {
+    const host = text.split("/")[0].replace(/:\d+$/, "");
+    const secure = page?.protocol === "https:" && !LOOPBACK.has(host);
+    text = `${secure ? "wss" : "ws"}://${text}`;
+  }
+  let url;
+  try {
+    url = new URL(text.replace(/^http/i, "ws"));
+  } catch {
+    return { error: "BadUrl" };
+  }
+  if (url.protocol !== "ws:" && url.protocol !== "wss:") return { error: "BadUrl" };
+  if (url.protocol === "ws:" && page?.protocol === "https:" && !LOOPBACK.has(url.hostname)) {
+    return { error: "MixedContent", url: url.href };
+  }
+  return { url: url.href };
+}
+
+/** Delay before reconnect attempt `n` (0-based): doubling from BACKOFF_FIRST_MS, capped. */
+export function backoff(n) {
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** n);
+}
+
+export class Connection extends EventTarget {
+  #options;
+  #socket = null;
+  #queue = new Map(); // request id → {message, resolve, reject}
+  #attempt = 0;
+  #timers = { retry: null, ping: null, pong: null };
+  #stopped = false;
+  #pingId = 0;
+  status = "idle"; // idle | connecting | open | retrying | refused | failed
+  welcome = null;
+  problem = null; // {key, data} for the connection doctor
+
+  /**
+   * @param {object} options  url(), token(), client (hello client info), WebSocket (class).
+   */
+  constructor(options) {
+    super();
+    this.#options = options;
+  }
+
+  /** Start (or restart) connecting; keeps retrying with backoff until stopped or refused. */
+  start() {
+    this.#stopped = false;
+    this.#attempt = 0;
+    this.#dial();
+  }
+
+  stop() {
+    this.#stopped = true;
+    for (const key of Object.keys(this.#timers)) clearTimeout(this.#timers[key]);
+    this.#socket?.close(1000, "stopped");
+    this.#set("idle");
+  }
+
+  /** The number of requests sent or waiting to be sent without an answer yet. */
+  get queued() {
+    return this.#queue.size;
+  }
+
+  /**
+   * Send a request envelope; resolves with `{outcome, seq, replayed}`, rejects with an Error
+   * carrying `code` when the server refuses it. Queued while offline, re-sent with its id.
+   */
+  request(envelope) {
+    const existing = this.#queue.get(envelope.id);
+    if (existing) return existing.promise;
+    let entry;
+    const promise = new Promise((resolve, reject) => {
+      entry = { message: { v: 1, type: "request", request: envelope }, resolve, reject };
+    });
+    entry.promise = promise;
+    this.#queue.set(envelope.id, entry);
+    if (this.status === "open") this.#send(entry.message);
+    else if (this.status === "idle" || this.status === "failed") this.start();
+    return promise;
+  }
+
+  #set(status, problem = null) {
+    this.status = status;
+    if (problem !== undefined) this.problem = problem;
+    this.dispatchEvent(new CustomEvent("status", { detail: { status, problem: this.problem } }));
+  }
+
+  #dial() {
+    clearTimeout(this.#timers.retry);
+    if (this.#stopped) return;
+    const resolved = this.#options.url();
+    if (resolved.error) {
+      this.#set("failed", { key: resolved.error, data: { url: resolved.url ?? "" } });
+      return;
+    }
+    const token = this.#options.token();
+    if (!token) {
+      this.#set("failed", { key: "NoToken", data: {} });
+      return;
+    }
+    this.#set("connecting", this.problem);
+    let socket;
+    try {
+      socket = new this.#options.WebSocket(resolved.url);
+    } catch (err) {
+      // Browsers throw synchronously for blocked mixed content.
+      this.#set("failed", { key: "MixedContent", data: { url: resolved.url, detail: err.message } });
+      return;
+    }
+    this.#socket = socket;
+    let welcomed = false;
+    socket.addEventListener("open", () => {
+      socket.send(JSON.stringify({ v: 1, type: "hello", token, client: this.#options.client() }));
+    });
+    socket.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (message.type === "welcome") {
+        welcomed = true;
+        this.#welcomed(message);
+      } else {
+        this.#receive(message);
+      }
+    });
+    socket.addEventListener("close", (event) => {
+      if (this.#socket !== socket) return;
+      this.#socket = null;
+      clearTimeout(this.#timers.ping);
+      clearTimeout(this.#timers.pong);
+      if (this.#stopped) return;
+      if (event.code === 4001) {
+        this.#set("refused", { key: "WrongSecret", data: { reason: event.reason } });
+        return;
+      }
+      const delay = backoff(this.#attempt++);
+      const key = welcomed ? "Lost" : "ServerDown";
+      this.#set("retrying", { key, data: { url: resolved.url, seconds: Math.ceil(delay / 1000) } });
+      this.#timers.retry = setTimeout(() => this.#dial(), delay);
+    });
+  }
+
+  #welcomed(welcome) {
+    this.welcome = welcome;
+    this.#attempt = 0;
+    this.#set("open", null);
+    this.dispatchEvent(new CustomEvent("welcome", { detail: welcome }));
+    for (const entry of this.#queue.values()) this.#send(entry.message);
+    this.#heartbeat();
+  }
+
+  #heartbeat() {
+    clearTimeout(this.#timers.ping);
+    this.#timers.ping = setTimeout(() => {
+      if (this.status !== "open") return;
+      this.#send({ v: 1, type: "ping", id: `ping-${++this.#pingId}` });
+      this.#timers.pong = setTimeout(() => this.#socket?.close(4000, "no pong"), PONG_GRACE_MS);
+    }, HEARTBEAT_MS);
+  }
+
+  #send(message) {
+    if (this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(message));
+  }
+
+  #receive(message) {
+    if (message.type === "pong") {
+      clearTimeout(this.#timers.pong);
+      this.#heartbeat();
+      return;
+    }
+    if (message.type === "outcome") {
+      const entry = this.#queue.get(message.outcome?.id);
+      if (!entry) return;
+      this.#queue.delete(message.outcome.id);
+      entry.resolve({ outcome: message.outcome, seq: message.seq, replayed: message.replayed });
+      return;
+    }
+    if (message.type === "error") {
+      const entry = message.id ? this.#queue.get(message.id) : null;
+      if (!entry) {
+        this.dispatchEvent(new CustomEvent("server-error", { detail: message }));
+        return;
+      }
+      this.#queue.delete(message.id);
+      entry.reject(Object.assign(new Error(message.message), { code: message.code }));
+      return;
+    }
+    if (message.type === "event") this.dispatchEvent(new CustomEvent("event", { detail: message }));
+  }
+}
