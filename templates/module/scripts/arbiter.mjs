@@ -13,6 +13,7 @@ const SOCKET = `module.${MODULE}`;
 
 const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
 const isConnector = () => game.users.activeGM?.isSelf ?? false;
+const DEFAULT_ENCOUNTER = "table"; // the world's encounter when a request names none
 const waiting = new Map(); // relayed request id → {resolve, reject} on a player's client
 
 /** The compiled rule data (data/rules.json), loaded at ready. */
@@ -112,7 +113,7 @@ function ask(request, owners) {
  */
 function request(ruleset, type, body = {}, options = {}) {
   const owners = options.owners ?? { "*": [game.user.id] };
-  return ask({ id: options.id ?? newId(), ruleset, type, body, encounter: options.encounter ?? null, mode: options.mode }, owners);
+  return ask({ id: options.id ?? newId(), ruleset, type, body, encounter: options.encounter ?? DEFAULT_ENCOUNTER, mode: options.mode }, owners);
 }
 
 /** Answer the pending choice on a card with one of its options. */

@@ -35,7 +35,7 @@ export function cardName(cards, outcome) {
 export function pendingChoice(outcome, owners) {
   const pending = outcome.result?.pending;
   if (!pending) return null;
-  const users = new Set(owners?.[pending.by] ?? []);
+  const users = new Set(owners?.[pending.by] ?? owners?.["*"] ?? []);
   return { ...pending, users: [...users] };
 }
 

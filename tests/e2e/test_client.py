@@ -1,0 +1,193 @@
+"""The module's client in Debian's chromium, in V12, V13 and V14 harness flavours, against a
+real ``arbiter serve`` process and its SQLite roll log."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import ARTIFACTS, Server, wait_until
+
+GENERATIONS = [12, 13, 14]
+GM = "harnessGamemast"
+PLAYER = "harnessPlayerAa"
+WORLD: dict[str, Any] = {
+    "actors": [{"_id": "actorKara0000001", "name": "Kara"}, {"_id": "actorOrm00000001", "name": "Orm"}],
+    "tokens": [
+        {"id": "tokenKara0000001", "name": "Kara", "actor": "actorKara0000001"},
+        {"id": "tokenOrm00000001", "name": "Orm", "actor": "actorOrm00000001"},
+    ],
+    "controlled": ["tokenKara0000001"],
+    "targets": ["tokenOrm00000001"],
+    "modules": ["dice-so-nice"],
+}
+
+
+class Page:
+    """One harness page; collects every console error, warning and uncaught exception."""
+
+    def __init__(self, context: Any, site: str, generation: int, server: Server, user: str = GM):
+        self.problems: list[str] = []
+        self.page = context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda err: self.problems.append(f"pageerror: {err}"))
+        self.allowed: list[re.Pattern[str]] = []
+        world = {**WORLD, "settings": {"arbiter.serverUrl": server.url, "arbiter.token": server.secret}}
+        query = f"?v={generation}&user={user}&world={json.dumps(world)}"
+        self.page.goto(site + "/" + query.replace(" ", ""))
+        self.page.wait_for_function("window.harnessBooted === true")
+
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "warning"):
+            text = message.text
+            if not any(p.search(text) for p in self.allowed):
+                self.problems.append(f"{message.type}: {text}")
+
+    def call(self, script: str, arg: Any = None) -> Any:
+        return self.page.evaluate(script, arg)
+
+    def status(self) -> str:
+        return self.page.get_attribute("#arbiter-status", "class") or ""
+
+    def wait_status(self, status: str) -> None:
+        self.page.wait_for_selector(f"#arbiter-status.arbiter-status--{status}", timeout=15000)
+
+    def card(self, message_id: str) -> Any:
+        return self.page.locator(f'[data-message-id="{message_id}"]')
+
+
+@pytest.fixture
+def pages(chromium: Any) -> Iterator[list[Page]]:
+    opened: list[Page] = []
+    yield opened
+    for p in opened:
+        p.page.close()
+
+
+def log_rows(server: Server) -> list[dict[str, Any]]:
+    with sqlite3.connect(server.log_file) as db:
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT * FROM rolls ORDER BY seq")]
+
+
+def screenshot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.page.locator("#chat-log").screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+EXCHANGE = """async () => game.modules.get("arbiter").api.duel.exchange(
+  {attacker: "Kara", defender: "Orm", attack: 200, parry: 0})"""
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_a_macro_posts_the_logged_outcome_and_a_special_effect_click_updates_the_card_in_place(
+    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+) -> None:
+    gm = Page(chromium, site, generation, server)
+    pages.append(gm)
+    gm.wait_status("open")
+
+    answer = gm.call(EXCHANGE)
+    [row] = log_rows(server)
+    logged = json.loads(row["outcome"])
+    assert row["request_id"] == answer["outcome"]["id"]
+    assert answer["outcome"]["result"] == logged["result"]
+    card = gm.card(answer["message"])
+    text = card.inner_text()
+    assert f"{logged['result']['attack']}" in card.locator('[data-field="attack"]').inner_text()
+    assert f"{logged['result']['parry']}" in card.locator('[data-field="parry"]').inner_text()
+    assert card.locator(".arbiter-die").all_inner_texts() == [
+        f"{d['result']}/d{d['faces']}" for d in logged["dice"]
+    ]
+    assert logged["id"] in card.locator("[data-roll-id]").inner_text()
+    assert "1.2.0" in text
+    # Dice So Nice gets evaluated rolls carrying exactly the server's dice.
+    dice3d = gm.call("() => harness.record.dice3d")
+    assert [r["total"] for r in dice3d[0]["rolls"]] == [d["result"] for d in logged["dice"]]
+    screenshot(gm, f"v{generation}-exchange-pending")
+
+    cards_before = gm.page.locator(".chat-message").count()
+    card.locator('[data-arbiter-choice="disarm"]').click()
+    card.locator(".arbiter-resolution").wait_for(timeout=10000)
+    rows = log_rows(server)
+    assert len(rows) == 2
+    effect = json.loads(rows[1]["outcome"])
+    assert rows[1]["request_id"] == f"{logged['id']}-choice"
+    assert card.locator(".arbiter-resolution__text").inner_text() == effect["result"]["summary"]
+    assert card.locator("[data-arbiter-choice]").count() == 0
+    assert gm.page.locator(".chat-message").count() == cards_before
+    screenshot(gm, f"v{generation}-exchange-resolved")
+    assert gm.call("() => harness.record.missingKeys") == []
+    assert gm.problems == []
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_it_returns(
+    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+) -> None:
+    gm = Page(chromium, site, generation, server)
+    gm.allowed.append(re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{server.port}/' failed"))
+    pages.append(gm)
+    gm.wait_status("open")
+    server.stop()
+    gm.wait_status("retrying")
+    gm.call("() => { window.queued = game.modules.get('arbiter').api.duel.check({skill: 60}); }")
+    assert gm.call("() => game.modules.get('arbiter').api.connection.queued") == 1
+    server.start()
+    answer = gm.call("async () => window.queued")
+    rows = log_rows(server)
+    assert [r["request_id"] for r in rows] == [answer["outcome"]["id"]]
+    assert gm.page.locator(".chat-message").count() == 1
+    assert gm.call("() => game.modules.get('arbiter').api.connection.queued") == 0
+    assert gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 14])
+def test_a_player_request_is_relayed_through_the_gm_and_only_the_owner_may_choose(
+    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+) -> None:
+    gm = Page(chromium, site, generation, server)
+    pages.append(gm)
+    gm.wait_status("open")
+    player = Page(chromium, site, generation, server, user=PLAYER)
+    pages.append(player)
+    player.wait_status("relay")
+    answer = player.call(
+        """async () => game.modules.get("arbiter").api.request("duel", "exchange",
+        {attacker: "Kara", defender: "Orm", attack: 200, parry: 0},
+        {owners: {Kara: ["harnessPlayerAa"]}})"""
+    )
+    [row] = log_rows(server)
+    assert row["request_id"] == answer["outcome"]["id"]
+    assert row["request_id"].startswith(PLAYER)
+    # The GM's client posted the card (one connection per world).
+    assert gm.card(answer["message"]).count() == 1
+    assert gm.problems == []
+    assert player.problems == []
+
+
+def test_the_dialog_remembers_each_combatants_stat_block_on_its_actor(
+    chromium: Any, site: str, server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, site, 13, server)
+    pages.append(gm)
+    gm.wait_status("open")
+    gm.call("() => { window.sent = game.modules.get('arbiter').api.dialogs.open('duel', 'exchange'); }")
+    dialog = gm.page.locator("dialog.application")
+    dialog.locator('textarea[name="attacker"]').fill('{"attack": 200}')
+    dialog.locator('textarea[name="defender"]').fill('{"parry": 0}')
+    dialog.locator('button[data-action="send"]').click()
+    wait_until(lambda: log_rows(server))
+    [row] = log_rows(server)
+    request = json.loads(row["request"])
+    assert request["body"]["attacker"] == {"name": "Kara", "attack": 200}
+    flags = gm.call("() => harness.record.flags")
+    assert {(f["actor"], json.dumps(f["value"]["duel.exchange"])) for f in flags} == {
+        ("actorKara0000001", '{"attack": 200}'),
+        ("actorOrm00000001", '{"parry": 0}'),
+    }
