@@ -17,7 +17,10 @@ GENERATIONS = [12, 13, 14]
 GM = "harnessGamemast"
 PLAYER = "harnessPlayerAa"
 WORLD: dict[str, Any] = {
-    "actors": [{"_id": "actorKara0000001", "name": "Kara"}, {"_id": "actorOrm00000001", "name": "Orm"}],
+    "actors": [
+        {"_id": "actorKara0000001", "name": "Kara"},
+        {"_id": "actorOrm00000001", "name": "Orm"},
+    ],
     "tokens": [
         {"id": "tokenKara0000001", "name": "Kara", "actor": "actorKara0000001"},
         {"id": "tokenOrm00000001", "name": "Orm", "actor": "actorOrm00000001"},
@@ -37,7 +40,10 @@ class Page:
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda err: self.problems.append(f"pageerror: {err}"))
         self.allowed: list[re.Pattern[str]] = []
-        world = {**WORLD, "settings": {"arbiter.serverUrl": server.url, "arbiter.token": server.secret}}
+        world = {
+            **WORLD,
+            "settings": {"arbiter.serverUrl": server.url, "arbiter.token": server.secret},
+        }
         query = f"?v={generation}&user={user}&world={json.dumps(world)}"
         self.page.goto(site + "/" + query.replace(" ", ""))
         self.page.wait_for_function("window.harnessBooted === true")
@@ -81,7 +87,7 @@ def screenshot(page: Page, name: str) -> None:
 
 
 EXCHANGE = """async () => game.modules.get("arbiter").api.duel.exchange(
-  {attacker: "Kara", defender: "Orm", attack: 200, parry: 0})"""
+  {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}})"""
 
 
 @pytest.mark.parametrize("generation", GENERATIONS)
@@ -131,7 +137,9 @@ def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_i
     chromium: Any, site: str, server: Server, pages: list[Page], generation: int
 ) -> None:
     gm = Page(chromium, site, generation, server)
-    gm.allowed.append(re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{server.port}/' failed"))
+    gm.allowed.append(
+        re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{server.port}/' failed")
+    )
     pages.append(gm)
     gm.wait_status("open")
     server.stop()
@@ -159,7 +167,7 @@ def test_a_player_request_is_relayed_through_the_gm_and_only_the_owner_may_choos
     player.wait_status("relay")
     answer = player.call(
         """async () => game.modules.get("arbiter").api.request("duel", "exchange",
-        {attacker: "Kara", defender: "Orm", attack: 200, parry: 0},
+        {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}},
         {owners: {Kara: ["harnessPlayerAa"]}})"""
     )
     [row] = log_rows(server)
@@ -177,17 +185,20 @@ def test_the_dialog_remembers_each_combatants_stat_block_on_its_actor(
     gm = Page(chromium, site, 13, server)
     pages.append(gm)
     gm.wait_status("open")
-    gm.call("() => { window.sent = game.modules.get('arbiter').api.dialogs.open('duel', 'exchange'); }")
+    gm.call(
+        "() => { window.sent = game.modules.get('arbiter').api.dialogs.open('duel', 'exchange'); }"
+    )
     dialog = gm.page.locator("dialog.application")
-    dialog.locator('textarea[name="attacker"]').fill('{"attack": 200}')
-    dialog.locator('textarea[name="defender"]').fill('{"parry": 0}')
+    dialog.locator('textarea[name="attacker"]').fill('{"skill": 200}')
+    dialog.locator('textarea[name="defender"]').fill('{"skill": 0}')
     dialog.locator('button[data-action="send"]').click()
     wait_until(lambda: log_rows(server))
     [row] = log_rows(server)
     request = json.loads(row["request"])
-    assert request["body"]["attacker"] == {"name": "Kara", "attack": 200}
+    assert request["body"]["attacker"] == {"name": "Kara", "skill": 200}
+    assert request["body"]["defender"] == {"name": "Orm", "skill": 0}
     flags = gm.call("() => harness.record.flags")
     assert {(f["actor"], json.dumps(f["value"]["duel.exchange"])) for f in flags} == {
-        ("actorKara0000001", '{"attack": 200}'),
-        ("actorOrm00000001", '{"parry": 0}'),
+        ("actorKara0000001", '{"skill": 200}'),
+        ("actorOrm00000001", '{"skill": 0}'),
     }

@@ -44,11 +44,16 @@ class Check(Body):
     skill: int = Field(ge=1, le=200)
 
 
+class Fighter(Body):
+    """A combatant's stat block as the exchange dialog sends it."""
+
+    name: str = Field(min_length=1)
+    skill: int = Field(ge=0, le=200)
+
+
 class Exchange(Body):
-    attacker: str = Field(min_length=1)
-    defender: str = Field(min_length=1)
-    attack: int = Field(ge=1, le=200)
-    parry: int = Field(ge=0, le=200)
+    attacker: Fighter
+    defender: Fighter
 
 
 class Choose(Body):
@@ -72,22 +77,22 @@ class DuelEngine:
             return Resolution({"kind": "check", "roll": roll, "skill": body.skill, "success": ok})
         if isinstance(body, Exchange):
             attack, parry = dice.d100(), dice.d100()
-            hit = attack <= body.attack and not parry <= body.parry
+            hit = attack <= body.attacker.skill and not parry <= body.defender.skill
             result: dict[str, Any] = {
                 "kind": "exchange",
-                "attacker": body.attacker,
-                "defender": body.defender,
+                "attacker": body.attacker.name,
+                "defender": body.defender.name,
                 "attack": attack,
                 "parry": parry,
                 "hit": hit,
             }
             if hit:
                 result["pending"] = {
-                    "by": body.attacker,
+                    "by": body.attacker.name,
                     "type": "choose",
                     "options": [{"id": k, "label": v} for k, v in EFFECTS.items()],
                 }
-            return Resolution(result, state={"pending": body.attacker if hit else None})
+            return Resolution(result, state={"pending": body.attacker.name if hit else None})
         if isinstance(body, Choose):
             if not (state or {}).get("pending"):
                 raise EngineError("no special effect is waiting to be chosen")

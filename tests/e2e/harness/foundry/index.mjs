@@ -60,6 +60,7 @@ export const STAND_INS = [
   { path: "Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
   { path: "Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
   { path: "canvas.tokens.controlled", owner: "PlaceablesLayer", member: "controlled", kind: "property" },
+  { path: "foundry.utils.randomID", owner: null, member: "randomID" },
   { path: "foundry.applications.api.DialogV2.wait", owner: "DialogV2", member: "wait", static: true },
   { path: "foundry.applications.handlebars.loadTemplates", owner: null, member: "loadTemplates", file: "handlebars", since: 13 },
   { path: "foundry.applications.handlebars.renderTemplate", owner: null, member: "renderTemplate", file: "handlebars", since: 13 },
@@ -177,7 +178,7 @@ export function createFoundry(generation, options = {}) {
     CONST,
     CONFIG,
     canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
-    foundry: { applications, utils: { randomID: () => Math.random().toString(36).slice(2, 18).padEnd(16, "0") } },
+    foundry: { applications, utils: { randomID(length) { return Array.from({ length: length ?? 16 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join(""); } } },
     ...templateGlobals(env, templates),
     harness: { record, generation, env },
   };
