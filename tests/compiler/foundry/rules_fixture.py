@@ -134,9 +134,11 @@ def write_rules(root: Path, **files: str | None) -> Path:
     return root
 
 
-@pytest.fixture
-def rules_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A rules folder holding ``tiny`` and ``wee``, their model registered for the loader."""
+def make_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A rules folder holding ``tiny`` and ``wee``, their model registered for the loader.
+
+    Test modules wrap this in their own ``rules_root`` fixture.
+    """
     for rid in RULESETS:
         module = types.ModuleType(f"compiler.model.{rid}")
         module.RULESET_MODEL = TinyRules  # type: ignore[attr-defined]

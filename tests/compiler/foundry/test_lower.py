@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rules_fixture import TinyRules, rules_root, write_rules  # noqa: F401 (fixture)
+from rules_fixture import TinyRules, make_rules, write_rules
 
 from compiler.errors import RuleError
 from compiler.foundry.ids import is_valid_id
@@ -19,6 +19,11 @@ from compiler.foundry.tables import formula
 from compiler.model.loader import Ruleset, load_all, load_ruleset
 
 Doc = dict[str, Any]
+
+
+@pytest.fixture
+def rules_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return make_rules(tmp_path, monkeypatch)
 
 
 @pytest.fixture
