@@ -106,13 +106,16 @@ def _result(
 
 
 def result_text(row: TableRow, renderer: Renderer) -> str:
-    """A row's result as inert HTML: its text, then any further fields of a richer row type."""
+    """A row's result as inert HTML: its text, then the further plain fields of a richer row.
+
+    Only fields a reader needs are added: numbers, flags and short texts the row's text does
+    not already say. Structured data (effects as objects, for the engine) stays out; the
+    row's text describes it, and ``data/rules.json`` carries it.
+    """
     parts = [str(rule_text(row.text))]
     for name, info in type(row).model_fields.items():
-        if name in _ROW_BASICS:
-            continue
         value = getattr(row, name)
-        if value in (None, "", [], ()):
+        if name in _ROW_BASICS or not _shown(value, row.text):
             continue
         label = info.title or name.replace("_", " ")
         parts.append(f"<strong>{rule_text(label)}</strong>: {rule_text(_plain(value, renderer))}")
@@ -120,6 +123,17 @@ def result_text(row: TableRow, renderer: Renderer) -> str:
         assumed = renderer.label("ARBITER.Journal.AssumedLabel")
         parts.append(f"<em>{rule_text(assumed)}</em>: {rule_text(getattr(row, 'note', ''))}")
     return "<br>".join(parts)
+
+
+def _shown(value: object, text: str) -> bool:
+    if value is None or value in ("", [], ()):
+        return False
+    if isinstance(value, str):
+        # An id such as "right_leg" repeats "Right Leg": say it once.
+        return value.replace("_", " ").lower() not in text.lower()
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(v, (str, int, float)) for v in value)
+    return isinstance(value, (int, float))
 
 
 def _plain(value: object, renderer: Renderer) -> str:
