@@ -107,7 +107,9 @@ def test_a_missing_rule_file_is_named_and_nothing_is_written(
     capsys.readouterr()
     assert main(["build", "--out", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "  tiny/weapons.toml: missing: no file defines 'weapons' (expected in weapons.toml)" in err
+    assert (
+        "  tiny/weapons.toml: missing: no file defines 'weapons' (expected in weapons.toml)" in err
+    )
     assert tree(out) == before
 
 
