@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.foundry.leveldb.crc32c import crc32c, mask, unmask
+from compiler.foundry.leveldb.crc32c import crc32c, crc32c_many, mask, unmask
 
 
 def reference_crc32c(data: bytes) -> int:
@@ -54,3 +54,24 @@ def test_long_inputs_take_the_lane_path_and_agree_with_the_definition() -> None:
 @given(st.binary(max_size=3000), st.binary(max_size=3000))
 def test_extending_a_crc_equals_the_crc_of_the_concatenation(a: bytes, b: bytes) -> None:
     assert crc32c(b, crc32c(a)) == crc32c(a + b) == reference_crc32c(a + b)
+
+
+def test_many_inputs_checksummed_together_equal_each_alone() -> None:
+    items = [
+        (bytes((i * 7 + k) % 256 for i in range(size)), seed)
+        for k, (size, seed) in enumerate(
+            [(32761, 0), (32761, 0x1234), (32761, 0xFFFFFFFF), (300, 5), (300, 0), (3, 9), (0, 1)]
+        )
+    ]
+    assert crc32c_many(items) == [crc32c(data, seed) for data, seed in items]
+    assert crc32c_many(items[:3]) == [reference_crc32c_from(data, seed) for data, seed in items[:3]]
+
+
+def reference_crc32c_from(data: bytes, crc: int) -> int:
+    """The bit-at-a-time definition, extending a previous CRC."""
+    crc ^= 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
