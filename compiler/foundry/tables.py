@@ -12,7 +12,7 @@ from compiler.errors import RuleError, RuleProblem
 from compiler.foundry.ids import document_id
 from compiler.foundry.layout import MODULE_ID, SORT_STEP, TABLES, stats
 from compiler.foundry.render import Renderer, rule_text
-from compiler.model.common import DieTable, TableRow, die_span
+from compiler.model.common import DieTable, RulesetBase, TableRow, die_span
 from compiler.model.loader import Ruleset
 
 TABLE_IMG = "icons/svg/d20-grey.svg"
@@ -37,13 +37,28 @@ def formula(die: str) -> str:
     return f"{count}d{top // count}"
 
 
+def rollable_tables(model: RulesetBase) -> list[DieTable]:
+    """The ruleset's roll tables, each once.
+
+    ``roll_tables()`` walks the model, and a model may reach one table twice (a cached index
+    is iterated like a field): the same object is kept once.
+    """
+    seen: set[int] = set()
+    out = []
+    for table in model.roll_tables():
+        if id(table) not in seen:
+            seen.add(id(table))
+            out.append(table)
+    return out
+
+
 def lower_tables(ruleset: Ruleset, folder: str, renderer: Renderer) -> list[dict[str, Any]]:
     """One RollTable document (results embedded) per rollable table, in source order.
 
     Raises RuleError when two rollable tables of the ruleset share an id: their documents
     would share an id too.
     """
-    tables = ruleset.model.roll_tables()
+    tables = rollable_tables(ruleset.model)
     seen: set[str] = set()
     for table in tables:
         if table.id in seen:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from compiler.foundry.layout import MACROS, PACKS, REFERENCE, TABLES
 from compiler.foundry.lower import folder_id, lower, pack_entries
 from compiler.foundry.macros import lower_macros
 from compiler.foundry.render import Renderer
-from compiler.foundry.tables import formula
+from compiler.foundry.tables import formula, rollable_tables
+from compiler.model.common import DieTable
 from compiler.model.loader import Ruleset, load_all, load_ruleset
 
 Doc = dict[str, Any]
@@ -75,7 +77,7 @@ def test_each_rollable_table_becomes_a_roll_table_with_the_rows_as_v12_results(
         for t in docs
         if "results" in t
     }
-    expected = {(rid, t.id): t for rid, r in rules.items() for t in r.model.roll_tables()}
+    expected = {(rid, t.id): t for rid, r in rules.items() for t in rollable_tables(r.model)}
     assert set(tables) == set(expected)
     fumble = tables["tiny", "fumble"]
     assert fumble["name"] == "Fumble"
@@ -263,3 +265,23 @@ def test_journal_entries_get_an_empty_category_list_like_the_cli_gives_them(
     parent = dict(pack_entries([journal]))[journal["_key"]]
     assert parent["categories"] == []
     assert parent["pages"] == [p["_id"] for p in journal["pages"]]
+
+
+class IndexedRules(TinyRules):
+    @functools.cached_property
+    def table_index(self) -> dict[str, DieTable]:
+        return {t.id: t for t in self.tables}
+
+
+def test_a_table_reached_twice_through_a_cached_index_is_lowered_once(
+    rules_root: Path, renderer: Renderer
+) -> None:
+    tiny = load_ruleset("tiny", root=rules_root, model=IndexedRules)
+    assert tiny.model.table_index  # cached in the model's __dict__, so walking the model sees it
+    assert len(tiny.model.roll_tables()) == 5
+    docs = lower({"tiny": tiny}, renderer)[TABLES.name]
+    assert sorted(d["name"] for d in docs if "results" in d) == [
+        "Critical success",
+        "Fumble",
+        "Hit location",
+    ]
