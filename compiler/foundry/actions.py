@@ -55,5 +55,11 @@ RULESET_ACTIONS: dict[str, tuple[Action, ...]] = {
 
 def ruleset_actions(ruleset_id: str) -> tuple[Action, ...]:
     """The actions of one ruleset: its known requests, then drawing from its tables."""
-    draw = Action("tables", "ARBITER.Macro.DrawTable", "tables.choose", (ruleset_id,), "icons/svg/d20-grey.svg")
+    draw = Action(
+        "tables",
+        "ARBITER.Macro.DrawTable",
+        "tables.choose",
+        (ruleset_id,),
+        "icons/svg/d20-grey.svg",
+    )
     return (*RULESET_ACTIONS.get(ruleset_id, ()), draw)

@@ -105,7 +105,11 @@ def build_module(
     rulesets = load_all(rules_root, overlay)
     if not rulesets:
         raise RuleError(
-            [RuleProblem(str(rules_root), None, None, "no rulesets found (folders with a ruleset.toml)")]
+            [
+                RuleProblem(
+                    str(rules_root), None, None, "no rulesets found (folders with a ruleset.toml)"
+                )
+            ]
         )
     locked = locked_packs(module_dir)
     if locked:
@@ -175,7 +179,9 @@ def _zip(module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool) -> Pat
     return zip_path
 
 
-def _content_digest(entries: Mapping[str, list[tuple[str, dict]]], rules: bytes, templates: Path) -> str:
+def _content_digest(
+    entries: Mapping[str, list[tuple[str, dict]]], rules: bytes, templates: Path
+) -> str:
     h = hashlib.sha256()
     for name in sorted(entries):
         for key, value in entries[name]:
@@ -191,7 +197,11 @@ def _content_digest(entries: Mapping[str, list[tuple[str, dict]]], rules: bytes,
 def _fingerprint(rules_root: Path, overlay: Path | None, templates: Path) -> str:
     """A digest of every input of the build: any edit anywhere gives a new fingerprint."""
     h = hashlib.sha256(f"vtt-arbiter {project_version()}\n".encode())
-    sources = [("rules", rules_root, "*.toml"), ("templates", templates, "*"), ("code", CODE_ROOT, "*.py")]
+    sources = [
+        ("rules", rules_root, "*.toml"),
+        ("templates", templates, "*"),
+        ("code", CODE_ROOT, "*.py"),
+    ]
     if overlay is not None:
         sources.append((f"overlay:{overlay.name}", overlay, "*.toml"))
     for label, root, pattern in sources:

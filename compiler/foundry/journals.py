@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from compiler.foundry.ids import document_id
 from compiler.foundry.layout import MODULE_ID, REFERENCE, SORT_STEP, stats
 from compiler.foundry.render import Renderer
-from compiler.model.common import Assumable
+from compiler.model.common import Assumable, DieTable, ReferenceTable, RulesetBase
 from compiler.model.loader import Ruleset
 
 HTML_FORMAT = 1
@@ -43,13 +43,9 @@ def lower_journal(ruleset: Ruleset, folder: str, renderer: Renderer) -> dict[str
             renderer.render_document("about-page.html", ruleset=ruleset, meta=meta),
         )
     ]
-    for table in ruleset.model.reference_tables():
+    for key, table in reading_tables(ruleset.model):
         pages.append(
-            (
-                f"table-{table.id}",
-                table.name,
-                renderer.render_document("reference-page.html", table=table),
-            )
+            (key, table.name, renderer.render_document("reference-page.html", table=table))
         )
     pages.append(
         (
@@ -77,7 +73,9 @@ def lower_journal(ruleset: Ruleset, folder: str, renderer: Renderer) -> dict[str
     }
 
 
-def _page(ruleset_id: str, jid: str, key: str, name: str, content: str, sort: int) -> dict[str, Any]:
+def _page(
+    ruleset_id: str, jid: str, key: str, name: str, content: str, sort: int
+) -> dict[str, Any]:
     pid = page_id(ruleset_id, key)
     return {
         "_id": pid,
@@ -91,6 +89,20 @@ def _page(ruleset_id: str, jid: str, key: str, name: str, content: str, sort: in
         "flags": {MODULE_ID: {"page": key}},
         "_stats": stats(),
     }
+
+
+def reading_tables(model: RulesetBase) -> list[tuple[str, ReferenceTable]]:
+    """The reference tables the journal shows, keyed by page name, in order.
+
+    Collections of roll tables are left out: they are the pack's RollTables already, and a
+    generic rendering would cram each whole table into one cell.
+    """
+    roll_collections = {
+        name
+        for name, value in model
+        if isinstance(value, list) and value and all(isinstance(v, DieTable) for v in value)
+    }
+    return [(f"table-{t.id}", t) for t in model.reference_tables() if t.id not in roll_collections]
 
 
 def _check_unique_pages(ruleset_id: str, keys: list[str]) -> None:

@@ -15,7 +15,16 @@ from typing import Any
 
 from compiler.foundry.ids import document_id
 from compiler.foundry.journals import lower_journal
-from compiler.foundry.layout import EMBEDDED, MACROS, PACKS, REFERENCE, SORT_STEP, TABLES, PackSpec, stats
+from compiler.foundry.layout import (
+    EMBEDDED,
+    MACROS,
+    PACKS,
+    REFERENCE,
+    SORT_STEP,
+    TABLES,
+    PackSpec,
+    stats,
+)
 from compiler.foundry.macros import lower_macros, lower_module_macros
 from compiler.foundry.render import Renderer
 from compiler.foundry.tables import lower_tables
@@ -41,9 +50,7 @@ def lower(rulesets: Mapping[str, Ruleset], renderer: Renderer) -> dict[str, list
         for pack in PACKS:
             out[pack.name].append(folders[pack.name])
         out[TABLES.name].extend(lower_tables(ruleset, folders[TABLES.name]["_id"], renderer))
-        out[REFERENCE.name].append(
-            lower_journal(ruleset, folders[REFERENCE.name]["_id"], renderer)
-        )
+        out[REFERENCE.name].append(lower_journal(ruleset, folders[REFERENCE.name]["_id"], renderer))
         out[MACROS.name].extend(lower_macros(ruleset, folders[MACROS.name]["_id"], renderer))
     return out
 

@@ -23,7 +23,9 @@ def macro_id(owner: str, action_id: str) -> str:
 def lower_module_macros(renderer: Renderer) -> list[dict[str, Any]]:
     """Macros that belong to no ruleset, at the root of the pack."""
     return [
-        _macro(MODULE_ID, action, renderer.label(action.label_key), None, (i + 1) * SORT_STEP, renderer)
+        _macro(
+            MODULE_ID, action, renderer.label(action.label_key), None, (i + 1) * SORT_STEP, renderer
+        )
         for i, action in enumerate(MODULE_ACTIONS)
     ]
 

@@ -46,9 +46,7 @@ def module_version(rulesets: Mapping[str, Ruleset], content_digest: str) -> str:
     return f"{project_version()}-{h.hexdigest()[:DIGEST_LENGTH]}"
 
 
-def manifest(
-    rulesets: Mapping[str, Ruleset], version: str, renderer: Renderer
-) -> dict[str, Any]:
+def manifest(rulesets: Mapping[str, Ruleset], version: str, renderer: Renderer) -> dict[str, Any]:
     """The manifest as a dict (see the module docstring for the rules it follows)."""
     return {
         "id": MODULE_ID,

@@ -55,12 +55,13 @@ def write_pack(directory: Path, documents: Iterable[tuple[str, dict[str, Any]]])
     :class:`PackLockedError`, naming the directory, when another process holds its LevelDB lock.
     """
     docs: dict[str, dict[str, Any]] = {}
+    parsed: dict[str, tuple[str, str]] = {}
     for key, document in documents:
-        _check_key(key, document)
+        parsed[key] = _check_key(key, document)
         if key in docs:
             raise PackError(f"{key}: two documents have this key")
         docs[key] = document
-    _check_references(docs)
+    _check_references(docs, parsed)
     entries: dict[bytes, bytes] = {}
     for key, document in docs.items():
         try:
@@ -95,51 +96,57 @@ def read_pack(directory: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _check_key(key: object, document: object) -> None:
+def _check_key(key: object, document: object) -> tuple[str, str]:
+    """Check one key and its document; return (collection, ids) from the key."""
     if not isinstance(key, str) or not (match := KEY_PATTERN.fullmatch(key)):
         raise PackError(
             f"{key!r}: not a Foundry pack key; expected '!collection!<16-character id>' "
             "or '!collection.embedded!<parent id>.<id>'"
         )
-    collection, ids = match["collection"].split("."), match["ids"].split(".")
-    if len(collection) != len(ids):
-        raise PackError(f"{key}: {len(collection)} collection names but {len(ids)} ids")
+    collection, ids = match.group("collection", "ids")
+    if collection.count(".") != ids.count("."):
+        raise PackError(
+            f"{key}: {collection.count('.') + 1} collection names but {ids.count('.') + 1} ids"
+        )
     if not isinstance(document, dict):
         raise PackError(f"{key}: document must be a dict, got {type(document).__name__}")
-    if document.get("_id") != ids[-1]:
-        raise PackError(f"{key}: field '_id' is {document.get('_id')!r}, the key says {ids[-1]!r}")
+    if document.get("_id") != ids[-16:]:
+        raise PackError(
+            f"{key}: field '_id' is {document.get('_id')!r}, the key says {ids[-16:]!r}"
+        )
+    return collection, ids
 
 
-def _check_references(docs: dict[str, dict[str, Any]]) -> None:
+def _check_references(docs: dict[str, dict[str, Any]], parsed: dict[str, tuple[str, str]]) -> None:
     """Embedded documents match their parents' id lists; folders exist."""
     embedded_fields = {c: set(fields) for c, fields in EMBEDDED_COLLECTIONS.items()}
-    for key in docs:
-        collection, ids = key[1:].split("!")
-        *parent_path, field = collection.split(".")
-        if not parent_path:
+    for key, (collection, ids) in parsed.items():
+        if "." not in collection:
             continue
-        parent_key = f"!{'.'.join(parent_path)}!{ids.rsplit('.', 1)[0]}"
+        parent_collection, field = collection.rsplit(".", 1)
+        parent_ids, own_id = ids.rsplit(".", 1)
+        parent_key = f"!{parent_collection}!{parent_ids}"
         parent = docs.get(parent_key)
         if parent is None:
             raise PackError(f"{key}: embedded document without its parent {parent_key}")
         listed = parent.get(field)
-        if not isinstance(listed, list) or ids.rsplit(".", 1)[1] not in listed:
+        if not isinstance(listed, list) or own_id not in listed:
             raise PackError(f"{parent_key}: field '{field}' does not list the embedded {key}")
-        embedded_fields.setdefault(".".join(parent_path), set()).add(field)
-    for key, document in docs.items():
-        collection, ids = key[1:].split("!")
-        for field in sorted(embedded_fields.get(collection, ())):
+        embedded_fields.setdefault(parent_collection, set()).add(field)
+    for key, (collection, ids) in parsed.items():
+        document = docs[key]
+        for field in embedded_fields.get(collection, ()):
             listed = document.get(field, [])
-            if not isinstance(listed, list) or not all(isinstance(i, str) for i in listed):
+            if not isinstance(listed, list):
                 raise PackError(f"{key}: field '{field}' must be a list of embedded ids")
             if len(set(listed)) != len(listed):
                 raise PackError(f"{key}: field '{field}' lists an id twice")
+            prefix = f"!{collection}.{field}!{ids}."
             for child in listed:
-                if f"!{collection}.{field}!{ids}.{child}" not in docs:
+                if not isinstance(child, str) or prefix + child not in docs:
                     raise PackError(
-                        f"{key}: field '{field}' lists {child!r} but the pack has no "
-                        f"!{collection}.{field}!{ids}.{child}"
+                        f"{key}: field '{field}' lists {child!r} but the pack has no {prefix}{child}"
                     )
         folder = document.get("folder")
-        if "." not in collection and folder is not None and f"!folders!{folder}" not in docs:
+        if folder is not None and "." not in collection and f"!folders!{folder}" not in docs:
             raise PackError(f"{key}: field 'folder' names {folder!r}, which is not a folder here")

@@ -16,10 +16,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-try:
-    import fcntl
-except ImportError:  # Windows: LevelDB opens LOCK without sharing, so opening it fails there.
-    fcntl = None  # type: ignore[assignment]
+from compiler.foundry.leveldb import DatabaseLockedError
+from compiler.foundry.leveldb.lock import LOCK_NAME, hold_lock
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every zip entry gets this timestamp (the earliest zip allows) so zips are reproducible."""
@@ -44,23 +42,19 @@ def locked_packs(module_dir: Path) -> list[Path]:
     if not packs.is_dir():
         return locked
     for pack in sorted(p for p in packs.iterdir() if p.is_dir()):
-        lock = pack / "LOCK"
-        if lock.is_file() and _is_locked(lock):
+        if (pack / LOCK_NAME).is_file() and _is_locked(pack):
             locked.append(pack)
     return locked
 
 
-def _is_locked(lock: Path) -> bool:
+def _is_locked(pack: Path) -> bool:
+    # Taking LevelDB's own lock for an instant fails exactly when a live process (a Foundry
+    # world, the official CLI) has the database open.
     try:
-        with lock.open("r+b") as handle:
-            if fcntl is not None:
-                # LevelDB locks with fcntl(F_SETLK); lockf uses the same record locks, so this
-                # fails exactly when a live process holds the database open.
-                fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                fcntl.lockf(handle, fcntl.LOCK_UN)
-    except OSError:
+        with hold_lock(pack):
+            return False
+    except DatabaseLockedError:
         return True
-    return False
 
 
 def staging_dir(out_dir: Path, name: str) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 from compiler.foundry.actions import ruleset_actions
 from compiler.foundry.layout import MODULE_ID, TABLES, uuid
-from compiler.foundry.tables import formula, table_id
+from compiler.foundry.tables import formula, rollable_tables, table_id
 from compiler.model.common import DieTable, RulesetBase, walk
 from compiler.model.loader import Ruleset
 
@@ -42,7 +42,7 @@ def _ruleset(ruleset: Ruleset) -> dict[str, Any]:
         "version": meta.version,
         "hash": ruleset.content_hash,
         "actions": [a.id for a in ruleset_actions(ruleset.id)],
-        "tables": [_table_ref(ruleset.id, t) for t in ruleset.model.roll_tables()],
+        "tables": [_table_ref(ruleset.id, t) for t in rollable_tables(ruleset.model)],
         "data": _data(ruleset.id, ruleset.model),
     }
 
@@ -62,9 +62,13 @@ def _data(ruleset_id: str, model: RulesetBase) -> dict[str, Any]:
     # it becomes a reference to its RollTable.
     data = model.model_dump(mode="json", exclude={"ruleset"})
     for path, table in walk(model, DieTable):
-        parent = data
-        for step in path[:-1]:
-            parent = parent[step]
+        parent: Any = data
+        try:
+            for step in path[:-1]:
+                parent = parent[step]
+            parent[path[-1]]
+        except (KeyError, IndexError, TypeError):
+            continue  # a field the model leaves out of its dump (an index, a cache)
         parent[path[-1]] = {
             "table": table.id,
             "uuid": uuid(TABLES, table_id(ruleset_id, table.id)),

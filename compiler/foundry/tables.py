@@ -12,7 +12,7 @@ from compiler.errors import RuleError, RuleProblem
 from compiler.foundry.ids import document_id
 from compiler.foundry.layout import MODULE_ID, SORT_STEP, TABLES, stats
 from compiler.foundry.render import Renderer, rule_text
-from compiler.model.common import DieTable, TableRow, die_span
+from compiler.model.common import DieTable, RulesetBase, TableRow, die_span
 from compiler.model.loader import Ruleset
 
 TABLE_IMG = "icons/svg/d20-grey.svg"
@@ -37,13 +37,28 @@ def formula(die: str) -> str:
     return f"{count}d{top // count}"
 
 
+def rollable_tables(model: RulesetBase) -> list[DieTable]:
+    """The ruleset's roll tables, each once.
+
+    ``roll_tables()`` walks the model, and a model may reach one table twice (a cached index
+    is iterated like a field): the same object is kept once.
+    """
+    seen: set[int] = set()
+    out = []
+    for table in model.roll_tables():
+        if id(table) not in seen:
+            seen.add(id(table))
+            out.append(table)
+    return out
+
+
 def lower_tables(ruleset: Ruleset, folder: str, renderer: Renderer) -> list[dict[str, Any]]:
     """One RollTable document (results embedded) per rollable table, in source order.
 
     Raises RuleError when two rollable tables of the ruleset share an id: their documents
     would share an id too.
     """
-    tables = ruleset.model.roll_tables()
+    tables = rollable_tables(ruleset.model)
     seen: set[str] = set()
     for table in tables:
         if table.id in seen:
@@ -106,13 +121,16 @@ def _result(
 
 
 def result_text(row: TableRow, renderer: Renderer) -> str:
-    """A row's result as inert HTML: its text, then any further fields of a richer row type."""
+    """A row's result as inert HTML: its text, then the further plain fields of a richer row.
+
+    Only fields a reader needs are added: numbers, flags and short texts the row's text does
+    not already say. Structured data (effects as objects, for the engine) stays out; the
+    row's text describes it, and ``data/rules.json`` carries it.
+    """
     parts = [str(rule_text(row.text))]
     for name, info in type(row).model_fields.items():
-        if name in _ROW_BASICS:
-            continue
         value = getattr(row, name)
-        if value in (None, "", [], ()):
+        if name in _ROW_BASICS or not _shown(value, row.text):
             continue
         label = info.title or name.replace("_", " ")
         parts.append(f"<strong>{rule_text(label)}</strong>: {rule_text(_plain(value, renderer))}")
@@ -120,6 +138,17 @@ def result_text(row: TableRow, renderer: Renderer) -> str:
         assumed = renderer.label("ARBITER.Journal.AssumedLabel")
         parts.append(f"<em>{rule_text(assumed)}</em>: {rule_text(getattr(row, 'note', ''))}")
     return "<br>".join(parts)
+
+
+def _shown(value: object, text: str) -> bool:
+    if value is None or value in ("", [], ()):
+        return False
+    if isinstance(value, str):
+        # An id such as "right_leg" repeats "Right Leg": say it once.
+        return value.replace("_", " ").lower() not in text.lower()
+    if isinstance(value, (list, tuple)):
+        return all(isinstance(v, (str, int, float)) for v in value)
+    return isinstance(value, (int, float))
 
 
 def _plain(value: object, renderer: Renderer) -> str:

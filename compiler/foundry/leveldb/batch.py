@@ -17,6 +17,9 @@ from .errors import LevelDBError
 TAG_DELETE = 0
 TAG_PUT = 1
 
+_SHORT_LENGTH = [bytes((n,)) for n in range(128)]
+_PUT_SHORT_KEY = [bytes((TAG_PUT, n)) for n in range(128)]
+
 
 @dataclass(frozen=True)
 class Batch:
@@ -31,10 +34,17 @@ def encode_batch(sequence: int, puts: Sequence[tuple[bytes, bytes]]) -> bytes:
     parts = [sequence.to_bytes(8, "little"), len(puts).to_bytes(4, "little")]
     append = parts.append
     for key, value in puts:
-        append(b"\x01")
-        append(varint(len(key)))
+        # Tag and key length in one piece: keys are almost always shorter than 128 bytes.
+        k = len(key)
+        append(_PUT_SHORT_KEY[k] if k < 128 else b"\x01" + varint(k))
         append(key)
-        append(varint(len(value)))
+        v = len(value)
+        if v < 128:
+            append(_SHORT_LENGTH[v])
+        elif v < 16384:
+            append(bytes(((v & 0x7F) | 0x80, v >> 7)))
+        else:
+            append(varint(v))
         append(value)
     return b"".join(parts)
 

@@ -18,6 +18,7 @@ Two facts make this exact, not approximate:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 POLYNOMIAL = 0x82F63B78
@@ -49,12 +50,27 @@ def crc32c(data: bytes | bytearray | memoryview, crc: int = 0) -> int:
 
     ``crc32c(b + c) == crc32c(c, crc32c(b))`` for any byte strings ``b`` and ``c``.
     """
-    register = crc ^ _FULL
-    if len(data) < _LANE_THRESHOLD:
-        return _raw_loop(data, register) ^ _FULL
-    head = int.from_bytes(data[:4], "little") ^ register
-    shifted = head.to_bytes(4, "little") + bytes(data[4:])
-    return _raw_lanes(shifted) ^ _FULL
+    return crc32c_many([(data, crc)])[0]
+
+
+def crc32c_many(items: Sequence[tuple[bytes | bytearray | memoryview, int]]) -> list[int]:
+    """``[crc32c(data, crc) for data, crc in items]``, computed together.
+
+    Inputs of equal length share their lane steps, so many log fragments (all of one block's
+    length) cost little more than one.
+    """
+    results = [0] * len(items)
+    groups: dict[int, list[int]] = {}
+    for i, (data, crc) in enumerate(items):
+        if len(data) < _LANE_THRESHOLD:
+            results[i] = _raw_loop(data, crc ^ _FULL) ^ _FULL
+        else:
+            groups.setdefault(len(data), []).append(i)
+    for size, members in groups.items():
+        registers = _raw_lanes(size, [items[i] for i in members])
+        for i, register in zip(members, registers, strict=True):
+            results[i] = register ^ _FULL
+    return results
 
 
 def mask(crc: int) -> int:
@@ -75,39 +91,51 @@ def _raw_loop(data: bytes | bytearray | memoryview, register: int) -> int:
     return register
 
 
-def _raw_lanes(data: bytes) -> int:
-    """The CRC register (starting at 0, no final XOR) after ``data``, computed lane-wise."""
-    n = len(data)
-    row = 1 << max(6, (n.bit_length() - 1) // 2)  # L: a power of two near sqrt(n/2)
-    lanes = -(-n // row)  # K
-    padded = bytes(lanes * row - n) + data
+def _raw_lanes(size: int, items: list[tuple[bytes | bytearray | memoryview, int]]) -> list[int]:
+    """Final CRC registers (before the closing XOR) of equal-length inputs, computed lane-wise."""
+    count = len(items)
+    # Row length L balancing the per-step cost (about L steps) against the join (about
+    # count * size / L lane merges); a power of two so the join tables are shared.
+    row = 1 << max(4, min(size.bit_length() - 1, (count * size // 12).bit_length() // 2))
+    lanes = -(-size // row)  # K lanes per input; each input is padded in front to K * L bytes
+    pad = bytes(lanes * row - size)
+    parts = []
+    for data, crc in items:
+        head = int.from_bytes(data[:4], "little") ^ crc ^ _FULL
+        parts += (pad, head.to_bytes(4, "little"), bytes(data[4:]))
+    stacked = b"".join(parts)
+    width = lanes * count
     t0, t1, t2, t3 = _TRANSLATE
     frm = int.from_bytes
-    # Byte i of s0..s3 is byte 0..3 of lane i's register.
+    # Byte i of s0..s3 is byte 0..3 of lane i's register; lanes of input m are m*K … m*K+K-1.
     s0 = s1 = s2 = s3 = 0
     for j in range(row):
-        index = (s0 ^ frm(padded[j::row], "little")).to_bytes(lanes, "little")
+        index = (s0 ^ frm(stacked[j::row], "little")).to_bytes(width, "little")
         s0 = frm(index.translate(t0), "little") ^ s1
         s1 = frm(index.translate(t1), "little") ^ s2
         s2 = frm(index.translate(t2), "little") ^ s3
         s3 = frm(index.translate(t3), "little")
     m0, m1, m2, m3 = _zero_shift_tables(row)
-    register = 0
-    for b0, b1, b2, b3 in zip(
-        s0.to_bytes(lanes, "little"),
-        s1.to_bytes(lanes, "little"),
-        s2.to_bytes(lanes, "little"),
-        s3.to_bytes(lanes, "little"),
+    planes = zip(
+        s0.to_bytes(width, "little"),
+        s1.to_bytes(width, "little"),
+        s2.to_bytes(width, "little"),
+        s3.to_bytes(width, "little"),
         strict=True,
-    ):
-        register = (
-            m0[register & 0xFF]
-            ^ m1[(register >> 8) & 0xFF]
-            ^ m2[(register >> 16) & 0xFF]
-            ^ m3[register >> 24]
-            ^ (b0 | (b1 << 8) | (b2 << 16) | (b3 << 24))
-        )
-    return register
+    )
+    registers = []
+    for _ in range(count):
+        register = 0
+        for _, (b0, b1, b2, b3) in zip(range(lanes), planes, strict=False):
+            register = (
+                m0[register & 0xFF]
+                ^ m1[(register >> 8) & 0xFF]
+                ^ m2[(register >> 16) & 0xFF]
+                ^ m3[register >> 24]
+                ^ (b0 | (b1 << 8) | (b2 << 16) | (b3 << 24))
+            )
+        registers.append(register)
+    return registers
 
 
 @cache

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from enum import IntEnum
 
-from .crc32c import crc32c, mask, unmask
+from .crc32c import crc32c, crc32c_many, mask, unmask
 from .errors import LevelDBError
 
 BLOCK_SIZE = 32768
@@ -45,6 +45,9 @@ class LogWriter:
     def __init__(self) -> None:
         self._out = bytearray()
         self._block_offset = 0
+        # (header offset, type) of fragments whose checksum is not yet filled in: checksums
+        # are computed together in getvalue(), which is much faster than one at a time.
+        self._unsummed: list[tuple[int, RecordType]] = []
 
     def add_record(self, payload: bytes) -> None:
         """Append one logical record (which may be empty)."""
@@ -78,12 +81,21 @@ class LogWriter:
 
     def getvalue(self) -> bytes:
         """The log so far. Its last block is left short: LevelDB logs are not padded at the end."""
-        return bytes(self._out)
+        out = self._out
+        fragments = []
+        for offset, kind in self._unsummed:
+            start = offset + HEADER_SIZE
+            size = int.from_bytes(out[offset + 4 : offset + 6], "little")
+            fragments.append((out[start : start + size], _TYPE_CRC[kind]))
+        for (offset, _), crc in zip(self._unsummed, crc32c_many(fragments), strict=True):
+            out[offset : offset + 4] = mask(crc).to_bytes(4, "little")
+        self._unsummed.clear()
+        return bytes(out)
 
     def _emit(self, kind: RecordType, fragment: memoryview) -> None:
-        checksum = mask(crc32c(fragment, _TYPE_CRC[kind]))
         out = self._out
-        out += checksum.to_bytes(4, "little")
+        self._unsummed.append((len(out), kind))
+        out += b"\0\0\0\0"  # the checksum, filled in by getvalue()
         out += len(fragment).to_bytes(2, "little")
         out.append(kind)
         out += fragment

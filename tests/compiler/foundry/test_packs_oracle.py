@@ -232,3 +232,8 @@ def test_a_pack_held_open_by_leveldb_itself_is_refused(fvtt, tmp_path: Path) -> 
         holder.stdin.write("close\n")
         holder.stdin.close()
         holder.wait(timeout=30)
+
+
+def test_the_cli_unpacks_an_empty_pack_as_no_documents(fvtt, tmp_path: Path) -> None:
+    write_pack(tmp_path / "empty", [])
+    assert fvtt.unpack(tmp_path / "empty", tmp_path) == {}
