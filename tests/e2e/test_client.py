@@ -202,3 +202,48 @@ def test_the_dialog_remembers_each_combatants_stat_block_on_its_actor(
         ("actorKara0000001", '{"skill": 200}'),
         ("actorOrm00000001", '{"skill": 0}'),
     }
+
+
+@pytest.mark.parametrize(
+    ("page", "setting", "expected"),
+    [
+        ("http:", "127.0.0.1:8765", {"url": "ws://127.0.0.1:8765/"}),
+        ("https:", "localhost:8765", {"url": "ws://localhost:8765/"}),
+        ("https:", "arbiter.example.com/arbiter", {"url": "wss://arbiter.example.com/arbiter"}),
+        ("https:", "ws://192.0.2.7:8765", {"error": "MixedContent", "url": "ws://192.0.2.7:8765/"}),
+        ("http:", "https://example.com/arbiter", {"url": "wss://example.com/arbiter"}),
+        ("http:", "", {"error": "NoUrl"}),
+        ("http:", "ftp://example.com", {"error": "BadUrl"}),
+    ],
+)
+def test_the_server_address_gets_ws_or_wss_from_the_page_and_host(
+    chromium: Any, site: str, page: str, setting: str, expected: dict[str, str]
+) -> None:
+    tab = chromium.new_page()
+    try:
+        tab.goto(site + "/harness/boot.mjs")
+        resolved = tab.evaluate(
+            """async ([protocol, setting]) => {
+                const m = await import("/modules/arbiter/scripts/connection.mjs");
+                return m.resolveUrl(setting, {protocol});
+            }""",
+            [page, setting],
+        )
+    finally:
+        tab.close()
+    assert resolved == expected
+
+
+def test_reconnect_delays_double_and_stop_at_the_cap(chromium: Any, site: str) -> None:
+    tab = chromium.new_page()
+    try:
+        tab.goto(site + "/harness/boot.mjs")
+        delays = tab.evaluate(
+            """async () => {
+                const m = await import("/modules/arbiter/scripts/connection.mjs");
+                return [0, 1, 2, 3, 4, 5, 6, 10].map(m.backoff);
+            }"""
+        )
+    finally:
+        tab.close()
+    assert delays == [500, 1000, 2000, 4000, 8000, 15000, 15000, 15000]

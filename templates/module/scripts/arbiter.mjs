@@ -13,6 +13,25 @@ const SOCKET = `module.${MODULE}`;
 
 const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
 const isConnector = () => game.users.activeGM?.isSelf ?? false;
+// Every label the status badge and the connection doctor can show, keyed by state / problem.
+const BADGE = {
+  idle: "ARBITER.Status.Badge.idle",
+  connecting: "ARBITER.Status.Badge.connecting",
+  open: "ARBITER.Status.Badge.open",
+  retrying: "ARBITER.Status.Badge.retrying",
+  refused: "ARBITER.Status.Badge.refused",
+  failed: "ARBITER.Status.Badge.failed",
+  relay: "ARBITER.Status.Badge.relay",
+};
+const DOCTOR = {
+  NoUrl: "ARBITER.Doctor.NoUrl",
+  BadUrl: "ARBITER.Doctor.BadUrl",
+  NoToken: "ARBITER.Doctor.NoToken",
+  MixedContent: "ARBITER.Doctor.MixedContent",
+  WrongSecret: "ARBITER.Doctor.WrongSecret",
+  ServerDown: "ARBITER.Doctor.ServerDown",
+  Lost: "ARBITER.Doctor.Lost",
+};
 const DEFAULT_ENCOUNTER = "table"; // the world's encounter when a request names none
 const waiting = new Map(); // relayed request id → {resolve, reject} on a player's client
 
@@ -37,7 +56,7 @@ function titleOf(ruleset) {
 function diagnosis() {
   if (!isConnector()) return i18n("ARBITER.Status.NotGM");
   const problem = connection?.problem;
-  if (problem) return i18n(`ARBITER.Doctor.${problem.key}`, { ...problem.data, url: problem.data?.url ?? settingUrl() });
+  if (problem) return i18n(DOCTOR[problem.key], { ...problem.data, url: problem.data?.url ?? settingUrl() });
   if (connection?.status !== "open") return i18n("ARBITER.Doctor.ServerDown", { url: settingUrl(), seconds: 1 });
   const stale = staleRulesets();
   if (stale.length) return i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") });
@@ -68,7 +87,7 @@ function showStatus() {
   }
   const status = isConnector() ? (connection?.status ?? "idle") : "relay";
   badge.className = `arbiter-status arbiter-status--${status}`;
-  badge.textContent = i18n(`ARBITER.Status.Badge.${status}`);
+  badge.textContent = i18n(BADGE[status]);
   badge.title = diagnosis();
 }
 
@@ -205,7 +224,8 @@ const api = {
       return request(ruleset, "draw", { table }, options);
     },
     choose(ruleset) {
-      return openDialog({ module: MODULE, ruleset, type: "draw", title: titleOf(ruleset), i18n, send: request, tables: rules.rulesets[ruleset]?.tables ?? [] });
+      const title = i18n("ARBITER.Dialog.ChooseTable", { title: titleOf(ruleset) });
+      return openDialog({ module: MODULE, ruleset, type: "draw", title, i18n, send: request, tables: rules.rulesets[ruleset]?.tables ?? [] });
     },
   },
 };
