@@ -34,7 +34,15 @@ WORLD: dict[str, Any] = {
 class Page:
     """One harness page; collects every console error, warning and uncaught exception."""
 
-    def __init__(self, context: Any, site: str, generation: int, server: Server, user: str = GM):
+    def __init__(
+        self,
+        context: Any,
+        site: str,
+        generation: int,
+        server: Server,
+        user: str = GM,
+        token: str | None = None,
+    ):
         self.problems: list[str] = []
         self.page = context.new_page()
         self.page.on("console", self._console)
@@ -42,7 +50,10 @@ class Page:
         self.allowed: list[re.Pattern[str]] = []
         world = {
             **WORLD,
-            "settings": {"arbiter.serverUrl": server.url, "arbiter.token": server.secret},
+            "settings": {
+                "arbiter.serverUrl": server.url,
+                "arbiter.token": server.secret if token is None else token,
+            },
         }
         query = f"?v={generation}&user={user}&world={json.dumps(world)}"
         self.page.goto(site + "/" + query.replace(" ", ""))
@@ -61,7 +72,11 @@ class Page:
         return self.page.get_attribute("#arbiter-status", "class") or ""
 
     def wait_status(self, status: str) -> None:
-        self.page.wait_for_selector(f"#arbiter-status.arbiter-status--{status}", timeout=15000)
+        try:
+            self.page.wait_for_selector(f"#arbiter-status.arbiter-status--{status}", timeout=15000)
+        except Exception as err:
+            shown = self.page.get_attribute("#arbiter-status", "class")
+            raise AssertionError(f"status {shown!r}, not {status}; {self.problems}") from err
 
     def card(self, message_id: str) -> Any:
         return self.page.locator(f'[data-message-id="{message_id}"]')
@@ -247,3 +262,18 @@ def test_reconnect_delays_double_and_stop_at_the_cap(chromium: Any, site: str) -
     finally:
         tab.close()
     assert delays == [500, 1000, 2000, 4000, 8000, 15000, 15000, 15000]
+
+
+@pytest.mark.parametrize("generation", [12, 14])
+def test_a_wrong_secret_stops_retrying_and_the_doctor_says_which_command_fixes_it(
+    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+) -> None:
+    gm = Page(chromium, site, generation, server, token="not-the-secret")
+    pages.append(gm)
+    gm.wait_status("refused")
+    gm.call("async () => game.modules.get('arbiter').api.doctor()")
+    doctor = gm.page.locator(".arbiter-doctor").inner_text()
+    assert "refused the access token" in doctor
+    assert "arbiter token" in doctor
+    assert log_rows(server) == []
+    assert gm.problems == []
