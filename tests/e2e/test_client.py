@@ -277,3 +277,77 @@ def test_a_wrong_secret_stops_retrying_and_the_doctor_says_which_command_fixes_i
     assert "arbiter token" in doctor
     assert log_rows(server) == []
     assert gm.problems == []
+
+
+BRAM = "harnessPlayerBb"
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_only_the_owner_of_the_winning_side_can_press_the_special_effect_buttons(
+    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+) -> None:
+    gm = Page(chromium, site, generation, server)
+    aria = Page(chromium, site, generation, server, user=PLAYER)
+    bram = Page(chromium, site, generation, server, user=BRAM)
+    pages.extend([gm, aria, bram])
+    gm.wait_status("open")
+    answer = aria.call(
+        """async () => game.modules.get("arbiter").api.request("duel", "exchange",
+        {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}},
+        {owners: {Kara: ["harnessPlayerAa"]}, mode: "public"})"""
+    )
+    message = answer["message"]
+    for page in (gm, aria, bram):
+        page.card(message).locator("[data-arbiter-choice]").first.wait_for(timeout=10000)
+    assert aria.card(message).locator("[data-arbiter-choice]:disabled").count() == 0
+    assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
+    # A forged click from Bram's client is refused by the GM's client: nothing is rolled.
+    bram.call(f"""() => game.socket.emit("module.arbiter",
+        {{action: "choose", message: "{message}", option: "trip", from: "{BRAM}"}})""")
+    wait_until(lambda: bram.call("() => harness.record.notifications.length"))
+    assert bram.call("() => harness.record.notifications") == [
+        {"type": "warning", "message": "Arbiter: this choice belongs to another player."}
+    ]
+    assert len(log_rows(server)) == 1
+    aria.card(message).locator('[data-arbiter-choice="bleed"]').click()
+    for page in (gm, aria, bram):
+        page.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
+    rows = log_rows(server)
+    assert [r["type"] for r in rows] == ["exchange", "choose"]
+    assert json.loads(rows[1]["request"])["body"] == {"choice": "bleed"}
+    screenshot(aria, f"v{generation}-owner-chose")
+    for page in (gm, aria, bram):
+        assert page.problems == []
+
+
+@pytest.mark.parametrize(
+    ("mode", "seen_by"),
+    [
+        ("public", {GM, PLAYER, BRAM}),
+        ("gm", {GM, PLAYER}),
+        ("blind", {GM}),
+        ("self", {GM, PLAYER}),
+    ],
+)
+def test_a_players_chat_mode_decides_who_sees_the_card(
+    chromium: Any, site: str, server: Server, pages: list[Page], mode: str, seen_by: set[str]
+) -> None:
+    gm = Page(chromium, site, 12, server)
+    aria = Page(chromium, site, 12, server, user=PLAYER)
+    bram = Page(chromium, site, 12, server, user=BRAM)
+    pages.extend([gm, aria, bram])
+    gm.wait_status("open")
+    answer = aria.call(
+        f"""async () => game.modules.get("arbiter").api.request(
+          "duel", "check", {{skill: 50}}, {{mode: "{mode}"}})"""
+    )
+    message = answer["message"]
+    gm.card(message).wait_for(timeout=10000)
+    # Give the other pages time to receive (or not) the broadcast message.
+    wait_until(lambda: all(p.call(f"() => game.messages.has('{message}')") for p in (aria, bram)))
+    seen = {
+        user
+        for user, page in ((GM, gm), (PLAYER, aria), (BRAM, bram))
+        if page.card(message).count() == 1
+    }
+    assert seen == seen_by

@@ -54,13 +54,14 @@ export function cardContext(outcome, { title, seq, owners, resolution }) {
 }
 
 /** Chat message data for an outcome: rendered card, rolls, flags to find it again. */
-export async function outcomeMessage({ module, cards, outcome, title, seq, owners, speaker, mode }) {
+export async function outcomeMessage({ module, cards, outcome, title, seq, owners, speaker, mode, requester }) {
   const path = `modules/${module}/${cards[cardName(cards, outcome)]}`;
   const content = await renderTemplate(path, cardContext(outcome, { title, seq, owners }));
   return messageData({
     content,
     speaker,
     mode,
+    requester,
     rolls: (outcome.dice ?? []).map(rollFromDie),
     flags: { [module]: { outcome, seq, owners: owners ?? {}, title } },
   });

@@ -44,16 +44,20 @@ export function currentMode() {
   return { publicroll: "public", gmroll: "gm", blindroll: "blind", selfroll: "self" }[rollMode] ?? "public";
 }
 
-/** Whisper recipients and blindness for a visibility mode (the same in every generation). */
-export function visibility(mode) {
+/**
+ * Whisper recipients and blindness for a visibility mode (the same in every generation).
+ * `requester` is the user who asked: the GM's client posts relayed cards, so "self" and "gm"
+ * must name the player, not the GM who happens to author the message.
+ */
+export function visibility(mode, requester = game.user.id) {
   const gms = ChatMessage.getWhisperRecipients("GM").map((u) => u.id);
   switch (mode) {
     case "gm":
-      return { whisper: gms, blind: false };
+      return { whisper: [...new Set([...gms, requester])], blind: false };
     case "blind":
       return { whisper: gms, blind: true };
     case "self":
-      return { whisper: [game.user.id], blind: false };
+      return { whisper: [requester], blind: false };
     default:
       return { whisper: [], blind: false };
   }
@@ -63,13 +67,13 @@ export function visibility(mode) {
  * Chat message creation data in the shape every generation accepts: `style` (never the numeric
  * `type` V14 rejects), no `user` (the author defaults to the current user).
  */
-export function messageData({ content, speaker, flags, rolls, mode }) {
+export function messageData({ content, speaker, flags, rolls, mode, requester }) {
   return {
     content,
     speaker,
     flags,
     rolls,
     style: CONST.CHAT_MESSAGE_STYLES.OTHER,
-    ...visibility(mode ?? currentMode()),
+    ...visibility(mode ?? currentMode(), requester),
   };
 }

@@ -122,6 +122,10 @@ export function createActors(env) {
 /** `ChatMessage` and the chat log it renders into. */
 export function createChatMessage(env) {
   const messages = new Collection();
+  // Foundry's server sends every created or updated message to every client: the harness pages
+  // of one browser share them over a BroadcastChannel.
+  const channel = env.channel?.("harness.chat");
+  const broadcast = (op, message) => channel?.postMessage({ op, data: JSON.parse(JSON.stringify(message.toObject())) });
   class ChatMessage {
     constructor(data) {
       Object.assign(this, data);
@@ -180,6 +184,7 @@ export function createChatMessage(env) {
       });
       messages.set(message.id, message);
       env.record.created.push(message.id);
+      broadcast("create", message);
       env.game().Hooks.callAll("createChatMessage", message, operation ?? {}, env.currentUserId);
       const dsn = env.game().modules.get("dice-so-nice");
       if (dsn?.active && message.rolls.length) {
@@ -189,6 +194,10 @@ export function createChatMessage(env) {
       return message;
     }
     async update(changes, operation) {
+      const me = env.currentUser();
+      if (!me.isGM && this.author !== me.id) {
+        throw new Error(`User ${me.name} lacks permission to update ChatMessage [${this.id}]`);
+      }
       const source = ChatMessage._validate(changes);
       for (const [key, value] of Object.entries(source)) {
         if (key === "flags") {
@@ -198,6 +207,7 @@ export function createChatMessage(env) {
         }
       }
       env.record.updated.push(this.id);
+      broadcast("update", this);
       env.game().Hooks.callAll("updateChatMessage", this, changes, operation ?? {}, env.currentUserId);
       await this._render();
       return this;
@@ -216,10 +226,26 @@ export function createChatMessage(env) {
       if (name === "GM") return users.filter((u) => u.isGM);
       return users.filter((u) => u.name === name);
     }
+    /** A message another page created or updated, as the server would deliver it here. */
+    static async _receive({ op, data }) {
+      const source = { ...data, rolls: data.rolls.map((r) => env.game().Roll.fromData(JSON.parse(r))) };
+      let message = messages.get(data._id);
+      if (op === "create" || !message) {
+        message = new ChatMessage(source);
+        messages.set(message.id, message);
+        env.game().Hooks.callAll("createChatMessage", message, {}, message.author);
+      } else {
+        Object.assign(message, source);
+        env.game().Hooks.callAll("updateChatMessage", message, data, {}, message.author);
+      }
+      await message._render();
+    }
     async _render() {
       const doc = env.document;
       if (!doc) return;
       const log = doc.getElementById("chat-log");
+      // Foundry does not display whispers a user may not see.
+      if (!this.visible) return;
       const li = doc.createElement("li");
       li.className = "chat-message message flexcol";
       li.dataset.messageId = this.id;
@@ -228,7 +254,7 @@ export function createChatMessage(env) {
       const alias = this.speaker?.alias ?? env.game().users.get(this.author)?.name ?? "";
       li.innerHTML = `<header class="message-header"><h4 class="message-sender"></h4></header><div class="message-content"></div>`;
       li.querySelector(".message-sender").textContent = alias;
-      li.querySelector(".message-content").innerHTML = this.visible ? this.content : "<p>???</p>";
+      li.querySelector(".message-content").innerHTML = this.content;
       const old = log.querySelector(`[data-message-id="${this.id}"]`);
       if (old) old.replaceWith(li);
       else log.append(li);
@@ -246,10 +272,11 @@ export function createChatMessage(env) {
     }
     toObject() {
       return {
-        _id: this._id, style: this.style, author: this.author, content: this.content, speaker: this.speaker,
+        _id: this._id, type: this.type, style: this.style, author: this.author, timestamp: this.timestamp, content: this.content, speaker: this.speaker,
         whisper: this.whisper, blind: this.blind, flags: structuredClone(this.flags), rolls: this.rolls.map((r) => JSON.stringify(r.toJSON())),
       };
     }
   }
+  if (channel) channel.onmessage = (event) => ChatMessage._receive(event.data);
   return { ChatMessage, messages };
 }
