@@ -1,0 +1,446 @@
+"""The exchange, second half: the winner's effects, damage, location, parry reduction, armour,
+wound level, Endurance tests and knockback (in the order the rules give)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from bridge.engine.combat_styles import special_effects
+from bridge.engine.combat_styles.checks import Level, ceil_div
+from bridge.engine.combat_styles.combatants import combatant
+from bridge.engine.combat_styles.damage import (
+    maximize,
+    modifier_expr,
+    parry_block,
+    size_step,
+    step_modifier,
+)
+from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.view import Arm, Location, RulesView
+from bridge.engine.combat_styles.wounds import apply_wound, armor_points, roll_location
+from bridge.engine.contract import JSON, EngineError, Resolution
+from bridge.engine.dice import Dice, DiceExpr, parse
+
+
+@dataclass
+class Finisher:
+    """Working state of one exchange being finished (internal, discarded afterwards)."""
+
+    rules: RulesView
+    state: JSON
+    pending: JSON
+    dice: Dice
+    choices: list[EffectChoice]
+    side: str | None
+    taker: JSON | None
+    victim: JSON | None
+    out: JSON = field(default_factory=dict)
+    applied: list[JSON] = field(default_factory=list)
+    forced: set[str] = field(default_factory=set)
+
+    def chosen(self, effect_id: str) -> list[EffectChoice]:
+        return [c for c in self.choices if c.id == effect_id]
+
+    def has(self, effect_id: str) -> bool:
+        return any(c.id == effect_id for c in self.choices)
+
+    @property
+    def attacker(self) -> JSON:
+        return combatant(self.state, self.pending["attacker"])
+
+    @property
+    def defender(self) -> JSON:
+        return combatant(self.state, self.pending["defender"])
+
+    @property
+    def original_roll(self) -> JSON:
+        """The taker's own roll, which resistance rolls are opposed to."""
+        return self.pending["attack"] if self.side == "attacker" else self.pending["defence_roll"]
+
+
+def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice]) -> None:
+    """The choice must fit what was won: count, eligibility, stacking, Force Failure pairing."""
+    diff = pending["differential"]
+    if diff["winner"] is None:
+        if choices:
+            raise EngineError("nobody won special effects in this exchange")
+        return
+    if len(choices) > diff["effects"]:
+        raise EngineError(f"{len(choices)} effects chosen but only {diff['effects']} were won")
+    eligible = {e["id"] for e in pending["eligible"]}
+    counts = Counter(c.id for c in choices)
+    for choice in choices:
+        if choice.id not in rules.effects:
+            raise EngineError(f"unknown special effect {choice.id!r}")
+        if choice.id not in eligible:
+            why = pending.get("ineligible", {}).get(choice.id, "not available to the winner")
+            raise EngineError(f"{rules.effects[choice.id].name} cannot be chosen: {why}")
+        effect = rules.effects[choice.id]
+        if counts[choice.id] > 1 and not effect.stackable:
+            raise EngineError(f"{effect.name} does not stack: choose it once")
+        if effect.params.combines_with_opposed:
+            partner = choice.with_effect
+            if (
+                partner is None
+                or partner not in counts
+                or rules.effects[partner].resisted_by is None
+            ):
+                raise EngineError(
+                    f"{effect.name} must name (with_effect) another chosen effect that needs an opposed roll"
+                )
+
+
+def finish(
+    rules: RulesView, state: JSON, pending: JSON, choices: list[EffectChoice], dice: Dice
+) -> Resolution:
+    """Apply ``choices`` and resolve the blow; returns the completed exchange."""
+    validate_choices(rules, pending, choices)
+    side = pending["differential"]["winner"]
+    taker = victim = None
+    if side is not None:
+        taker = combatant(state, pending["attacker"] if side == "attacker" else pending["defender"])
+        victim = combatant(
+            state, pending["defender"] if side == "attacker" else pending["attacker"]
+        )
+    fx = Finisher(rules, state, pending, dice, list(choices), side, taker, victim)
+    special_effects.counter_prepared(fx)
+    fx.forced = {
+        c.with_effect
+        for c in fx.choices
+        if c.with_effect and rules.effects[c.id].params.combines_with_opposed
+    }
+
+    blow = resolve_blow(fx)
+    special_effects.apply_all(fx, blow)
+    knockback(fx, blow)
+    state.get("pending", {}).pop(pending["token"], None)
+    result: JSON = {
+        "kind": "exchange",
+        "status": "complete",
+        "token": pending["token"],
+        "attacker": pending["attacker"],
+        "defender": pending["defender"],
+        "weapon": pending["weapon"],
+        "defence": pending["defence"],
+        "parry_weapon": pending["parry_weapon"],
+        "attack": pending["attack"],
+        "defence_roll": pending["defence_roll"],
+        "defence_level": pending["defence_level"],
+        "differential": pending["differential"],
+        "effects": fx.applied,
+        "blow": blow.to_json() if blow else None,
+        "notes": pending["notes"] + fx.out.get("notes", []),
+    }
+    for key in ("knockback", "self_injury", "weapon_damage", "counter"):
+        if key in fx.out:
+            result[key] = fx.out[key]
+    return Resolution(result=result, state=state)
+
+
+@dataclass
+class Blow:
+    """A blow that landed on a body (or on a weapon, for Damage Weapon)."""
+
+    target: str
+    location: str | None
+    rolls: list[int]
+    rolled: int
+    after_parry: int
+    armor: int = 0
+    to_hp: int = 0
+    wound: JSON | None = None
+    parry: JSON | None = None
+    steps: list[str] = field(default_factory=list)
+    weapon: str | None = None
+
+    def to_json(self) -> JSON:
+        out: JSON = {
+            "target": self.target,
+            "location": self.location,
+            "damage_rolls": self.rolls,
+            "damage": self.rolled,
+            "after_parry": self.after_parry,
+            "armor": self.armor,
+            "to_hit_points": self.to_hp,
+            "steps": self.steps,
+        }
+        if self.wound is not None:
+            out["wound"] = self.wound
+        if self.parry is not None:
+            out["parry"] = self.parry
+        if self.weapon is not None:
+            out["weapon"] = self.weapon
+        return out
+
+
+def damage_expr(
+    rules: RulesView, arm: Arm, attacker: JSON, maximized: int, dm_steps: int, with_dm: bool = True
+) -> tuple[DiceExpr, DiceExpr | None]:
+    """The weapon's damage dice (Maximize Damage applied) and the attacker's damage modifier."""
+    if arm.damage is None:
+        raise EngineError(f"{arm.name} deals no damage of its own")
+    weapon = maximize(parse(arm.damage), maximized)
+    dm_text = attacker["damage_modifier"]
+    if dm_steps:
+        dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
+    dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
+    return weapon, dm
+
+
+def roll_damage(
+    fx: Finisher, arm: Arm, attacker: JSON, rolls: int, dm_steps: int, factor: Fraction
+) -> tuple[int, list[int]]:
+    """Roll damage ``rolls`` times (Impale: 2) and keep the best; DM rolled with each."""
+    maximized = (
+        sum(1 for c in fx.choices if fx.rules.effects[c.id].params.maximized_dice)
+        if fx.side == "attacker"
+        else 0
+    )
+    weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps)
+    totals = []
+    for _ in range(rolls):
+        total = fx.dice.roll(weapon).total
+        if dm is not None:
+            total += fx.dice.roll(dm).total
+        totals.append(max(0, total))
+    best = max(totals)
+    if factor != 1:
+        scaled = best * factor
+        best = ceil_div(scaled.numerator, scaled.denominator)
+    return best, totals
+
+
+def resolve_blow(fx: Finisher) -> Blow | None:
+    """Decide whether and where damage lands, and how much of it reaches hit points."""
+    p = fx.pending
+    rules = fx.rules
+    att, dfd = fx.attacker, fx.defender
+    attack_level = Level.named(p["attack"]["level"])
+    factor = Fraction(*p["damage_factor"])
+    arm = rules.arm(p["weapon"])
+    if fx.side == "defender" and fx.has("select_target"):
+        return strike_bystander(fx, arm, factor, automatic=True)
+    if not attack_level.succeeded:
+        return None
+    if p["defence"] == "evade" and p["defence_roll"] is not None:
+        evade_level = Level.named(p["defence_roll"]["level"])
+        if evade_level > attack_level or (
+            evade_level == attack_level and p["defence_roll"]["roll"] > p["attack"]["roll"]
+        ):
+            fx.out.setdefault("notes", []).append(f"{dfd['name']} evades the blow")
+            return None
+    if not p["hit_intended"]:
+        return strike_bystander(fx, arm, factor, automatic=False)
+    impale = fx.side == "attacker" and any(
+        rules.effects[c.id].params.damage_rolls for c in fx.choices
+    )
+    rolls = max((rules.effects[c.id].params.damage_rolls or 1) for c in fx.choices) if impale else 1
+    damage, totals = roll_damage(fx, arm, att, rolls, p["dm_steps"], factor)
+    blow = Blow(dfd["id"], None, totals, damage, damage)
+    if len(totals) > 1:
+        blow.steps.append(f"impale: rolled {totals}, kept {damage}")
+    parry = parry_share(fx, arm, blow)
+    if fx.side == "attacker" and fx.has("damage_weapon") and p["parry_weapon"] is not None:
+        return strike_weapon(fx, dfd, p["parry_weapon"], blow)
+    location = choose_location(fx, dfd)
+    blow.location = location.id
+    # Passive blocking / Ward Location: a warded location is parried by the warding arm.
+    ward = dfd["conditions"].get("warding", {}).get("locations", {})
+    if (
+        parry is None
+        and location.id in ward
+        and not (fx.side == "attacker" and fx.has("circumvent_parry"))
+    ):
+        ward_arm = rules.arm(ward[location.id])
+        block = parry_block(
+            rules.sizes,
+            rules.parry_reductions,
+            _attacking_size(rules, arm, p),
+            ward_arm.size or rules.sizes[0],
+        )
+        blow.after_parry = block.remaining(blow.after_parry)
+        blow.steps.append(f"warded by {ward_arm.name}: {blow.after_parry} gets through")
+    elif parry is not None:
+        blow.after_parry = parry
+    cover = p["situation"]["cover"].get(location.id)
+    if cover is not None and not fx.has("circumvent_cover"):
+        blow.after_parry = max(0, blow.after_parry - cover)
+        blow.steps.append(f"cover stops {cover}")
+    apply_armor_and_wound(fx, dfd, location, blow, arm)
+    return blow
+
+
+def _attacking_size(rules: RulesView, arm: Arm, p: JSON) -> str:
+    size = arm.size or rules.sizes[0]
+    return size_step(rules.sizes, size, p["size_steps"]) if p["size_steps"] else size
+
+
+def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
+    """Damage left after an active parry, or None when there was no successful parry."""
+    p = fx.pending
+    rules = fx.rules
+    if p["defence"] != "parry" or p["defence_roll"] is None:
+        return None
+    if not Level.named(p["defence_roll"]["level"]).succeeded:
+        return None
+    if fx.side == "attacker" and fx.has("circumvent_parry"):
+        blow.steps.append("Circumvent Parry: the parry is ignored")
+        return None
+    parry_arm = rules.arm(p["parry_weapon"])
+    if fx.side == "defender" and any(
+        rules.effects[c.id].params.blocks_all_damage for c in fx.choices
+    ):
+        blow.parry = {"weapon": parry_arm.id, "blocked": "all", "by": "enhance_parry"}
+        blow.steps.append("Enhance Parry blocks everything")
+        return 0
+    attacking = _attacking_size(rules, arm, p)
+    parrying = parry_arm.size or rules.sizes[0]
+    engaged = p["situation"].get("engaged_reach")
+    if engaged is not None and arm.reach is not None and arm.kind == "melee":
+        inside = rules.reaches.index(arm.reach) - rules.reaches.index(engaged)
+        if inside > 0:
+            attacking = size_step(rules.sizes, attacking, -inside)
+    block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
+    through = block.remaining(blow.rolled)
+    blow.parry = {
+        "weapon": parry_arm.id,
+        "attacking_size": attacking,
+        "parrying_size": parrying,
+        "blocked": str(block.fraction),
+    }
+    blow.steps.append(
+        f"parried with {parry_arm.name} ({parrying} vs {attacking}): {through} gets through"
+    )
+    return through
+
+
+def choose_location(fx: Finisher, victim: JSON) -> Location:
+    rules = fx.rules
+    if fx.side == "attacker":
+        for effect_id in ("choose_location", "marksman"):
+            for c in fx.chosen(effect_id):
+                if c.location is None:
+                    raise EngineError(f"{rules.effects[effect_id].name} needs a location")
+                loc = rules.location(c.location)
+                if effect_id == "choose_location":
+                    ward = victim["conditions"].get("warding", {}).get("locations", {})
+                    if loc.id in ward:
+                        raise EngineError(
+                            f"Choose Location cannot bypass the passive block on {loc.id}"
+                        )
+                    return loc
+                rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+                if loc.id != rolled.id and rolled.adjacent and loc.id not in rolled.adjacent:
+                    raise EngineError(
+                        f"Marksman moves a hit only to an adjoining location of {rolled.id}"
+                    )
+                return loc
+    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+
+
+def apply_armor_and_wound(
+    fx: Finisher, victim: JSON, location: Location, blow: Blow, arm: Arm
+) -> None:
+    rules = fx.rules
+    bypass: list[str] = []
+    if fx.side == "attacker":
+        for c in fx.choices:
+            if rules.effects[c.id].params.ignores_armor:
+                bypass.append(c.bypass or ("worn" if "worn" not in bypass else "natural"))
+    worn, _natural, counted = armor_points(victim, location.id, bypass)
+    blow.armor = counted
+    damage = blow.after_parry
+    if fx.side == "attacker" and fx.has("sunder") and worn and "worn" not in bypass:
+        surplus = damage - counted
+        if surplus > 0:
+            cut = min(surplus, worn)
+            victim["armor"][location.id] = worn - cut
+            blow.steps.append(f"Sunder: armour on {location.id} loses {cut} AP")
+            damage = surplus - cut
+        else:
+            damage = 0
+        blow.to_hp = damage
+    else:
+        blow.to_hp = max(0, damage - counted)
+    if bypass:
+        blow.steps.append(f"Bypass Armor: {' and '.join(bypass)} armour ignored")
+    if blow.to_hp > 0:
+        kill = fx.side == "attacker" and any(
+            rules.effects[c.id].params.auto_fails_endurance for c in fx.choices
+        )
+        blow.wound = apply_wound(
+            rules, fx.dice, victim, location, blow.to_hp, fx.pending["attack"], kill
+        )
+
+
+def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) -> Blow | None:
+    """The blow lands on a bystander (Select Target, or a shot into a crowd gone astray)."""
+    p = fx.pending
+    name = p["bystander"]
+    if name is None:
+        fx.out.setdefault("notes", []).append("the blow goes astray (no bystander named)")
+        return None
+    victim = combatant(fx.state, name)
+    if name not in fx.state["combatants"] or victim is fx.attacker:
+        raise EngineError("the bystander must be someone other than the attacker")
+    fx.state["combatants"][name] = victim = _copy(victim)
+    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p["dm_steps"], factor)
+    blow = Blow(name, None, totals, damage, damage)
+    blow.steps.append(
+        "Select Target: an adjacent bystander is struck" if automatic else "a bystander is struck"
+    )
+    location = roll_location(fx.rules, fx.dice)
+    blow.location = location.id
+    apply_armor_and_wound(fx, victim, location, blow, arm)
+    return blow
+
+
+def strike_weapon(fx: Finisher, owner: JSON, weapon_id: str, blow: Blow) -> Blow:
+    """Damage Weapon: the damage goes to the opposing weapon, less its own armour points."""
+    arm = fx.rules.arm(weapon_id)
+    through = max(0, blow.rolled - arm.ap)
+    state = owner["weapons"][weapon_id]
+    state["hp"] -= through
+    if state["hp"] <= 0:
+        state["broken"] = True
+    blow.weapon = weapon_id
+    blow.armor = arm.ap
+    blow.to_hp = through
+    blow.after_parry = blow.rolled
+    blow.steps.append(
+        f"Damage Weapon: {arm.name} takes {through} ({state['hp']} HP left{', broken' if state['broken'] else ''})"
+    )
+    return blow
+
+
+def _copy(rec: JSON) -> JSON:
+    from bridge.engine.combat_styles.combatants import _deep
+
+    return _deep(rec)
+
+
+def knockback(fx: Finisher, blow: Blow | None) -> None:
+    """Damage over the target's SIZ (before parry and armour) knocks him back."""
+    if blow is None or blow.weapon is not None:
+        return
+    rules = fx.rules
+    victim = combatant(fx.state, blow.target)
+    siz = victim["characteristics"]["siz"]
+    if fx.pending["situation"]["defender_braced"] and victim["id"] == fx.pending["defender"]:
+        braced = siz * rules.knockback.brace_multiplier
+        siz = ceil_div(braced.numerator, braced.denominator)
+    if blow.rolled <= siz:
+        return
+    if fx.side == "defender" and fx.has("stand_fast"):
+        fx.out["knockback"] = {"metres": 0, "negated_by": "stand_fast"}
+        return
+    metres = ceil_div(blow.rolled - siz, rules.knockback.per_metre)
+    out: JSON = {"target": victim["id"], "metres": metres}
+    stay = special_effects.stay_on_feet(fx, victim, rules.knockback.avoid_fall)
+    out["check"] = stay
+    if not stay["success"]:
+        victim["conditions"]["prone"] = {"turns": None}
+        out["prone"] = True
+    fx.out["knockback"] = out
