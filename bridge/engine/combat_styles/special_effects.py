@@ -41,8 +41,8 @@ from bridge.engine.combat_styles.manoeuvres import (
     overpenetration,
     pin_weapon,
     prepare_counter,
-    set_range,
     reload,
+    set_range,
     slip_free,
     withdraw,
 )
