@@ -1,0 +1,139 @@
+"""Other combat numbers: surprise, leaping, evading, cover, passive blocks, pulled blows,
+mounted and unusual conditions, reach, unfamiliar weapons, ranged rules, encumbrance."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill
+from compiler.model.common import Assumable, Id, RuleModel
+
+
+class Surprise(Assumable):
+    initiative_penalty: int
+    bonus_effects: int = Field(ge=0)
+    """Extra special effects for the first successful attack on a surprised target."""
+    can_defend_before_own_turn: bool = False
+    offensive_actions_this_round: bool = False
+
+
+class LeapingAttack(Assumable):
+    attacker_skill: Skill
+    defender_skills: tuple[Skill, ...]
+    max_target_siz_multiple: int
+    grade_steps_vs_quadruped: int
+    brace_siz_multiplier: Fraction
+
+
+class Evading(Assumable):
+    ends_prone: bool = True
+    mounted_leaves_saddle: bool = True
+
+
+class Outmaneuver(Assumable):
+    skill: Skill
+    ap_cost_each: int
+
+
+class PassiveBlock(Assumable):
+    crouch_multiplier: int
+    choose_location_bypasses: bool = False
+
+
+class Cover(Assumable):
+    blind_strike_grade_steps: int
+    blind_strike_allows_choose_location: bool = False
+
+
+class PulledBlow(Assumable):
+    damage: Fraction
+
+
+class Mounted(Assumable):
+    location_die: str = Field(pattern=r"^1d\d+$")
+    location_add: int
+    """A rider striking a lower biped rolls ``location_die`` + this for the location."""
+    skill_cap: Skill
+
+
+class Swimming(Assumable):
+    thrusting_damage: Fraction
+
+
+class ReachRules(Assumable):
+    """Optional 'closing and opening range' rules."""
+
+    inside_reach_can_parry: bool = False
+    inside_reach_damage_cap: DiceText
+    inside_reach_size_drop_per_step: int
+    natural_weapons_exempt: bool = True
+
+
+class Familiarity(Assumable):
+    """Unfamiliar weapons: grade steps by how different the weapon is."""
+
+    similar: int
+    broadly_similar: int
+    reasonably_different: int
+    substantially_different: Literal["base_skill"] = "base_skill"
+    with_trained_weapon: int
+    floor: Literal["str_plus_dex"] = "str_plus_dex"
+
+
+class RangedRules(Assumable):
+    long_range_damage: Fraction
+    long_range_force_steps: int
+    aim_rounds: int
+    aim_grade_steps: int
+    crowd_edge_grade: Id
+    crowd_through_grade: Id
+    only_shields_parry: bool = True
+
+
+class EncumbranceBand(RuleModel):
+    """Carrying more than ``over_str_multiple`` × STR in ENC."""
+
+    over_str_multiple: int = Field(gt=0)
+    grade_steps: int = Field(ge=0)
+    """Grades harder for STR- and DEX-based skills."""
+    movement: str
+    can_move: bool = True
+
+
+class Encumbrance(Assumable):
+    bands: tuple[EncumbranceBand, ...]
+
+
+class FatigueCheckBand(RuleModel):
+    con: Band
+    every_rounds: int = Field(gt=0)
+
+
+class FatigueChecks(Assumable):
+    """How often an Endurance roll against fatigue is due in combat, by CON."""
+
+    bands: tuple[FatigueCheckBand, ...]
+
+
+class CombatRules(RuleModel):
+    """The ``[combat]`` table: assorted numbers, one sub-table each."""
+
+    round_seconds: int = Field(gt=0)
+    surprise: Surprise
+    leaping_attack: LeapingAttack
+    evading: Evading
+    outmaneuver: Outmaneuver
+    passive_block: PassiveBlock
+    cover: Cover
+    pulled_blow: PulledBlow
+    mounted: Mounted
+    swimming: Swimming
+    reach: ReachRules
+    familiarity: Familiarity
+    ranged: RangedRules
+    unarmed_weapon: Id
+    """The weapons entry used for unarmed attacks and parries."""
+    encumbrance: Encumbrance
+    fatigue_checks: FatigueChecks
