@@ -179,6 +179,7 @@ def spend_reaction(state: JSON, c: JSON) -> None:
     if c["ap"] <= 0:
         raise EngineError(f"{c['name']} has no action points left this round")
     c["ap"] -= 1
+    _settle(state)
 
 
 def check_can_attack(c: JSON) -> None:
