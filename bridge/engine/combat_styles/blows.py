@@ -153,13 +153,30 @@ def apply_armor_and_wound(
         blow.to_hp = max(0, damage - counted)
     if bypass:
         blow.steps.append(f"Bypass Armor: {' and '.join(bypass)} armour ignored")
-    if blow.to_hp > 0:
-        kill = fx.side == "attacker" and any(
-            rules.effects[c.id].params.auto_fails_endurance for c in fx.choices
-        )
-        blow.wound = apply_wound(
-            rules, fx.dice, victim, location, blow.to_hp, fx.pending["attack"], kill
-        )
+
+
+def wound_blow(fx: Finisher, blow: Blow | None) -> None:
+    """Apply the wound of a blow that reached hit points (after the effects, as the rules
+    order it: Endurance rolls come after the special effects are applied)."""
+    if blow is None or blow.weapon is not None or blow.to_hp <= 0 or blow.wound is not None:
+        return
+    rules = fx.rules
+    victim = combatant(fx.state, blow.target)
+    assert blow.location is not None
+    kill = (
+        fx.side == "attacker"
+        and blow.target == fx.pending["defender"]
+        and any(rules.effects[c.id].params.auto_fails_endurance for c in fx.choices)
+    )
+    blow.wound = apply_wound(
+        rules,
+        fx.dice,
+        victim,
+        rules.location(blow.location),
+        blow.to_hp,
+        fx.pending["attack"],
+        kill,
+    )
 
 
 def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) -> Blow | None:
@@ -181,6 +198,7 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     location = roll_location(fx.rules, fx.dice)
     blow.location = location.id
     apply_armor_and_wound(fx, victim, location, blow, arm)
+    wound_blow(fx, blow)
     return blow
 
 

@@ -10,6 +10,7 @@ from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.checks import (
     CheckResult,
     Level,
+    ceil_div,
     contest_penalty,
     opposed_winner,
     roll_check,
@@ -81,14 +82,36 @@ def wounded(blow: Blow | None, victim: JSON) -> bool:
 
 
 def duration_turns(fx: Finisher, effect_id: str, blow: Blow | None) -> int | None:
-    duration = fx.rules.effects[effect_id].params.duration
+    """Turns an effect lasts (None when it is not counted in turns: until removed, or
+    measured in rounds, minutes or hours, which the result reports instead)."""
+    params = fx.rules.effects[effect_id].params
+    duration = params.duration
     if duration is None:
+        return 1 if params.prevents is not None else None
+    if duration.unit != "turns":
         return None
     if duration.amount == "damage":
         return blow.to_hp if blow else 0
     if duration.amount == "one":
         return 1
     return fx.dice.roll(parse(duration.amount)).total
+
+
+def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:
+    """A duration not counted in turns, as text (e.g. "1 hours" ÷ Healing Rate → minutes)."""
+    duration = fx.rules.effects[effect_id].params.duration
+    if duration is None or duration.unit == "turns":
+        return None
+    amount = duration.amount
+    if amount == "one":
+        amount = "1"
+    if duration.per_healing_rate and amount.isdigit():
+        rate = max(1, victim["healing_rate"])
+        minutes = int(amount) * {"rounds": 1, "minutes": 1, "hours": 60}[duration.unit]
+        if duration.unit == "hours":
+            return f"{ceil_div(minutes, rate)} minutes"
+        return f"{ceil_div(minutes, rate)} {duration.unit}"
+    return f"{amount} {duration.unit}"
 
 
 def target_limit_refusal(fx: Finisher, effect_id: str, taker: JSON, victim: JSON) -> str | None:
@@ -143,9 +166,12 @@ def resisted_condition(condition: str, *, wound: bool = False, location: bool = 
         extra: dict[str, Any] = {}
         if location and blow is not None:
             extra["location"] = blow.location
+        lasts = lasting(fx, choice.id, victim)
+        if lasts is not None:
+            extra["lasts"] = lasts
         add_condition(victim, condition, turns, **extra)
         rec["outcome"] = condition.replace("_", " ") + (
-            f" for {turns} turns" if turns is not None else ""
+            f" for {turns} turns" if turns is not None else f" for {lasts}" if lasts else ""
         )
         rec["condition"] = condition
 

@@ -14,6 +14,7 @@ from bridge.engine.combat_styles.blows import (
     roll_damage,
     strike_bystander,
     strike_weapon,
+    wound_blow,
 )
 from bridge.engine.combat_styles.checks import Level, ceil_div
 from bridge.engine.combat_styles.combatants import combatant
@@ -83,6 +84,7 @@ def finish(
 
     blow = resolve_blow(fx)
     special_effects.apply_all(fx, blow)
+    wound_blow(fx, blow)
     knockback(fx, blow)
     state.get("pending", {}).pop(pending["token"], None)
     result: JSON = {
