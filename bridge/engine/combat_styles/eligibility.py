@@ -127,6 +127,6 @@ def eligible_effects(
                     "narrative": effect.narrative,
                 }
             )
-        elif effect.taker in (side, "either"):
+        else:
             refused[effect.id] = why
     return eligible, refused

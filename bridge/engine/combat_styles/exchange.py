@@ -211,6 +211,7 @@ def start_exchange(
         "hit_intended": hit_intended,
         "bystander": body.bystander,
         "situation": situation.model_dump(),
+        "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
         "notes": notes,
     }
     if diff.winner is not None:

@@ -48,6 +48,8 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
             why = pending.get("ineligible", {}).get(choice.id, "not available to the winner")
             raise EngineError(f"{rules.effects[choice.id].name} cannot be chosen: {why}")
         effect = rules.effects[choice.id]
+        if effect.id == "choose_location" or effect.id == "marksman":
+            _check_location_choice(rules, pending, choice)
         if counts[choice.id] > 1 and not effect.stackable:
             raise EngineError(f"{effect.name} does not stack: choose it once")
         if effect.params.combines_with_opposed:
@@ -60,6 +62,15 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
                 raise EngineError(
                     f"{effect.name} must name (with_effect) another chosen effect that needs an opposed roll"
                 )
+
+
+def _check_location_choice(rules: RulesView, pending: JSON, choice: EffectChoice) -> None:
+    if choice.location is None:
+        raise EngineError(f"{rules.effects[choice.id].name} needs a location")
+    rules.location(choice.location)
+    ward = pending.get("warded", {})
+    if choice.id == "choose_location" and choice.location in ward:
+        raise EngineError(f"Choose Location cannot bypass the passive block on {choice.location}")
 
 
 def finish(
@@ -120,8 +131,6 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     arm = rules.arm(p["weapon"])
     if fx.side == "defender" and fx.has("select_target"):
         return strike_bystander(fx, arm, factor, automatic=True)
-    if not attack_level.succeeded:
-        return None
     if p["defence"] == "evade" and p["defence_roll"] is not None:
         evade_level = Level.named(p["defence_roll"]["level"])
         if evade_level > attack_level or (
@@ -131,6 +140,8 @@ def resolve_blow(fx: Finisher) -> Blow | None:
             return None
     if not p["hit_intended"]:
         return strike_bystander(fx, arm, factor, automatic=False)
+    if not attack_level.succeeded:
+        return None
     impale = fx.side == "attacker" and any(
         rules.effects[c.id].params.damage_rolls for c in fx.choices
     )

@@ -24,5 +24,3 @@ def view(model: RulesetBase) -> RulesView:
 @pytest.fixture
 def table(model: RulesetBase) -> Table:
     return Table(model)
-
-

@@ -48,7 +48,7 @@ def test_only_the_current_combatant_may_take_a_proactive_action(table: Table) ->
     table("initiative", {}, [9, 1])
     with pytest.raises(EngineError, match="not b's turn"):
         table("exchange", {"attacker": "b", "defender": "a", "defence": "none"})
-    with pytest.raises(EngineError, match="roll initiative|once"):
+    with pytest.raises(EngineError, match="once"):
         table("initiative", {}, [1, 1])
 
 
