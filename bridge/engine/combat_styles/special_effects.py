@@ -260,6 +260,14 @@ def _accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, re
     fx.out["self_injury"] = out
 
 
+def weapon_malfunction(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
+    weapon = fx.pending["weapon"]
+    jammed = fx.victim["conditions"].setdefault("malfunction", {"turns": None, "weapons": []})
+    jammed["weapons"].append(weapon)
+    rec["outcome"] = f"{fx.rules.arm(weapon).name} is useless until repaired"
+    rec["condition"] = "malfunction"
+
+
 HANDLERS: dict[str, Handler] = {
     "bleed": _bleed,
     "stun_location": _stun,
@@ -291,7 +299,7 @@ HANDLERS: dict[str, Handler] = {
     "pin_down": resisted_condition("pinned_down"),
     "press_advantage": condition_on("victim", "cannot_attack"),
     "overextend_opponent": condition_on("victim", "cannot_attack", stack=True),
-    "weapon_malfunction": condition_on("victim", "malfunction"),
+    "weapon_malfunction": weapon_malfunction,
     "duck_back": condition_on("taker", "in_cover"),
     "spoil_spell": wound_gated("the spell being cast is ruined"),
     "maximize_damage": noop("a damage die counts at its maximum"),

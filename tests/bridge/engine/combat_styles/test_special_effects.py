@@ -379,3 +379,48 @@ def test_ranged_effects_rapid_reload_marksman_pin_down_and_overpenetration(
     assert effect(out, "circumvent_cover")["narrative"] is True
     out = swing(table, [30, 1, 1], [{"id": "duck_back"}], **shot)
     assert effect(out, "duck_back")["narrative"] is True
+
+
+FIREARM = """
+[[ranged_weapons]]
+id = "arquebus"
+name = "Arquebus"
+kind = "firearm"
+damage = "2d6"
+damage_modifier = false
+force = "huge"
+range = { close = 10, effective = 50, long = 100 }
+load = 3
+effects = []
+"""
+
+
+@pytest.fixture(scope="module")
+def firearms(tmp_path_factory: Any) -> Any:
+    from compiler.model.loader import load_ruleset
+
+    tmp_path = tmp_path_factory.mktemp("firearms")
+    folder = tmp_path / "house" / "combat-styles"
+    folder.mkdir(parents=True)
+    (folder / "ranged_weapons.toml").write_text(FIREARM, encoding="utf-8")
+    return load_ruleset("combat-styles", overlay=tmp_path / "house").model
+
+
+def test_drop_foe_from_a_firearm_wound_incapacitates_for_an_hour_over_healing_rate(
+    firearms: Any,
+) -> None:
+    table = Table(firearms)
+    duel(table, fighter("a", weapons=["arquebus"]), fighter("b"))
+    out = swing(table, [30, 1, 1, 10, 80], [{"id": "drop_foe"}], defence="none")
+    drop = effect(out, "drop_foe")
+    assert drop["resistance"]["resisted"] is False
+    assert table.who("b")["conditions"]["incapacitated"]["lasts"] == "30 minutes"  # HR 2
+
+
+def test_weapon_malfunction_jams_a_fumbled_firearm(firearms: Any) -> None:
+    table = Table(firearms)
+    duel(table, fighter("a", weapons=["arquebus"]), fighter("b"))
+    out = swing(table, [100, 30], [{"id": "weapon_malfunction"}], parry_weapon="heater")
+    assert effect(out, "weapon_malfunction")["condition"] == "malfunction"
+    with pytest.raises(EngineError, match="malfunction"):
+        table("exchange", {"attacker": "a", "defender": "b", "weapon": "arquebus"})
