@@ -39,12 +39,15 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
         fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
     )
     if theirs is None:
-        raise EngineError("Pin Weapon needs the weapon or shield to pin (weapon)")
+        carried = [w for w in fx.victim["weapons"] if w != fx.rules.unarmed_id]
+        theirs = carried[0] if carried else None
+    if theirs is None:
+        rec["outcome"] = "no effect: nothing to pin"
+        return
     if theirs not in fx.victim["weapons"]:
         raise EngineError(f"{fx.victim['name']} does not hold {theirs!r}")
-    fx.victim["conditions"].setdefault("pinned", {"turns": None, "weapons": []})["weapons"].append(
-        theirs
-    )
+    pinned = fx.victim["conditions"].setdefault("pinned", {"turns": None, "weapons": []})
+    pinned["weapons"].append(theirs)
     rec["outcome"] = f"{theirs} pinned"
     rec["condition"] = "pinned"
 

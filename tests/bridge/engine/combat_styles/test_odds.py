@@ -69,7 +69,7 @@ def test_exact_odds_always_sum_to_one(
 
 
 def simulate(view: RulesView, attack: dict, defence: dict, n: int, seed: int) -> Counter:
-    """n exchanges rolled with keyed dice through the engine's own level and differential rules
+    """n exchanges rolled with seeded dice through the engine's own level and differential rules
     (a luck policy re-rolls once, as the engine does)."""
     checks = view.checks
     penalty = contest_penalty([attack["skill"], defence["skill"]])
