@@ -9,13 +9,13 @@ from fractions import Fraction
 from bridge.engine.combat_styles.checks import (
     ceil_div,
 )
-from bridge.engine.combat_styles.combatants import _deep, combatant
-from bridge.engine.combat_styles.damage import maximize, modifier_expr, step_modifier
+from bridge.engine.combat_styles.combatants import combatant, deep_copy
+from bridge.engine.combat_styles.damage import expr_of, maximize, modifier_expr, step_modifier
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.combat_styles.view import Arm, Location, RulesView
 from bridge.engine.combat_styles.wounds import apply_wound, armor_points, roll_location
 from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice, DiceExpr, parse
+from bridge.engine.dice import Dice, DiceExpr
 
 
 @dataclass
@@ -96,7 +96,7 @@ def damage_expr(
     """The weapon's damage dice (Maximize Damage applied) and the attacker's damage modifier."""
     if arm.damage is None:
         raise EngineError(f"{arm.name} deals no damage of its own")
-    weapon = maximize(parse(arm.damage), maximized)
+    weapon = maximize(expr_of(arm.damage), maximized)
     dm_text = attacker["damage_modifier"]
     if dm_steps:
         dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
@@ -221,4 +221,4 @@ def strike_weapon(fx: Finisher, owner: JSON, weapon_id: str, blow: Blow) -> Blow
 
 
 def _copy(rec: JSON) -> JSON:
-    return _deep(rec)
+    return deep_copy(rec)

@@ -130,8 +130,10 @@ def target(
     ``grade``, plus the augment bonus from an augmenting skill of ``augment``."""
     base = max(0, skill - penalty)
     graded = grade.apply(base) if grade is not None else base
-    share = augment * rules.augment_share
-    bonus = ceil_div(share.numerator, share.denominator) if augment > 0 else 0
+    bonus = 0
+    if augment > 0:
+        share = augment * rules.augment_share
+        bonus = ceil_div(share.numerator, share.denominator)
     return Target(
         skill=graded + bonus,
         critical_skill=graded,

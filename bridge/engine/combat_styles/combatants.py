@@ -7,6 +7,7 @@ modifier, initiative bonus, healing rate) or defaults from it (action points).
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -160,25 +161,35 @@ def combatant(state: JSON, cid: str) -> JSON:
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
 
 
+MUTABLE = ("hit_points", "armor", "weapons", "conditions", "wounds", "marks")
+"""The parts of a combatant record that requests change (the rest is shared, never mutated)."""
+
+
 def writable(state: JSON, *ids: str) -> JSON:
     """A copy of ``state`` in which the records of ``ids`` may be changed freely.
 
-    The input state is never mutated (the server keeps it); only the touched records are
-    copied deeply, the rest is shared.
+    The input state is never mutated (the server keeps it). Only the touched records are
+    copied, and of those only their mutable parts deeply; everything else is shared.
     """
     out = dict(state)
     out["combatants"] = dict(state["combatants"])
     for cid in ids:
-        out["combatants"][cid] = _deep(combatant(state, cid))
+        rec = dict(combatant(state, cid))
+        present = tuple(k for k in MUTABLE if k in rec)
+        copies = deep_copy(tuple(rec[k] for k in present))
+        for key, value in zip(present, copies, strict=True):
+            rec[key] = value
+        out["combatants"][cid] = rec
     return out
 
 
-def _deep(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _deep(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_deep(v) for v in value]
-    return value
+def deep_copy(value: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, strings, numbers, None).
+
+    ``marshal`` round-trips exactly these types in C, an order of magnitude faster than a
+    recursive copy; it is used on engine-built state only, never on untrusted bytes.
+    """
+    return marshal.loads(marshal.dumps(value))
 
 
 def has_condition(c: JSON, name: str) -> bool:

@@ -9,11 +9,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from bridge.engine.combat_styles.checks import ceil_div
 from bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
 
 
+@lru_cache(maxsize=1024)
+def expr_of(text: str) -> DiceExpr:
+    """The parsed expression of rule-data dice text (cached: parsing is pure)."""
+    return parse(text)
+
+
+@lru_cache(maxsize=1024)
 def maximize(expr: DiceExpr, times: int = 1) -> DiceExpr:
     """``expr`` with ``times`` of its positive dice counted at their full value.
 
@@ -82,12 +90,13 @@ def normalize_modifier(text: str) -> str:
     return t
 
 
+@lru_cache(maxsize=256)
 def modifier_expr(text: str) -> DiceExpr | None:
     """The dice expression of a damage modifier, or None for ``+0``."""
     key = normalize_modifier(text)
     if key == "+0":
         return None
-    return parse(key[1:]) if key.startswith("+") else parse(key)
+    return expr_of(key[1:]) if key.startswith("+") else expr_of(key)
 
 
 @dataclass(frozen=True, slots=True)

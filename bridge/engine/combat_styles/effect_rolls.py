@@ -17,9 +17,9 @@ from bridge.engine.combat_styles.checks import (
     target,
 )
 from bridge.engine.combat_styles.combatants import add_condition
+from bridge.engine.combat_styles.damage import expr_of
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.contract import JSON
-from bridge.engine.dice import parse
 
 Handler = Callable[["Finisher", EffectChoice, "Blow | None", JSON], None]
 
@@ -94,7 +94,7 @@ def duration_turns(fx: Finisher, effect_id: str, blow: Blow | None) -> int | Non
         return blow.to_hp if blow else 0
     if duration.amount == "one":
         return 1
-    return fx.dice.roll(parse(duration.amount)).total
+    return fx.dice.roll(expr_of(duration.amount)).total
 
 
 def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:

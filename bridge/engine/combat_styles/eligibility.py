@@ -113,7 +113,49 @@ def refusal(
 def eligible_effects(
     rules: RulesView, pending: JSON, side: str, taker: Party, victim: Party
 ) -> tuple[list[JSON], dict[str, str]]:
-    """The effects ``taker`` may choose (id, name, stackable, narrative) and the refusals."""
+    """The effects ``taker`` may choose (id, name, stackable, narrative) and the refusals.
+
+    Memoised per view on everything a requirement can look at, since the answer is a pure
+    function of it (the same pairings recur constantly in play)."""
+    key = _situation_key(pending, side, taker, victim)
+    cache = rules.memo.setdefault("eligibility", {})
+    hit = cache.get(key)
+    if hit is None:
+        if len(cache) > 4096:
+            cache.clear()
+        hit = cache[key] = _eligible_effects(rules, pending, side, taker, victim)
+    eligible, refused = hit
+    return [dict(e) for e in eligible], dict(refused)
+
+
+def _situation_key(pending: JSON, side: str, taker: Party, victim: Party) -> tuple:
+    def who(p: Party) -> tuple:
+        conds = p.record["conditions"]
+        return (
+            p.record["id"],
+            p.arm.id if p.arm else None,
+            p.level,
+            tuple(sorted(c for c in conds if c in DISADVANTAGED or c in ("casting",))),
+            tuple(p.record["traits"]),
+        )
+
+    situation = pending["situation"]
+    return (
+        side,
+        who(taker),
+        who(victim),
+        pending["first_on_surprised"],
+        pending["defence"],
+        pending["band"],
+        pending["surprised"],
+        situation["target_stationary"],
+        situation["blind_strike"],
+    )
+
+
+def _eligible_effects(
+    rules: RulesView, pending: JSON, side: str, taker: Party, victim: Party
+) -> tuple[list[JSON], dict[str, str]]:
     eligible: list[JSON] = []
     refused: dict[str, str] = {}
     for effect in rules.effects.values():

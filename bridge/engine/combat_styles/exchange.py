@@ -46,14 +46,18 @@ def fresh_state(rules: RulesView, body: ExchangeBody) -> JSON:
 def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:
     """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
     if arm_id is None:
-        carried = [w for w in c["weapons"] if w != rules.unarmed_id and _can_use(c, w)]
-        arm_id = carried[0] if carried else rules.unarmed_id
+        arm_id = next(
+            (w for w in c["weapons"] if w != rules.unarmed_id and _can_use(c, w)),
+            rules.unarmed_id,
+        )
     if arm_id not in c["weapons"]:
         raise EngineError(f"{c['name']} does not carry {arm_id!r}")
     state = c["weapons"][arm_id]
     if state["broken"]:
         raise EngineError(f"{c['name']}'s {rules.arm(arm_id).name} is broken")
-    for cond in ("disarmed", "taken", "pinned", "impaled_in", "malfunction"):
+    for cond in (
+        ("disarmed", "taken", "pinned", "impaled_in", "malfunction") if c["conditions"] else ()
+    ):
         if arm_id in c["conditions"].get(cond, {}).get("weapons", []):
             raise EngineError(
                 f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
@@ -64,8 +68,9 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
 def _can_use(c: JSON, arm_id: str) -> bool:
     if c["weapons"][arm_id]["broken"]:
         return False
-    return not any(
-        arm_id in c["conditions"].get(cond, {}).get("weapons", [])
+    conditions = c["conditions"]
+    return not conditions or not any(
+        arm_id in conditions.get(cond, {}).get("weapons", [])
         for cond in ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
     )
 

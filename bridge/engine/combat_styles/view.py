@@ -159,6 +159,9 @@ class RulesView:
     actions: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     """Combat action id → (proactive/reactive/free, action-point cost)."""
 
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """Caches of pure functions of this view (e.g. effect eligibility)."""
+
     def arm(self, arm_id: str) -> Arm:
         try:
             return self.arms[arm_id]

@@ -13,15 +13,16 @@ from bridge.engine.combat_styles.checks import (
     target,
 )
 from bridge.engine.combat_styles.combatants import add_condition
+from bridge.engine.combat_styles.damage import expr_of
 from bridge.engine.combat_styles.view import Location, RulesView, WoundRule
 from bridge.engine.contract import JSON
-from bridge.engine.dice import Dice, parse
+from bridge.engine.dice import Dice
 
 
 def roll_location(rules: RulesView, dice: Dice, mounted: bool = False) -> Location:
     """Roll the hit location (the mounted die when a rider strikes a lower biped)."""
     expr = rules.mounted_location_die if mounted else rules.location_die
-    total = dice.roll(parse(expr)).total
+    total = dice.roll(expr_of(expr)).total
     for loc in rules.locations:
         if loc.low <= total <= loc.high:
             return loc
@@ -103,7 +104,7 @@ def apply_wound(
         return out
     consequences: list[str] = []
     if rule.no_attack_die is not None:
-        turns = dice.roll(parse(rule.no_attack_die)).total
+        turns = dice.roll(expr_of(rule.no_attack_die)).total
         add_condition(victim, "cannot_attack", turns)
         out["no_attack_turns"] = turns
         consequences.append(f"cannot attack for {turns} turns")
