@@ -121,9 +121,8 @@ def roll_damage(
             total += fx.dice.roll(dm).total
         totals.append(max(0, total))
     best = max(totals)
-    if factor != 1:
-        scaled = best * factor
-        best = ceil_div(scaled.numerator, scaled.denominator)
+    if factor.numerator != factor.denominator:
+        best = ceil_div(best * factor.numerator, factor.denominator)
     return best, totals
 
 

@@ -24,7 +24,7 @@ class Level(IntEnum):
 
     @property
     def label(self) -> str:
-        return self.name.lower()
+        return _LABELS[self]
 
     @property
     def succeeded(self) -> bool:
@@ -36,6 +36,9 @@ class Level(IntEnum):
             return cls[name.upper()]
         except KeyError:
             raise ValueError(f"unknown success level {name!r}") from None
+
+
+_LABELS = {level: level.name.lower() for level in Level}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +67,7 @@ class CheckRules:
     """The numbers that decide a d100 check, read from the rule data."""
 
     grades: tuple[Grade, ...]
-    """All grades, ordered by rank (easiest first)."""
+    """All grades, ordered by rank (easiest first); the ladder that grade steps move along."""
     standard: str
     """Id of the grade that leaves a skill unchanged."""
     critical_divisor: int
@@ -95,9 +98,10 @@ class CheckRules:
 
     def shifted(self, grade: Grade, steps: int) -> Grade:
         """The grade ``steps`` rows harder (negative: easier), clamped to the ladder."""
-        ordered = sorted(self.grades, key=lambda g: g.rank)
-        index = ordered.index(grade) + steps
-        return ordered[max(0, min(len(ordered) - 1, index))]
+        if not steps:
+            return grade
+        index = self.grades.index(grade) + steps
+        return self.grades[max(0, min(len(self.grades) - 1, index))]
 
 
 def ceil_div(a: int, b: int) -> int:

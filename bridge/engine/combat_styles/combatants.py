@@ -161,26 +161,30 @@ def combatant(state: JSON, cid: str) -> JSON:
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
 
 
-MUTABLE = ("hit_points", "armor", "weapons", "conditions", "wounds", "marks")
-"""The parts of a combatant record that requests change (the rest is shared, never mutated)."""
-
-
 def writable(state: JSON, *ids: str) -> JSON:
     """A copy of ``state`` in which the records of ``ids`` may be changed freely.
 
     The input state is never mutated (the server keeps it). Only the touched records are
-    copied, and of those only their mutable parts deeply; everything else is shared.
+    copied, and of those only the parts requests change (hit points, armour, weapons,
+    conditions, wounds, marks); characteristics, skills and the like are shared.
     """
     out = dict(state)
     out["combatants"] = dict(state["combatants"])
     for cid in ids:
-        rec = dict(combatant(state, cid))
-        present = tuple(k for k in MUTABLE if k in rec)
-        copies = deep_copy(tuple(rec[k] for k in present))
-        for key, value in zip(present, copies, strict=True):
-            rec[key] = value
-        out["combatants"][cid] = rec
+        out["combatants"][cid] = _writable_record(combatant(state, cid))
     return out
+
+
+def _writable_record(old: JSON) -> JSON:
+    rec = dict(old)
+    rec["hit_points"] = dict(old["hit_points"])
+    rec["armor"] = dict(old["armor"])
+    rec["weapons"] = {k: dict(v) for k, v in old["weapons"].items()}
+    rec["conditions"] = deep_copy(old["conditions"]) if old["conditions"] else {}
+    rec["wounds"] = dict(old["wounds"])
+    if "marks" in old:
+        rec["marks"] = list(old["marks"])
+    return rec
 
 
 def deep_copy(value: Any) -> Any:

@@ -111,8 +111,9 @@ class ParryBlock:
         """Damage that gets through. A half block lets through the larger half (rounded up)."""
         if damage <= 0:
             return 0
-        through = damage * (1 - self.fraction)
-        return ceil_div(through.numerator, through.denominator)
+        # Integer arithmetic: ceil(damage × (1 − blocked)) without Fraction objects.
+        num, den = self.fraction.numerator, self.fraction.denominator
+        return ceil_div(damage * (den - num), den)
 
 
 def parry_block(

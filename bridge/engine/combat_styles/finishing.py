@@ -29,6 +29,8 @@ from bridge.engine.combat_styles.wounds import roll_location
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 
+ONE = Fraction(1)
+
 
 def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice]) -> None:
     """The choice must fit what was won: count, eligibility, stacking, Force Failure pairing."""
@@ -127,7 +129,8 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     rules = fx.rules
     att, dfd = fx.attacker, fx.defender
     attack_level = Level.named(p["attack"]["level"])
-    factor = Fraction(*p["damage_factor"])
+    num, den = p["damage_factor"]
+    factor = ONE if num == den else Fraction(num, den)
     arm = rules.arm(p["weapon"])
     if fx.side == "defender" and fx.has("select_target"):
         return strike_bystander(fx, arm, factor, automatic=True)

@@ -15,6 +15,7 @@ from bridge.engine.combat_styles.requests import Situation
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON, EngineError
 
+ONE = Fraction(1)
 CAP_SKILL = {"climbing": "athletics", "swimming": "swim", "mounted": "ride"}
 
 
@@ -110,7 +111,7 @@ def attack_terms(
     skill = capped(attacker, skill, situation)
     size_steps = 0
     dm_steps = 0
-    factor = Fraction(1)
+    factor = ONE
     if situation.charging:
         if arm.is_ranged:
             raise EngineError("a charge is a close-combat attack, not a ranged one")
