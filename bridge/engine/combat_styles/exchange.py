@@ -23,6 +23,7 @@ from bridge.engine.combat_styles.combatants import combatant, has_condition, rec
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
+from bridge.engine.combat_styles.odds import odds_of_targets
 from bridge.engine.combat_styles.requests import ExchangeBody
 from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
 from bridge.engine.combat_styles.view import Arm, RulesView
@@ -91,7 +92,9 @@ def start_exchange(
             raise EngineError(f"{c['name']} is dead")
     if has_condition(att, "unconscious") or has_condition(att, "incapacitated"):
         raise EngineError(f"{att['name']} is out of the fight and cannot attack")
-    arm = usable_arm(rules, att, body.weapon, "attack")
+    if body.grapple and body.weapon not in (None, rules.unarmed_id):
+        raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
+    arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
     rounds.spend_for_attack(rules, state, att)
     situation = body.situation
     terms = attack_terms(rules, att, dfd, arm, situation)
@@ -111,8 +114,10 @@ def start_exchange(
         elif not rounds.has_ap(state, dfd):
             notes.append(f"{dfd['name']} has no action points left: counts as a failure")
             defence = "none"
+    _end_ward(att, arm.id, notes)
     if defence == "parry":
         parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
+        _end_ward(dfd, parry_arm.id, notes)
         if arm.is_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
@@ -176,6 +181,15 @@ def start_exchange(
                 "counterattack: both sides count as failing to parry; the longer reach strikes first"
             )
 
+    if body.odds:
+        odds = odds_of_targets(
+            rules,
+            att_target,
+            dfd_roll.target if dfd_roll else None,
+            _luck(att, body.attacker_luck),
+            _luck(dfd, body.defender_luck),
+            first_on_surprised,
+        )
     hit_intended = True
     if situation.crowd != "none" and not att_roll.level.succeeded and att_roll.roll:
         without = level_of(
@@ -218,6 +232,7 @@ def start_exchange(
         "situation": situation.model_dump(),
         "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
         "notes": notes,
+        "grapple": body.grapple,
     }
     if diff.winner is not None:
         winner_is_attacker = diff.winner == "attacker"
@@ -236,10 +251,23 @@ def start_exchange(
         pending["eligible"] = eligible
         pending["ineligible"] = refused
     if diff.winner is None or body.effects is not None:
-        return finish(rules, state, pending, body.effects or [], dice)
+        done = finish(rules, state, pending, body.effects or [], dice)
+        if body.odds:
+            done.result["odds"] = odds
+        return done
     state.setdefault("pending", {})[token] = pending
     result: JSON = {"kind": "exchange", "status": "awaiting_effects", **_summary(pending)}
+    if body.odds:
+        result["odds"] = odds
     return Resolution(result=result, state=state)
+
+
+def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
+    """A warding weapon used to attack or actively parry stops warding."""
+    ward = c["conditions"].get("warding")
+    if ward and ward.get("weapon") == arm_id:
+        del c["conditions"]["warding"]
+        notes.append(f"{c['name']}'s {arm_id} no longer wards {', '.join(ward['locations'])}")
 
 
 def _luck(c: JSON, policy: str | None) -> Level | None:

@@ -17,7 +17,7 @@ from bridge.engine.combat_styles.blows import (
     wound_blow,
 )
 from bridge.engine.combat_styles.checks import Level, ceil_div
-from bridge.engine.combat_styles.combatants import combatant
+from bridge.engine.combat_styles.combatants import add_condition, combatant
 from bridge.engine.combat_styles.damage import (
     parry_block,
     size_step,
@@ -117,7 +117,7 @@ def finish(
         "blow": blow.to_json() if blow else None,
         "notes": pending["notes"] + fx.out.get("notes", []),
     }
-    for key in ("knockback", "self_injury", "weapon_damage", "counter"):
+    for key in ("knockback", "self_injury", "weapon_damage", "counter", "grapple"):
         if key in fx.out:
             result[key] = fx.out[key]
     return Resolution(result=result, state=state)
@@ -141,6 +141,8 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         ):
             fx.out.setdefault("notes", []).append(f"{dfd['name']} evades the blow")
             return None
+    if p.get("grapple"):
+        return grapple_hold(fx)
     if not p["hit_intended"]:
         return strike_bystander(fx, arm, factor, automatic=False)
     if not attack_level.succeeded:
@@ -182,6 +184,30 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         blow.steps.append(f"cover stops {cover}")
     apply_armor_and_wound(fx, dfd, location, blow, arm)
     return blow
+
+
+def grapple_hold(fx: Finisher) -> None:
+    """A grapple deals no damage: if the attacker wins the contest he holds a rolled location
+    (a limb is useless, head or torso make every skill Hard), until the victim struggles free."""
+    p = fx.pending
+    attack = p["attack"]
+    defence = p["defence_roll"]
+    a_level = Level.named(attack["level"])
+    won = a_level.succeeded and (
+        defence is None
+        or Level.named(defence["level"]) < a_level
+        or (Level.named(defence["level"]) == a_level and attack["roll"] > defence["roll"])
+    )
+    if not won:
+        fx.out.setdefault("notes", []).append("the grapple fails")
+        return None
+    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"])
+    add_condition(fx.defender, "grappled", None, location=location.id, by=p["attacker"])
+    fx.out.setdefault("notes", []).append(
+        f"{fx.defender['name']} is grappled by the {location.name}"
+    )
+    fx.out["grapple"] = {"location": location.id, "limb": location.limb}
+    return None
 
 
 def _attacking_size(rules: RulesView, arm: Arm, p: JSON) -> str:

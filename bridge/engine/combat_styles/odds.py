@@ -59,13 +59,33 @@ def exchange_odds(rules: RulesView, body: OddsBody) -> JSON:
     skills = [body.attack.skill] + ([body.defence.skill] if body.defence else [])
     penalty = contest_penalty(skills)
     att_t = _target(rules, body.attack, penalty)
-    att = level_counts(rules.checks, att_t, _luck(body.attack))
+    dfd_t = _target(rules, body.defence, penalty) if body.defence is not None else None
+    out = odds_of_targets(
+        rules,
+        att_t,
+        dfd_t,
+        _luck(body.attack),
+        _luck(body.defence) if body.defence else None,
+        body.surprise,
+    )
+    out["penalty_over_100"] = penalty
+    return out
+
+
+def odds_of_targets(
+    rules: RulesView,
+    att_t: Target,
+    dfd_t: Target | None,
+    att_luck: Level | None = None,
+    dfd_luck: Level | None = None,
+    surprise: bool = False,
+) -> JSON:
+    """Exact odds for two check targets (``dfd_t`` None: no defence roll)."""
+    att = level_counts(rules.checks, att_t, att_luck)
     att_total = sum(att.values())
-    if body.defence is not None:
-        dfd_t = _target(rules, body.defence, penalty)
-        dfd = level_counts(rules.checks, dfd_t, _luck(body.defence))
+    if dfd_t is not None:
+        dfd = level_counts(rules.checks, dfd_t, dfd_luck)
     else:
-        dfd_t = None
         dfd = {lv: 0 for lv in Level}
         dfd[Level.named(rules.no_defence_level)] = 1
     dfd_total = sum(dfd.values())
@@ -73,7 +93,7 @@ def exchange_odds(rules: RulesView, body: OddsBody) -> JSON:
     pairs = []
     effects: dict[str, Counter[int]] = {"attacker": Counter(), "defender": Counter()}
     nobody = 0
-    bonus = rules.surprise_bonus_effects if body.surprise else 0
+    bonus = rules.surprise_bonus_effects if surprise else 0
     for la in sorted(Level, reverse=True):
         for ld in sorted(Level, reverse=True):
             n = att[la] * dfd[ld]
@@ -108,7 +128,6 @@ def exchange_odds(rules: RulesView, body: OddsBody) -> JSON:
             "target": dfd_t.skill,
             "levels": {lv.label: _fraction_json(Fraction(dfd[lv], dfd_total)) for lv in Level},
         },
-        "penalty_over_100": penalty,
         "pairs": pairs,
         "effects": {
             side: {str(k): _fraction_json(Fraction(v, denominator)) for k, v in sorted(c.items())}

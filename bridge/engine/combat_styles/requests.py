@@ -109,6 +109,10 @@ class ExchangeBody(Body):
     defender_augment: int = Field(0, ge=0, le=500)
     attacker_luck: LuckPolicy | None = None
     defender_luck: LuckPolicy | None = None
+    grapple: bool = False
+    """An Unarmed grapple: the contest's winner holds the location struck instead of damaging."""
+    odds: bool = False
+    """Add the exact odds of this pairing to the result."""
     effects: list[EffectChoice] | None = Field(None, max_length=8)
     """The winner's choice made in advance: when given, the exchange finishes at once."""
     bystander: str | None = None
@@ -147,6 +151,12 @@ class ActBody(Body):
     combatant: str
     action: str = Field(min_length=1, max_length=64)
     """An action id from the rule data's action lists (attack, dither, ready-weapon …)."""
+    weapon: str | None = None
+    """Ward Location: the weapon or shield held as a passive block."""
+    locations: list[str] = Field(default_factory=list, max_length=14)
+    """Ward Location: the locations covered (a shield covers its passive-block count)."""
+    crouching: bool = False
+    """Ward Location: crouching behind a shield multiplies the locations it may cover."""
 
 
 class CombatantBody(Body):

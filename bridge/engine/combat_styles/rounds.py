@@ -243,13 +243,34 @@ def act(rules: RulesView, state: JSON, body: ActBody) -> tuple[JSON, JSON]:
             raise EngineError(f"{c['name']} has no action points left for {body.action}")
         if state.get("phase") == "turns":
             c["ap"] -= cost
-    return state, {
-        "kind": "act",
-        "combatant": c["id"],
-        "action": body.action,
-        "action_kind": kind,
-        **snapshot(state),
+    result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
+    if body.action == "ward_location":
+        result["warding"] = ward(rules, c, body)
+    return state, {**result, **snapshot(state)}
+
+
+def ward(rules: RulesView, c: JSON, body: ActBody) -> JSON:
+    """Ward Location / passive blocking: a weapon covers one location, a shield its
+    passive-block count (more when crouching), until it attacks or actively parries."""
+    if body.weapon is None or not body.locations:
+        raise EngineError("Ward Location needs the weapon and the locations it covers")
+    if body.weapon not in c["weapons"]:
+        raise EngineError(f"{c['name']} does not carry {body.weapon!r}")
+    arm = rules.arm(body.weapon)
+    for loc in body.locations:
+        rules.location(loc)
+    if arm.kind == "shield":
+        limit = arm.passive_block * (rules.crouch_multiplier if body.crouching else 1)
+    else:
+        limit = 1
+    if len(set(body.locations)) > limit:
+        raise EngineError(f"{arm.name} can ward at most {limit} location(s)")
+    c["conditions"]["warding"] = {
+        "turns": None,
+        "weapon": arm.id,
+        "locations": {loc: arm.id for loc in body.locations},
     }
+    return {"weapon": arm.id, "locations": sorted(set(body.locations))}
 
 
 def delay(state: JSON, cid: str) -> tuple[JSON, JSON]:

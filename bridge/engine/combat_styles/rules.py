@@ -208,6 +208,7 @@ def build(model: Any) -> RulesView:
         pulled_blow_damage=_frac(combat.pulled_blow.damage),
         swimming_damage=_frac(combat.swimming.thrusting_damage),
         blind_strike_grade_steps=combat.cover.blind_strike_grade_steps,
+        crouch_multiplier=combat.passive_block.crouch_multiplier,
         action_points=model.action_points.default,
         situations={s.id: s.grade for s in model.situational_modifiers},
         crowd_grades={

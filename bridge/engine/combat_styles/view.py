@@ -148,6 +148,7 @@ class RulesView:
     pulled_blow_damage: Fraction
     swimming_damage: Fraction
     blind_strike_grade_steps: int
+    crouch_multiplier: int
     action_points: int
     situations: Mapping[str, str]
     """Situational modifier id → grade id."""
