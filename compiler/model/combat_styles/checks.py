@@ -69,6 +69,9 @@ class CheckRules(Assumable):
     over_100: Literal["subtract_excess_from_all"] = "subtract_excess_from_all"
     """Opposed or differential rolls with a skill over 100: every participant loses
     (highest skill − 100)."""
+    over_100_needs_declared_defence: bool = True
+    """A defender may impose his over-100 penalty only if he declares his parry before the
+    attacker rolls (no retroactive downgrading)."""
     augment: Fraction
     """Share of the augmenting skill added to the primary skill."""
     augment_changes_critical: bool = False

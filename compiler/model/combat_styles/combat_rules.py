@@ -56,10 +56,22 @@ class Mounted(Assumable):
     location_add: int
     """A rider striking a lower biped rolls ``location_die`` + this for the location."""
     skill_cap: Skill
+    withdraw_freely_if_faster: bool = True
+    defend_mount_ap_cost: int = Field(1, ge=0)
+    """AP to defend the mount with the rider's Combat Style or Ride."""
+    knockback_adds_mount_siz_on: Skill = "ride"
+    """An unopposed roll of this skill lets the rider add his mount's SIZ against Knockback."""
+    braced_weapon_can_parry: bool = False
 
 
 class Swimming(Assumable):
     thrusting_damage: Fraction
+
+
+class SweepAttack(Assumable):
+    """One attack roll applied to every foe in the path; each defends separately."""
+
+    one_roll_for_all_targets: bool = True
 
 
 class ReachRules(Assumable):
@@ -69,6 +81,32 @@ class ReachRules(Assumable):
     inside_reach_damage_cap: DiceText
     inside_reach_size_drop_per_step: int
     natural_weapons_exempt: bool = True
+
+
+class Grapple(Assumable):
+    """Grappling with the Unarmed skill (text "Grappling")."""
+
+    attack_skill: Skill
+    body_grade: Id
+    """Grade imposed on every skill of a victim grappled by the head or torso."""
+    damage: Literal["damage_modifier"] = "damage_modifier"
+    """Damage on later Turns: the grappler's Damage Modifier roll."""
+    damage_resisted_by: tuple[Skill, ...]
+    escape_skills: tuple[Skill, ...]
+    escape_chooser: Literal["victim", "holder"] = "holder"
+
+
+class ChangeRange(Assumable):
+    """The Change Range action under the optional reach rules."""
+
+    skill: Skill
+    defender_may_attack_instead: bool = True
+
+
+class AerialCombat(Assumable):
+    """Fliers jockey for position: an opposed roll at the start of each Round decides who attacks."""
+
+    skills: tuple[Skill, ...]
 
 
 class Familiarity(Assumable):
@@ -131,6 +169,10 @@ class CombatRules(RuleModel):
     mounted: Mounted
     swimming: Swimming
     reach: ReachRules
+    change_range: ChangeRange
+    grapple: Grapple
+    aerial: AerialCombat
+    sweep_attack: SweepAttack
     familiarity: Familiarity
     ranged: RangedRules
     unarmed_weapon: Id
