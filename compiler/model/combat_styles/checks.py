@@ -72,6 +72,9 @@ class CheckRules(Assumable):
     over_100_needs_declared_defence: bool = True
     """A defender may impose his over-100 penalty only if he declares his parry before the
     attacker rolls (no retroactive downgrading)."""
+    over_100_endurance_retroactive: bool = True
+    """When the wounded victim's Endurance is the skill over 100, its penalty is applied to
+    the attacker's roll retroactively for the Endurance test only."""
     augment: Fraction
     """Share of the augmenting skill added to the primary skill."""
     augment_changes_critical: bool = False

@@ -1,5 +1,6 @@
-"""Other combat numbers: surprise, leaping, evading, cover, passive blocks, pulled blows,
-mounted and unusual conditions, reach, unfamiliar weapons, ranged rules, encumbrance."""
+"""Other combat numbers (the ``[combat]`` table): rounds, surprise, leaping, evading, cover,
+passive blocks, pulled blows, mounted and unusual conditions, reach, grapples, unfamiliar
+weapons, ranged rules, encumbrance and fatigue checks. One sub-table per rule."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from compiler.model.common import Assumable, Id, RuleModel
 
 
 class Surprise(Assumable):
+    """A surprised target (text "Surprise")."""
+
     initiative_penalty: int
     bonus_effects: int = Field(ge=0)
     """Extra special effects for the first successful attack on a surprised target."""
@@ -20,38 +23,53 @@ class Surprise(Assumable):
 
 
 class LeapingAttack(Assumable):
+    """Leaping attacks: the leaper's skill against the defender's; a win knocks him prone."""
+
     attacker_skill: Skill
     defender_skills: tuple[Skill, ...]
-    max_target_siz_multiple: int
+    max_target_siz_multiple: int = Field(gt=0)
     grade_steps_vs_quadruped: int
+    """Grades harder for the leaper against a quadruped (which may use Athletics)."""
     brace_siz_multiplier: Fraction
 
 
 class Evading(Assumable):
+    """Evade: opposed against the attacker's skill; the evader usually ends prone."""
+
     ends_prone: bool = True
     mounted_leaves_saddle: bool = True
 
 
 class Outmaneuver(Assumable):
+    """Outmaneuvering several foes: a group opposed roll, every participant spends AP."""
+
     skill: Skill
-    ap_cost_each: int
+    ap_cost_each: int = Field(ge=0)
 
 
 class PassiveBlock(Assumable):
-    crouch_multiplier: int
+    """A weapon or shield held as cover over chosen locations."""
+
+    crouch_multiplier: int = Field(gt=0)
     choose_location_bypasses: bool = False
 
 
 class Cover(Assumable):
+    """A blind strike at a target behind total cover."""
+
     blind_strike_grade_steps: int
     blind_strike_allows_choose_location: bool = False
 
 
 class PulledBlow(Assumable):
+    """A blow pulled (declared before the roll) to avoid maiming."""
+
     damage: Fraction
 
 
 class Mounted(Assumable):
+    """Mounted combat (text "Mounted Combat")."""
+
     location_die: str = Field(pattern=r"^1d\d+$")
     location_add: int
     """A rider striking a lower biped rolls ``location_die`` + this for the location."""
@@ -65,6 +83,8 @@ class Mounted(Assumable):
 
 
 class Swimming(Assumable):
+    """Fighting in water: only thrusting weapons work, at reduced damage."""
+
     thrusting_damage: Fraction
 
 
@@ -79,8 +99,15 @@ class ReachRules(Assumable):
 
     inside_reach_can_parry: bool = False
     inside_reach_damage_cap: DiceText
-    inside_reach_size_drop_per_step: int
+    inside_reach_size_drop_per_step: int = Field(ge=0)
     natural_weapons_exempt: bool = True
+
+
+class ChangeRange(Assumable):
+    """The Change Range action under the optional reach rules."""
+
+    skill: Skill
+    defender_may_attack_instead: bool = True
 
 
 class Grapple(Assumable):
@@ -96,15 +123,8 @@ class Grapple(Assumable):
     escape_chooser: Literal["victim", "holder"] = "holder"
 
 
-class ChangeRange(Assumable):
-    """The Change Range action under the optional reach rules."""
-
-    skill: Skill
-    defender_may_attack_instead: bool = True
-
-
 class AerialCombat(Assumable):
-    """Fliers jockey for position: an opposed roll at the start of each Round decides who attacks."""
+    """Fliers jockey for position: an opposed roll each Round decides who may attack."""
 
     skills: tuple[Skill, ...]
 
@@ -121,9 +141,11 @@ class Familiarity(Assumable):
 
 
 class RangedRules(Assumable):
+    """Ranged-combat numbers: long range, aiming, firing into a crowd."""
+
     long_range_damage: Fraction
     long_range_force_steps: int
-    aim_rounds: int
+    aim_rounds: int = Field(gt=0)
     aim_grade_steps: int
     crowd_edge_grade: Id
     crowd_through_grade: Id
@@ -141,10 +163,14 @@ class EncumbranceBand(RuleModel):
 
 
 class Encumbrance(Assumable):
+    """Encumbrance bands by ENC carried against STR."""
+
     bands: tuple[EncumbranceBand, ...]
 
 
 class FatigueCheckBand(RuleModel):
+    """For CON in ``con``, an Endurance roll against fatigue is due every ``every_rounds``."""
+
     con: Band
     every_rounds: int = Field(gt=0)
 
@@ -159,6 +185,11 @@ class CombatRules(RuleModel):
     """The ``[combat]`` table: assorted numbers, one sub-table each."""
 
     round_seconds: int = Field(gt=0)
+    proactive_per_cycle: int = Field(gt=0)
+    """Proactive actions a combatant may take in one Cycle (on his own Turn)."""
+    reactions_per_threat: int = Field(gt=0)
+    unarmed_weapon: Id
+    """The weapons entry used for unarmed attacks and parries."""
     surprise: Surprise
     leaping_attack: LeapingAttack
     evading: Evading
@@ -175,7 +206,5 @@ class CombatRules(RuleModel):
     sweep_attack: SweepAttack
     familiarity: Familiarity
     ranged: RangedRules
-    unarmed_weapon: Id
-    """The weapons entry used for unarmed attacks and parries."""
     encumbrance: Encumbrance
     fatigue_checks: FatigueChecks
