@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from compiler.model.combat_styles.body import (
     AttributeFormula,
@@ -122,15 +121,23 @@ class CombatStylesRules(RulesetBase):
 
     # ------------------------------------------------------------------ lookups
 
-    @cached_property
+    # Built once after validation. A private attribute, not a cached_property: pydantic
+    # iterates the instance __dict__, so a cached value there would show up in walks over the
+    # model; built eagerly so that equal rules compare equal.
+    _lookup: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._lookup.update({k: {e.id: e for e in getattr(self, k)} for k in INDEXED})
+
     def lookup_index(self) -> dict[str, dict[str, Any]]:
-        return {k: {e.id: e for e in getattr(self, k)} for k in INDEXED}
+        """Entries of every indexed collection, by collection name and id."""
+        return self._lookup
 
     def _get(self, key: str, ident: str) -> Any:
         try:
-            return self.lookup_index[key][ident]
+            return self.lookup_index()[key][ident]
         except KeyError:
-            known = ", ".join(self.lookup_index[key])
+            known = ", ".join(self.lookup_index()[key])
             raise KeyError(f"no {key} entry {ident!r} (known: {known})") from None
 
     def grade(self, ident: str) -> Grade:
@@ -206,8 +213,8 @@ class CombatStylesRules(RulesetBase):
     def any_weapon(self, ident: str) -> Weapon | Shield | RangedWeapon:
         """A weapon, shield or ranged weapon by id (ids are unique across the three)."""
         for key in ("weapons", "shields", "ranged_weapons"):
-            if ident in self.lookup_index[key]:
-                return self.lookup_index[key][ident]
+            if ident in self.lookup_index()[key]:
+                return self.lookup_index()[key][ident]
         raise KeyError(f"no weapon, shield or ranged weapon {ident!r}")
 
     def armor_type(self, ident: str) -> Armor:

@@ -39,7 +39,7 @@ def table(
 
 def cell(value: Any) -> str:
     """Plain text for a cell: yes/no for booleans, signed numbers, '–' for nothing."""
-    if value is None or value == "" or value == ():
+    if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
         return "–"
     if isinstance(value, bool):
         return "yes" if value else "no"
