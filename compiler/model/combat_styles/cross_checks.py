@@ -190,6 +190,9 @@ def _equipment(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[P
                 yield from _refs(
                     item.traits, ids["weapon_traits"], "weapon trait", (*where, "traits")
                 )
+                yield from _ref(
+                    item.thrown_as, ids["ranged_weapons"], "ranged weapon", (*where, "thrown_as")
+                )
 
 
 def _parry_rows(rules: CombatStylesRules) -> Iterator[Problem]:
