@@ -174,6 +174,19 @@ def test_a_distance_row_with_the_wrong_number_of_steps_is_refused(tmp_path: Path
     assert "has 3 steps; expected one per SIZ column (6)" in msg
 
 
+def test_distance_rows_out_of_order_are_reported(tmp_path: Path) -> None:
+    first = "  { metres = { min = 0, max = 20 }, steps = [1, 0, -1, -1, -2, -2] },\n"
+    tail = "]\n\n[distance_penalties.beyond]"
+    root = edited(tmp_path, "distance_penalties.toml", first, "")
+    path = root / RULESET / "distance_penalties.toml"
+    path.write_text(path.read_text().replace(tail, first + tail), encoding="utf-8")
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/distance_penalties.toml: entry distance_penalties > rows #7: "
+        "field 'metres': overlap"
+    )
+
+
 def test_a_gap_in_the_parry_reduction_rows_is_reported(tmp_path: Path) -> None:
     root = edited(
         tmp_path, "parry_reduction.toml", "steps_smaller_min = 2", "steps_smaller_min = 3"
