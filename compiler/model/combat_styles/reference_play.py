@@ -211,7 +211,11 @@ def round_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
             ],
             notes=[
                 f"{x}: assumed — {p.note}"
-                for x, p in (("Action Points", ap), ("Initiative", ini))
+                for x, p in (
+                    ("Action Points", ap),
+                    ("Initiative", ini),
+                    ("Initiative Bonus", ini.bonus),
+                )
                 if p.assumed
             ],
         ),
