@@ -1,15 +1,18 @@
 """Reference tables for the GM's journal: one readable table per concern, in reading order.
 
 Cells are plain text; assumed entries are listed in each table's notes with their reason.
-Equipment and situations live in :mod:`.reference_more` to keep this module small.
+Equipment and bodies are in :mod:`.reference_more`, situations and rounds in
+:mod:`.reference_play`, cell formatting in :mod:`.reference_format`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from compiler.model.combat_styles.effects import SpecialEffect
+from compiler.model.combat_styles.reference_format import assumed_notes, table
+from compiler.model.combat_styles.reference_more import body_tables, equipment_tables
+from compiler.model.combat_styles.reference_play import round_tables, situation_tables
 from compiler.model.common import ReferenceTable
 
 if TYPE_CHECKING:
@@ -18,68 +21,17 @@ if TYPE_CHECKING:
 LEVEL_ORDER = ("critical", "success", "failure", "fumble")
 
 
-def table(
-    ident: str,
-    name: str,
-    columns: Iterable[str],
-    rows: Iterable[Iterable[Any]],
-    description: str = "",
-    notes: Iterable[str] = (),
-) -> ReferenceTable:
-    """A ReferenceTable with every cell turned into text."""
-    return ReferenceTable(
-        id=ident,
-        name=name,
-        columns=tuple(columns),
-        rows=tuple(tuple(cell(c) for c in row) for row in rows),
-        description=description,
-        notes=tuple(notes),
-    )
-
-
-def cell(value: Any) -> str:
-    """Plain text for a cell: yes/no for booleans, signed numbers, '–' for nothing."""
-    if value is None or value == "" or (isinstance(value, (list, tuple)) and not value):
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(cell(v) for v in value)
-    return str(value)
-
-
-def signed(value: int) -> str:
-    """+n / −n / 0."""
-    if value > 0:
-        return f"+{value}"
-    if value < 0:
-        return f"−{-value}"
-    return "0"
-
-
-def assumed_notes(items: Iterable[Any], label: str = "name") -> list[str]:
-    """'Name, Name: assumed — note' for the assumed items, grouping those with the same note."""
-    grouped: dict[str, list[str]] = {}
-    for item in items:
-        if getattr(item, "assumed", False):
-            name = str(getattr(item, label, None) or item.id)
-            grouped.setdefault(item.note, []).append(name)
-    return [f"{', '.join(names)}: assumed — {note}" for note, names in grouped.items()]
-
-
 def reference_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
     """Every reference table of the ruleset, in reading order."""
-    from compiler.model.combat_styles import reference_more, reference_play
-
     return [
         _grades(rules),
         _success_levels(rules),
         _differential(rules),
         _special_effects(rules),
-        *reference_more.equipment_tables(rules),
-        *reference_more.body_tables(rules),
-        *reference_play.situation_tables(rules),
-        *reference_play.round_tables(rules),
+        *equipment_tables(rules),
+        *body_tables(rules),
+        *situation_tables(rules),
+        *round_tables(rules),
     ]
 
 

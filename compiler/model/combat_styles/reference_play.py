@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compiler.model.combat_styles.reference import assumed_notes, signed, table
+from compiler.model.combat_styles.reference_format import assumed_notes, signed, table
 from compiler.model.common import ReferenceTable
 
 if TYPE_CHECKING:
