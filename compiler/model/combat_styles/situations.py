@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import Band, Fraction, Skill
+from compiler.model.combat_styles.basics import Band, Fraction, Skill, ceil_div
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
@@ -83,7 +83,7 @@ class DistancePenalties(Assumable):
         last = self.rows[-1].metres.max
         extra = 0
         if last is not None and metres > last:
-            further = -(-(metres - last) // self.beyond.every_metres)
+            further = ceil_div(metres - last, self.beyond.every_metres)
             metres -= further * self.beyond.every_metres
             extra = further * self.beyond.steps
         for row in self.rows:
@@ -113,7 +113,7 @@ class Knockback(Assumable):
     def metres(self, damage: int, siz: int) -> int:
         """Metres knocked back (0 when the damage does not exceed SIZ)."""
         over = damage - siz
-        return 0 if over <= 0 else -(-over // self.metres_per_points)
+        return 0 if over <= 0 else ceil_div(over, self.metres_per_points)
 
 
 class Charging(Assumable):
