@@ -50,7 +50,10 @@ class Outmaneuver(Assumable):
 class PassiveBlock(Assumable):
     """A weapon or shield held as cover over chosen locations."""
 
+    weapon_locations: int = Field(gt=0)
+    """Locations a weapon (not a shield) covers when held as a ward."""
     crouch_multiplier: int = Field(gt=0)
+    """Crouching behind a shield multiplies the locations it covers."""
     choose_location_bypasses: bool = False
 
 
@@ -188,6 +191,8 @@ class CombatRules(RuleModel):
     proactive_per_cycle: int = Field(gt=0)
     """Proactive actions a combatant may take in one Cycle (on his own Turn)."""
     reactions_per_threat: int = Field(gt=0)
+    default_action: Id
+    """The action a combatant is taken to have chosen when he chooses no proactive action."""
     unarmed_weapon: Id
     """The weapons entry used for unarmed attacks and parries."""
     surprise: Surprise

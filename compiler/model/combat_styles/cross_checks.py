@@ -305,6 +305,12 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
     yield from _ref(
         rules.combat.unarmed_weapon, ids["weapons"], "weapon", ("combat", "unarmed_weapon")
     )
+    yield from _ref(
+        rules.combat.default_action,
+        {a.id for a in rules.actions},
+        "action",
+        ("combat", "default_action"),
+    )
 
 
 def _rounds(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
