@@ -94,6 +94,12 @@ class CheckRules(Assumable):
             raise ValueError(f"automatic_failure_min {self.automatic_failure_min} is off the die")
         if self.automatic_success_max >= self.automatic_failure_min:
             raise ValueError("automatic_success_max must be below automatic_failure_min")
+        for roll in (*self.fumble_rolls, *self.fumble_rolls_over_100):
+            if roll < self.automatic_failure_min:
+                raise ValueError(
+                    f"fumble roll {roll} is below automatic_failure_min "
+                    f"{self.automatic_failure_min}: a fumble must always fail"
+                )
         return self
 
 

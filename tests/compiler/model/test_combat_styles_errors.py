@@ -158,6 +158,13 @@ def test_an_unknown_grade_in_a_situational_modifier_is_reported(tmp_path: Path) 
     )
 
 
+def test_a_fumble_that_could_succeed_is_refused(tmp_path: Path) -> None:
+    root = edited(tmp_path, "checks.toml", "fumble_rolls = [99, 100]", "fumble_rolls = [90, 100]")
+    (msg,) = problems(root)
+    assert msg.startswith("combat-styles/checks.toml: entry checks: ")
+    assert "fumble roll 90 is below automatic_failure_min 96" in msg
+
+
 def test_a_rolled_grade_without_a_multiplier_is_refused(tmp_path: Path) -> None:
     root = edited(tmp_path, "grades.toml", "multiplier = { numerator = 2, denominator = 3 }\n", "")
     (msg,) = problems(root)
@@ -264,3 +271,36 @@ def test_an_error_in_a_house_rule_names_the_house_rule_file(tmp_path: Path) -> N
     assert msg.startswith(
         "house/combat-styles/weapons.toml: entry weapons 'katar': field 'reach': unknown reach 'elbow'"
     )
+
+
+def test_a_house_rule_size_must_be_given_on_every_impale_row(tmp_path: Path) -> None:
+    house = tmp_path / "house" / RULESET
+    house.mkdir(parents=True)
+    (house / "sizes.toml").write_text(
+        '[[sizes]]\nid = "colossal"\nname = "Colossal"\nabbreviation = "C"\nrank = 6\n'
+        'assumed = true\nnote = "Our giants need it."\n',
+        encoding="utf-8",
+    )
+    found = problems(RULES_ROOT, tmp_path / "house")
+    assert len(found) == 7
+    assert found[0] == (
+        "combat-styles/impale_effects.toml: entry impale_effects 'siz_1_10': "
+        "field 'by_weapon_size': no result for weapon size 'colossal'"
+    )
+
+
+def test_a_house_rule_grade_joins_the_ladder_by_its_step(tmp_path: Path) -> None:
+    house = tmp_path / "house" / RULESET
+    house.mkdir(parents=True)
+    grades = (RULES_ROOT / RULESET / "grades.toml").read_text(encoding="utf-8")
+    grades = grades.replace("step = 7", "step = 8").replace(
+        '[[grades]]\nid = "hopeless"',
+        '[[grades]]\nid = "heroic"\nname = "Heroic"\nstep = 7\n'
+        "multiplier = { numerator = 1, denominator = 20 }\n"
+        'assumed = true\nnote = "A house grade between Herculean and Hopeless."\n\n'
+        '[[grades]]\nid = "hopeless"',
+    )
+    (house / "grades.toml").write_text(grades, encoding="utf-8")
+    rules = load_ruleset(RULESET, overlay=tmp_path / "house").model
+    assert rules.shift_grade("herculean", 1).id == "heroic"
+    assert rules.shift_grade("heroic", 1).id == "hopeless"
