@@ -27,6 +27,7 @@ Skill = Literal[
     "combat_style",
     "endurance",
     "evade",
+    "fly",
     "perception",
     "ride",
     "swim",

@@ -69,6 +69,12 @@ class CheckRules(Assumable):
     over_100: Literal["subtract_excess_from_all"] = "subtract_excess_from_all"
     """Opposed or differential rolls with a skill over 100: every participant loses
     (highest skill − 100)."""
+    over_100_needs_declared_defence: bool = True
+    """A defender may impose his over-100 penalty only if he declares his parry before the
+    attacker rolls (no retroactive downgrading)."""
+    over_100_endurance_retroactive: bool = True
+    """When the wounded victim's Endurance is the skill over 100, its penalty is applied to
+    the attacker's roll retroactively for the Endurance test only."""
     augment: Fraction
     """Share of the augmenting skill added to the primary skill."""
     augment_changes_critical: bool = False
@@ -88,6 +94,12 @@ class CheckRules(Assumable):
             raise ValueError(f"automatic_failure_min {self.automatic_failure_min} is off the die")
         if self.automatic_success_max >= self.automatic_failure_min:
             raise ValueError("automatic_success_max must be below automatic_failure_min")
+        for roll in (*self.fumble_rolls, *self.fumble_rolls_over_100):
+            if roll < self.automatic_failure_min:
+                raise ValueError(
+                    f"fumble roll {roll} is below automatic_failure_min "
+                    f"{self.automatic_failure_min}: a fumble must always fail"
+                )
         return self
 
 

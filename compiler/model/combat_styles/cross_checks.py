@@ -67,9 +67,13 @@ def _unique_ranks(items: list[Any], key: str, attr: str) -> Iterator[Problem]:
             seen[value] = item.id
 
 
-def _contiguous(bands: list[tuple[int, Band]], path_of: Any) -> Iterator[Problem]:
-    """Bands (with their positions) sorted by start must meet without gap or overlap."""
-    ordered = sorted(bands, key=lambda ib: ib[1].min)
+def _contiguous(
+    bands: list[tuple[int, Band]], path_of: Any, *, in_order: bool = False
+) -> Iterator[Problem]:
+    """Bands (with their positions) must meet without gap or overlap. Collections, which
+    house rules may extend at the end, are sorted first; fixed arrays (``in_order``) must
+    already be in ascending order, since lookups read their first and last rows."""
+    ordered = bands if in_order else sorted(bands, key=lambda ib: ib[1].min)
     for (_, prev), (j, cur) in itertools.pairwise(ordered):
         for message in band_problem(prev, cur):
             yield Problem(path=path_of(j), message=message)
@@ -190,6 +194,9 @@ def _equipment(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[P
                 yield from _refs(
                     item.traits, ids["weapon_traits"], "weapon trait", (*where, "traits")
                 )
+                yield from _ref(
+                    item.thrown_as, ids["ranged_weapons"], "ranged weapon", (*where, "thrown_as")
+                )
 
 
 def _parry_rows(rules: CombatStylesRules) -> Iterator[Problem]:
@@ -269,11 +276,14 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
     )
     dist = rules.distance_penalties
     yield from _contiguous(
-        list(enumerate(dist.siz_columns)), lambda j: ("distance_penalties", "siz_columns", j)
+        list(enumerate(dist.siz_columns)),
+        lambda j: ("distance_penalties", "siz_columns", j),
+        in_order=True,
     )
     yield from _contiguous(
         [(i, r.metres) for i, r in enumerate(dist.rows)],
         lambda j: ("distance_penalties", "rows", j, "metres"),
+        in_order=True,
     )
     for j, fall in enumerate(rules.knockback.avoid_fall):
         yield from _ref(fall.grade, ids["grades"], "grade", ("knockback", "avoid_fall", j, "grade"))
@@ -295,12 +305,19 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
     yield from _ref(
         rules.combat.unarmed_weapon, ids["weapons"], "weapon", ("combat", "unarmed_weapon")
     )
+    yield from _ref(
+        rules.combat.default_action,
+        {a.id for a in rules.actions},
+        "action",
+        ("combat", "default_action"),
+    )
 
 
 def _rounds(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
     yield from _contiguous(
         [(i, b.band) for i, b in enumerate(rules.action_points.table)],
         lambda j: ("action_points", "table", j, "band"),
+        in_order=True,
     )
     every_weapon = ids["weapons"] | ids["shields"] | ids["ranged_weapons"]
     for i, style in enumerate(rules.combat_styles):

@@ -18,6 +18,8 @@ Taker = Literal["attacker", "defender", "either"]
 """Who may choose the effect: the winner of an attack, of a defence (parry or evade), or both."""
 
 WeaponKind = Literal["melee", "ranged", "unarmed", "shield", "firearm", "siege"]
+"""What the taker fights with: a weapons entry (``melee`` or ``unarmed``), a shield, or a
+ranged weapon (``ranged``, ``firearm`` or ``siege``)."""
 
 Condition = Literal[
     "surprised_first_attack",
@@ -30,7 +32,18 @@ Condition = Literal[
     "engaged_at_different_reach",
     "casting",
 ]
-"""Situations an effect may require (see each effect's description for the wording)."""
+"""Situations an effect may require of its taker or its target:
+
+* ``surprised_first_attack`` — the target is surprised and this is the first attack on it;
+* ``disadvantaged`` — disarmed, prone and unable to rise, seriously wounded or worse;
+* ``prone`` — lying on the ground; ``held`` — entangled, gripped or with a pinned weapon;
+* ``defending`` — the target is fighting defensively (not fleeing, not helpless);
+* ``ranged_close_range_stationary_or_unaware`` — a ranged target at Close range that is
+  stationary or unaware of the attack;
+* ``not_blind_strike`` — the attack is not a blind strike through total cover;
+* ``engaged_at_different_reach`` — the two weapons' Reaches differ (optional reach rules);
+* ``casting`` — the target is casting magic.
+"""
 
 
 class EffectRequirements(RuleModel):
@@ -57,7 +70,9 @@ class EffectRequirements(RuleModel):
     blow_wounds: bool = False
     """Works only if the blow overcomes armour and injures the target."""
     taker_conditions: tuple[Condition, ...] = ()
+    """Situations the taker must be in (all of them)."""
     target_conditions: tuple[Condition, ...] = ()
+    """Situations the target must be in (all of them)."""
 
 
 class SkillCheck(RuleModel):
@@ -133,6 +148,8 @@ class EffectParams(RuleModel):
     withdraw_damage: Fraction | None = None
     """Share of the weapon's damage roll dealt when an impaling weapon is pulled free
     (no damage modifier, armour does not reduce it; barbed weapons deal full damage)."""
+    withdraw_skill: Skill | None = None
+    """The wielder's roll to pull an impaled weapon free (opposed if the victim resists)."""
     fatigue_per_round: int | None = None
     """Fatigue levels lost at the start of each Combat Round."""
     reload_reduction: int | None = None

@@ -64,6 +64,8 @@ class Weapon(Entry):
     reach: Id
     effects: tuple[Id, ...] = ()
     traits: tuple[Id, ...] = ()
+    thrown_as: Id | None = None
+    """The ranged-weapons entry used when this weapon is thrown."""
     ap: int | None = Field(None, ge=0)
     hp: int | None = Field(None, ge=0)
     enc: int | None = Field(None, ge=0)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cached_property
 from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from compiler.model.combat_styles.body import (
     AttributeFormula,
@@ -18,6 +17,7 @@ from compiler.model.combat_styles.body import (
 )
 from compiler.model.combat_styles.checks import CheckRules, Differential, Grade, SuccessLevel
 from compiler.model.combat_styles.combat_rules import CombatRules
+from compiler.model.combat_styles.cross_checks import cross_check
 from compiler.model.combat_styles.effects import SpecialEffect
 from compiler.model.combat_styles.equipment import (
     Armor,
@@ -30,6 +30,7 @@ from compiler.model.combat_styles.equipment import (
     Weapon,
     WeaponTrait,
 )
+from compiler.model.combat_styles.reference import reference_tables
 from compiler.model.combat_styles.rounds import (
     Action,
     ActionPoints,
@@ -81,7 +82,11 @@ class Derived(Assumable):
 
 
 class CombatStylesRules(RulesetBase):
-    """The combat-styles ruleset (``compiler/rules/combat-styles/``)."""
+    """The combat-styles ruleset (``compiler/rules/combat-styles/``).
+
+    Each field is the top-level key of the rule file of the same name (``grades`` in
+    ``grades.toml``). Lookups by id raise KeyError naming the known ids.
+    """
 
     ruleset_id: ClassVar[str] = "combat-styles"
 
@@ -122,15 +127,24 @@ class CombatStylesRules(RulesetBase):
 
     # ------------------------------------------------------------------ lookups
 
-    @cached_property
+    # Built once after validation. A private attribute, not a cached_property: pydantic
+    # iterates the instance __dict__, so a cached value there would show up in walks over the
+    # model; built eagerly so that equal rules compare equal.
+    _lookup: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Index the collections by id (pydantic calls this after validation)."""
+        self._lookup.update({k: {e.id: e for e in getattr(self, k)} for k in INDEXED})
+
     def lookup_index(self) -> dict[str, dict[str, Any]]:
-        return {k: {e.id: e for e in getattr(self, k)} for k in INDEXED}
+        """Entries of every indexed collection, by collection name and id."""
+        return self._lookup
 
     def _get(self, key: str, ident: str) -> Any:
         try:
-            return self.lookup_index[key][ident]
+            return self.lookup_index()[key][ident]
         except KeyError:
-            known = ", ".join(self.lookup_index[key])
+            known = ", ".join(self.lookup_index()[key])
             raise KeyError(f"no {key} entry {ident!r} (known: {known})") from None
 
     def grade(self, ident: str) -> Grade:
@@ -154,6 +168,7 @@ class CombatStylesRules(RulesetBase):
         return max((self.grade(i) for i in idents), key=lambda g: g.step)
 
     def success_level(self, ident: str) -> SuccessLevel:
+        """The success level ``ident``."""
         return self._get("success_levels", ident)
 
     def effect(self, ident: str) -> SpecialEffect:
@@ -161,9 +176,11 @@ class CombatStylesRules(RulesetBase):
         return self._get("special_effects", ident)
 
     def size(self, ident: str) -> Size:
+        """The weapon Size ``ident``."""
         return self._get("sizes", ident)
 
     def size_ladder(self) -> list[Size]:
+        """Sizes from smallest to largest."""
         return sorted(self.sizes, key=lambda s: s.rank)
 
     def shift_size(self, ident: str, steps: int) -> Size:
@@ -178,6 +195,7 @@ class CombatStylesRules(RulesetBase):
         return ladder.index(self.size(larger)) - ladder.index(self.size(smaller))
 
     def reach(self, ident: str) -> Reach:
+        """The weapon Reach ``ident``."""
         return self._get("reaches", ident)
 
     def reach_steps(self, longer: str, shorter: str) -> int:
@@ -198,25 +216,30 @@ class CombatStylesRules(RulesetBase):
         return self._get("weapons", ident)
 
     def shield(self, ident: str) -> Shield:
+        """The shield ``ident``."""
         return self._get("shields", ident)
 
     def ranged_weapon(self, ident: str) -> RangedWeapon:
+        """The ranged weapon ``ident``."""
         return self._get("ranged_weapons", ident)
 
     def any_weapon(self, ident: str) -> Weapon | Shield | RangedWeapon:
         """A weapon, shield or ranged weapon by id (ids are unique across the three)."""
         for key in ("weapons", "shields", "ranged_weapons"):
-            if ident in self.lookup_index[key]:
-                return self.lookup_index[key][ident]
+            if ident in self.lookup_index()[key]:
+                return self.lookup_index()[key][ident]
         raise KeyError(f"no weapon, shield or ranged weapon {ident!r}")
 
     def armor_type(self, ident: str) -> Armor:
+        """The armour type ``ident``."""
         return self._get("armor", ident)
 
     def location(self, ident: str) -> HitLocation:
+        """The hit location ``ident``."""
         return self._get("hit_locations", ident)
 
     def location_table(self, ident: str = "humanoid") -> HitLocationTable:
+        """The rollable hit-location table ``ident``."""
         return self._get("hit_location_tables", ident)
 
     def location_hit_points(self, stats: dict[str, int]) -> dict[str, int]:
@@ -232,6 +255,7 @@ class CombatStylesRules(RulesetBase):
         raise KeyError(f"no wound level for {remaining} of {starting} hit points")
 
     def damage_modifier_ladder(self) -> list[DamageModifierStep]:
+        """Damage-modifier steps in ladder order (lowest STR+SIZ first)."""
         return sorted(self.damage_modifiers, key=lambda s: s.band.min)
 
     def damage_modifier_index(self, str_plus_siz: int) -> int:
@@ -259,32 +283,35 @@ class CombatStylesRules(RulesetBase):
         raise KeyError(f"no impale-effects row for SIZ {siz}")
 
     def spirit_damage_for(self, skill: int) -> str:
+        """Spirit damage dice for a spirit-combat skill value."""
         for step in self.spirit_damage:
             if step.skill.contains(skill):
                 return step.damage
         raise KeyError(f"no spirit-damage row for skill {skill}")
 
     def fatigue_level(self, ident: str) -> FatigueLevel:
+        """The fatigue level ``ident``."""
         return self._get("fatigue_levels", ident)
 
     def action(self, ident: str) -> Action:
+        """The combat action ``ident``."""
         return self._get("actions", ident)
 
     def situation(self, ident: str) -> SituationalModifier:
+        """The situational modifier ``ident``."""
         return self._get("situational_modifiers", ident)
 
     def combat_style(self, ident: str) -> CombatStyle:
+        """The sample combat style ``ident``."""
         return self._get("combat_styles", ident)
 
     # ------------------------------------------------------------------ checks
 
     def cross_check(self) -> Iterator[Problem]:
-        from compiler.model.combat_styles.cross_checks import cross_check
-
+        """Generic checks, then the combat-styles references (see :mod:`.cross_checks`)."""
         yield from super().cross_check()
         yield from cross_check(self)
 
     def reference_tables(self) -> list[ReferenceTable]:
-        from compiler.model.combat_styles.reference import reference_tables
-
+        """One journal table per concern (see :mod:`.reference`)."""
         return reference_tables(self)

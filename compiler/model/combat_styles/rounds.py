@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Band
+from compiler.model.combat_styles.basics import Band, ceil_div
 from compiler.model.combat_styles.body import AttributeFormula
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
@@ -54,7 +54,7 @@ class ActionPoints(Assumable):
         last = self.table[-1]
         if last.band.max is None or total < self.table[0].band.min:
             raise KeyError(f"no action-point band for {total}")
-        return last.points + -(-(total - last.band.max) // self.table_beyond_every)
+        return last.points + ceil_div(total - last.band.max, self.table_beyond_every)
 
 
 class Initiative(Assumable):
@@ -73,7 +73,7 @@ class Initiative(Assumable):
     def armor_penalty(self, enc_per_location: list[int]) -> int:
         """The initiative penalty for armour worn on locations of the given ENC."""
         total = sum(enc_per_location)
-        return -(-total // self.armor_penalty_divisor)
+        return ceil_div(total, self.armor_penalty_divisor)
 
 
 class StyleWeapon(RuleModel):

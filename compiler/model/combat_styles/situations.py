@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import Band, Fraction, Skill
+from compiler.model.combat_styles.basics import Band, Fraction, Skill, ceil_div
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
@@ -46,7 +46,8 @@ class DistanceRow(RuleModel):
 
 
 class DistanceBeyond(Assumable):
-    """How the table continues beyond its last row."""
+    """How the table continues beyond its last row: ``every_metres`` further adds ``steps``
+    to the value that many metres nearer."""
 
     every_metres: int = Field(gt=0)
     steps: int
@@ -74,19 +75,21 @@ class DistancePenalties(Assumable):
         return self
 
     def steps(self, metres: int, siz: int) -> int:
-        """Grade steps for a target of ``siz`` at ``metres`` (beyond the last row the
-        ``beyond`` rule adds steps)."""
+        """Grade steps for a target of ``siz`` at ``metres``. Beyond the last row, each
+        ``beyond.every_metres`` further adds ``beyond.steps`` to the value that much nearer."""
         column = next((i for i, b in enumerate(self.siz_columns) if b.contains(siz)), None)
         if column is None:
             raise KeyError(f"no distance-penalty column for SIZ {siz}")
+        last = self.rows[-1].metres.max
+        extra = 0
+        if last is not None and metres > last:
+            further = ceil_div(metres - last, self.beyond.every_metres)
+            metres -= further * self.beyond.every_metres
+            extra = further * self.beyond.steps
         for row in self.rows:
             if row.metres.contains(metres):
-                return row.steps[column]
-        last = self.rows[-1]
-        if last.metres.max is None or metres < self.rows[0].metres.min:
-            raise KeyError(f"no distance-penalty row for {metres} m")
-        extra = -(-(metres - last.metres.max) // self.beyond.every_metres)
-        return last.steps[column] + extra * self.beyond.steps
+                return row.steps[column] + extra
+        raise KeyError(f"no distance-penalty row for {metres} m")
 
 
 class AvoidFall(RuleModel):
@@ -110,7 +113,7 @@ class Knockback(Assumable):
     def metres(self, damage: int, siz: int) -> int:
         """Metres knocked back (0 when the damage does not exceed SIZ)."""
         over = damage - siz
-        return 0 if over <= 0 else -(-over // self.metres_per_points)
+        return 0 if over <= 0 else ceil_div(over, self.metres_per_points)
 
 
 class Charging(Assumable):

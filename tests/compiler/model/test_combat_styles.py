@@ -151,6 +151,8 @@ def test_weapons_carry_size_reach_damage_and_effects(rules: CombatStylesRules) -
     assert rules.weapon("great_club").damage == "2d6"
     assert rules.weapon("greatsword").size == "huge"
     assert rules.weapon("pike").reach == "very_long"
+    thrown = rules.ranged_weapon(dagger.thrown_as or "")
+    assert (thrown.damage, thrown.range.long, thrown.impale_size) == ("1d4", 20, "small")
     unarmed = rules.weapon(rules.combat.unarmed_weapon)
     assert (unarmed.damage, unarmed.size, unarmed.reach) == ("1d3", "small", "touch")
 
