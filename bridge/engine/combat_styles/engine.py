@@ -149,7 +149,7 @@ def _initiative(
 def _act(rules: RulesView, body: ActBody, state: JSON | None, dice: Dice) -> Resolution:
     st = _needs_state(state)
     combatant(st, body.combatant)
-    new, result = rounds.act(rules, st, body)
+    new, result = rounds.act(rules, st, body, dice)
     return Resolution(result, new)
 
 

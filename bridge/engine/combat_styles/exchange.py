@@ -105,8 +105,11 @@ def start_exchange(
     defence = body.defence
     parry_arm: Arm | None = None
     if defence in ("parry", "evade"):
-        if surprised:
-            notes.append(f"{dfd['name']} is surprised and cannot defend")
+        flat_footed = situation.surprise or (
+            surprised and not dfd["conditions"]["surprised"].get("turn_come")
+        )
+        if flat_footed:
+            notes.append(f"{dfd['name']} is surprised and cannot defend before his initiative")
             defence = "none"
         elif has_condition(dfd, "unconscious") or has_condition(dfd, "incapacitated"):
             notes.append(f"{dfd['name']} is helpless")

@@ -46,7 +46,9 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
         return
     if theirs not in fx.victim["weapons"]:
         raise EngineError(f"{fx.victim['name']} does not hold {theirs!r}")
-    pinned = fx.victim["conditions"].setdefault("pinned", {"turns": None, "weapons": []})
+    pinned = fx.victim["conditions"].setdefault(
+        "pinned", {"turns": None, "weapons": [], "by": fx.taker["id"]}
+    )
     pinned["weapons"].append(theirs)
     rec["outcome"] = f"{theirs} pinned"
     rec["condition"] = "pinned"

@@ -21,6 +21,7 @@ An encounter in phase ``free`` (an exchange sent without one) tracks no turns or
 from __future__ import annotations
 
 from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
+from bridge.engine.combat_styles.holds import HOLDS, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -134,6 +135,9 @@ def current(state: JSON) -> str | None:
 def _end_turn(state: JSON, cid: str) -> None:
     state["acted"].append(cid)
     c = state["combatants"][cid]
+    if "surprised" in c["conditions"]:
+        # His initiative has come: from now on he may defend (but not attack this round).
+        c["conditions"]["surprised"]["turn_come"] = True
     for name in list(c["conditions"]):
         cond = c["conditions"][name]
         if name == "stunned":
@@ -222,8 +226,16 @@ def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
     spend_proactive(state, c, "attack")
 
 
-def act(rules: RulesView, state: JSON, body: ActBody) -> tuple[JSON, JSON]:
+def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
     """Take a named combat action; its kind and cost come from the rule data."""
+    if body.action == "delay":
+        return delay(state, body.combatant)
+    if body.action == "interrupt":
+        return interrupt(state, body.combatant)
+    if body.action == rules.default_action:
+        if current(state) != body.combatant:
+            raise EngineError(f"it is not {body.combatant}'s turn")
+        return next_turn(state)
     state = writable(state, body.combatant)
     c = combatant(state, body.combatant)
     if body.action not in rules.actions:
@@ -235,8 +247,10 @@ def act(rules: RulesView, state: JSON, body: ActBody) -> tuple[JSON, JSON]:
     if kind == "proactive":
         if body.action == "attack":
             raise EngineError("attacks are made with an exchange request")
+        if body.action == "struggle" and not any(h in c["conditions"] for h, _ in HOLDS):
+            raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action)
-        if cost == 0:
+        if cost == 0 and state.get("phase") == "turns":
             c["ap"] += 1
     elif kind == "reactive":
         if state.get("phase") == "turns" and c["ap"] < cost:
@@ -246,6 +260,8 @@ def act(rules: RulesView, state: JSON, body: ActBody) -> tuple[JSON, JSON]:
     result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
     if body.action == "ward_location":
         result["warding"] = ward(rules, c, body)
+    elif body.action == "struggle":
+        result["struggle"] = struggle(rules, state, c, dice)
     return state, {**result, **snapshot(state)}
 
 
@@ -262,7 +278,7 @@ def ward(rules: RulesView, c: JSON, body: ActBody) -> JSON:
     if arm.kind == "shield":
         limit = arm.passive_block * (rules.crouch_multiplier if body.crouching else 1)
     else:
-        limit = 1
+        limit = rules.ward_weapon_locations
     if len(set(body.locations)) > limit:
         raise EngineError(f"{arm.name} can ward at most {limit} location(s)")
     c["conditions"]["warding"] = {

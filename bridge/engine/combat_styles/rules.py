@@ -209,6 +209,8 @@ def build(model: Any) -> RulesView:
         swimming_damage=_frac(combat.swimming.thrusting_damage),
         blind_strike_grade_steps=combat.cover.blind_strike_grade_steps,
         crouch_multiplier=combat.passive_block.crouch_multiplier,
+        ward_weapon_locations=combat.passive_block.weapon_locations,
+        default_action=combat.default_action,
         action_points=model.action_points.default,
         situations={s.id: s.grade for s in model.situational_modifiers},
         crowd_grades={

@@ -149,6 +149,8 @@ class RulesView:
     swimming_damage: Fraction
     blind_strike_grade_steps: int
     crouch_multiplier: int
+    ward_weapon_locations: int
+    default_action: str
     action_points: int
     situations: Mapping[str, str]
     """Situational modifier id → grade id."""

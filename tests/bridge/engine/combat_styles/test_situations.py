@@ -158,3 +158,36 @@ def test_a_defender_over_100_lowers_both_skills_unless_he_parries_after_seeing(
     )
     assert out["attack"]["target"] == 60
     assert out["defence_roll"]["level"] == "failure"  # 99 is no fumble over 100
+
+
+def test_a_surprised_defender_may_defend_once_his_initiative_has_come(table: Table) -> None:
+    table(
+        "start_encounter",
+        {"combatants": [fighter("a"), fighter("b"), fighter("c")], "surprised": ["b"]},
+    )
+    table("initiative", {}, [9, 9, 1])  # a 21, b 11, c 13: a, c, b
+    out = table("exchange", {"attacker": "a", "defender": "b"}, [30])
+    assert out["defence"] == "none"
+    assert out["differential"]["effects"] == 2  # the bonus effect of the first attack
+    table("choose_effects", {"token": out["token"], "effects": []}, [1, 10])
+    table("next_turn", {})  # c dithers
+    table("next_turn", {})  # b's initiative comes (he may not attack: he dithers)
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [30, 90, 1, 10])
+    assert out["defence"] == "parry"
+    assert out["differential"]["effects"] == 1  # no bonus on later attacks
+
+
+def test_struggle_breaks_a_grip_by_winning_the_opposed_roll(table: Table) -> None:
+    duel(table, fighter("a", weapons=[]), fighter("b"))
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "weapon": "unarmed", "effects": [{"id": "grip"}]},
+        [30, 90, 1, 10],
+    )
+    out = table("act", {"combatant": "b", "action": "struggle"}, [50, 70])
+    assert out["struggle"]["victim_roll"]["skill"] == "unarmed"  # 60 beats Brawn 30
+    assert out["struggle"]["holder_roll"]["skill"] == "unarmed"  # the gripper's preference
+    assert out["struggle"]["freed"] is True
+    assert "gripped" not in table.who("b")["conditions"]
+    with pytest.raises(EngineError, match="not held"):
+        table("act", {"combatant": "b", "action": "struggle"})
