@@ -1,4 +1,5 @@
-"""Struggling free of holds: Grip, Entangle, Pin Weapon and grapples (the Struggle action).
+"""Struggling free of holds (Grip, Entangle, Pin Weapon, grapples) and pulling an impaled
+weapon free.
 
 The skills come from the rule data: each holding effect's ``escape`` block (or the grapple
 rules); the victim uses his best allowed skill, the holder his preferred (best) one, in an
@@ -13,7 +14,9 @@ from bridge.engine.combat_styles.checks import (
     roll_check,
     target,
 )
+from bridge.engine.combat_styles.damage import expr_of
 from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.wounds import apply_wound
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
 
@@ -73,3 +76,50 @@ def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
             "freed": freed,
         }
     raise EngineError(f"{victim['name']} is not held by anything")
+
+
+def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: Dice) -> JSON:
+    """Ready Weapon on a weapon left impaled in a foe: an unopposed Brawn roll; success pulls it
+    out for the rule data's share of a weapon damage roll (no damage modifier, no armour;
+    barbed weapons deal full damage) to the same location."""
+    stuck = wielder["conditions"].get("impaled_in", {})
+    if weapon not in stuck.get("weapons", []):
+        raise EngineError(f"{wielder['name']}'s {weapon} is not stuck in anyone")
+    victim_id = stuck["victims"][weapon]
+    victim = state["combatants"][victim_id]
+    checks = rules.checks
+    roll = roll_check(checks, dice, target(checks, wielder["skills"]["brawn"]), "1d100 brawn")
+    out: JSON = {
+        "weapon": weapon,
+        "victim": victim_id,
+        "roll": {"skill": "brawn", **roll.to_json()},
+    }
+    if not roll.level.succeeded:
+        out["freed"] = False
+        return out
+    arm = rules.arm(weapon)
+    wound = next(w for w in victim["conditions"]["impaled"]["wounds"] if w["weapon"] == weapon)
+    rolled = dice.roll(expr_of(arm.damage or "0")).total
+    share = rules.effects["impale"].params.withdraw_damage
+    damage = rolled
+    if "barbed" not in arm.traits and share is not None:
+        damage = -(-rolled * share.numerator // share.denominator)
+    stuck["weapons"].remove(weapon)
+    del stuck["victims"][weapon]
+    impaled = victim["conditions"]["impaled"]
+    index = impaled["wounds"].index(wound)
+    for key in ("wounds", "grades", "by"):
+        del impaled[key][index]
+    if not impaled["wounds"]:
+        del victim["conditions"]["impaled"]
+    location = rules.location(wound["location"])
+    attack = {
+        "skill": wielder["skills"]["brawn"],
+        "target": roll.target.skill,
+        "roll": roll.roll,
+        "level": roll.level.label,
+    }
+    out["freed"] = True
+    out["damage"] = damage
+    out["wound"] = apply_wound(rules, dice, victim, location, damage, attack) if damage else None
+    return out

@@ -21,7 +21,7 @@ An encounter in phase ``free`` (an exchange sent without one) tracks no turns or
 from __future__ import annotations
 
 from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
-from bridge.engine.combat_styles.holds import HOLDS, struggle
+from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -262,6 +262,13 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         result["warding"] = ward(rules, c, body)
     elif body.action == "struggle":
         result["struggle"] = struggle(rules, state, c, dice)
+    elif body.action == "ready_weapon" and body.weapon in c["conditions"].get("impaled_in", {}).get(
+        "weapons", []
+    ):
+        victim = c["conditions"]["impaled_in"]["victims"][body.weapon]
+        state = writable(state, victim)
+        c = state["combatants"][c["id"]]
+        result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
     return state, {**result, **snapshot(state)}
 
 

@@ -90,12 +90,18 @@ def _impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) ->
     size = arm.impale_size or arm.size
     siz = fx.victim["characteristics"]["siz"]
     grade = impale_grade(rules, siz, size)
-    impaled = fx.victim["conditions"].setdefault("impaled", {"turns": None, "grades": [], "by": []})
+    impaled = fx.victim["conditions"].setdefault(
+        "impaled", {"turns": None, "grades": [], "by": [], "wounds": []}
+    )
     impaled["grades"].append(grade)
     impaled["by"].append(fx.taker["id"])
-    stuck = fx.taker["conditions"].setdefault("impaled_in", {"turns": None, "weapons": []})
+    impaled["wounds"].append({"by": fx.taker["id"], "weapon": arm.id, "location": blow.location})
+    stuck = fx.taker["conditions"].setdefault(
+        "impaled_in", {"turns": None, "weapons": [], "victims": {}}
+    )
     if not arm.is_ranged:
         stuck["weapons"].append(arm.id)
+        stuck["victims"][arm.id] = fx.victim["id"]
     rec["outcome"] += f"; the weapon stays in the wound: {grade} on all the victim's skills"
     rec["condition"] = "impaled"
 

@@ -191,3 +191,24 @@ def test_struggle_breaks_a_grip_by_winning_the_opposed_roll(table: Table) -> Non
     assert "gripped" not in table.who("b")["conditions"]
     with pytest.raises(EngineError, match="not held"):
         table("act", {"combatant": "b", "action": "struggle"})
+
+
+def test_pulling_an_impaled_weapon_free_does_half_a_damage_roll_through_armour(
+    table: Table,
+) -> None:
+    duel(table, fighter("a"), fighter("b", armor={"chest": "mail"}))
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "impale"}]},
+        [30, 90, 8, 8, 10],  # 8 against mail 6: 2 to the chest, the sword stays in
+    )
+    assert table.who("b")["conditions"]["impaled"]["grades"] == ["formidable"]
+    out = table(
+        "act", {"combatant": "a", "action": "ready_weapon", "weapon": "broadsword"}, [25, 5]
+    )
+    pulled = out["pull_free"]
+    assert pulled["freed"] is True
+    assert pulled["damage"] == 3  # half of 5, rounded up; no armour, no damage modifier
+    assert table.who("b")["hit_points"]["chest"] == 7 - 2 - 3
+    assert "impaled" not in table.who("b")["conditions"]
+    assert table.who("a")["conditions"]["impaled_in"]["weapons"] == []
