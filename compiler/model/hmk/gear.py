@@ -21,7 +21,7 @@ class Weapon(Entry):
 
     name: str
     kind: Literal["melee", "missile"]
-    injury: tuple[int, int, int, int, int, int, int, int, int, int]
+    injury: tuple[int, ...]
     throwable: bool = False
     reload: str | None = None
     ranges: tuple[int, int, int, int] | None = None
@@ -29,6 +29,10 @@ class Weapon(Entry):
 
     @model_validator(mode="after")
     def _kind_fits(self) -> Weapon:
+        if len(self.injury) != 10:
+            raise ValueError(
+                f"injury needs exactly ten values, one per d10 result; got {len(self.injury)}"
+            )
         if any(v < 0 for v in self.injury):
             raise ValueError("injury values cannot be negative")
         if self.kind == "missile":
