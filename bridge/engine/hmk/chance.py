@@ -21,9 +21,10 @@ MELEE, MISSILE, THROWN = "melee", "missile", "thrown"
 FUMBLE, CRITICAL, HIT, MISS = "fumble", "critical", "hit", "miss"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Chance:
-    """Every term of the effective chance, for the chat card and the odds."""
+    """Every term of the effective chance, for the chat card and the odds (not frozen: a
+    frozen dataclass is several times slower to build, and this is built on every strike)."""
 
     skill: int
     modifier: int
