@@ -72,12 +72,13 @@ def next_round(ix: Index, body: NextRoundBody, state: JSON | None) -> Resolution
                 )
             else:
                 events.append({"kind": "death_timer", "target": c.id, "death_in": c.death_in})
+        # A knock-out and a stun both count rounds from now, side by side.
         c.out_this_round = False
         if c.knocked_out > 0:
             c.knocked_out -= 1
             c.out_this_round = True
             events.append({"kind": "knocked_out", "target": c.id, "rounds_left": c.knocked_out})
-        elif c.lost_rounds > 0:
+        if c.lost_rounds > 0:
             c.lost_rounds -= 1
             c.out_this_round = True
             events.append({"kind": "lost_round", "target": c.id, "rounds_left": c.lost_rounds})
