@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from compiler.model.common import Assumable, RuleModel
+from compiler.model.common import Assumable, RuleModel, die_span
 
 Attribute = Literal["STR", "DEX", "AGL", "HEA", "INT", "AWA"]
 """The attributes the rules name (strength, dexterity, agility, health, intellect, awareness)."""
@@ -55,15 +55,15 @@ class HandBand(DieBand):
 
 
 def _bands_cover(die: str, bands: list[DistanceBand] | list[HandBand]) -> None:
-    faces = int(die.split("d")[1])
-    expected = 1
+    lo, hi = die_span(die)
+    expected = lo
     for band in bands:
-        lo, hi = band.range
-        if lo != expected or hi < lo:
-            raise ValueError(f"bands must cover 1–{faces} of {die} in order, without gaps")
-        expected = hi + 1
-    if expected != faces + 1:
-        raise ValueError(f"bands must cover 1–{faces} of {die} in order, without gaps")
+        start, end = band.range
+        if start != expected or end < start:
+            break
+        expected = end + 1
+    if expected != hi + 1:
+        raise ValueError(f"bands must cover {lo}–{hi} of {die} in order, without gaps")
 
 
 class LoseActions(Effect):
@@ -82,7 +82,6 @@ class Disarm(Effect):
 
     @model_validator(mode="after")
     def _covered(self) -> Disarm:
-        check_dice(self.distance_die)
         _bands_cover(self.distance_die, self.distances)
         return self
 
@@ -152,7 +151,6 @@ class Penalty(Effect):
     @model_validator(mode="after")
     def _hands_covered(self) -> Penalty:
         if self.hand_die is not None:
-            check_dice(self.hand_die)
             _bands_cover(self.hand_die, self.hands)
         elif self.hands:
             raise ValueError("hands need a hand_die to pick one")

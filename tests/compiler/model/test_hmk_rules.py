@@ -192,3 +192,12 @@ def test_a_house_rule_can_change_a_weapons_injury(tmp_path: Path) -> None:
     club = house.model.weapon("club")
     assert club is not None and club.injury[-1] == 8
     assert house.content_hash != load_ruleset("hmk").content_hash
+
+
+def test_hand_bands_that_leave_a_gap_on_their_die_are_refused(tmp_path: Path) -> None:
+    text = (RULES_ROOT / "hmk" / "critical_hits.toml").read_text().replace(
+        '{ range = [6, 10], hand = "right" }', '{ range = [7, 10], hand = "right" }'
+    )
+    (found,) = problems(tmp_path, "critical_hits.toml", text)
+    assert "rows #16 > effects #1" in found
+    assert "bands must cover 1–10 of 1d10 in order, without gaps" in found
