@@ -115,6 +115,9 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
         try:
             out = ENGINE.resolve(rules, "attack", in_encounter, state, Dice(source))
         except ValueError:  # out of actions, knocked out…: a new round, as a table would
+            if state is not None and state["combatants"]["bo"]["status"] == "dead":
+                state_box["state"] = start  # a fresh fight
+                return
             out = ENGINE.resolve(rules, "round", ENGINE.requests["round"](), state, Dice(source))
         state_box["state"] = out.state
 

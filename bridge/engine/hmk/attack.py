@@ -29,7 +29,7 @@ from bridge.engine.hmk.effects import apply_all
 from bridge.engine.hmk.index import Index
 from bridge.engine.hmk.injury import Fight, deal
 from bridge.engine.hmk.requests import AttackBody, StatBlock
-from bridge.engine.hmk.state import Combatant, Encounter, Gear, load
+from bridge.engine.hmk.state import DEAD, Combatant, Encounter, Gear, load
 from compiler.model.hmk.gear import Weapon
 
 
@@ -76,6 +76,8 @@ def prepare(ix: Index, body: AttackBody, state: JSON | None) -> Setup:
         defending = bool(body.defending)
     if attacker is defender:
         raise EngineError(f"{attacker.name} cannot strike itself")
+    if defender.status == DEAD:
+        raise EngineError(f"{defender.name} is already dead")
     if bystander is attacker or bystander is defender:
         raise EngineError("the bystander must be someone other than the attacker and defender")
     weapon_id = body.weapon or attacker.weapon

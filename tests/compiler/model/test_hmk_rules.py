@@ -195,8 +195,10 @@ def test_a_house_rule_can_change_a_weapons_injury(tmp_path: Path) -> None:
 
 
 def test_hand_bands_that_leave_a_gap_on_their_die_are_refused(tmp_path: Path) -> None:
-    text = (RULES_ROOT / "hmk" / "critical_hits.toml").read_text().replace(
-        '{ range = [6, 10], hand = "right" }', '{ range = [7, 10], hand = "right" }'
+    text = (
+        (RULES_ROOT / "hmk" / "critical_hits.toml")
+        .read_text()
+        .replace('{ range = [6, 10], hand = "right" }', '{ range = [7, 10], hand = "right" }')
     )
     (found,) = problems(tmp_path, "critical_hits.toml", text)
     assert "rows #16 > effects #1" in found

@@ -133,3 +133,10 @@ def test_the_dead_cannot_be_aided(table: Any, block: Any) -> None:
     hit(table, 10)
     with pytest.raises(EngineError, match="only magical or divine means"):
         table.run("aid", {"combatant": "bo"})
+
+
+def test_the_dead_cannot_be_struck_again(table: Any, block: Any) -> None:
+    table.start(block("ana"), block("bo", ip=1, armor=None), block("cy"))
+    hit(table, 10)
+    with pytest.raises(EngineError, match="Bo is already dead"):
+        hit(table, 10, attacker="cy")
