@@ -102,10 +102,9 @@ class Combatant:
 
     @classmethod
     def from_stats(cls, stats: StatBlock) -> Combatant:
-        carried = dict.fromkeys(stats.weapons)
+        gear = {w: Gear() for w in stats.weapons}
         if stats.weapon is not None:
-            carried[stats.weapon] = None
-        gear = {w: Gear(where="hand" if w == stats.weapon else "carried") for w in carried}
+            gear[stats.weapon] = Gear(where="hand")
         return cls(
             id=stats.id,
             name=stats.name or stats.id,

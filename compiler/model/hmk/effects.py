@@ -9,7 +9,7 @@ on the fumbler (``strike_bystander`` on the first one in the way).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
@@ -266,25 +266,8 @@ AnyEffect = Annotated[
 
 AttributeRoll.model_rebuild()
 
-EFFECT_KINDS: tuple[str, ...] = (
-    "lose_actions",
-    "disarm",
-    "bonus_strike",
-    "ignore_armor",
-    "lose_rounds",
-    "break_weapon",
-    "armor_loss",
-    "knockout",
-    "penalty",
-    "bleeding",
-    "incapacitated",
-    "condition",
-    "fall",
-    "drop_weapon",
-    "walk_only",
-    "strike_bystander",
-    "wound_self",
-    "opened_to_strike",
-    "attribute_roll",
+EFFECT_KINDS: tuple[str, ...] = tuple(
+    get_args(member.model_fields["kind"].annotation)[0]
+    for member in get_args(get_args(AnyEffect)[0])
 )
-"""Every effect kind the rule data may use (the engine handles each one)."""
+"""Every effect kind the rule data may use (the engine has a handler for each)."""

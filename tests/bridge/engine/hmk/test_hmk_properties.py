@@ -149,3 +149,20 @@ def test_the_engine_imports_nothing_that_touches_the_world() -> None:
             for name in names:
                 assert name.split(".")[0] not in BANNED, f"{path.name} imports {name}"
         assert "open(" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_every_effect_kind_has_a_handler_and_the_bundled_tables_use_them_all(hmk: Any) -> None:
+    from bridge.engine.hmk.effects import _HANDLERS
+    from compiler.model.hmk.effects import EFFECT_KINDS, AttributeRoll
+
+    assert set(_HANDLERS) == set(EFFECT_KINDS)
+    used: set[str] = set()
+    rules = hmk.model
+    stack = [e for t in (rules.critical_hits, rules.melee_fumbles, rules.missile_fumbles)
+             for r in t.rows for e in r.effects]  # fmt: skip
+    while stack:
+        effect = stack.pop()
+        used.add(effect.kind)
+        if isinstance(effect, AttributeRoll):
+            stack.extend(effect.on_failure)
+    assert used == set(EFFECT_KINDS)
