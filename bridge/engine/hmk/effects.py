@@ -272,4 +272,5 @@ _HANDLERS: dict[str, Callable[[Fight, Any, Combatant, str], None]] = {
     "opened_to_strike": _opened,
 }
 
-assert set(_HANDLERS) == set(fx.EFFECT_KINDS), "every effect kind of the rules needs a handler"
+HANDLED_KINDS = frozenset(_HANDLERS)
+"""The effect kinds this engine applies (every kind the rule model allows; see the tests)."""

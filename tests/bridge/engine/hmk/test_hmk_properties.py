@@ -152,10 +152,10 @@ def test_the_engine_imports_nothing_that_touches_the_world() -> None:
 
 
 def test_every_effect_kind_has_a_handler_and_the_bundled_tables_use_them_all(hmk: Any) -> None:
-    from bridge.engine.hmk.effects import _HANDLERS
+    from bridge.engine.hmk.effects import HANDLED_KINDS
     from compiler.model.hmk.effects import EFFECT_KINDS, AttributeRoll
 
-    assert set(_HANDLERS) == set(EFFECT_KINDS)
+    assert set(EFFECT_KINDS) == HANDLED_KINDS
     used: set[str] = set()
     rules = hmk.model
     stack = [e for t in (rules.critical_hits, rules.melee_fumbles, rules.missile_fumbles)
