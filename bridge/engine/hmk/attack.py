@@ -122,7 +122,7 @@ def attack(ix: Index, body: AttackBody, state: JSON | None, dice: Dice) -> Resol
     involved = [attacker, defender] + ([setup.bystander] if setup.bystander else [])
     result: JSON = {
         "kind": "attack",
-        "round": setup.encounter.round,
+        "round": setup.encounter.round if setup.stateful else None,
         "attacker": attacker.id,
         "defender": defender.id,
         "bystander": setup.bystander.id if setup.bystander else None,
