@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -42,7 +43,7 @@ class Table:
         self.ruleset = ruleset
         self.state: JSON | None = None
 
-    def run(self, kind: str, body: JSON, dice: list[int] = (), *, keep: bool = True) -> JSON:  # type: ignore[assignment]
+    def run(self, kind: str, body: JSON, dice: Sequence[int] = (), *, keep: bool = True) -> JSON:
         source = ScriptedSource(dice)
         request = Request(id="t", ruleset="hmk", type=kind, body=body, encounter="e")
         outcome = resolve(
