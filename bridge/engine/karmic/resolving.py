@@ -52,7 +52,12 @@ def reveal(table: Table, body: rq.Reveal) -> JSON:
     if not any(reg["declarations"].values()):
         reg["resolved"] = True
         table.round["over"] = True
-    return {"kind": "reveal", "register": number, "declarations": shown}
+    return {
+        "kind": "reveal",
+        "register": number,
+        "declarations": shown,
+        "round_over": table.round["over"],
+    }
 
 
 def hit_draw(table: Table, body: rq.HitDraw) -> JSON:

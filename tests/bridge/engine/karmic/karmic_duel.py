@@ -81,5 +81,35 @@ class Duel:
     def play(self, register: int | None = None) -> JSON:
         """Reveal and resolve the next register; the resolution's result."""
         body = {} if register is None else {"register": register}
-        self.send("reveal", body)
+        shown = self.send("reveal", body).result
+        assert self.state is not None
+        if self.state["round"]["registers"][shown["register"] - 1]["resolved"]:
+            return shown  # everyone passed: nothing to resolve, the round is over
         return self.send("resolve_register", body).result
+
+
+def ready(
+    combatants: list[JSON],
+    hands: dict[str, list[str]],
+    initiative: tuple[str, str] | None = None,
+    **kw: Any,
+) -> Duel:
+    """A duel at round 1 with these hands (drawn in combatant order); ``initiative`` =
+    (winner, loser) draws +10 against -5 first."""
+    first: list[str] = []
+    if initiative is not None:
+        first += ["plus-10#1", "minus-5#1"]
+    for spec in combatants:
+        first += hands.get(spec["id"], [])
+    duel = Duel(combatants, first=first, **kw)
+    if initiative is not None:
+        duel.send("draw_initiative", {"between": list(initiative)})
+    duel.send("draw_hands", {})
+    for spec in combatants:
+        if spec["id"] in hands:
+            assert duel.hand(spec["id"]) == hands[spec["id"]], spec["id"]
+    return duel
+
+
+def attack(card: str, target: str, maneuver: str = "attack", **kw: Any) -> JSON:
+    return {"maneuver": maneuver, "card": card, "target": target, **kw}
