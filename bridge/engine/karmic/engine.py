@@ -75,9 +75,7 @@ class KarmicEngine:
         if isinstance(body, rq.HitDraw):
             return resolving.hit_draw(table, body), True, {}
         if isinstance(body, rq.ResolveRegister):
-            result = resolving.resolve_register(table, body)
-            hurt = [c for c, v in table.combatants.items() if v["out"] and not v["hand"]]
-            return result, True, private_views(table, hurt) if hurt else {}
+            return resolving.resolve_register(table, body), True, {}
         if isinstance(body, rq.ChargeBody):
             return rounds.charge(table, body), True, {}
         if isinstance(body, rq.SurpriseBody):
@@ -92,7 +90,8 @@ class KarmicEngine:
             return public, False, {body.viewer: answer}
         if isinstance(body, rq.View):
             table.combatant(body.viewer)
-            return public_view(table), False, {body.viewer: private_view(table, body.viewer)}
+            view = {"kind": "view", **public_view(table)}
+            return view, False, {body.viewer: private_view(table, body.viewer)}
         raise EngineError(f"unknown karmic request {kind!r}")
 
 

@@ -80,8 +80,8 @@ def hit_draw(table: Table, body: rq.HitDraw) -> JSON:
         "kind": "hit_draw",
         "combatant": body.combatant,
         "register": reg["number"],
-        "card": table.face(body.card),
-        "drawn": table.face(decl["hit_card"]),
+        "card": table.shown(body.card),
+        "drawn": table.shown(decl["hit_card"]),
     }
 
 
@@ -356,7 +356,7 @@ def surprise(table: Table, body: rq.SurpriseBody) -> JSON:
             cards = [table.draw(f"surprise check {cid}") for _ in range(table.skill(cid, skill))]
             for card in cards:
                 table.discard(card, "*")
-            shown[cid] = [table.face(card) for card in cards]
+            shown[cid] = [table.shown(card) for card in cards]
             best[cid] = max(table.book.cards[card].value for card in cards)
         check = {"cards": shown, "best": best, "avoided": best[t] > best[a]}
         if check["avoided"]:
@@ -396,7 +396,7 @@ def surprise(table: Table, body: rq.SurpriseBody) -> JSON:
         "target": t,
         "check": check,
         "surprised": True,
-        "card": table.face(card),
+        "card": table.shown(card),
         "total": value,
         "parts": parts,
         "range": pair["range"],

@@ -78,7 +78,7 @@ def draw_initiative(table: Table, body: rq.DrawInitiative) -> JSON:
             cards = [table.draw(f"initiative {cid}") for _ in range(table.skill(cid, skill))]
             for card in cards:
                 table.discard(card, "*")
-            shown[cid] = [table.face(card) for card in cards]
+            shown[cid] = [table.shown(card) for card in cards]
             best[cid] = max(table.book.cards[card].value for card in cards)
         attempts.append({"cards": shown, "best": best})
         if best[a] != best[b]:

@@ -168,8 +168,14 @@ class Table:
         self.state["deck"]["discard"].append([card, seen_by])
 
     def face(self, card: str) -> JSON:
+        """A card for its holder: its id (to play it by) and its face."""
         f = self.book.cards[card]
         return {"card": card, "value": f.value, "hit": f.hit}
+
+    def shown(self, card: str) -> JSON:
+        """A card as shown to everyone: its face only, never its id."""
+        f = self.book.cards[card]
+        return {"value": f.value, "hit": f.hit}
 
     # -- the round ----------------------------------------------------------------------
     @property

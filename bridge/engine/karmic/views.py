@@ -2,7 +2,9 @@
 
 The public view shows counts, never cards: no hand, no sealed card, no order of the draw pile.
 A sealed declaration shows only the maneuver as declared (a feint shows as an attack) and its
-targets; its card appears once the register is revealed. A player's private view adds his own
+targets; its card appears once the register is revealed. Public cards show their face (value
+and hit) but never their id: ids are handles for their holder only, so nothing public can be
+matched against a hand or the draw pile. A player's private view adds his own
 hand and his own sealed cards, nobody else's.
 """
 
@@ -25,9 +27,9 @@ def public_declaration(table: Table, decl: JSON, revealed: bool) -> JSON:
         if decl.get(key) is not None:
             out[key] = decl[key]
     if revealed or decl.get("open"):
-        out["card"] = table.face(decl["card"])
+        out["card"] = table.shown(decl["card"])
         if decl.get("hit_card"):
-            out["hit_card"] = table.face(decl["hit_card"])
+            out["hit_card"] = table.shown(decl["hit_card"])
     return out
 
 
@@ -75,7 +77,7 @@ def public_view(table: Table) -> JSON:
         "deck": {
             "draw_count": len(deck["draw"]),
             "discard_count": len(deck["discard"]),
-            "face_up": [table.face(card) for card, seen in deck["discard"] if seen == "*"],
+            "face_up": [table.shown(card) for card, seen in deck["discard"] if seen == "*"],
             "reshuffles": deck["reshuffles"],
         },
         "combatants": combatants,
