@@ -92,7 +92,7 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
             used["bashed"] = True
             used["bash_slot"] = decl["weapon"]
         if decl["weapon"] is not None and m.kind == "defense":
-            used.setdefault("parried_with", []).append(decl["weapon"])
+            used["parried_with"] = [*used.get("parried_with", ()), decl["weapon"]]
         if m.ends_actions:
             used["ended"] = True
         for t in decl["targets"]:

@@ -17,7 +17,7 @@ from bridge.engine.karmic import declaring, resolving, rounds
 from bridge.engine.karmic import odds as odds_module
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.rulebook import rulebook
-from bridge.engine.karmic.table import FORMAT, Table, clone
+from bridge.engine.karmic.table import FORMAT, Table, thaw
 from bridge.engine.karmic.views import private_view, private_views, public_view
 from compiler.model.common import RulesetBase
 from compiler.model.karmic import KarmicRules
@@ -49,7 +49,7 @@ class KarmicEngine:
             raise EngineError(f"{kind!r} needs a duel: send start_duel first")
         if state.get("format") != FORMAT:
             raise EngineError(f"unknown karmic state format {state.get('format')!r}")
-        table = Table(book, clone(state), dice)
+        table = Table(book, thaw(state), dice)
         result, changed, private = self._dispatch(table, kind, body)
         return Resolution(result, table.state if changed else None, private)
 

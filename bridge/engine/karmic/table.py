@@ -15,8 +15,6 @@ views are built by :mod:`bridge.engine.karmic.views`)::
 
 from __future__ import annotations
 
-from typing import Any
-
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
 from bridge.engine.karmic.rulebook import Rulebook
@@ -25,13 +23,41 @@ from compiler.model.karmic import Maneuver, Weapon
 FORMAT = 1
 
 
-def clone(value: Any) -> Any:
-    """A deep copy of JSON data (faster than copy.deepcopy for plain dicts and lists)."""
-    if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [clone(v) for v in value]
-    return value
+def thaw(state: JSON) -> JSON:
+    """A working copy of ``state`` that the engine may change without touching the original.
+
+    Copies every container the engine changes in place and shares the rest (skills, effect
+    entries, discard entries, targets), which the engine only ever replaces. A test replays a
+    long randomized game checking that no request changes the state it was given.
+    """
+    deck = state["deck"]
+    rnd = state["round"]
+    out = dict(state)
+    out["deck"] = {**deck, "draw": list(deck["draw"]), "discard": list(deck["discard"])}
+    out["combatants"] = {
+        cid: {**c, "hand": list(c["hand"]), "effects": list(c["effects"])}
+        for cid, c in state["combatants"].items()
+    }
+    out["pairs"] = {k: {**p, "hesitated": list(p["hesitated"])} for k, p in state["pairs"].items()}
+    if rnd is not None:
+        out["round"] = {
+            **rnd,
+            "registers": [
+                {
+                    **reg,
+                    "declarations": {
+                        cid: [dict(d) for d in decls] for cid, decls in reg["declarations"].items()
+                    },
+                }
+                for reg in rnd["registers"]
+            ],
+            "used": {
+                cid: {**u, "parried_with": list(u.get("parried_with", ()))}
+                for cid, u in rnd["used"].items()
+            },
+            "limits": dict(rnd["limits"]),
+        }
+    return out
 
 
 def pair_key(a: str, b: str) -> str:
@@ -46,6 +72,7 @@ class Table:
         self.book = book
         self.state = state
         self.dice = dice
+        self._modifiers: dict[str, int] = {}
 
     # -- combatants ---------------------------------------------------------------------
     @property
@@ -95,10 +122,14 @@ class Table:
 
     def modifiers(self, cid: str) -> int:
         """The combat modifiers: finesse + force + armor modifier (as the rule data lists them)."""
+        known = self._modifiers.get(cid)
+        if known is not None:
+            return known  # no request changes a fighter's characteristics or armor
         c = self.combatants[cid]
         total = sum(int(c.get(name, 0)) for name in self.book.combatant_modifiers)
         if self.book.armor_counts:
             total += self.book.armor[c["armor"]].modifier
+        self._modifiers[cid] = total
         return total
 
     def foe_size(self, attacker: str, target: str) -> str:
@@ -226,10 +257,15 @@ class Table:
         c = self.combatants[cid]
         if c["out"] or not c["hand"]:
             return False
-        used = self.used(cid)
-        if used["ended"] or used["total"] >= self.maneuver_limit(cid):
+        used = self.round["used"].get(cid)
+        if used is not None and (used["ended"] or used["total"] >= self.maneuver_limit(cid)):
             return False
-        return bool(self.live_foes(cid))
+        side = c["side"]
+        pairs = self.state["pairs"]
+        return any(
+            other["side"] != side and not other["out"] and not pairs[pair_key(cid, oid)]["ended"]
+            for oid, other in self.combatants.items()
+        )
 
     def done_with(self, cid: str, number: int) -> bool:
         """Whether ``cid`` has declared (or passed, or cannot act) in register ``number``."""

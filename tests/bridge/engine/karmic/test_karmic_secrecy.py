@@ -4,11 +4,13 @@ A randomized game of 1,000 rounds (three fighters, random legal and illegal move
 when a duel ends) is played through the engine; after every request the public result and
 each player's private data are searched for any card that is in another player's hand, sealed
 in an unrevealed register, or still in the draw pile. Public data names no card by id at all
-(faces only), and a player's private data holds only his own cards.
+(faces only), and a player's private data holds only his own cards. No request may change the
+state it was given (the engine works on a copy).
 """
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -59,10 +61,13 @@ class Game:
 
     def send(self, kind: str, body: JSON) -> bool:
         model = ENGINE.requests[kind].model_validate(body)
+        before = json.dumps(self.state, sort_keys=True)
         try:
             res = ENGINE.resolve(RULES, kind, model, self.state, Dice(self.dice_source))
         except EngineError:
             return False
+        finally:
+            assert json.dumps(self.state, sort_keys=True) == before, f"{kind} changed its input"
         self.requests += 1
         if res.state is not None:
             self.state = res.state
