@@ -136,7 +136,15 @@ function request(ruleset, type, body = {}, options = {}) {
   return ask({ ...envelope, mode: options.mode ?? currentMode(), requester: game.user.id }, owners);
 }
 
-/** Answer the pending choice on a card with one of its options. */
+/** What a choice sends: one option id, or for a pick-several choice `[{id}, …]`. */
+function choiceValue(choice, option) {
+  if (!choice.count) return option;
+  const ids = (Array.isArray(option) ? option : [option]).filter((id) => choice.options.some((o) => o.id === id));
+  if (ids.length > choice.count) throw new Error(i18n("ARBITER.Card.ChooseUpTo", { count: choice.count }));
+  return ids.map((id) => ({ id }));
+}
+
+/** Answer the pending choice on a card with one of its options (or several, as an array). */
 async function choose(messageId, option, from = game.user.id) {
   const message = game.messages.get(messageId);
   const flags = message?.flags?.[MODULE];
@@ -152,7 +160,7 @@ async function choose(messageId, option, from = game.user.id) {
   const outcome = flags.outcome;
   return decide({
     id: `${outcome.id}-choice`, ruleset: outcome.ruleset, type: choice.type,
-    body: { ...(choice.body ?? {}), [choice.field ?? "choice"]: option },
+    body: { ...(choice.body ?? {}), [choice.field ?? "choice"]: choiceValue(choice, option) },
     encounter: outcome.encounter, resolves: messageId,
   });
 }
@@ -185,14 +193,29 @@ function onRenderCard(message, element) {
   const flags = message.flags?.[MODULE];
   if (!flags?.outcome) return;
   const choice = flags.resolution ? null : pendingChoice(flags.outcome, flags.owners);
+  const allowed = Boolean(choice) && (choice.users.includes(game.user.id) || game.user.isGM);
+  const toggles = [...element.querySelectorAll("[data-arbiter-toggle]")];
+  for (const toggle of toggles) {
+    toggle.disabled = !allowed;
+    if (!allowed) continue;
+    toggle.addEventListener("click", (event) => {
+      event.preventDefault();
+      const pressed = toggle.getAttribute("aria-pressed") === "true";
+      const count = toggles.filter((t) => t.getAttribute("aria-pressed") === "true").length;
+      if (!pressed && count >= choice.count) return;
+      toggle.setAttribute("aria-pressed", String(!pressed));
+    });
+  }
   for (const button of element.querySelectorAll("[data-arbiter-choice]")) {
-    const allowed = Boolean(choice) && (choice.users.includes(game.user.id) || game.user.isGM);
     button.disabled = !allowed;
     if (!allowed) continue;
     button.addEventListener("click", (event) => {
       event.preventDefault();
-      element.querySelectorAll("[data-arbiter-choice]").forEach((b) => (b.disabled = true));
-      choose(message.id, button.dataset.arbiterChoice).catch((err) => ui.notifications.error(err.message));
+      const option = choice.count
+        ? toggles.filter((t) => t.getAttribute("aria-pressed") === "true").map((t) => t.dataset.arbiterToggle)
+        : button.dataset.arbiterChoice;
+      element.querySelectorAll("[data-arbiter-choice], [data-arbiter-toggle]").forEach((b) => (b.disabled = true));
+      choose(message.id, option).catch((err) => ui.notifications.error(err.message));
     });
   }
 }

@@ -29,11 +29,31 @@ export function cardName(cards, outcome) {
 }
 
 /**
+ * The pending choices rulesets describe in their own words, as `{by, type, body, field,
+ * options, count}`: combat-styles' exchange waits for the winner's special effects
+ * (`choose_effects` with the exchange's token; each effect sent as `{id}`).
+ */
+function rulesetPending(outcome) {
+  const result = outcome.result;
+  if (outcome.ruleset === "combat-styles" && result?.kind === "exchange" && result.status === "awaiting_effects") {
+    return {
+      by: result.chooser,
+      type: "choose_effects",
+      body: { token: result.token },
+      field: "effects",
+      options: (result.eligible ?? []).map((e) => ({ id: e.id, label: e.name })),
+      count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
+    };
+  }
+  return null;
+}
+
+/**
  * The pending choice of an outcome, normalised: who may choose (user ids), the options, and the
  * request that resolves it. Engines describe it as `result.pending`.
  */
 export function pendingChoice(outcome, owners) {
-  const pending = outcome.result?.pending;
+  const pending = outcome.result?.pending ?? rulesetPending(outcome);
   if (!pending) return null;
   const users = new Set(owners?.[pending.by] ?? owners?.["*"] ?? []);
   return { ...pending, users: [...users] };
@@ -45,6 +65,9 @@ export function cardContext(outcome, { title, seq, owners, resolution }) {
   return {
     outcome,
     result: outcome.result,
+    // What the card shows: the resolved outcome once a choice completed it (combat-styles
+    // returns the whole finished exchange), else the outcome itself.
+    final: resolution?.result?.kind === outcome.result?.kind ? resolution.result : outcome.result,
     title,
     seq,
     choice,
