@@ -6,41 +6,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import shutil
-import socket
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from bridge.datadir import world_secret
+from tests.e2e.support.browser import Page
 from tests.e2e.support.duel import META, TABLES, DuelRules
-
-ROOT = Path(__file__).resolve().parents[2]
-HARNESS = Path(__file__).parent / "harness"
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.e2e.support.paths import CHROMIUM, FLAGS, HARNESS, ROOT
+from tests.e2e.support.process import Server
 
 
 @pytest.fixture(scope="session")
@@ -65,50 +41,6 @@ def module_dir(rules_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
     finally:
         loader.model_class = original
     return report.module_dir
-
-
-@dataclass
-class Server:
-    """``arbiter serve`` in its own process; ``restart`` kills it and starts it on the same port."""
-
-    rules: Path
-    data: Path
-    port: int = field(default_factory=free_port)
-    process: subprocess.Popen[str] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
-
-    @property
-    def secret(self) -> str:
-        return world_secret(self.data)
-
-    @property
-    def log_file(self) -> Path:
-        return self.data / "arbiter.sqlite3"
-
-    def start(self) -> None:
-        command = [sys.executable, "-m", "tests.e2e.support.serve", "--port", str(self.port)]
-        command += ["--data", str(self.data), "--rules", str(self.rules)]
-        self.process = subprocess.Popen(
-            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if "arbiter serve: ws://" not in line:
-            raise RuntimeError(f"server did not start: {line}{self.process.stdout.read()}")
-        threading.Thread(target=self.process.stdout.read, daemon=True).start()
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(10)
-            self.process = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
 
 
 @pytest.fixture
@@ -140,14 +72,40 @@ class Site(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site(module_dir: Path) -> Iterator[str]:
-    handler = type("ModuleSite", (Site,), {"module_dir": module_dir})
+@contextlib.contextmanager
+def serving(module: Path) -> Iterator[str]:
+    handler = type("ModuleSite", (Site,), {"module_dir": module})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site(module_dir: Path) -> Iterator[str]:
+    """The harness with the module built from the duel test ruleset."""
+    with serving(module_dir) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The harness with the module built from the bundled rulesets."""
+    from compiler.foundry.build import build_module
+
+    report = build_module(tmp_path_factory.mktemp("bundled"))
+    with serving(report.module_dir) as url:
+        yield url
+
+
+@pytest.fixture
+def bundled_server(tmp_path: Path) -> Iterator[Server]:
+    """The real ``arbiter serve`` with the bundled rulesets and their engines."""
+    running = Server(rules=Path(), data=tmp_path / "data", bundled=True)
+    running.start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture(scope="session")
@@ -169,11 +127,9 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
             context.close()
 
 
-def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not met in time")
+@pytest.fixture
+def pages(chromium: object) -> Iterator[list[Page]]:
+    opened: list[Page] = []
+    yield opened
+    for p in opened:
+        p.page.close()

@@ -5,102 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import ARTIFACTS, Server, wait_until
+from tests.e2e.support.browser import BRAM, GM, PLAYER, Page, log_rows, screenshot
+from tests.e2e.support.process import Server, wait_until
 
 GENERATIONS = [12, 13, 14]
-GM = "harnessGamemast"
-PLAYER = "harnessPlayerAa"
-WORLD: dict[str, Any] = {
-    "actors": [
-        {"_id": "actorKara0000001", "name": "Kara"},
-        {"_id": "actorOrm00000001", "name": "Orm"},
-    ],
-    "tokens": [
-        {"id": "tokenKara0000001", "name": "Kara", "actor": "actorKara0000001"},
-        {"id": "tokenOrm00000001", "name": "Orm", "actor": "actorOrm00000001"},
-    ],
-    "controlled": ["tokenKara0000001"],
-    "targets": ["tokenOrm00000001"],
-    "modules": ["dice-so-nice"],
-}
-
-
-class Page:
-    """One harness page; collects every console error, warning and uncaught exception."""
-
-    def __init__(
-        self,
-        context: Any,
-        site: str,
-        generation: int,
-        server: Server,
-        user: str = GM,
-        token: str | None = None,
-    ):
-        self.problems: list[str] = []
-        self.page = context.new_page()
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda err: self.problems.append(f"pageerror: {err}"))
-        self.allowed: list[re.Pattern[str]] = []
-        world = {
-            **WORLD,
-            "settings": {
-                "arbiter.serverUrl": server.url,
-                "arbiter.token": server.secret if token is None else token,
-            },
-        }
-        query = f"?v={generation}&user={user}&world={json.dumps(world)}"
-        self.page.goto(site + "/" + query.replace(" ", ""))
-        self.page.wait_for_function("window.harnessBooted === true")
-
-    def _console(self, message: Any) -> None:
-        if message.type in ("error", "warning"):
-            text = message.text
-            if not any(p.search(text) for p in self.allowed):
-                self.problems.append(f"{message.type}: {text}")
-
-    def call(self, script: str, arg: Any = None) -> Any:
-        return self.page.evaluate(script, arg)
-
-    def status(self) -> str:
-        return self.page.get_attribute("#arbiter-status", "class") or ""
-
-    def wait_status(self, status: str) -> None:
-        try:
-            self.page.wait_for_selector(f"#arbiter-status.arbiter-status--{status}", timeout=15000)
-        except Exception as err:
-            shown = self.page.get_attribute("#arbiter-status", "class")
-            raise AssertionError(f"status {shown!r}, not {status}; {self.problems}") from err
-
-    def card(self, message_id: str) -> Any:
-        return self.page.locator(f'[data-message-id="{message_id}"]')
-
-
-@pytest.fixture
-def pages(chromium: Any) -> Iterator[list[Page]]:
-    opened: list[Page] = []
-    yield opened
-    for p in opened:
-        p.page.close()
-
-
-def log_rows(server: Server) -> list[dict[str, Any]]:
-    with sqlite3.connect(server.log_file) as db:
-        db.row_factory = sqlite3.Row
-        return [dict(r) for r in db.execute("SELECT * FROM rolls ORDER BY seq")]
-
-
-def screenshot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.page.locator("#chat-log").screenshot(path=str(ARTIFACTS / f"{name}.png"))
-
-
 EXCHANGE = """async () => game.modules.get("arbiter").api.duel.exchange(
   {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}})"""
 
@@ -277,9 +189,6 @@ def test_a_wrong_secret_stops_retrying_and_the_doctor_says_which_command_fixes_i
     assert "arbiter token" in doctor
     assert log_rows(server) == []
     assert gm.problems == []
-
-
-BRAM = "harnessPlayerBb"
 
 
 @pytest.mark.parametrize("generation", [13, 14])

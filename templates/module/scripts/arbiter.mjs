@@ -105,7 +105,7 @@ async function postOutcome(answer, request, owners) {
 async function decide(request, owners) {
   const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body: request.body, encounter: request.encounter ?? null };
   try {
-    const answer = await connection.request(envelope);
+    const answer = await connection.request(envelope, request.dice ?? null);
     const message = request.resolves ? null : await postOutcome(answer, request, owners);
     if (request.resolves) await resolveCard({ module: MODULE, cards: CARDS, message: game.messages.get(request.resolves), resolution: answer.outcome });
     return { outcome: answer.outcome, message: message?.id ?? request.resolves };
@@ -128,12 +128,13 @@ function ask(request, owners) {
 
 /**
  * Send one request. `options`: encounter, mode ("public" | "gm" | "blind" | "self"; default the
- * user's chat mode), owners ({participant id: [user ids]} who may answer pending choices).
+ * user's chat mode), owners ({participant id: [user ids]} who may answer pending choices),
+ * dice (scripted results, accepted only by a server started with --allow-scripted-dice).
  */
 function request(ruleset, type, body = {}, options = {}) {
   const owners = options.owners ?? { "*": [game.user.id] };
   const envelope = { id: options.id ?? newId(), ruleset, type, body, encounter: options.encounter ?? DEFAULT_ENCOUNTER };
-  return ask({ ...envelope, mode: options.mode ?? currentMode(), requester: game.user.id }, owners);
+  return ask({ ...envelope, mode: options.mode ?? currentMode(), requester: game.user.id, dice: options.dice }, owners);
 }
 
 /** What a choice sends: one option id, or for a pick-several choice `[{id}, …]`. */

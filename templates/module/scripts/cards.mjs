@@ -59,6 +59,21 @@ export function pendingChoice(outcome, owners) {
   return { ...pending, users: [...users] };
 }
 
+/** A value as one line of text: lists joined, objects as `key: value` pairs (one level). */
+function plain(value) {
+  if (value === null || value === undefined) return "—";
+  if (Array.isArray(value)) return value.map(plain).join(", ");
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k}: ${plain(v)}`).join("; ");
+  return String(value);
+}
+
+/** The result's own fields for the generic card (everything but kind, summary and pending). */
+function fields(result) {
+  return Object.entries(result ?? {})
+    .filter(([key]) => !["kind", "summary", "pending"].includes(key))
+    .map(([key, value]) => ({ key, text: plain(value) }));
+}
+
 /** Everything a card template gets. */
 export function cardContext(outcome, { title, seq, owners, resolution }) {
   const choice = resolution ? null : pendingChoice(outcome, owners);
@@ -72,6 +87,7 @@ export function cardContext(outcome, { title, seq, owners, resolution }) {
     seq,
     choice,
     resolution,
+    fields: fields(outcome.result),
     roll: { id: outcome.id, version: outcome.rules_version, hash: outcome.rules_hash },
   };
 }

@@ -84,15 +84,18 @@ export class Connection extends EventTarget {
   }
 
   /**
-   * Send a request envelope; resolves with `{outcome, seq, replayed}`, rejects with an Error
+   * Send a request envelope (and, for tests, scripted dice); resolves with `{outcome, seq, replayed}`, rejects with an Error
    * carrying `code` when the server refuses it. Queued while offline, re-sent with its id.
    */
-  request(envelope) {
+  request(envelope, dice = null) {
     const existing = this.#queue.get(envelope.id);
     if (existing) return existing.promise;
     let entry;
+    const message = { v: 1, type: "request", request: envelope };
+    // Scripted dice: only servers started with --allow-scripted-dice (tests) accept them.
+    if (dice) message.dice = dice;
     const promise = new Promise((resolve, reject) => {
-      entry = { message: { v: 1, type: "request", request: envelope }, resolve, reject };
+      entry = { message, resolve, reject };
     });
     entry.promise = promise;
     this.#queue.set(envelope.id, entry);

@@ -1,0 +1,87 @@
+"""The server process the e2e tests start, restart and stop, and a polling helper."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bridge.datadir import world_secret
+from tests.e2e.support.paths import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """``arbiter serve`` in its own process; ``restart`` kills it and starts it on the same port.
+
+    With ``bundled`` it is the real ``arbiter serve`` command serving the bundled rulesets with
+    their engines (scripted dice allowed, for exact cards); otherwise the same serve code with
+    the duel test ruleset (tests/e2e/support/serve.py).
+    """
+
+    rules: Path
+    data: Path
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen[str] | None = None
+    bundled: bool = False
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @property
+    def secret(self) -> str:
+        return world_secret(self.data)
+
+    @property
+    def log_file(self) -> Path:
+        return self.data / "arbiter.sqlite3"
+
+    def start(self) -> None:
+        if self.bundled:
+            command = [str(Path(sys.executable).parent / "arbiter"), "serve", "--no-build"]
+            command += ["--allow-scripted-dice", "--reload-interval", "0"]
+        else:
+            command = [sys.executable, "-m", "tests.e2e.support.serve", "--rules", str(self.rules)]
+        command += ["--port", str(self.port), "--data", str(self.data)]
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        assert self.process.stdout is not None
+        seen = []
+        while not seen or "arbiter serve: ws://" not in seen[-1]:
+            line = self.process.stdout.readline()
+            if not line or len(seen) > 50:
+                raise RuntimeError("server did not start:\n" + "".join(seen) + line)
+            seen.append(line)
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(10)
+            self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05):  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("condition not met in time")
