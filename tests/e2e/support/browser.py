@@ -12,6 +12,7 @@ from tests.e2e.support.process import Server
 
 GM = "harnessGamemast"
 PLAYER = "harnessPlayerAa"
+BRAM = "harnessPlayerBb"
 WORLD: dict[str, Any] = {
     "actors": [
         {"_id": "actorKara0000001", "name": "Kara"},
