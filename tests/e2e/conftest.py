@@ -45,7 +45,10 @@ def module_dir(rules_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 @pytest.fixture
 def server(rules_root: Path, tmp_path: Path) -> Iterator[Server]:
-    running = Server(rules=rules_root, data=tmp_path / "data")
+    """The server with its own copy of the duel rules (a test may edit them: hot rules)."""
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_root, rules)
+    running = Server(rules=rules, data=tmp_path / "data")
     running.start()
     yield running
     running.stop()

@@ -260,3 +260,43 @@ def test_a_players_chat_mode_decides_who_sees_the_card(
         if page.card(message).count() == 1
     }
     assert seen == seen_by
+
+
+def test_requests_over_the_rate_limit_are_sent_again_and_each_decided_once(
+    chromium: Any, site: str, server: Server, pages: list[Page]
+) -> None:
+    server.stop()
+    server.extra = ("--rate", "2", "--burst", "2")
+    server.start()
+    gm = Page(chromium, site, 13, server)
+    pages.append(gm)
+    gm.wait_status("open")
+    answers = gm.call(
+        """async () => Promise.all([1, 2, 3, 4, 5].map((n) =>
+            game.modules.get("arbiter").api.duel.check({skill: 10 * n})))"""
+    )
+    rows = log_rows(server)
+    assert sorted(r["request_id"] for r in rows) == sorted(a["outcome"]["id"] for a in answers)
+    assert gm.page.locator(".chat-message").count() == 5
+    assert gm.problems == []
+
+
+def test_a_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
+    chromium: Any, site: str, server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, site, 14, server)
+    pages.append(gm)
+    gm.wait_status("open")
+    assert "match" in gm.page.get_attribute("#arbiter-status", "title")
+    tables = server.rules / "duel" / "tables.toml"
+    tables.write_text(tables.read_text().replace("Disarm", "Disarm and trip"))
+    wait_until(lambda: gm.call("() => harness.record.notifications.length"), timeout=15)
+    [notice] = gm.call("() => harness.record.notifications")
+    assert notice["type"] == "warning"
+    assert "older than the server's rules (duel)" in notice["message"]
+    gm.call("async () => game.modules.get('arbiter').api.doctor()")
+    assert (
+        "Reinstall it from the server's /module.json"
+        in gm.page.locator(".arbiter-doctor").inner_text()
+    )
+    assert gm.problems == []

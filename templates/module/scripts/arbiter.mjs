@@ -303,15 +303,19 @@ Hooks.once("ready", async () => {
       WebSocket: globalThis.WebSocket,
     });
     connection.addEventListener("status", showStatus);
-    connection.addEventListener("welcome", (event) => {
-      exposeRequestTypes(event.detail.rulesets);
+    const warnIfStale = () => {
       const stale = staleRulesets();
       if (stale.length) ui.notifications.warn(i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") }));
+    };
+    connection.addEventListener("welcome", (event) => {
+      exposeRequestTypes(event.detail.rulesets);
+      warnIfStale();
     });
     connection.addEventListener("event", (event) => {
       if (event.detail.event === "rules_updated") {
         exposeRequestTypes(event.detail.rulesets);
         connection.welcome = { ...connection.welcome, rulesets: event.detail.rulesets };
+        warnIfStale();
         showStatus();
       } else if (event.detail.event === "rules_error") {
         ui.notifications.error(i18n("ARBITER.Error.RulesError", { problems: event.detail.problems.join("; ") }));

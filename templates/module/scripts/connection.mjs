@@ -209,6 +209,11 @@ export class Connection extends EventTarget {
         this.dispatchEvent(new CustomEvent("server-error", { detail: message }));
         return;
       }
+      if (message.code === "rate_limited") {
+        // Too fast: the request was not decided; send it again (same id) when the server says.
+        setTimeout(() => this.#queue.has(message.id) && this.#send(entry.message), Math.ceil((message.retry_after ?? 1) * 1000));
+        return;
+      }
       this.#queue.delete(message.id);
       entry.reject(Object.assign(new Error(message.message), { code: message.code }));
       return;

@@ -34,6 +34,7 @@ class Server:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[str] | None = None
     bundled: bool = False
+    extra: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:
@@ -53,7 +54,7 @@ class Server:
             command += ["--allow-scripted-dice", "--reload-interval", "0"]
         else:
             command = [sys.executable, "-m", "tests.e2e.support.serve", "--rules", str(self.rules)]
-        command += ["--port", str(self.port), "--data", str(self.data)]
+        command += ["--port", str(self.port), "--data", str(self.data), *self.extra]
         self.process = subprocess.Popen(
             command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )

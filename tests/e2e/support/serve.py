@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bridge.commands.serve import serve_config
 from bridge.engine import registry
+from bridge.limits import Limits
 from bridge.rules import RuleSource
 from bridge.server import ServerConfig
 from tests.e2e.support.duel import RULESET, DuelRules, get_engine
@@ -22,6 +23,9 @@ def main() -> int:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--rules", type=Path, required=True)
+    parser.add_argument("--rate", type=float, default=Limits.rate_per_second)
+    parser.add_argument("--burst", type=int, default=Limits.burst)
+    parser.add_argument("--reload-interval", type=float, default=0.2)
     args = parser.parse_args()
     registry.get_engine = get_engine
     config = ServerConfig(
@@ -30,7 +34,8 @@ def main() -> int:
         rules=RuleSource(root=args.rules, models={RULESET: DuelRules}),
         module_dir=None,
         build=False,
-        reload_interval=None,
+        limits=Limits(rate_per_second=args.rate, burst=args.burst),
+        reload_interval=args.reload_interval or None,
     )
     return serve_config(config)
 
