@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support.browser import Page, log_rows, screenshot
+from tests.e2e.support.browser import BRAM, GM, PLAYER, Page, log_rows, screenshot
 from tests.e2e.support.process import Server
 
 GUARD = {
@@ -109,3 +109,99 @@ def test_an_hmk_attack_card_shows_the_roll_against_the_effective_chance_and_the_
         )
     screenshot(gm, "v13-hmk-attack")
     assert gm.problems == []
+
+
+def test_the_exchange_dialog_sends_both_stat_blocks_and_remembers_them_on_the_actors(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, bundled_site, 13, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    gm.call(
+        "() => { window.sent = game.modules.get('arbiter').api.dialogs.open('combat-styles', 'exchange'); }"
+    )
+    dialog = gm.page.locator("dialog.application")
+    dialog.locator('textarea[name="attacker"]').fill(json.dumps(VESSA))
+    dialog.locator('textarea[name="defender"]').fill(json.dumps(GUARD))
+    dialog.locator('select[name="weapon"]').select_option("dagger")
+    dialog.locator('select[name="defence"]').select_option("parry")
+    dialog.locator('select[name="parry_weapon"]').select_option("heater")
+    dialog.locator('input[name="odds"]').check()
+    dialog.locator('button[data-action="send"]').click()
+    answer = gm.call("async () => window.sent")
+    [row] = log_rows(bundled_server)
+    request = json.loads(row["request"])
+    assert request["body"]["attacker"] == "vessa"
+    assert request["body"]["combatants"] == [VESSA, GUARD]
+    assert request["body"]["parry_weapon"] == "heater"
+    assert request["encounter"].startswith("free-")
+    result = json.loads(row["outcome"])["result"]
+    card = gm.card(answer["message"])
+    assert card.locator('[data-side="attack"] [data-field="roll"]').inner_text() == str(
+        result["attack"]["roll"]
+    )
+    assert (
+        card.locator('[data-field="odds"]')
+        .inner_text()
+        .endswith(result["odds"]["attack_succeeds"]["exact"])
+    )
+    flags = gm.call("() => harness.record.flags")
+    assert [(f["actor"], f["value"]["combat-styles"]["id"]) for f in flags] == [
+        ("actorKara0000001", "vessa"),
+        ("actorOrm00000001", "guard"),
+    ]
+    screenshot(gm, "v13-combat-styles-dialog")
+    assert gm.problems == []
+
+
+def test_a_karmic_hand_is_whispered_to_its_owner_and_the_register_dialog_plays_from_it(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+) -> None:
+    with open("docs/examples/karmic.json", encoding="utf-8") as f:
+        example = json.load(f)["requests"]
+    gm = Page(chromium, bundled_site, 14, bundled_server)
+    aria = Page(chromium, bundled_site, 14, bundled_server, user=PLAYER)
+    bram = Page(chromium, bundled_site, 14, bundled_server, user=BRAM)
+    pages.extend([gm, aria, bram])
+    gm.wait_status("open")
+    owners = {"devon": [PLAYER], "soldier": [GM]}
+    for entry in example[:3]:
+        # The example's shuffle, so Devon (the rule text's hero) wins the initiative.
+        dice = {"dice": entry["dice"]} if entry.get("dice") else {}
+        api_request(
+            gm, "karmic", entry["type"], entry["body"], encounter="duel", owners=owners, **dice
+        )
+    hands = json.loads(log_rows(bundled_server)[-1]["outcome"])["private"]
+    devon = [c["card"] for c in hands["devon"]["hand"]]
+    aria.page.locator('[data-private="devon"]').wait_for(timeout=10000)
+    shown = aria.page.locator('[data-private="devon"] [data-card]')
+    assert shown.evaluate_all("els => els.map(e => e.dataset.card)") == devon
+    assert aria.page.locator('[data-private="soldier"]').count() == 0
+    assert bram.page.locator("[data-private]").count() == 0
+
+    aria.call(
+        "() => { window.sent = game.modules.get('arbiter').api.dialogs.open('karmic', 'register'); }"
+    )
+    dialog = aria.page.locator("dialog.application")
+    assert dialog.locator('input[name="combatant"]').input_value() == "devon"
+    assert (
+        dialog.locator('select[name="card"] option').evaluate_all("els => els.map(e => e.value)")
+        == devon
+    )
+    dialog.locator('select[name="maneuver"]').select_option("attack")
+    dialog.locator('select[name="card"]').select_option(devon[0])
+    dialog.locator('input[name="target"]').fill("soldier")
+    dialog.locator('input[name="encounter"]').fill("duel")
+    dialog.locator('button[data-action="send"]').click()
+    aria.call("async () => window.sent")
+    last = log_rows(bundled_server)[-1]
+    assert last["type"] == "declare"
+    assert json.loads(last["request"])["body"] == {
+        "combatant": "devon",
+        "maneuvers": [
+            {"maneuver": "attack", "card": devon[0], "target": "soldier", "weapon": "main"}
+        ],
+    }
+    screenshot(aria, "v14-karmic-hand")
+    for page in (gm, aria, bram):
+        assert page.problems == []

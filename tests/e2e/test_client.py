@@ -106,31 +106,6 @@ def test_a_player_request_is_relayed_through_the_gm_and_only_the_owner_may_choos
     assert player.problems == []
 
 
-def test_the_dialog_remembers_each_combatants_stat_block_on_its_actor(
-    chromium: Any, site: str, server: Server, pages: list[Page]
-) -> None:
-    gm = Page(chromium, site, 13, server)
-    pages.append(gm)
-    gm.wait_status("open")
-    gm.call(
-        "() => { window.sent = game.modules.get('arbiter').api.dialogs.open('duel', 'exchange'); }"
-    )
-    dialog = gm.page.locator("dialog.application")
-    dialog.locator('textarea[name="attacker"]').fill('{"skill": 200}')
-    dialog.locator('textarea[name="defender"]').fill('{"skill": 0}')
-    dialog.locator('button[data-action="send"]').click()
-    wait_until(lambda: log_rows(server))
-    [row] = log_rows(server)
-    request = json.loads(row["request"])
-    assert request["body"]["attacker"] == {"name": "Kara", "skill": 200}
-    assert request["body"]["defender"] == {"name": "Orm", "skill": 0}
-    flags = gm.call("() => harness.record.flags")
-    assert {(f["actor"], json.dumps(f["value"]["duel.exchange"])) for f in flags} == {
-        ("actorKara0000001", '{"skill": 200}'),
-        ("actorOrm00000001", '{"skill": 0}'),
-    }
-
-
 @pytest.mark.parametrize(
     ("page", "setting", "expected"),
     [

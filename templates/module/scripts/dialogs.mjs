@@ -1,89 +1,105 @@
-// Dialogs that declare a request: combatants come from the selected (controlled) and targeted
-// tokens, and each combatant's stat block is remembered on its actor (a flag per ruleset and
-// request type) so the next exchange starts from the last values.
+// Dialogs that declare a request. Combatants come from the selected (controlled) token and the
+// targeted token; each combatant's stat block is remembered on its actor (one flag per
+// ruleset) so the next dialog starts from the last values. Choices come from the compiled rule
+// data (weapons, grades, maneuvers, called shots); a karmic hand from the private whispers
+// this user has seen. The server validates every body and answers a bad one with an error card.
+
+import { forms } from "./dialog-forms.mjs";
 
 const FLAG = "statBlocks";
 
-function escapeHtml(text) {
+export function escapeHtml(text) {
   const map = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
   return String(text ?? "").replace(/[&<>"']/g, (c) => map[c]);
 }
 
-/** The combatants of an exchange: first selected token acts, first target receives. */
+/** The combatants: the first selected token acts, the first targeted token receives. */
 export function combatants() {
   const selected = canvas?.tokens?.controlled ?? [];
   const targeted = [...(game.user.targets ?? [])];
   return { actor: selected[0] ?? null, target: targeted[0] ?? null };
 }
 
-function remembered(module, token, key) {
-  return token?.actor?.getFlag(module, FLAG)?.[key] ?? {};
+/** The stat block remembered on a token's actor for a ruleset, or a starting one. */
+export function statBlock(module, token, ruleset) {
+  const saved = token?.actor?.getFlag(module, FLAG)?.[ruleset];
+  if (saved) return saved;
+  return token ? { id: token.actor?.id ?? token.id, name: token.name } : {};
 }
 
-async function remember(module, token, key, block) {
+async function remember(module, token, ruleset, block) {
   if (!token?.actor) return;
-  const blocks = { ...(token.actor.getFlag(module, FLAG) ?? {}), [key]: block };
+  const blocks = { ...(token.actor.getFlag(module, FLAG) ?? {}), [ruleset]: block };
   await token.actor.setFlag(module, FLAG, blocks);
 }
 
-function parseBlock(text, i18n) {
+/** A JSON object from a text field; throws a translated error naming the field. */
+export function parseJson(text, field, i18n) {
   try {
     const value = JSON.parse(text || "{}");
     if (value && typeof value === "object" && !Array.isArray(value)) return value;
   } catch {
-    // fall through to the error below
+    // reported below
   }
-  throw new Error(i18n("ARBITER.Dialog.BadJson"));
+  throw new Error(i18n("ARBITER.Dialog.BadJson", { field }));
+}
+
+/** `<select>` options from a list of {id, name}. */
+export function options(list, selected) {
+  return list
+    .map((o) => `<option value="${escapeHtml(o.id)}"${o.id === selected ? " selected" : ""}>${escapeHtml(o.name ?? o.id)}</option>`)
+    .join("");
 }
 
 /**
- * Open the dialog for one request type and send it. The body is built from the two stat
- * blocks (`attacker`, `defender`) plus the request's own fields; the server validates it and
- * answers with an error card naming any field at fault.
+ * Open the dialog for one request type and send what it declares. `ctx`: module, ruleset,
+ * type, title, i18n, send(ruleset, type, body, options), rules (the ruleset's rule data),
+ * hands (karmic: participant id → hand seen in private whispers), tables.
  */
-export async function openDialog({ module, ruleset, type, title, i18n, send, tables }) {
+export async function openDialog(ctx) {
+  const form = forms[`${ctx.ruleset}.${ctx.type}`] ?? forms.generic;
   const { actor, target } = combatants();
-  const key = `${ruleset}.${type}`;
-  const sides = [
-    ["attacker", actor, "ARBITER.Dialog.Attacker"],
-    ["defender", target, "ARBITER.Dialog.Defender"],
-  ];
-  const blocks = sides
-    .map(([name, token, label]) => {
-      const block = JSON.stringify(remembered(module, token, key), null, 1);
-      return `<fieldset><legend>${escapeHtml(i18n(label))}: ${escapeHtml(token?.name ?? i18n("ARBITER.Dialog.Nobody"))}</legend>
-        <textarea name="${name}" rows="3">${escapeHtml(block)}</textarea></fieldset>`;
-    })
-    .join("");
-  const tableField = tables?.length
-    ? `<label>${escapeHtml(i18n("ARBITER.Dialog.Table"))} <select name="table">${tables
-        .map((t) => `<option value="${escapeHtml(t.id)}">${escapeHtml(t.name)}</option>`)
-        .join("")}</select></label>`
+  const blocks = {
+    attacker: statBlock(ctx.module, actor, ctx.ruleset),
+    defender: statBlock(ctx.module, target, ctx.ruleset),
+  };
+  const view = { ...ctx, actor, target, blocks, escapeHtml, options };
+  const sides = form.statBlocks
+    ? [
+        ["attacker", actor, "ARBITER.Dialog.Attacker"],
+        ["defender", target, "ARBITER.Dialog.Defender"],
+      ]
+        .map(
+          ([name, token, label]) => `<fieldset><legend>${escapeHtml(ctx.i18n(label))}: ${escapeHtml(token?.name ?? ctx.i18n("ARBITER.Dialog.Nobody"))}</legend>
+        <textarea name="${name}" rows="4">${escapeHtml(JSON.stringify(blocks[name]))}</textarea></fieldset>`,
+        )
+        .join("")
     : "";
-  const content = `<div class="arbiter-dialog">${tableField}${tables?.length ? "" : blocks}
-    <label>${escapeHtml(i18n("ARBITER.Dialog.Body"))}<textarea name="body" rows="3">{}</textarea></label></div>`;
-  const form = await foundry.applications.api.DialogV2.wait({
-    window: { title: i18n("ARBITER.Dialog.Request", { title, request: type }) },
+  const content = `<div class="arbiter-dialog" data-form="${escapeHtml(`${ctx.ruleset}.${ctx.type}`)}">${sides}${form.fields(view)}</div>`;
+  const values = await foundry.applications.api.DialogV2.wait({
+    window: { title: ctx.i18n("ARBITER.Dialog.Request", { title: ctx.title, request: ctx.type }) },
     content,
     rejectClose: false,
     buttons: [
       {
         action: "send",
-        label: i18n("ARBITER.Dialog.Send"),
+        label: ctx.i18n("ARBITER.Dialog.Send"),
         default: true,
-        callback: (_event, button) => Object.fromEntries(new FormData(button.form).entries()),
+        callback: (_event, button) => {
+          const data = new FormData(button.form);
+          return Object.fromEntries([...data.keys()].map((k) => [k, data.getAll(k).length > 1 ? data.getAll(k) : data.get(k)]));
+        },
       },
-      { action: "cancel", label: i18n("ARBITER.Dialog.Cancel"), callback: () => null },
+      { action: "cancel", label: ctx.i18n("ARBITER.Dialog.Cancel"), callback: () => null },
     ],
   });
-  if (!form) return null;
-  const body = parseBlock(form.body, i18n);
-  if (form.table) body.table = form.table;
-  for (const [name, token] of sides.map(([n, t]) => [n, t])) {
-    if (form[name] === undefined) continue;
-    const block = parseBlock(form[name], i18n);
-    await remember(module, token, key, block);
-    if (Object.keys(block).length) body[name] = { name: token?.name ?? name, ...block };
+  if (!values) return null;
+  if (form.statBlocks) {
+    for (const [name, token] of [["attacker", actor], ["defender", target]]) {
+      blocks[name] = parseJson(values[name], name, ctx.i18n);
+      await remember(ctx.module, token, ctx.ruleset, blocks[name]);
+    }
   }
-  return send(ruleset, type, body);
+  const { type, body, options: requestOptions } = form.request(values, { ...view, blocks });
+  return ctx.send(ctx.ruleset, type ?? ctx.type, body, requestOptions ?? {});
 }
