@@ -4,11 +4,14 @@ so the rolls are those of the rule texts' examples), the module built from the b
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 
 from tests.e2e.support.browser import BRAM, GM, PLAYER, Page, log_rows, screenshot
+from tests.e2e.support.paths import ARTIFACTS, ROOT
 from tests.e2e.support.process import Server
 
 GUARD = {
@@ -205,3 +208,47 @@ def test_a_karmic_hand_is_whispered_to_its_owner_and_the_register_dialog_plays_f
     screenshot(aria, "v14-karmic-hand")
     for page in (gm, aria, bram):
         assert page.problems == []
+
+
+@pytest.fixture(scope="module")
+def example_outcomes() -> list[dict[str, Any]]:
+    """Every outcome of the rulesets' worked examples (``arbiter replay docs/examples/*``)."""
+    outcomes = []
+    for path in sorted((ROOT / "docs" / "examples").glob("*.json")):
+        command = [sys.executable, "-m", "bridge.cli", "replay", str(path)]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+        outcomes.extend(json.loads(done.stdout))
+    return outcomes
+
+
+def test_every_example_outcome_renders_a_card_with_its_dice_roll_id_and_rules_version(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    example_outcomes: list[dict[str, Any]],
+) -> None:
+    gm = Page(chromium, bundled_site, 13, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    assert {o["ruleset"] for o in example_outcomes} == {"combat-styles", "hmk", "karmic"}
+    for outcome in example_outcomes:
+        html = gm.call("async (o) => game.modules.get('arbiter').api.renderCard(o)", outcome)
+        gm.call(
+            """(html) => { const li = document.createElement("li");
+              li.className = "chat-message gallery"; li.innerHTML = html;
+              document.getElementById("chat-log").append(li); }""",
+            html,
+        )
+        card = gm.page.locator("li.gallery").last
+        where = f"{outcome['ruleset']} {outcome['type']} ({outcome['id']})"
+        assert "[object Object]" not in card.inner_text(), where
+        assert card.locator(".arbiter-die").all_inner_texts() == [
+            f"{d['result']}/d{d['faces']}" for d in outcome["dice"]
+        ], where
+        assert outcome["id"] in card.locator("[data-roll-id]").inner_text(), where
+        assert outcome["rules_version"] in card.locator(".arbiter-card__rules").inner_text(), where
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    gm.page.locator("#chat-log").screenshot(path=str(ARTIFACTS / "v13-example-gallery.png"))
+    assert gm.call("() => harness.record.missingKeys") == []
+    assert gm.problems == []

@@ -253,6 +253,11 @@ const api = {
   },
   request,
   choose,
+  /** The HTML of an outcome's card (e.g. to show a replayed outcome), without posting it. */
+  async renderCard(outcome) {
+    const data = await outcomeMessage({ module: MODULE, cards: CARDS, outcome, title: titleOf(outcome.ruleset), seq: null, owners: {}, mode: "public" });
+    return data.content;
+  },
   /** Show the connection's state as a notification. */
   status() {
     const ok = isConnector() && connection?.status === "open" && !staleRulesets().length;
