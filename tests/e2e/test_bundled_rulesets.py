@@ -248,6 +248,13 @@ def test_every_example_outcome_renders_a_card_with_its_dice_roll_id_and_rules_ve
         ], where
         assert outcome["id"] in card.locator("[data-roll-id]").inner_text(), where
         assert outcome["rules_version"] in card.locator(".arbiter-card__rules").inner_text(), where
+        if outcome["result"]["kind"] == "odds" and outcome["ruleset"] == "combat-styles":
+            exact = outcome["result"]["attack_succeeds"]["exact"]
+            assert card.locator('[data-field="attack_succeeds"]').inner_text() == exact
+        if outcome["result"]["kind"] == "odds" and outcome["ruleset"] == "hmk":
+            assert (
+                card.locator('[data-field="hit"]').inner_text() == outcome["result"]["hit"]["exact"]
+            )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     gm.page.locator("#chat-log").screenshot(path=str(ARTIFACTS / "v13-example-gallery.png"))
     assert gm.call("() => harness.record.missingKeys") == []
