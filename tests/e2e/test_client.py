@@ -275,3 +275,36 @@ def test_a_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
         in gm.page.locator(".arbiter-doctor").inner_text()
     )
     assert gm.problems == []
+
+
+@pytest.mark.parametrize(
+    ("generation", "setting", "value"),
+    [
+        (12, "core.rollMode", "gmroll"),
+        (13, "core.rollMode", "gmroll"),
+        (14, "core.messageMode", "gm"),
+    ],
+)
+def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_generation(
+    chromium: Any,
+    site: str,
+    server: Server,
+    pages: list[Page],
+    generation: int,
+    setting: str,
+    value: str,
+) -> None:
+    gm = Page(chromium, site, generation, server)
+    aria = Page(chromium, site, generation, server, user=PLAYER, settings={setting: value})
+    bram = Page(chromium, site, generation, server, user=BRAM)
+    pages.extend([gm, aria, bram])
+    gm.wait_status("open")
+    answer = aria.call(
+        "async () => game.modules.get('arbiter').api.request('duel', 'check', {skill: 5})"
+    )
+    message = answer["message"]
+    gm.card(message).wait_for(timeout=10000)
+    wait_until(lambda: all(p.call(f"() => game.messages.has('{message}')") for p in (aria, bram)))
+    assert aria.card(message).count() == 1
+    assert bram.card(message).count() == 0
+    assert gm.problems == aria.problems == bram.problems == []

@@ -39,6 +39,7 @@ class Page:
         server: Server,
         user: str = GM,
         token: str | None = None,
+        settings: dict[str, Any] | None = None,
     ):
         self.problems: list[str] = []
         self.page = context.new_page()
@@ -50,6 +51,7 @@ class Page:
             "settings": {
                 "arbiter.serverUrl": server.url,
                 "arbiter.token": server.secret if token is None else token,
+                **(settings or {}),
             },
         }
         query = f"?v={generation}&user={user}&world={json.dumps(world)}"
