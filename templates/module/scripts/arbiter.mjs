@@ -2,7 +2,6 @@
 // The active GM's browser holds the one connection to the Arbiter server; other clients relay
 // their requests to it over the module socket. Every outcome is posted as a chat card.
 const MODULE = [= module.id | json =];
-const VERSION = [= module.version | json =];
 const CARDS = [= cards | json =];
 const SOCKET = `module.${MODULE}`;
 const REQUEST_TIMEOUT_MS = 15000;
@@ -142,7 +141,9 @@ async function promptJson(title) {
 }
 
 const api = {
-  version: VERSION,
+  get version() {
+    return game.modules.get(MODULE).version;
+  },
   get rules() {
     return rules;
   },

@@ -17,7 +17,7 @@ from compiler.foundry.lower import folder_id, lower, pack_entries
 from compiler.foundry.macros import lower_macros
 from compiler.foundry.render import Renderer
 from compiler.foundry.tables import formula, rollable_tables
-from compiler.model.common import DieTable
+from compiler.model.common import DieTable, ReferenceTable
 from compiler.model.loader import Ruleset, load_all, load_ruleset
 
 Doc = dict[str, Any]
@@ -285,3 +285,21 @@ def test_a_table_reached_twice_through_a_cached_index_is_lowered_once(
         "Fumble",
         "Hit location",
     ]
+
+
+class TwiceReferenced(TinyRules):
+    def reference_tables(self) -> list[ReferenceTable]:
+        table = ReferenceTable(id="sizes", name="Sizes", columns=("id",), rows=(("s",),))
+        return [table, table]
+
+
+def test_two_reference_tables_with_one_id_are_refused(rules_root: Path, renderer: Renderer) -> None:
+    tiny = load_ruleset("tiny", root=rules_root, model=TwiceReferenced)
+    with pytest.raises(RuleError) as info:
+        lower({"tiny": tiny}, renderer)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.entry, problem.field) == (
+        "tiny/",
+        "reference table 'sizes'",
+        "id",
+    )
