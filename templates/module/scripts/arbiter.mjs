@@ -9,6 +9,8 @@ const REQUEST_TIMEOUT_MS = 15000;
 const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
 const handlebars = () => foundry.applications?.handlebars ?? globalThis;
 const cardPath = (name) => `modules/${MODULE}/${CARDS[name]}`;
+const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHTML = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /** The compiled rule data (data/rules.json), loaded once at ready. */
 let rules = { rulesets: {} };
@@ -26,6 +28,7 @@ class Connection {
 
   /** Open the socket and authenticate with the first message; resolves once accepted. */
   connect() {
+    if (this.#ready) return this.#ready;
     const url = game.settings.get(MODULE, "serverUrl");
     const token = game.settings.get(MODULE, "token");
     if (!token) return Promise.reject(new Error(i18n("ARBITER.Error.NoToken")));
@@ -33,7 +36,7 @@ class Connection {
       const socket = new WebSocket(url);
       this.#socket = socket;
       socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "auth", token })));
-      socket.addEventListener("message", (event) => this.#receive(JSON.parse(event.data), resolve, reject));
+      socket.addEventListener("message", (event) => this.#receive(event.data, resolve, reject));
       socket.addEventListener("close", (event) => this.#closed(event, reject));
     });
     return this.#ready;
@@ -41,8 +44,7 @@ class Connection {
 
   /** Send one request; resolves with its outcome, rejects with the server's error. */
   async send(request) {
-    if (!this.open) await this.connect();
-    await this.#ready;
+    await this.connect();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(request.id);
@@ -53,7 +55,13 @@ class Connection {
     });
   }
 
-  #receive(message, resolve, reject) {
+  #receive(data, resolve, reject) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return; // not ours to answer: the server only sends JSON
+    }
     if (message.type === "auth-ok") {
       this.#attempt = 0;
       resolve();
@@ -61,6 +69,7 @@ class Connection {
     }
     if (message.type === "auth-failed") {
       reject(new Error(i18n("ARBITER.Error.AuthFailed")));
+      this.#socket.close(4001);
       return;
     }
     const waiting = this.#pending.get(message.id ?? message.outcome?.id);
@@ -172,7 +181,7 @@ const api = {
       const info = rules.rulesets[ruleset];
       if (!info) return ui.notifications.error(i18n("ARBITER.Error.UnknownRuleset", { ruleset }));
       const options = info.tables
-        .map((t) => `<option value="${t.id}">${foundry.utils.escapeHTML?.(t.name) ?? t.name}</option>`)
+        .map((t) => `<option value="${escapeHTML(t.id)}">${escapeHTML(t.name)}</option>`)
         .join("");
       const table = await foundry.applications.api.DialogV2.prompt({
         window: { title: i18n("ARBITER.Dialog.ChooseTable", { title: info.title }) },
