@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from foundry_lock import held_open
 from rules_fixture import CRITICALS, SIZES, make_rules
 
 from compiler.errors import RuleError
@@ -196,32 +197,14 @@ def test_the_zip_is_reproducible_and_holds_the_module_folder(
     assert len(names) == len(tree(a.module_dir))
 
 
-LOCK_HOLDER = """
-const { ClassicLevel } = require("classic-level");
-const db = new ClassicLevel(process.argv[1], { keyEncoding: "utf8", valueEncoding: "json" });
-db.open().then(() => { console.log("open"); setInterval(() => {}, 1000); });
-"""
-
-
 def test_a_build_refuses_while_foundry_holds_the_packs_open(
     tmp_path: Path, rules_root: Path
 ) -> None:
     built = build_module(tmp_path, rules_root)
     (rules_root / "wee" / "sizes.toml").write_text(SIZES.replace("rank = 2", "rank = 7"))
-    # classic-level is the LevelDB binding Foundry itself uses; it holds the LOCK while open.
-    holder = subprocess.Popen(
-        ["node", "-e", LOCK_HOLDER, str(built.module_dir / "packs" / "reference")],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+    with held_open(built.module_dir / "packs" / "reference"):
         manifest = (built.module_dir / "module.json").read_bytes()
         with pytest.raises(PacksLocked, match="reference"):
             build_module(tmp_path, rules_root)
         assert (built.module_dir / "module.json").read_bytes() == manifest
-    finally:
-        holder.kill()
-        holder.wait()
     assert not build_module(tmp_path, rules_root).skipped  # once Foundry lets go, it builds
