@@ -154,7 +154,7 @@ def compile_module(
     entries = {name: list(pack_entries(docs)) for name, docs in documents.items()}
     rules_bytes = rules_json(rulesets)
     version = module_version(rulesets, _content_digest(entries, rules_bytes, templates))
-    files = renderer.render_module(_context(renderer))
+    files = renderer.render_module(_context(version, renderer))
     files[RULES_DATA_PATH] = rules_bytes
     files["module.json"] = manifest_json(manifest(rulesets, version, renderer))
     return CompiledModule(version, entries, files)
@@ -175,13 +175,13 @@ def _publish(module: CompiledModule, out_dir: Path, module_dir: Path) -> None:
         raise
 
 
-def _context(renderer: Renderer) -> dict[str, object]:
+def _context(version: str, renderer: Renderer) -> dict[str, object]:
     cards = {
         path.removeprefix("templates/cards/").removesuffix(".hbs"): path
         for path in renderer.module_files()
         if path.startswith("templates/cards/") and path.endswith(".hbs")
     }
-    return {"module": {"id": MODULE_ID}, "cards": cards}
+    return {"module": {"id": MODULE_ID, "version": version}, "cards": cards}
 
 
 def _summary(ruleset: Ruleset) -> RulesetSummary:

@@ -2,6 +2,7 @@
 // The active GM's browser holds the one connection to the Arbiter server; other clients relay
 // their requests to it over the module socket. Every outcome is posted as a chat card.
 const MODULE = [= module.id | json =];
+const VERSION = [= module.version | json =];
 const CARDS = [= cards | json =];
 const SOCKET = `module.${MODULE}`;
 const REQUEST_TIMEOUT_MS = 15000;
@@ -9,8 +10,6 @@ const REQUEST_TIMEOUT_MS = 15000;
 const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
 const handlebars = () => foundry.applications?.handlebars ?? globalThis;
 const cardPath = (name) => `modules/${MODULE}/${CARDS[name]}`;
-const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-const escapeHTML = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /** The compiled rule data (data/rules.json), loaded once at ready. */
 let rules = { rulesets: {} };
@@ -28,7 +27,6 @@ class Connection {
 
   /** Open the socket and authenticate with the first message; resolves once accepted. */
   connect() {
-    if (this.#ready) return this.#ready;
     const url = game.settings.get(MODULE, "serverUrl");
     const token = game.settings.get(MODULE, "token");
     if (!token) return Promise.reject(new Error(i18n("ARBITER.Error.NoToken")));
@@ -36,7 +34,7 @@ class Connection {
       const socket = new WebSocket(url);
       this.#socket = socket;
       socket.addEventListener("open", () => socket.send(JSON.stringify({ type: "auth", token })));
-      socket.addEventListener("message", (event) => this.#receive(event.data, resolve, reject));
+      socket.addEventListener("message", (event) => this.#receive(JSON.parse(event.data), resolve, reject));
       socket.addEventListener("close", (event) => this.#closed(event, reject));
     });
     return this.#ready;
@@ -44,7 +42,8 @@ class Connection {
 
   /** Send one request; resolves with its outcome, rejects with the server's error. */
   async send(request) {
-    await this.connect();
+    if (!this.open) await this.connect();
+    await this.#ready;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(request.id);
@@ -55,13 +54,7 @@ class Connection {
     });
   }
 
-  #receive(data, resolve, reject) {
-    let message;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return; // not ours to answer: the server only sends JSON
-    }
+  #receive(message, resolve, reject) {
     if (message.type === "auth-ok") {
       this.#attempt = 0;
       resolve();
@@ -69,7 +62,6 @@ class Connection {
     }
     if (message.type === "auth-failed") {
       reject(new Error(i18n("ARBITER.Error.AuthFailed")));
-      this.#socket.close(4001);
       return;
     }
     const waiting = this.#pending.get(message.id ?? message.outcome?.id);
@@ -150,9 +142,7 @@ async function promptJson(title) {
 }
 
 const api = {
-  get version() {
-    return game.modules.get(MODULE).version;
-  },
+  version: VERSION,
   get rules() {
     return rules;
   },
@@ -181,7 +171,7 @@ const api = {
       const info = rules.rulesets[ruleset];
       if (!info) return ui.notifications.error(i18n("ARBITER.Error.UnknownRuleset", { ruleset }));
       const options = info.tables
-        .map((t) => `<option value="${escapeHTML(t.id)}">${escapeHTML(t.name)}</option>`)
+        .map((t) => `<option value="${t.id}">${foundry.utils.escapeHTML?.(t.name) ?? t.name}</option>`)
         .join("");
       const table = await foundry.applications.api.DialogV2.prompt({
         window: { title: i18n("ARBITER.Dialog.ChooseTable", { title: info.title }) },

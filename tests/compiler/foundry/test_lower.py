@@ -303,3 +303,16 @@ def test_two_reference_tables_with_one_id_are_refused(rules_root: Path, renderer
         "reference table 'sizes'",
         "id",
     )
+
+
+def test_karmic_macros_open_the_dialogs_of_its_request_types(
+    rules_root: Path, renderer: Renderer
+) -> None:
+    tiny = load_ruleset("tiny", root=rules_root, model=TinyRules)
+    as_karmic = Ruleset("karmic", tiny.model, tiny.content_hash, tiny.files)
+    macros = {
+        m["flags"]["arbiter"]["action"]: m for m in lower_macros(as_karmic, "x" * 16, renderer)
+    }
+    assert 'api.dialogs.open("karmic", "declare");' in macros["register"]["command"]
+    assert 'api.dialogs.open("karmic", "draw_initiative");' in macros["initiative"]["command"]
+    assert macros["register"]["name"] == "Tiny Rules: play a register"

@@ -119,7 +119,7 @@ def test_labels_fill_foundry_style_placeholders() -> None:
 def test_the_rendered_client_script_is_valid_javascript(tmp_path: Path) -> None:
     files = Renderer().render_module(
         {
-            "module": {"id": "arbiter"},
+            "module": {"id": "arbiter", "version": "1.0.0-x"},
             "cards": {"error": "templates/cards/error.hbs"},
         }
     )
@@ -131,7 +131,7 @@ def test_the_rendered_client_script_is_valid_javascript(tmp_path: Path) -> None:
 
 
 def test_every_chat_card_compiles_in_handlebars() -> None:
-    files = Renderer().render_module({"module": {"id": "arbiter"}, "cards": {}})
+    files = Renderer().render_module({"module": {"id": "arbiter", "version": "1"}, "cards": {}})
     cards = {p: b.decode() for p, b in files.items() if p.endswith(".hbs")}
     assert {
         "templates/cards/combat-styles-exchange.hbs",
