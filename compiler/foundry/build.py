@@ -27,6 +27,7 @@ from compiler.foundry.manifest import manifest, manifest_json, module_version, p
 from compiler.foundry.packs import write_pack
 from compiler.foundry.publish import (
     PacksLocked,
+    exclusive_build,
     locked_packs,
     replace_file,
     staging_dir,
@@ -92,9 +93,17 @@ def build_module(
 ) -> BuildReport:
     """Build ``out_dir/arbiter`` from the rules under ``rules_root`` (plus ``overlay``).
 
-    Raises RuleError (nothing written) for bad rule sources and PacksLocked when a running
-    Foundry world holds the existing module's packs.
+    Raises RuleError (nothing written) for bad rule sources, PacksLocked when a running
+    Foundry world holds the existing module's packs, and BuildBusy when another build is
+    writing into ``out_dir``.
     """
+    with exclusive_build(out_dir, MODULE_ID):
+        return _build(out_dir, rules_root, overlay, zip_, templates)
+
+
+def _build(
+    out_dir: Path, rules_root: Path, overlay: Path | None, zip_: bool, templates: Path
+) -> BuildReport:
     module_dir = out_dir / MODULE_ID
     stamp_path = out_dir / STAMP
     fingerprint = _fingerprint(rules_root, overlay, templates)

@@ -18,7 +18,7 @@ from rules_fixture import CRITICALS, SIZES, make_rules
 from compiler.errors import RuleError
 from compiler.foundry.build import STAMP, build_module
 from compiler.foundry.packs import read_pack
-from compiler.foundry.publish import PacksLocked
+from compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked
 from compiler.foundry.render import TEMPLATES_ROOT
 
 HERE = Path(__file__).resolve().parent
@@ -161,7 +161,8 @@ def test_bad_rules_leave_the_previous_module_untouched(tmp_path: Path, rules_roo
     with pytest.raises(RuleError):
         build_module(tmp_path, rules_root, overlay)
     assert tree(good.module_dir) == before
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".arbiter-")) == [STAMP]
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert leftovers == sorted([STAMP, BUILD_LOCK])
 
 
 def test_a_failure_while_writing_leaves_the_previous_module_untouched(
@@ -212,3 +213,43 @@ def test_a_build_refuses_while_foundry_holds_the_packs_open(
             build_module(tmp_path, rules_root)
         assert (built.module_dir / "module.json").read_bytes() == manifest
     assert not build_module(tmp_path, rules_root).skipped  # once Foundry lets go, it builds
+
+
+BUILD_LOCK_HOLDER = """
+import sys, time
+from pathlib import Path
+from compiler.foundry.leveldb.lock import hold_lock
+with hold_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_second_build_into_the_same_folder_is_refused_while_the_first_runs(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    lock_dir = tmp_path / BUILD_LOCK
+    lock_dir.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", BUILD_LOCK_HOLDER, str(lock_dir)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(BuildBusy, match="another arbiter build is writing into"):
+            build_module(tmp_path, rules_root)
+        assert not (tmp_path / "arbiter").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert (build_module(tmp_path, rules_root).module_dir / "module.json").is_file()
+
+
+def test_leftovers_of_an_interrupted_build_are_cleared(tmp_path: Path, rules_root: Path) -> None:
+    out = tmp_path / "out"
+    (out / ".arbiter-build-x1y2z3" / "packs").mkdir(parents=True)
+    (out / ".arbiter-old-a1b2c3").mkdir()
+    build_module(out, rules_root)
+    assert sorted(p.name for p in out.iterdir()) == sorted([STAMP, BUILD_LOCK, "arbiter"])
