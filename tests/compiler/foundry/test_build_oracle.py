@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import FoundryCli
+from document_rules import document_problems
 from rules_fixture import RULESETS, make_rules
 
 from compiler.foundry.build import build_module
@@ -29,6 +30,7 @@ def unpack_module(module_dir: Path, work: Path, fvtt: FoundryCli) -> dict[str, D
     for pack in PACKS:
         unpacked = fvtt.unpack(module_dir / pack.path, work)
         assert unpacked == fvtt.expected(read_pack(module_dir / pack.path).items())
+        assert document_problems(pack.type, unpacked) == []
         out[pack.name] = unpacked
     return out
 
