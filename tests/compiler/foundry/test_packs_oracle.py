@@ -237,3 +237,23 @@ def test_a_pack_held_open_by_leveldb_itself_is_refused(fvtt, tmp_path: Path) -> 
 def test_the_cli_unpacks_an_empty_pack_as_no_documents(fvtt, tmp_path: Path) -> None:
     write_pack(tmp_path / "empty", [])
     assert fvtt.unpack(tmp_path / "empty", tmp_path) == {}
+
+
+def test_a_pack_leveldb_has_compacted_is_rewritten_whole(fvtt, tmp_path: Path) -> None:
+    """Foundry compacts a pack's log into table files when it opens it; a rebuild replaces all."""
+    pack = tmp_path / "tables"
+    old = roll_table(ident("Told", 1), "Old", [(1, 2, "old row")], None)
+    write_pack(pack, old)
+    fvtt.run(
+        "package", "unpack", "-n", "tables", "--in", str(tmp_path), "--out", str(tmp_path / "o")
+    )
+    assert any(p.suffix == ".ldb" for p in pack.iterdir()), "LevelDB compacted the pack in place"
+    new = roll_table(ident("Tnew", 1), "New", [(1, 1, "new row"), (2, 2, "другой")], None)
+    write_pack(pack, new)
+    assert sorted(p.name for p in pack.iterdir()) == [
+        "000003.log",
+        "CURRENT",
+        "LOCK",
+        "MANIFEST-000002",
+    ]
+    assert fvtt.unpack(pack, tmp_path) == fvtt.expected(new)
