@@ -60,7 +60,7 @@ def write_database(directory: Path, entries: Mapping[bytes, bytes]) -> None:
     manifest_name = f"MANIFEST-{MANIFEST_NUMBER:06d}"
     with hold_lock(directory):
         for old in directory.iterdir():
-            if old.name != LOCK_NAME:
+            if old.name != LOCK_NAME and _LEVELDB_FILE.fullmatch(old.name):
                 old.unlink()
         (directory / f"{LOG_NUMBER:06d}.log").write_bytes(log.getvalue())
         (directory / manifest_name).write_bytes(manifest.getvalue())
