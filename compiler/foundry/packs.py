@@ -77,10 +77,11 @@ def write_pack(directory: Path, documents: Iterable[tuple[str, dict[str, Any]]])
 
 
 def read_pack(directory: Path) -> dict[str, dict[str, Any]]:
-    """Read a pack written by :func:`write_pack`: Foundry key → document.
+    """Read a pack: Foundry key → document, as LevelDB (and so Foundry) sees it.
 
-    Raises :class:`PackError` naming the file for a damaged pack, or for one Foundry has
-    compacted into table files (this reader reads only what :func:`write_pack` writes).
+    Reads what :func:`write_pack` writes and also packs LevelDB has since compacted into table
+    files (after Foundry or the official CLI opened them). Raises :class:`PackError` naming the
+    file for a missing or damaged pack.
     """
     try:
         entries = read_database(directory)

@@ -50,6 +50,16 @@ class FoundryCli:
             docs[doc["_key"]] = doc
         return docs
 
+    def pack(self, documents: Iterable[tuple[str, dict[str, Any]]], pack: Path) -> None:
+        """Pack flat documents with ``fvtt package pack`` from JSON sources (the CLI's format:
+        one file per primary document, embedded documents inline, each with its ``_key``)."""
+        source = pack.parent / f"{pack.name}-source"
+        source.mkdir(parents=True)
+        for key, doc in nested(documents).items():
+            name = key.replace("!", "_") + ".json"
+            (source / name).write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        self.run("package", "pack", "-n", pack.name, "--in", str(source), "--out", str(pack.parent))
+
     def expected(
         self, documents: Iterable[tuple[str, dict[str, Any]]]
     ) -> dict[str, dict[str, Any]]:

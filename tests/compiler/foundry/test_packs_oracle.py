@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from compiler.foundry.packs import PackLockedError, write_pack
+from compiler.foundry.packs import PackLockedError, read_pack, write_pack
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -257,3 +257,29 @@ def test_a_pack_leveldb_has_compacted_is_rewritten_whole(fvtt, tmp_path: Path) -
         "MANIFEST-000002",
     ]
     assert fvtt.unpack(pack, tmp_path) == fvtt.expected(new)
+
+
+def test_our_reader_reads_packs_the_cli_wrote_and_compacted(fvtt, tmp_path: Path) -> None:
+    """The other direction: LevelDB's own table files (Snappy blocks) read back by read_pack."""
+    fid = ident("Fold", 7)
+    docs = [
+        folder(fid, "Folder", "RollTable"),
+        *roll_table(
+            ident("Tcli", 1), "Big", [(r, r, "ü" * 40 + "abc" * r) for r in range(1, 300)], fid
+        ),
+        macro(ident("Mcli", 1), "Macro ✓", "return 1;"),
+    ]
+    pack = tmp_path / "cli" / "tables"
+    fvtt.pack(docs, pack)
+    assert any(p.suffix == ".ldb" for p in pack.iterdir())
+    assert read_pack(pack) == dict(docs)
+
+
+def test_our_pack_still_reads_back_after_leveldb_compacts_it(fvtt, tmp_path: Path) -> None:
+    docs = roll_table(ident("Tcmp", 1), "Compacted", [(1, 50, "low"), (51, 100, "high")], None)
+    write_pack(tmp_path / "tables", docs)
+    fvtt.run(
+        "package", "unpack", "-n", "tables", "--in", str(tmp_path), "--out", str(tmp_path / "o")
+    )
+    assert any(p.suffix == ".ldb" for p in (tmp_path / "tables").iterdir())
+    assert read_pack(tmp_path / "tables") == dict(docs)
