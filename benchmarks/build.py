@@ -174,6 +174,8 @@ def pack_section(name: str, weapons: int, tables: int) -> Callable[[Path, int], 
             )
 
         baseline = timed(cli_pack, repeat)
+        if read_pack(work / "cli" / "synthetic") != dict(docs):
+            raise SystemExit("the CLI's pack and ours do not hold the same documents")
         primary = sum(1 for key, _ in docs if "." not in key.split("!")[1])
         return Measurement(
             section=name,
