@@ -82,3 +82,14 @@ def test_a_corrupt_log_is_reported_not_misread(tmp_path: Path) -> None:
     (db / "000003.log").write_bytes(bytes(log))
     with pytest.raises(LevelDBError, match=r"000003\.log: at byte 0: checksum mismatch"):
         read_database(db)
+
+
+def test_a_table_file_that_is_not_a_table_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    write_database(db, ENTRIES)
+    manifest = LogWriter()
+    manifest.add_record(bytes([TAG_NEW_FILE, 0, 5, 48, 1, 97, 1, 98]))
+    (db / "MANIFEST-000002").write_bytes(manifest.getvalue())
+    (db / "000005.ldb").write_bytes(bytes(48))
+    with pytest.raises(LevelDBError, match=r"000005\.ldb: bad table magic number"):
+        read_database(db)
