@@ -1,7 +1,9 @@
 """The common actions the module offers as macros and as client API calls.
 
 An action is a call on the client's API (``game.modules.get("arbiter").api``). Every ruleset
-gets "draw from one of its tables"; the three bundled rulesets add their main requests. A
+gets "draw from one of its tables"; the three bundled rulesets add dialogs for their main
+request types (the engines' ``requests``: combat-styles ``exchange`` and ``check``, hmk
+``attack`` and ``initiative``, karmic ``declare`` and ``draw_initiative``). A
 ruleset this list does not know still gets its tables macro, so house-rule rulesets work.
 """
 
@@ -28,9 +30,12 @@ class Action:
         return f"api.{self.function}({args})"
 
 
-def _dialog(ruleset: str, request: str, icon: str) -> Action:
-    key = "".join(part.title() for part in f"{ruleset}-{request}".split("-"))
-    return Action(request, f"ARBITER.Macro.{key}", "dialogs.open", (ruleset, request), icon)
+def _dialog(ruleset: str, request: str, icon: str, name: str | None = None) -> Action:
+    """The macro opening the dialog of ``request``; ``name`` (default: the request type) names
+    the macro's id and label, so a renamed request type keeps its macro's id."""
+    name = name or request
+    key = "".join(part.title() for part in f"{ruleset}-{name}".split("-"))
+    return Action(name, f"ARBITER.Macro.{key}", "dialogs.open", (ruleset, request), icon)
 
 
 MODULE_ACTIONS: tuple[Action, ...] = (
@@ -47,8 +52,8 @@ RULESET_ACTIONS: dict[str, tuple[Action, ...]] = {
         _dialog("hmk", "initiative", "icons/svg/clockwork.svg"),
     ),
     "karmic": (
-        _dialog("karmic", "register", "icons/svg/card-hand.svg"),
-        _dialog("karmic", "initiative", "icons/svg/clockwork.svg"),
+        _dialog("karmic", "declare", "icons/svg/card-hand.svg", name="register"),
+        _dialog("karmic", "draw_initiative", "icons/svg/clockwork.svg", name="initiative"),
     ),
 }
 

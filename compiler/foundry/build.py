@@ -16,8 +16,9 @@ import hashlib
 import json
 import shutil
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from compiler.errors import RuleError, RuleProblem
 from compiler.foundry.layout import MODULE_ID, PACKS
@@ -26,6 +27,7 @@ from compiler.foundry.manifest import manifest, manifest_json, module_version, p
 from compiler.foundry.packs import write_pack
 from compiler.foundry.publish import (
     PacksLocked,
+    exclusive_build,
     locked_packs,
     replace_file,
     staging_dir,
@@ -91,9 +93,17 @@ def build_module(
 ) -> BuildReport:
     """Build ``out_dir/arbiter`` from the rules under ``rules_root`` (plus ``overlay``).
 
-    Raises RuleError (nothing written) for bad rule sources and PacksLocked when a running
-    Foundry world holds the existing module's packs.
+    Raises RuleError (nothing written) for bad rule sources, PacksLocked when a running
+    Foundry world holds the existing module's packs, and BuildBusy when another build is
+    writing into ``out_dir``.
     """
+    with exclusive_build(out_dir, MODULE_ID):
+        return _build(out_dir, rules_root, overlay, zip_, templates)
+
+
+def _build(
+    out_dir: Path, rules_root: Path, overlay: Path | None, zip_: bool, templates: Path
+) -> BuildReport:
     module_dir = out_dir / MODULE_ID
     stamp_path = out_dir / STAMP
     fingerprint = _fingerprint(rules_root, overlay, templates)
@@ -114,7 +124,40 @@ def build_module(
     locked = locked_packs(module_dir)
     if locked:
         raise PacksLocked(locked)
+    module = compile_module(rulesets, templates)
+    _publish(module, out_dir, module_dir)
+    summaries = tuple(_summary(rulesets[rid]) for rid in sorted(rulesets))
+    counts = {name: len(e) for name, e in module.entries.items()}
+    stamp = {
+        "fingerprint": fingerprint,
+        "version": module.version,
+        "manifest_sha256": hashlib.sha256(module.files["module.json"]).hexdigest(),
+        "rulesets": [asdict(s) for s in summaries],
+        "documents": counts,
+        "files": len(module.files),
+    }
+    replace_file(stamp_path, json.dumps(stamp, indent=1).encode())
+    zip_path = _zip(module_dir, out_dir, zip_, refresh=True)
+    return BuildReport(
+        module_dir, module.version, summaries, counts, len(module.files), False, zip_path
+    )
 
+
+@dataclass(frozen=True)
+class CompiledModule:
+    """Everything the module holds, in memory: pack entries and the other files' bytes."""
+
+    version: str
+    entries: Mapping[str, list[tuple[str, dict[str, Any]]]]
+    """Pack name → its LevelDB key/value pairs."""
+    files: Mapping[str, bytes]
+    """Path inside the module → bytes, for every file besides the packs."""
+
+
+def compile_module(
+    rulesets: Mapping[str, Ruleset], templates: Path = TEMPLATES_ROOT
+) -> CompiledModule:
+    """Lower, render and version the module from validated rulesets; writes nothing."""
     renderer = Renderer(templates)
     documents = lower(rulesets, renderer)
     entries = {name: list(pack_entries(docs)) for name, docs in documents.items()}
@@ -122,38 +165,23 @@ def build_module(
     version = module_version(rulesets, _content_digest(entries, rules_bytes, templates))
     files = renderer.render_module(_context(version, renderer))
     files[RULES_DATA_PATH] = rules_bytes
-    manifest_bytes = manifest_json(manifest(rulesets, version, renderer))
-    files["module.json"] = manifest_bytes
+    files["module.json"] = manifest_json(manifest(rulesets, version, renderer))
+    return CompiledModule(version, entries, files)
 
-    stamp_path.unlink(missing_ok=True)
+
+def _publish(module: CompiledModule, out_dir: Path, module_dir: Path) -> None:
+    """Write ``module`` into a staging folder next to ``module_dir``, then swap it in."""
+    (out_dir / STAMP).unlink(missing_ok=True)  # a crash from here on must not look up to date
     staged = staging_dir(out_dir, MODULE_ID)
     try:
         for pack in PACKS:
-            write_pack(staged / pack.path, entries[pack.name])
-        for path, data in sorted(files.items()):
+            write_pack(staged / pack.path, module.entries[pack.name])
+        for path, data in sorted(module.files.items()):
             write_file(staged / path, data)
         swap_in(staged, module_dir)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         raise
-    summaries = tuple(_summary(rulesets[rid]) for rid in sorted(rulesets))
-    counts = {name: len(e) for name, e in entries.items()}
-    replace_file(
-        stamp_path,
-        json.dumps(
-            {
-                "fingerprint": fingerprint,
-                "version": version,
-                "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
-                "rulesets": [s.__dict__ for s in summaries],
-                "documents": counts,
-                "files": len(files),
-            },
-            indent=1,
-        ).encode(),
-    )
-    zip_path = _zip(module_dir, out_dir, zip_, refresh=True)
-    return BuildReport(module_dir, version, summaries, counts, len(files), False, zip_path)
 
 
 def _context(version: str, renderer: Renderer) -> dict[str, object]:
@@ -180,7 +208,7 @@ def _zip(module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool) -> Pat
 
 
 def _content_digest(
-    entries: Mapping[str, list[tuple[str, dict]]], rules: bytes, templates: Path
+    entries: Mapping[str, list[tuple[str, dict[str, Any]]]], rules: bytes, templates: Path
 ) -> str:
     h = hashlib.sha256()
     for name in sorted(entries):
@@ -219,7 +247,7 @@ def _tree(root: Path, pattern: str) -> Iterator[tuple[str, bytes]]:
             yield path.relative_to(root).as_posix(), path.read_bytes()
 
 
-def _up_to_date(stamp_path: Path, module_dir: Path, fingerprint: str) -> dict | None:
+def _up_to_date(stamp_path: Path, module_dir: Path, fingerprint: str) -> dict[str, Any] | None:
     try:
         stamp = json.loads(stamp_path.read_bytes())
         manifest_bytes = (module_dir / "module.json").read_bytes()
@@ -234,7 +262,9 @@ def _up_to_date(stamp_path: Path, module_dir: Path, fingerprint: str) -> dict | 
     return stamp
 
 
-def _report_from_stamp(module_dir: Path, stamp: dict, zip_path: Path | None) -> BuildReport:
+def _report_from_stamp(
+    module_dir: Path, stamp: dict[str, Any], zip_path: Path | None
+) -> BuildReport:
     summaries = tuple(RulesetSummary(**r) for r in stamp["rulesets"])
     return BuildReport(
         module_dir, stamp["version"], summaries, stamp["documents"], stamp["files"], True, zip_path

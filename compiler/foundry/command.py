@@ -8,7 +8,7 @@ from pathlib import Path
 
 from compiler.errors import RuleError
 from compiler.foundry.build import DEFAULT_OUT, build_module
-from compiler.foundry.publish import PacksLocked
+from compiler.foundry.publish import BuildBusy, PacksLocked
 from compiler.model.loader import RULES_ROOT
 
 HELP = "compile the rule files into the Foundry module (module_output/arbiter)"
@@ -34,13 +34,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Build; print what was built, or the rule problems (exit 1) or the lock (exit 2)."""
+    """Build; print what was built, or the rule problems (exit 1), or why the output is busy:
+    packs held open by Foundry, or another build running (exit 2)."""
     try:
         report = build_module(args.out, RULES_ROOT, args.rules, zip_=args.zip)
     except RuleError as err:
         print(f"arbiter build: nothing written.\n{err.report()}", file=sys.stderr)
         return 1
-    except PacksLocked as err:
+    except (PacksLocked, BuildBusy) as err:
         print(f"arbiter build: nothing written: {err}", file=sys.stderr)
         return 2
     print(report.describe())

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from compiler.errors import RuleError, RuleProblem
 from compiler.foundry.ids import document_id
 from compiler.foundry.layout import MODULE_ID, REFERENCE, SORT_STEP, stats
 from compiler.foundry.render import Renderer
@@ -106,11 +107,21 @@ def reading_tables(model: RulesetBase) -> list[tuple[str, ReferenceTable]]:
 
 
 def _check_unique_pages(ruleset_id: str, keys: list[str]) -> None:
-    # Reference table ids come from the ruleset's own collection names, which are unique;
-    # the "table-" prefix keeps them apart from "about" and "assumed".
+    # The "table-" prefix keeps reference tables apart from "about" and "assumed"; two
+    # reference tables with one id would give two pages one id.
     duplicates = sorted({k for k in keys if keys.count(k) > 1})
     if duplicates:
-        raise ValueError(f"{ruleset_id}: reference tables share ids {duplicates}")
+        raise RuleError(
+            [
+                RuleProblem(
+                    f"{ruleset_id}/",
+                    f"reference table '{key.removeprefix('table-')}'",
+                    "id",
+                    "two reference tables share this id; their journal pages would too",
+                )
+                for key in duplicates
+            ]
+        )
 
 
 def assumptions(model: BaseModel) -> Iterator[tuple[str, str]]:

@@ -14,6 +14,8 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from compiler.foundry.leveldb import DatabaseLockedError
@@ -33,6 +35,35 @@ class PacksLocked(RuntimeError):
             f"the packs {names} of {packs[0].parent.parent} are open in a running Foundry "
             "world (their LevelDB LOCK is held); close the world or stop Foundry, then build again"
         )
+
+
+class BuildBusy(RuntimeError):
+    """Another ``arbiter build`` is writing into the same output folder right now."""
+
+
+BUILD_LOCK = ".arbiter-building"
+"""Folder under the output folder whose LevelDB-style ``LOCK`` one build at a time holds."""
+
+
+@contextmanager
+def exclusive_build(out_dir: Path, name: str) -> Iterator[None]:
+    """Hold the output folder for one build; raise BuildBusy if another build holds it.
+
+    While held, leftovers of an interrupted build (staging and old folders) are removed:
+    no other build can be using them.
+    """
+    lock_dir = out_dir / BUILD_LOCK
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with ExitStack() as held:
+        try:
+            held.enter_context(hold_lock(lock_dir))
+        except DatabaseLockedError:
+            raise BuildBusy(
+                f"another arbiter build is writing into {out_dir}; try again when it has finished"
+            ) from None
+        for stale in (*out_dir.glob(f".{name}-build-*"), *out_dir.glob(f".{name}-old-*")):
+            shutil.rmtree(stale, ignore_errors=True)
+        yield
 
 
 def locked_packs(module_dir: Path) -> list[Path]:

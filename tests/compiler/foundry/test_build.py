@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from foundry_lock import held_open
 from rules_fixture import CRITICALS, SIZES, make_rules
 
 from compiler.errors import RuleError
 from compiler.foundry.build import STAMP, build_module
 from compiler.foundry.packs import read_pack
-from compiler.foundry.publish import PacksLocked
+from compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked
 from compiler.foundry.render import TEMPLATES_ROOT
 
-REPO = Path(__file__).resolve().parents[3]
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
 
 
 @pytest.fixture
@@ -50,6 +54,34 @@ def test_two_builds_give_identical_bytes(tmp_path: Path, rules_root: Path) -> No
     assert {"module.json", "data/rules.json", "scripts/arbiter.mjs", "lang/en.json"} <= set(files)
     assert any(p.startswith("packs/tables/") for p in files)
     assert a.version == b.version
+
+
+BUILD_SCRIPT = """
+import sys, types
+from pathlib import Path
+sys.path.insert(0, sys.argv[3])
+import rules_fixture
+for rid in rules_fixture.RULESETS:
+    module = types.ModuleType(f"compiler.model.{rid}")
+    module.RULESET_MODEL = rules_fixture.TinyRules
+    sys.modules[module.__name__] = module
+from compiler.foundry.build import build_module
+build_module(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+def test_builds_in_processes_with_different_hash_seeds_give_identical_bytes(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    # Set and dict iteration orders change with the hash seed; none may reach the output.
+    for seed in ("1", "2"):
+        subprocess.run(
+            [sys.executable, "-c", BUILD_SCRIPT, str(tmp_path / seed), str(rules_root), str(HERE)],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            cwd=REPO,
+        )
+    assert tree(tmp_path / "1" / "arbiter") == tree(tmp_path / "2" / "arbiter")
 
 
 def test_a_no_change_rebuild_writes_nothing(tmp_path: Path, rules_root: Path) -> None:
@@ -106,11 +138,14 @@ def test_a_one_row_edit_changes_only_that_result_and_the_version(
 
     files_before, files_after = tree(before_report.module_dir), tree(after_report.module_dir)
     changed_files = {p for p in files_before if files_before[p] != files_after[p]}
-    assert {p for p in changed_files if not p.startswith("packs/")} == {
+    others = {p for p in changed_files if not p.startswith("packs/")} - {
         "module.json",
         "data/rules.json",
-        "scripts/arbiter.mjs",  # it carries the module version
     }
+    for path in others:  # any other file may differ only by the module version it quotes
+        old = (before_report.module_dir / path).read_text()
+        new = (after_report.module_dir / path).read_text()
+        assert new.replace(after_report.version, before_report.version) == old, path
     assert after_report.version != before_report.version
     rules = lambda d: json.loads((d / "module.json").read_text())["flags"]["arbiter"]["rules"]  # noqa: E731
     assert rules(after_report.module_dir)["wee"] == rules(before_report.module_dir)["wee"]
@@ -126,7 +161,8 @@ def test_bad_rules_leave_the_previous_module_untouched(tmp_path: Path, rules_roo
     with pytest.raises(RuleError):
         build_module(tmp_path, rules_root, overlay)
     assert tree(good.module_dir) == before
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".arbiter-")) == [STAMP]
+    leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert leftovers == sorted([STAMP, BUILD_LOCK])
 
 
 def test_a_failure_while_writing_leaves_the_previous_module_untouched(
@@ -166,32 +202,54 @@ def test_the_zip_is_reproducible_and_holds_the_module_folder(
     assert len(names) == len(tree(a.module_dir))
 
 
-LOCK_HOLDER = """
-const { ClassicLevel } = require("classic-level");
-const db = new ClassicLevel(process.argv[1], { keyEncoding: "utf8", valueEncoding: "json" });
-db.open().then(() => { console.log("open"); setInterval(() => {}, 1000); });
-"""
-
-
 def test_a_build_refuses_while_foundry_holds_the_packs_open(
     tmp_path: Path, rules_root: Path
 ) -> None:
     built = build_module(tmp_path, rules_root)
     (rules_root / "wee" / "sizes.toml").write_text(SIZES.replace("rank = 2", "rank = 7"))
-    # classic-level is the LevelDB binding Foundry itself uses; it holds the LOCK while open.
+    with held_open(built.module_dir / "packs" / "reference"):
+        manifest = (built.module_dir / "module.json").read_bytes()
+        with pytest.raises(PacksLocked, match="reference"):
+            build_module(tmp_path, rules_root)
+        assert (built.module_dir / "module.json").read_bytes() == manifest
+    assert not build_module(tmp_path, rules_root).skipped  # once Foundry lets go, it builds
+
+
+BUILD_LOCK_HOLDER = """
+import sys, time
+from pathlib import Path
+from compiler.foundry.leveldb.lock import hold_lock
+with hold_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_a_second_build_into_the_same_folder_is_refused_while_the_first_runs(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    lock_dir = tmp_path / BUILD_LOCK
+    lock_dir.mkdir()
     holder = subprocess.Popen(
-        ["node", "-e", LOCK_HOLDER, str(built.module_dir / "packs" / "reference")],
+        [sys.executable, "-c", BUILD_LOCK_HOLDER, str(lock_dir)],
         cwd=REPO,
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
-        manifest = (built.module_dir / "module.json").read_bytes()
-        with pytest.raises(PacksLocked, match="reference"):
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(BuildBusy, match="another arbiter build is writing into"):
             build_module(tmp_path, rules_root)
-        assert (built.module_dir / "module.json").read_bytes() == manifest
+        assert not (tmp_path / "arbiter").exists()
     finally:
         holder.kill()
         holder.wait()
-    assert not build_module(tmp_path, rules_root).skipped  # once Foundry lets go, it builds
+    assert (build_module(tmp_path, rules_root).module_dir / "module.json").is_file()
+
+
+def test_leftovers_of_an_interrupted_build_are_cleared(tmp_path: Path, rules_root: Path) -> None:
+    out = tmp_path / "out"
+    (out / ".arbiter-build-x1y2z3" / "packs").mkdir(parents=True)
+    (out / ".arbiter-old-a1b2c3").mkdir()
+    build_module(out, rules_root)
+    assert sorted(p.name for p in out.iterdir()) == sorted([STAMP, BUILD_LOCK, "arbiter"])

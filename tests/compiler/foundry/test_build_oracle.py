@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from conftest import FoundryCli
+from document_rules import document_problems
 from rules_fixture import RULESETS, make_rules
 
 from compiler.foundry.build import build_module
@@ -29,6 +30,7 @@ def unpack_module(module_dir: Path, work: Path, fvtt: FoundryCli) -> dict[str, D
     for pack in PACKS:
         unpacked = fvtt.unpack(module_dir / pack.path, work)
         assert unpacked == fvtt.expected(read_pack(module_dir / pack.path).items())
+        assert document_problems(pack.type, unpacked) == []
         out[pack.name] = unpacked
     return out
 
@@ -107,9 +109,11 @@ def test_the_cli_unpacks_a_built_module_to_what_the_rule_files_say(
 def test_the_cli_unpacks_the_bundled_rulesets_to_what_the_rule_files_say(
     tmp_path: Path, fvtt: FoundryCli
 ) -> None:
-    assert available_rulesets(RULES_ROOT) == ["combat-styles", "hmk", "karmic"]
+    bundled = available_rulesets(RULES_ROOT)
+    assert bundled and set(bundled) <= {"combat-styles", "hmk", "karmic"}
     module_dir = build_module(tmp_path / "out").module_dir
     unpacked = unpack_module(module_dir, tmp_path / "work", fvtt)
     rulesets = load_all()
+    assert sorted(rulesets) == bundled
     assert_matches_lowering(unpacked, rulesets)
     assert_matches_rules(unpacked, rulesets)

@@ -7,6 +7,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from foundry_lock import held_open
 from rules_fixture import SIZES, TABLES, WEAPONS, make_rules
 
 from bridge.cli import main
@@ -119,3 +120,19 @@ def test_a_missing_house_rule_folder_is_named(
     assert main(["build", "--out", str(tmp_path / "out"), "--rules", str(tmp_path / "nope")]) == 1
     assert f"{tmp_path / 'nope'}: house-rule folder not found" in capsys.readouterr().err
     assert not (tmp_path / "out" / "arbiter").exists()
+
+
+def test_build_exits_2_and_says_why_while_foundry_holds_the_packs(
+    tmp_path: Path, rules_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert main(["build", "--out", str(out)]) == 0
+    (rules_root / "wee" / "sizes.toml").write_text(SIZES.replace("rank = 2", "rank = 3"))
+    with held_open(out / "arbiter" / "packs" / "tables"):
+        before = tree(out / "arbiter")
+        capsys.readouterr()
+        assert main(["build", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "nothing written: the packs tables of" in err
+        assert "close the world or stop Foundry, then build again" in err
+        assert tree(out / "arbiter") == before

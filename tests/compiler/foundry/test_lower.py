@@ -17,7 +17,7 @@ from compiler.foundry.lower import folder_id, lower, pack_entries
 from compiler.foundry.macros import lower_macros
 from compiler.foundry.render import Renderer
 from compiler.foundry.tables import formula, rollable_tables
-from compiler.model.common import DieTable
+from compiler.model.common import DieTable, ReferenceTable
 from compiler.model.loader import Ruleset, load_all, load_ruleset
 
 Doc = dict[str, Any]
@@ -285,3 +285,34 @@ def test_a_table_reached_twice_through_a_cached_index_is_lowered_once(
         "Fumble",
         "Hit location",
     ]
+
+
+class TwiceReferenced(TinyRules):
+    def reference_tables(self) -> list[ReferenceTable]:
+        table = ReferenceTable(id="sizes", name="Sizes", columns=("id",), rows=(("s",),))
+        return [table, table]
+
+
+def test_two_reference_tables_with_one_id_are_refused(rules_root: Path, renderer: Renderer) -> None:
+    tiny = load_ruleset("tiny", root=rules_root, model=TwiceReferenced)
+    with pytest.raises(RuleError) as info:
+        lower({"tiny": tiny}, renderer)
+    (problem,) = info.value.problems
+    assert (problem.file, problem.entry, problem.field) == (
+        "tiny/",
+        "reference table 'sizes'",
+        "id",
+    )
+
+
+def test_karmic_macros_open_the_dialogs_of_its_request_types(
+    rules_root: Path, renderer: Renderer
+) -> None:
+    tiny = load_ruleset("tiny", root=rules_root, model=TinyRules)
+    as_karmic = Ruleset("karmic", tiny.model, tiny.content_hash, tiny.files)
+    macros = {
+        m["flags"]["arbiter"]["action"]: m for m in lower_macros(as_karmic, "x" * 16, renderer)
+    }
+    assert 'api.dialogs.open("karmic", "declare");' in macros["register"]["command"]
+    assert 'api.dialogs.open("karmic", "draw_initiative");' in macros["initiative"]["command"]
+    assert macros["register"]["name"] == "Tiny Rules: play a register"
