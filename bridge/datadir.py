@@ -12,7 +12,7 @@ from pathlib import Path
 
 SECRET_FILE = "world.secret"
 STORE_FILE = "arbiter.sqlite3"
-DEFAULT_DATA = Path("arbiter-data")
+DEFAULT_DATA = Path(".arbiter-data")
 
 
 def prepare(folder: Path) -> Path:

@@ -258,13 +258,23 @@ class ProtocolError(ValueError):
     """A client message that cannot be accepted; becomes an ``error`` reply."""
 
     def __init__(self, code: str, message: str, id: str | None = None) -> None:
+        message = printable(message)
         super().__init__(message)
         self.code = code
         self.message = message
-        self.id = id
+        self.id = id if id is None or printable(id) == id else None
 
     def reply(self) -> ErrorMessage:
         return ErrorMessage(id=self.id, code=self.code, message=self.message)  # type: ignore[arg-type]
+
+
+def printable(text: str) -> str:
+    """``text`` made safe to send: lone surrogates (valid in JSON escapes, not in UTF-8) escaped."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def guess_id(data: Any) -> str | None:

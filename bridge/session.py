@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arbiter.session")
 
+INTERNAL_ERROR = encode(
+    ErrorMessage(id=None, code="internal", message="the server failed on this message")
+)
+
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
 
@@ -180,10 +184,9 @@ class ClientSession:
         except ProtocolError as err:
             return encode(err.reply())
         except Exception:
+            # A bug must cost one error reply, never the connection.
             log.exception("session %s: unexpected failure", self.id)
-            return encode(
-                ErrorMessage(id=None, code="internal", message="the server failed on this message")
-            )
+            return INTERNAL_ERROR
 
     def _rate_limited(self, frame: str | bytes, wait: float) -> ErrorMessage:
         ident = None

@@ -43,7 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data",
         type=Path,
         default=datadir.DEFAULT_DATA,
-        help="world data directory: secret and roll log (default ./arbiter-data)",
+        help="world data directory: secret and roll log (default ./.arbiter-data)",
     )
     parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
     parser.add_argument(
