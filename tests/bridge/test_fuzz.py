@@ -39,7 +39,9 @@ json_values = st.recursive(
     | st.integers(-(2**70), 2**70)
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=16),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=8,
 )
 ids = st.one_of(st.text(min_size=1, max_size=12), st.just(""), st.integers(), st.none())
@@ -59,7 +61,9 @@ requests = st.fixed_dictionaries(
             {
                 "id": ids,
                 "ruleset": st.sampled_from(["tiny", "tiny", "chess", ""]),
-                "type": st.sampled_from(["check", "draw", "tally", "secret", "forbidden", "greedy", "x"]),
+                "type": st.sampled_from(
+                    ["check", "draw", "tally", "secret", "forbidden", "greedy", "x"]
+                ),
                 "body": bodies,
             },
             optional={"encounter": st.sampled_from(["e1", "e2", None])},
@@ -70,13 +74,20 @@ requests = st.fixed_dictionaries(
 others = st.one_of(
     st.fixed_dictionaries({"v": st.just(1), "type": st.just("ping")}, optional={"id": ids}),
     st.fixed_dictionaries(
-        {"v": st.just(1), "type": st.just("subscribe"),
-         "events": st.lists(st.sampled_from(["rules", "outcome", "all"]), max_size=2)}
+        {
+            "v": st.just(1),
+            "type": st.just("subscribe"),
+            "events": st.lists(st.sampled_from(["rules", "outcome", "all"]), max_size=2),
+        }
     ),
     st.fixed_dictionaries({"v": st.just(1), "type": st.just("state"), "id": ids, "encounter": ids}),
     st.fixed_dictionaries(
-        {"v": st.just(1), "type": st.just("hello"), "token": st.text(max_size=5),
-         "client": st.fixed_dictionaries({"name": st.text(max_size=5)})}
+        {
+            "v": st.just(1),
+            "type": st.just("hello"),
+            "token": st.text(max_size=5),
+            "client": st.fixed_dictionaries({"name": st.text(max_size=5)}),
+        }
     ),
     json_values,
 )
@@ -143,8 +154,10 @@ def test_a_hundred_thousand_fuzzed_messages_are_each_answered_and_nothing_leaks(
             phases=(Phase.generate,),  # bounded: report the failing batch, do not shrink
             suppress_health_check=list(HealthCheck),
         )
-        @given(batch=st.lists(messages, min_size=BASE_PER_BATCH, max_size=BASE_PER_BATCH),
-               seed=st.integers(0, 2**32))
+        @given(
+            batch=st.lists(messages, min_size=BASE_PER_BATCH, max_size=BASE_PER_BATCH),
+            seed=st.integers(0, 2**32),
+        )
         def one_batch(batch: list[Any], seed: int) -> None:
             nonlocal sent, answered
             rng = random.Random(seed)
