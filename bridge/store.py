@@ -2,8 +2,8 @@
 
 * ``rolls`` — the append-only roll log. One row per decided request: the request, every die it
   recorded, the outcome, the rules hash, the user, the time, and a hash chained to the previous
-  row (``hash = SHA-256(prev_hash "\\n" canonical JSON of the row)``). Triggers refuse UPDATE
-  and DELETE. ``request_id`` is unique: it is the idempotency key.
+  row (SHA-256 of the previous hash and the row's fields, see :func:`row_hash`). Triggers
+  refuse UPDATE and DELETE. ``request_id`` is unique: it is the idempotency key.
 * ``sessions`` — one per authenticated connection: its dice seed and the seed's commitment.
   Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
 * ``encounters`` — the current state of every encounter, written in the same transaction as the
@@ -20,6 +20,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -88,7 +89,7 @@ class NewRoll:
     encounter: str | None
     rules_hash: str
     request: str
-    """Canonical JSON of the request envelope (the idempotency comparison uses it)."""
+    """JSON of the request envelope (a retry is compared with it in canonical form)."""
     dice: list[dict[str, Any]]
     outcome: str
     """Canonical JSON of the outcome envelope, exactly as sent."""
@@ -163,7 +164,17 @@ class Encounter:
 
 
 def row_hash(prev_hash: str, fields: list[Any]) -> str:
-    return hashlib.sha256((prev_hash + "\n" + canonical(fields)).encode()).hexdigest()
+    """SHA-256 over the previous hash and each field, every part prefixed by its byte length.
+
+    Text fields go in as UTF-8, other fields as their JSON text (``null``, ``true``, ``17``,
+    ``1700000000.25``); the length prefixes (8 bytes, big-endian) make the encoding unambiguous.
+    """
+    digest = hashlib.sha256()
+    for part in (prev_hash, *fields):
+        data = (part if isinstance(part, str) else json.dumps(part)).encode("utf-8")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
 
 
 _ROLL_COLUMNS = (
@@ -175,11 +186,20 @@ _ROLL_COLUMNS = (
 class Store:
     """The SQLite store of one world. Not shared between processes that both write."""
 
-    def __init__(self, path: Path, synchronous: Literal["NORMAL", "FULL"] = "NORMAL") -> None:
+    def __init__(
+        self,
+        path: Path,
+        synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        autocheckpoint: bool = True,
+    ) -> None:
+        """Open (creating) the store. ``autocheckpoint=False`` leaves WAL checkpoints (and their
+        fsyncs) to a :class:`Checkpointer` off the writer's path."""
         self.path = path
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
+        if not autocheckpoint:
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(_SCHEMA)
         version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -191,6 +211,7 @@ class Store:
             )
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
+        self._committed = (self._last_seq, self._last_hash)
 
     def close(self) -> None:
         self._db.close()
@@ -242,6 +263,23 @@ class Store:
 
         Raises sqlite3.IntegrityError when the request id is already logged.
         """
+        stored = self.stage(roll)
+        self.commit()
+        return stored
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while staged rows wait for :meth:`commit`."""
+        return self._db.in_transaction
+
+    def stage(self, roll: NewRoll) -> Roll:
+        """Write a row inside the open transaction (opening one); visible to this store only.
+
+        Nobody may be told about a staged row before :meth:`commit` returns. Staging several
+        rows and committing once (group commit) is what lets many connections share one write.
+        Raises sqlite3.IntegrityError when the request id is already logged; rows staged
+        before it stay staged.
+        """
         seq = self._last_seq + 1
         dice = canonical(roll.dice)
         fields = [
@@ -262,8 +300,10 @@ class Store:
         ]
         digest = row_hash(self._last_hash, fields)
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        if not db.in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+            self._committed = (self._last_seq, self._last_hash)
+        with _savepoint(db):
             db.execute(
                 f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -281,13 +321,21 @@ class Store:
                         "INSERT OR IGNORE INTO encounters VALUES (?, ?, NULL, NULL)",
                         (roll.encounter, roll.ruleset),
                     )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         stored = Roll(seq, *fields[1:12], roll.scripted, roll.time, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
+
+    def commit(self) -> None:
+        """Make every staged row durable. On failure nothing staged survives, and it raises."""
+        if not self._db.in_transaction:
+            return
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._last_seq, self._last_hash = self._committed
+            raise
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
@@ -323,6 +371,37 @@ class Store:
         if row is None:
             return None
         return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
+
+
+class Checkpointer:
+    """Copies the WAL back into the database from its own connection (run it in a thread).
+
+    With autocheckpoint off, the writer never stalls on a checkpoint's fsync; this keeps the WAL
+    from growing without bound. PASSIVE: it never blocks the writer.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA busy_timeout=5000")
+
+    def checkpoint(self, mode: Literal["PASSIVE", "TRUNCATE"] = "PASSIVE") -> None:
+        self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+@contextmanager
+def _savepoint(db: sqlite3.Connection) -> Iterator[None]:
+    """One row's statements all land or none do, without ending the open transaction."""
+    db.execute("SAVEPOINT row")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK TO row")
+        db.execute("RELEASE row")
+        raise
+    db.execute("RELEASE row")
 
 
 def _roll(row: tuple[Any, ...]) -> Roll:
