@@ -65,7 +65,7 @@ SERVE_ARGS = [
 
 
 def combat_styles_exchange(n: int) -> dict[str, Any]:
-    """A parried sword blow between two stat blocks, finished with the winner's effect choice."""
+    """An attack parried (or not) between two stat blocks sent with the request."""
     return {
         "id": f"bench-{n}",
         "ruleset": "combat-styles",
@@ -268,16 +268,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _load_exchange_body() -> None:
-    """The exchange request body from the combat-styles example file, when there is one."""
+    """An exchange between the two fighters of the combat-styles example file, when present.
+
+    The stat blocks travel in the body (no encounter), so every request is the same complete
+    exchange: attack roll, parry roll, differential, any blow, all logged.
+    """
     example = ROOT / "docs" / "examples" / "combat-styles.json"
     if not example.is_file():
         return
     data = json.loads(example.read_text(encoding="utf-8"))
     entries = data.get("requests", data) if isinstance(data, dict) else data
-    for entry in entries:
-        if entry.get("type") == "exchange" and entry.get("body", {}).get("combatants"):
-            EXCHANGE_BODY.update(entry["body"])
-            return
+    start = next((e for e in entries if e.get("type") == "start_encounter"), None)
+    exchange = next((e for e in entries if e.get("type") == "exchange"), None)
+    if start is None or exchange is None:
+        return
+    EXCHANGE_BODY.update(exchange["body"])
+    EXCHANGE_BODY["combatants"] = start["body"]["combatants"]
 
 
 if __name__ == "__main__":
