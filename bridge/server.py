@@ -21,7 +21,7 @@ from typing import Any, Literal
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 
 from bridge import datadir
-from bridge.building import ModuleBuildUnavailable, build_module
+from bridge.building import build_module
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
 from bridge.protocol import (
@@ -252,7 +252,12 @@ class ArbiterServer:
             return
         try:
             report = await asyncio.to_thread(build_module, module_dir, self.config.rules)
-        except ModuleBuildUnavailable as err:
-            log.warning("%s", err)
+        except RuleError:
+            raise
+        except Exception as err:
+            # Unavailable compiler, packs held open by a running world, a concurrent build: the
+            # rules still serve; the module on disk stays as it was until the next change.
+            log.warning("module not rebuilt: %s", err)
             return
-        log.info("module: %s", report)
+        describe = getattr(report, "describe", None)
+        log.info("module %s", describe() if callable(describe) else report)

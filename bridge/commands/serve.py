@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from bridge import datadir
+from bridge.building import DEFAULT_MODULE_DIR
 from bridge.limits import Limits
 from bridge.rules import RuleSource
 from bridge.server import LOOPBACK, ArbiterServer, ServerConfig
@@ -19,7 +20,6 @@ from compiler.model.loader import RULES_ROOT
 
 HELP = "serve rolls to Foundry over websockets (and the module at /module.json)"
 
-DEFAULT_MODULE = Path("module_output") / "arbiter"
 
 TLS_ADVICE = """\
 arbiter serve: listening beyond loopback on {host}:{port} without TLS.
@@ -49,8 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--module-dir",
         type=Path,
-        default=DEFAULT_MODULE,
-        help="where the built module lives (default module_output/arbiter)",
+        default=DEFAULT_MODULE_DIR,
+        help="where the module is built and served from (default: the project's "
+        "module_output/arbiter)",
     )
     parser.add_argument(
         "--no-build", action="store_true", help="do not build the module at start or on change"
