@@ -1,0 +1,11 @@
+"""A pure-Python LevelDB writer (and a reader of what it writes) for Foundry compendium packs.
+
+Foundry VTT stores each compendium pack as a LevelDB directory. This package writes one without
+any native library: :func:`write_database` for a whole database, built from :mod:`.log`
+(block framing), :mod:`.batch` (WriteBatch), :mod:`.manifest` (VersionEdit) and :mod:`.crc32c`.
+"""
+
+from .database import read_database, write_database
+from .errors import DatabaseLockedError, LevelDBError
+
+__all__ = ["DatabaseLockedError", "LevelDBError", "read_database", "write_database"]
