@@ -76,14 +76,19 @@ class ArbiterServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.secret = datadir.world_secret(config.data)
-        path = datadir.store_path(config.data)
-        self.store = Store(path, config.synchronous, autocheckpoint=False)
-        self.checkpointer = Checkpointer(path)
+        self.rules: RulesSnapshot = snapshot(config.rules.load())
+        self._lock = datadir.lock(config.data)
+        try:
+            self.secret = datadir.world_secret(config.data)
+            path = datadir.store_path(config.data)
+            self.store = Store(path, config.synchronous, autocheckpoint=False)
+            self.checkpointer = Checkpointer(path)
+        except BaseException:
+            self._lock.close()
+            raise
         ended = self.store.end_open_sessions(time.time())
         if ended:
             log.info("closed %d session(s) left open by a previous run", ended)
-        self.rules: RulesSnapshot = snapshot(config.rules.load())
         self.clients: set[ClientSession] = set()
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
@@ -145,6 +150,7 @@ class ArbiterServer:
         self.checkpointer.checkpoint("TRUNCATE")
         self.checkpointer.close()
         self.store.close()
+        self._lock.close()
 
     async def serve_forever(self) -> None:
         assert self._server is not None, "the server has not started"

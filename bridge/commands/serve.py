@@ -133,7 +133,9 @@ async def _serve(config: ServerConfig) -> int:
     if host not in LOOPBACK:
         print(TLS_ADVICE.format(host=host, port=server.port), file=sys.stderr)
     served = ", ".join(f"{k} {v.version}" for k, v in server.rules.info().items()) or "none"
-    shown = f"[{host}]" if ":" in host else host
+    # A wildcard address is where we listen, not where to connect: show loopback for this machine.
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
+    shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
     print(f"arbiter serve: ws://{shown}:{server.port} (rulesets: {served})", flush=True)
     if server.rules.skipped:
         print(f"  not served (no engine yet): {', '.join(server.rules.skipped)}", flush=True)
