@@ -143,7 +143,6 @@ def decide(
             counter=counter,
             scripted=counter is None,
             time=now,
-            state=outcome["state"],
         )
     )
     return Decided(row, outcome, replayed=False)

@@ -34,13 +34,12 @@ class NewRoll:
     """JSON of the request envelope (a retry is compared with it in canonical form)."""
     dice: list[dict[str, Any]]
     outcome: str
-    """Canonical JSON of the outcome envelope, exactly as sent."""
+    """Canonical JSON of the outcome envelope, exactly as sent. Its ``state`` (when not null)
+    becomes the encounter's state."""
     counter: int | None
     """Keyed-dice counter before the first die; None when the dice were scripted."""
     scripted: bool
     time: float
-    state: dict[str, Any] | None
-    """The encounter's new state (None: unchanged)."""
 
 
 @dataclass(frozen=True)
@@ -113,10 +112,23 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
     """
     digest = hashlib.sha256()
     for part in (prev_hash, *fields):
-        data = (part if isinstance(part, str) else json.dumps(part)).encode("utf-8")
+        data = _text(part).encode("utf-8")
         digest.update(len(data).to_bytes(8, "big"))
         digest.update(data)
     return digest.hexdigest()
+
+
+def _text(value: Any) -> str:
+    # The JSON text of a field, without the json module's overhead for the common scalars.
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value)
 
 
 __all__ = ["GENESIS", "Encounter", "NewRoll", "Roll", "Session", "canonical", "row_hash"]

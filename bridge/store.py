@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -67,6 +66,16 @@ CREATE TABLE IF NOT EXISTS encounters (
   state TEXT,
   seq INTEGER
 );
+CREATE TRIGGER IF NOT EXISTS rolls_move_encounter AFTER INSERT ON rolls
+  WHEN NEW.encounter IS NOT NULL
+  BEGIN
+    INSERT INTO encounters (id, ruleset, state, seq)
+      SELECT NEW.encounter, NEW.ruleset, s, CASE WHEN s IS NULL THEN NULL ELSE NEW.seq END
+      FROM (SELECT json_extract(NEW.outcome, '$.state') AS s)
+      WHERE true
+    ON CONFLICT (id) DO UPDATE SET state = excluded.state, seq = excluded.seq
+      WHERE excluded.state IS NOT NULL;
+  END;
 """
 
 
@@ -196,24 +205,13 @@ class Store:
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
             self._committed = (self._last_seq, self._last_hash)
-        with _savepoint(db):
-            db.execute(
-                f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*fields[:12], int(roll.scripted), roll.time, self._last_hash, digest),
-            )
-            if roll.encounter is not None:
-                if roll.state is not None:
-                    db.execute(
-                        "INSERT INTO encounters VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
-                        "SET state = excluded.state, seq = excluded.seq",
-                        (roll.encounter, roll.ruleset, canonical(roll.state), seq),
-                    )
-                else:
-                    db.execute(
-                        "INSERT OR IGNORE INTO encounters VALUES (?, ?, NULL, NULL)",
-                        (roll.encounter, roll.ruleset),
-                    )
+        # One statement: the trigger moves the encounter's state (the outcome's "state", when
+        # not null) in the same statement, so a row and its state land together or not at all.
+        db.execute(
+            f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*fields[:12], int(roll.scripted), roll.time, self._last_hash, digest),
+        )
         stored = Roll(seq, *fields[1:12], roll.scripted, roll.time, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
@@ -282,19 +280,6 @@ class Checkpointer:
 
     def close(self) -> None:
         self._db.close()
-
-
-@contextmanager
-def _savepoint(db: sqlite3.Connection) -> Iterator[None]:
-    """One row's statements all land or none do, without ending the open transaction."""
-    db.execute("SAVEPOINT row")
-    try:
-        yield
-    except BaseException:
-        db.execute("ROLLBACK TO row")
-        db.execute("RELEASE row")
-        raise
-    db.execute("RELEASE row")
 
 
 def _roll(row: tuple[Any, ...]) -> Roll:
