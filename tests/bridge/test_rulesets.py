@@ -4,7 +4,8 @@ Every request of ``docs/examples/<ruleset>.json`` goes to the server in order (e
 recorded dice send them as scripted dice, which the test server allows; the others are rolled by
 the session's keyed dice). Every outcome must then re-derive identically from its recorded dice
 (``arbiter replay --from-log``) and ``arbiter replay`` of the example file fed those dice must
-give the same outcomes.
+give the same outcomes. A player client owning no participant sees each outcome's public part
+only: no private data (a karmic hand) and no encounter state.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
     config = tiny_config(tmp_path, rules=RuleSource(), allow_scripted_dice=True)
     with running(config) as srv:
         ws, welcome = srv.hello(events=[])
+        # A player who owns no participant watches every outcome go by.
+        observer, _ = srv.hello(role="player", user="observer", events=["outcome"])
         assert ruleset in welcome["rulesets"], f"{ruleset} has rules but is not served"
         outcomes = []
         for entry in entries:
@@ -50,7 +53,13 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
             reply = receive(ws)
             assert reply["type"] == "outcome", (entry["id"], reply)
             outcomes.append(reply["outcome"])
+            seen = receive(observer)
+            assert seen["event"] == "outcome" and seen["seq"] == reply["seq"]
+            # Hidden information (hands, deck order) never reaches a player who does not own it.
+            assert seen["outcome"]["private"] == {} and seen["outcome"]["state"] is None
+            assert seen["outcome"]["result"] == reply["outcome"]["result"]
         ws.close()
+        observer.close()
         store = srv.server.store
         report = replay_log(list(store.rolls()), load_all())
     assert report.rows == len(entries) and report.ok, report.mismatches
