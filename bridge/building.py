@@ -15,16 +15,23 @@ from bridge.rules import RuleSource
 
 log = logging.getLogger("arbiter.build")
 
+MODULE_ID = "arbiter"
+DEFAULT_MODULE_DIR = Path(__file__).resolve().parent.parent / "module_output" / MODULE_ID
+"""The project's build output (``arbiter build`` writes here by default)."""
+
 
 class ModuleBuildUnavailable(RuntimeError):
     """This installation has no module compiler (``compiler.foundry.build``)."""
 
 
-def build_module(out_dir: Path, source: RuleSource) -> object:
-    """Build (or confirm up to date) the module in ``out_dir``; returns the compiler's report.
+def build_module(module_dir: Path, source: RuleSource) -> object:
+    """Build (or confirm up to date) the module folder ``module_dir``; returns the build report.
 
-    Raises RuleError for bad rules (nothing is written) and ModuleBuildUnavailable when the
-    compiler is missing.
+    ``module_dir`` is the folder holding module.json; its name must be the module id
+    (``arbiter``), since the compiler writes ``<out>/arbiter``. Raises RuleError for bad rules
+    (nothing is written), ModuleBuildUnavailable when the compiler is missing, and whatever the
+    compiler raises when it must refuse (packs held open by a running Foundry world, a build
+    already under way).
     """
     try:
         build = importlib.import_module("compiler.foundry.build")
@@ -35,4 +42,6 @@ def build_module(out_dir: Path, source: RuleSource) -> object:
                 "missing); /module.json and /module.zip serve whatever is already built"
             ) from None
         raise
-    return build.build_module(out_dir, source.root, source.overlay)
+    if module_dir.name != MODULE_ID:
+        raise ValueError(f"the module folder must be named {MODULE_ID!r}, not {module_dir.name!r}")
+    return build.build_module(module_dir.parent, source.root, source.overlay)

@@ -6,13 +6,16 @@ deletes it; clients authenticate with it. ``arbiter.sqlite3`` is the store (see 
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 from pathlib import Path
+from typing import IO
 
 SECRET_FILE = "world.secret"
 STORE_FILE = "arbiter.sqlite3"
-DEFAULT_DATA = Path("arbiter-data")
+LOCK_FILE = "serve.lock"
+DEFAULT_DATA = Path(".arbiter-data")
 
 
 def prepare(folder: Path) -> Path:
@@ -43,3 +46,31 @@ def world_secret(folder: Path) -> str:
 
 def store_path(folder: Path) -> Path:
     return prepare(folder) / STORE_FILE
+
+
+class DataDirBusy(OSError):
+    """Another ``arbiter serve`` already owns this data directory."""
+
+
+def lock(folder: Path) -> IO[str]:
+    """Take the data directory for this process (one server per world: single writer).
+
+    Returns the open lock file; the lock lasts until it is closed or the process dies (so a
+    killed server never leaves a stale lock). Raises DataDirBusy when another process holds it.
+    """
+    handle = open(prepare(folder) / LOCK_FILE, "a+", encoding="utf-8")  # noqa: SIM115
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        owner = handle.read().strip() or "another process"
+        handle.close()
+        raise DataDirBusy(
+            f"{folder} is in use by {owner}: one `arbiter serve` per world (stop it, or use "
+            "another --data)"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"arbiter serve (pid {os.getpid()})\n")
+    handle.flush()
+    return handle

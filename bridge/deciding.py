@@ -1,8 +1,9 @@
 """Deciding one request message: idempotency, rules lookup, engine call, log row.
 
 :func:`decide` runs synchronously between two awaits, so no other request interleaves with its
-read-state → resolve → append sequence (the single-writer rule for encounter state). It returns
-the committed row; the caller answers only after it returns.
+read-state → resolve → stage sequence (the single-writer rule for encounter state). It returns
+the *staged* row: the caller answers only after the store has committed it (the server commits
+every row staged in one event-loop turn at once — group commit).
 """
 
 from __future__ import annotations
@@ -49,10 +50,9 @@ def decide(
     """Decide and log ``message.request``; raises ProtocolError naming why it was refused."""
     request = message.request
     rid = request.id
-    request_text = canonical(request.model_dump(mode="json"))
     stored = store.find(rid)
     if stored is not None:
-        if stored.request != request_text:
+        if canonical(json.loads(stored.request)) != canonical(request.model_dump(mode="json")):
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
@@ -128,7 +128,7 @@ def decide(
             "internal", f"the {request.ruleset} engine produced an unusable outcome", rid
         ) from err
 
-    row = store.append(
+    row = store.stage(
         NewRoll(
             request_id=rid,
             session=ctx.session,
@@ -137,13 +137,12 @@ def decide(
             type=request.type,
             encounter=request.encounter,
             rules_hash=ruleset.content_hash,
-            request=request_text,
+            request=request.model_dump_json(),
             dice=outcome["dice"],
             outcome=outcome_text,
             counter=counter,
             scripted=counter is None,
             time=now,
-            state=outcome["state"],
         )
     )
     return Decided(row, outcome, replayed=False)

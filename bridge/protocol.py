@@ -62,6 +62,12 @@ class Message(BaseModel):
 # --- client → server ----------------------------------------------------------------------------
 
 
+class ClientMessageBase(Message):
+    """A client message must say which protocol version it speaks."""
+
+    v: Literal[1]
+
+
 class ClientInfo(BaseModel):
     """Who is connecting: shown in the log as the user of every roll this connection asks for."""
 
@@ -79,7 +85,7 @@ class ClientInfo(BaseModel):
     )
 
 
-class Hello(Message):
+class Hello(ClientMessageBase):
     """The first message: authenticates with the world secret (``arbiter token``)."""
 
     type: Literal["hello"]
@@ -90,7 +96,7 @@ class Hello(Message):
     )
 
 
-class RequestMessage(Message):
+class RequestMessage(ClientMessageBase):
     """A roll or rules request: ``request`` is the envelope of ``docs/requests.md``.
 
     ``request.id`` is an idempotency key: sending the same id again returns the stored outcome.
@@ -102,14 +108,14 @@ class RequestMessage(Message):
     dice: list[int] | None = Field(default=None, max_length=10_000)
 
 
-class Ping(Message):
+class Ping(ClientMessageBase):
     """A liveness check; answered with ``pong`` carrying the same id."""
 
     type: Literal["ping"]
     id: ClientId | None = None
 
 
-class Subscribe(Message):
+class Subscribe(ClientMessageBase):
     """Replace this connection's event streams (``[]`` stops all events)."""
 
     type: Literal["subscribe"]
@@ -117,7 +123,7 @@ class Subscribe(Message):
     events: list[EventName]
 
 
-class StateQuery(Message):
+class StateQuery(ClientMessageBase):
     """Ask for an encounter's current state."""
 
     type: Literal["state"]
@@ -258,13 +264,23 @@ class ProtocolError(ValueError):
     """A client message that cannot be accepted; becomes an ``error`` reply."""
 
     def __init__(self, code: str, message: str, id: str | None = None) -> None:
+        message = printable(message)
         super().__init__(message)
         self.code = code
         self.message = message
-        self.id = id
+        self.id = id if id is None or printable(id) == id else None
 
     def reply(self) -> ErrorMessage:
         return ErrorMessage(id=self.id, code=self.code, message=self.message)  # type: ignore[arg-type]
+
+
+def printable(text: str) -> str:
+    """``text`` made safe to send: lone surrogates (valid in JSON escapes, not in UTF-8) escaped."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
 def guess_id(data: Any) -> str | None:

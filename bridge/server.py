@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Literal
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 
 from bridge import datadir
-from bridge.building import ModuleBuildUnavailable, build_module
+from bridge.building import build_module
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
 from bridge.protocol import (
@@ -33,7 +34,7 @@ from bridge.protocol import (
 from bridge.reload import RulesWatcher
 from bridge.rules import RuleSource, RulesSnapshot, snapshot
 from bridge.session import ClientSession
-from bridge.store import Store
+from bridge.store import Checkpointer, Store
 from compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.server")
@@ -75,12 +76,19 @@ class ArbiterServer:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.secret = datadir.world_secret(config.data)
-        self.store = Store(datadir.store_path(config.data), config.synchronous)
+        self.rules: RulesSnapshot = snapshot(config.rules.load())
+        self._lock = datadir.lock(config.data)
+        try:
+            self.secret = datadir.world_secret(config.data)
+            path = datadir.store_path(config.data)
+            self.store = Store(path, config.synchronous, autocheckpoint=False)
+            self.checkpointer = Checkpointer(path)
+        except BaseException:
+            self._lock.close()
+            raise
         ended = self.store.end_open_sessions(time.time())
         if ended:
             log.info("closed %d session(s) left open by a previous run", ended)
-        self.rules: RulesSnapshot = snapshot(config.rules.load())
         self.clients: set[ClientSession] = set()
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
@@ -92,8 +100,11 @@ class ArbiterServer:
             auth_timeout_seconds=limits.auth_timeout_seconds,
             max_dice_per_request=limits.max_dice_per_request,
         )
+        self._commit: asyncio.Future[None] | None = None
+        self._after_commit: list[Callable[[], None]] = []
         self._server: Server | None = None
         self._watcher_task: asyncio.Task[None] | None = None
+        self._checkpoint_task: asyncio.Task[None] | None = None
         self.watcher: RulesWatcher | None = None
 
     # --- lifecycle ---
@@ -112,6 +123,7 @@ class ArbiterServer:
             compression=None,
             server_header=f"arbiter/{self.server_info.version}",
         )
+        self._checkpoint_task = asyncio.create_task(self._checkpoints(), name="wal-checkpoints")
         if self.config.reload_interval is not None:
             self.watcher = RulesWatcher(
                 self.config.rules, self.config.reload_interval, self.swap_rules, self.report_error
@@ -125,18 +137,33 @@ class ArbiterServer:
 
     async def close(self) -> None:
         """Stop listening, close every connection, end their sessions and close the store."""
-        if self._watcher_task is not None:
-            self._watcher_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watcher_task
+        for task in (self._watcher_task, self._checkpoint_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
+        if self.store.in_transaction:
+            self.store.commit()
+        self.checkpointer.checkpoint("TRUNCATE")
+        self.checkpointer.close()
         self.store.close()
+        self._lock.close()
 
     async def serve_forever(self) -> None:
         assert self._server is not None, "the server has not started"
         await self._server.serve_forever()
+
+    async def _checkpoints(self, interval: float = 1.0) -> None:
+        """Checkpoint the WAL in a thread every ``interval`` seconds (see Checkpointer)."""
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await asyncio.to_thread(self.checkpointer.checkpoint)
+            except Exception:
+                log.exception("WAL checkpoint failed (will retry)")
 
     # --- connections ---
 
@@ -158,6 +185,41 @@ class ArbiterServer:
             "tasks": len(asyncio.all_tasks()),
             "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
         }
+
+    # --- group commit ---
+
+    async def committed(self) -> None:
+        """Wait until every row staged so far is committed; raises if the commit failed.
+
+        The first waiter of an event-loop turn schedules one COMMIT after the callbacks already
+        ready to run: every connection whose message arrived in the same turn stages its row
+        first, and one write makes them all durable.
+        """
+        if not self.store.in_transaction:
+            return
+        if self._commit is None:
+            loop = asyncio.get_running_loop()
+            self._commit = loop.create_future()
+            loop.call_soon(self._do_commit, self._commit)
+        await asyncio.shield(self._commit)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the rows staged so far are committed (never if the commit fails)."""
+        self._after_commit.append(callback)
+
+    def _do_commit(self, done: asyncio.Future[None]) -> None:
+        self._commit = None
+        callbacks, self._after_commit = self._after_commit, []
+        try:
+            self.store.commit()
+        except Exception as err:
+            log.exception("the roll log could not commit; its staged rows are dropped")
+            done.set_exception(err)
+            done.exception()  # retrieved here, so a turn without waiters logs nothing more
+            return
+        done.set_result(None)
+        for callback in callbacks:
+            callback()
 
     # --- events ---
 
@@ -196,7 +258,12 @@ class ArbiterServer:
             return
         try:
             report = await asyncio.to_thread(build_module, module_dir, self.config.rules)
-        except ModuleBuildUnavailable as err:
-            log.warning("%s", err)
+        except RuleError:
+            raise
+        except Exception as err:
+            # Unavailable compiler, packs held open by a running world, a concurrent build: the
+            # rules still serve; the module on disk stays as it was until the next change.
+            log.warning("module not rebuilt: %s", err)
             return
-        log.info("module: %s", report)
+        describe = getattr(report, "describe", None)
+        log.info("module %s", describe() if callable(describe) else report)

@@ -17,6 +17,7 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
@@ -24,6 +25,7 @@ from bridge.deciding import Context, decide, visible
 from bridge.engine.dice import KeyedSource
 from bridge.limits import TokenBucket
 from bridge.protocol import (
+    CLIENT_MESSAGE,
     ClientMessage,
     ErrorMessage,
     EventName,
@@ -49,6 +51,17 @@ if TYPE_CHECKING:
     from bridge.server import ArbiterServer
 
 log = logging.getLogger("arbiter.session")
+
+INTERNAL_ERROR = encode(
+    ErrorMessage(id=None, code="internal", message="the server failed on this message")
+)
+COMMIT_FAILED = encode(
+    ErrorMessage(
+        id=None,
+        code="internal",
+        message="the roll log could not be written, so nothing was decided; retry with the same id",
+    )
+)
 
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
@@ -81,8 +94,12 @@ class ClientSession:
         try:
             async for frame in self.ws:
                 reply = self.handle(frame)
-                if reply is not None:
-                    await self.ws.send(reply)
+                # Whatever the reply says may rest on rows not yet committed: wait for them.
+                try:
+                    await self.server.committed()
+                except Exception:
+                    reply = COMMIT_FAILED
+                await self.ws.send(reply)
         except ConnectionClosed:
             pass
         finally:
@@ -167,9 +184,14 @@ class ClientSession:
                     "too_large",
                     f"message of {size} bytes is over the limit of {limits.max_message_bytes}",
                 )
-        return parse_client(decode(frame))
+        try:
+            # Fast path: parse and validate in one pass. Anything it refuses takes the slow path,
+            # which names the problem precisely.
+            return CLIENT_MESSAGE.validate_json(frame)
+        except ValidationError:
+            return parse_client(decode(frame))
 
-    def handle(self, frame: str | bytes) -> str | None:
+    def handle(self, frame: str | bytes) -> str:
         """The answer to one frame (JSON text); decides requests synchronously (see deciding)."""
         wait = self.bucket.take(asyncio.get_running_loop().time())
         if wait:
@@ -180,10 +202,9 @@ class ClientSession:
         except ProtocolError as err:
             return encode(err.reply())
         except Exception:
+            # A bug must cost one error reply, never the connection.
             log.exception("session %s: unexpected failure", self.id)
-            return encode(
-                ErrorMessage(id=None, code="internal", message="the server failed on this message")
-            )
+            return INTERNAL_ERROR
 
     def _rate_limited(self, frame: str | bytes, wait: float) -> ErrorMessage:
         ident = None
@@ -223,15 +244,18 @@ class ClientSession:
             max_dice=server.config.limits.max_dice_per_request,
         )
         decided = decide(message, server.rules, server.store, ctx, time.time())
+        row = decided.row
         if not decided.replayed:
-            server.publish(decided.row.seq, decided.outcome, exclude=self)
-        return encode(
-            OutcomeMessage(
-                seq=decided.row.seq,
-                replayed=decided.replayed,
-                outcome=visible(decided.outcome, self.gm, self.participants),
+            server.after_commit(lambda: server.publish(row.seq, decided.outcome, exclude=self))
+        shown = visible(decided.outcome, self.gm, self.participants)
+        if shown is decided.outcome:
+            # The logged text is the outcome exactly: send it without serializing again.
+            replayed = "true" if decided.replayed else "false"
+            return (
+                f'{{"v":1,"type":"outcome","seq":{row.seq},"replayed":{replayed},'
+                f'"outcome":{row.outcome}}}'
             )
-        )
+        return encode(OutcomeMessage(seq=row.seq, replayed=decided.replayed, outcome=shown))
 
     def _state(self, query: StateQuery) -> str:
         if not self.gm:

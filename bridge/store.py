@@ -2,8 +2,8 @@
 
 * ``rolls`` — the append-only roll log. One row per decided request: the request, every die it
   recorded, the outcome, the rules hash, the user, the time, and a hash chained to the previous
-  row (``hash = SHA-256(prev_hash "\\n" canonical JSON of the row)``). Triggers refuse UPDATE
-  and DELETE. ``request_id`` is unique: it is the idempotency key.
+  row (SHA-256 of the previous hash and the row's fields, see :func:`row_hash`). Triggers
+  refuse UPDATE and DELETE. ``request_id`` is unique: it is the idempotency key.
 * ``sessions`` — one per authenticated connection: its dice seed and the seed's commitment.
   Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
 * ``encounters`` — the current state of every encounter, written in the same transaction as the
@@ -16,17 +16,15 @@ that answers afterwards never answers with an outcome a crash could lose. ``sync
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from bridge.records import GENESIS, Encounter, NewRoll, Roll, Session, canonical, row_hash
+
 SCHEMA_VERSION = "1"
-GENESIS = "0" * 64
-"""The ``prev_hash`` of the first row."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,102 +66,17 @@ CREATE TABLE IF NOT EXISTS encounters (
   state TEXT,
   seq INTEGER
 );
+CREATE TRIGGER IF NOT EXISTS rolls_move_encounter AFTER INSERT ON rolls
+  WHEN NEW.encounter IS NOT NULL
+  BEGIN
+    INSERT INTO encounters (id, ruleset, state, seq)
+      SELECT NEW.encounter, NEW.ruleset, s, CASE WHEN s IS NULL THEN NULL ELSE NEW.seq END
+      FROM (SELECT json_extract(NEW.outcome, '$.state') AS s)
+      WHERE true
+    ON CONFLICT (id) DO UPDATE SET state = excluded.state, seq = excluded.seq
+      WHERE excluded.state IS NOT NULL;
+  END;
 """
-
-
-def canonical(value: Any) -> str:
-    """Canonical JSON: sorted keys, no spaces. Equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-@dataclass(frozen=True)
-class NewRoll:
-    """A decided request about to be logged."""
-
-    request_id: str
-    session: str
-    user: str
-    ruleset: str
-    type: str
-    encounter: str | None
-    rules_hash: str
-    request: str
-    """Canonical JSON of the request envelope (the idempotency comparison uses it)."""
-    dice: list[dict[str, Any]]
-    outcome: str
-    """Canonical JSON of the outcome envelope, exactly as sent."""
-    counter: int | None
-    """Keyed-dice counter before the first die; None when the dice were scripted."""
-    scripted: bool
-    time: float
-    state: dict[str, Any] | None
-    """The encounter's new state (None: unchanged)."""
-
-
-@dataclass(frozen=True)
-class Roll:
-    """A row of the roll log."""
-
-    seq: int
-    request_id: str
-    session: str
-    user: str
-    ruleset: str
-    type: str
-    encounter: str | None
-    rules_hash: str
-    request: str
-    dice: str
-    outcome: str
-    counter: int | None
-    scripted: bool
-    time: float
-    prev_hash: str
-    hash: str
-
-    def chain_hash(self) -> str:
-        return row_hash(
-            self.prev_hash,
-            [
-                self.seq,
-                self.request_id,
-                self.session,
-                self.user,
-                self.ruleset,
-                self.type,
-                self.encounter,
-                self.rules_hash,
-                self.request,
-                self.dice,
-                self.outcome,
-                self.counter,
-                self.scripted,
-                self.time,
-            ],
-        )
-
-
-@dataclass(frozen=True)
-class Session:
-    id: str
-    seed: str
-    commitment: str
-    user: str
-    client: str
-    started: float
-    ended: float | None
-
-
-@dataclass(frozen=True)
-class Encounter:
-    id: str
-    ruleset: str
-    state: dict[str, Any] | None
-    seq: int | None
-
-
-def row_hash(prev_hash: str, fields: list[Any]) -> str:
-    return hashlib.sha256((prev_hash + "\n" + canonical(fields)).encode()).hexdigest()
 
 
 _ROLL_COLUMNS = (
@@ -175,11 +88,20 @@ _ROLL_COLUMNS = (
 class Store:
     """The SQLite store of one world. Not shared between processes that both write."""
 
-    def __init__(self, path: Path, synchronous: Literal["NORMAL", "FULL"] = "NORMAL") -> None:
+    def __init__(
+        self,
+        path: Path,
+        synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        autocheckpoint: bool = True,
+    ) -> None:
+        """Open (creating) the store. ``autocheckpoint=False`` leaves WAL checkpoints (and their
+        fsyncs) to a :class:`Checkpointer` off the writer's path."""
         self.path = path
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(f"PRAGMA synchronous={synchronous}")
+        if not autocheckpoint:
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(_SCHEMA)
         version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -191,6 +113,7 @@ class Store:
             )
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
+        self._committed = (self._last_seq, self._last_hash)
 
     def close(self) -> None:
         self._db.close()
@@ -242,6 +165,23 @@ class Store:
 
         Raises sqlite3.IntegrityError when the request id is already logged.
         """
+        stored = self.stage(roll)
+        self.commit()
+        return stored
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while staged rows wait for :meth:`commit`."""
+        return self._db.in_transaction
+
+    def stage(self, roll: NewRoll) -> Roll:
+        """Write a row inside the open transaction (opening one); visible to this store only.
+
+        Nobody may be told about a staged row before :meth:`commit` returns. Staging several
+        rows and committing once (group commit) is what lets many connections share one write.
+        Raises sqlite3.IntegrityError when the request id is already logged; rows staged
+        before it stay staged.
+        """
         seq = self._last_seq + 1
         dice = canonical(roll.dice)
         fields = [
@@ -262,32 +202,31 @@ class Store:
         ]
         digest = row_hash(self._last_hash, fields)
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute(
-                f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*fields[:12], int(roll.scripted), roll.time, self._last_hash, digest),
-            )
-            if roll.encounter is not None:
-                if roll.state is not None:
-                    db.execute(
-                        "INSERT INTO encounters VALUES (?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
-                        "SET state = excluded.state, seq = excluded.seq",
-                        (roll.encounter, roll.ruleset, canonical(roll.state), seq),
-                    )
-                else:
-                    db.execute(
-                        "INSERT OR IGNORE INTO encounters VALUES (?, ?, NULL, NULL)",
-                        (roll.encounter, roll.ruleset),
-                    )
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+        if not db.in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+            self._committed = (self._last_seq, self._last_hash)
+        # One statement: the trigger moves the encounter's state (the outcome's "state", when
+        # not null) in the same statement, so a row and its state land together or not at all.
+        db.execute(
+            f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*fields[:12], int(roll.scripted), roll.time, self._last_hash, digest),
+        )
         stored = Roll(seq, *fields[1:12], roll.scripted, roll.time, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
+
+    def commit(self) -> None:
+        """Make every staged row durable. On failure nothing staged survives, and it raises."""
+        if not self._db.in_transaction:
+            return
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._last_seq, self._last_hash = self._committed
+            raise
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
@@ -325,7 +264,38 @@ class Store:
         return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
 
 
+class Checkpointer:
+    """Copies the WAL back into the database from its own connection (run it in a thread).
+
+    With autocheckpoint off, the writer never stalls on a checkpoint's fsync; this keeps the WAL
+    from growing without bound. PASSIVE: it never blocks the writer.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA busy_timeout=5000")
+
+    def checkpoint(self, mode: Literal["PASSIVE", "TRUNCATE"] = "PASSIVE") -> None:
+        self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+
+    def close(self) -> None:
+        self._db.close()
+
+
 def _roll(row: tuple[Any, ...]) -> Roll:
     values = list(row)
     values[12] = bool(values[12])
     return Roll(*values)
+
+
+__all__ = [
+    "GENESIS",
+    "Checkpointer",
+    "Encounter",
+    "NewRoll",
+    "Roll",
+    "Session",
+    "Store",
+    "canonical",
+    "row_hash",
+]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from bridge import datadir
+from bridge.building import DEFAULT_MODULE_DIR
 from bridge.limits import Limits
 from bridge.rules import RuleSource
 from bridge.server import LOOPBACK, ArbiterServer, ServerConfig
@@ -19,7 +20,6 @@ from compiler.model.loader import RULES_ROOT
 
 HELP = "serve rolls to Foundry over websockets (and the module at /module.json)"
 
-DEFAULT_MODULE = Path("module_output") / "arbiter"
 
 TLS_ADVICE = """\
 arbiter serve: listening beyond loopback on {host}:{port} without TLS.
@@ -43,14 +43,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data",
         type=Path,
         default=datadir.DEFAULT_DATA,
-        help="world data directory: secret and roll log (default ./arbiter-data)",
+        help="world data directory: secret and roll log (default ./.arbiter-data)",
     )
     parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
     parser.add_argument(
         "--module-dir",
         type=Path,
-        default=DEFAULT_MODULE,
-        help="where the built module lives (default module_output/arbiter)",
+        default=DEFAULT_MODULE_DIR,
+        help="where the module is built and served from (default: the project's "
+        "module_output/arbiter)",
     )
     parser.add_argument(
         "--no-build", action="store_true", help="do not build the module at start or on change"
@@ -132,7 +133,9 @@ async def _serve(config: ServerConfig) -> int:
     if host not in LOOPBACK:
         print(TLS_ADVICE.format(host=host, port=server.port), file=sys.stderr)
     served = ", ".join(f"{k} {v.version}" for k, v in server.rules.info().items()) or "none"
-    shown = f"[{host}]" if ":" in host else host
+    # A wildcard address is where we listen, not where to connect: show loopback for this machine.
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
+    shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
     print(f"arbiter serve: ws://{shown}:{server.port} (rulesets: {served})", flush=True)
     if server.rules.skipped:
         print(f"  not served (no engine yet): {', '.join(server.rules.skipped)}", flush=True)

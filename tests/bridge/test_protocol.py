@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_schemas_in_docs_are_the_ones_the_models_generate() -> None:
     for name, schema in schemas().items():
         on_disk = (ROOT / "docs" / "schemas" / name).read_text(encoding="utf-8")
-        assert on_disk == schema_text(schema), f"run `python -m bridge.protocol docs/schemas` ({name})"
+        assert on_disk == schema_text(schema), (
+            f"run `python -m bridge.protocol docs/schemas` ({name})"
+        )
 
 
 def examples() -> list[dict]:
@@ -59,8 +61,11 @@ def test_every_example_in_the_protocol_doc_is_a_valid_message() -> None:
     [
         ({"v": 1, "type": "hello", "token": "t", "client": {}}, "invalid_message", "client.name"),
         ({"v": True, "type": "ping"}, "unsupported_version", "True"),
-        ({"v": 1, "type": "request", "request": {"id": "", "ruleset": "x", "type": "y"}},
-         "invalid_message", "request.id"),
+        (
+            {"v": 1, "type": "request", "request": {"id": "", "ruleset": "x", "type": "y"}},
+            "invalid_message",
+            "request.id",
+        ),
         ({"v": 1, "type": "ping", "extra": 1}, "invalid_message", "extra: Extra inputs"),
         ("text", "invalid_message", "not str"),
     ],

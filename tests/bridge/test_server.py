@@ -244,3 +244,14 @@ def test_an_origin_not_allowed_is_refused_at_the_handshake(tmp_path: Path) -> No
         welcome = receive(ws)
         assert welcome["type"] == "welcome"
         ws.close()
+
+
+def test_a_second_server_on_the_same_world_is_refused(tmp_path: Path) -> None:
+    from bridge.datadir import DataDirBusy
+    from bridge.server import ArbiterServer
+
+    with (
+        running(tiny_config(tmp_path)),
+        pytest.raises(DataDirBusy, match="one `arbiter serve` per world"),
+    ):
+        ArbiterServer(tiny_config(tmp_path))

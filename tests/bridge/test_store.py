@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -21,11 +22,10 @@ def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) 
         rules_hash="h" * 64,
         request=f'{{"id":"{rid}"}}',
         dice=[{"expr": "1d100", "faces": 100, "result": 7}],
-        outcome=f'{{"id":"{rid}"}}',
+        outcome=json.dumps({"id": rid, "state": state}),
         counter=0,
         scripted=False,
         time=1700000000.25,
-        state=state,
     )
 
 
@@ -81,3 +81,13 @@ def test_a_reopened_store_continues_the_chain(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
     row = store.append(new_roll("b"))
     assert row.seq == 2 and store.verify_chain() == []
+
+
+def test_a_row_that_leaves_state_untouched_keeps_the_encounter_state(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a", encounter="e", state={"n": 1}))
+    store.append(new_roll("b", encounter="e", state=None))
+    store.append(new_roll("c", encounter="fresh", state=None))
+    kept, fresh = store.encounter("e"), store.encounter("fresh")
+    assert kept is not None and kept.state == {"n": 1} and kept.seq == 1
+    assert fresh is not None and fresh.ruleset == "tiny" and fresh.state is None
