@@ -114,6 +114,11 @@ def roll_damage(
         else 0
     )
     weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps)
+    if fx.pending.get("inside_reach", 0) > 0 and attacker["id"] == fx.pending["attacker"]:
+        # Inside its own reach a long weapon's blow is capped (rule data, e.g. 1d3+1).
+        cap = maximize(expr_of(fx.rules.inside_reach_damage_cap), maximized)
+        if cap.bounds()[1] < weapon.bounds()[1]:
+            weapon = cap
     totals = []
     for _ in range(rolls):
         total = fx.dice.roll(weapon).total

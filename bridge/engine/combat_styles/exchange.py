@@ -127,6 +127,7 @@ def start_exchange(
             )
         if (
             situation.engaged_reach is not None
+            and not rules.inside_reach_can_parry
             and parry_arm.reach is not None
             and (
                 rules.reaches.index(situation.engaged_reach) < rules.reaches.index(parry_arm.reach)
@@ -236,6 +237,7 @@ def start_exchange(
         "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
         "notes": notes,
         "grapple": body.grapple,
+        "inside_reach": inside_reach(rules, arm, situation.engaged_reach),
     }
     if diff.winner is not None:
         winner_is_attacker = diff.winner == "attacker"
@@ -263,6 +265,16 @@ def start_exchange(
     if body.odds:
         result["odds"] = odds
     return Resolution(result=result, state=state)
+
+
+def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
+    """Reach steps by which a wielded melee weapon is fighting inside its own reach (natural
+    weapons are exempt)."""
+    if engaged is None or arm.reach is None or arm.kind != "melee":
+        return 0
+    if engaged not in rules.reaches:
+        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
+    return max(0, rules.reaches.index(arm.reach) - rules.reaches.index(engaged))
 
 
 def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:

@@ -235,11 +235,11 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         return 0
     attacking = _attacking_size(rules, arm, p)
     parrying = parry_arm.size or rules.sizes[0]
-    engaged = p["situation"].get("engaged_reach")
-    if engaged is not None and arm.reach is not None and arm.kind == "melee":
-        inside = rules.reaches.index(arm.reach) - rules.reaches.index(engaged)
-        if inside > 0:
-            attacking = size_step(rules.sizes, attacking, -inside)
+    inside = p.get("inside_reach", 0)
+    if inside > 0:
+        attacking = size_step(
+            rules.sizes, attacking, -inside * rules.inside_reach_size_drop_per_step
+        )
     block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
     through = block.remaining(blow.rolled)
     blow.parry = {

@@ -109,6 +109,8 @@ def attack_terms(
         else:
             steps += fam
     skill = capped(attacker, skill, situation)
+    if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
+        raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
     size_steps = 0
     dm_steps = 0
     factor = ONE

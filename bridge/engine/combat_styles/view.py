@@ -149,6 +149,9 @@ class RulesView:
     swimming_damage: Fraction
     blind_strike_grade_steps: int
     crouch_multiplier: int
+    inside_reach_can_parry: bool
+    inside_reach_damage_cap: str
+    inside_reach_size_drop_per_step: int
     ward_weapon_locations: int
     default_action: str
     action_points: int

@@ -212,3 +212,45 @@ def test_pulling_an_impaled_weapon_free_does_half_a_damage_roll_through_armour(
     assert table.who("b")["hit_points"]["chest"] == 7 - 2 - 3
     assert "impaled" not in table.who("b")["conditions"]
     assert table.who("a")["conditions"]["impaled_in"]["weapons"] == []
+
+
+def test_a_long_weapon_inside_its_reach_is_smaller_and_its_damage_capped(table: Table) -> None:
+    duel(table, fighter("a", weapons=["longspear"]), fighter("b", weapons=["dagger"]))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "parry_weapon": "dagger",
+            "situation": {"engaged_reach": "short"},
+            "effects": [],
+        },
+        [40, 30, 3, 10],
+    )
+    # very long → short is 2 steps inside: large drops to small, equal to the dagger
+    assert out["blow"]["parry"]["attacking_size"] == "small"
+    assert out["blow"]["damage"] == 4  # capped at 1d3+1
+    assert out["blow"]["after_parry"] == 0
+
+
+def test_under_water_only_thrusting_weapons_work(table: Table) -> None:
+    duel(table, fighter("a", weapons=["mace", "dagger"], skills={"swim": 50}), fighter("b"))
+    with pytest.raises(EngineError, match="thrusting"):
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "weapon": "mace", "situation": {"cap": "swimming"}},
+        )
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "weapon": "dagger",
+            "defence": "none",
+            "situation": {"cap": "swimming"},
+            "effects": [],
+        },
+        [45, 4, 10],
+    )
+    assert out["attack"]["target"] == 50  # Combat Style 60 capped by Swim 50
+    assert out["blow"]["damage"] == 3  # 1d4+1 = 5, halved under water
