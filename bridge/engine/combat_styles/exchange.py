@@ -19,7 +19,13 @@ from bridge.engine.combat_styles.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    has_condition,
+    record,
+    writable,
+)
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
@@ -168,16 +174,25 @@ def start_exchange(
         notes.append(f"{dfd['name']} lets the missed attack go")
         defence = "none"
     dfd_roll: CheckResult | None = None
+    dfd_grade = rules.checks.grade(rules.checks.standard)
     if defence in ("parry", "evade"):
         rounds.spend_reaction(state, dfd)
+        dfd_grade = defence_grade(rules, situation, dfd, notes)
         dfd_target = target(
-            checks, dfd_skill, defence_grade(rules, situation), body.defender_augment, penalty
+            checks,
+            dfd_skill,
+            dfd_grade,
+            body.defender_augment,
+            penalty,
         )
         dfd_roll = roll_check(
             checks, dice, dfd_target, f"1d100 {defence}", _luck(dfd, body.defender_luck)
         )
         _spend_luck(dfd, dfd_roll)
         dfd_level = dfd_roll.level
+        if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
+            add_condition(dfd, "prone")
+            notes.append(f"{dfd['name']} ends prone after evading")
     else:
         dfd_level = Level.named(rules.no_defence_level)
         if defence == "counterattack":
@@ -222,7 +237,7 @@ def start_exchange(
         "defence": defence,
         "parry_weapon": parry_arm.id if parry_arm else None,
         "attack": _check_json(att_roll, att_skill, terms.grade.id),
-        "defence_roll": _check_json(dfd_roll, dfd_skill, None) if dfd_roll else None,
+        "defence_roll": _check_json(dfd_roll, dfd_skill, dfd_grade.id) if dfd_roll else None,
         "defence_level": dfd_level.label,
         "differential": diff.to_json(),
         "band": terms.band,

@@ -90,7 +90,9 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
-    ids = _grade_ids(rules, situation.attacker_situations)
+    ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
+        rules, attacker, notes
+    )
     steps = 0
     skill = attacker["skills"]["unarmed" if arm.kind == "unarmed" else "combat_style"]
     if situation.familiarity is not None:
@@ -155,6 +157,46 @@ def attack_terms(
     )
 
 
-def defence_grade(rules: RulesView, situation: Situation) -> Grade:
-    """The grade of the defender's parry or evade."""
-    return rules.checks.most_severe(_grade_ids(rules, situation.defender_situations))
+def defence_grade(
+    rules: RulesView, situation: Situation, defender: JSON, notes: list[str]
+) -> Grade:
+    """The grade of the defender's parry or evade (situations and his own conditions)."""
+    ids = _grade_ids(rules, situation.defender_situations)
+    return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
+
+
+def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
+    """Grades a combatant's own conditions impose on his rolls, read from the rule data:
+    blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
+    impaled in him (the impale table), lying prone (the prone situation)."""
+    conditions = c["conditions"]
+    if not conditions:
+        return []
+    grades: list[str] = []
+    why: list[str] = []
+    if "blinded" in conditions:
+        situation = rules.effects["blind_opponent"].params.imposes_situation
+        if situation in rules.situations:
+            grades.append(rules.situations[situation])
+            why.append("blinded")
+    for hold, grade in (
+        ("entangled", rules.effects["entangle"].params.imposes_grade),
+        ("grappled", rules.grapple_body_grade),
+    ):
+        held = conditions.get(hold)
+        if held and grade and not rules.location(held["location"]).limb:
+            grades.append(grade)
+            why.append(f"{hold} by the {held['location']}")
+    for grade in conditions.get("impaled", {}).get("grades", []):
+        if grade in rules.checks_ids:
+            grades.append(grade)
+            why.append("impaled")
+        elif grade == "incapacitated":
+            grades.append(rules.checks.grades[-1].id)
+            why.append("incapacitated by an impaled weapon")
+    if "prone" in conditions and rules.prone_situation in rules.situations:
+        grades.append(rules.situations[rules.prone_situation])
+        why.append("prone")
+    if why:
+        notes.append(f"{c['name']}: {', '.join(why)}")
+    return grades

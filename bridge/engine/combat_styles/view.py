@@ -149,6 +149,10 @@ class RulesView:
     swimming_damage: Fraction
     blind_strike_grade_steps: int
     crouch_multiplier: int
+    evade_ends_prone: bool
+    grapple_body_grade: str
+    prone_situation: str
+    checks_ids: frozenset[str]
     inside_reach_can_parry: bool
     inside_reach_damage_cap: str
     inside_reach_size_drop_per_step: int

@@ -254,3 +254,29 @@ def test_under_water_only_thrusting_weapons_work(table: Table) -> None:
     )
     assert out["attack"]["target"] == 50  # Combat Style 60 capped by Swim 50
     assert out["blow"]["damage"] == 3  # 1d4+1 = 5, halved under water
+
+
+def test_conditions_left_by_effects_make_later_rolls_harder(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    # b blinds a (Blind Opponent), then a attacks blinded: the Blinded situation, Herculean
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "blind_opponent"}]},
+        [80, 3, 70, 3],
+    )
+    out = table("exchange", {"attacker": "a", "defender": "b", "defence": "none"}, [90])
+    assert out["attack"]["grade"] == "herculean"
+    assert "a: blinded" in out["notes"]
+
+
+def test_evading_leaves_the_defender_prone_and_prone_parries_are_formidable(
+    table: Table,
+) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange", {"attacker": "a", "defender": "b", "defence": "evade", "effects": []}, [80, 30]
+    )
+    assert "b ends prone after evading" in out["notes"]
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [80, 35])
+    assert out["defence_roll"]["grade"] == "formidable"
+    assert out["defence_roll"]["target"] == 30
