@@ -204,6 +204,11 @@ def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> 
     """Set a condition; ``turns`` counts the bearer's turns left (None: until removed)."""
     entry: dict[str, Any] = {"turns": turns, **data}
     old = c["conditions"].get(name)
-    if old is not None and turns is not None and old.get("turns") is not None:
-        entry["turns"] = max(turns, old["turns"])
+    if old is not None:
+        # A lasting condition stays lasting; two counted ones keep the longer count.
+        if old.get("turns") is None or turns is None:
+            entry["turns"] = None
+        else:
+            entry["turns"] = max(turns, old["turns"])
+        entry = {**old, **entry}
     c["conditions"][name] = entry

@@ -79,6 +79,13 @@ def _stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
     stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
     rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
     rec["condition"] = "stunned"
+    location = fx.rules.location(blow.location)
+    if not location.limb:
+        # A stunned torso can only defend; a stunned head leaves the victim insensible.
+        head = location.id == "head"
+        condition = "incapacitated" if head else "cannot_attack"
+        add_condition(fx.victim, condition, turns)
+        rec["outcome"] += "; insensible" if head else "; only able to defend"
 
 
 def _impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -424,3 +424,12 @@ def test_weapon_malfunction_jams_a_fumbled_firearm(firearms: Any) -> None:
     assert effect(out, "weapon_malfunction")["condition"] == "malfunction"
     with pytest.raises(EngineError, match="malfunction"):
         table("exchange", {"attacker": "a", "defender": "b", "weapon": "arquebus"})
+
+
+def test_a_stunned_torso_can_only_defend_and_a_stunned_head_is_insensible(table: Table) -> None:
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    swing(table, [30, 90, 2, 10, 95], [{"id": "stun_location"}])
+    assert table.who("b")["conditions"]["cannot_attack"]["turns"] == 2
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    swing(table, [30, 90, 2, 19, 95], [{"id": "stun_location"}])
+    assert table.who("b")["conditions"]["incapacitated"]["turns"] == 2
