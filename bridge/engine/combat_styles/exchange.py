@@ -176,7 +176,7 @@ def start_exchange(
     dfd_roll: CheckResult | None = None
     dfd_grade = rules.checks.grade(rules.checks.standard)
     if defence in ("parry", "evade"):
-        rounds.spend_reaction(state, dfd)
+        rounds.spend_reaction(state, dfd, rules)
         dfd_grade = defence_grade(rules, situation, dfd, notes)
         dfd_target = target(
             checks,

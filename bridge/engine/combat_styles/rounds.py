@@ -23,6 +23,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
+from bridge.engine.combat_styles.situations import fatigue_of
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
@@ -66,7 +67,9 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     rolls: dict[str, JSON] = {}
     for cid, c in state["combatants"].items():
         die = dice.die(10, f"1d10 initiative {cid}")
-        total = die + c["initiative_bonus"] - c["armor_penalty"] - c["fatigue_initiative"]
+        level = fatigue_of(rules, c)
+        tired = level.initiative if level else 0
+        total = die + c["initiative_bonus"] - c["armor_penalty"] - c["fatigue_initiative"] + tired
         if has_condition(c, "surprised"):
             total += rules.surprise_initiative
         rolls[cid] = {"die": die, "total": total}
@@ -88,7 +91,7 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     )
     state["order"] = order
     state["initiative"] = {cid: rolls[cid]["total"] for cid in order}
-    _new_round(state, first=True)
+    _new_round(state, rules, first=True)
     result = {
         "kind": "initiative",
         "order": order,
@@ -99,7 +102,7 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     return state, result
 
 
-def _new_round(state: JSON, first: bool = False) -> None:
+def _new_round(state: JSON, rules: RulesView | None = None, first: bool = False) -> None:
     state["phase"] = "turns"
     state["round"] = 1 if first else state["round"] + 1
     state["cycle"] = 1
@@ -107,14 +110,17 @@ def _new_round(state: JSON, first: bool = False) -> None:
     state["proactive"] = []
     state["delayed"] = []
     for c in state["combatants"].values():
-        c["ap"] = max(0, c["action_points_max"] - c.get("ap_penalty", 0))
         if not first:
             c["conditions"].pop("surprised", None)
             bleeding = c["conditions"].get("bleeding")
             if bleeding:
+                # Blood loss: a fatigue level at the start of each Combat Round.
                 c["fatigue_levels"] = c.get("fatigue_levels", 0) + bleeding.get(
                     "fatigue_per_round", 1
                 )
+        level = fatigue_of(rules, c) if rules is not None else None
+        change = level.action_points if level else 0
+        c["ap"] = 0 if level and level.no_activity else max(0, c["action_points_max"] + change)
 
 
 def _able(c: JSON) -> bool:
@@ -132,7 +138,7 @@ def current(state: JSON) -> str | None:
     return None
 
 
-def _end_turn(state: JSON, cid: str) -> None:
+def _end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
     state["acted"].append(cid)
     c = state["combatants"][cid]
     if "surprised" in c["conditions"]:
@@ -150,10 +156,10 @@ def _end_turn(state: JSON, cid: str) -> None:
             cond["turns"] -= 1
             if cond["turns"] <= 0:
                 del c["conditions"][name]
-    _settle(state)
+    _settle(state, rules)
 
 
-def _settle(state: JSON) -> None:
+def _settle(state: JSON, rules: RulesView | None = None) -> None:
     """Close finished cycles and rounds."""
     if current(state) is not None:
         return
@@ -168,7 +174,7 @@ def _settle(state: JSON) -> None:
         state["acted"] = []
         state["proactive"] = []
     else:
-        _new_round(state)
+        _new_round(state, rules)
 
 
 def has_ap(state: JSON, c: JSON) -> bool:
@@ -176,14 +182,14 @@ def has_ap(state: JSON, c: JSON) -> bool:
     return state.get("phase") != "turns" or c.get("ap", 0) > 0
 
 
-def spend_reaction(state: JSON, c: JSON) -> None:
+def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
     """Pay one action point for a reaction (parry, evade, interrupt)."""
     if state.get("phase") != "turns":
         return
     if c["ap"] <= 0:
         raise EngineError(f"{c['name']} has no action points left this round")
     c["ap"] -= 1
-    _settle(state)
+    _settle(state, rules)
 
 
 def check_can_attack(c: JSON) -> None:
@@ -197,7 +203,9 @@ def check_can_attack(c: JSON) -> None:
         raise EngineError(f"{c['name']} has surrendered")
 
 
-def spend_proactive(state: JSON, c: JSON, what: str = "act") -> None:
+def spend_proactive(
+    state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
+) -> None:
     """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay)."""
     if state.get("phase") == "setup":
         raise EngineError("roll initiative before anyone acts")
@@ -218,24 +226,24 @@ def spend_proactive(state: JSON, c: JSON, what: str = "act") -> None:
         raise EngineError(f"{c['name']} has already taken a proactive action this cycle")
     c["ap"] -= 1
     state["proactive"].append(cid)
-    _end_turn(state, cid)
+    _end_turn(state, cid, rules)
 
 
 def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
     check_can_attack(c)
-    spend_proactive(state, c, "attack")
+    spend_proactive(state, c, "attack", rules)
 
 
 def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
     """Take a named combat action; its kind and cost come from the rule data."""
     if body.action == "delay":
-        return delay(state, body.combatant)
+        return delay(state, body.combatant, rules)
     if body.action == "interrupt":
-        return interrupt(state, body.combatant)
+        return interrupt(state, body.combatant, rules)
     if body.action == rules.default_action:
         if current(state) != body.combatant:
             raise EngineError(f"it is not {body.combatant}'s turn")
-        return next_turn(state)
+        return next_turn(state, rules)
     state = writable(state, body.combatant)
     c = combatant(state, body.combatant)
     if body.action not in rules.actions:
@@ -249,7 +257,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
             raise EngineError("attacks are made with an exchange request")
         if body.action == "struggle" and not any(h in c["conditions"] for h, _ in HOLDS):
             raise EngineError(f"{c['name']} is not held by anything")
-        spend_proactive(state, c, body.action)
+        spend_proactive(state, c, body.action, rules)
         if cost == 0 and state.get("phase") == "turns":
             c["ap"] += 1
     elif kind == "reactive":
@@ -296,17 +304,17 @@ def ward(rules: RulesView, c: JSON, body: ActBody) -> JSON:
     return {"weapon": arm.id, "locations": sorted(set(body.locations))}
 
 
-def delay(state: JSON, cid: str) -> tuple[JSON, JSON]:
+def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """The current combatant holds his action for a later interrupt or reaction."""
     state = writable(state, cid)
     c = combatant(state, cid)
     _require_turn(state, c, "delay")
     state["delayed"].append(cid)
-    _end_turn(state, cid)
+    _end_turn(state, cid, rules)
     return state, {"kind": "delay", "combatant": cid, **snapshot(state)}
 
 
-def interrupt(state: JSON, cid: str) -> tuple[JSON, JSON]:
+def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """A delaying combatant acts now, paying the point his delay held back."""
     state = writable(state, cid)
     c = combatant(state, cid)
@@ -322,7 +330,7 @@ def interrupt(state: JSON, cid: str) -> tuple[JSON, JSON]:
     }
 
 
-def next_turn(state: JSON) -> tuple[JSON, JSON]:
+def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """The current combatant dithers: his turn passes and costs an action point."""
     if state.get("phase") != "turns":
         raise EngineError("there are no turns before initiative is rolled")
@@ -332,11 +340,11 @@ def next_turn(state: JSON) -> tuple[JSON, JSON]:
     state = writable(state, cid)
     c = combatant(state, cid)
     c["ap"] -= 1
-    _end_turn(state, cid)
+    _end_turn(state, cid, rules)
     return state, {"kind": "next_turn", "dithered": cid, **snapshot(state)}
 
 
-def next_cycle(state: JSON) -> tuple[JSON, JSON]:
+def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Everyone still to act this cycle dithers; the next cycle (or round) begins."""
     if state.get("phase") != "turns":
         raise EngineError("there are no cycles before initiative is rolled")
@@ -347,18 +355,18 @@ def next_cycle(state: JSON) -> tuple[JSON, JSON]:
         if c["ap"] > 0 and _able(c):
             c["ap"] -= 1
         state["acted"].append(cid)
-    _settle(state)
+    _settle(state, rules)
     return state, {"kind": "next_cycle", "dithered": waiting, **snapshot(state)}
 
 
-def next_round(state: JSON) -> tuple[JSON, JSON]:
+def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Remaining action points are lost; a new round begins."""
     if state.get("phase") != "turns":
         raise EngineError("there are no rounds before initiative is rolled")
     state = writable(state, *state["combatants"])
     for c in state["combatants"].values():
         c["ap"] = 0
-    _new_round(state)
+    _new_round(state, rules)
     return state, {"kind": "next_round", **snapshot(state)}
 
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.requests import Situation
-from bridge.engine.combat_styles.view import Arm, RulesView
+from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
 
 ONE = Fraction(1)
@@ -165,15 +165,29 @@ def defence_grade(
     return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
 
 
+def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
+    """The combatant's fatigue level (None when fresh or when the data has no ladder)."""
+    lost = c.get("fatigue_levels", 0)
+    if not lost or not rules.fatigue:
+        return None
+    return rules.fatigue[min(lost, len(rules.fatigue) - 1)]
+
+
 def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
     """Grades a combatant's own conditions impose on his rolls, read from the rule data:
     blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
     impaled in him (the impale table), lying prone (the prone situation)."""
-    conditions = c["conditions"]
-    if not conditions:
-        return []
     grades: list[str] = []
     why: list[str] = []
+    level = fatigue_of(rules, c)
+    if level is not None and level.grade is not None:
+        grades.append(level.grade)
+        why.append(level.id)
+    conditions = c["conditions"]
+    if not conditions:
+        if why:
+            notes.append(f"{c['name']}: {', '.join(why)}")
+        return grades
     if "blinded" in conditions:
         situation = rules.effects["blind_opponent"].params.imposes_situation
         if situation in rules.situations:
