@@ -91,13 +91,19 @@ class Blow:
 
 
 def damage_expr(
-    rules: RulesView, arm: Arm, attacker: JSON, maximized: int, dm_steps: int, with_dm: bool = True
+    rules: RulesView,
+    arm: Arm,
+    attacker: JSON,
+    maximized: int,
+    dm_steps: int,
+    with_dm: bool = True,
+    dm_base: str | None = None,
 ) -> tuple[DiceExpr, DiceExpr | None]:
     """The weapon's damage dice (Maximize Damage applied) and the attacker's damage modifier."""
     if arm.damage is None:
         raise EngineError(f"{arm.name} deals no damage of its own")
     weapon = maximize(expr_of(arm.damage), maximized)
-    dm_text = attacker["damage_modifier"]
+    dm_text = dm_base or attacker["damage_modifier"]
     if dm_steps:
         dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
     dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
@@ -113,7 +119,9 @@ def roll_damage(
         if fx.side == "attacker"
         else 0
     )
-    weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps)
+    own = attacker["id"] == fx.pending["attacker"]
+    dm_base = fx.pending.get("damage_modifier") if own else None
+    weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps, dm_base=dm_base)
     if fx.pending.get("inside_reach", 0) > 0 and attacker["id"] == fx.pending["attacker"]:
         # Inside its own reach a long weapon's blow is capped (rule data, e.g. 1d3+1).
         cap = maximize(expr_of(fx.rules.inside_reach_damage_cap), maximized)

@@ -38,7 +38,7 @@ def counter_prepared(fx: Finisher) -> None:
             fx.out["counter"] = {
                 "by": fx.victim["id"],
                 "cancelled": c.id,
-                "note": "the anticipated effect is cancelled; the counter-taker's own effect succeeds automatically",
+                "substitute": prepared.get("substitute"),
             }
             return
 

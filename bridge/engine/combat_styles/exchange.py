@@ -243,6 +243,8 @@ def start_exchange(
         "band": terms.band,
         "size_steps": terms.size_steps,
         "dm_steps": terms.dm_steps,
+        "damage_modifier": terms.damage_modifier,
+        "outreached": outreached(rules, arm, situation.engaged_reach),
         "damage_factor": [terms.damage_factor.numerator, terms.damage_factor.denominator],
         "surprised": surprised,
         "first_on_surprised": first_on_surprised,
@@ -280,6 +282,15 @@ def start_exchange(
     if body.odds:
         result["odds"] = odds
     return Resolution(result=result, state=state)
+
+
+def outreached(rules: RulesView, arm: Arm, engaged: str | None) -> bool:
+    """Fighting at a reach longer than one's own weapon: only the opposing weapon can be hit."""
+    if engaged is None or arm.reach is None or arm.is_ranged:
+        return False
+    if engaged not in rules.reaches:
+        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
+    return rules.reaches.index(arm.reach) < rules.reaches.index(engaged)
 
 
 def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:

@@ -97,6 +97,7 @@ def finish(
 
     blow = resolve_blow(fx)
     special_effects.apply_all(fx, blow)
+    special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
     state.get("pending", {}).pop(pending["token"], None)
@@ -120,7 +121,7 @@ def finish(
     for key in ("knockback", "self_injury", "weapon_damage", "counter", "grapple"):
         if key in fx.out:
             result[key] = fx.out[key]
-    return Resolution(result=result, state=state)
+    return Resolution(result=result, state=state, private=fx.out.get("private", {}))
 
 
 def resolve_blow(fx: Finisher) -> Blow | None:
@@ -158,6 +159,13 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     parry = parry_share(fx, arm, blow)
     if fx.side == "attacker" and fx.has("damage_weapon") and p["parry_weapon"] is not None:
         return strike_weapon(fx, dfd, p["parry_weapon"], blow)
+    if p.get("outreached"):
+        target_weapon = p["parry_weapon"] or next(
+            (w for w in dfd["weapons"] if w != rules.unarmed_id), None
+        )
+        if target_weapon is not None:
+            blow.steps.append("outreached: only the longer weapon can be struck")
+            return strike_weapon(fx, dfd, target_weapon, blow)
     location = choose_location(fx, dfd)
     blow.location = location.id
     # Passive blocking / Ward Location: a warded location is parried by the warding arm.

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bridge.engine.combat_styles.checks import Grade
+from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
 from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -31,6 +32,8 @@ class AttackTerms:
     size_steps: int
     """Steps added to the attacking weapon's size (charging +1, Long range Force −1)."""
     dm_steps: int
+    damage_modifier: str
+    """The damage modifier the blow uses (the attacker's, or a charger's against a set weapon)."""
     damage_factor: Fraction
     notes: tuple[str, ...]
 
@@ -152,8 +155,20 @@ def attack_terms(
             raise EngineError("firing into a crowd applies to ranged attacks only")
         crowd_grade = rules.crowd_grades[situation.crowd]
         grade = max(grade, checks.grade(crowd_grade), key=lambda g: g.rank)
+    dm = attacker["damage_modifier"]
+    if situation.set_against_charge:
+        if "set" not in arm.traits:
+            raise EngineError(f"{arm.name} cannot be set against a charge")
+        steps_of_charger = (
+            rules.charge.dm_steps_quadruped
+            if defender["quadruped"]
+            else rules.charge.dm_steps_biped
+        )
+        dm = step_modifier(rules.dm_ladder, defender["damage_modifier"], steps_of_charger)
+        dm_steps = 0
+        notes.append(f"set against the charge: the charger's damage modifier {dm}")
     return AttackTerms(
-        grade, grade_without_crowd, skill, band, size_steps, dm_steps, factor, tuple(notes)
+        grade, grade_without_crowd, skill, band, size_steps, dm_steps, dm, factor, tuple(notes)
     )
 
 

@@ -9,6 +9,7 @@ are recorded and change nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bridge.engine.combat_styles.blows import Blow, Finisher, damage_expr
@@ -337,6 +338,32 @@ def _generic(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
     else:
         add_condition(fx.victim, choice.id.replace("-", "_"), duration_turns(fx, choice.id, blow))
         rec["outcome"] = "applied"
+
+
+def apply_counter(fx: Finisher) -> None:
+    """Prepare Counter sprung: the counter-taker's own effect replaces the cancelled one and
+    succeeds automatically (its resistance roll, if any, is failed)."""
+    counter = fx.out.get("counter")
+    if not counter or not counter.get("substitute") or fx.victim is None or fx.taker is None:
+        return
+    substitute = counter["substitute"]
+    swapped = replace(
+        fx,
+        choices=[EffectChoice(id=substitute)],
+        side="defender" if fx.side == "attacker" else "attacker",
+        taker=fx.victim,
+        victim=fx.taker,
+        applied=[],
+        forced={substitute},
+    )
+    effect = fx.rules.effects[substitute]
+    rec: JSON = {"id": substitute, "name": effect.name, "by_counter": True}
+    if effect.narrative:
+        rec["narrative"] = True
+        rec["outcome"] = "recorded"
+    else:
+        HANDLERS.get(substitute, _generic)(swapped, EffectChoice(id=substitute), None, rec)
+    fx.applied.append(rec)
 
 
 def apply_all(fx: Finisher, blow: Blow | None) -> None:

@@ -280,3 +280,81 @@ def test_evading_leaves_the_defender_prone_and_prone_parries_are_formidable(
     out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [80, 35])
     assert out["defence_roll"]["grade"] == "formidable"
     assert out["defence_roll"]["target"] == 30
+
+
+def test_a_spear_set_against_a_charge_strikes_with_the_chargers_damage_modifier(
+    table: Table,
+) -> None:
+    charger = fighter(
+        "b",
+        characteristics={"str": 18, "con": 11, "siz": 18, "dex": 12, "int": 12},
+        armor={"chest": "mail"},
+    )
+    duel(table, fighter("a", weapons=["shortspear"]), charger)  # b: STR+SIZ 36 → +1d6
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "effects": [],
+            "situation": {"set_against_charge": True},
+        },
+        [30, 5, 3, 10],  # 1d8+1 → 6, then the charger's +1d6 stepped once → +1d8 → 3
+    )
+    assert any("+1d8" in n for n in out["notes"])
+    assert out["blow"]["damage"] == 9
+    with pytest.raises(EngineError, match="cannot be set"):
+        duel(table, fighter("a"), charger)
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "situation": {"set_against_charge": True}},
+        )
+
+
+def test_outreached_a_short_weapon_can_only_strike_the_longer_weapon(table: Table) -> None:
+    duel(table, fighter("a", weapons=["dagger"]), fighter("b", weapons=["longspear"]))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "effects": [],
+            "situation": {"engaged_reach": "very_long"},
+        },
+        [30, 4],
+    )
+    assert out["blow"]["weapon"] == "longspear"
+    assert table.who("b")["weapons"]["longspear"]["hp"] == 10 - (5 - 4)
+
+
+def test_prepare_counter_substitutes_its_own_effect_and_keeps_it_secret(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table.run_full(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "effects": [
+                {
+                    "id": "prepare_counter",
+                    "counter": "trip_opponent",
+                    "with_effect": "trip_opponent",
+                }
+            ],
+        },
+        [80, 30],
+    )
+    assert out.private == {
+        "b": {"prepared_counter": "trip_opponent", "substitute": "trip_opponent"}
+    }
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "trip_opponent"}]},
+        [30, 90, 1, 10],
+    )
+    assert out["counter"]["cancelled"] == "trip_opponent"
+    assert out["effects"][0]["by_counter"] is True
+    assert "prone" in table.who("a")["conditions"]
+    assert "prone" not in table.who("b")["conditions"]
