@@ -4,6 +4,7 @@ handler shapes most effects share."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from bridge.engine.combat_styles.blows import Blow, Finisher
@@ -114,12 +115,18 @@ def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:
     return f"{amount} {duration.unit}"
 
 
-def target_limit_refusal(fx: Finisher, effect_id: str, taker: JSON, victim: JSON) -> str | None:
+def target_limit_refusal(
+    fx: Finisher, effect_id: str, taker: JSON, victim: JSON, victim_scale: Fraction | None = None
+) -> str | None:
+    """Why the effect's target limit (e.g. SIZ up to 2× the taker's) rules the victim out;
+    ``victim_scale`` enlarges the victim's value (a Brace against Bash)."""
     limit = fx.rules.effects[effect_id].params.target_limit
     if limit is None:
         return None
     mine = taker["characteristics"].get(limit.attribute, 0)
     theirs = victim["characteristics"].get(limit.attribute, 0)
+    if victim_scale is not None:
+        theirs = theirs * victim_scale
     if theirs > mine * limit.multiple:
         return (
             f"works only on targets up to {limit.multiple}× the taker's {limit.attribute.upper()}"

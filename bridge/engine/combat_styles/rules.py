@@ -210,6 +210,7 @@ def build(model: Any) -> RulesView:
         swimming_damage=_frac(combat.swimming.thrusting_damage),
         blind_strike_grade_steps=combat.cover.blind_strike_grade_steps,
         crouch_multiplier=combat.passive_block.crouch_multiplier,
+        brace_vs_bash=_frac(kb.brace_siz_multiplier_vs_bash),
         fatigue=tuple(
             Fatigue(f.id, f.skill_grade, f.initiative, f.action_points, f.no_activity)
             for f in sorted(model.fatigue_levels, key=lambda f: f.rank)

@@ -188,9 +188,13 @@ def _bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
     if blow is None or blow.target != fx.victim["id"]:
         rec["outcome"] = "no effect: the blow did not land"
         return
-    why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim)
+    braced = (
+        fx.pending["situation"]["defender_braced"] and fx.victim["id"] == fx.pending["defender"]
+    )
+    scale = fx.rules.brace_vs_bash if braced else None
+    why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim, scale)
     if why:
-        rec["outcome"] = f"no effect: {why}"
+        rec["outcome"] = f"no effect: {why}" + (" (braced)" if braced else "")
         return
     arm = fx.rules.arm(fx.pending["weapon"])
     rates = {

@@ -161,6 +161,7 @@ class RulesView:
     swimming_damage: Fraction
     blind_strike_grade_steps: int
     crouch_multiplier: int
+    brace_vs_bash: Fraction
     fatigue: tuple[Fatigue, ...]
     """Fatigue levels from Fresh down, in order."""
     evade_ends_prone: bool

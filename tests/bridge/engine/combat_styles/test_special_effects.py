@@ -433,3 +433,16 @@ def test_a_stunned_torso_can_only_defend_and_a_stunned_head_is_insensible(table:
     duel(table, fighter("a", weapons=["mace"]), fighter("b"))
     swing(table, [30, 90, 2, 19, 95], [{"id": "stun_location"}])
     assert table.who("b")["conditions"]["incapacitated"]["turns"] == 2
+
+
+def test_a_braced_target_counts_double_against_bash(table: Table) -> None:
+    small = fighter("a", characteristics={"str": 11, "con": 11, "siz": 7, "dex": 12, "int": 12})
+    duel(table, small, fighter("b"))  # b's SIZ 12 ≤ 2 × 7, but braced 24 > 14
+    out = swing(
+        table,
+        [30, 90, 4, 10],
+        [{"id": "bash"}],
+        weapon="heater",
+        situation={"defender_braced": True},
+    )
+    assert effect(out, "bash")["outcome"].startswith("no effect: works only on targets up to 2×")
