@@ -440,7 +440,7 @@ def test_a_braced_target_counts_double_against_bash(table: Table) -> None:
     duel(table, small, fighter("b"))  # b's SIZ 12 ≤ 2 × 7, but braced 24 > 14
     out = swing(
         table,
-        [30, 90, 4, 10],
+        [30, 90, 4, 1, 10],  # heater 1d4 → 4, damage modifier −1d2 → 1
         [{"id": "bash"}],
         weapon="heater",
         situation={"defender_braced": True},
