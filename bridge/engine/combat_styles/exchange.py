@@ -224,8 +224,9 @@ def start_exchange(
     if first_on_surprised:
         bonus = rules.surprise_bonus_effects
     diff = differential(rules.differential, att_roll.level, dfd_level, bonus)
-    if surprised:
-        dfd["conditions"].setdefault("surprised", {"turns": None})["attacked"] = True
+    if "surprised" in dfd["conditions"]:
+        # Only the first attack on a surprised target earns the bonus effect.
+        dfd["conditions"]["surprised"]["attacked"] = True
 
     state["seq"] = state.get("seq", 0) + 1
     token = f"x{state['seq']}"
