@@ -167,7 +167,9 @@ def start_exchange(
     att_target = target(checks, att_skill, terms.grade, body.attacker_augment, penalty)
     if att_target.impossible:
         raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
-    att_roll = roll_check(checks, dice, att_target, "1d100 attack", _luck(att, body.attacker_luck))
+    att_luck = _luck(att, body.attacker_luck)
+    dfd_luck = _luck(dfd, body.defender_luck)
+    att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
     _spend_luck(att, att_roll)
 
     if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
@@ -185,9 +187,7 @@ def start_exchange(
             body.defender_augment,
             penalty,
         )
-        dfd_roll = roll_check(
-            checks, dice, dfd_target, f"1d100 {defence}", _luck(dfd, body.defender_luck)
-        )
+        dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
         _spend_luck(dfd, dfd_roll)
         dfd_level = dfd_roll.level
         if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
@@ -205,8 +205,8 @@ def start_exchange(
             rules,
             att_target,
             dfd_roll.target if dfd_roll else None,
-            _luck(att, body.attacker_luck),
-            _luck(dfd, body.defender_luck),
+            att_luck,
+            dfd_luck,
             first_on_surprised,
         )
     hit_intended = True
