@@ -34,9 +34,11 @@ from bridge.engine.combat_styles.requests import (
 )
 from bridge.engine.combat_styles.rules import view_of
 from bridge.engine.dice import Dice, KeyedSource
+from bridge.engine.envelope import Request, resolve
 from compiler.model.loader import load_ruleset
 
 SEED = bytes(range(32))
+SIMPLE = {"bleed", "trip_opponent", "press_advantage", "withdraw", "overextend_opponent", "arise"}
 
 
 def _fighter(cid: str, armor: dict[str, str]) -> dict[str, object]:
@@ -86,6 +88,30 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
 
     half = seconds / 2
     ours, _ = _rate(exchange, half)
+    raw = {
+        "id": "bench",
+        "ruleset": "combat-styles",
+        "type": "exchange",
+        "body": {"attacker": "a", "defender": "b", "parry_weapon": "heater"},
+    }
+    pending_source = KeyedSource(SEED, counter=10**6)
+
+    def with_choice() -> None:
+        # The server's path: validate the JSON request, resolve, and when effects were won,
+        # a second request choosing the first eligible one.
+        out = resolve(Request.model_validate(raw), ENGINE, model, "", state, pending_source)
+        result = out["result"]
+        if result["status"] == "awaiting_effects":
+            pick = [{"id": e["id"]} for e in result["eligible"][:1] if e["id"] in SIMPLE]
+            choose = {
+                "id": "bench-2",
+                "ruleset": "combat-styles",
+                "type": "choose_effects",
+                "body": {"token": result["token"], "effects": pick},
+            }
+            resolve(Request.model_validate(choose), ENGINE, model, "", out["state"], pending_source)
+
+    served, _ = _rate(with_choice, half)
     per_exchange = sum(dice_used) / len(dice_used)
     floor_source = KeyedSource(SEED)
     whole = int(per_exchange)
@@ -115,6 +141,7 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
     brute_rate, _ = _rate(brute_force, half)
     return [
         ("full exchanges per second (engine)", ours, "exchanges/s"),
+        ("exchanges per second, JSON requests + choice of effects", served, "exchanges/s"),
         (f"dice floor: {per_exchange:.1f} keyed dice per exchange, no rules", floor, "exchanges/s"),
         ("exact odds per query (per-side counting)", 1000 / odds_rate, "ms"),
         ("exact odds per query (brute force over 10,000 roll pairs)", 1000 / brute_rate, "ms"),
