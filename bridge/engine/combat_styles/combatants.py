@@ -170,12 +170,20 @@ def writable(state: JSON, *ids: str) -> JSON:
     """
     out = dict(state)
     out["combatants"] = dict(state["combatants"])
+    # The round bookkeeping is small and changes on most requests: copy it outright.
+    for key in ("acted", "proactive", "delayed", "order"):
+        if key in state:
+            out[key] = list(state[key])
+    for key in ("pending", "initiative"):
+        if key in state:
+            out[key] = dict(state[key])
     for cid in ids:
-        out["combatants"][cid] = _writable_record(combatant(state, cid))
+        out["combatants"][cid] = writable_record(combatant(state, cid))
     return out
 
 
-def _writable_record(old: JSON) -> JSON:
+def writable_record(old: JSON) -> JSON:
+    """A copy of one record whose changeable parts are its own."""
     rec = dict(old)
     rec["hit_points"] = dict(old["hit_points"])
     rec["armor"] = dict(old["armor"])

@@ -20,7 +20,13 @@ An encounter in phase ``free`` (an exchange sent without one) tracks no turns or
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
+from bridge.engine.combat_styles.combatants import (
+    combatant,
+    has_condition,
+    record,
+    writable,
+    writable_record,
+)
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
 from bridge.engine.combat_styles.situations import fatigue_of
@@ -109,7 +115,9 @@ def _new_round(state: JSON, rules: RulesView | None = None, first: bool = False)
     state["acted"] = []
     state["proactive"] = []
     state["delayed"] = []
-    for c in state["combatants"].values():
+    for cid in list(state["combatants"]):
+        # A new round touches everyone: give each record its own copy first.
+        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
         if not first:
             c["conditions"].pop("surprised", None)
             bleeding = c["conditions"].get("bleeding")
@@ -165,7 +173,7 @@ def _settle(state: JSON, rules: RulesView | None = None) -> None:
         return
     for cid in state["delayed"]:
         # A delay not used before the cycle ends is a dither: the point is lost.
-        c = state["combatants"][cid]
+        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
         c["ap"] = max(0, c["ap"] - 1)
     state["delayed"] = []
     anyone = [cid for cid, c in state["combatants"].items() if c["ap"] > 0 and _able(c)]
