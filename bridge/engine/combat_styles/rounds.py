@@ -27,6 +27,7 @@ from bridge.engine.combat_styles.combatants import (
     writable,
     writable_record,
 )
+from bridge.engine.combat_styles.guards import ward
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
 from bridge.engine.combat_styles.situations import fatigue_of
@@ -286,30 +287,6 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         c = state["combatants"][c["id"]]
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
     return state, {**result, **snapshot(state)}
-
-
-def ward(rules: RulesView, c: JSON, body: ActBody) -> JSON:
-    """Ward Location / passive blocking: a weapon covers one location, a shield its
-    passive-block count (more when crouching), until it attacks or actively parries."""
-    if body.weapon is None or not body.locations:
-        raise EngineError("Ward Location needs the weapon and the locations it covers")
-    if body.weapon not in c["weapons"]:
-        raise EngineError(f"{c['name']} does not carry {body.weapon!r}")
-    arm = rules.arm(body.weapon)
-    for loc in body.locations:
-        rules.location(loc)
-    if arm.kind == "shield":
-        limit = arm.passive_block * (rules.crouch_multiplier if body.crouching else 1)
-    else:
-        limit = rules.ward_weapon_locations
-    if len(set(body.locations)) > limit:
-        raise EngineError(f"{arm.name} can ward at most {limit} location(s)")
-    c["conditions"]["warding"] = {
-        "turns": None,
-        "weapon": arm.id,
-        "locations": {loc: arm.id for loc in body.locations},
-    }
-    return {"weapon": arm.id, "locations": sorted(set(body.locations))}
 
 
 def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
