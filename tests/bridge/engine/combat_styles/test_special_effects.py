@@ -446,3 +446,22 @@ def test_a_braced_target_counts_double_against_bash(table: Table) -> None:
         situation={"defender_braced": True},
     )
     assert effect(out, "bash")["outcome"].startswith("no effect: works only on targets up to 2×")
+
+
+def test_a_resistance_over_100_lowers_the_original_roll_too(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b", skills={"evade": 120}))
+    # a succeeds with 55 of 60; b's Evade 120 resists the trip: both lose 20, so a's 55 is
+    # now a failure against 40 and b's 90 succeeds against 100
+    out = swing(table, [55, 95, 1, 10, 90], [{"id": "trip_opponent"}], parry_weapon="heater")
+    resist = effect(out, "trip_opponent")["resistance"]
+    assert resist["target"] == 100
+    assert resist["resisted"] is True
+
+
+def test_a_quadruped_resists_a_trip_with_athletics_one_grade_easier(table: Table) -> None:
+    horse = fighter("b", quadruped=True, skills={"athletics": 50, "evade": 20})
+    duel(table, fighter("a"), horse)
+    out = swing(table, [30, 95, 1, 10, 70], [{"id": "trip_opponent"}], parry_weapon="heater")
+    resist = effect(out, "trip_opponent")["resistance"]
+    assert resist["skill"] == "athletics"
+    assert resist["target"] == 75  # Easy: 50 × 1.5
