@@ -122,17 +122,30 @@ def impale_grade(rules: Any, siz: int, size: str | None) -> str:
         raise EngineError(str(err).strip("'\"")) from None
 
 
+def opponents_weapon(fx: Finisher, choice: EffectChoice) -> str | None:
+    """The weapon an effect aims at: the one named, else the one the opponent used in the
+    exchange, else the first he carries (None if he has only his hands)."""
+    victim = fx.victim
+    if choice.weapon is not None:
+        if choice.weapon not in victim["weapons"]:
+            raise EngineError(f"{victim['name']} does not hold {choice.weapon!r}")
+        return None if choice.weapon == fx.rules.unarmed_id else choice.weapon
+    used = fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
+    if used is not None and used != fx.rules.unarmed_id:
+        return used
+    return next((w for w in victim["weapons"] if w != fx.rules.unarmed_id), None)
+
+
 def _disarm(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     rules = fx.rules
     why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim)
     if why:
         rec["outcome"] = f"no effect: {why}"
         return
-    mine = rules.arm(fx.pending["weapon"] if fx.side == "attacker" else fx.pending["parry_weapon"])
-    theirs_id = choice.weapon or (
-        fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
-    )
-    if theirs_id is None or theirs_id == rules.unarmed_id:
+    mine_id = fx.pending["weapon"] if fx.side == "attacker" else fx.pending["parry_weapon"]
+    mine = rules.arm(mine_id or rules.unarmed_id)
+    theirs_id = opponents_weapon(fx, choice)
+    if theirs_id is None:
         rec["outcome"] = "no effect: the opponent holds no weapon"
         return
     theirs = rules.arm(theirs_id)
@@ -164,10 +177,8 @@ def _take_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSO
     if why:
         rec["outcome"] = f"no effect: {why}"
         return
-    theirs_id = choice.weapon or (
-        fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
-    )
-    if theirs_id is None or theirs_id == fx.rules.unarmed_id:
+    theirs_id = opponents_weapon(fx, choice)
+    if theirs_id is None:
         rec["outcome"] = "no effect: the opponent holds no weapon"
         return
     resisted, roll = resist(fx, choice.id, fx.victim)

@@ -465,3 +465,12 @@ def test_a_quadruped_resists_a_trip_with_athletics_one_grade_easier(table: Table
     resist = effect(out, "trip_opponent")["resistance"]
     assert resist["skill"] == "athletics"
     assert resist["target"] == 75  # Easy: 50 × 1.5
+
+
+def test_an_evading_defender_who_wins_can_still_disarm_with_his_hands(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = swing(table, [80, 30, 95], [{"id": "disarm_opponent"}], defence="evade")
+    assert effect(out, "disarm_opponent")["condition"] == "disarmed"
+    assert table.who("a")["conditions"]["disarmed"]["weapons"] == ["broadsword"]
+    with pytest.raises(EngineError, match="does not hold 'mace'"):
+        swing(table, [80, 10], [{"id": "disarm_opponent", "weapon": "mace"}], defence="evade")
