@@ -381,8 +381,27 @@ def apply_counter(fx: Finisher) -> None:
     fx.applied.append(rec)
 
 
+def escapes(fx: Finisher) -> None:
+    """Winning certain effects also frees the winner from a hold (an Entangle escapes by
+    Damage Weapon, Disarm Opponent or Slip Free), as each hold's ``escape`` data lists."""
+    if fx.taker is None:
+        return
+    chosen = {c.id for c in fx.choices}
+    for condition, effect_id in (
+        ("entangled", "entangle"),
+        ("gripped", "grip"),
+        ("pinned", "pin_weapon"),
+    ):
+        hold = fx.taker["conditions"].get(condition)
+        escape = fx.rules.effects[effect_id].escape if effect_id in fx.rules.effects else None
+        if hold and escape is not None and chosen & set(escape.also_by_effects):
+            del fx.taker["conditions"][condition]
+            fx.out.setdefault("notes", []).append(f"{fx.taker['name']} breaks free ({condition})")
+
+
 def apply_all(fx: Finisher, blow: Blow | None) -> None:
     """Apply every chosen effect in the order chosen, recording what each did."""
+    escapes(fx)
     for choice in fx.choices:
         effect = fx.rules.effects[choice.id]
         rec: JSON = {"id": choice.id, "name": effect.name}

@@ -474,3 +474,11 @@ def test_an_evading_defender_who_wins_can_still_disarm_with_his_hands(table: Tab
     assert table.who("a")["conditions"]["disarmed"]["weapons"] == ["broadsword"]
     with pytest.raises(EngineError, match="does not hold 'mace'"):
         swing(table, [80, 10], [{"id": "disarm_opponent", "weapon": "mace"}], defence="evade")
+
+
+def test_winning_damage_weapon_frees_an_entangled_fighter(table: Table) -> None:
+    duel(table, fighter("a", weapons=["net"]), fighter("b"))
+    swing(table, [30, 90, 3, 19], [{"id": "entangle"}])
+    out = swing(table, [80, 30, 2], [{"id": "damage_weapon"}], parry_weapon="broadsword")
+    assert "b breaks free (entangled)" in out["notes"]
+    assert "entangled" not in table.who("b")["conditions"]
