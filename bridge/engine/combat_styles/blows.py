@@ -111,12 +111,19 @@ def damage_expr(
 
 
 def roll_damage(
-    fx: Finisher, arm: Arm, attacker: JSON, rolls: int, dm_steps: int, factor: Fraction
+    fx: Finisher,
+    arm: Arm,
+    attacker: JSON,
+    rolls: int,
+    dm_steps: int,
+    factor: Fraction,
+    effects: bool = True,
 ) -> tuple[int, list[int]]:
-    """Roll damage ``rolls`` times (Impale: 2) and keep the best; DM rolled with each."""
+    """Roll damage ``rolls`` times (Impale: 2) and keep the best; DM rolled with each.
+    Maximize Damage counts only when the winner's ``effects`` apply to this blow."""
     maximized = (
         sum(1 for c in fx.choices if fx.rules.effects[c.id].params.maximized_dice)
-        if fx.side == "attacker"
+        if effects and fx.side == "attacker"
         else 0
     )
     own = attacker["id"] == fx.pending["attacker"]
@@ -139,19 +146,21 @@ def roll_damage(
     return best, totals
 
 
-def apply_armor_and_wound(
-    fx: Finisher, victim: JSON, location: Location, blow: Blow, arm: Arm
+def apply_armor(
+    fx: Finisher, victim: JSON, location: Location, blow: Blow, effects: bool = True
 ) -> None:
+    """Armour (with Bypass Armor and Sunder when ``effects`` apply to this victim) decides
+    how much of the blow reaches hit points."""
     rules = fx.rules
     bypass: list[str] = []
-    if fx.side == "attacker":
+    if effects and fx.side == "attacker":
         for c in fx.choices:
             if rules.effects[c.id].params.ignores_armor:
                 bypass.append(c.bypass or ("worn" if "worn" not in bypass else "natural"))
     worn, _natural, counted = armor_points(victim, location.id, bypass)
     blow.armor = counted
     damage = blow.after_parry
-    if fx.side == "attacker" and fx.has("sunder") and worn and "worn" not in bypass:
+    if effects and fx.side == "attacker" and fx.has("sunder") and worn and "worn" not in bypass:
         surplus = damage - counted
         if surplus > 0:
             cut = min(surplus, worn)
@@ -202,14 +211,14 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     if name not in fx.state["combatants"] or victim is fx.attacker:
         raise EngineError("the bystander must be someone other than the attacker")
     fx.state["combatants"][name] = victim = _copy(victim)
-    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p["dm_steps"], factor)
+    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p["dm_steps"], factor, effects=False)
     blow = Blow(name, None, totals, damage, damage)
     blow.steps.append(
         "Select Target: an adjacent bystander is struck" if automatic else "a bystander is struck"
     )
     location = roll_location(fx.rules, fx.dice)
     blow.location = location.id
-    apply_armor_and_wound(fx, victim, location, blow, arm)
+    apply_armor(fx, victim, location, blow, effects=False)
     wound_blow(fx, blow)
     return blow
 

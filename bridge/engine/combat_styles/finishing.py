@@ -10,7 +10,7 @@ from bridge.engine.combat_styles import special_effects
 from bridge.engine.combat_styles.blows import (
     Blow,
     Finisher,
-    apply_armor_and_wound,
+    apply_armor,
     roll_damage,
     strike_bystander,
     strike_weapon,
@@ -190,7 +190,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     if cover is not None and not fx.has("circumvent_cover"):
         blow.after_parry = max(0, blow.after_parry - cover)
         blow.steps.append(f"cover stops {cover}")
-    apply_armor_and_wound(fx, dfd, location, blow, arm)
+    apply_armor(fx, dfd, location, blow)
     return blow
 
 
