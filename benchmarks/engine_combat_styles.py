@@ -8,8 +8,9 @@ Each figure is printed beside a baseline measured in the same run on the same ma
 * odds — one exact-odds query (per-side counting) against brute force: classifying all
   100 × 100 roll pairs with the same level rules.
 
-Rates are per CPU-second (``time.process_time``) so that other processes sharing the machine
-disturb them less; the 1-minute load average is printed with them. Goals: at least 20,000
+Rates are per CPU-second (``time.process_time``), the best of short windows, so that other
+processes sharing the machine disturb them less; the 1-minute load average is printed with
+them. Goals: at least 20,000
 exchanges per second on one core, odds under 1 ms.
 Run: ``.venv/bin/python benchmarks/engine_combat_styles.py [seconds]``.
 """
@@ -34,9 +35,11 @@ from bridge.engine.combat_styles.requests import (
 )
 from bridge.engine.combat_styles.rules import view_of
 from bridge.engine.dice import Dice, KeyedSource
+from bridge.engine.envelope import Request, resolve
 from compiler.model.loader import load_ruleset
 
 SEED = bytes(range(32))
+SIMPLE = {"bleed", "trip_opponent", "press_advantage", "withdraw", "overextend_opponent", "arise"}
 
 
 def _fighter(cid: str, armor: dict[str, str]) -> dict[str, object]:
@@ -49,18 +52,29 @@ def _fighter(cid: str, armor: dict[str, str]) -> dict[str, object]:
     }
 
 
-def _rate(fn: Callable[[], object], seconds: float) -> tuple[float, int]:
-    """Calls per CPU-second of ``fn`` over about ``seconds`` (and the number of calls)."""
-    n = 0
-    start = time.process_time()
-    deadline = start + seconds
-    while True:
-        for _ in range(50):
-            fn()
-        n += 50
-        now = time.process_time()
-        if now >= deadline:
-            return n / (now - start), n
+def _rate(fn: Callable[[], object], seconds: float, window: float = 0.1) -> tuple[float, int]:
+    """Calls per CPU-second of ``fn``: the best of short windows filling about ``seconds``
+    (the best window is the one least disturbed by other processes; ours and the baselines
+    are measured alike). Also returns the total number of calls."""
+    best = 0.0
+    total = 0
+    spent = 0.0
+    while spent < seconds or total == 0:
+        n = 0
+        start = time.process_time()
+        deadline = start + min(window, seconds)
+        while True:
+            for _ in range(20):
+                fn()
+            n += 20
+            now = time.process_time()
+            if now >= deadline:
+                break
+        elapsed = now - start
+        spent += elapsed
+        total += n
+        best = max(best, n / elapsed)
+    return best, total
 
 
 def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
@@ -86,6 +100,30 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
 
     half = seconds / 2
     ours, _ = _rate(exchange, half)
+    raw = {
+        "id": "bench",
+        "ruleset": "combat-styles",
+        "type": "exchange",
+        "body": {"attacker": "a", "defender": "b", "parry_weapon": "heater"},
+    }
+    pending_source = KeyedSource(SEED, counter=10**6)
+
+    def with_choice() -> None:
+        # The server's path: validate the JSON request, resolve, and when effects were won,
+        # a second request choosing the first eligible one.
+        out = resolve(Request.model_validate(raw), ENGINE, model, "", state, pending_source)
+        result = out["result"]
+        if result["status"] == "awaiting_effects":
+            pick = [{"id": e["id"]} for e in result["eligible"][:1] if e["id"] in SIMPLE]
+            choose = {
+                "id": "bench-2",
+                "ruleset": "combat-styles",
+                "type": "choose_effects",
+                "body": {"token": result["token"], "effects": pick},
+            }
+            resolve(Request.model_validate(choose), ENGINE, model, "", out["state"], pending_source)
+
+    served, _ = _rate(with_choice, half)
     per_exchange = sum(dice_used) / len(dice_used)
     floor_source = KeyedSource(SEED)
     whole = int(per_exchange)
@@ -115,6 +153,7 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
     brute_rate, _ = _rate(brute_force, half)
     return [
         ("full exchanges per second (engine)", ours, "exchanges/s"),
+        ("exchanges per second, JSON requests + choice of effects", served, "exchanges/s"),
         (f"dice floor: {per_exchange:.1f} keyed dice per exchange, no rules", floor, "exchanges/s"),
         ("exact odds per query (per-side counting)", 1000 / odds_rate, "ms"),
         ("exact odds per query (brute force over 10,000 roll pairs)", 1000 / brute_rate, "ms"),

@@ -91,13 +91,19 @@ class Blow:
 
 
 def damage_expr(
-    rules: RulesView, arm: Arm, attacker: JSON, maximized: int, dm_steps: int, with_dm: bool = True
+    rules: RulesView,
+    arm: Arm,
+    attacker: JSON,
+    maximized: int,
+    dm_steps: int,
+    with_dm: bool = True,
+    dm_base: str | None = None,
 ) -> tuple[DiceExpr, DiceExpr | None]:
     """The weapon's damage dice (Maximize Damage applied) and the attacker's damage modifier."""
     if arm.damage is None:
         raise EngineError(f"{arm.name} deals no damage of its own")
     weapon = maximize(expr_of(arm.damage), maximized)
-    dm_text = attacker["damage_modifier"]
+    dm_text = dm_base or attacker["damage_modifier"]
     if dm_steps:
         dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
     dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
@@ -105,15 +111,29 @@ def damage_expr(
 
 
 def roll_damage(
-    fx: Finisher, arm: Arm, attacker: JSON, rolls: int, dm_steps: int, factor: Fraction
+    fx: Finisher,
+    arm: Arm,
+    attacker: JSON,
+    rolls: int,
+    dm_steps: int,
+    factor: Fraction,
+    effects: bool = True,
 ) -> tuple[int, list[int]]:
-    """Roll damage ``rolls`` times (Impale: 2) and keep the best; DM rolled with each."""
+    """Roll damage ``rolls`` times (Impale: 2) and keep the best; DM rolled with each.
+    Maximize Damage counts only when the winner's ``effects`` apply to this blow."""
     maximized = (
         sum(1 for c in fx.choices if fx.rules.effects[c.id].params.maximized_dice)
-        if fx.side == "attacker"
+        if effects and fx.side == "attacker"
         else 0
     )
-    weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps)
+    own = attacker["id"] == fx.pending["attacker"]
+    dm_base = fx.pending.get("damage_modifier") if own else None
+    weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps, dm_base=dm_base)
+    if fx.pending.get("inside_reach", 0) > 0 and attacker["id"] == fx.pending["attacker"]:
+        # Inside its own reach a long weapon's blow is capped (rule data, e.g. 1d3+1).
+        cap = maximize(expr_of(fx.rules.inside_reach_damage_cap), maximized)
+        if cap.bounds()[1] < weapon.bounds()[1]:
+            weapon = cap
     totals = []
     for _ in range(rolls):
         total = fx.dice.roll(weapon).total
@@ -126,19 +146,21 @@ def roll_damage(
     return best, totals
 
 
-def apply_armor_and_wound(
-    fx: Finisher, victim: JSON, location: Location, blow: Blow, arm: Arm
+def apply_armor(
+    fx: Finisher, victim: JSON, location: Location, blow: Blow, effects: bool = True
 ) -> None:
+    """Armour (with Bypass Armor and Sunder when ``effects`` apply to this victim) decides
+    how much of the blow reaches hit points."""
     rules = fx.rules
     bypass: list[str] = []
-    if fx.side == "attacker":
+    if effects and fx.side == "attacker":
         for c in fx.choices:
             if rules.effects[c.id].params.ignores_armor:
                 bypass.append(c.bypass or ("worn" if "worn" not in bypass else "natural"))
     worn, _natural, counted = armor_points(victim, location.id, bypass)
     blow.armor = counted
     damage = blow.after_parry
-    if fx.side == "attacker" and fx.has("sunder") and worn and "worn" not in bypass:
+    if effects and fx.side == "attacker" and fx.has("sunder") and worn and "worn" not in bypass:
         surplus = damage - counted
         if surplus > 0:
             cut = min(surplus, worn)
@@ -189,14 +211,14 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     if name not in fx.state["combatants"] or victim is fx.attacker:
         raise EngineError("the bystander must be someone other than the attacker")
     fx.state["combatants"][name] = victim = _copy(victim)
-    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p["dm_steps"], factor)
+    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p["dm_steps"], factor, effects=False)
     blow = Blow(name, None, totals, damage, damage)
     blow.steps.append(
         "Select Target: an adjacent bystander is struck" if automatic else "a bystander is struck"
     )
     location = roll_location(fx.rules, fx.dice)
     blow.location = location.id
-    apply_armor_and_wound(fx, victim, location, blow, arm)
+    apply_armor(fx, victim, location, blow, effects=False)
     wound_blow(fx, blow)
     return blow
 

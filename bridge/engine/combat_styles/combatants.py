@@ -170,12 +170,20 @@ def writable(state: JSON, *ids: str) -> JSON:
     """
     out = dict(state)
     out["combatants"] = dict(state["combatants"])
+    # The round bookkeeping is small and changes on most requests: copy it outright.
+    for key in ("acted", "proactive", "delayed", "order"):
+        if key in state:
+            out[key] = list(state[key])
+    for key in ("pending", "initiative"):
+        if key in state:
+            out[key] = dict(state[key])
     for cid in ids:
-        out["combatants"][cid] = _writable_record(combatant(state, cid))
+        out["combatants"][cid] = writable_record(combatant(state, cid))
     return out
 
 
-def _writable_record(old: JSON) -> JSON:
+def writable_record(old: JSON) -> JSON:
+    """A copy of one record whose changeable parts are its own."""
     rec = dict(old)
     rec["hit_points"] = dict(old["hit_points"])
     rec["armor"] = dict(old["armor"])
@@ -204,6 +212,11 @@ def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> 
     """Set a condition; ``turns`` counts the bearer's turns left (None: until removed)."""
     entry: dict[str, Any] = {"turns": turns, **data}
     old = c["conditions"].get(name)
-    if old is not None and turns is not None and old.get("turns") is not None:
-        entry["turns"] = max(turns, old["turns"])
+    if old is not None:
+        # A lasting condition stays lasting; two counted ones keep the longer count.
+        if old.get("turns") is None or turns is None:
+            entry["turns"] = None
+        else:
+            entry["turns"] = max(turns, old["turns"])
+        entry = {**old, **entry}
     c["conditions"][name] = entry

@@ -4,6 +4,7 @@ handler shapes most effects share."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 from bridge.engine.combat_styles.blows import Blow, Finisher
@@ -12,6 +13,7 @@ from bridge.engine.combat_styles.checks import (
     Level,
     ceil_div,
     contest_penalty,
+    level_of,
     opposed_winner,
     roll_check,
     target,
@@ -38,7 +40,7 @@ def counter_prepared(fx: Finisher) -> None:
             fx.out["counter"] = {
                 "by": fx.victim["id"],
                 "cancelled": c.id,
-                "note": "the anticipated effect is cancelled; the counter-taker's own effect succeeds automatically",
+                "substitute": prepared.get("substitute"),
             }
             return
 
@@ -58,19 +60,26 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     if effect_id in fx.forced:
         return False, {"force_failure": True}
     skills = list(res.skills)
-    if victim.get("quadruped") and res.quadruped_skill:
+    quadruped = bool(victim.get("quadruped") and res.quadruped_skill)
+    if quadruped:
         skills.append(res.quadruped_skill)
-        grade_steps += res.quadruped_grade_steps if res.quadruped_skill == skills[-1] else 0
     name = max(skills, key=lambda s: victim["skills"].get(s, 0))
+    if quadruped and name == res.quadruped_skill:
+        grade_steps += res.quadruped_grade_steps
     skill = victim["skills"].get(name, 0)
     original = fx.original_roll
     checks = fx.rules.checks
     penalty = contest_penalty([skill, original["skill"]])
     grade = checks.shifted(checks.grade(checks.standard), grade_steps) if grade_steps else None
     mine = roll_check(checks, fx.dice, target(checks, skill, grade, 0, penalty), f"1d100 {name}")
-    theirs = CheckResult(
-        target(checks, original["target"], None), original["roll"], Level.named(original["level"])
+    # Over 100 the excess comes off the original roll's target too, which may lower its level.
+    their_target = target(checks, original["target"], None, 0, penalty)
+    their_level = (
+        level_of(checks, original["roll"], their_target)
+        if penalty
+        else Level.named(original["level"])
     )
+    theirs = CheckResult(their_target, original["roll"], their_level)
     resisted = opposed_winner(mine, theirs) == 1
     return resisted, {**roll_json(mine, name), "resisted": resisted}
 
@@ -114,12 +123,18 @@ def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:
     return f"{amount} {duration.unit}"
 
 
-def target_limit_refusal(fx: Finisher, effect_id: str, taker: JSON, victim: JSON) -> str | None:
+def target_limit_refusal(
+    fx: Finisher, effect_id: str, taker: JSON, victim: JSON, victim_scale: Fraction | None = None
+) -> str | None:
+    """Why the effect's target limit (e.g. SIZ up to 2× the taker's) rules the victim out;
+    ``victim_scale`` enlarges the victim's value (a Brace against Bash)."""
     limit = fx.rules.effects[effect_id].params.target_limit
     if limit is None:
         return None
     mine = taker["characteristics"].get(limit.attribute, 0)
     theirs = victim["characteristics"].get(limit.attribute, 0)
+    if victim_scale is not None:
+        theirs = theirs * victim_scale
     if theirs > mine * limit.multiple:
         return (
             f"works only on targets up to {limit.multiple}× the taker's {limit.attribute.upper()}"

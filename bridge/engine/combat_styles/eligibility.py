@@ -22,8 +22,9 @@ DISADVANTAGED = (
     "entangled",
     "gripped",
     "pinned",
+    "grappled",
 )
-HELD = ("entangled", "gripped", "pinned")
+HELD = ("entangled", "gripped", "pinned", "grappled")
 
 
 @dataclass(frozen=True, slots=True)

@@ -133,7 +133,7 @@ def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callabl
     def handler(rules: RulesView, body: BaseModel, state: JSON | None, dice: Dice) -> Resolution:
         st = _needs_state(state)
         args = [getattr(body, a) for a in args_from_body]
-        new, result = fn(st, *args)
+        new, result = fn(st, *args, rules=rules)
         return Resolution(result, new)
 
     return handler

@@ -19,7 +19,13 @@ from bridge.engine.combat_styles.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    has_condition,
+    record,
+    writable,
+)
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
@@ -127,6 +133,7 @@ def start_exchange(
             )
         if (
             situation.engaged_reach is not None
+            and not rules.inside_reach_can_parry
             and parry_arm.reach is not None
             and (
                 rules.reaches.index(situation.engaged_reach) < rules.reaches.index(parry_arm.reach)
@@ -160,23 +167,32 @@ def start_exchange(
     att_target = target(checks, att_skill, terms.grade, body.attacker_augment, penalty)
     if att_target.impossible:
         raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
-    att_roll = roll_check(checks, dice, att_target, "1d100 attack", _luck(att, body.attacker_luck))
+    att_luck = _luck(att, body.attacker_luck)
+    dfd_luck = _luck(dfd, body.defender_luck)
+    att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
     _spend_luck(att, att_roll)
 
     if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
         notes.append(f"{dfd['name']} lets the missed attack go")
         defence = "none"
     dfd_roll: CheckResult | None = None
+    dfd_grade = rules.checks.grade(rules.checks.standard)
     if defence in ("parry", "evade"):
-        rounds.spend_reaction(state, dfd)
+        rounds.spend_reaction(state, dfd, rules)
+        dfd_grade = defence_grade(rules, situation, dfd, notes)
         dfd_target = target(
-            checks, dfd_skill, defence_grade(rules, situation), body.defender_augment, penalty
+            checks,
+            dfd_skill,
+            dfd_grade,
+            body.defender_augment,
+            penalty,
         )
-        dfd_roll = roll_check(
-            checks, dice, dfd_target, f"1d100 {defence}", _luck(dfd, body.defender_luck)
-        )
+        dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
         _spend_luck(dfd, dfd_roll)
         dfd_level = dfd_roll.level
+        if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
+            add_condition(dfd, "prone")
+            notes.append(f"{dfd['name']} ends prone after evading")
     else:
         dfd_level = Level.named(rules.no_defence_level)
         if defence == "counterattack":
@@ -189,8 +205,8 @@ def start_exchange(
             rules,
             att_target,
             dfd_roll.target if dfd_roll else None,
-            _luck(att, body.attacker_luck),
-            _luck(dfd, body.defender_luck),
+            att_luck,
+            dfd_luck,
             first_on_surprised,
         )
     hit_intended = True
@@ -208,8 +224,9 @@ def start_exchange(
     if first_on_surprised:
         bonus = rules.surprise_bonus_effects
     diff = differential(rules.differential, att_roll.level, dfd_level, bonus)
-    if surprised:
-        dfd["conditions"].setdefault("surprised", {"turns": None})["attacked"] = True
+    if "surprised" in dfd["conditions"]:
+        # Only the first attack on a surprised target earns the bonus effect.
+        dfd["conditions"]["surprised"]["attacked"] = True
 
     state["seq"] = state.get("seq", 0) + 1
     token = f"x{state['seq']}"
@@ -221,12 +238,14 @@ def start_exchange(
         "defence": defence,
         "parry_weapon": parry_arm.id if parry_arm else None,
         "attack": _check_json(att_roll, att_skill, terms.grade.id),
-        "defence_roll": _check_json(dfd_roll, dfd_skill, None) if dfd_roll else None,
+        "defence_roll": _check_json(dfd_roll, dfd_skill, dfd_grade.id) if dfd_roll else None,
         "defence_level": dfd_level.label,
         "differential": diff.to_json(),
         "band": terms.band,
         "size_steps": terms.size_steps,
         "dm_steps": terms.dm_steps,
+        "damage_modifier": terms.damage_modifier,
+        "outreached": outreached(rules, arm, situation.engaged_reach),
         "damage_factor": [terms.damage_factor.numerator, terms.damage_factor.denominator],
         "surprised": surprised,
         "first_on_surprised": first_on_surprised,
@@ -236,6 +255,7 @@ def start_exchange(
         "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
         "notes": notes,
         "grapple": body.grapple,
+        "inside_reach": inside_reach(rules, arm, situation.engaged_reach),
     }
     if diff.winner is not None:
         winner_is_attacker = diff.winner == "attacker"
@@ -263,6 +283,25 @@ def start_exchange(
     if body.odds:
         result["odds"] = odds
     return Resolution(result=result, state=state)
+
+
+def outreached(rules: RulesView, arm: Arm, engaged: str | None) -> bool:
+    """Fighting at a reach longer than one's own weapon: only the opposing weapon can be hit."""
+    if engaged is None or arm.reach is None or arm.is_ranged:
+        return False
+    if engaged not in rules.reaches:
+        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
+    return rules.reaches.index(arm.reach) < rules.reaches.index(engaged)
+
+
+def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
+    """Reach steps by which a wielded melee weapon is fighting inside its own reach (natural
+    weapons are exempt)."""
+    if engaged is None or arm.reach is None or arm.kind != "melee":
+        return 0
+    if engaged not in rules.reaches:
+        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
+    return max(0, rules.reaches.index(arm.reach) - rules.reaches.index(engaged))
 
 
 def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:

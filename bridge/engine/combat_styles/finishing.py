@@ -10,7 +10,7 @@ from bridge.engine.combat_styles import special_effects
 from bridge.engine.combat_styles.blows import (
     Blow,
     Finisher,
-    apply_armor_and_wound,
+    apply_armor,
     roll_damage,
     strike_bystander,
     strike_weapon,
@@ -97,6 +97,7 @@ def finish(
 
     blow = resolve_blow(fx)
     special_effects.apply_all(fx, blow)
+    special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
     state.get("pending", {}).pop(pending["token"], None)
@@ -120,7 +121,7 @@ def finish(
     for key in ("knockback", "self_injury", "weapon_damage", "counter", "grapple"):
         if key in fx.out:
             result[key] = fx.out[key]
-    return Resolution(result=result, state=state)
+    return Resolution(result=result, state=state, private=fx.out.get("private", {}))
 
 
 def resolve_blow(fx: Finisher) -> Blow | None:
@@ -158,6 +159,13 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     parry = parry_share(fx, arm, blow)
     if fx.side == "attacker" and fx.has("damage_weapon") and p["parry_weapon"] is not None:
         return strike_weapon(fx, dfd, p["parry_weapon"], blow)
+    if p.get("outreached"):
+        target_weapon = p["parry_weapon"] or next(
+            (w for w in dfd["weapons"] if w != rules.unarmed_id), None
+        )
+        if target_weapon is not None:
+            blow.steps.append("outreached: only the longer weapon can be struck")
+            return strike_weapon(fx, dfd, target_weapon, blow)
     location = choose_location(fx, dfd)
     blow.location = location.id
     # Passive blocking / Ward Location: a warded location is parried by the warding arm.
@@ -182,7 +190,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     if cover is not None and not fx.has("circumvent_cover"):
         blow.after_parry = max(0, blow.after_parry - cover)
         blow.steps.append(f"cover stops {cover}")
-    apply_armor_and_wound(fx, dfd, location, blow, arm)
+    apply_armor(fx, dfd, location, blow)
     return blow
 
 
@@ -235,11 +243,11 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         return 0
     attacking = _attacking_size(rules, arm, p)
     parrying = parry_arm.size or rules.sizes[0]
-    engaged = p["situation"].get("engaged_reach")
-    if engaged is not None and arm.reach is not None and arm.kind == "melee":
-        inside = rules.reaches.index(arm.reach) - rules.reaches.index(engaged)
-        if inside > 0:
-            attacking = size_step(rules.sizes, attacking, -inside)
+    inside = p.get("inside_reach", 0)
+    if inside > 0:
+        attacking = size_step(
+            rules.sizes, attacking, -inside * rules.inside_reach_size_drop_per_step
+        )
     block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
     through = block.remaining(blow.rolled)
     blow.parry = {

@@ -55,7 +55,11 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
 
 
 def slip_free(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    freed = [c for c in ("entangled", "gripped", "pinned") if fx.taker["conditions"].pop(c, None)]
+    freed = [
+        c
+        for c in ("entangled", "gripped", "pinned", "grappled")
+        if fx.taker["conditions"].pop(c, None)
+    ]
     rec["outcome"] = "free of " + ", ".join(freed) if freed else "nothing to slip"
 
 
@@ -91,9 +95,19 @@ def set_range(longer: bool) -> Handler:
 def prepare_counter(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     if choice.counter is None or choice.counter not in fx.rules.effects:
         raise EngineError("Prepare Counter needs the effect to anticipate (counter)")
-    fx.taker["conditions"]["prepared_counter"] = {"turns": None, "effect": choice.counter}
+    substitute = choice.with_effect
+    if substitute is not None and substitute not in fx.rules.effects:
+        raise EngineError(f"unknown special effect {substitute!r} to substitute")
+    fx.taker["conditions"]["prepared_counter"] = {
+        "turns": None,
+        "effect": choice.counter,
+        "substitute": substitute,
+    }
     rec["outcome"] = "counter prepared (secret)"
-    rec["private"] = True
+    fx.out.setdefault("private", {})[fx.taker["id"]] = {
+        "prepared_counter": choice.counter,
+        "substitute": substitute,
+    }
 
 
 def kill_silently(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -70,6 +70,9 @@ class Situation(Body):
     engaged_reach: str | None = None
     """The reach at which the pair is fighting (closing and opening range)."""
     defender_braced: bool = False
+    set_against_charge: bool = False
+    """The attacker's weapon (trait ``set``) is set against the defender's charge: it strikes
+    with the charger's damage modifier (charge steps included)."""
     obstacle: bool = False
     """Something stands behind the defender (Bash into an obstacle)."""
 

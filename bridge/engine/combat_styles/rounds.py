@@ -20,9 +20,17 @@ An encounter in phase ``free`` (an exchange sent without one) tracks no turns or
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.combatants import combatant, has_condition, record, writable
+from bridge.engine.combat_styles.combatants import (
+    combatant,
+    has_condition,
+    record,
+    writable,
+    writable_record,
+)
+from bridge.engine.combat_styles.guards import ward
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
+from bridge.engine.combat_styles.situations import fatigue_of
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
@@ -66,7 +74,9 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     rolls: dict[str, JSON] = {}
     for cid, c in state["combatants"].items():
         die = dice.die(10, f"1d10 initiative {cid}")
-        total = die + c["initiative_bonus"] - c["armor_penalty"] - c["fatigue_initiative"]
+        level = fatigue_of(rules, c)
+        tired = level.initiative if level else 0
+        total = die + c["initiative_bonus"] - c["armor_penalty"] - c["fatigue_initiative"] + tired
         if has_condition(c, "surprised"):
             total += rules.surprise_initiative
         rolls[cid] = {"die": die, "total": total}
@@ -88,7 +98,7 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     )
     state["order"] = order
     state["initiative"] = {cid: rolls[cid]["total"] for cid in order}
-    _new_round(state, first=True)
+    _new_round(state, rules, first=True)
     result = {
         "kind": "initiative",
         "order": order,
@@ -99,22 +109,27 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     return state, result
 
 
-def _new_round(state: JSON, first: bool = False) -> None:
+def _new_round(state: JSON, rules: RulesView | None = None, first: bool = False) -> None:
     state["phase"] = "turns"
     state["round"] = 1 if first else state["round"] + 1
     state["cycle"] = 1
     state["acted"] = []
     state["proactive"] = []
     state["delayed"] = []
-    for c in state["combatants"].values():
-        c["ap"] = max(0, c["action_points_max"] - c.get("ap_penalty", 0))
+    for cid in list(state["combatants"]):
+        # A new round touches everyone: give each record its own copy first.
+        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
         if not first:
             c["conditions"].pop("surprised", None)
             bleeding = c["conditions"].get("bleeding")
             if bleeding:
+                # Blood loss: a fatigue level at the start of each Combat Round.
                 c["fatigue_levels"] = c.get("fatigue_levels", 0) + bleeding.get(
                     "fatigue_per_round", 1
                 )
+        level = fatigue_of(rules, c) if rules is not None else None
+        change = level.action_points if level else 0
+        c["ap"] = 0 if level and level.no_activity else max(0, c["action_points_max"] + change)
 
 
 def _able(c: JSON) -> bool:
@@ -132,7 +147,7 @@ def current(state: JSON) -> str | None:
     return None
 
 
-def _end_turn(state: JSON, cid: str) -> None:
+def _end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
     state["acted"].append(cid)
     c = state["combatants"][cid]
     if "surprised" in c["conditions"]:
@@ -150,16 +165,16 @@ def _end_turn(state: JSON, cid: str) -> None:
             cond["turns"] -= 1
             if cond["turns"] <= 0:
                 del c["conditions"][name]
-    _settle(state)
+    _settle(state, rules)
 
 
-def _settle(state: JSON) -> None:
+def _settle(state: JSON, rules: RulesView | None = None) -> None:
     """Close finished cycles and rounds."""
     if current(state) is not None:
         return
     for cid in state["delayed"]:
         # A delay not used before the cycle ends is a dither: the point is lost.
-        c = state["combatants"][cid]
+        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
         c["ap"] = max(0, c["ap"] - 1)
     state["delayed"] = []
     anyone = [cid for cid, c in state["combatants"].items() if c["ap"] > 0 and _able(c)]
@@ -168,7 +183,7 @@ def _settle(state: JSON) -> None:
         state["acted"] = []
         state["proactive"] = []
     else:
-        _new_round(state)
+        _new_round(state, rules)
 
 
 def has_ap(state: JSON, c: JSON) -> bool:
@@ -176,14 +191,14 @@ def has_ap(state: JSON, c: JSON) -> bool:
     return state.get("phase") != "turns" or c.get("ap", 0) > 0
 
 
-def spend_reaction(state: JSON, c: JSON) -> None:
+def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
     """Pay one action point for a reaction (parry, evade, interrupt)."""
     if state.get("phase") != "turns":
         return
     if c["ap"] <= 0:
         raise EngineError(f"{c['name']} has no action points left this round")
     c["ap"] -= 1
-    _settle(state)
+    _settle(state, rules)
 
 
 def check_can_attack(c: JSON) -> None:
@@ -197,7 +212,9 @@ def check_can_attack(c: JSON) -> None:
         raise EngineError(f"{c['name']} has surrendered")
 
 
-def spend_proactive(state: JSON, c: JSON, what: str = "act") -> None:
+def spend_proactive(
+    state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
+) -> None:
     """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay)."""
     if state.get("phase") == "setup":
         raise EngineError("roll initiative before anyone acts")
@@ -218,24 +235,24 @@ def spend_proactive(state: JSON, c: JSON, what: str = "act") -> None:
         raise EngineError(f"{c['name']} has already taken a proactive action this cycle")
     c["ap"] -= 1
     state["proactive"].append(cid)
-    _end_turn(state, cid)
+    _end_turn(state, cid, rules)
 
 
 def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
     check_can_attack(c)
-    spend_proactive(state, c, "attack")
+    spend_proactive(state, c, "attack", rules)
 
 
 def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
     """Take a named combat action; its kind and cost come from the rule data."""
     if body.action == "delay":
-        return delay(state, body.combatant)
+        return delay(state, body.combatant, rules)
     if body.action == "interrupt":
-        return interrupt(state, body.combatant)
+        return interrupt(state, body.combatant, rules)
     if body.action == rules.default_action:
         if current(state) != body.combatant:
             raise EngineError(f"it is not {body.combatant}'s turn")
-        return next_turn(state)
+        return next_turn(state, rules)
     state = writable(state, body.combatant)
     c = combatant(state, body.combatant)
     if body.action not in rules.actions:
@@ -249,7 +266,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
             raise EngineError("attacks are made with an exchange request")
         if body.action == "struggle" and not any(h in c["conditions"] for h, _ in HOLDS):
             raise EngineError(f"{c['name']} is not held by anything")
-        spend_proactive(state, c, body.action)
+        spend_proactive(state, c, body.action, rules)
         if cost == 0 and state.get("phase") == "turns":
             c["ap"] += 1
     elif kind == "reactive":
@@ -272,41 +289,17 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     return state, {**result, **snapshot(state)}
 
 
-def ward(rules: RulesView, c: JSON, body: ActBody) -> JSON:
-    """Ward Location / passive blocking: a weapon covers one location, a shield its
-    passive-block count (more when crouching), until it attacks or actively parries."""
-    if body.weapon is None or not body.locations:
-        raise EngineError("Ward Location needs the weapon and the locations it covers")
-    if body.weapon not in c["weapons"]:
-        raise EngineError(f"{c['name']} does not carry {body.weapon!r}")
-    arm = rules.arm(body.weapon)
-    for loc in body.locations:
-        rules.location(loc)
-    if arm.kind == "shield":
-        limit = arm.passive_block * (rules.crouch_multiplier if body.crouching else 1)
-    else:
-        limit = rules.ward_weapon_locations
-    if len(set(body.locations)) > limit:
-        raise EngineError(f"{arm.name} can ward at most {limit} location(s)")
-    c["conditions"]["warding"] = {
-        "turns": None,
-        "weapon": arm.id,
-        "locations": {loc: arm.id for loc in body.locations},
-    }
-    return {"weapon": arm.id, "locations": sorted(set(body.locations))}
-
-
-def delay(state: JSON, cid: str) -> tuple[JSON, JSON]:
+def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """The current combatant holds his action for a later interrupt or reaction."""
     state = writable(state, cid)
     c = combatant(state, cid)
     _require_turn(state, c, "delay")
     state["delayed"].append(cid)
-    _end_turn(state, cid)
+    _end_turn(state, cid, rules)
     return state, {"kind": "delay", "combatant": cid, **snapshot(state)}
 
 
-def interrupt(state: JSON, cid: str) -> tuple[JSON, JSON]:
+def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """A delaying combatant acts now, paying the point his delay held back."""
     state = writable(state, cid)
     c = combatant(state, cid)
@@ -322,7 +315,7 @@ def interrupt(state: JSON, cid: str) -> tuple[JSON, JSON]:
     }
 
 
-def next_turn(state: JSON) -> tuple[JSON, JSON]:
+def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """The current combatant dithers: his turn passes and costs an action point."""
     if state.get("phase") != "turns":
         raise EngineError("there are no turns before initiative is rolled")
@@ -332,11 +325,11 @@ def next_turn(state: JSON) -> tuple[JSON, JSON]:
     state = writable(state, cid)
     c = combatant(state, cid)
     c["ap"] -= 1
-    _end_turn(state, cid)
+    _end_turn(state, cid, rules)
     return state, {"kind": "next_turn", "dithered": cid, **snapshot(state)}
 
 
-def next_cycle(state: JSON) -> tuple[JSON, JSON]:
+def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Everyone still to act this cycle dithers; the next cycle (or round) begins."""
     if state.get("phase") != "turns":
         raise EngineError("there are no cycles before initiative is rolled")
@@ -347,18 +340,18 @@ def next_cycle(state: JSON) -> tuple[JSON, JSON]:
         if c["ap"] > 0 and _able(c):
             c["ap"] -= 1
         state["acted"].append(cid)
-    _settle(state)
+    _settle(state, rules)
     return state, {"kind": "next_cycle", "dithered": waiting, **snapshot(state)}
 
 
-def next_round(state: JSON) -> tuple[JSON, JSON]:
+def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Remaining action points are lost; a new round begins."""
     if state.get("phase") != "turns":
         raise EngineError("there are no rounds before initiative is rolled")
     state = writable(state, *state["combatants"])
     for c in state["combatants"].values():
         c["ap"] = 0
-    _new_round(state)
+    _new_round(state, rules)
     return state, {"kind": "next_round", **snapshot(state)}
 
 

@@ -11,6 +11,7 @@ from bridge.engine.combat_styles.differential import DifferentialTable
 from bridge.engine.combat_styles.view import (
     Arm,
     Charge,
+    Fatigue,
     Knockback,
     Location,
     RulesView,
@@ -209,6 +210,18 @@ def build(model: Any) -> RulesView:
         swimming_damage=_frac(combat.swimming.thrusting_damage),
         blind_strike_grade_steps=combat.cover.blind_strike_grade_steps,
         crouch_multiplier=combat.passive_block.crouch_multiplier,
+        brace_vs_bash=_frac(kb.brace_siz_multiplier_vs_bash),
+        fatigue=tuple(
+            Fatigue(f.id, f.skill_grade, f.initiative, f.action_points, f.no_activity)
+            for f in sorted(model.fatigue_levels, key=lambda f: f.rank)
+        ),
+        evade_ends_prone=combat.evading.ends_prone,
+        grapple_body_grade=combat.grapple.body_grade,
+        prone_situation="close_prone",
+        checks_ids=frozenset(g.id for g in model.grades),
+        inside_reach_can_parry=combat.reach.inside_reach_can_parry,
+        inside_reach_damage_cap=combat.reach.inside_reach_damage_cap,
+        inside_reach_size_drop_per_step=combat.reach.inside_reach_size_drop_per_step,
         ward_weapon_locations=combat.passive_block.weapon_locations,
         default_action=combat.default_action,
         action_points=model.action_points.default,

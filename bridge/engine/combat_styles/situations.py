@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bridge.engine.combat_styles.checks import Grade
+from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
-from bridge.engine.combat_styles.view import Arm, RulesView
+from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
 
 ONE = Fraction(1)
@@ -31,6 +32,8 @@ class AttackTerms:
     size_steps: int
     """Steps added to the attacking weapon's size (charging +1, Long range Force −1)."""
     dm_steps: int
+    damage_modifier: str
+    """The damage modifier the blow uses (the attacker's, or a charger's against a set weapon)."""
     damage_factor: Fraction
     notes: tuple[str, ...]
 
@@ -90,7 +93,9 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
-    ids = _grade_ids(rules, situation.attacker_situations)
+    ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
+        rules, attacker, notes
+    )
     steps = 0
     skill = attacker["skills"]["unarmed" if arm.kind == "unarmed" else "combat_style"]
     if situation.familiarity is not None:
@@ -109,6 +114,8 @@ def attack_terms(
         else:
             steps += fam
     skill = capped(attacker, skill, situation)
+    if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
+        raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
     size_steps = 0
     dm_steps = 0
     factor = ONE
@@ -148,11 +155,77 @@ def attack_terms(
             raise EngineError("firing into a crowd applies to ranged attacks only")
         crowd_grade = rules.crowd_grades[situation.crowd]
         grade = max(grade, checks.grade(crowd_grade), key=lambda g: g.rank)
+    dm = attacker["damage_modifier"]
+    if situation.set_against_charge:
+        if "set" not in arm.traits:
+            raise EngineError(f"{arm.name} cannot be set against a charge")
+        steps_of_charger = (
+            rules.charge.dm_steps_quadruped
+            if defender["quadruped"]
+            else rules.charge.dm_steps_biped
+        )
+        dm = step_modifier(rules.dm_ladder, defender["damage_modifier"], steps_of_charger)
+        dm_steps = 0
+        notes.append(f"set against the charge: the charger's damage modifier {dm}")
     return AttackTerms(
-        grade, grade_without_crowd, skill, band, size_steps, dm_steps, factor, tuple(notes)
+        grade, grade_without_crowd, skill, band, size_steps, dm_steps, dm, factor, tuple(notes)
     )
 
 
-def defence_grade(rules: RulesView, situation: Situation) -> Grade:
-    """The grade of the defender's parry or evade."""
-    return rules.checks.most_severe(_grade_ids(rules, situation.defender_situations))
+def defence_grade(
+    rules: RulesView, situation: Situation, defender: JSON, notes: list[str]
+) -> Grade:
+    """The grade of the defender's parry or evade (situations and his own conditions)."""
+    ids = _grade_ids(rules, situation.defender_situations)
+    return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
+
+
+def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
+    """The combatant's fatigue level (None when fresh or when the data has no ladder)."""
+    lost = c.get("fatigue_levels", 0)
+    if not lost or not rules.fatigue:
+        return None
+    return rules.fatigue[min(lost, len(rules.fatigue) - 1)]
+
+
+def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
+    """Grades a combatant's own conditions impose on his rolls, read from the rule data:
+    blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
+    impaled in him (the impale table), lying prone (the prone situation)."""
+    grades: list[str] = []
+    why: list[str] = []
+    level = fatigue_of(rules, c)
+    if level is not None and level.grade is not None:
+        grades.append(level.grade)
+        why.append(level.id)
+    conditions = c["conditions"]
+    if not conditions:
+        if why:
+            notes.append(f"{c['name']}: {', '.join(why)}")
+        return grades
+    if "blinded" in conditions:
+        situation = rules.effects["blind_opponent"].params.imposes_situation
+        if situation in rules.situations:
+            grades.append(rules.situations[situation])
+            why.append("blinded")
+    for hold, grade in (
+        ("entangled", rules.effects["entangle"].params.imposes_grade),
+        ("grappled", rules.grapple_body_grade),
+    ):
+        held = conditions.get(hold)
+        if held and grade and not rules.location(held["location"]).limb:
+            grades.append(grade)
+            why.append(f"{hold} by the {held['location']}")
+    for grade in conditions.get("impaled", {}).get("grades", []):
+        if grade in rules.checks_ids:
+            grades.append(grade)
+            why.append("impaled")
+        elif grade == "incapacitated":
+            grades.append(rules.checks.grades[-1].id)
+            why.append("incapacitated by an impaled weapon")
+    if "prone" in conditions and rules.prone_situation in rules.situations:
+        grades.append(rules.situations[rules.prone_situation])
+        why.append("prone")
+    if why:
+        notes.append(f"{c['name']}: {', '.join(why)}")
+    return grades

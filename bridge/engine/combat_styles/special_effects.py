@@ -9,6 +9,7 @@ are recorded and change nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bridge.engine.combat_styles.blows import Blow, Finisher, damage_expr
@@ -79,6 +80,13 @@ def _stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
     stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
     rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
     rec["condition"] = "stunned"
+    location = fx.rules.location(blow.location)
+    if not location.limb:
+        # A stunned torso can only defend; a stunned head leaves the victim insensible.
+        head = location.id == "head"
+        condition = "incapacitated" if head else "cannot_attack"
+        add_condition(fx.victim, condition, turns)
+        rec["outcome"] += "; insensible" if head else "; only able to defend"
 
 
 def _impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
@@ -114,17 +122,30 @@ def impale_grade(rules: Any, siz: int, size: str | None) -> str:
         raise EngineError(str(err).strip("'\"")) from None
 
 
+def opponents_weapon(fx: Finisher, choice: EffectChoice) -> str | None:
+    """The weapon an effect aims at: the one named, else the one the opponent used in the
+    exchange, else the first he carries (None if he has only his hands)."""
+    victim = fx.victim
+    if choice.weapon is not None:
+        if choice.weapon not in victim["weapons"]:
+            raise EngineError(f"{victim['name']} does not hold {choice.weapon!r}")
+        return None if choice.weapon == fx.rules.unarmed_id else choice.weapon
+    used = fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
+    if used is not None and used != fx.rules.unarmed_id:
+        return used
+    return next((w for w in victim["weapons"] if w != fx.rules.unarmed_id), None)
+
+
 def _disarm(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     rules = fx.rules
     why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim)
     if why:
         rec["outcome"] = f"no effect: {why}"
         return
-    mine = rules.arm(fx.pending["weapon"] if fx.side == "attacker" else fx.pending["parry_weapon"])
-    theirs_id = choice.weapon or (
-        fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
-    )
-    if theirs_id is None or theirs_id == rules.unarmed_id:
+    mine_id = fx.pending["weapon"] if fx.side == "attacker" else fx.pending["parry_weapon"]
+    mine = rules.arm(mine_id or rules.unarmed_id)
+    theirs_id = opponents_weapon(fx, choice)
+    if theirs_id is None:
         rec["outcome"] = "no effect: the opponent holds no weapon"
         return
     theirs = rules.arm(theirs_id)
@@ -156,10 +177,8 @@ def _take_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSO
     if why:
         rec["outcome"] = f"no effect: {why}"
         return
-    theirs_id = choice.weapon or (
-        fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
-    )
-    if theirs_id is None or theirs_id == fx.rules.unarmed_id:
+    theirs_id = opponents_weapon(fx, choice)
+    if theirs_id is None:
         rec["outcome"] = "no effect: the opponent holds no weapon"
         return
     resisted, roll = resist(fx, choice.id, fx.victim)
@@ -180,9 +199,13 @@ def _bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
     if blow is None or blow.target != fx.victim["id"]:
         rec["outcome"] = "no effect: the blow did not land"
         return
-    why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim)
+    braced = (
+        fx.pending["situation"]["defender_braced"] and fx.victim["id"] == fx.pending["defender"]
+    )
+    scale = fx.rules.brace_vs_bash if braced else None
+    why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim, scale)
     if why:
-        rec["outcome"] = f"no effect: {why}"
+        rec["outcome"] = f"no effect: {why}" + (" (braced)" if braced else "")
         return
     arm = fx.rules.arm(fx.pending["weapon"])
     rates = {
@@ -332,8 +355,53 @@ def _generic(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
         rec["outcome"] = "applied"
 
 
+def apply_counter(fx: Finisher) -> None:
+    """Prepare Counter sprung: the counter-taker's own effect replaces the cancelled one and
+    succeeds automatically (its resistance roll, if any, is failed)."""
+    counter = fx.out.get("counter")
+    if not counter or not counter.get("substitute") or fx.victim is None or fx.taker is None:
+        return
+    substitute = counter["substitute"]
+    swapped = replace(
+        fx,
+        choices=[EffectChoice(id=substitute)],
+        side="defender" if fx.side == "attacker" else "attacker",
+        taker=fx.victim,
+        victim=fx.taker,
+        applied=[],
+        forced={substitute},
+    )
+    effect = fx.rules.effects[substitute]
+    rec: JSON = {"id": substitute, "name": effect.name, "by_counter": True}
+    if effect.narrative:
+        rec["narrative"] = True
+        rec["outcome"] = "recorded"
+    else:
+        HANDLERS.get(substitute, _generic)(swapped, EffectChoice(id=substitute), None, rec)
+    fx.applied.append(rec)
+
+
+def escapes(fx: Finisher) -> None:
+    """Winning certain effects also frees the winner from a hold (an Entangle escapes by
+    Damage Weapon, Disarm Opponent or Slip Free), as each hold's ``escape`` data lists."""
+    if fx.taker is None:
+        return
+    chosen = {c.id for c in fx.choices}
+    for condition, effect_id in (
+        ("entangled", "entangle"),
+        ("gripped", "grip"),
+        ("pinned", "pin_weapon"),
+    ):
+        hold = fx.taker["conditions"].get(condition)
+        escape = fx.rules.effects[effect_id].escape if effect_id in fx.rules.effects else None
+        if hold and escape is not None and chosen & set(escape.also_by_effects):
+            del fx.taker["conditions"][condition]
+            fx.out.setdefault("notes", []).append(f"{fx.taker['name']} breaks free ({condition})")
+
+
 def apply_all(fx: Finisher, blow: Blow | None) -> None:
     """Apply every chosen effect in the order chosen, recording what each did."""
+    escapes(fx)
     for choice in fx.choices:
         effect = fx.rules.effects[choice.id]
         rec: JSON = {"id": choice.id, "name": effect.name}

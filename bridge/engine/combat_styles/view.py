@@ -59,6 +59,18 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class Fatigue:
+    """A fatigue level: the grade it floors skills at, its initiative and action-point change,
+    and whether the combatant can still act at all."""
+
+    id: str
+    grade: str | None
+    initiative: int
+    action_points: int
+    no_activity: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Knockback:
     """Knockback numbers: damage over SIZ pushes back one metre per ``per_metre`` points."""
 
@@ -149,6 +161,16 @@ class RulesView:
     swimming_damage: Fraction
     blind_strike_grade_steps: int
     crouch_multiplier: int
+    brace_vs_bash: Fraction
+    fatigue: tuple[Fatigue, ...]
+    """Fatigue levels from Fresh down, in order."""
+    evade_ends_prone: bool
+    grapple_body_grade: str
+    prone_situation: str
+    checks_ids: frozenset[str]
+    inside_reach_can_parry: bool
+    inside_reach_damage_cap: str
+    inside_reach_size_drop_per_step: int
     ward_weapon_locations: int
     default_action: str
     action_points: int

@@ -20,6 +20,10 @@ class Table:
         self.dice: Dice | None = None
 
     def __call__(self, kind: str, body: dict[str, Any], dice: Iterable[int] = ()) -> JSON:
+        return self.run_full(kind, body, dice).result
+
+    def run_full(self, kind: str, body: dict[str, Any], dice: Iterable[int] = ()) -> Resolution:
+        """Resolve one request and return the whole Resolution (result, state, private)."""
         source = ScriptedSource(dice)
         self.dice = Dice(source)
         parsed = ENGINE.requests[kind].model_validate(body)
@@ -27,7 +31,7 @@ class Table:
         assert source.remaining == 0, f"{source.remaining} scripted dice unused"
         if out.state is not None:
             self.state = out.state
-        return out.result
+        return out
 
     @property
     def rolled(self) -> list[tuple[str, int]]:

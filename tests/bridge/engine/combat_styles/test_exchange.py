@@ -303,3 +303,15 @@ def test_a_mounted_attacker_rolls_locations_on_1d10_plus_10(table: Table) -> Non
         [30, 2, 1],
     )
     assert out["blow"]["location"] == "chest"  # 1 + 10 = 11
+
+
+def test_surprise_declared_on_one_exchange_leaves_no_lasting_condition(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "situation": {"surprise": True}, "effects": []},
+        [30, 1, 10],
+    )
+    assert out["differential"]["effects"] == 2
+    assert "surprised" not in table.who("b")["conditions"]
+    table("exchange", {"attacker": "b", "defender": "a", "defence": "none"}, [90])

@@ -3,6 +3,7 @@ random eligible choices never break the engine)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -64,8 +65,11 @@ def test_replaying_an_exchange_with_its_recorded_dice_reproduces_it(
         body["parry_weapon"] = "heater"
     req = {"id": "x", "ruleset": "combat-styles", "type": "exchange", "body": body}
     source = KeyedSource(seed, counter=1000)
+    pristine = json.loads(json.dumps(state))
     first = run(model, req, state, source)
-    assert replayed(model, req, state, first) == first
+    assert state == pristine  # the engine never mutates the state it is given
+    assert json.loads(json.dumps(first)) == first  # plain JSON, as the server stores it
+    assert replayed(model, req, json.loads(json.dumps(state)), first) == first
     result = first["result"]
     if result["status"] != "awaiting_effects":
         return
@@ -81,11 +85,14 @@ def test_replaying_an_exchange_with_its_recorded_dice_reproduces_it(
         "type": "choose_effects",
         "body": {"token": result["token"], "effects": chosen},
     }
+    kept = json.loads(json.dumps(first["state"]))
     try:
         second = run(model, choose, first["state"], source)
     except EngineError as err:
         # Only choices the rules forbid may be refused, and then with a reason.
         assert str(err)
         return
-    assert replayed(model, choose, first["state"], second) == second
+    assert first["state"] == kept
+    assert json.loads(json.dumps(second)) == second
+    assert replayed(model, choose, json.loads(json.dumps(first["state"])), second) == second
     assert second["result"]["status"] == "complete"

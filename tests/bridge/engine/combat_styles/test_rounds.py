@@ -135,3 +135,22 @@ def test_unknown_actions_and_combatants_are_refused_with_a_reason(table: Table) 
         table("act", {"combatant": "z", "action": "dither"})
     with pytest.raises(EngineError, match="unique"):
         table("start_encounter", {"combatants": [fighter("a"), fighter("a")]})
+
+
+def test_bleeding_costs_a_fatigue_level_each_round_with_its_grade_and_points(
+    table: Table,
+) -> None:
+    table("start_encounter", {"combatants": [fighter("a"), fighter("b")]})
+    table("initiative", {}, [9, 1])
+    table.who("b")["conditions"]["bleeding"] = {"turns": None, "fatigue_per_round": 1}
+    table("next_round", {})
+    assert table.who("b")["fatigue_levels"] == 1  # winded: skills Hard
+    table("next_turn", {})  # a dithers
+    out = table("exchange", {"attacker": "b", "defender": "a", "defence": "none"}, [45])
+    assert out["attack"]["grade"] == "hard"
+    assert out["attack"]["target"] == 40
+    for _ in range(3):
+        table("next_round", {})
+    # exhausted: one action point fewer
+    assert table.who("b")["fatigue_levels"] == 4
+    assert table.who("b")["ap"] == 1

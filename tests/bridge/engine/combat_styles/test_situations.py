@@ -212,3 +212,149 @@ def test_pulling_an_impaled_weapon_free_does_half_a_damage_roll_through_armour(
     assert table.who("b")["hit_points"]["chest"] == 7 - 2 - 3
     assert "impaled" not in table.who("b")["conditions"]
     assert table.who("a")["conditions"]["impaled_in"]["weapons"] == []
+
+
+def test_a_long_weapon_inside_its_reach_is_smaller_and_its_damage_capped(table: Table) -> None:
+    duel(table, fighter("a", weapons=["longspear"]), fighter("b", weapons=["dagger"]))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "parry_weapon": "dagger",
+            "situation": {"engaged_reach": "short"},
+            "effects": [],
+        },
+        [40, 30, 3, 10],
+    )
+    # very long → short is 2 steps inside: large drops to small, equal to the dagger
+    assert out["blow"]["parry"]["attacking_size"] == "small"
+    assert out["blow"]["damage"] == 4  # capped at 1d3+1
+    assert out["blow"]["after_parry"] == 0
+
+
+def test_under_water_only_thrusting_weapons_work(table: Table) -> None:
+    duel(table, fighter("a", weapons=["mace", "dagger"], skills={"swim": 50}), fighter("b"))
+    with pytest.raises(EngineError, match="thrusting"):
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "weapon": "mace", "situation": {"cap": "swimming"}},
+        )
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "weapon": "dagger",
+            "defence": "none",
+            "situation": {"cap": "swimming"},
+            "effects": [],
+        },
+        [45, 4, 10],
+    )
+    assert out["attack"]["target"] == 50  # Combat Style 60 capped by Swim 50
+    assert out["blow"]["damage"] == 3  # 1d4+1 = 5, halved under water
+
+
+def test_conditions_left_by_effects_make_later_rolls_harder(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    # b blinds a (Blind Opponent), then a attacks blinded: the Blinded situation, Herculean
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "blind_opponent"}]},
+        [80, 3, 70, 3],
+    )
+    out = table("exchange", {"attacker": "a", "defender": "b", "defence": "none"}, [90])
+    assert out["attack"]["grade"] == "herculean"
+    assert "a: blinded" in out["notes"]
+
+
+def test_evading_leaves_the_defender_prone_and_prone_parries_are_formidable(
+    table: Table,
+) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange", {"attacker": "a", "defender": "b", "defence": "evade", "effects": []}, [80, 30]
+    )
+    assert "b ends prone after evading" in out["notes"]
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [80, 35])
+    assert out["defence_roll"]["grade"] == "formidable"
+    assert out["defence_roll"]["target"] == 30
+
+
+def test_a_spear_set_against_a_charge_strikes_with_the_chargers_damage_modifier(
+    table: Table,
+) -> None:
+    charger = fighter(
+        "b",
+        characteristics={"str": 18, "con": 11, "siz": 18, "dex": 12, "int": 12},
+        armor={"chest": "mail"},
+    )
+    duel(table, fighter("a", weapons=["shortspear"]), charger)  # b: STR+SIZ 36 → +1d6
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "effects": [],
+            "situation": {"set_against_charge": True},
+        },
+        [30, 5, 3, 10],  # 1d8+1 → 6, then the charger's +1d6 stepped once → +1d8 → 3
+    )
+    assert any("+1d8" in n for n in out["notes"])
+    assert out["blow"]["damage"] == 9
+    with pytest.raises(EngineError, match="cannot be set"):
+        duel(table, fighter("a"), charger)
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "situation": {"set_against_charge": True}},
+        )
+
+
+def test_outreached_a_short_weapon_can_only_strike_the_longer_weapon(table: Table) -> None:
+    duel(table, fighter("a", weapons=["dagger"]), fighter("b", weapons=["longspear"]))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "effects": [],
+            "situation": {"engaged_reach": "very_long"},
+        },
+        [30, 4],
+    )
+    assert out["blow"]["weapon"] == "longspear"
+    assert table.who("b")["weapons"]["longspear"]["hp"] == 10 - (5 - 4)
+
+
+def test_prepare_counter_substitutes_its_own_effect_and_keeps_it_secret(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table.run_full(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "effects": [
+                {
+                    "id": "prepare_counter",
+                    "counter": "trip_opponent",
+                    "with_effect": "trip_opponent",
+                }
+            ],
+        },
+        [80, 30],
+    )
+    assert out.private == {
+        "b": {"prepared_counter": "trip_opponent", "substitute": "trip_opponent"}
+    }
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "trip_opponent"}]},
+        [30, 90, 1, 10],
+    )
+    assert out["counter"]["cancelled"] == "trip_opponent"
+    assert out["effects"][0]["by_counter"] is True
+    assert "prone" in table.who("a")["conditions"]
+    assert "prone" not in table.who("b")["conditions"]

@@ -424,3 +424,61 @@ def test_weapon_malfunction_jams_a_fumbled_firearm(firearms: Any) -> None:
     assert effect(out, "weapon_malfunction")["condition"] == "malfunction"
     with pytest.raises(EngineError, match="malfunction"):
         table("exchange", {"attacker": "a", "defender": "b", "weapon": "arquebus"})
+
+
+def test_a_stunned_torso_can_only_defend_and_a_stunned_head_is_insensible(table: Table) -> None:
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    swing(table, [30, 90, 2, 10, 95], [{"id": "stun_location"}])
+    assert table.who("b")["conditions"]["cannot_attack"]["turns"] == 2
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    swing(table, [30, 90, 2, 19, 95], [{"id": "stun_location"}])
+    assert table.who("b")["conditions"]["incapacitated"]["turns"] == 2
+
+
+def test_a_braced_target_counts_double_against_bash(table: Table) -> None:
+    small = fighter("a", characteristics={"str": 11, "con": 11, "siz": 7, "dex": 12, "int": 12})
+    duel(table, small, fighter("b"))  # b's SIZ 12 ≤ 2 × 7, but braced 24 > 14
+    out = swing(
+        table,
+        [30, 90, 4, 1, 10],  # heater 1d4 → 4, damage modifier −1d2 → 1
+        [{"id": "bash"}],
+        weapon="heater",
+        situation={"defender_braced": True},
+    )
+    assert effect(out, "bash")["outcome"].startswith("no effect: works only on targets up to 2×")
+
+
+def test_a_resistance_over_100_lowers_the_original_roll_too(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b", skills={"evade": 120}))
+    # a succeeds with 55 of 60; b's Evade 120 resists the trip: both lose 20, so a's 55 is
+    # now a failure against 40 and b's 90 succeeds against 100
+    out = swing(table, [55, 95, 1, 10, 90], [{"id": "trip_opponent"}], parry_weapon="heater")
+    resist = effect(out, "trip_opponent")["resistance"]
+    assert resist["target"] == 100
+    assert resist["resisted"] is True
+
+
+def test_a_quadruped_resists_a_trip_with_athletics_one_grade_easier(table: Table) -> None:
+    horse = fighter("b", quadruped=True, skills={"athletics": 50, "evade": 20})
+    duel(table, fighter("a"), horse)
+    out = swing(table, [30, 95, 1, 10, 70], [{"id": "trip_opponent"}], parry_weapon="heater")
+    resist = effect(out, "trip_opponent")["resistance"]
+    assert resist["skill"] == "athletics"
+    assert resist["target"] == 75  # Easy: 50 × 1.5
+
+
+def test_an_evading_defender_who_wins_can_still_disarm_with_his_hands(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = swing(table, [80, 30, 95], [{"id": "disarm_opponent"}], defence="evade")
+    assert effect(out, "disarm_opponent")["condition"] == "disarmed"
+    assert table.who("a")["conditions"]["disarmed"]["weapons"] == ["broadsword"]
+    with pytest.raises(EngineError, match="does not hold 'mace'"):
+        swing(table, [80, 10], [{"id": "disarm_opponent", "weapon": "mace"}], defence="evade")
+
+
+def test_winning_damage_weapon_frees_an_entangled_fighter(table: Table) -> None:
+    duel(table, fighter("a", weapons=["net"]), fighter("b"))
+    swing(table, [30, 90, 3, 19], [{"id": "entangle"}])
+    out = swing(table, [80, 30, 2], [{"id": "damage_weapon"}], parry_weapon="broadsword")
+    assert "b breaks free (entangled)" in out["notes"]
+    assert "entangled" not in table.who("b")["conditions"]
