@@ -1,8 +1,9 @@
 """Sealed declarations: who may declare what, with which card, in which register.
 
 In each register the players declare in initiative order: a player waits for every foe who
-holds the initiative over him. A player may declare the next register before the previous one
-is resolved (the worked example declares the whole round first). One card per register, except
+holds the initiative over him. A register opens once everyone has declared (or passed) in the
+previous one, even before that one is resolved (the worked example declares the whole round
+first); after a register in which everyone passed, the round is over. One card per register, except
 that several parries (each against a different attacker) may be declared together.
 """
 
@@ -70,6 +71,16 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
         raise EngineError(f"register {number} is already revealed")
     if cid in reg["declarations"]:
         raise EngineError(f"{cid} has already declared in register {number}")
+    if body.maneuvers and not table.able(cid):
+        raise EngineError(f"{cid} can take no more maneuvers this round")
+    if number > 1:
+        waiting = [x for x in table.combatants if not table.done_with(x, number - 1)]
+        if waiting:
+            raise EngineError(
+                f"register {number - 1} is still being declared (by {', '.join(waiting)})"
+            )
+        if not any(table.round["registers"][number - 2]["declarations"].values()):
+            raise EngineError(f"everyone passed in register {number - 1}: the round is over")
     blocked = _blocked_by(table, cid, number)
     if blocked:
         raise EngineError(
@@ -77,8 +88,6 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
         )
     stored: list[JSON] = []
     if body.maneuvers:
-        if not table.able(cid):
-            raise EngineError(f"{cid} can take no more maneuvers this round")
         stored = _validate(table, cid, body.maneuvers, number)
     reg["declarations"][cid] = stored
     used = table.used(cid)

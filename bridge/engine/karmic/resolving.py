@@ -13,6 +13,7 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.karmic import effects
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.table import Table
+from bridge.engine.karmic.views import public_declaration
 from compiler.model.karmic import Maneuver
 
 
@@ -43,15 +44,13 @@ def reveal(table: Table, body: rq.Reveal) -> JSON:
     if waiting:
         raise EngineError(f"{', '.join(waiting)} must still declare (or pass) in register {number}")
     reg["revealed"] = True
-    from bridge.engine.karmic.views import public_declaration
-
     shown = {
         cid: [public_declaration(table, d, True) for d in decls]
         for cid, decls in reg["declarations"].items()
     }
     if not any(reg["declarations"].values()):
         reg["resolved"] = True
-        table.round["over"] = True
+        _close_round_after(table, reg)
     return {
         "kind": "reveal",
         "register": number,
@@ -134,11 +133,19 @@ def resolve_register(table: Table, body: rq.ResolveRegister) -> JSON:
                     table.discard(card, "*")
             decl["discarded"] = True
     rnd = table.round
-    if not any(reg["declarations"].values()) or not any(table.able(c) for c in table.combatants):
-        rnd["over"] = True
+    _close_round_after(table, reg)
     result["round_over"] = rnd["over"]
     result["duel_over"] = table.check_over()
     return result
+
+
+def _close_round_after(table: Table, reg: JSON) -> None:
+    """The round ends with its last register once everyone passed in it or nobody can act."""
+    rnd = table.round
+    if reg["number"] < len(rnd["registers"]):
+        return  # later registers are already declared
+    if not any(reg["declarations"].values()) or not any(table.able(c) for c in table.combatants):
+        rnd["over"] = True
 
 
 def settle(table: Table, reg: JSON) -> JSON:

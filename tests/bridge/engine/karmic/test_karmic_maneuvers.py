@@ -405,3 +405,22 @@ def test_a_fighter_at_zero_vitality_is_out_of_the_fight_and_the_duel_ends() -> N
     assert (result["outcomes"][0]["out"], result["duel_over"]) == (True, True)
     with pytest.raises(EngineError, match="the duel is over"):
         duel.send("draw_hands", {})
+
+
+def test_a_register_opens_only_when_everyone_has_declared_in_the_previous_one() -> None:
+    a = {**A, "skills": {"sword": 2}}
+    duel = ready([a, B], {"a": ["plus-1#1", "plus-2#1"], "b": ["zero#1"]})
+    duel.declare("a", attack("plus-1#1", "b"))
+    with pytest.raises(EngineError, match=r"register 1 is still being declared \(by b\)"):
+        duel.declare("a", attack("plus-2#1", "b"))
+
+
+def test_when_everyone_passes_in_a_register_the_round_is_over() -> None:
+    duel = ready([A, B], {"a": ["plus-1#1"], "b": ["zero#1"]})
+    duel.declare("a")
+    duel.declare("b")
+    with pytest.raises(EngineError, match="everyone passed in register 1"):
+        duel.declare("a", attack("plus-1#1", "b"))
+    assert duel.play()["round_over"] is True
+    duel.send("draw_hands", {})
+    assert duel.last.result["round"] == 2
