@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
-from bridge.engine.karmic import declaring, resolving, rounds
+from bridge.engine.karmic import declaring, immediate, resolving, rounds
 from bridge.engine.karmic import odds as odds_module
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.rulebook import rulebook
@@ -63,11 +63,11 @@ class KarmicEngine:
             return rounds.draw_hands(table), True, private_views(table)
         if isinstance(body, rq.Declare):
             result, stored = declaring.declare(table, body)
-            immediate = resolving.resolve_immediately(
+            at_once = immediate.resolve_immediately(
                 table, body.combatant, result["register"], stored
             )
-            if immediate:
-                result["resolved_at_once"] = immediate
+            if at_once:
+                result["resolved_at_once"] = at_once
                 result["duel_over"] = table.check_over()
             return result, True, private_views(table, [body.combatant])
         if isinstance(body, rq.Reveal):
@@ -79,7 +79,7 @@ class KarmicEngine:
         if isinstance(body, rq.ChargeBody):
             return rounds.charge(table, body), True, {}
         if isinstance(body, rq.SurpriseBody):
-            return resolving.surprise(table, body), True, {}
+            return immediate.surprise(table, body), True, {}
         if isinstance(body, rq.Hesitate):
             return rounds.hesitate(table, body), True, {}
         if isinstance(body, rq.Entangle):
