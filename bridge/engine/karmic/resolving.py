@@ -168,7 +168,7 @@ def settle(table: Table, reg: JSON) -> JSON:
             defenses[(cid, decl["targets"][0])] = (i, decl)
 
     outcomes: list[JSON] = []
-    pending: list[tuple[str, str, JSON, Maneuver, int]] = []
+    pending: list[tuple[str, str, JSON, Maneuver, JSON]] = []
     seizes: list[tuple[str, str]] = []
     movement: dict[tuple[str, str], int] = {}
     for (cid, i), (value, parts) in totals.items():
@@ -197,16 +197,14 @@ def settle(table: Table, reg: JSON) -> JSON:
             outcome["parts"] = parts
             outcomes.append(outcome)
             if outcome["success"]:
-                pending.append((cid, target, decl, m, outcome["net"]))
+                pending.append((cid, target, decl, m, outcome))
             elif outcome.get("seizes"):
                 seizes.append((target, cid))
 
     changes: list[JSON] = []
     moves = _move(table, movement)
-    for cid, target, decl, m, net in pending:
-        for outcome in outcomes:
-            if outcome["combatant"] == cid and outcome.get("target") == target:
-                outcome.update(effects.apply_success(table, cid, target, decl, m, net))
+    for cid, target, decl, m, outcome in pending:
+        outcome.update(effects.apply_success(table, cid, target, decl, m, outcome["net"]))
     for cid, decls in acting.items():
         for decl in decls:
             m = book.maneuvers[decl["maneuver"]]

@@ -73,12 +73,9 @@ class Table:
         self.state = state
         self.dice = dice
         self._modifiers: dict[str, int] = {}
+        self.combatants: dict[str, JSON] = state["combatants"]
 
     # -- combatants ---------------------------------------------------------------------
-    @property
-    def combatants(self) -> dict[str, JSON]:
-        return self.state["combatants"]
-
     def combatant(self, cid: str) -> JSON:
         found = self.combatants.get(cid)
         if found is None:
