@@ -95,11 +95,12 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
         c["hand"].remove(decl["card"])
         m = table.book.maneuvers[decl["maneuver"]]
         used["total"] += 1
-        if decl["weapon"] is not None and m.id != "change-weapon":
+        if decl["weapon"] is not None and m.effect != "change_weapon":
             used[decl["weapon"]] += 1
         if m.once_per_round:
-            used["bashed"] = True
-            used["bash_slot"] = decl["weapon"]
+            used["once"] = [*used.get("once", ()), m.id]
+        if m.shield_cannot_parry:
+            used["no_parry_slot"] = decl["weapon"]
         if decl["weapon"] is not None and m.kind == "defense":
             used["parried_with"] = [*used.get("parried_with", ()), decl["weapon"]]
         if m.ends_actions:
@@ -150,7 +151,7 @@ def _validate(table: Table, cid: str, decls: list[rq.Declaration], number: int) 
     for d, m in zip(decls, maneuvers, strict=True):
         stored = _one(table, cid, d, m, number)
         slot = stored["weapon"]
-        if slot is not None and m.id != "change-weapon":
+        if slot is not None and m.effect != "change_weapon":
             slot_counts[slot] += 1
             weapon = table.weapon(cid, slot)
             if weapon is not None and slot_counts[slot] > weapon.max_maneuvers:
@@ -173,23 +174,17 @@ def _one(table: Table, cid: str, d: rq.Declaration, m: Maneuver, number: int) ->
             raise EngineError(f"{cid} holds nothing in his {slot} hand")
         if m.weapon_kind is not None and weapon.kind != m.weapon_kind:
             raise EngineError(f"{m.name} needs a {m.weapon_kind} weapon, not a {weapon.name}")
-        if m.id == "shield-bash" and not weapon.can_bash:
+        if m.weapon_kind == "shield" and not weapon.can_bash:
             raise EngineError(f"a {weapon.name} cannot bash")
         used = table.used(cid)
-        if m.once_per_round and used["bashed"]:
+        if m.once_per_round and m.id in used.get("once", ()):
             raise EngineError(f"only one {m.name} per round")
-        if m.once_per_round and slot in used.get("parried_with", []):
+        if m.shield_cannot_parry and slot in used.get("parried_with", ()):
             raise EngineError(f"the {weapon.name} already parried this round and cannot bash")
         if m.kind == "defense":
             if not weapon.can_parry:
                 raise EngineError(f"{weapon.name} cannot parry")
-            bash = book.maneuvers.get("shield-bash")
-            if (
-                used["bashed"]
-                and used.get("bash_slot") == slot
-                and bash
-                and bash.shield_cannot_parry
-            ):
+            if slot == used.get("no_parry_slot"):
                 raise EngineError(f"the {weapon.name} bashed this round and cannot parry")
     if not d.step and not m.may_skip_step:
         raise EngineError(f"{m.name} has no step to leave out")

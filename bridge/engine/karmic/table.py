@@ -8,7 +8,7 @@ views are built by :mod:`bridge.engine.karmic.views`)::
     combatants:  {id: {name, side, finesse, force, armor, vitality, size, skills, main, off,
                        out, hand: [card ids], changed_weapon_round, effects: [...]}}
     pairs:       {"a|b": {range, initiative, hesitated: [ids], ended}}  (one per pair of foes)
-    round:       {number, over, registers: [...], used: {id: {total, main, off, ended, bashed}},
+    round:       {number, over, registers: [...], used: {id: {total, main, off, ended, once, parried_with, no_parry_slot}},
                   limits: {id: n}, charge: {charger, target} | None} | None
     over:        true once the duel has ended
 """
@@ -27,7 +27,8 @@ def thaw(state: JSON) -> JSON:
     """A working copy of ``state`` that the engine may change without touching the original.
 
     Copies every container the engine changes in place and shares the rest (skills, effect
-    entries, discard entries, targets), which the engine only ever replaces. A test replays a
+    entries, discard entries, targets, the lists of a round's use), which the engine only ever
+    replaces. A test replays a
     long randomized game checking that no request changes the state it was given.
     """
     deck = state["deck"]
@@ -51,10 +52,7 @@ def thaw(state: JSON) -> JSON:
                 }
                 for reg in rnd["registers"]
             ],
-            "used": {
-                cid: {**u, "parried_with": list(u.get("parried_with", ()))}
-                for cid, u in rnd["used"].items()
-            },
+            "used": {cid: dict(u) for cid, u in rnd["used"].items()},
             "limits": dict(rnd["limits"]),
         }
     return out
@@ -228,9 +226,7 @@ class Table:
         return registers[number - 1]
 
     def used(self, cid: str) -> JSON:
-        return self.round["used"].setdefault(
-            cid, {"total": 0, "main": 0, "off": 0, "ended": False, "bashed": False}
-        )
+        return self.round["used"].setdefault(cid, {"total": 0, "main": 0, "off": 0, "ended": False})
 
     def maneuver_limit(self, cid: str) -> int:
         """Maneuvers allowed this round: the weapon's maximum; with an off-hand weapon or
