@@ -8,8 +8,9 @@ views are built by :mod:`bridge.engine.karmic.views`)::
     combatants:  {id: {name, side, finesse, force, armor, vitality, size, skills, main, off,
                        out, hand: [card ids], changed_weapon_round, effects: [...]}}
     pairs:       {"a|b": {range, initiative, hesitated: [ids], ended}}  (one per pair of foes)
-    round:       {number, over, registers: [...], used: {id: {total, main, off, ended, once, parried_with, no_parry_slot}},
-                  limits: {id: n}, charge: {charger, target} | None} | None
+    round:       {number, over, registers: [...], limits: {id: n},
+                  used: {id: {total, main, off, ended, once, parried_with, no_parry_slot}},
+                  charge: {charger, target} | None} | None
     over:        true once the duel has ended
 """
 
