@@ -1,0 +1,156 @@
+"""Request bodies of the hmk engine (validated at the edge by pydantic)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
+Score = Annotated[int, Field(ge=0, le=999)]
+RangeBand = Literal["short", "medium", "long", "maximum"]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Attributes(Body):
+    """The six attributes the rules name; an attribute roll is made at or under one."""
+
+    STR: Score
+    DEX: Score
+    AGL: Score
+    HEA: Score
+    INT: Score
+    AWA: Score
+
+
+class StatBlock(Body):
+    """A combatant as the GM enters it.
+
+    ``ip``: Injury Points when unhurt. ``specialization``: the defender's appropriate weapon
+    specializations, added to its full Defensive Tactics when it defends. ``skills``: weapon id →
+    skill. ``weapon``: the weapon in hand; ``weapons``: others carried (thrown weapons to ready).
+    ``hand``: the weapon hand (a hand hit on it penalises strikes).
+    """
+
+    id: CombatantId
+    name: str = Field(default="", max_length=100)
+    party: CombatantId = "default"
+    attributes: Attributes
+    ip: int = Field(ge=1, le=9999)
+    defensive_tactics: Score = 0
+    specialization: Score = 0
+    skills: dict[str, Score] = Field(default_factory=dict)
+    weapon: str | None = None
+    weapons: list[str] = Field(default_factory=list, max_length=50)
+    armor: str | None = None
+    shield: bool = False
+    hand: Literal["left", "right"] = "right"
+    actions: int = Field(default=1, ge=1, le=10)
+
+
+Who = CombatantId | StatBlock
+"""A combatant of the encounter by id, or (without an encounter) a whole stat block."""
+
+
+class AttackBody(Body):
+    """One strike. Without an encounter, ``attacker``/``defender``/``bystander`` are stat blocks
+    and ``defending`` says whether the target declared defence; in an encounter they are ids and
+    the encounter state says it.
+
+    ``range``/``distance_feet``: for missile and thrown strikes (one of them). ``thrown``: throw a
+    throwable melee weapon. ``modifier``: any other modifier to the skill (the attacker's
+    specialization, the GM's call). ``bystander``: the nearest friend or innocent / first target
+    in the line of fire, struck by some fumbles. ``free_strike``: the free strike a target
+    opened by a fumble grants; ``bonus_strike``: spend a Second Strike instead of an action.
+    """
+
+    attacker: Who
+    defender: Who
+    weapon: str | None = None
+    thrown: bool = False
+    range: RangeBand | None = None
+    distance_feet: int | None = Field(default=None, ge=0, le=100_000)
+    target_movement: str | None = None
+    attacker_movement: str | None = None
+    defending: bool | None = None
+    modifier: int = Field(default=0, ge=-200, le=200)
+    bystander: Who | None = None
+    free_strike: bool = False
+    bonus_strike: bool = False
+
+    @model_validator(mode="after")
+    def _one_range(self) -> AttackBody:
+        if self.range is not None and self.distance_feet is not None:
+            raise ValueError("give either 'range' or 'distance_feet', not both")
+        if self.free_strike and self.bonus_strike:
+            raise ValueError("a strike is either a free strike or a bonus strike, not both")
+        return self
+
+
+class ModifierUse(Body):
+    """An initiative modifier by id; ``value`` for one the GM chooses (heavy casualties)."""
+
+    id: str
+    value: int | None = None
+
+
+class Entrant(Body):
+    """A party (or individual) rolling initiative. ``streak``: rounds in a row it had initiative
+    (only without an encounter; an encounter remembers it)."""
+
+    id: CombatantId
+    modifiers: list[ModifierUse] = Field(default_factory=list, max_length=20)
+    streak: int = Field(default=0, ge=0, le=1000)
+
+
+class InitiativeBody(Body):
+    """Roll initiative by party (the default) or by individual. In an encounter the entrants
+    are its parties or combatants; ``entrants`` then only adds modifiers to some of them."""
+
+    mode: Literal["party", "individual"] = "party"
+    entrants: list[Entrant] = Field(default_factory=list, max_length=100)
+
+
+class StartBody(Body):
+    """Start an encounter (round 1) with these combatants."""
+
+    combatants: list[StatBlock] = Field(min_length=1, max_length=100)
+
+
+class NextRoundBody(Body):
+    """End the round: bleeding, death timers, knock-outs and lost rounds advance."""
+
+
+class DeclareBody(Body):
+    """First-action declarations: defending this round, and how fast the combatant moves."""
+
+    combatant: CombatantId
+    defending: bool = False
+    movement: str = "walking"
+
+
+class CombatantBody(Body):
+    """A request about one combatant (reload, stand)."""
+
+    combatant: CombatantId
+
+
+class ReadyBody(Body):
+    """Ready a carried (or dropped) weapon, e.g. another weapon to throw."""
+
+    combatant: CombatantId
+    weapon: str
+
+
+class AidBody(Body):
+    """Medical assistance and healing. ``stabilize`` stops the death timer; ``heal_ip`` restores
+    IP (up to the unhurt value); ``cure`` ends bleeding and every until-healed effect
+    (incapacitation, lasting penalties, conditions). Permanent attribute losses stay."""
+
+    combatant: CombatantId
+    stabilize: bool = True
+    heal_ip: int = Field(default=0, ge=0, le=9999)
+    cure: bool = False
