@@ -63,6 +63,8 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
     if c["out"]:
         raise EngineError(f"{cid} is out of the fight")
     number = body.register_number or next_register(table, cid)
+    if number > len(rnd["registers"]) + 1:
+        raise EngineError(f"register {number} is not open: the next is {len(rnd['registers']) + 1}")
     for earlier in range(1, number):
         if not table.done_with(cid, earlier):
             raise EngineError(f"{cid} must declare (or pass) in register {earlier} first")

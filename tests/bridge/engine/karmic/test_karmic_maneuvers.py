@@ -287,3 +287,9 @@ def test_when_everyone_passes_in_a_register_the_round_is_over() -> None:
     assert duel.play()["round_over"] is True
     duel.send("draw_hands", {})
     assert duel.last.result["round"] == 2
+
+
+def test_a_register_far_ahead_cannot_be_declared() -> None:
+    duel = ready([A, B], {"a": ["plus-1#1"], "b": ["zero#1"]})
+    with pytest.raises(EngineError, match="register 3 is not open: the next is 1"):
+        duel.declare("a", attack("plus-1#1", "b"), register=3)
