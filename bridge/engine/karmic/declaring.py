@@ -1,8 +1,9 @@
 """Sealed declarations: who may declare what, with which card, in which register.
 
 In each register the players declare in initiative order: a player waits for every foe who
-holds the initiative over him. A player may declare the next register before the previous one
-is resolved (the worked example declares the whole round first). One card per register, except
+holds the initiative over him. A register opens once everyone has declared (or passed) in the
+previous one, even before that one is resolved (the worked example declares the whole round
+first); after a register in which everyone passed, the round is over. One card per register, except
 that several parries (each against a different attacker) may be declared together.
 """
 
@@ -62,6 +63,8 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
     if c["out"]:
         raise EngineError(f"{cid} is out of the fight")
     number = body.register_number or next_register(table, cid)
+    if number > len(rnd["registers"]) + 1:
+        raise EngineError(f"register {number} is not open: the next is {len(rnd['registers']) + 1}")
     for earlier in range(1, number):
         if not table.done_with(cid, earlier):
             raise EngineError(f"{cid} must declare (or pass) in register {earlier} first")
@@ -70,6 +73,16 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
         raise EngineError(f"register {number} is already revealed")
     if cid in reg["declarations"]:
         raise EngineError(f"{cid} has already declared in register {number}")
+    if body.maneuvers and not table.able(cid):
+        raise EngineError(f"{cid} can take no more maneuvers this round")
+    if number > 1:
+        waiting = [x for x in table.combatants if not table.done_with(x, number - 1)]
+        if waiting:
+            raise EngineError(
+                f"register {number - 1} is still being declared (by {', '.join(waiting)})"
+            )
+        if not any(table.round["registers"][number - 2]["declarations"].values()):
+            raise EngineError(f"everyone passed in register {number - 1}: the round is over")
     blocked = _blocked_by(table, cid, number)
     if blocked:
         raise EngineError(
@@ -77,8 +90,6 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
         )
     stored: list[JSON] = []
     if body.maneuvers:
-        if not table.able(cid):
-            raise EngineError(f"{cid} can take no more maneuvers this round")
         stored = _validate(table, cid, body.maneuvers, number)
     reg["declarations"][cid] = stored
     used = table.used(cid)
@@ -86,11 +97,12 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
         c["hand"].remove(decl["card"])
         m = table.book.maneuvers[decl["maneuver"]]
         used["total"] += 1
-        if decl["weapon"] is not None and m.id != "change-weapon":
+        if decl["weapon"] is not None and m.effect != "change_weapon":
             used[decl["weapon"]] += 1
         if m.once_per_round:
-            used["bashed"] = True
-            used["bash_slot"] = decl["weapon"]
+            used["once"] = [*used.get("once", ()), m.id]
+        if m.shield_cannot_parry:
+            used["no_parry_slot"] = decl["weapon"]
         if decl["weapon"] is not None and m.kind == "defense":
             used["parried_with"] = [*used.get("parried_with", ()), decl["weapon"]]
         if m.ends_actions:
@@ -141,7 +153,7 @@ def _validate(table: Table, cid: str, decls: list[rq.Declaration], number: int) 
     for d, m in zip(decls, maneuvers, strict=True):
         stored = _one(table, cid, d, m, number)
         slot = stored["weapon"]
-        if slot is not None and m.id != "change-weapon":
+        if slot is not None and m.effect != "change_weapon":
             slot_counts[slot] += 1
             weapon = table.weapon(cid, slot)
             if weapon is not None and slot_counts[slot] > weapon.max_maneuvers:
@@ -164,23 +176,17 @@ def _one(table: Table, cid: str, d: rq.Declaration, m: Maneuver, number: int) ->
             raise EngineError(f"{cid} holds nothing in his {slot} hand")
         if m.weapon_kind is not None and weapon.kind != m.weapon_kind:
             raise EngineError(f"{m.name} needs a {m.weapon_kind} weapon, not a {weapon.name}")
-        if m.id == "shield-bash" and not weapon.can_bash:
+        if m.weapon_kind == "shield" and not weapon.can_bash:
             raise EngineError(f"a {weapon.name} cannot bash")
         used = table.used(cid)
-        if m.once_per_round and used["bashed"]:
+        if m.once_per_round and m.id in used.get("once", ()):
             raise EngineError(f"only one {m.name} per round")
-        if m.once_per_round and slot in used.get("parried_with", []):
+        if m.shield_cannot_parry and slot in used.get("parried_with", ()):
             raise EngineError(f"the {weapon.name} already parried this round and cannot bash")
         if m.kind == "defense":
             if not weapon.can_parry:
                 raise EngineError(f"{weapon.name} cannot parry")
-            bash = book.maneuvers.get("shield-bash")
-            if (
-                used["bashed"]
-                and used.get("bash_slot") == slot
-                and bash
-                and bash.shield_cannot_parry
-            ):
+            if slot == used.get("no_parry_slot"):
                 raise EngineError(f"the {weapon.name} bashed this round and cannot parry")
     if not d.step and not m.may_skip_step:
         raise EngineError(f"{m.name} has no step to leave out")

@@ -65,6 +65,14 @@ def apply_success(
         c = table.combatants[target]
         dropped = c[slot]
         c[slot] = "unarmed" if slot == "main" else None
+        c["effects"].append(
+            {
+                "effect": "disarmed",
+                "by": attacker,
+                "weapon": dropped,
+                "until_round": rnd["number"] + 1,
+            }
+        )
         out["disarmed"] = {"weapon": dropped, "hand": slot}
     elif effect == "flank":
         table.remove_effects(target, "flanked", attacker)

@@ -7,13 +7,14 @@ public and never holds a card that is not face up, nor the order of the draw pil
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from pydantic import BaseModel
 
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
-from bridge.engine.karmic import declaring, resolving, rounds
+from bridge.engine.karmic import declaring, immediate, resolving, rounds
 from bridge.engine.karmic import odds as odds_module
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.rulebook import rulebook
@@ -37,7 +38,7 @@ class KarmicEngine:
         state: JSON | None,
         dice: Dice,
     ) -> Resolution:
-        if not isinstance(rules, KarmicRules):
+        if type(rules) is not KarmicRules and not isinstance(rules, KarmicRules):
             raise EngineError("the karmic engine needs the karmic rules")
         book = rulebook(rules)
         if kind == "start_duel":
@@ -49,50 +50,53 @@ class KarmicEngine:
             raise EngineError(f"{kind!r} needs a duel: send start_duel first")
         if state.get("format") != FORMAT:
             raise EngineError(f"unknown karmic state format {state.get('format')!r}")
+        handler = HANDLERS.get(kind)
+        if handler is None or type(body) is not rq.REQUESTS[kind]:
+            raise EngineError(f"unknown karmic request {kind!r} or a body of the wrong type")
         table = Table(book, thaw(state), dice)
-        result, changed, private = self._dispatch(table, kind, body)
+        result, changed, private = handler(table, body)
         return Resolution(result, table.state if changed else None, private)
 
-    def _dispatch(
-        self, table: Table, kind: str, body: BaseModel
-    ) -> tuple[JSON, bool, dict[str, JSON]]:
-        """(public result, whether the state changed, private data per participant)."""
-        if isinstance(body, rq.DrawInitiative):
-            return rounds.draw_initiative(table, body), True, {}
-        if isinstance(body, rq.DrawHands):
-            return rounds.draw_hands(table), True, private_views(table)
-        if isinstance(body, rq.Declare):
-            result, stored = declaring.declare(table, body)
-            immediate = resolving.resolve_immediately(
-                table, body.combatant, result["register"], stored
-            )
-            if immediate:
-                result["resolved_at_once"] = immediate
-                result["duel_over"] = table.check_over()
-            return result, True, private_views(table, [body.combatant])
-        if isinstance(body, rq.Reveal):
-            return resolving.reveal(table, body), True, {}
-        if isinstance(body, rq.HitDraw):
-            return resolving.hit_draw(table, body), True, {}
-        if isinstance(body, rq.ResolveRegister):
-            return resolving.resolve_register(table, body), True, {}
-        if isinstance(body, rq.ChargeBody):
-            return rounds.charge(table, body), True, {}
-        if isinstance(body, rq.SurpriseBody):
-            return resolving.surprise(table, body), True, {}
-        if isinstance(body, rq.Hesitate):
-            return rounds.hesitate(table, body), True, {}
-        if isinstance(body, rq.Entangle):
-            return rounds.entangle(table, body), True, {}
-        if isinstance(body, rq.Odds):
-            answer = odds_module.odds(table, body)
-            public = {"kind": "odds", "viewer": body.viewer}
-            return public, False, {body.viewer: answer}
-        if isinstance(body, rq.View):
-            table.combatant(body.viewer)
-            view = {"kind": "view", **public_view(table)}
-            return view, False, {body.viewer: private_view(table, body.viewer)}
-        raise EngineError(f"unknown karmic request {kind!r}")
+
+Outcome = tuple[JSON, bool, dict[str, JSON]]
+"""(public result, whether the state changed, private data per participant)."""
+
+
+def _declare(table: Table, body: rq.Declare) -> Outcome:
+    result, stored = declaring.declare(table, body)
+    at_once = immediate.resolve_immediately(table, body.combatant, result["register"], stored)
+    if at_once:
+        result["resolved_at_once"] = at_once
+        result["duel_over"] = table.check_over()
+    return result, True, private_views(table, [body.combatant])
+
+
+def _odds(table: Table, body: rq.Odds) -> Outcome:
+    answer = odds_module.odds(table, body)
+    return {"kind": "odds", "viewer": body.viewer}, False, {body.viewer: answer}
+
+
+def _view(table: Table, body: rq.View) -> Outcome:
+    table.combatant(body.viewer)
+    view = {"kind": "view", **public_view(table)}
+    return view, False, {body.viewer: private_view(table, body.viewer)}
+
+
+HANDLERS: dict[str, Callable[[Table, Any], Outcome]] = {
+    "draw_initiative": lambda t, b: (rounds.draw_initiative(t, b), True, {}),
+    "draw_hands": lambda t, b: (rounds.draw_hands(t), True, private_views(t)),
+    "declare": _declare,
+    "reveal": lambda t, b: (resolving.reveal(t, b), True, {}),
+    "hit_draw": lambda t, b: (resolving.hit_draw(t, b), True, {}),
+    "resolve_register": lambda t, b: (resolving.resolve_register(t, b), True, {}),
+    "charge": lambda t, b: (rounds.charge(t, b), True, {}),
+    "surprise": lambda t, b: (immediate.surprise(t, b), True, {}),
+    "hesitate": lambda t, b: (rounds.hesitate(t, b), True, {}),
+    "entangle": lambda t, b: (rounds.entangle(t, b), True, {}),
+    "odds": _odds,
+    "view": _view,
+}
+"""Every request type but start_duel, with the function that decides it."""
 
 
 ENGINE = KarmicEngine()

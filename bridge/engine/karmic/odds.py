@@ -4,7 +4,8 @@ A card the viewer cannot see (the foe's sealed card, a hit draw to come) is equa
 be any card he has not seen: the draw pile, the other players' hands and sealed cards, and
 discards only others saw. Sampling is without replacement. Hit cards are used when they help:
 the attacker draws on a hit card when his attack would fail, then the defender draws on his
-when it would succeed. The answer is a fraction, computed with integers (no floating point).
+when it would succeed. When the target has not declared yet in that register and could still
+parry, the odds are those against a parry played with an unseen card (``assumed_parry``). The answer is a fraction, computed with integers (no floating point).
 """
 
 from __future__ import annotations
@@ -165,6 +166,16 @@ def odds(table: Table, body: rq.Odds) -> JSON:
                 defense_base = total(table, target, d)[0] - _card_parts(table, d)
                 defense_card = _face(table, d["card"]) if sees else None
                 defense_hit = _hit(table, d, reg["revealed"] or viewer == target)
+    assumed_parry = (
+        target not in reg["declarations"]
+        and table.able(target)
+        and "parry" in m.defended_by
+        and not reg["revealed"]
+    )
+    if assumed_parry:
+        # The target has yet to declare: count the odds against a parry with an unseen card.
+        parry = book.maneuvers["parry"]
+        defense_base = table.modifiers(target) + parry.difficulty
     counts = unseen(table, viewer)
     if problem:
         probability = Fraction(0)
@@ -180,6 +191,7 @@ def odds(table: Table, body: rq.Odds) -> JSON:
         "register": reg["number"],
         "maneuver": shown,
         "opposed": defense_base is not None,
+        "assumed_parry": assumed_parry,
         "unseen": sum(counts.values()),
         "probability": f"{probability.numerator}/{probability.denominator}",
         "value": float(probability),

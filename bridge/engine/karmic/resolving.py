@@ -13,6 +13,7 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.karmic import effects
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.table import Table
+from bridge.engine.karmic.views import public_declaration
 from compiler.model.karmic import Maneuver
 
 
@@ -43,15 +44,13 @@ def reveal(table: Table, body: rq.Reveal) -> JSON:
     if waiting:
         raise EngineError(f"{', '.join(waiting)} must still declare (or pass) in register {number}")
     reg["revealed"] = True
-    from bridge.engine.karmic.views import public_declaration
-
     shown = {
         cid: [public_declaration(table, d, True) for d in decls]
         for cid, decls in reg["declarations"].items()
     }
     if not any(reg["declarations"].values()):
         reg["resolved"] = True
-        table.round["over"] = True
+        _close_round_after(table, reg)
     return {
         "kind": "reveal",
         "register": number,
@@ -134,11 +133,19 @@ def resolve_register(table: Table, body: rq.ResolveRegister) -> JSON:
                     table.discard(card, "*")
             decl["discarded"] = True
     rnd = table.round
-    if not any(reg["declarations"].values()) or not any(table.able(c) for c in table.combatants):
-        rnd["over"] = True
+    _close_round_after(table, reg)
     result["round_over"] = rnd["over"]
     result["duel_over"] = table.check_over()
     return result
+
+
+def _close_round_after(table: Table, reg: JSON) -> None:
+    """The round ends with its last register once everyone passed in it or nobody can act."""
+    rnd = table.round
+    if reg["number"] < len(rnd["registers"]):
+        return  # later registers are already declared
+    if not any(reg["declarations"].values()) or not any(table.able(c) for c in table.combatants):
+        rnd["over"] = True
 
 
 def settle(table: Table, reg: JSON) -> JSON:
@@ -161,7 +168,7 @@ def settle(table: Table, reg: JSON) -> JSON:
             defenses[(cid, decl["targets"][0])] = (i, decl)
 
     outcomes: list[JSON] = []
-    pending: list[tuple[str, str, JSON, Maneuver, int]] = []
+    pending: list[tuple[str, str, JSON, Maneuver, JSON]] = []
     seizes: list[tuple[str, str]] = []
     movement: dict[tuple[str, str], int] = {}
     for (cid, i), (value, parts) in totals.items():
@@ -190,16 +197,14 @@ def settle(table: Table, reg: JSON) -> JSON:
             outcome["parts"] = parts
             outcomes.append(outcome)
             if outcome["success"]:
-                pending.append((cid, target, decl, m, outcome["net"]))
+                pending.append((cid, target, decl, m, outcome))
             elif outcome.get("seizes"):
                 seizes.append((target, cid))
 
     changes: list[JSON] = []
     moves = _move(table, movement)
-    for cid, target, decl, m, net in pending:
-        for outcome in outcomes:
-            if outcome["combatant"] == cid and outcome.get("target") == target:
-                outcome.update(effects.apply_success(table, cid, target, decl, m, net))
+    for cid, target, decl, m, outcome in pending:
+        outcome.update(effects.apply_success(table, cid, target, decl, m, outcome["net"]))
     for cid, decls in acting.items():
         for decl in decls:
             m = book.maneuvers[decl["maneuver"]]
@@ -302,104 +307,3 @@ def _move(table: Table, movement: dict[tuple[str, str], int]) -> dict[str, JSON]
             if pair["range"] != before:
                 out[key] = {"from": before, "to": pair["range"]}
     return out
-
-
-def resolve_immediately(table: Table, cid: str, number: int, decls: list[JSON]) -> list[JSON]:
-    """Maneuvers resolved at declaration (a swat): shown and settled at once, unopposed."""
-    results = []
-    for decl in decls:
-        m = table.book.maneuvers[decl["maneuver"]]
-        if not m.resolve_immediately:
-            continue
-        decl["open"] = True
-        value, parts = total(table, cid, decl)
-        for target in decl["targets"]:
-            outcome: JSON = {
-                "combatant": cid,
-                "maneuver": m.id,
-                "target": target,
-                "total": value,
-                "parts": parts,
-                "register": number,
-            }
-            problem = table.reach_problem(cid, target, m, decl["weapon"])
-            if problem:
-                outcome.update(success=False, reason=problem)
-            else:
-                outcome["success"] = True
-                outcome.update(effects.apply_success(table, cid, target, decl, m, value))
-            results.append(outcome)
-        decl["settled"] = True
-        table.discard(decl["card"], "*")
-        decl["discarded"] = True
-    return results
-
-
-def surprise(table: Table, body: rq.SurpriseBody) -> JSON:
-    """A surprise attack the target cannot defend against, unless his Combat Training draw
-    beats the attacker's; the attack is played with one card drawn for it."""
-    table.require_running()
-    a, t = body.attacker, body.target
-    pair = table.require_foes(a, t)
-    rnd = table.state["round"]
-    if rnd is not None and not rnd["over"] and any(r["declarations"] for r in rnd["registers"]):
-        raise EngineError("a surprise comes before the round's first declaration")
-    for cid in (a, t):
-        if table.combatants[cid]["out"]:
-            raise EngineError(f"{cid} is out of the fight")
-    skill = table.book.rules.surprise.check_skill
-    check: JSON | None = None
-    if skill in table.combatants[t]["skills"]:
-        best: dict[str, int] = {}
-        shown: dict[str, list[JSON]] = {}
-        for cid in (a, t):
-            cards = [table.draw(f"surprise check {cid}") for _ in range(table.skill(cid, skill))]
-            for card in cards:
-                table.discard(card, "*")
-            shown[cid] = [table.shown(card) for card in cards]
-            best[cid] = max(table.book.cards[card].value for card in cards)
-        check = {"cards": shown, "best": best, "avoided": best[t] > best[a]}
-        if check["avoided"]:
-            return {
-                "kind": "surprise",
-                "attacker": a,
-                "target": t,
-                "check": check,
-                "surprised": False,
-            }
-    weapon = table.weapon(a, body.weapon)
-    if weapon is None:
-        raise EngineError(f"{a} holds nothing in his {body.weapon} hand")
-    attack = table.book.maneuvers["attack"]
-    pair["range"] = weapon.range
-    card = table.draw(f"surprise {a}")
-    decl: JSON = {
-        "maneuver": "attack",
-        "card": card,
-        "targets": [t],
-        "weapon": body.weapon,
-        "step": True,
-        "location": None,
-        "hit_card": None,
-    }
-    if body.location is not None:
-        shot = table.book.called_shots.get(body.location)
-        if shot is None or shot.modifier(table.foe_size(a, t)) is None:
-            raise EngineError(f"no called shot {body.location!r} against {t}")
-        decl["location"] = body.location
-    value, parts = total(table, a, decl)
-    table.discard(card, "*")
-    outcome = effects.apply_success(table, a, t, decl, attack, value)
-    return {
-        "kind": "surprise",
-        "attacker": a,
-        "target": t,
-        "check": check,
-        "surprised": True,
-        "card": table.shown(card),
-        "total": value,
-        "parts": parts,
-        "range": pair["range"],
-        **outcome,
-        "duel_over": table.check_over(),
-    }

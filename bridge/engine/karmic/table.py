@@ -8,8 +8,9 @@ views are built by :mod:`bridge.engine.karmic.views`)::
     combatants:  {id: {name, side, finesse, force, armor, vitality, size, skills, main, off,
                        out, hand: [card ids], changed_weapon_round, effects: [...]}}
     pairs:       {"a|b": {range, initiative, hesitated: [ids], ended}}  (one per pair of foes)
-    round:       {number, over, registers: [...], used: {id: {total, main, off, ended, bashed}},
-                  limits: {id: n}, charge: {charger, target} | None} | None
+    round:       {number, over, registers: [...], limits: {id: n},
+                  used: {id: {total, main, off, ended, once, parried_with, no_parry_slot}},
+                  charge: {charger, target} | None} | None
     over:        true once the duel has ended
 """
 
@@ -27,7 +28,8 @@ def thaw(state: JSON) -> JSON:
     """A working copy of ``state`` that the engine may change without touching the original.
 
     Copies every container the engine changes in place and shares the rest (skills, effect
-    entries, discard entries, targets), which the engine only ever replaces. A test replays a
+    entries, discard entries, targets, the lists of a round's use), which the engine only ever
+    replaces. A test replays a
     long randomized game checking that no request changes the state it was given.
     """
     deck = state["deck"]
@@ -51,10 +53,7 @@ def thaw(state: JSON) -> JSON:
                 }
                 for reg in rnd["registers"]
             ],
-            "used": {
-                cid: {**u, "parried_with": list(u.get("parried_with", ()))}
-                for cid, u in rnd["used"].items()
-            },
+            "used": {cid: dict(u) for cid, u in rnd["used"].items()},
             "limits": dict(rnd["limits"]),
         }
     return out
@@ -73,12 +72,9 @@ class Table:
         self.state = state
         self.dice = dice
         self._modifiers: dict[str, int] = {}
+        self.combatants: dict[str, JSON] = state["combatants"]
 
     # -- combatants ---------------------------------------------------------------------
-    @property
-    def combatants(self) -> dict[str, JSON]:
-        return self.state["combatants"]
-
     def combatant(self, cid: str) -> JSON:
         found = self.combatants.get(cid)
         if found is None:
@@ -231,9 +227,7 @@ class Table:
         return registers[number - 1]
 
     def used(self, cid: str) -> JSON:
-        return self.round["used"].setdefault(
-            cid, {"total": 0, "main": 0, "off": 0, "ended": False, "bashed": False}
-        )
+        return self.round["used"].setdefault(cid, {"total": 0, "main": 0, "off": 0, "ended": False})
 
     def maneuver_limit(self, cid: str) -> int:
         """Maneuvers allowed this round: the weapon's maximum; with an off-hand weapon or

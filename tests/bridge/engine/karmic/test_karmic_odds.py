@@ -90,3 +90,12 @@ def test_counting_with_two_unknown_cards_matches_a_hand_count() -> None:
     # +1 vs -1: wins. +1 vs +2h: 1-2 < 1 fails. -1 vs +1: fails; -1 vs +2h: fails.
     # +2h vs +1: 2-1 = 1 wins (then no defender hit). +2h vs -1: wins.
     assert p == Fraction(3, 6)
+
+
+def test_before_the_target_declares_the_odds_are_against_a_parry_with_an_unseen_card() -> None:
+    duel = ready([A, B], {"a": ["plus-3#1"], "b": ["plus-2#1"]})
+    duel.declare("a", attack("plus-3#1", "b"))
+    answer = duel.send("odds", {"viewer": "a", "attacker": "a", "target": "b"}).private["a"]
+    assert answer["assumed_parry"] is True
+    unseen = [c for c in DECK if c != "plus-3#1"]
+    assert Fraction(answer["probability"]) == brute_force(unseen, 3 + 1, False, 0)

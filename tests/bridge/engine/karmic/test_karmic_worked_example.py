@@ -50,6 +50,7 @@ def test_the_worked_round_gives_minus_one_minus_one_and_a_disarm_at_plus_six() -
     duel = devon_and_the_soldier()
     declare_the_round(duel)
     first = duel.play()
+    assert first["round_over"] is False  # registers 2 and 3 are declared
     attack = first["outcomes"][0]
     assert attack["parts"] == {"card": 3, "modifiers": 1, "difficulty": 0}
     assert attack["defense"] == {"maneuver": "parry", "total": 5}
@@ -69,6 +70,9 @@ def test_the_worked_round_gives_minus_one_minus_one_and_a_disarm_at_plus_six() -
     assert duel.state is not None
     assert duel.state["combatants"]["soldier"]["main"] == "unarmed"
     assert third["round_over"] is True
+    assert duel.pair("devon", "soldier")["range"] == 0  # the unparried attack stepped in
+    effects = duel.state["combatants"]["soldier"]["effects"]
+    assert effects == [{"effect": "disarmed", "by": "devon", "weapon": "sword", "until_round": 2}]
 
 
 def test_the_soldier_with_no_cards_left_cannot_declare_in_the_third_register() -> None:
