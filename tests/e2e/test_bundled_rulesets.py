@@ -65,20 +65,23 @@ def test_a_combat_styles_exchange_card_shows_the_rolls_then_the_winners_chosen_e
     assert toggles.count() == len(result["eligible"])
     screenshot(gm, f"v{generation}-combat-styles-awaiting")
 
+    # The rule text's example: Choose Location (the head) and Kill Silently.
+    card.locator('[data-arbiter-toggle="choose_location"]').click()
+    card.locator('select[data-arbiter-param="choose_location"]').select_option("head")
     card.locator('[data-arbiter-toggle="kill_silently"]').click()
-    card.locator('[data-arbiter-toggle="bleed"]').click()
     card.locator("button.arbiter-choice__apply").click()
     card.locator('[data-field="blow"]').wait_for(timeout=10000)
     rows = log_rows(bundled_server)
     assert rows[-1]["type"] == "choose_effects"
     request = json.loads(rows[-1]["request"])
-    chosen = [{"id": e["id"]} for e in result["eligible"] if e["id"] in ("kill_silently", "bleed")]
+    chosen = [{"id": "choose_location", "location": "head"}, {"id": "kill_silently"}]
     assert request["body"] == {"token": result["token"], "effects": chosen}
     final = json.loads(rows[-1]["outcome"])["result"]
     assert card.locator("[data-effect]").evaluate_all("els => els.map(e => e.dataset.effect)") == [
         e["id"] for e in final["effects"]
     ]
-    assert card.locator('[data-field="location"]').inner_text() == final["blow"]["location"]
+    assert final["blow"]["location"] == "head"
+    assert card.locator('[data-field="location"]').inner_text() == "head"
     assert card.locator('[data-field="damage"]').inner_text() == str(final["blow"]["to_hit_points"])
     assert card.locator("[data-arbiter-toggle]").count() == 0
     screenshot(gm, f"v{generation}-combat-styles-finished")

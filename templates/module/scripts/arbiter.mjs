@@ -95,7 +95,7 @@ function showStatus() {
 /** Post an outcome as a card (GM side). */
 async function postOutcome(answer, request, owners) {
   const data = await outcomeMessage({
-    module: MODULE, cards: CARDS, outcome: answer.outcome, seq: answer.seq, owners,
+    module: MODULE, cards: CARDS, outcome: answer.outcome, seq: answer.seq, owners, rules: rules.rulesets,
     title: titleOf(request.ruleset), mode: request.mode, requester: request.requester,
     speaker: ChatMessage.getSpeaker({ alias: titleOf(request.ruleset) }),
   });
@@ -158,12 +158,24 @@ function request(ruleset, type, body = {}, options = {}) {
   return ask({ ...envelope, mode: options.mode ?? currentMode(), requester: game.user.id, dice: options.dice }, owners);
 }
 
-/** What a choice sends: one option id, or for a pick-several choice `[{id}, …]`. */
+/**
+ * What a choice sends: one option id, or for a pick-several choice `[{id, <param>?}, …]`
+ * (an option's parameter, e.g. a location, only when it is one of the offered values).
+ */
 function choiceValue(choice, option) {
   if (!choice.count) return option;
-  const ids = (Array.isArray(option) ? option : [option]).filter((id) => choice.options.some((o) => o.id === id));
-  if (ids.length > choice.count) throw new Error(i18n("ARBITER.Card.ChooseUpTo", { count: choice.count }));
-  return ids.map((id) => ({ id }));
+  const picked = (Array.isArray(option) ? option : [option]).map((o) => (typeof o === "string" ? { id: o } : o));
+  const value = [];
+  for (const pick of picked) {
+    const offered = choice.options.find((o) => o.id === pick.id);
+    if (!offered) continue;
+    const item = { id: pick.id };
+    const param = offered.param;
+    if (param && param.choices.some((c) => c.id === pick[param.name])) item[param.name] = pick[param.name];
+    value.push(item);
+  }
+  if (value.length > choice.count) throw new Error(i18n("ARBITER.Card.ChooseUpTo", { count: choice.count }));
+  return value;
 }
 
 /** Answer the pending choice on a card with one of its options (or several, as an array). */
@@ -172,7 +184,7 @@ async function choose(messageId, option, from = game.user.id) {
   const flags = message?.flags?.[MODULE];
   if (!flags?.outcome) throw new Error(i18n("ARBITER.Error.NoChoice"));
   if (flags.resolution) throw new Error(i18n("ARBITER.Error.AlreadyChosen"));
-  const choice = pendingChoice(flags.outcome, flags.owners);
+  const choice = pendingChoice(flags.outcome, flags.owners, rules.rulesets);
   const user = game.users.get(from);
   if (!choice || !(choice.users.includes(from) || user?.isGM)) throw new Error(i18n("ARBITER.Error.NotYourChoice"));
   if (!isConnector()) {
@@ -215,7 +227,7 @@ function onRenderCard(message, element) {
   const flags = message.flags?.[MODULE];
   if (flags?.private?.data?.hand) hands[flags.private.participant] = flags.private.data.hand;
   if (!flags?.outcome) return;
-  const choice = flags.resolution ? null : pendingChoice(flags.outcome, flags.owners);
+  const choice = flags.resolution ? null : pendingChoice(flags.outcome, flags.owners, rules.rulesets);
   const allowed = Boolean(choice) && (choice.users.includes(game.user.id) || game.user.isGM);
   const toggles = [...element.querySelectorAll("[data-arbiter-toggle]")];
   for (const toggle of toggles) {
@@ -235,7 +247,14 @@ function onRenderCard(message, element) {
     button.addEventListener("click", (event) => {
       event.preventDefault();
       const option = choice.count
-        ? toggles.filter((t) => t.getAttribute("aria-pressed") === "true").map((t) => t.dataset.arbiterToggle)
+        ? toggles
+            .filter((t) => t.getAttribute("aria-pressed") === "true")
+            .map((t) => {
+              const pick = { id: t.dataset.arbiterToggle };
+              const select = element.querySelector(`[data-arbiter-param="${t.dataset.arbiterToggle}"]`);
+              if (select) pick[select.name] = select.value;
+              return pick;
+            })
         : button.dataset.arbiterChoice;
       element.querySelectorAll("[data-arbiter-choice], [data-arbiter-toggle]").forEach((b) => (b.disabled = true));
       choose(message.id, option).catch((err) => ui.notifications.error(err.message));
@@ -255,7 +274,7 @@ const api = {
   choose,
   /** The HTML of an outcome's card (e.g. to show a replayed outcome), without posting it. */
   async renderCard(outcome) {
-    const data = await outcomeMessage({ module: MODULE, cards: CARDS, outcome, title: titleOf(outcome.ruleset), seq: null, owners: {}, mode: "public" });
+    const data = await outcomeMessage({ module: MODULE, cards: CARDS, outcome, title: titleOf(outcome.ruleset), seq: null, owners: {}, mode: "public", rules: rules.rulesets });
     return data.content;
   },
   /** Show the connection's state as a notification. */

@@ -28,20 +28,47 @@ export function cardName(cards, outcome) {
   return [`${outcome.ruleset}-${kind}`, kind].find((n) => n && n in cards) ?? "outcome";
 }
 
+/** Which effects take an option in `choose_effects` (docs/requests-combat-styles.md). */
+const EFFECT_PARAMS = {
+  choose_location: "location",
+  marksman: "location",
+  entangle: "location",
+  damage_weapon: "weapon",
+  pin_weapon: "weapon",
+  disarm_opponent: "weapon",
+  take_weapon: "weapon",
+  bypass_armor: "bypass",
+};
+
+/** The option an effect needs, with its choices: hit locations, the opponent's weapon, armour. */
+function effectParam(id, result, data) {
+  const name = EFFECT_PARAMS[id];
+  if (!name) return null;
+  let choices = [];
+  if (name === "location") choices = (data.hit_locations ?? []).map((l) => ({ id: l.id, name: l.name ?? l.id }));
+  if (name === "bypass") choices = [{ id: "worn", name: "worn" }, { id: "natural", name: "natural" }];
+  if (name === "weapon") {
+    const theirs = result.chooser === result.attacker ? result.parry_weapon : result.weapon;
+    choices = theirs ? [{ id: theirs, name: theirs }] : [];
+  }
+  return choices.length ? { name, choices } : null;
+}
+
 /**
  * The pending choices rulesets describe in their own words, as `{by, type, body, field,
  * options, count}`: combat-styles' exchange waits for the winner's special effects
  * (`choose_effects` with the exchange's token; each effect sent as `{id}`).
  */
-function rulesetPending(outcome) {
+function rulesetPending(outcome, rules) {
   const result = outcome.result;
   if (outcome.ruleset === "combat-styles" && result?.kind === "exchange" && result.status === "awaiting_effects") {
+    const data = rules?.["combat-styles"]?.data ?? {};
     return {
       by: result.chooser,
       type: "choose_effects",
       body: { token: result.token },
       field: "effects",
-      options: (result.eligible ?? []).map((e) => ({ id: e.id, label: e.name })),
+      options: (result.eligible ?? []).map((e) => ({ id: e.id, label: e.name, param: effectParam(e.id, result, data) })),
       count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
     };
   }
@@ -52,8 +79,8 @@ function rulesetPending(outcome) {
  * The pending choice of an outcome, normalised: who may choose (user ids), the options, and the
  * request that resolves it. Engines describe it as `result.pending`.
  */
-export function pendingChoice(outcome, owners) {
-  const pending = outcome.result?.pending ?? rulesetPending(outcome);
+export function pendingChoice(outcome, owners, rules) {
+  const pending = outcome.result?.pending ?? rulesetPending(outcome, rules);
   if (!pending) return null;
   const users = new Set(owners?.[pending.by] ?? owners?.["*"] ?? []);
   return { ...pending, users: [...users] };
@@ -75,8 +102,8 @@ function fields(result) {
 }
 
 /** Everything a card template gets. */
-export function cardContext(outcome, { title, seq, owners, resolution }) {
-  const choice = resolution ? null : pendingChoice(outcome, owners);
+export function cardContext(outcome, { title, seq, owners, resolution, rules }) {
+  const choice = resolution ? null : pendingChoice(outcome, owners, rules);
   return {
     outcome,
     result: outcome.result,
@@ -93,9 +120,9 @@ export function cardContext(outcome, { title, seq, owners, resolution }) {
 }
 
 /** Chat message data for an outcome: rendered card, rolls, flags to find it again. */
-export async function outcomeMessage({ module, cards, outcome, title, seq, owners, speaker, mode, requester }) {
+export async function outcomeMessage({ module, cards, outcome, title, seq, owners, speaker, mode, requester, rules }) {
   const path = `modules/${module}/${cards[cardName(cards, outcome)]}`;
-  const content = await renderTemplate(path, cardContext(outcome, { title, seq, owners }));
+  const content = await renderTemplate(path, cardContext(outcome, { title, seq, owners, rules }));
   return messageData({
     content,
     speaker,
