@@ -83,7 +83,7 @@ def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_i
 
 
 @pytest.mark.parametrize("generation", [12, 14])
-def test_a_player_request_is_relayed_through_the_gm_and_only_the_owner_may_choose(
+def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
     chromium: Any, site: str, server: Server, pages: list[Page], generation: int
 ) -> None:
     gm = Page(chromium, site, generation, server)
@@ -92,8 +92,10 @@ def test_a_player_request_is_relayed_through_the_gm_and_only_the_owner_may_choos
     player = Page(chromium, site, generation, server, user=PLAYER)
     pages.append(player)
     player.wait_status("relay")
+    # The GM's client tells players which request types the server serves.
+    player.page.wait_for_function("() => game.modules.get('arbiter').api.duel?.exchange")
     answer = player.call(
-        """async () => game.modules.get("arbiter").api.request("duel", "exchange",
+        """async () => game.modules.get("arbiter").api.duel.exchange(
         {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}},
         {owners: {Kara: ["harnessPlayerAa"]}})"""
     )

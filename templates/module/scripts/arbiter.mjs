@@ -207,6 +207,10 @@ function onSocket(data) {
       (answer) => game.socket.emit(SOCKET, { action: "answer", id: data.request.id, to: data.from, answer }),
       (err) => game.socket.emit(SOCKET, { action: "refused", id: data.request.id, to: data.from, message: err.message }),
     );
+  } else if (data.action === "hello" && isConnector() && connection?.welcome) {
+    game.socket.emit(SOCKET, { action: "rulesets", rulesets: connection.welcome.rulesets });
+  } else if (data.action === "rulesets" && !isConnector()) {
+    exposeRequestTypes(data.rulesets);
   } else if (data.action === "choose" && isConnector()) {
     choose(data.message, data.option, data.from).catch((err) =>
       game.socket.emit(SOCKET, { action: "choice-refused", to: data.from, message: err.message }),
@@ -357,6 +361,8 @@ Hooks.once("ready", async () => {
     };
     connection.addEventListener("welcome", (event) => {
       exposeRequestTypes(event.detail.rulesets);
+      // Players get the same per-request calls; theirs go through this client.
+      game.socket.emit(SOCKET, { action: "rulesets", rulesets: event.detail.rulesets });
       warnIfStale();
     });
     connection.addEventListener("event", (event) => {
@@ -370,6 +376,8 @@ Hooks.once("ready", async () => {
       }
     });
     connection.start();
+  } else {
+    game.socket.emit(SOCKET, { action: "hello" });
   }
   showStatus();
 });
