@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from typing import Any
 
 import pytest
@@ -310,3 +311,24 @@ def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_g
     assert aria.card(message).count() == 1
     assert bram.card(message).count() == 0
     assert gm.problems == aria.problems == bram.problems == []
+
+
+def test_a_server_that_stops_answering_is_dropped_by_the_heartbeat_and_dialled_again(
+    chromium: Any, site: str, server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, site, 13, server, settings={"arbiter.heartbeat": 1})
+    pages.append(gm)
+    gm.wait_status("open")
+    assert server.process is not None
+    server.process.send_signal(signal.SIGSTOP)
+    try:
+        gm.wait_status("retrying")
+        gm.call(
+            "() => { window.queued = game.modules.get('arbiter').api.duel.check({skill: 40}); }"
+        )
+    finally:
+        server.process.send_signal(signal.SIGCONT)
+    answer = gm.call("async () => window.queued")
+    assert [r["request_id"] for r in log_rows(server)] == [answer["outcome"]["id"]]
+    assert gm.page.locator(".chat-message").count() == 1
+    assert gm.problems == []

@@ -338,6 +338,14 @@ Hooks.once("init", () => {
     default: "",
     onChange: () => connection?.start(),
   });
+  game.settings.register(MODULE, "heartbeat", {
+    name: "ARBITER.Settings.Heartbeat.Name",
+    hint: "ARBITER.Settings.Heartbeat.Hint",
+    scope: "client",
+    config: false,
+    type: Number,
+    default: 15,
+  });
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   onRenderChatMessage(onRenderCard);
   game.modules.get(MODULE).api = api;
@@ -351,6 +359,7 @@ Hooks.once("ready", async () => {
     connection = new Connection({
       url: () => resolveUrl(settingUrl()),
       token: () => game.settings.get(MODULE, "token"),
+      heartbeatMs: () => 1000 * game.settings.get(MODULE, "heartbeat"),
       client: () => ({ name: MODULE, version: VERSION, user: game.user.id, role: "gm" }),
       WebSocket: globalThis.WebSocket,
     });

@@ -6,10 +6,9 @@
 // is queued and sent again, with the same id, once a new socket is welcomed: the server returns
 // the stored outcome instead of rolling twice. A ping every HEARTBEAT_MS notices a dead link.
 
-export const HEARTBEAT_MS = 15000;
+export const HEARTBEAT_MS = 15000; // default; the `heartbeat` setting (seconds) overrides it
 export const BACKOFF_FIRST_MS = 500;
 export const BACKOFF_CAP_MS = 15000;
-const PONG_GRACE_MS = 10000;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /**
@@ -49,7 +48,7 @@ export class Connection extends EventTarget {
   #socket = null;
   #queue = new Map(); // request id → {message, resolve, reject}
   #attempt = 0;
-  #timers = { retry: null, ping: null, pong: null };
+  #timers = { retry: null, ping: null, pong: null, welcome: null };
   #stopped = false;
   #pingId = 0;
   status = "idle"; // idle | connecting | open | retrying | refused | failed
@@ -134,6 +133,10 @@ export class Connection extends EventTarget {
     }
     this.#socket = socket;
     let welcomed = false;
+    // A server that accepts the connection but never welcomes it (stopped, or a wrong port
+    // behind a proxy) is dropped like a dead link and dialled again.
+    clearTimeout(this.#timers.welcome);
+    this.#timers.welcome = setTimeout(() => welcomed || this.#dropDeadLink(), Math.max(5000, this.#options.heartbeatMs?.() || 0));
     socket.addEventListener("open", () => {
       socket.send(JSON.stringify({ v: 1, type: "hello", token, client: this.#options.client() }));
     });
@@ -156,6 +159,7 @@ export class Connection extends EventTarget {
       this.#socket = null;
       clearTimeout(this.#timers.ping);
       clearTimeout(this.#timers.pong);
+      clearTimeout(this.#timers.welcome);
       if (this.#stopped) return;
       if (event.code === 4001) {
         this.#set("refused", { key: "WrongSecret", data: { reason: event.reason } });
@@ -177,13 +181,23 @@ export class Connection extends EventTarget {
     this.#heartbeat();
   }
 
+  /** A ping after each quiet interval; no pong within the same interval means a dead link. */
   #heartbeat() {
     clearTimeout(this.#timers.ping);
+    const interval = this.#options.heartbeatMs?.() || HEARTBEAT_MS;
     this.#timers.ping = setTimeout(() => {
       if (this.status !== "open") return;
       this.#send({ v: 1, type: "ping", id: `ping-${++this.#pingId}` });
-      this.#timers.pong = setTimeout(() => this.#socket?.close(4000, "no pong"), PONG_GRACE_MS);
-    }, HEARTBEAT_MS);
+      this.#timers.pong = setTimeout(() => this.#dropDeadLink(), interval);
+    }, interval);
+  }
+
+  /** Give up on a socket that stopped answering: a close handshake would wait on it too. */
+  #dropDeadLink() {
+    const socket = this.#socket;
+    if (!socket) return;
+    socket.close(4000, "no pong");
+    socket.dispatchEvent(new CloseEvent("close", { code: 4000, reason: "no pong" }));
   }
 
   #send(message) {
