@@ -171,7 +171,7 @@ export function createChatMessage(env) {
       if (source.style !== undefined && !Object.values(CHAT_MESSAGE_STYLES).includes(source.style)) {
         throw new Error(`ChatMessage validation errors: style: ${source.style} is not a valid choice`);
       }
-      const Roll = env.game().Roll;
+      const Roll = env.Roll;
       source.rolls = (source.rolls ?? []).map((r) => (r instanceof Roll ? r : Roll.fromData(typeof r === "string" ? JSON.parse(r) : r)));
       return source;
     }
@@ -185,7 +185,7 @@ export function createChatMessage(env) {
       messages.set(message.id, message);
       env.record.created.push(message.id);
       broadcast("create", message);
-      env.game().Hooks.callAll("createChatMessage", message, operation ?? {}, env.currentUserId);
+      env.Hooks.callAll("createChatMessage", message, operation ?? {}, env.currentUserId);
       const dsn = env.game().modules.get("dice-so-nice");
       if (dsn?.active && message.rolls.length) {
         env.record.dice3d.push({ message: message.id, rolls: message.rolls.map((r) => r.toJSON()) });
@@ -208,7 +208,7 @@ export function createChatMessage(env) {
       }
       env.record.updated.push(this.id);
       broadcast("update", this);
-      env.game().Hooks.callAll("updateChatMessage", this, changes, operation ?? {}, env.currentUserId);
+      env.Hooks.callAll("updateChatMessage", this, changes, operation ?? {}, env.currentUserId);
       await this._render();
       return this;
     }
@@ -228,15 +228,15 @@ export function createChatMessage(env) {
     }
     /** A message another page created or updated, as the server would deliver it here. */
     static async _receive({ op, data }) {
-      const source = { ...data, rolls: data.rolls.map((r) => env.game().Roll.fromData(JSON.parse(r))) };
+      const source = { ...data, rolls: data.rolls.map((r) => env.Roll.fromData(JSON.parse(r))) };
       let message = messages.get(data._id);
       if (op === "create" || !message) {
         message = new ChatMessage(source);
         messages.set(message.id, message);
-        env.game().Hooks.callAll("createChatMessage", message, {}, message.author);
+        env.Hooks.callAll("createChatMessage", message, {}, message.author);
       } else {
         Object.assign(message, source);
-        env.game().Hooks.callAll("updateChatMessage", message, data, {}, message.author);
+        env.Hooks.callAll("updateChatMessage", message, data, {}, message.author);
       }
       await message._render();
     }
@@ -259,7 +259,7 @@ export function createChatMessage(env) {
       if (old) old.replaceWith(li);
       else log.append(li);
       const context = { message: this.toObject(), user: env.currentUser(), author: env.game().users.get(this.author), alias, isWhisper: this.whisper.length > 0, whisperTo: "" };
-      const Hooks = env.game().Hooks;
+      const Hooks = env.Hooks;
       if (env.generation >= 13) {
         Hooks.callAll("renderChatMessageHTML", this, li, context);
         if (Hooks._has("renderChatMessage")) {

@@ -1,7 +1,8 @@
 // The Foundry-shaped world of the harness, per generation (V12, V13, V14).
 //
 // `createFoundry(generation, options)` returns the globals a page gets (game, Hooks, ui,
-// ChatMessage, Roll, foundry, CONFIG, CONST, canvas, and the V12 template globals). Nothing
+// ChatMessage, Roll, foundry, CONST, canvas, and the V12 template globals): exactly what the
+// module uses, nothing else (Actor documents are reached through tokens). Nothing
 // touches the DOM until a function is called, so check-declarations.mjs can build the same
 // globals in node and compare every stand-in listed in STAND_INS with the type declarations.
 
@@ -12,8 +13,8 @@ import { createTemplates, templateGlobals } from "./templates.mjs";
 
 /** Per flavour: the types package that describes it, its build, and what Foundry removed. */
 export const FLAVOURS = {
-  12: { types: "foundry-types-v12", build: "331", absent: ["foundry.applications.handlebars", "ui.notifications.success", "CONFIG.ChatMessage.modes"] },
-  13: { types: "foundry-types-v13", build: "351", absent: ["CONFIG.ChatMessage.modes"] },
+  12: { types: "foundry-types-v12", build: "331", absent: ["foundry.applications.handlebars", "ui.notifications.success"] },
+  13: { types: "foundry-types-v13", build: "351", absent: [] },
   14: { types: "foundry-types-newest", build: "366", absent: ["CONST.CHAT_MESSAGE_TYPES"] },
 };
 
@@ -57,8 +58,8 @@ export const STAND_INS = [
   { path: "CONST.CHAT_MESSAGE_STYLES", owner: null, member: "CHAT_MESSAGE_STYLES", kind: "property", constant: true },
   { path: "Roll.fromData", owner: "Roll", member: "fromData", static: true },
   { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
-  { path: "Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
-  { path: "Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
+  { path: "harness.Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "harness.Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
   { path: "canvas.tokens.controlled", owner: "PlaceablesLayer", member: "controlled", kind: "property" },
   { path: "foundry.utils.randomID", owner: null, member: "randomID" },
   { path: "foundry.applications.api.DialogV2.wait", owner: "DialogV2", member: "wait", static: true },
@@ -117,9 +118,11 @@ export function createFoundry(generation, options = {}) {
   env.currentUser = () => game.users.get(env.currentUserId);
 
   const Hooks = createHooks(env);
+  env.Hooks = Hooks;
   const users = createUsers(env);
   const Roll = createRoll(env);
-  const { Actor, actors, tokens } = createActors(env);
+  env.Roll = Roll;
+  const { Actor, tokens } = createActors(env);
   const { ChatMessage, messages } = createChatMessage(env);
   const templates = createTemplates(env);
   const modules = new Collection();
@@ -136,10 +139,7 @@ export function createFoundry(generation, options = {}) {
     },
     modules,
     messages,
-    actors,
     socket: createSocket(env),
-    Roll,
-    Hooks,
   };
   for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
 
@@ -153,15 +153,6 @@ export function createFoundry(generation, options = {}) {
       },
     });
   }
-  const CONFIG = { ChatMessage: { documentClass: ChatMessage }, Dice: { fulfillment: { methods: {} } } };
-  if (generation >= 14) {
-    CONFIG.ChatMessage.modes = {
-      public: { label: "CHAT.MODES.public", icon: "fa-solid fa-globe" },
-      gm: { label: "CHAT.MODES.gm", icon: "fa-solid fa-user-secret" },
-      blind: { label: "CHAT.MODES.blind", icon: "fa-solid fa-eye-slash" },
-      self: { label: "CHAT.MODES.self", icon: "fa-solid fa-user" },
-    };
-  }
   // Core settings the module reads: the chat visibility mode per generation.
   if (generation >= 14) game.settings.register("core", "messageMode", { scope: "client", default: "public" });
   else game.settings.register("core", "rollMode", { scope: "client", default: "publicroll" });
@@ -174,13 +165,11 @@ export function createFoundry(generation, options = {}) {
     ui: { notifications: createNotifications(env) },
     ChatMessage,
     Roll,
-    Actor,
     CONST,
-    CONFIG,
     canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
     foundry: { applications, utils: { randomID(length) { return Array.from({ length: length ?? 16 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join(""); } } },
     ...templateGlobals(env, templates),
-    harness: { record, generation, env },
+    harness: { record, generation, env, Actor },
   };
   return globals;
 }
