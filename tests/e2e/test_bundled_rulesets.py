@@ -262,3 +262,45 @@ def test_every_example_outcome_renders_a_card_with_its_dice_roll_id_and_rules_ve
     gm.page.locator("#chat-log").screenshot(path=str(ARTIFACTS / "v13-example-gallery.png"))
     assert gm.call("() => harness.record.missingKeys") == []
     assert gm.problems == []
+
+
+@pytest.mark.parametrize("ruleset", ["combat-styles", "hmk"])
+def test_the_draw_macro_dialog_draws_from_a_table_and_the_card_shows_the_logged_row(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page], ruleset: str
+) -> None:
+    gm = Page(chromium, bundled_site, 14, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    # What the compendium's "draw from a table" macro runs.
+    gm.call(
+        f"() => {{ window.sent = game.modules.get('arbiter').api.tables.choose('{ruleset}'); }}"
+    )
+    dialog = gm.page.locator("dialog.application")
+    tables = dialog.locator('select[name="table"] option').evaluate_all(
+        "els => els.map(e => e.value)"
+    )
+    assert len(tables) >= 1
+    dialog.locator('select[name="table"]').select_option(tables[-1])
+    dialog.locator('button[data-action="send"]').click()
+    answer = gm.call("async () => window.sent")
+    [row] = log_rows(bundled_server)
+    result = json.loads(row["outcome"])["result"]
+    assert json.loads(row["request"])["body"] == {"table": tables[-1]}
+    card = gm.card(answer["message"])
+    assert card.locator('[data-field="roll"]').inner_text() == str(result["roll"])
+    assert card.locator('[data-field="text"]').inner_text() == result["text"]
+    assert gm.problems == []
+
+
+def test_the_draw_macro_of_a_ruleset_without_tables_says_so_and_sends_nothing(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, bundled_site, 12, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    gm.call("async () => game.modules.get('arbiter').api.tables.choose('karmic')")
+    notices = gm.call("() => harness.record.notifications")
+    assert notices[-1]["type"] == "warning"
+    assert "has no tables to draw from" in notices[-1]["message"]
+    assert gm.page.locator("dialog.application").count() == 0
+    assert log_rows(bundled_server) == []

@@ -307,6 +307,7 @@ const api = {
     choose(ruleset) {
       const title = i18n("ARBITER.Dialog.ChooseTable", { title: titleOf(ruleset) });
       const tables = rules.rulesets[ruleset]?.tables ?? [];
+      if (!tables.length) return ui.notifications.warn(i18n("ARBITER.Error.NoTables", { title: titleOf(ruleset) }));
       return openDialog({ module: MODULE, ruleset, type: "draw", title, i18n, send: request, rules: {}, hands, tables });
     },
   },

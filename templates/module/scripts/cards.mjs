@@ -22,10 +22,13 @@ export function rollFromDie(die) {
   });
 }
 
-/** The card template for an outcome: `<ruleset>-<kind>`, else `<kind>`, else the generic one. */
+/** Cards shared by every ruleset, by outcome kind. */
+const SHARED_CARDS = { draw: "table-draw" };
+
+/** The card template for an outcome: `<ruleset>-<kind>`, else a shared one, else the generic one. */
 export function cardName(cards, outcome) {
   const kind = outcome.result?.kind;
-  return [`${outcome.ruleset}-${kind}`, kind].find((n) => n && n in cards) ?? "outcome";
+  return [`${outcome.ruleset}-${kind}`, SHARED_CARDS[kind], kind].find((n) => n && n in cards) ?? "outcome";
 }
 
 /** Which effects take an option in `choose_effects` (docs/requests-combat-styles.md). */
