@@ -5,6 +5,7 @@ import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage, renderT
 import { Connection, resolveUrl } from "./connection.mjs";
 import { errorMessage, outcomeMessage, pendingChoice, resolveCard } from "./cards.mjs";
 import { openDialog } from "./dialogs.mjs";
+import { createDoctor } from "./status.mjs";
 
 const MODULE = [= module.id | json =];
 const VERSION = [= module.version | json =];
@@ -13,28 +14,9 @@ const SOCKET = `module.${MODULE}`;
 
 const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.localize(key));
 const isConnector = () => game.users.activeGM?.isSelf ?? false;
-// Every label the status badge and the connection doctor can show, keyed by state / problem.
-const BADGE = {
-  idle: "ARBITER.Status.Badge.idle",
-  connecting: "ARBITER.Status.Badge.connecting",
-  open: "ARBITER.Status.Badge.open",
-  retrying: "ARBITER.Status.Badge.retrying",
-  refused: "ARBITER.Status.Badge.refused",
-  failed: "ARBITER.Status.Badge.failed",
-  relay: "ARBITER.Status.Badge.relay",
-};
-const DOCTOR = {
-  NoUrl: "ARBITER.Doctor.NoUrl",
-  BadUrl: "ARBITER.Doctor.BadUrl",
-  NoToken: "ARBITER.Doctor.NoToken",
-  MixedContent: "ARBITER.Doctor.MixedContent",
-  WrongSecret: "ARBITER.Doctor.WrongSecret",
-  ServerDown: "ARBITER.Doctor.ServerDown",
-  Lost: "ARBITER.Doctor.Lost",
-};
 const DEFAULT_ENCOUNTER = "table"; // the world's encounter when a request names none
-const waiting = new Map();
-const hands = {}; // karmic: participant id → the hand this user last saw in a private whisper // relayed request id → {resolve, reject} on a player's client
+const waiting = new Map(); // relayed request id → {resolve, reject} on a player's client
+const hands = {}; // karmic: participant id → the hand this user last saw in a private whisper
 
 /** The compiled rule data (data/rules.json), loaded at ready. */
 let rules = { rulesets: {} };
@@ -53,44 +35,21 @@ function titleOf(ruleset) {
   return connection?.welcome?.rulesets?.[ruleset]?.title ?? rules.rulesets[ruleset]?.title ?? ruleset;
 }
 
-/** The connection doctor: what is wrong and what to do, as one sentence. */
-function diagnosis() {
-  if (!isConnector()) return i18n("ARBITER.Status.NotGM");
-  const problem = connection?.problem;
-  if (problem) return i18n(DOCTOR[problem.key], { ...problem.data, url: problem.data?.url ?? settingUrl() });
-  if (connection?.status !== "open") return i18n("ARBITER.Doctor.ServerDown", { url: settingUrl(), seconds: 1 });
-  const stale = staleRulesets();
-  if (stale.length) return i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") });
-  return i18n("ARBITER.Doctor.Ok", { url: settingUrl(), session: connection.welcome.session });
-}
-
-/** Rulesets whose content hash in this module differs from what the server serves. */
-function staleRulesets() {
-  const served = connection?.welcome?.rulesets ?? {};
-  return Object.entries(served)
-    .filter(([id, info]) => rules.rulesets[id] && rules.rulesets[id].hash !== info.hash)
-    .map(([id]) => id);
-}
-
 function settingUrl() {
   return game.settings.get(MODULE, "serverUrl");
 }
 
-/** The status indicator: a small badge whose class and tooltip follow the connection. */
-function showStatus() {
-  let badge = document.getElementById("arbiter-status");
-  if (!badge) {
-    badge = document.createElement("button");
-    badge.id = "arbiter-status";
-    badge.type = "button";
-    badge.addEventListener("click", () => api.doctor());
-    document.body.append(badge);
-  }
-  const status = isConnector() ? (connection?.status ?? "idle") : "relay";
-  badge.className = `arbiter-status arbiter-status--${status}`;
-  badge.textContent = i18n(BADGE[status]);
-  badge.title = diagnosis();
-}
+const doctor = createDoctor({
+  i18n,
+  isConnector,
+  connection: () => connection,
+  rules: () => rules,
+  url: settingUrl,
+  onClick: () => api.doctor(),
+});
+const { diagnosis } = doctor;
+const showStatus = () => doctor.show();
+const staleRulesets = () => doctor.stale();
 
 /** Post an outcome as a card (GM side). */
 async function postOutcome(answer, request, owners) {
