@@ -93,13 +93,31 @@ def site(module_dir: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def bundled_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The harness with the module built from the bundled rulesets."""
+def bundled_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module built by ``build_module`` from the bundled rulesets."""
     from compiler.foundry.build import build_module
 
-    report = build_module(tmp_path_factory.mktemp("bundled"))
-    with serving(report.module_dir) as url:
+    return build_module(tmp_path_factory.mktemp("bundled")).module_dir
+
+
+@pytest.fixture(scope="session")
+def bundled_site(bundled_module: Path) -> Iterator[str]:
+    """The harness with the module built from the bundled rulesets."""
+    with serving(bundled_module) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def macros(bundled_module: Path) -> dict[tuple[str, str], str]:
+    """The built compendium's script macros: (ruleset or module, action) → command."""
+    from compiler.foundry.packs import read_pack
+
+    documents = read_pack(bundled_module / "packs" / "macros").values()
+    return {
+        (d["flags"]["arbiter"]["owner"], d["flags"]["arbiter"]["action"]): d["command"]
+        for d in documents
+        if d.get("type") == "script"
+    }
 
 
 @pytest.fixture

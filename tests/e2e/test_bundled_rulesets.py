@@ -12,7 +12,7 @@ import pytest
 
 from tests.e2e.support.browser import BRAM, GM, PLAYER, Page, log_rows, screenshot
 from tests.e2e.support.paths import ARTIFACTS, ROOT
-from tests.e2e.support.process import Server
+from tests.e2e.support.process import Server, wait_until
 
 GUARD = {
     "id": "guard",
@@ -30,6 +30,13 @@ VESSA = {
     "weapons": ["dagger"],
     "traits": ["assassination"],
 }
+
+
+def message_of(page: Page, request_id: str) -> str:
+    """The id of the chat message that carries the outcome of ``request_id``."""
+    return page.call(
+        "(id) => game.messages.find((m) => m.flags.arbiter?.outcome?.id === id).id", request_id
+    )
 
 
 def api_request(page: Page, ruleset: str, type_: str, body: Any, **options: Any) -> Any:
@@ -117,15 +124,17 @@ def test_an_hmk_attack_card_shows_the_roll_against_the_effective_chance_and_the_
     assert gm.problems == []
 
 
-def test_the_exchange_dialog_sends_both_stat_blocks_and_remembers_them_on_the_actors(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+def test_the_exchange_macro_opens_a_dialog_that_sends_both_stat_blocks_and_remembers_them(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
 ) -> None:
     gm = Page(chromium, bundled_site, 13, bundled_server)
     pages.append(gm)
     gm.wait_status("open")
-    gm.call(
-        "() => { window.sent = game.modules.get('arbiter').api.dialogs.open('combat-styles', 'exchange'); }"
-    )
+    gm.run_macro(macros[("combat-styles", "exchange")])
     dialog = gm.page.locator("dialog.application")
     dialog.locator('textarea[name="attacker"]').fill(json.dumps(VESSA))
     dialog.locator('textarea[name="defender"]').fill(json.dumps(GUARD))
@@ -134,15 +143,15 @@ def test_the_exchange_dialog_sends_both_stat_blocks_and_remembers_them_on_the_ac
     dialog.locator('select[name="parry_weapon"]').select_option("heater")
     dialog.locator('input[name="odds"]').check()
     dialog.locator('button[data-action="send"]').click()
-    answer = gm.call("async () => window.sent")
-    [row] = log_rows(bundled_server)
+    gm.call("async () => window.macro")
+    [row] = wait_until(lambda: log_rows(bundled_server))
     request = json.loads(row["request"])
     assert request["body"]["attacker"] == "vessa"
     assert request["body"]["combatants"] == [VESSA, GUARD]
     assert request["body"]["parry_weapon"] == "heater"
     assert request["encounter"].startswith("free-")
     result = json.loads(row["outcome"])["result"]
-    card = gm.card(answer["message"])
+    card = gm.card(message_of(gm, row["request_id"]))
     assert card.locator('[data-side="attack"] [data-field="roll"]').inner_text() == str(
         result["attack"]["roll"]
     )
@@ -266,15 +275,17 @@ def test_every_example_outcome_renders_a_card_with_its_dice_roll_id_and_rules_ve
 
 @pytest.mark.parametrize("ruleset", ["combat-styles", "hmk"])
 def test_the_draw_macro_dialog_draws_from_a_table_and_the_card_shows_the_logged_row(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page], ruleset: str
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+    ruleset: str,
 ) -> None:
     gm = Page(chromium, bundled_site, 14, bundled_server)
     pages.append(gm)
     gm.wait_status("open")
-    # What the compendium's "draw from a table" macro runs.
-    gm.call(
-        f"() => {{ window.sent = game.modules.get('arbiter').api.tables.choose('{ruleset}'); }}"
-    )
+    gm.run_macro(macros[(ruleset, "tables")])
     dialog = gm.page.locator("dialog.application")
     tables = dialog.locator('select[name="table"] option').evaluate_all(
         "els => els.map(e => e.value)"
@@ -282,11 +293,11 @@ def test_the_draw_macro_dialog_draws_from_a_table_and_the_card_shows_the_logged_
     assert len(tables) >= 1
     dialog.locator('select[name="table"]').select_option(tables[-1])
     dialog.locator('button[data-action="send"]').click()
-    answer = gm.call("async () => window.sent")
-    [row] = log_rows(bundled_server)
+    gm.call("async () => window.macro")
+    [row] = wait_until(lambda: log_rows(bundled_server))
     result = json.loads(row["outcome"])["result"]
     assert json.loads(row["request"])["body"] == {"table": tables[-1]}
-    card = gm.card(answer["message"])
+    card = gm.card(message_of(gm, row["request_id"]))
     assert card.locator('[data-field="roll"]').inner_text() == str(result["roll"])
     assert card.locator('[data-field="text"]').inner_text() == result["text"]
     assert gm.problems == []

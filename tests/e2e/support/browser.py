@@ -67,6 +67,12 @@ class Page:
     def call(self, script: str, arg: Any = None) -> Any:
         return self.page.evaluate(script, arg)
 
+    def run_macro(self, command: str) -> None:
+        """Start a script macro's command as Foundry does (an async function), not waiting."""
+        self.page.evaluate(
+            "(command) => { window.macro = new (async () => {}).constructor(command)(); }", command
+        )
+
     def status(self) -> str:
         return self.page.get_attribute("#arbiter-status", "class") or ""
 
