@@ -186,6 +186,10 @@ def test_a_karmic_hand_is_whispered_to_its_owner_and_the_register_dialog_plays_f
         api_request(
             gm, "karmic", entry["type"], entry["body"], encounter="duel", owners=owners, **dice
         )
+    # The deck's shuffle is on the duel's card, not thrown as 3D dice.
+    start = json.loads(log_rows(bundled_server)[0]["outcome"])
+    assert start["dice"] and all(d["expr"] == "shuffle" for d in start["dice"])
+    assert gm.call("() => harness.record.dice3d") == []
     hands = json.loads(log_rows(bundled_server)[-1]["outcome"])["private"]
     devon = [c["card"] for c in hands["devon"]["hand"]]
     aria.page.locator('[data-private="devon"]').wait_for(timeout=10000)
@@ -217,6 +221,24 @@ def test_a_karmic_hand_is_whispered_to_its_owner_and_the_register_dialog_plays_f
             {"maneuver": "attack", "card": devon[0], "target": "soldier", "weapon": "main"}
         ],
     }
+    # The soldier parries (the rule text's play); the register is revealed: Devon's attack card
+    # is a "hit" card, so Devon's player, and only he, may draw one more card.
+    api_request(gm, "karmic", "declare", example[4]["body"], encounter="duel", owners=owners)
+    reveal = api_request(gm, "karmic", "reveal", {"register": 1}, encounter="duel", owners=owners)
+    message = reveal["message"]
+    for page in (aria, bram):
+        page.card(message).locator("[data-arbiter-choice]").wait_for(timeout=10000)
+    assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
+    aria.card(message).locator('[data-arbiter-choice="hit"]').click()
+    aria.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
+    last = log_rows(bundled_server)[-1]
+    assert last["type"] == "hit_draw"
+    assert json.loads(last["request"])["body"] == {
+        "combatant": "devon",
+        "register": 1,
+        "card": devon[0],
+    }
+    assert aria.card(message).locator("[data-arbiter-choice]").count() == 0
     screenshot(aria, "v14-karmic-hand")
     for page in (gm, aria, bram):
         assert page.problems == []

@@ -16,7 +16,10 @@ const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.loca
 const isConnector = () => game.users.activeGM?.isSelf ?? false;
 const DEFAULT_ENCOUNTER = "table"; // the world's encounter when a request names none
 const waiting = new Map(); // relayed request id → {resolve, reject} on a player's client
-const hands = {}; // karmic: participant id → the hand this user last saw in a private whisper
+// Private parts this client has seen: participant id → data (a karmic hand and sealed cards).
+// The GM's client sees every outcome's; a player's, the whispers meant for him.
+const privateSeen = {};
+const hands = () => Object.fromEntries(Object.entries(privateSeen).map(([p, d]) => [p, d.hand ?? []]));
 
 /** The compiled rule data (data/rules.json), loaded at ready. */
 let rules = { rulesets: {} };
@@ -84,6 +87,7 @@ async function decide(request, owners) {
   const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body: request.body, encounter: request.encounter ?? null };
   try {
     const answer = await connection.request(envelope, request.dice ?? null);
+    Object.assign(privateSeen, answer.outcome.private ?? {});
     const message = request.resolves ? null : await postOutcome(answer, request, owners);
     await whisperPrivate(answer.outcome, request, owners);
     if (request.resolves) await resolveCard({ module: MODULE, cards: CARDS, message: game.messages.get(request.resolves), resolution: answer.outcome });
@@ -137,6 +141,14 @@ function choiceValue(choice, option) {
   return value;
 }
 
+/** The id of the hit card a combatant sealed in a register (from the private data seen). */
+function hitCardId({ combatant, register }) {
+  const sealed = privateSeen[combatant]?.sealed ?? [];
+  const play = sealed.find((s) => s.register === register && s.card?.hit);
+  if (!play) throw new Error(i18n("ARBITER.Error.NoChoice"));
+  return play.card.card;
+}
+
 /** Answer the pending choice on a card with one of its options (or several, as an array). */
 async function choose(messageId, option, from = game.user.id) {
   const message = game.messages.get(messageId);
@@ -153,7 +165,7 @@ async function choose(messageId, option, from = game.user.id) {
   const outcome = flags.outcome;
   return decide({
     id: `${outcome.id}-choice`, ruleset: outcome.ruleset, type: choice.type,
-    body: { ...(choice.body ?? {}), [choice.field ?? "choice"]: choiceValue(choice, option) },
+    body: { ...(choice.body ?? {}), [choice.field ?? "choice"]: choice.hitCard ? hitCardId(choice.hitCard) : choiceValue(choice, option) },
     encounter: outcome.encounter, resolves: messageId,
   });
 }
@@ -188,7 +200,7 @@ function onSocket(data) {
 /** Card buttons: enabled only for the users who may answer; a click answers the choice. */
 function onRenderCard(message, element) {
   const flags = message.flags?.[MODULE];
-  if (flags?.private?.data?.hand) hands[flags.private.participant] = flags.private.data.hand;
+  if (flags?.private?.data) privateSeen[flags.private.participant] = flags.private.data;
   if (!flags?.outcome) return;
   const choice = flags.resolution ? null : pendingChoice(flags.outcome, flags.owners, rules.rulesets);
   const allowed = Boolean(choice) && (choice.users.includes(game.user.id) || game.user.isGM);
@@ -256,7 +268,7 @@ const api = {
   dialogs: {
     open(ruleset, type) {
       const data = rules.rulesets[ruleset]?.data ?? {};
-      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands });
+      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands() });
     },
   },
   tables: {
@@ -267,7 +279,7 @@ const api = {
       const title = i18n("ARBITER.Dialog.ChooseTable", { title: titleOf(ruleset) });
       const tables = rules.rulesets[ruleset]?.tables ?? [];
       if (!tables.length) return ui.notifications.warn(i18n("ARBITER.Error.NoTables", { title: titleOf(ruleset) }));
-      return openDialog({ module: MODULE, ruleset, type: "draw", title, i18n, send: request, rules: {}, hands, tables });
+      return openDialog({ module: MODULE, ruleset, type: "draw", title, i18n, send: request, rules: {}, hands: hands(), tables });
     },
   },
 };

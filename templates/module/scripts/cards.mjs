@@ -25,6 +25,14 @@ export function rollFromDie(die) {
 /** Cards shared by every ruleset, by outcome kind. */
 const SHARED_CARDS = { draw: "table-draw" };
 
+/**
+ * Whether a recorded die is a die roll worth showing as 3D dice. A deck shuffle draws many
+ * numbers too (karmic's `shuffle`): the card lists them, Dice So Nice does not throw them.
+ */
+export function isDieRoll(die) {
+  return /^\d*d\d+/i.test(die.expr ?? "");
+}
+
 /** The card template for an outcome: `<ruleset>-<kind>`, else a shared one, else the generic one. */
 export function cardName(cards, outcome) {
   const kind = outcome.result?.kind;
@@ -75,6 +83,20 @@ function rulesetPending(outcome, rules) {
       count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
     };
   }
+  if (outcome.ruleset === "karmic" && result?.kind === "reveal") {
+    // A revealed "hit" card: its player may draw one more card (`hit_draw` names the card by
+    // the id only its owner's private data holds; the deciding client fills it in).
+    const [combatant] = Object.entries(result.declarations ?? {}).find(([, plays]) => plays.some((p) => p.card?.hit)) ?? [];
+    if (!combatant) return null;
+    return {
+      by: combatant,
+      type: "hit_draw",
+      body: { combatant, register: result.register },
+      field: "card",
+      hitCard: { combatant, register: result.register },
+      options: [{ id: "hit", label: game.i18n.format("ARBITER.Card.HitDraw", { combatant }) }],
+    };
+  }
   return null;
 }
 
@@ -118,6 +140,7 @@ export function cardContext(outcome, { title, seq, owners, resolution, rules }) 
     choice,
     resolution,
     fields: fields(outcome.result),
+    resolutionFields: resolution && !resolution.result?.summary ? fields(resolution.result) : [],
     roll: { id: outcome.id, version: outcome.rules_version, hash: outcome.rules_hash },
   };
 }
@@ -131,7 +154,7 @@ export async function outcomeMessage({ module, cards, outcome, title, seq, owner
     speaker,
     mode,
     requester,
-    rolls: (outcome.dice ?? []).map(rollFromDie),
+    rolls: (outcome.dice ?? []).filter(isDieRoll).map(rollFromDie),
     flags: { [module]: { outcome, seq, owners: owners ?? {}, title } },
   });
 }
