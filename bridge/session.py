@@ -36,8 +36,6 @@ from bridge.protocol import (
     Pong,
     ProtocolError,
     RequestMessage,
-    StateMessage,
-    StateQuery,
     Subscribe,
     Welcome,
     decode,
@@ -230,8 +228,6 @@ class ClientSession:
         if isinstance(message, Subscribe):
             self.events = frozenset(message.events)
             return encode(Pong(id=message.id))
-        if isinstance(message, StateQuery):
-            return self._state(message)
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
     def _request(self, message: RequestMessage) -> str:
@@ -247,7 +243,7 @@ class ClientSession:
         row = decided.row
         if not decided.replayed:
             server.after_commit(lambda: server.publish(row.seq, decided.outcome, exclude=self))
-        shown = visible(decided.outcome, self.gm, self.participants)
+        shown = visible(decided.outcome, self.participants)
         if shown is decided.outcome:
             # The logged text is the outcome exactly: send it without serializing again.
             replayed = "true" if decided.replayed else "false"
@@ -257,31 +253,9 @@ class ClientSession:
             )
         return encode(OutcomeMessage(seq=row.seq, replayed=decided.replayed, outcome=shown))
 
-    def _state(self, query: StateQuery) -> str:
-        if not self.gm:
-            raise ProtocolError(
-                "unauthorized",
-                "only GM clients may read encounter state; players ask their ruleset for a view",
-                query.id,
-            )
-        encounter = self.server.store.encounter(query.encounter)
-        if encounter is None:
-            raise ProtocolError(
-                "unknown_encounter", f"no encounter {query.encounter!r} in this world", query.id
-            )
-        return encode(
-            StateMessage(
-                id=query.id,
-                encounter=encounter.id,
-                ruleset=encounter.ruleset,
-                state=encounter.state,
-                seq=encounter.seq,
-            )
-        )
-
     def outcome_event(self, seq: int, outcome: dict[str, object]) -> str | None:
         """The event text announcing another client's outcome, or None when not subscribed."""
         if "outcome" not in self.events:
             return None
-        shown = visible(outcome, self.gm, self.participants)  # type: ignore[arg-type]
+        shown = visible(outcome, self.participants)  # type: ignore[arg-type]
         return encode(OutcomeEvent(seq=seq, outcome=shown))

@@ -157,7 +157,7 @@ BAD_MESSAGES = [
     (request("u7", "check") | {"dice": [5]}, "scripted_dice_refused", "--allow-scripted-dice"),
     (request("u8", "greedy", {"dice": 5000}), "dice_error", "over the budget"),
     (hello_message("x"), "already_authenticated", "already said hello"),
-    ({"v": 1, "type": "state", "id": "s1", "encounter": "none"}, "unknown_encounter", "'none'"),
+    ({"v": 1, "type": "state", "id": "s1", "encounter": "e"}, "invalid_message", "'state'"),
     ("x" * 70_000, "too_large", "over the limit of 65536"),
 ]
 
