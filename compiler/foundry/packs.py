@@ -77,10 +77,11 @@ def write_pack(directory: Path, documents: Iterable[tuple[str, dict[str, Any]]])
 
 
 def read_pack(directory: Path) -> dict[str, dict[str, Any]]:
-    """Read a pack written by :func:`write_pack`: Foundry key → document.
+    """Read a pack: Foundry key → document, as LevelDB (and so Foundry) sees it.
 
-    Raises :class:`PackError` naming the file for a damaged pack, or for one Foundry has
-    compacted into table files (this reader reads only what :func:`write_pack` writes).
+    Reads what :func:`write_pack` writes and also packs LevelDB has since compacted into table
+    files (after Foundry or the official CLI opened them). Raises :class:`PackError` naming the
+    file for a missing or damaged pack.
     """
     try:
         entries = read_database(directory)
@@ -129,24 +130,45 @@ def _check_references(docs: dict[str, dict[str, Any]], parsed: dict[str, tuple[s
         parent = docs.get(parent_key)
         if parent is None:
             raise PackError(f"{key}: embedded document without its parent {parent_key}")
-        listed = parent.get(field)
-        if not isinstance(listed, list) or own_id not in listed:
+        listed = _embedded_ids(
+            parent.get(field), single=field not in _list_fields(parent_collection)
+        )
+        if listed is None or own_id not in listed:
             raise PackError(f"{parent_key}: field '{field}' does not list the embedded {key}")
         embedded_fields.setdefault(parent_collection, set()).add(field)
     for key, (collection, ids) in parsed.items():
         document = docs[key]
         for field in embedded_fields.get(collection, ()):
-            listed = document.get(field, [])
-            if not isinstance(listed, list):
-                raise PackError(f"{key}: field '{field}' must be a list of embedded ids")
+            listed = _embedded_ids(
+                document.get(field, []), single=field not in _list_fields(collection)
+            )
+            if listed is None or not all(isinstance(child, str) for child in listed):
+                raise PackError(
+                    f"{key}: field '{field}' must be a list of embedded ids (each embedded "
+                    "document is stored under its own key)"
+                )
             if len(set(listed)) != len(listed):
                 raise PackError(f"{key}: field '{field}' lists an id twice")
             prefix = f"!{collection}.{field}!{ids}."
             for child in listed:
-                if not isinstance(child, str) or prefix + child not in docs:
+                if prefix + child not in docs:
                     raise PackError(
                         f"{key}: field '{field}' lists {child!r} but the pack has no {prefix}{child}"
                     )
         folder = document.get("folder")
         if folder is not None and "." not in collection and f"!folders!{folder}" not in docs:
             raise PackError(f"{key}: field 'folder' names {folder!r}, which is not a folder here")
+
+
+def _list_fields(collection: str) -> tuple[str, ...]:
+    return EMBEDDED_COLLECTIONS.get(collection, ())
+
+
+def _embedded_ids(value: object, single: bool) -> list[object] | None:
+    """The ids an embedded field holds: a list of ids, or (if ``single``) one id for a single
+    embedded document such as a token's ``delta``; None for anything else."""
+    if isinstance(value, list):
+        return value
+    if single and isinstance(value, str):
+        return [value]
+    return None

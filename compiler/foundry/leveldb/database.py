@@ -1,4 +1,4 @@
-"""Whole LevelDB databases: write one from key/value pairs, read back what was written.
+"""Whole LevelDB databases: write one from key/value pairs; read one back.
 
 The writer produces what LevelDB itself leaves behind after creating a database, writing one
 batch and closing: ``CURRENT`` naming ``MANIFEST-000002``, a manifest with one VersionEdit
@@ -18,6 +18,7 @@ from .errors import LevelDBError
 from .lock import LOCK_NAME, hold_lock
 from .log import LogWriter, read_records
 from .manifest import BYTEWISE_COMPARATOR, VersionEdit, decode_version_edit
+from .table import read_table
 
 MANIFEST_NUMBER = 2
 LOG_NUMBER = 3
@@ -60,7 +61,7 @@ def write_database(directory: Path, entries: Mapping[bytes, bytes]) -> None:
     manifest_name = f"MANIFEST-{MANIFEST_NUMBER:06d}"
     with hold_lock(directory):
         for old in directory.iterdir():
-            if old.name != LOCK_NAME:
+            if old.name != LOCK_NAME and _LEVELDB_FILE.fullmatch(old.name):
                 old.unlink()
         (directory / f"{LOG_NUMBER:06d}.log").write_bytes(log.getvalue())
         (directory / manifest_name).write_bytes(manifest.getvalue())
@@ -69,12 +70,12 @@ def write_database(directory: Path, entries: Mapping[bytes, bytes]) -> None:
 
 
 def read_database(directory: Path) -> dict[bytes, bytes]:
-    """Read a log-only LevelDB database (as :func:`write_database` makes) into a dict.
+    """Read a LevelDB database into a dict: what LevelDB itself would see.
 
-    Follows ``CURRENT`` to the manifest, replays every live log in file-number order, and
-    applies puts and deletes by sequence. Raises :class:`LevelDBError` naming the file for
-    anything malformed, a non-bytewise comparator, or table files (a database LevelDB has
-    compacted: this small reader does not decode tables).
+    Follows ``CURRENT`` to the manifest, reads the live table files it lists (those LevelDB
+    wrote when it compacted), replays every live log, and keeps each key's entry with the
+    highest sequence number (dropping deletions). Raises :class:`LevelDBError` naming the file
+    for anything missing or malformed, or a comparator other than the bytewise one.
     """
     current = directory / CURRENT_NAME
     try:
@@ -100,29 +101,35 @@ def read_database(directory: Path) -> dict[bytes, bytes]:
             prev_log_number = edit.prev_log_number
         tables.difference_update(edit.deleted_files)
         tables.update((f.level, f.number) for f in edit.new_files)
-    if tables:
-        numbers = ", ".join(f"{n:06d}.ldb" for _, n in sorted(tables))
-        raise LevelDBError(
-            f"{directory}: data lives in table files ({numbers}): LevelDB has compacted this "
-            "database; this reader reads only log-only databases as write_pack makes them"
-        )
+    latest: dict[bytes, tuple[int, bytes | None]] = {}
+
+    def see(key: bytes, sequence: int, value: bytes | None) -> None:
+        if key not in latest or latest[key][0] < sequence:
+            latest[key] = (sequence, value)
+
+    for _, number in sorted(tables):
+        path = _table_path(directory, number)
+        for key, sequence, value in read_table(path):
+            see(key, sequence, value)
     logs = sorted(
         (int(m.group(1)), p)
         for p in directory.iterdir()
         if (m := _LOG_FILE.fullmatch(p.name))
         and (int(m.group(1)) >= log_number or int(m.group(1)) == prev_log_number)
     )
-    entries: dict[bytes, bytes] = {}
-    last_sequence = 0
     for _, path in logs:
         for record in read_records(path.read_bytes(), str(path)):
             batch = decode_batch(record, str(path))
-            if batch.sequence <= last_sequence:
-                raise LevelDBError(f"{path}: batch sequence {batch.sequence} goes backwards")
-            last_sequence = batch.sequence + len(batch.operations) - 1
-            for key, value in batch.operations:
-                if value is None:
-                    entries.pop(key, None)
-                else:
-                    entries[key] = value
-    return entries
+            for offset, (key, value) in enumerate(batch.operations):
+                see(key, batch.sequence + offset, value)
+    return {key: value for key, (_, value) in sorted(latest.items()) if value is not None}
+
+
+def _table_path(directory: Path, number: int) -> Path:
+    for suffix in (".ldb", ".sst"):
+        path = directory / f"{number:06d}{suffix}"
+        if path.exists():
+            return path
+    raise LevelDBError(
+        f"{directory}: table file {number:06d}.ldb listed in the manifest is missing"
+    )

@@ -10,7 +10,7 @@ and largest internal keys for a new table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .coding import Cursor, length_prefixed, varint
 from .errors import LevelDBError
@@ -25,6 +25,10 @@ TAG_COMPACT_POINTER = 5
 TAG_DELETED_FILE = 6
 TAG_NEW_FILE = 7
 TAG_PREV_LOG_NUMBER = 9
+
+_NUMBER_TAGS = frozenset(
+    {TAG_LOG_NUMBER, TAG_PREV_LOG_NUMBER, TAG_NEXT_FILE_NUMBER, TAG_LAST_SEQUENCE}
+)
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class VersionEdit:
     next_file_number: int | None = None
     last_sequence: int | None = None
     deleted_files: tuple[tuple[int, int], ...] = ()
-    new_files: tuple[TableFile, ...] = field(default=())
+    new_files: tuple[TableFile, ...] = ()
 
     def encode(self) -> bytes:
         """Encode in LevelDB's field order. Table files are only read, never written here."""
@@ -69,24 +73,19 @@ class VersionEdit:
 def decode_version_edit(data: bytes, name: str) -> VersionEdit:
     """Decode one VersionEdit record; raise :class:`LevelDBError` on an unknown tag or overrun."""
     cursor = Cursor(data, f"{name}: version edit")
-    values: dict[str, object] = {}
+    comparator: str | None = None
+    numbers: dict[int, int] = {}
     deleted: list[tuple[int, int]] = []
     new: list[TableFile] = []
     while not cursor.done:
         tag = cursor.varint()
         if tag == TAG_COMPARATOR:
             try:
-                values["comparator"] = cursor.length_prefixed().decode()
+                comparator = cursor.length_prefixed().decode()
             except UnicodeDecodeError as exc:
                 raise LevelDBError(f"{name}: comparator name is not UTF-8") from exc
-        elif tag == TAG_LOG_NUMBER:
-            values["log_number"] = cursor.varint()
-        elif tag == TAG_PREV_LOG_NUMBER:
-            values["prev_log_number"] = cursor.varint()
-        elif tag == TAG_NEXT_FILE_NUMBER:
-            values["next_file_number"] = cursor.varint()
-        elif tag == TAG_LAST_SEQUENCE:
-            values["last_sequence"] = cursor.varint()
+        elif tag in _NUMBER_TAGS:
+            numbers[tag] = cursor.varint()
         elif tag == TAG_COMPACT_POINTER:
             cursor.varint()
             cursor.length_prefixed()
@@ -100,7 +99,11 @@ def decode_version_edit(data: bytes, name: str) -> VersionEdit:
         else:
             raise LevelDBError(f"{name}: version edit: unknown tag {tag}")
     return VersionEdit(
-        **values,  # type: ignore[arg-type]
+        comparator=comparator,
+        log_number=numbers.get(TAG_LOG_NUMBER),
+        prev_log_number=numbers.get(TAG_PREV_LOG_NUMBER),
+        next_file_number=numbers.get(TAG_NEXT_FILE_NUMBER),
+        last_sequence=numbers.get(TAG_LAST_SEQUENCE),
         deleted_files=tuple(deleted),
         new_files=tuple(new),
     )

@@ -50,6 +50,17 @@ class FoundryCli:
             docs[doc["_key"]] = doc
         return docs
 
+    def pack(self, documents: Iterable[tuple[str, dict[str, Any]]], pack: Path) -> None:
+        """Pack flat documents with ``fvtt package pack`` from JSON sources (the CLI's format:
+        one file per primary document, embedded documents inline, each with its ``_key``).
+        Absent embedded collections are packed as ``[]`` (see :data:`CLI_EMBEDDED`)."""
+        source = pack.parent / f"{pack.name}-source"
+        source.mkdir(parents=True)
+        for key, doc in nested(documents).items():
+            name = key.replace("!", "_") + ".json"
+            (source / name).write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        self.run("package", "pack", "-n", pack.name, "--in", str(source), "--out", str(pack.parent))
+
     def expected(
         self, documents: Iterable[tuple[str, dict[str, Any]]]
     ) -> dict[str, dict[str, Any]]:
@@ -58,12 +69,15 @@ class FoundryCli:
 
 
 CLI_EMBEDDED = {
-    "tables": ("results",),
+    "actors": ("items", "effects"),
+    "cards": ("cards",),
+    "items": ("effects",),
     "journal": ("pages", "categories"),
-    "macros": (),
-    "folders": (),
+    "playlists": ("sounds",),
+    "tables": ("results",),
 }
-"""Embedded collections the CLI inlines on unpack (an absent one comes out as ``[]``)."""
+"""Embedded collections the CLI (3.0.x) inlines on unpack; an absent one comes out as ``[]``.
+Other primary collections (macros, folders…) have none. Scenes are not covered here."""
 
 
 def nested(documents: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
@@ -76,7 +90,7 @@ def nested(documents: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, dict[st
         if "." in collection:
             continue
         unpacked = {**doc, "_key": key}
-        for field in CLI_EMBEDDED[collection]:
+        for field in CLI_EMBEDDED.get(collection, ()):
             prefix = f"!{collection}.{field}!{parent_id}."
             unpacked[field] = [{**flat[prefix + i], "_key": prefix + i} for i in doc.get(field, [])]
         out[key] = unpacked

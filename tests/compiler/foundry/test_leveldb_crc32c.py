@@ -34,7 +34,7 @@ def test_the_empty_string_has_crc_zero() -> None:
     assert crc32c(b"") == 0
 
 
-def test_leveldb_masking_matches_its_published_example_and_inverts() -> None:
+def test_leveldb_masking_rotates_adds_a_constant_and_inverts() -> None:
     # LevelDB's crc32c_test: Mask(crc) != crc, Mask(Mask(crc)) != crc, Unmask(Mask(crc)) == crc.
     crc = crc32c(b"foo")
     assert mask(crc) != crc

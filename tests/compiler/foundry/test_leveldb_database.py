@@ -62,13 +62,15 @@ def test_reading_a_folder_without_current_says_it_is_not_a_database(tmp_path: Pa
         read_database(tmp_path)
 
 
-def test_reading_a_compacted_database_names_its_table_files(tmp_path: Path) -> None:
+def test_a_table_file_the_manifest_lists_but_which_is_gone_is_named(tmp_path: Path) -> None:
     db = tmp_path / "db"
     write_database(db, ENTRIES)
     manifest = LogWriter()
     manifest.add_record(bytes([TAG_NEW_FILE, 0, 5, 10, 1, 97, 1, 98]))
     (db / "MANIFEST-000002").write_bytes(manifest.getvalue())
-    with pytest.raises(LevelDBError, match=r"table files \(000005\.ldb\)"):
+    with pytest.raises(
+        LevelDBError, match=r"table file 000005\.ldb listed in the manifest is missing"
+    ):
         read_database(db)
 
 
@@ -79,4 +81,15 @@ def test_a_corrupt_log_is_reported_not_misread(tmp_path: Path) -> None:
     log[-1] ^= 0xFF
     (db / "000003.log").write_bytes(bytes(log))
     with pytest.raises(LevelDBError, match=r"000003\.log: at byte 0: checksum mismatch"):
+        read_database(db)
+
+
+def test_a_table_file_that_is_not_a_table_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    write_database(db, ENTRIES)
+    manifest = LogWriter()
+    manifest.add_record(bytes([TAG_NEW_FILE, 0, 5, 48, 1, 97, 1, 98]))
+    (db / "MANIFEST-000002").write_bytes(manifest.getvalue())
+    (db / "000005.ldb").write_bytes(bytes(48))
+    with pytest.raises(LevelDBError, match=r"000005\.ldb: bad table magic number"):
         read_database(db)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.foundry.leveldb import read_database
 from compiler.foundry.packs import PackError, PackLockedError, read_pack, write_pack
@@ -136,3 +138,48 @@ def test_a_pack_locked_by_another_process_is_refused_naming_it(tmp_path: Path) -
 def test_reading_something_that_is_not_a_pack_is_a_pack_error(tmp_path: Path) -> None:
     with pytest.raises(PackError, match="is not a LevelDB database"):
         read_pack(tmp_path)
+
+
+def test_a_single_embedded_document_is_named_by_id_not_listed(tmp_path: Path) -> None:
+    s, t, d = "Scene00000000001", "Token00000000001", "Delta00000000001"
+    docs = [
+        (f"!scenes!{s}", {"_id": s, "tokens": [t]}),
+        (f"!scenes.tokens!{s}.{t}", {"_id": t, "delta": d}),
+        (f"!scenes.tokens.delta!{s}.{t}.{d}", {"_id": d, "name": "changed"}),
+    ]
+    write_pack(tmp_path / "p", docs)
+    assert read_pack(tmp_path / "p") == dict(docs)
+
+
+def test_a_known_list_of_embedded_documents_given_as_one_id_is_refused(tmp_path: Path) -> None:
+    docs = table_docs()
+    docs[1][1]["results"] = R1
+    with pytest.raises(PackError, match="field 'results' does not list"):
+        write_pack(tmp_path / "p", docs)
+
+
+def test_embedded_documents_inlined_in_their_parent_are_refused(tmp_path: Path) -> None:
+    nested = {"_id": T, "name": "Fumbles", "results": [{"_id": R1, "text": "Slip"}]}
+    with pytest.raises(PackError, match="field 'results' must be a list of embedded ids"):
+        write_pack(tmp_path / "p", [(f"!tables!{T}", nested)])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=8), json_values, max_size=5), max_size=6))
+def test_any_json_documents_read_back_equal(tmp_path_factory, bodies: list[dict[str, Any]]) -> None:
+    directory = tmp_path_factory.mktemp("pack") / "p"
+    docs = [
+        (f"!macros!{i:016d}", {**body, "_id": f"{i:016d}", "folder": None})
+        for i, body in enumerate(bodies)
+    ]
+    write_pack(directory, docs)
+    assert read_pack(directory) == dict(docs)

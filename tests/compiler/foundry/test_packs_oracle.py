@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from compiler.foundry.packs import PackLockedError, write_pack
+from compiler.foundry.packs import PackLockedError, read_pack, write_pack
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -237,3 +237,49 @@ def test_a_pack_held_open_by_leveldb_itself_is_refused(fvtt, tmp_path: Path) -> 
 def test_the_cli_unpacks_an_empty_pack_as_no_documents(fvtt, tmp_path: Path) -> None:
     write_pack(tmp_path / "empty", [])
     assert fvtt.unpack(tmp_path / "empty", tmp_path) == {}
+
+
+def test_a_pack_leveldb_has_compacted_is_rewritten_whole(fvtt, tmp_path: Path) -> None:
+    """Foundry compacts a pack's log into table files when it opens it; a rebuild replaces all."""
+    pack = tmp_path / "tables"
+    old = roll_table(ident("Told", 1), "Old", [(1, 2, "old row")], None)
+    write_pack(pack, old)
+    fvtt.run(
+        "package", "unpack", "-n", "tables", "--in", str(tmp_path), "--out", str(tmp_path / "o")
+    )
+    assert any(p.suffix == ".ldb" for p in pack.iterdir()), "LevelDB compacted the pack in place"
+    new = roll_table(ident("Tnew", 1), "New", [(1, 1, "new row"), (2, 2, "другой")], None)
+    write_pack(pack, new)
+    assert sorted(p.name for p in pack.iterdir()) == [
+        "000003.log",
+        "CURRENT",
+        "LOCK",
+        "MANIFEST-000002",
+    ]
+    assert fvtt.unpack(pack, tmp_path) == fvtt.expected(new)
+
+
+def test_our_reader_reads_packs_the_cli_wrote_and_compacted(fvtt, tmp_path: Path) -> None:
+    """The other direction: LevelDB's own table files (Snappy blocks) read back by read_pack."""
+    fid = ident("Fold", 7)
+    docs = [
+        folder(fid, "Folder", "RollTable"),
+        *roll_table(
+            ident("Tcli", 1), "Big", [(r, r, "ü" * 40 + "abc" * r) for r in range(1, 300)], fid
+        ),
+        macro(ident("Mcli", 1), "Macro ✓", "return 1;"),
+    ]
+    pack = tmp_path / "cli" / "tables"
+    fvtt.pack(docs, pack)
+    assert any(p.suffix == ".ldb" for p in pack.iterdir())
+    assert read_pack(pack) == dict(docs)
+
+
+def test_our_pack_still_reads_back_after_leveldb_compacts_it(fvtt, tmp_path: Path) -> None:
+    docs = roll_table(ident("Tcmp", 1), "Compacted", [(1, 50, "low"), (51, 100, "high")], None)
+    write_pack(tmp_path / "tables", docs)
+    fvtt.run(
+        "package", "unpack", "-n", "tables", "--in", str(tmp_path), "--out", str(tmp_path / "o")
+    )
+    assert any(p.suffix == ".ldb" for p in (tmp_path / "tables").iterdir())
+    assert read_pack(tmp_path / "tables") == dict(docs)

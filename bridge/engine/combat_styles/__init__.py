@@ -1,0 +1,23 @@
+"""The combat-styles engine: d100 checks, exchanges with special effects, rounds, exact odds.
+
+Pure: no I/O, no clock, no randomness but the injected :class:`~bridge.engine.dice.Dice`.
+Request types and their bodies are listed in :data:`REQUESTS`; see
+``docs/requests-combat-styles.md``.
+
+Modules, one job each:
+
+* ``rules`` / ``view`` — the rule data as the engine reads it (built once per model);
+* ``checks``, ``differential``, ``odds`` — d100 checks, special effects won, exact odds;
+* ``requests``, ``combatants`` — request bodies, stat blocks and state records;
+* ``situations`` — grades, caps, range bands, conditions that grade rolls, fatigue;
+* ``exchange`` → ``eligibility`` → ``finishing`` (``blows``, ``wounds``, ``damage``) — the
+  exchange from attack roll to wound and knockback;
+* ``special_effects``, ``effect_rolls``, ``manoeuvres`` — each special effect's consequence;
+* ``rounds``, ``guards``, ``holds`` — the round state machine, Ward Location, Struggle and
+  pulling impaled weapons free;
+* ``engine`` — the ``ENGINE`` object and the request dispatcher.
+"""
+
+from bridge.engine.combat_styles.engine import ENGINE, REQUESTS, CombatStylesEngine
+
+__all__ = ["ENGINE", "REQUESTS", "CombatStylesEngine"]

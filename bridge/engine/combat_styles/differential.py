@@ -1,0 +1,49 @@
+"""Differential rolls: how many special effects a pair of success levels awards, and to whom."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bridge.engine.combat_styles.checks import Level
+
+
+@dataclass(frozen=True, slots=True)
+class DifferentialTable:
+    """Signed effects by (protagonist level, antagonist level): +n to the protagonist,
+    −n to the antagonist. Read from the rule data; every one of the 16 pairs is present."""
+
+    cells: Mapping[tuple[Level, Level], int]
+
+    def effects(self, protagonist: Level, antagonist: Level) -> int:
+        return self.cells[(protagonist, antagonist)]
+
+
+@dataclass(frozen=True, slots=True)
+class Differential:
+    """The outcome of a differential roll: who won effects (``attacker``/``defender``/None),
+    how many, and the bonus part of them (surprise)."""
+
+    winner: str | None
+    count: int
+    bonus: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return {"winner": self.winner, "effects": self.count, "bonus_effects": self.bonus}
+
+
+def differential(
+    table: DifferentialTable,
+    attacker: Level,
+    defender: Level,
+    surprise_bonus: int = 0,
+) -> Differential:
+    """Effects won in an exchange. ``surprise_bonus`` effects go to a successful attacker
+    striking a surprised target (counted on top of the table)."""
+    n = table.effects(attacker, defender)
+    bonus = surprise_bonus if attacker.succeeded and n >= 0 else 0
+    if n > 0 or bonus:
+        return Differential("attacker", n + bonus, bonus)
+    if n < 0:
+        return Differential("defender", -n)
+    return Differential(None, 0)

@@ -1,0 +1,206 @@
+"""The engine object: request types, their body models, and the dispatcher."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from pydantic import BaseModel
+
+from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles.checks import (
+    Level,
+    contest_penalty,
+    opposed_winner,
+    roll_check,
+    target,
+)
+from bridge.engine.combat_styles.combatants import combatant, writable
+from bridge.engine.combat_styles.differential import differential
+from bridge.engine.combat_styles.exchange import start_exchange
+from bridge.engine.combat_styles.finishing import finish
+from bridge.engine.combat_styles.odds import exchange_odds
+from bridge.engine.combat_styles.requests import (
+    ActBody,
+    CheckBody,
+    ChooseEffectsBody,
+    CombatantBody,
+    EmptyBody,
+    ExchangeBody,
+    InitiativeBody,
+    OddsBody,
+    OpposedBody,
+    Side,
+    StartEncounterBody,
+)
+from bridge.engine.combat_styles.rules import view_of
+from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.contract import JSON, EngineError, Resolution
+from bridge.engine.dice import Dice
+from compiler.model.common import RulesetBase
+
+REQUESTS: Mapping[str, type[BaseModel]] = {
+    "check": CheckBody,
+    "opposed": OpposedBody,
+    "exchange": ExchangeBody,
+    "choose_effects": ChooseEffectsBody,
+    "odds": OddsBody,
+    "start_encounter": StartEncounterBody,
+    "initiative": InitiativeBody,
+    "act": ActBody,
+    "spend_ap": ActBody,
+    "delay": CombatantBody,
+    "interrupt": CombatantBody,
+    "next_turn": EmptyBody,
+    "next_cycle": EmptyBody,
+    "next_round": EmptyBody,
+    "state": EmptyBody,
+}
+
+
+def _grade(rules: RulesView, grades: list[str], steps: int):
+    try:
+        return rules.checks.shifted(rules.checks.most_severe(grades), steps)
+    except ValueError as err:
+        raise EngineError(str(err)) from None
+
+
+def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) -> Resolution:
+    grade = _grade(rules, body.grades, body.grade_steps)
+    tgt = target(rules.checks, body.skill, grade, body.augment)
+    if tgt.impossible:
+        raise EngineError(f"the check is {grade.name}: no attempt is possible")
+    luck = Level.named(body.luck) if body.luck else None
+    result = roll_check(rules.checks, dice, tgt, f"1d100 {body.label}".strip(), luck)
+    return Resolution({"kind": "check", "label": body.label, "grade": grade.id, **result.to_json()})
+
+
+def _side(rules: RulesView, side: Side, penalty: int, dice: Dice, label: str):
+    grade = _grade(rules, side.grades, side.grade_steps)
+    tgt = target(rules.checks, side.skill, grade, side.augment, penalty)
+    luck = Level.named(side.luck) if side.luck else None
+    return roll_check(rules.checks, dice, tgt, f"1d100 {label}", luck), grade
+
+
+def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice) -> Resolution:
+    penalty = contest_penalty([body.protagonist.skill, body.antagonist.skill])
+    a, ga = _side(rules, body.protagonist, penalty, dice, "protagonist")
+    b, gb = _side(rules, body.antagonist, penalty, dice, "antagonist")
+    winner = {1: "protagonist", -1: "antagonist", 0: None}[opposed_winner(a, b)]
+    result: JSON = {
+        "kind": "opposed",
+        "protagonist": {**a.to_json(), "grade": ga.id},
+        "antagonist": {**b.to_json(), "grade": gb.id},
+        "penalty_over_100": penalty,
+        "winner": winner,
+    }
+    if body.differential:
+        d = differential(rules.differential, a.level, b.level)
+        result["differential"] = {
+            "winner": {"attacker": "protagonist", "defender": "antagonist"}.get(d.winner or ""),
+            "effects": d.count,
+        }
+    return Resolution(result)
+
+
+def _choose(
+    rules: RulesView, body: ChooseEffectsBody, state: JSON | None, dice: Dice
+) -> Resolution:
+    if state is None or body.token not in state.get("pending", {}):
+        raise EngineError(f"no exchange {body.token!r} is waiting for a choice of effects")
+    pending = state["pending"][body.token]
+    ids = [pending["attacker"], pending["defender"]]
+    if pending.get("bystander"):
+        ids.append(pending["bystander"])
+    new = writable(state, *ids)
+    new["pending"] = dict(state["pending"])
+    return finish(rules, new, pending, list(body.effects), dice)
+
+
+def _needs_state(state: JSON | None) -> JSON:
+    if state is None:
+        raise EngineError("this request needs an encounter: send start_encounter first")
+    return state
+
+
+def _start(
+    rules: RulesView, body: StartEncounterBody, state: JSON | None, dice: Dice
+) -> Resolution:
+    new = rounds.start(rules, body)
+    return Resolution({"kind": "start_encounter", "combatants": list(new["combatants"])}, new)
+
+
+def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callable[..., Resolution]:
+    def handler(rules: RulesView, body: BaseModel, state: JSON | None, dice: Dice) -> Resolution:
+        st = _needs_state(state)
+        args = [getattr(body, a) for a in args_from_body]
+        new, result = fn(st, *args, rules=rules)
+        return Resolution(result, new)
+
+    return handler
+
+
+def _initiative(
+    rules: RulesView, body: InitiativeBody, state: JSON | None, dice: Dice
+) -> Resolution:
+    new, result = rounds.roll_initiative(rules, _needs_state(state), dice)
+    return Resolution(result, new)
+
+
+def _act(rules: RulesView, body: ActBody, state: JSON | None, dice: Dice) -> Resolution:
+    st = _needs_state(state)
+    combatant(st, body.combatant)
+    new, result = rounds.act(rules, st, body, dice)
+    return Resolution(result, new)
+
+
+def _state(rules: RulesView, body: EmptyBody, state: JSON | None, dice: Dice) -> Resolution:
+    st = _needs_state(state)
+    return Resolution(
+        {"kind": "state", **rounds.snapshot(st), "pending": sorted(st.get("pending", {}))}, st
+    )
+
+
+def _odds(rules: RulesView, body: OddsBody, state: JSON | None, dice: Dice) -> Resolution:
+    return Resolution(exchange_odds(rules, body))
+
+
+HANDLERS: Mapping[str, Callable[..., Resolution]] = {
+    "check": _check,
+    "opposed": _opposed,
+    "exchange": lambda r, b, s, d: start_exchange(r, b, s, d),
+    "choose_effects": _choose,
+    "odds": _odds,
+    "start_encounter": _start,
+    "initiative": _initiative,
+    "act": _act,
+    "spend_ap": _act,
+    "delay": _wrap(rounds.delay, "combatant"),
+    "interrupt": _wrap(rounds.interrupt, "combatant"),
+    "next_turn": _wrap(rounds.next_turn),
+    "next_cycle": _wrap(rounds.next_cycle),
+    "next_round": _wrap(rounds.next_round),
+    "state": _state,
+}
+
+
+class CombatStylesEngine:
+    """The combat-styles engine (see :mod:`bridge.engine.contract`)."""
+
+    ruleset_id = "combat-styles"
+    requests = REQUESTS
+
+    def resolve(
+        self, rules: RulesetBase, kind: str, body: BaseModel, state: JSON | None, dice: Dice
+    ) -> Resolution:
+        """Decide one request; raises EngineError for a move the rules forbid."""
+        handler = HANDLERS.get(kind)
+        if handler is None:
+            raise EngineError(f"unknown request type {kind!r}")
+        view = view_of(rules)
+        try:
+            return handler(view, body, state, dice)
+        except LookupError as err:
+            raise EngineError(str(err).strip("'\"")) from None
+
+
+ENGINE = CombatStylesEngine()

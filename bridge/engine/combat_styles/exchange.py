@@ -1,0 +1,351 @@
+"""The exchange, first half: attack roll, the defender's reaction, the differential, and the
+winner's eligible special effects.
+
+An exchange either finishes at once (no effects won, or the winner's choice came with the
+request) or is parked in the encounter state under a token until ``choose_effects`` arrives;
+:mod:`bridge.engine.combat_styles.finishing` does the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles.checks import (
+    CheckResult,
+    Level,
+    contest_penalty,
+    level_of,
+    roll_check,
+    target,
+)
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    has_condition,
+    record,
+    writable,
+)
+from bridge.engine.combat_styles.differential import differential
+from bridge.engine.combat_styles.eligibility import Party, eligible_effects
+from bridge.engine.combat_styles.finishing import finish
+from bridge.engine.combat_styles.odds import odds_of_targets
+from bridge.engine.combat_styles.requests import ExchangeBody
+from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
+from bridge.engine.combat_styles.view import Arm, RulesView
+from bridge.engine.contract import JSON, EngineError, Resolution
+from bridge.engine.dice import Dice
+
+
+def fresh_state(rules: RulesView, body: ExchangeBody) -> JSON:
+    """An encounter state built from the stat blocks of an exchange sent without one."""
+    if not body.combatants:
+        raise EngineError(
+            "no encounter state: start an encounter first or send the combatants' stat blocks"
+        )
+    try:
+        records = {b.id: record(rules, b) for b in body.combatants}
+    except LookupError as err:
+        raise EngineError(str(err)) from None
+    return {"combatants": records, "phase": "free", "pending": {}, "seq": 0}
+
+
+def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:
+    """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
+    if arm_id is None:
+        arm_id = next(
+            (w for w in c["weapons"] if w != rules.unarmed_id and _can_use(c, w)),
+            rules.unarmed_id,
+        )
+    if arm_id not in c["weapons"]:
+        raise EngineError(f"{c['name']} does not carry {arm_id!r}")
+    state = c["weapons"][arm_id]
+    if state["broken"]:
+        raise EngineError(f"{c['name']}'s {rules.arm(arm_id).name} is broken")
+    for cond in (
+        ("disarmed", "taken", "pinned", "impaled_in", "malfunction") if c["conditions"] else ()
+    ):
+        if arm_id in c["conditions"].get(cond, {}).get("weapons", []):
+            raise EngineError(
+                f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
+            )
+    return rules.arm(arm_id)
+
+
+def _can_use(c: JSON, arm_id: str) -> bool:
+    if c["weapons"][arm_id]["broken"]:
+        return False
+    conditions = c["conditions"]
+    return not conditions or not any(
+        arm_id in conditions.get(cond, {}).get("weapons", [])
+        for cond in ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
+    )
+
+
+def start_exchange(
+    rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dice
+) -> Resolution:
+    """Resolve the rolls of an exchange; finish it or park it for the winner's choice."""
+    if state is None:
+        state = fresh_state(rules, body)
+    if body.attacker == body.defender:
+        raise EngineError("a combatant cannot attack himself")
+    state = writable(state, body.attacker, body.defender)
+    att = combatant(state, body.attacker)
+    dfd = combatant(state, body.defender)
+    for c in (att, dfd):
+        if has_condition(c, "dead"):
+            raise EngineError(f"{c['name']} is dead")
+    if has_condition(att, "unconscious") or has_condition(att, "incapacitated"):
+        raise EngineError(f"{att['name']} is out of the fight and cannot attack")
+    if body.grapple and body.weapon not in (None, rules.unarmed_id):
+        raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
+    arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
+    rounds.spend_for_attack(rules, state, att)
+    situation = body.situation
+    terms = attack_terms(rules, att, dfd, arm, situation)
+    notes = list(terms.notes)
+
+    surprised = situation.surprise or has_condition(dfd, "surprised")
+    first_on_surprised = surprised and not dfd["conditions"].get("surprised", {}).get("attacked")
+    defence = body.defence
+    parry_arm: Arm | None = None
+    if defence in ("parry", "evade"):
+        flat_footed = situation.surprise or (
+            surprised and not dfd["conditions"]["surprised"].get("turn_come")
+        )
+        if flat_footed:
+            notes.append(f"{dfd['name']} is surprised and cannot defend before his initiative")
+            defence = "none"
+        elif has_condition(dfd, "unconscious") or has_condition(dfd, "incapacitated"):
+            notes.append(f"{dfd['name']} is helpless")
+            defence = "none"
+        elif not rounds.has_ap(state, dfd):
+            notes.append(f"{dfd['name']} has no action points left: counts as a failure")
+            defence = "none"
+    _end_ward(att, arm.id, notes)
+    if defence == "parry":
+        parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
+        _end_ward(dfd, parry_arm.id, notes)
+        if arm.is_ranged and not parry_arm.parries_ranged:
+            raise EngineError(
+                f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
+            )
+        if (
+            situation.engaged_reach is not None
+            and not rules.inside_reach_can_parry
+            and parry_arm.reach is not None
+            and (
+                rules.reaches.index(situation.engaged_reach) < rules.reaches.index(parry_arm.reach)
+                and parry_arm.kind == "melee"
+            )
+        ):
+            raise EngineError(
+                f"{parry_arm.name} cannot parry inside its reach ({situation.engaged_reach})"
+            )
+    if defence == "evade" and has_condition(dfd, "entangled"):
+        raise EngineError(f"{dfd['name']} is entangled and cannot evade")
+
+    att_skill = terms.skill
+    if defence == "evade":
+        dfd_skill = capped(dfd, dfd["skills"]["evade"], situation)
+    elif defence == "parry":
+        assert parry_arm is not None
+        key = "unarmed" if parry_arm.kind == "unarmed" else "combat_style"
+        dfd_skill = capped(dfd, dfd["skills"][key], situation)
+    else:
+        dfd_skill = 0
+    # Skills over 100: the excess of the highest comes off everyone. A defender who decides
+    # only after seeing the attack imposes no penalty of his own (the retroactive-parry rule).
+    contest = [att_skill] + (
+        [dfd_skill] if defence in ("parry", "evade") and not body.parry_only_if_hit else []
+    )
+    penalty = contest_penalty(contest)
+    if penalty:
+        notes.append(f"skills over 100: −{penalty} to every participant")
+    checks = rules.checks
+    att_target = target(checks, att_skill, terms.grade, body.attacker_augment, penalty)
+    if att_target.impossible:
+        raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
+    att_luck = _luck(att, body.attacker_luck)
+    dfd_luck = _luck(dfd, body.defender_luck)
+    att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
+    _spend_luck(att, att_roll)
+
+    if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
+        notes.append(f"{dfd['name']} lets the missed attack go")
+        defence = "none"
+    dfd_roll: CheckResult | None = None
+    dfd_grade = rules.checks.grade(rules.checks.standard)
+    if defence in ("parry", "evade"):
+        rounds.spend_reaction(state, dfd, rules)
+        dfd_grade = defence_grade(rules, situation, dfd, notes)
+        dfd_target = target(
+            checks,
+            dfd_skill,
+            dfd_grade,
+            body.defender_augment,
+            penalty,
+        )
+        dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
+        _spend_luck(dfd, dfd_roll)
+        dfd_level = dfd_roll.level
+        if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
+            add_condition(dfd, "prone")
+            notes.append(f"{dfd['name']} ends prone after evading")
+    else:
+        dfd_level = Level.named(rules.no_defence_level)
+        if defence == "counterattack":
+            notes.append(
+                "counterattack: both sides count as failing to parry; the longer reach strikes first"
+            )
+
+    if body.odds:
+        odds = odds_of_targets(
+            rules,
+            att_target,
+            dfd_roll.target if dfd_roll else None,
+            att_luck,
+            dfd_luck,
+            first_on_surprised,
+        )
+    hit_intended = True
+    if situation.crowd != "none" and not att_roll.level.succeeded and att_roll.roll:
+        without = level_of(
+            checks,
+            att_roll.roll,
+            target(checks, att_skill, terms.grade_without_crowd, body.attacker_augment, penalty),
+        )
+        if without.succeeded:
+            hit_intended = False
+            notes.append("missed only because of the crowd: a bystander is struck instead")
+
+    bonus = 0
+    if first_on_surprised:
+        bonus = rules.surprise_bonus_effects
+    diff = differential(rules.differential, att_roll.level, dfd_level, bonus)
+    if "surprised" in dfd["conditions"]:
+        # Only the first attack on a surprised target earns the bonus effect.
+        dfd["conditions"]["surprised"]["attacked"] = True
+
+    state["seq"] = state.get("seq", 0) + 1
+    token = f"x{state['seq']}"
+    pending: JSON = {
+        "token": token,
+        "attacker": att["id"],
+        "defender": dfd["id"],
+        "weapon": arm.id,
+        "defence": defence,
+        "parry_weapon": parry_arm.id if parry_arm else None,
+        "attack": _check_json(att_roll, att_skill, terms.grade.id),
+        "defence_roll": _check_json(dfd_roll, dfd_skill, dfd_grade.id) if dfd_roll else None,
+        "defence_level": dfd_level.label,
+        "differential": diff.to_json(),
+        "band": terms.band,
+        "size_steps": terms.size_steps,
+        "dm_steps": terms.dm_steps,
+        "damage_modifier": terms.damage_modifier,
+        "outreached": outreached(rules, arm, situation.engaged_reach),
+        "damage_factor": [terms.damage_factor.numerator, terms.damage_factor.denominator],
+        "surprised": surprised,
+        "first_on_surprised": first_on_surprised,
+        "hit_intended": hit_intended,
+        "bystander": body.bystander,
+        "situation": situation.model_dump(),
+        "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
+        "notes": notes,
+        "grapple": body.grapple,
+        "inside_reach": inside_reach(rules, arm, situation.engaged_reach),
+    }
+    if diff.winner is not None:
+        winner_is_attacker = diff.winner == "attacker"
+        taker = (
+            Party(att, arm, att_roll.level)
+            if winner_is_attacker
+            else Party(dfd, parry_arm, dfd_level)
+        )
+        loser = (
+            Party(dfd, parry_arm, dfd_level)
+            if winner_is_attacker
+            else Party(att, arm, att_roll.level)
+        )
+        eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
+        pending["chooser"] = taker.record["id"]
+        pending["eligible"] = eligible
+        pending["ineligible"] = refused
+    if diff.winner is None or body.effects is not None:
+        done = finish(rules, state, pending, body.effects or [], dice)
+        if body.odds:
+            done.result["odds"] = odds
+        return done
+    state.setdefault("pending", {})[token] = pending
+    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **_summary(pending)}
+    if body.odds:
+        result["odds"] = odds
+    return Resolution(result=result, state=state)
+
+
+def outreached(rules: RulesView, arm: Arm, engaged: str | None) -> bool:
+    """Fighting at a reach longer than one's own weapon: only the opposing weapon can be hit."""
+    if engaged is None or arm.reach is None or arm.is_ranged:
+        return False
+    if engaged not in rules.reaches:
+        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
+    return rules.reaches.index(arm.reach) < rules.reaches.index(engaged)
+
+
+def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
+    """Reach steps by which a wielded melee weapon is fighting inside its own reach (natural
+    weapons are exempt)."""
+    if engaged is None or arm.reach is None or arm.kind != "melee":
+        return 0
+    if engaged not in rules.reaches:
+        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
+    return max(0, rules.reaches.index(arm.reach) - rules.reaches.index(engaged))
+
+
+def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
+    """A warding weapon used to attack or actively parry stops warding."""
+    ward = c["conditions"].get("warding")
+    if ward and ward.get("weapon") == arm_id:
+        del c["conditions"]["warding"]
+        notes.append(f"{c['name']}'s {arm_id} no longer wards {', '.join(ward['locations'])}")
+
+
+def _luck(c: JSON, policy: str | None) -> Level | None:
+    if policy is None or c["luck_points"] <= 0:
+        return None
+    return Level.named(policy)
+
+
+def _spend_luck(c: JSON, result: CheckResult) -> None:
+    if result.rerolled_from is not None:
+        c["luck_points"] -= 1
+
+
+def _check_json(result: CheckResult, skill: int, grade: str | None) -> JSON:
+    out = result.to_json()
+    out["skill"] = skill
+    if grade is not None:
+        out["grade"] = grade
+    return out
+
+
+def _summary(pending: JSON) -> dict[str, Any]:
+    keys = (
+        "token",
+        "attacker",
+        "defender",
+        "weapon",
+        "defence",
+        "parry_weapon",
+        "attack",
+        "defence_roll",
+        "defence_level",
+        "differential",
+        "chooser",
+        "eligible",
+        "ineligible",
+        "notes",
+    )
+    return {k: pending[k] for k in keys if k in pending}

@@ -1,0 +1,311 @@
+"""The exchange, second half: the winner's effects, damage, location, parry reduction, armour,
+wound level, Endurance tests and knockback (in the order the rules give)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+
+from bridge.engine.combat_styles import special_effects
+from bridge.engine.combat_styles.blows import (
+    Blow,
+    Finisher,
+    apply_armor,
+    roll_damage,
+    strike_bystander,
+    strike_weapon,
+    wound_blow,
+)
+from bridge.engine.combat_styles.checks import Level, ceil_div
+from bridge.engine.combat_styles.combatants import add_condition, combatant
+from bridge.engine.combat_styles.damage import (
+    parry_block,
+    size_step,
+)
+from bridge.engine.combat_styles.effect_rolls import counter_prepared, stay_on_feet
+from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.view import Arm, Location, RulesView
+from bridge.engine.combat_styles.wounds import roll_location
+from bridge.engine.contract import JSON, EngineError, Resolution
+from bridge.engine.dice import Dice
+
+ONE = Fraction(1)
+
+
+def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice]) -> None:
+    """The choice must fit what was won: count, eligibility, stacking, Force Failure pairing."""
+    diff = pending["differential"]
+    if diff["winner"] is None:
+        if choices:
+            raise EngineError("nobody won special effects in this exchange")
+        return
+    if len(choices) > diff["effects"]:
+        raise EngineError(f"{len(choices)} effects chosen but only {diff['effects']} were won")
+    eligible = {e["id"] for e in pending["eligible"]}
+    counts = Counter(c.id for c in choices)
+    for choice in choices:
+        if choice.id not in rules.effects:
+            raise EngineError(f"unknown special effect {choice.id!r}")
+        if choice.id not in eligible:
+            why = pending.get("ineligible", {}).get(choice.id, "not available to the winner")
+            raise EngineError(f"{rules.effects[choice.id].name} cannot be chosen: {why}")
+        effect = rules.effects[choice.id]
+        if effect.id == "choose_location" or effect.id == "marksman":
+            _check_location_choice(rules, pending, choice)
+        if counts[choice.id] > 1 and not effect.stackable:
+            raise EngineError(f"{effect.name} does not stack: choose it once")
+        if effect.params.combines_with_opposed:
+            partner = choice.with_effect
+            if (
+                partner is None
+                or partner not in counts
+                or rules.effects[partner].resisted_by is None
+            ):
+                raise EngineError(
+                    f"{effect.name} must name (with_effect) another chosen effect that needs an opposed roll"
+                )
+
+
+def _check_location_choice(rules: RulesView, pending: JSON, choice: EffectChoice) -> None:
+    if choice.location is None:
+        raise EngineError(f"{rules.effects[choice.id].name} needs a location")
+    rules.location(choice.location)
+    ward = pending.get("warded", {})
+    if choice.id == "choose_location" and choice.location in ward:
+        raise EngineError(f"Choose Location cannot bypass the passive block on {choice.location}")
+
+
+def finish(
+    rules: RulesView, state: JSON, pending: JSON, choices: list[EffectChoice], dice: Dice
+) -> Resolution:
+    """Apply ``choices`` and resolve the blow; returns the completed exchange."""
+    validate_choices(rules, pending, choices)
+    side = pending["differential"]["winner"]
+    taker = victim = None
+    if side is not None:
+        taker = combatant(state, pending["attacker"] if side == "attacker" else pending["defender"])
+        victim = combatant(
+            state, pending["defender"] if side == "attacker" else pending["attacker"]
+        )
+    fx = Finisher(rules, state, pending, dice, list(choices), side, taker, victim)
+    counter_prepared(fx)
+    fx.forced = {
+        c.with_effect
+        for c in fx.choices
+        if c.with_effect and rules.effects[c.id].params.combines_with_opposed
+    }
+
+    blow = resolve_blow(fx)
+    special_effects.apply_all(fx, blow)
+    special_effects.apply_counter(fx)
+    wound_blow(fx, blow)
+    knockback(fx, blow)
+    state.get("pending", {}).pop(pending["token"], None)
+    result: JSON = {
+        "kind": "exchange",
+        "status": "complete",
+        "token": pending["token"],
+        "attacker": pending["attacker"],
+        "defender": pending["defender"],
+        "weapon": pending["weapon"],
+        "defence": pending["defence"],
+        "parry_weapon": pending["parry_weapon"],
+        "attack": pending["attack"],
+        "defence_roll": pending["defence_roll"],
+        "defence_level": pending["defence_level"],
+        "differential": pending["differential"],
+        "effects": fx.applied,
+        "blow": blow.to_json() if blow else None,
+        "notes": pending["notes"] + fx.out.get("notes", []),
+    }
+    for key in ("knockback", "self_injury", "weapon_damage", "counter", "grapple"):
+        if key in fx.out:
+            result[key] = fx.out[key]
+    return Resolution(result=result, state=state, private=fx.out.get("private", {}))
+
+
+def resolve_blow(fx: Finisher) -> Blow | None:
+    """Decide whether and where damage lands, and how much of it reaches hit points."""
+    p = fx.pending
+    rules = fx.rules
+    att, dfd = fx.attacker, fx.defender
+    attack_level = Level.named(p["attack"]["level"])
+    num, den = p["damage_factor"]
+    factor = ONE if num == den else Fraction(num, den)
+    arm = rules.arm(p["weapon"])
+    if fx.side == "defender" and fx.has("select_target"):
+        return strike_bystander(fx, arm, factor, automatic=True)
+    if p["defence"] == "evade" and p["defence_roll"] is not None:
+        evade_level = Level.named(p["defence_roll"]["level"])
+        if evade_level > attack_level or (
+            evade_level == attack_level and p["defence_roll"]["roll"] > p["attack"]["roll"]
+        ):
+            fx.out.setdefault("notes", []).append(f"{dfd['name']} evades the blow")
+            return None
+    if p.get("grapple"):
+        return grapple_hold(fx)
+    if not p["hit_intended"]:
+        return strike_bystander(fx, arm, factor, automatic=False)
+    if not attack_level.succeeded:
+        return None
+    impale = fx.side == "attacker" and any(
+        rules.effects[c.id].params.damage_rolls for c in fx.choices
+    )
+    rolls = max((rules.effects[c.id].params.damage_rolls or 1) for c in fx.choices) if impale else 1
+    damage, totals = roll_damage(fx, arm, att, rolls, p["dm_steps"], factor)
+    blow = Blow(dfd["id"], None, totals, damage, damage)
+    if len(totals) > 1:
+        blow.steps.append(f"impale: rolled {totals}, kept {damage}")
+    parry = parry_share(fx, arm, blow)
+    if fx.side == "attacker" and fx.has("damage_weapon") and p["parry_weapon"] is not None:
+        return strike_weapon(fx, dfd, p["parry_weapon"], blow)
+    if p.get("outreached"):
+        target_weapon = p["parry_weapon"] or next(
+            (w for w in dfd["weapons"] if w != rules.unarmed_id), None
+        )
+        if target_weapon is not None:
+            blow.steps.append("outreached: only the longer weapon can be struck")
+            return strike_weapon(fx, dfd, target_weapon, blow)
+    location = choose_location(fx, dfd)
+    blow.location = location.id
+    # Passive blocking / Ward Location: a warded location is parried by the warding arm.
+    ward = dfd["conditions"].get("warding", {}).get("locations", {})
+    if (
+        parry is None
+        and location.id in ward
+        and not (fx.side == "attacker" and fx.has("circumvent_parry"))
+    ):
+        ward_arm = rules.arm(ward[location.id])
+        block = parry_block(
+            rules.sizes,
+            rules.parry_reductions,
+            _attacking_size(rules, arm, p),
+            ward_arm.size or rules.sizes[0],
+        )
+        blow.after_parry = block.remaining(blow.after_parry)
+        blow.steps.append(f"warded by {ward_arm.name}: {blow.after_parry} gets through")
+    elif parry is not None:
+        blow.after_parry = parry
+    cover = p["situation"]["cover"].get(location.id)
+    if cover is not None and not fx.has("circumvent_cover"):
+        blow.after_parry = max(0, blow.after_parry - cover)
+        blow.steps.append(f"cover stops {cover}")
+    apply_armor(fx, dfd, location, blow)
+    return blow
+
+
+def grapple_hold(fx: Finisher) -> None:
+    """A grapple deals no damage: if the attacker wins the contest he holds a rolled location
+    (a limb is useless, head or torso make every skill Hard), until the victim struggles free."""
+    p = fx.pending
+    attack = p["attack"]
+    defence = p["defence_roll"]
+    a_level = Level.named(attack["level"])
+    won = a_level.succeeded and (
+        defence is None
+        or Level.named(defence["level"]) < a_level
+        or (Level.named(defence["level"]) == a_level and attack["roll"] > defence["roll"])
+    )
+    if not won:
+        fx.out.setdefault("notes", []).append("the grapple fails")
+        return None
+    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"])
+    add_condition(fx.defender, "grappled", None, location=location.id, by=p["attacker"])
+    fx.out.setdefault("notes", []).append(
+        f"{fx.defender['name']} is grappled by the {location.name}"
+    )
+    fx.out["grapple"] = {"location": location.id, "limb": location.limb}
+    return None
+
+
+def _attacking_size(rules: RulesView, arm: Arm, p: JSON) -> str:
+    size = arm.size or rules.sizes[0]
+    return size_step(rules.sizes, size, p["size_steps"]) if p["size_steps"] else size
+
+
+def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
+    """Damage left after an active parry, or None when there was no successful parry."""
+    p = fx.pending
+    rules = fx.rules
+    if p["defence"] != "parry" or p["defence_roll"] is None:
+        return None
+    if not Level.named(p["defence_roll"]["level"]).succeeded:
+        return None
+    if fx.side == "attacker" and fx.has("circumvent_parry"):
+        blow.steps.append("Circumvent Parry: the parry is ignored")
+        return None
+    parry_arm = rules.arm(p["parry_weapon"])
+    if fx.side == "defender" and any(
+        rules.effects[c.id].params.blocks_all_damage for c in fx.choices
+    ):
+        blow.parry = {"weapon": parry_arm.id, "blocked": "all", "by": "enhance_parry"}
+        blow.steps.append("Enhance Parry blocks everything")
+        return 0
+    attacking = _attacking_size(rules, arm, p)
+    parrying = parry_arm.size or rules.sizes[0]
+    inside = p.get("inside_reach", 0)
+    if inside > 0:
+        attacking = size_step(
+            rules.sizes, attacking, -inside * rules.inside_reach_size_drop_per_step
+        )
+    block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
+    through = block.remaining(blow.rolled)
+    blow.parry = {
+        "weapon": parry_arm.id,
+        "attacking_size": attacking,
+        "parrying_size": parrying,
+        "blocked": str(block.fraction),
+    }
+    blow.steps.append(
+        f"parried with {parry_arm.name} ({parrying} vs {attacking}): {through} gets through"
+    )
+    return through
+
+
+def choose_location(fx: Finisher, victim: JSON) -> Location:
+    rules = fx.rules
+    if fx.side == "attacker":
+        for effect_id in ("choose_location", "marksman"):
+            for c in fx.chosen(effect_id):
+                if c.location is None:
+                    raise EngineError(f"{rules.effects[effect_id].name} needs a location")
+                loc = rules.location(c.location)
+                if effect_id == "choose_location":
+                    ward = victim["conditions"].get("warding", {}).get("locations", {})
+                    if loc.id in ward:
+                        raise EngineError(
+                            f"Choose Location cannot bypass the passive block on {loc.id}"
+                        )
+                    return loc
+                rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+                if loc.id != rolled.id and rolled.adjacent and loc.id not in rolled.adjacent:
+                    raise EngineError(
+                        f"Marksman moves a hit only to an adjoining location of {rolled.id}"
+                    )
+                return loc
+    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+
+
+def knockback(fx: Finisher, blow: Blow | None) -> None:
+    """Damage over the target's SIZ (before parry and armour) knocks him back."""
+    if blow is None or blow.weapon is not None:
+        return
+    rules = fx.rules
+    victim = combatant(fx.state, blow.target)
+    siz = victim["characteristics"]["siz"]
+    if fx.pending["situation"]["defender_braced"] and victim["id"] == fx.pending["defender"]:
+        braced = siz * rules.knockback.brace_multiplier
+        siz = ceil_div(braced.numerator, braced.denominator)
+    if blow.rolled <= siz:
+        return
+    if fx.side == "defender" and fx.has("stand_fast"):
+        fx.out["knockback"] = {"metres": 0, "negated_by": "stand_fast"}
+        return
+    metres = ceil_div(blow.rolled - siz, rules.knockback.per_metre)
+    out: JSON = {"target": victim["id"], "metres": metres}
+    stay = stay_on_feet(fx, victim, rules.knockback.avoid_fall)
+    out["check"] = stay
+    if not stay["success"]:
+        victim["conditions"]["prone"] = {"turns": None}
+        out["prone"] = True
+    fx.out["knockback"] = out

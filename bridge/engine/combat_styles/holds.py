@@ -1,0 +1,125 @@
+"""Struggling free of holds (Grip, Entangle, Pin Weapon, grapples) and pulling an impaled
+weapon free.
+
+The skills come from the rule data: each holding effect's ``escape`` block (or the grapple
+rules); the victim uses his best allowed skill, the holder his preferred (best) one, in an
+opposed roll. Winning frees the victim.
+"""
+
+from __future__ import annotations
+
+from bridge.engine.combat_styles.checks import (
+    contest_penalty,
+    opposed_winner,
+    roll_check,
+    target,
+)
+from bridge.engine.combat_styles.damage import expr_of
+from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.wounds import apply_wound
+from bridge.engine.contract import JSON, EngineError
+from bridge.engine.dice import Dice
+
+HOLDS = (
+    ("grappled", None),
+    ("gripped", "grip"),
+    ("entangled", "entangle"),
+    ("pinned", "pin_weapon"),
+)
+"""Condition → the special effect whose ``escape`` data governs it (None: the grapple rules)."""
+
+
+def _skills(rules: RulesView, effect_id: str | None) -> tuple[tuple[str, ...], str]:
+    if effect_id is None:
+        grapple = rules.model.combat.grapple
+        return tuple(grapple.escape_skills), grapple.escape_chooser
+    escape = rules.effects[effect_id].escape
+    if escape is None:
+        raise EngineError(f"the rule data gives no way to escape {effect_id}")
+    return tuple(escape.skills), escape.chooser
+
+
+def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
+    """Try to break the first hold on ``victim``; returns the roll and whether it broke."""
+    for condition, effect_id in HOLDS:
+        hold = victim["conditions"].get(condition)
+        if hold is None:
+            continue
+        skills, chooser = _skills(rules, effect_id)
+        holder = state["combatants"].get(hold.get("by", ""))
+        mine_skill = max(skills, key=lambda s: victim["skills"].get(s, 0))
+        checks = rules.checks
+        if holder is None:
+            # The holder is gone: the hold falls away without a roll.
+            del victim["conditions"][condition]
+            return {"hold": condition, "freed": True, "note": "the holder is no longer here"}
+        theirs_skill = max(skills, key=lambda s: holder["skills"].get(s, 0))
+        if chooser == "victim":
+            theirs_skill = mine_skill
+        mine_value = victim["skills"].get(mine_skill, 0)
+        theirs_value = holder["skills"].get(theirs_skill, 0)
+        penalty = contest_penalty([mine_value, theirs_value])
+        mine = roll_check(
+            checks, dice, target(checks, mine_value, None, 0, penalty), f"1d100 {mine_skill}"
+        )
+        theirs = roll_check(
+            checks, dice, target(checks, theirs_value, None, 0, penalty), f"1d100 {theirs_skill}"
+        )
+        freed = opposed_winner(mine, theirs) == 1
+        if freed:
+            del victim["conditions"][condition]
+        return {
+            "hold": condition,
+            "by": holder["id"],
+            "victim_roll": {"skill": mine_skill, **mine.to_json()},
+            "holder_roll": {"skill": theirs_skill, **theirs.to_json()},
+            "freed": freed,
+        }
+    raise EngineError(f"{victim['name']} is not held by anything")
+
+
+def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: Dice) -> JSON:
+    """Ready Weapon on a weapon left impaled in a foe: an unopposed Brawn roll; success pulls it
+    out for the rule data's share of a weapon damage roll (no damage modifier, no armour;
+    barbed weapons deal full damage) to the same location."""
+    stuck = wielder["conditions"].get("impaled_in", {})
+    if weapon not in stuck.get("weapons", []):
+        raise EngineError(f"{wielder['name']}'s {weapon} is not stuck in anyone")
+    victim_id = stuck["victims"][weapon]
+    victim = state["combatants"][victim_id]
+    checks = rules.checks
+    roll = roll_check(checks, dice, target(checks, wielder["skills"]["brawn"]), "1d100 brawn")
+    out: JSON = {
+        "weapon": weapon,
+        "victim": victim_id,
+        "roll": {"skill": "brawn", **roll.to_json()},
+    }
+    if not roll.level.succeeded:
+        out["freed"] = False
+        return out
+    arm = rules.arm(weapon)
+    wound = next(w for w in victim["conditions"]["impaled"]["wounds"] if w["weapon"] == weapon)
+    rolled = dice.roll(expr_of(arm.damage or "0")).total
+    share = rules.effects["impale"].params.withdraw_damage
+    damage = rolled
+    if "barbed" not in arm.traits and share is not None:
+        damage = -(-rolled * share.numerator // share.denominator)
+    stuck["weapons"].remove(weapon)
+    del stuck["victims"][weapon]
+    impaled = victim["conditions"]["impaled"]
+    index = impaled["wounds"].index(wound)
+    for key in ("wounds", "grades", "by"):
+        del impaled[key][index]
+    if not impaled["wounds"]:
+        del victim["conditions"]["impaled"]
+    location = rules.location(wound["location"])
+    attack = {
+        "skill": wielder["skills"]["brawn"],
+        "target": roll.target.skill,
+        "roll": roll.roll,
+        "level": roll.level.label,
+    }
+    out["freed"] = True
+    out["damage"] = damage
+    out["wound"] = apply_wound(rules, dice, victim, location, damage, attack) if damage else None
+    return out

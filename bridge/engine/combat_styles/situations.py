@@ -1,0 +1,231 @@
+"""Situations of an exchange: which grade each roll is made at, caps, range bands and the
+damage and size adjustments that follow (charging, long range, pulled blows, swimming).
+
+The numbers come from the rule data (:class:`~bridge.engine.combat_styles.view.RulesView`);
+this module decides which of them apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from bridge.engine.combat_styles.checks import Grade
+from bridge.engine.combat_styles.damage import step_modifier
+from bridge.engine.combat_styles.requests import Situation
+from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
+from bridge.engine.contract import JSON, EngineError
+
+ONE = Fraction(1)
+CAP_SKILL = {"climbing": "athletics", "swimming": "swim", "mounted": "ride"}
+
+
+@dataclass(frozen=True, slots=True)
+class AttackTerms:
+    """What the situation does to an attack."""
+
+    grade: Grade
+    grade_without_crowd: Grade
+    skill: int
+    band: str | None
+    """Range band of a ranged attack: close, effective or long."""
+    size_steps: int
+    """Steps added to the attacking weapon's size (charging +1, Long range Force −1)."""
+    dm_steps: int
+    damage_modifier: str
+    """The damage modifier the blow uses (the attacker's, or a charger's against a set weapon)."""
+    damage_factor: Fraction
+    notes: tuple[str, ...]
+
+
+def _grade_ids(rules: RulesView, ids: list[str]) -> list[str]:
+    out = []
+    for sid in ids:
+        if sid in rules.situations:
+            out.append(rules.situations[sid])
+        elif sid in {g.id for g in rules.checks.grades}:
+            out.append(sid)
+        else:
+            raise EngineError(f"unknown situational modifier or grade {sid!r}")
+    return out
+
+
+def capped(c: JSON, skill: int, situation: Situation) -> int:
+    """A combat skill capped by Athletics (climbing), Swim (swimming) or Ride (mounted)."""
+    if situation.cap is None:
+        return skill
+    return min(skill, c["skills"][CAP_SKILL[situation.cap]])
+
+
+def band_of(arm: Arm, distance: int | None) -> str | None:
+    """The range band of a ranged weapon at ``distance`` metres (None for melee)."""
+    if not arm.is_ranged or arm.ranges is None:
+        return None
+    if distance is None:
+        return "effective"
+    close, effective, long = arm.ranges
+    if distance <= close:
+        return "close"
+    if distance <= effective:
+        return "effective"
+    if distance <= long:
+        return "long"
+    raise EngineError(f"{arm.name} cannot reach {distance} m: its Long range is {long} m")
+
+
+def distance_steps(rules: RulesView, distance: int | None, target_siz: int) -> int:
+    """Grade steps from the distance-penalty table (distance × target SIZ)."""
+    if distance is None:
+        return 0
+    try:
+        return int(rules.model.distance_penalties.steps(distance, target_siz))
+    except KeyError as err:
+        raise EngineError(str(err).strip("'\"")) from None
+
+
+def attack_terms(
+    rules: RulesView,
+    attacker: JSON,
+    defender: JSON,
+    arm: Arm,
+    situation: Situation,
+) -> AttackTerms:
+    """Grade, capped skill, band and damage factors of an attack."""
+    checks = rules.checks
+    notes: list[str] = []
+    ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
+        rules, attacker, notes
+    )
+    steps = 0
+    skill = attacker["skills"]["unarmed" if arm.kind == "unarmed" else "combat_style"]
+    if situation.familiarity is not None:
+        if (
+            situation.familiarity not in rules.familiarity
+            and situation.familiarity != "with_trained_weapon"
+        ):
+            raise EngineError(f"unknown weapon familiarity {situation.familiarity!r}")
+        fam = rules.familiarity.get(situation.familiarity, 0)
+        base = attacker["characteristics"]["str"] + attacker["characteristics"]["dex"]
+        if situation.familiarity == "with_trained_weapon":
+            steps += rules.with_trained_weapon_steps
+        elif fam is None:
+            skill = min(skill, base)
+            notes.append("unfamiliar weapon: base Combat Style (STR+DEX)")
+        else:
+            steps += fam
+    skill = capped(attacker, skill, situation)
+    if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
+        raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
+    size_steps = 0
+    dm_steps = 0
+    factor = ONE
+    if situation.charging:
+        if arm.is_ranged:
+            raise EngineError("a charge is a close-combat attack, not a ranged one")
+        steps += rules.charge.attack_grade_steps
+        size_steps += rules.charge.size_steps
+        dm_steps += (
+            rules.charge.dm_steps_quadruped
+            if attacker["quadruped"]
+            else rules.charge.dm_steps_biped
+        )
+        notes.append("charging")
+    if situation.blind_strike:
+        steps += rules.blind_strike_grade_steps
+        notes.append("blind strike through total cover")
+    band = band_of(arm, situation.distance)
+    if arm.is_ranged:
+        steps += distance_steps(rules, situation.distance, defender["characteristics"]["siz"])
+        if band == "long":
+            factor *= rules.long_range_damage
+            size_steps -= rules.long_range_force_steps
+            notes.append("long range: damage halved, Force one step lower")
+    if situation.pulled_blow:
+        factor *= rules.pulled_blow_damage
+        notes.append("pulled blow")
+    if situation.cap == "swimming":
+        factor *= rules.swimming_damage
+    base_grade = checks.most_severe(ids)
+    if situation.aiming:
+        steps -= 1
+    grade = checks.shifted(base_grade, steps)
+    grade_without_crowd = grade
+    if situation.crowd != "none":
+        if not arm.is_ranged:
+            raise EngineError("firing into a crowd applies to ranged attacks only")
+        crowd_grade = rules.crowd_grades[situation.crowd]
+        grade = max(grade, checks.grade(crowd_grade), key=lambda g: g.rank)
+    dm = attacker["damage_modifier"]
+    if situation.set_against_charge:
+        if "set" not in arm.traits:
+            raise EngineError(f"{arm.name} cannot be set against a charge")
+        steps_of_charger = (
+            rules.charge.dm_steps_quadruped
+            if defender["quadruped"]
+            else rules.charge.dm_steps_biped
+        )
+        dm = step_modifier(rules.dm_ladder, defender["damage_modifier"], steps_of_charger)
+        dm_steps = 0
+        notes.append(f"set against the charge: the charger's damage modifier {dm}")
+    return AttackTerms(
+        grade, grade_without_crowd, skill, band, size_steps, dm_steps, dm, factor, tuple(notes)
+    )
+
+
+def defence_grade(
+    rules: RulesView, situation: Situation, defender: JSON, notes: list[str]
+) -> Grade:
+    """The grade of the defender's parry or evade (situations and his own conditions)."""
+    ids = _grade_ids(rules, situation.defender_situations)
+    return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
+
+
+def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
+    """The combatant's fatigue level (None when fresh or when the data has no ladder)."""
+    lost = c.get("fatigue_levels", 0)
+    if not lost or not rules.fatigue:
+        return None
+    return rules.fatigue[min(lost, len(rules.fatigue) - 1)]
+
+
+def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
+    """Grades a combatant's own conditions impose on his rolls, read from the rule data:
+    blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
+    impaled in him (the impale table), lying prone (the prone situation)."""
+    grades: list[str] = []
+    why: list[str] = []
+    level = fatigue_of(rules, c)
+    if level is not None and level.grade is not None:
+        grades.append(level.grade)
+        why.append(level.id)
+    conditions = c["conditions"]
+    if not conditions:
+        if why:
+            notes.append(f"{c['name']}: {', '.join(why)}")
+        return grades
+    if "blinded" in conditions:
+        situation = rules.effects["blind_opponent"].params.imposes_situation
+        if situation in rules.situations:
+            grades.append(rules.situations[situation])
+            why.append("blinded")
+    for hold, grade in (
+        ("entangled", rules.effects["entangle"].params.imposes_grade),
+        ("grappled", rules.grapple_body_grade),
+    ):
+        held = conditions.get(hold)
+        if held and grade and not rules.location(held["location"]).limb:
+            grades.append(grade)
+            why.append(f"{hold} by the {held['location']}")
+    for grade in conditions.get("impaled", {}).get("grades", []):
+        if grade in rules.checks_ids:
+            grades.append(grade)
+            why.append("impaled")
+        elif grade == "incapacitated":
+            grades.append(rules.checks.grades[-1].id)
+            why.append("incapacitated by an impaled weapon")
+    if "prone" in conditions and rules.prone_situation in rules.situations:
+        grades.append(rules.situations[rules.prone_situation])
+        why.append("prone")
+    if why:
+        notes.append(f"{c['name']}: {', '.join(why)}")
+    return grades

@@ -1,0 +1,204 @@
+"""The rule data as the engine reads it: frozen dataclasses built once per ruleset model.
+
+:func:`bridge.engine.combat_styles.rules.view_of` turns the validated pydantic model into a
+:class:`RulesView`; nothing here holds a number of its own, every value comes from the rule files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from bridge.engine.combat_styles.checks import CheckRules, Grade
+from bridge.engine.combat_styles.differential import DifferentialTable
+
+
+@dataclass(frozen=True, slots=True)
+class Arm:
+    """Anything that strikes or parries: a melee weapon, a shield, a ranged weapon, unarmed."""
+
+    id: str
+    name: str
+    kind: str
+    """``melee``, ``unarmed``, ``shield``, ``ranged``, ``firearm`` or ``siege``."""
+    damage: str | None
+    size: str | None
+    """Size id (for ranged weapons: their Force)."""
+    reach: str | None
+    effects: frozenset[str]
+    traits: frozenset[str]
+    ap: int
+    hp: int
+    damage_modifier: bool = True
+    ranges: tuple[int, int, int] | None = None
+    load: int | None = None
+    impale_size: str | None = None
+    passive_block: int = 0
+    parries_ranged: bool = False
+
+    @property
+    def is_ranged(self) -> bool:
+        return self.kind in ("ranged", "firearm", "siege")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A hit location: its roll range, hit-point offset and whether it is a limb."""
+
+    id: str
+    name: str
+    low: int
+    high: int
+    limb: bool
+    hp_offset: int
+    hp_minimum: int
+    leg: bool = False
+    adjacent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Fatigue:
+    """A fatigue level: the grade it floors skills at, its initiative and action-point change,
+    and whether the combatant can still act at all."""
+
+    id: str
+    grade: str | None
+    initiative: int
+    action_points: int
+    no_activity: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Knockback:
+    """Knockback numbers: damage over SIZ pushes back one metre per ``per_metre`` points."""
+
+    per_metre: int
+    avoid_fall: tuple[tuple[str, str], ...]
+    """(skill, grade id) checks, any one of which keeps the victim standing."""
+    brace_multiplier: Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class WoundOutcome:
+    """What a wound level does to a limb or to a vital location."""
+
+    prone: bool
+    endurance_test: bool
+    on_failure: str | None
+    unconscious_minutes_from_damage: bool
+    unconscious: bool
+    timer: tuple[int, str] | None
+    """Dies unless treated within (multiple × Healing Rate, unit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WoundRule:
+    """A wound level: when it is reached and what it does."""
+
+    id: str
+    rank: int
+    threshold: str
+    no_attack_die: str | None
+    incapacitated: bool
+    limb: WoundOutcome
+    vital: WoundOutcome
+
+    def reached(self, remaining: int, starting: int) -> bool:
+        if self.threshold == "above_zero":
+            return remaining > 0
+        if self.threshold == "zero_or_below":
+            return remaining <= 0
+        return remaining <= -starting
+
+
+@dataclass(frozen=True, slots=True)
+class Charge:
+    """Charging: grade steps on the attack, damage-modifier steps, weapon size steps."""
+
+    attack_grade_steps: int
+    dm_steps_biped: int
+    dm_steps_quadruped: int
+    size_steps: int
+
+
+@dataclass(frozen=True)
+class RulesView:
+    """Everything the engine needs from the combat-styles rule data."""
+
+    checks: CheckRules
+    differential: DifferentialTable
+    no_defence_level: str
+    effects: Mapping[str, Any]
+    """Effect id → the model's SpecialEffect (requirements, resistance, params)."""
+    arms: Mapping[str, Arm]
+    unarmed_id: str
+    sizes: tuple[str, ...]
+    reaches: tuple[str, ...]
+    parry_reductions: tuple[Fraction, ...]
+    """Share of damage *blocked*, by steps smaller (index 0 = equal or larger)."""
+    locations: tuple[Location, ...]
+    location_die: str
+    mounted_location_die: str
+    model: Any
+    """The validated pydantic model, for formulas (hit points, healing rate, impale table)."""
+    wounds: tuple[WoundRule, ...]
+    """Wound levels, most severe first."""
+    armors: Mapping[str, tuple[int, int]]
+    """Armour id → (AP per location, ENC per location)."""
+    armor_penalty_divisor: int
+    dm_bands: tuple[tuple[int, int | None, str], ...]
+    """(STR+SIZ low, high or None, damage modifier) in ladder order."""
+    dm_ladder: tuple[str, ...]
+    knockback: Knockback
+    charge: Charge
+    surprise_initiative: int
+    surprise_bonus_effects: int
+    long_range_damage: Fraction
+    long_range_force_steps: int
+    pulled_blow_damage: Fraction
+    swimming_damage: Fraction
+    blind_strike_grade_steps: int
+    crouch_multiplier: int
+    brace_vs_bash: Fraction
+    fatigue: tuple[Fatigue, ...]
+    """Fatigue levels from Fresh down, in order."""
+    evade_ends_prone: bool
+    grapple_body_grade: str
+    prone_situation: str
+    checks_ids: frozenset[str]
+    inside_reach_can_parry: bool
+    inside_reach_damage_cap: str
+    inside_reach_size_drop_per_step: int
+    ward_weapon_locations: int
+    default_action: str
+    action_points: int
+    situations: Mapping[str, str]
+    """Situational modifier id → grade id."""
+    crowd_grades: Mapping[str, str]
+    """Firing into a crowd: ``edge``/``through`` → the least grade it imposes."""
+    with_trained_weapon_steps: int
+    familiarity: Mapping[str, int | None]
+    """Weapon familiarity id → grade steps (None: fall back to the base STR+DEX)."""
+    actions: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    """Combat action id → (proactive/reactive/free, action-point cost)."""
+
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """Caches of pure functions of this view (e.g. effect eligibility)."""
+
+    def arm(self, arm_id: str) -> Arm:
+        try:
+            return self.arms[arm_id]
+        except KeyError:
+            raise LookupError(f"unknown weapon {arm_id!r}") from None
+
+    def location(self, location_id: str) -> Location:
+        for loc in self.locations:
+            if loc.id == location_id:
+                return loc
+        known = ", ".join(loc.id for loc in self.locations)
+        raise LookupError(f"unknown hit location {location_id!r} (known: {known})")
+
+    def grade(self, grade_id: str) -> Grade:
+        return self.checks.grade(grade_id)

@@ -1,0 +1,138 @@
+"""Typed bodies of the karmic requests (see docs/requests-karmic.md)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
+Slot = Literal["main", "off"]
+
+
+class Body(BaseModel):
+    """Base of every request body: frozen, unknown fields rejected.
+
+    The JSON field ``register`` is ``register_number`` in Python (``register`` is taken by
+    the ABC machinery of pydantic models).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CombatantSpec(Body):
+    """A fighter entering the duel."""
+
+    id: Name
+    name: str = Field(min_length=1, max_length=100)
+    side: Name
+    finesse: int = Field(default=0, ge=-20, le=20)
+    force: int = Field(default=0, ge=-20, le=20)
+    armor: Name = "none"
+    vitality: int = Field(ge=1, le=10**9)
+    size: int = Field(default=1, ge=1, le=1000)
+    skills: dict[Name, Annotated[int, Field(ge=0, le=20)]] = Field(default_factory=dict)
+    main: Name
+    off: Name | None = None
+
+
+class StartDuel(Body):
+    combatants: list[CombatantSpec] = Field(min_length=2, max_length=12)
+    start_range: int | None = Field(default=None, ge=0, le=100)
+
+
+class DrawInitiative(Body):
+    between: tuple[Name, Name]
+    showdown: bool = False
+
+
+class DrawHands(Body):
+    pass
+
+
+class Declaration(Body):
+    """One maneuver: the card from the hand, the target(s) and the options it takes."""
+
+    maneuver: Name
+    card: str = Field(min_length=1, max_length=80)
+    target: Name | None = None
+    targets: list[Name] | None = Field(default=None, max_length=12)
+    weapon: Slot | None = None
+    step: bool = True
+    location: Name | None = None
+    target_weapon: Slot = "main"
+    new_weapon: Name | None = None
+    frees: Name | None = None
+
+
+class Declare(Body):
+    """A player's sealed maneuvers for one register; an empty list passes."""
+
+    combatant: Name
+    register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
+    maneuvers: list[Declaration] = Field(default_factory=list, max_length=12)
+
+
+class Reveal(Body):
+    register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
+
+
+class HitDraw(Body):
+    combatant: Name
+    card: str = Field(min_length=1, max_length=80)
+    register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
+
+
+class ResolveRegister(Body):
+    register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
+
+
+class ChargeBody(Body):
+    combatant: Name
+    target: Name
+
+
+class SurpriseBody(Body):
+    attacker: Name
+    target: Name
+    weapon: Slot = "main"
+    location: Name | None = None
+
+
+class Hesitate(Body):
+    combatant: Name
+    opponent: Name
+
+
+class Entangle(Body):
+    combatant: Name
+    by: Name
+    limb_vitality: int = Field(ge=0, le=100)
+
+
+class Odds(Body):
+    viewer: Name
+    attacker: Name
+    target: Name
+    register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
+
+
+class View(Body):
+    viewer: Name
+
+
+REQUESTS: dict[str, type[BaseModel]] = {
+    "start_duel": StartDuel,
+    "draw_initiative": DrawInitiative,
+    "draw_hands": DrawHands,
+    "declare": Declare,
+    "reveal": Reveal,
+    "hit_draw": HitDraw,
+    "resolve_register": ResolveRegister,
+    "charge": ChargeBody,
+    "surprise": SurpriseBody,
+    "hesitate": Hesitate,
+    "entangle": Entangle,
+    "odds": Odds,
+    "view": View,
+}

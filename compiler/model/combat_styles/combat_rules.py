@@ -1,0 +1,215 @@
+"""Other combat numbers (the ``[combat]`` table): rounds, surprise, leaping, evading, cover,
+passive blocks, pulled blows, mounted and unusual conditions, reach, grapples, unfamiliar
+weapons, ranged rules, encumbrance and fatigue checks. One sub-table per rule."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill
+from compiler.model.common import Assumable, Id, RuleModel
+
+
+class Surprise(Assumable):
+    """A surprised target (text "Surprise")."""
+
+    initiative_penalty: int
+    bonus_effects: int = Field(ge=0)
+    """Extra special effects for the first successful attack on a surprised target."""
+    can_defend_before_own_turn: bool = False
+    offensive_actions_this_round: bool = False
+
+
+class LeapingAttack(Assumable):
+    """Leaping attacks: the leaper's skill against the defender's; a win knocks him prone."""
+
+    attacker_skill: Skill
+    defender_skills: tuple[Skill, ...]
+    max_target_siz_multiple: int = Field(gt=0)
+    grade_steps_vs_quadruped: int
+    """Grades harder for the leaper against a quadruped (which may use Athletics)."""
+    brace_siz_multiplier: Fraction
+
+
+class Evading(Assumable):
+    """Evade: opposed against the attacker's skill; the evader usually ends prone."""
+
+    ends_prone: bool = True
+    mounted_leaves_saddle: bool = True
+
+
+class Outmaneuver(Assumable):
+    """Outmaneuvering several foes: a group opposed roll, every participant spends AP."""
+
+    skill: Skill
+    ap_cost_each: int = Field(ge=0)
+
+
+class PassiveBlock(Assumable):
+    """A weapon or shield held as cover over chosen locations."""
+
+    weapon_locations: int = Field(gt=0)
+    """Locations a weapon (not a shield) covers when held as a ward."""
+    crouch_multiplier: int = Field(gt=0)
+    """Crouching behind a shield multiplies the locations it covers."""
+    choose_location_bypasses: bool = False
+
+
+class Cover(Assumable):
+    """A blind strike at a target behind total cover."""
+
+    blind_strike_grade_steps: int
+    blind_strike_allows_choose_location: bool = False
+
+
+class PulledBlow(Assumable):
+    """A blow pulled (declared before the roll) to avoid maiming."""
+
+    damage: Fraction
+
+
+class Mounted(Assumable):
+    """Mounted combat (text "Mounted Combat")."""
+
+    location_die: str = Field(pattern=r"^1d\d+$")
+    location_add: int
+    """A rider striking a lower biped rolls ``location_die`` + this for the location."""
+    skill_cap: Skill
+    withdraw_freely_if_faster: bool = True
+    defend_mount_ap_cost: int = Field(1, ge=0)
+    """AP to defend the mount with the rider's Combat Style or Ride."""
+    knockback_adds_mount_siz_on: Skill = "ride"
+    """An unopposed roll of this skill lets the rider add his mount's SIZ against Knockback."""
+    braced_weapon_can_parry: bool = False
+
+
+class Swimming(Assumable):
+    """Fighting in water: only thrusting weapons work, at reduced damage."""
+
+    thrusting_damage: Fraction
+
+
+class SweepAttack(Assumable):
+    """One attack roll applied to every foe in the path; each defends separately."""
+
+    one_roll_for_all_targets: bool = True
+
+
+class ReachRules(Assumable):
+    """Optional 'closing and opening range' rules."""
+
+    inside_reach_can_parry: bool = False
+    inside_reach_damage_cap: DiceText
+    inside_reach_size_drop_per_step: int = Field(ge=0)
+    natural_weapons_exempt: bool = True
+
+
+class ChangeRange(Assumable):
+    """The Change Range action under the optional reach rules."""
+
+    skill: Skill
+    defender_may_attack_instead: bool = True
+
+
+class Grapple(Assumable):
+    """Grappling with the Unarmed skill (text "Grappling")."""
+
+    attack_skill: Skill
+    body_grade: Id
+    """Grade imposed on every skill of a victim grappled by the head or torso."""
+    damage: Literal["damage_modifier"] = "damage_modifier"
+    """Damage on later Turns: the grappler's Damage Modifier roll."""
+    damage_resisted_by: tuple[Skill, ...]
+    escape_skills: tuple[Skill, ...]
+    escape_chooser: Literal["victim", "holder"] = "holder"
+
+
+class AerialCombat(Assumable):
+    """Fliers jockey for position: an opposed roll each Round decides who may attack."""
+
+    skills: tuple[Skill, ...]
+
+
+class Familiarity(Assumable):
+    """Unfamiliar weapons: grade steps by how different the weapon is."""
+
+    similar: int
+    broadly_similar: int
+    reasonably_different: int
+    substantially_different: Literal["base_skill"] = "base_skill"
+    with_trained_weapon: int
+    floor: Literal["str_plus_dex"] = "str_plus_dex"
+
+
+class RangedRules(Assumable):
+    """Ranged-combat numbers: long range, aiming, firing into a crowd."""
+
+    long_range_damage: Fraction
+    long_range_force_steps: int
+    aim_rounds: int = Field(gt=0)
+    aim_grade_steps: int
+    crowd_edge_grade: Id
+    crowd_through_grade: Id
+    only_shields_parry: bool = True
+
+
+class EncumbranceBand(RuleModel):
+    """Carrying more than ``over_str_multiple`` × STR in ENC."""
+
+    over_str_multiple: int = Field(gt=0)
+    grade_steps: int = Field(ge=0)
+    """Grades harder for STR- and DEX-based skills."""
+    movement: str
+    can_move: bool = True
+
+
+class Encumbrance(Assumable):
+    """Encumbrance bands by ENC carried against STR."""
+
+    bands: tuple[EncumbranceBand, ...]
+
+
+class FatigueCheckBand(RuleModel):
+    """For CON in ``con``, an Endurance roll against fatigue is due every ``every_rounds``."""
+
+    con: Band
+    every_rounds: int = Field(gt=0)
+
+
+class FatigueChecks(Assumable):
+    """How often an Endurance roll against fatigue is due in combat, by CON."""
+
+    bands: tuple[FatigueCheckBand, ...]
+
+
+class CombatRules(RuleModel):
+    """The ``[combat]`` table: assorted numbers, one sub-table each."""
+
+    round_seconds: int = Field(gt=0)
+    proactive_per_cycle: int = Field(gt=0)
+    """Proactive actions a combatant may take in one Cycle (on his own Turn)."""
+    reactions_per_threat: int = Field(gt=0)
+    default_action: Id
+    """The action a combatant is taken to have chosen when he chooses no proactive action."""
+    unarmed_weapon: Id
+    """The weapons entry used for unarmed attacks and parries."""
+    surprise: Surprise
+    leaping_attack: LeapingAttack
+    evading: Evading
+    outmaneuver: Outmaneuver
+    passive_block: PassiveBlock
+    cover: Cover
+    pulled_blow: PulledBlow
+    mounted: Mounted
+    swimming: Swimming
+    reach: ReachRules
+    change_range: ChangeRange
+    grapple: Grapple
+    aerial: AerialCombat
+    sweep_attack: SweepAttack
+    familiarity: Familiarity
+    ranged: RangedRules
+    encumbrance: Encumbrance
+    fatigue_checks: FatigueChecks

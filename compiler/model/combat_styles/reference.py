@@ -1,0 +1,159 @@
+"""Reference tables for the GM's journal: one readable table per concern, in reading order.
+
+Cells are plain text; assumed entries are listed in each table's notes with their reason.
+Equipment and bodies are in :mod:`.reference_more`, situations and rounds in
+:mod:`.reference_play`, cell formatting in :mod:`.reference_format`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from compiler.model.combat_styles.effects import SpecialEffect
+from compiler.model.combat_styles.reference_format import assumed_notes, table
+from compiler.model.combat_styles.reference_more import body_tables, equipment_tables
+from compiler.model.combat_styles.reference_play import round_tables, situation_tables
+from compiler.model.common import ReferenceTable
+
+if TYPE_CHECKING:
+    from compiler.model.combat_styles.model import CombatStylesRules
+
+LEVEL_ORDER = ("critical", "success", "failure", "fumble")
+
+
+def reference_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
+    """Every reference table of the ruleset, in reading order."""
+    return [
+        _grades(rules),
+        _success_levels(rules),
+        _differential(rules),
+        _special_effects(rules),
+        *equipment_tables(rules),
+        *body_tables(rules),
+        *situation_tables(rules),
+        *round_tables(rules),
+    ]
+
+
+def _grades(rules: CombatStylesRules) -> ReferenceTable:
+    rows = []
+    for g in rules.grade_ladder():
+        if g.outcome == "automatic":
+            effect = "no roll: succeeds"
+        elif g.outcome == "impossible":
+            effect = "no attempt possible"
+        else:
+            effect = f"skill {g.multiplier}"
+        rows.append((g.name, effect, g.description))
+    return table(
+        "grades",
+        "Difficulty Grades",
+        ("Grade", "Skill", "Meaning"),
+        rows,
+        "Fractions round up. When several penalties apply, only the most severe grade counts.",
+        assumed_notes(rules.grades),
+    )
+
+
+def _success_levels(rules: CombatStylesRules) -> ReferenceTable:
+    c = rules.checks
+    rows = [
+        (lvl.name, lvl.description) for lvl in sorted(rules.success_levels, key=lambda s: -s.rank)
+    ]
+    rows += [
+        (
+            "Critical range",
+            f"roll ≤ modified skill ÷ {c.critical_divisor}, rounded up (at least {c.critical_minimum})",
+        ),
+        (
+            "Fumble",
+            f"rolls {', '.join(_face(r) for r in c.fumble_rolls)}; over 100%: {', '.join(_face(r) for r in c.fumble_rolls_over_100)}",
+        ),
+        ("Always succeeds", f"01–{c.automatic_success_max:02d}"),
+        ("Always fails", f"{c.automatic_failure_min}–00"),
+        (
+            "Augment",
+            f"add {c.augment.numerator * 100 // c.augment.denominator}% of the augmenting skill",
+        ),
+        ("Skills over 100%", "every participant subtracts (highest skill − 100)"),
+    ]
+    return table(
+        "success_levels",
+        "Success Levels",
+        ("Level or rule", "Meaning"),
+        rows,
+        c.description,
+        [f"assumed — {c.note}"] if c.assumed else (),
+    )
+
+
+def _face(roll: int) -> str:
+    return "00" if roll == 100 else f"{roll:02d}"
+
+
+def _differential(rules: CombatStylesRules) -> ReferenceTable:
+    names = {lvl.id: lvl.name for lvl in rules.success_levels}
+    order = [lvl for lvl in LEVEL_ORDER if lvl in names] + sorted(set(names) - set(LEVEL_ORDER))
+    rows = []
+    for p in order:
+        row = [names[p]]
+        for a in order:
+            n = rules.differential.effects(p, a)
+            row.append(f"protagonist {n}" if n > 0 else f"antagonist {-n}" if n < 0 else "none")
+        rows.append(row)
+    return table(
+        "differential",
+        "Differential Roll Results",
+        ("Protagonist \\ Antagonist", *(names[a] for a in order)),
+        rows,
+        "Special effects won by each side. A defender who does not parry counts as a "
+        f"{names[rules.differential.no_defence_level]}. "
+        f"Surprise: +{rules.combat.surprise.bonus_effects} for the first successful attack.",
+    )
+
+
+def requirement_text(effect: SpecialEffect) -> str:
+    """The effect's requirements as a short phrase."""
+    r = effect.requires
+    parts = []
+    if r.own_roll:
+        parts.append(f"{r.own_roll} only")
+    if r.opponent_roll:
+        parts.append(f"opponent {r.opponent_roll}s")
+    if r.ranged_own_roll:
+        waived = f" unless {', '.join(c.replace('_', ' ') for c in r.ranged_roll_waived_when)}"
+        parts.append(
+            f"ranged: {r.ranged_own_roll} only{waived if r.ranged_roll_waived_when else ''}"
+        )
+    if r.weapon_lists_effect:
+        parts.append("a weapon that lists it")
+    if r.weapon_kinds:
+        parts.append(" or ".join(r.weapon_kinds) + " weapon")
+    if r.opponent_weapon_kinds:
+        parts.append("opponent uses a " + " or ".join(r.opponent_weapon_kinds))
+    if r.max_weapon_size:
+        parts.append(f"weapon size ≤ {r.max_weapon_size}")
+    if r.style_trait:
+        parts.append(f"style trait {r.style_trait.replace('_', ' ')}")
+    if r.blow_wounds:
+        parts.append("the blow must wound")
+    for cond in (*r.taker_conditions, *r.target_conditions):
+        parts.append(cond.replace("_", " "))
+    return "; ".join(parts)
+
+
+def _special_effects(rules: CombatStylesRules) -> ReferenceTable:
+    rows = []
+    for e in sorted(rules.special_effects, key=lambda e: e.name):
+        resist = (
+            ", ".join(s.replace("_", " ") for s in e.resisted_by.skills) if e.resisted_by else ""
+        )
+        rows.append((e.name, e.taker, requirement_text(e), e.stackable, resist, e.description))
+    return table(
+        "special_effects",
+        "Special Effects",
+        ("Effect", "Taken by", "Requires", "Stacks", "Resisted with", "Effect in play"),
+        rows,
+        "Chosen by the winner of a differential roll before damage and hit location are rolled.",
+        assumed_notes(rules.special_effects),
+    )

@@ -1,0 +1,102 @@
+"""Combat rounds: actions and their costs, action points, initiative, combat styles."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from compiler.model.combat_styles.basics import Band, ceil_div
+from compiler.model.combat_styles.body import AttributeFormula
+from compiler.model.common import Assumable, Entry, Id, RuleModel
+
+
+class Action(Entry):
+    """A combat action: proactive (own Turn), reactive (answers a threat) or free."""
+
+    name: str
+    kind: Literal["proactive", "reactive", "free"]
+    ap_cost: int = Field(ge=0)
+    turns: int = Field(1, ge=1)
+    """Turns the action takes at least (each Turn costs its own AP)."""
+    requires: Literal["unengaged", "engaged", "delayed", "magic_held"] | None = None
+    description: str
+
+
+class ApBand(RuleModel):
+    """Action points for an attribute total in ``band``."""
+
+    band: Band
+    points: int = Field(ge=0)
+
+
+class ActionPoints(Assumable):
+    """Action points per Combat Round: the default, and the optional attribute table."""
+
+    default: int = Field(ge=1)
+    method: Literal["fixed", "table"] = "fixed"
+    """Which of the two the ruleset uses; ``table`` reads ``table``."""
+    table_attributes: tuple[Literal["int", "dex", "pow"], ...]
+    table: tuple[ApBand, ...]
+    table_beyond_every: int = Field(gt=0)
+    """Beyond the last band, one more point per this many attribute points."""
+    carry_over: bool = False
+    description: str = ""
+
+    def points(self, stats: dict[str, int]) -> int:
+        """Action points of a stat block under the chosen method (before fatigue)."""
+        if self.method == "fixed":
+            return self.default
+        total = sum(stats[a] for a in self.table_attributes)
+        for row in self.table:
+            if row.band.contains(total):
+                return row.points
+        last = self.table[-1]
+        if last.band.max is None or total < self.table[0].band.min:
+            raise KeyError(f"no action-point band for {total}")
+        return last.points + ceil_div(total - last.band.max, self.table_beyond_every)
+
+
+class Initiative(Assumable):
+    """How Initiative is rolled and what modifies it."""
+
+    die: str = Field(pattern=r"^1d\d+$")
+    bonus: AttributeFormula
+    armor_penalty_divisor: int = Field(gt=0)
+    """Penalty = total ENC of worn armour / this, rounded up (each location ENC/5)."""
+    armor_penalty_rounding: Literal["up"] = "up"
+    surprise_penalty: int
+    tie_break: Literal["higher_dex_then_roll", "concurrent"]
+    reroll: Literal["when_forced"] = "when_forced"
+    description: str = ""
+
+    def armor_penalty(self, enc_per_location: list[int]) -> int:
+        """The initiative penalty for armour worn on locations of the given ENC."""
+        total = sum(enc_per_location)
+        return ceil_div(total, self.armor_penalty_divisor)
+
+
+class StyleWeapon(RuleModel):
+    """A weapon named by a sample style, and the bundled weapons it covers (none for
+    natural weapons and gear the equipment lists do not have)."""
+
+    name: str
+    covers: tuple[Id, ...] = ()
+
+
+class CombatStyle(Entry):
+    """A sample combat style from the text."""
+
+    name: str
+    weapons: tuple[StyleWeapon, ...] = Field(min_length=1)
+    traits: tuple[Id, ...] = ()
+    description: str = ""
+
+
+class StyleTrait(Entry):
+    """A combat-style trait (benefit)."""
+
+    name: str
+    group_only: bool = False
+    """Works only if everyone in the group has the trait (the text's asterisk)."""
+    description: str

@@ -1,0 +1,317 @@
+"""The exchange: attack, reaction, differential, pending choice, damage and wounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge.engine.contract import EngineError
+from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
+
+
+def test_an_unaware_guard_struck_by_a_surprising_attacker_gives_two_special_effects(
+    table: Table,
+) -> None:
+    assassin = fighter("assassin", weapons=["dagger"], traits=["assassination"])
+    table("start_encounter", {"combatants": [fighter("guard"), assassin], "surprised": ["guard"]})
+    table("initiative", {}, [8, 8])  # the guard is at −10: the assassin acts first
+    out = table("exchange", {"attacker": "assassin", "defender": "guard", "defence": "parry"}, [30])
+    assert out["status"] == "awaiting_effects"
+    assert out["differential"] == {"winner": "attacker", "effects": 2, "bonus_effects": 1}
+    assert "kill_silently" in {e["id"] for e in out["eligible"]}
+    out = table(
+        "choose_effects",
+        {
+            "token": out["token"],
+            "effects": [{"id": "choose_location", "location": "head"}, {"id": "kill_silently"}],
+        },
+        [4, 2],  # dagger 1d4+1 → 5; serious wound: 1d3 turns without attacking
+    )
+    wound = out["blow"]["wound"]
+    assert out["blow"]["location"] == "head"
+    assert out["blow"]["to_hit_points"] == 5
+    assert wound["wound"] == "serious"
+    assert wound["endurance"] == {
+        "skill": "endurance",
+        "automatic_failure": True,
+        "resisted": False,
+    }
+    assert "unconscious for 5 minutes" in wound["consequences"]
+
+
+def test_the_surprise_bonus_is_only_for_the_first_attack(table: Table) -> None:
+    table("start_encounter", {"combatants": [fighter("a"), fighter("b")], "surprised": ["b"]})
+    table.state["phase"] = "free"  # type: ignore[index]
+    first = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [30, 1, 10])
+    assert first["differential"]["effects"] == 2
+    second = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [30, 1, 10])
+    assert second["differential"]["effects"] == 1
+
+
+def test_a_parry_with_a_shield_as_large_as_the_weapon_blocks_everything(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "parry_weapon": "heater"},
+        [40, 30, 7, 10],  # both succeed, b rolls lower: no effects; 1d8 → 7; chest
+    )
+    assert out["differential"]["winner"] is None
+    assert out["blow"]["after_parry"] == 0
+    assert out["blow"]["parry"]["blocked"] == "1"
+    assert table.who("b")["hit_points"]["chest"] == 7
+
+
+def test_a_parry_one_size_smaller_lets_half_through_rounded_up(table: Table) -> None:
+    duel(table, fighter("a", weapons=["battleaxe_2h"]), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "parry_weapon": "broadsword"},
+        [40, 30, 6, 10],  # 1d8+1 → 7, medium parries large: 4 gets through to the chest
+    )
+    assert out["blow"]["damage"] == 7
+    assert out["blow"]["after_parry"] == 4
+    assert table.who("b")["hit_points"]["chest"] == 3
+
+
+def test_a_parry_two_sizes_smaller_blocks_nothing(table: Table) -> None:
+    duel(table, fighter("a", weapons=["great_axe"]), fighter("b", weapons=["broadsword"]))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "parry_weapon": "broadsword"},
+        [40, 30, 1, 1, 1],  # 2d6+2 → 4, huge vs medium: all 4 through; right leg
+    )
+    assert out["blow"]["after_parry"] == 4
+    assert table.who("b")["hit_points"]["right_leg"] == 1
+
+
+def test_a_charge_makes_the_weapon_a_size_larger_and_the_attack_harder(table: Table) -> None:
+    duel(table, fighter("a", weapons=["battleaxe_1h"]), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "parry_weapon": "broadsword",
+            "situation": {"charging": True},
+        },
+        [40, 30, 5, 1, 10],  # 1d6+1 → 6, DM +0 → +1d2 → 1: 7; large vs medium parry: 4
+    )
+    assert out["attack"]["grade"] == "hard"
+    assert out["attack"]["target"] == 40
+    assert out["blow"]["parry"]["attacking_size"] == "large"
+    assert out["blow"]["damage"] == 7
+    assert out["blow"]["after_parry"] == 4
+
+
+def test_an_evade_that_beats_the_attack_avoids_the_damage(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "defence": "evade", "effects": []},
+        [40, 4],
+    )
+    assert out["defence_roll"]["level"] == "critical"
+    assert out["blow"] is None
+    assert "b evades the blow" in out["notes"]
+
+
+def test_armor_stops_damage_and_wounds_follow_hit_points(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b", armor={"chest": "mail"}))
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [40, 80, 8, 11])
+    assert out["blow"]["armor"] == 6
+    assert out["blow"]["to_hit_points"] == 2
+    assert out["blow"]["wound"]["wound"] == "minor"
+
+
+def test_a_major_wound_to_the_head_that_fails_endurance_kills(table: Table) -> None:
+    duel(table, fighter("a", weapons=["great_axe"]), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "defence": "none", "effects": []},
+        [40, 6, 6, 20, 97, 90],  # …, Endurance 97, then Acrobatics against the knockback
+    )
+    assert out["knockback"]["metres"] == 1
+    wound = out["blow"]["wound"]
+    assert (wound["damage"], wound["hit_points"], wound["wound"]) == (14, -9, "major")
+    assert "dead" in wound["consequences"]
+    assert "dead" in table.who("b")["conditions"]
+    with pytest.raises(EngineError, match="dead"):
+        table("exchange", {"attacker": "a", "defender": "b"})
+
+
+def test_the_winner_must_choose_only_what_he_won(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table("exchange", {"attacker": "a", "defender": "b"}, [30, 90])
+    token = out["token"]
+    with pytest.raises(EngineError, match="only 1 were won"):
+        table("choose_effects", {"token": token, "effects": [{"id": "scar_foe"}] * 2})
+    with pytest.raises(EngineError, match="needs a critical"):
+        table("choose_effects", {"token": token, "effects": [{"id": "maximize_damage"}]})
+    with pytest.raises(EngineError, match="only the defender"):
+        table("choose_effects", {"token": token, "effects": [{"id": "withdraw"}]})
+    with pytest.raises(EngineError, match="weapon does not allow"):
+        table("choose_effects", {"token": token, "effects": [{"id": "stun_location"}]})
+    table("choose_effects", {"token": token, "effects": [{"id": "scar_foe"}]}, [3, 1])
+    with pytest.raises(EngineError, match="no exchange 'x1'"):
+        table("choose_effects", {"token": token, "effects": []})
+
+
+def test_a_non_stacking_effect_cannot_be_chosen_twice(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table("exchange", {"attacker": "a", "defender": "b"}, [3, 90])
+    with pytest.raises(EngineError, match="does not stack"):
+        table(
+            "choose_effects",
+            {"token": out["token"], "effects": [{"id": "bleed"}, {"id": "bleed"}]},
+        )
+
+
+def test_a_ranged_attack_at_long_range_halves_damage_and_drops_force(table: Table) -> None:
+    duel(table, fighter("a", weapons=["short_bow"]), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "situation": {"distance": 110},
+            "effects": [],
+        },
+        [5, 5, 13],
+    )
+    # distance 110 m at SIZ 12: 3 grades harder (standard → herculean): 60 → 6
+    assert out["attack"]["grade"] == "herculean"
+    assert out["attack"]["target"] == 6
+    assert out["blow"]["damage_rolls"] == [5]
+    assert out["blow"]["damage"] == 3  # halved, rounded up
+
+
+def test_only_shields_parry_missiles(table: Table) -> None:
+    duel(table, fighter("a", weapons=["short_bow"]), fighter("b"))
+    with pytest.raises(EngineError, match="only shields"):
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "parry_weapon": "broadsword"},
+        )
+
+
+def test_a_pulled_blow_halves_the_damage(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "situation": {"pulled_blow": True},
+            "effects": [],
+        },
+        [40, 7, 10],
+    )
+    assert out["blow"]["damage"] == 4
+
+
+def test_firing_into_a_crowd_and_missing_only_because_of_it_hits_the_bystander(
+    table: Table,
+) -> None:
+    table(
+        "start_encounter",
+        {"combatants": [fighter("a", weapons=["short_bow"]), fighter("b"), fighter("c")]},
+    )
+    table.state["phase"] = "free"  # type: ignore[index]
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "bystander": "c",
+            "situation": {"crowd": "edge"},
+            "effects": [],
+        },
+        [50, 4, 10],  # Hard: 40; 50 would have hit at Standard
+    )
+    assert out["attack"]["level"] == "failure"
+    assert out["blow"]["target"] == "c"
+    assert table.who("c")["hit_points"]["chest"] == 3
+
+
+def test_climbing_caps_the_combat_skill_by_athletics(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "defence": "none", "situation": {"cap": "climbing"}},
+        [35],
+    )
+    assert out["attack"]["target"] == 30
+
+
+def test_an_unfamiliar_weapon_is_one_or_two_grades_harder_or_base_skill(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "situation": {"familiarity": "reasonably_different"},
+        },
+        [90],
+    )
+    assert out["attack"]["grade"] == "formidable"
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "situation": {"familiarity": "substantially_different"},
+        },
+        [90],
+    )
+    assert out["attack"]["target"] == 23  # STR+DEX
+
+
+def test_a_warded_location_is_parried_passively_and_cannot_be_chosen(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    table.who("b")["conditions"]["warding"] = {"turns": None, "locations": {"head": "heater"}}
+    out = table("exchange", {"attacker": "a", "defender": "b", "defence": "none"}, [30])
+    with pytest.raises(EngineError, match="passive block"):
+        table(
+            "choose_effects",
+            {"token": out["token"], "effects": [{"id": "choose_location", "location": "head"}]},
+        )
+    out = table(
+        "choose_effects",
+        {"token": out["token"], "effects": [{"id": "scar_foe"}]},
+        [8, 19],
+    )
+    assert out["blow"]["location"] == "head"
+    assert out["blow"]["to_hit_points"] == 0
+
+
+def test_a_mounted_attacker_rolls_locations_on_1d10_plus_10(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "situation": {"mounted": True},
+            "effects": [],
+        },
+        [30, 2, 1],
+    )
+    assert out["blow"]["location"] == "chest"  # 1 + 10 = 11
+
+
+def test_surprise_declared_on_one_exchange_leaves_no_lasting_condition(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "situation": {"surprise": True}, "effects": []},
+        [30, 1, 10],
+    )
+    assert out["differential"]["effects"] == 2
+    assert "surprised" not in table.who("b")["conditions"]
+    table("exchange", {"attacker": "b", "defender": "a", "defence": "none"}, [90])

@@ -1,0 +1,42 @@
+"""`arbiter replay docs/examples/combat-styles.json` prints the documented outcomes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bridge.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[4] / "docs" / "examples" / "combat-styles.json"
+
+
+def test_the_documented_example_replays_to_the_expected_outcomes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", str(EXAMPLE)]) == 0
+    outcomes = {o["id"]: o for o in json.loads(capsys.readouterr().out)}
+    init = outcomes["cs-2"]["result"]
+    # guard: 6 + 11 − 1 (armour) − 10 (surprised) = 6; Vessa: 4 + 15 = 19
+    assert init["order"] == ["vessa", "guard"]
+    assert init["rolls"]["guard"]["total"] == 6
+    assert init["rolls"]["vessa"]["total"] == 19
+    attack = outcomes["cs-3"]["result"]
+    assert attack["status"] == "awaiting_effects"
+    assert attack["defence"] == "none"
+    assert attack["differential"] == {"winner": "attacker", "effects": 2, "bonus_effects": 1}
+    blow = outcomes["cs-4"]["result"]["blow"]
+    assert (blow["location"], blow["damage"], blow["to_hit_points"]) == ("head", 5, 5)
+    assert blow["wound"]["wound"] == "serious"
+    assert blow["wound"]["consequences"] == [
+        "cannot attack for 2 turns",
+        "unconscious for 5 minutes",
+    ]
+    assert outcomes["cs-4"]["state"]["combatants"]["guard"]["hit_points"]["head"] == 0
+    check = outcomes["cs-5"]["result"]
+    assert (check["target"], check["roll"], check["level"]) == (47, 47, "success")
+    odds = outcomes["cs-6"]["result"]
+    assert odds["attack"]["levels"]["critical"]["exact"] == "7/100"
+    assert odds["defence"]["levels"]["success"]["exact"] == "49/100"  # 07-55
+    assert [d["result"] for d in outcomes["cs-4"]["dice"]] == [4, 2]

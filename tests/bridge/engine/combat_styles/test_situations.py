@@ -1,0 +1,360 @@
+"""Situations reached through requests: Ward Location, grapples, odds with an outcome, reach,
+counterattacks, luck in an exchange."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge.engine.contract import EngineError
+from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
+
+
+def test_ward_location_with_a_shield_covers_its_passive_block_count(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "act",
+        {
+            "combatant": "b",
+            "action": "ward_location",
+            "weapon": "heater",
+            "locations": ["head", "chest", "left_arm"],
+        },
+    )
+    assert out["warding"] == {"weapon": "heater", "locations": ["chest", "head", "left_arm"]}
+    with pytest.raises(EngineError, match="at most 3"):
+        table(
+            "act",
+            {
+                "combatant": "b",
+                "action": "ward_location",
+                "weapon": "heater",
+                "locations": ["head", "chest", "left_arm", "abdomen"],
+            },
+        )
+    out = table(
+        "act",
+        {
+            "combatant": "b",
+            "action": "ward_location",
+            "weapon": "heater",
+            "crouching": True,
+            "locations": ["head", "chest", "left_arm", "abdomen"],
+        },
+    )
+    assert len(out["warding"]["locations"]) == 4
+    # a blow on a warded location is parried by the shield (large vs medium: all blocked)
+    hit = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "defence": "none", "effects": []},
+        [30, 8, 11],
+    )
+    assert hit["blow"]["location"] == "chest"
+    assert hit["blow"]["to_hit_points"] == 0
+
+
+def test_parrying_actively_with_the_warding_shield_ends_the_ward(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    table(
+        "act",
+        {"combatant": "b", "action": "ward_location", "weapon": "heater", "locations": ["head"]},
+    )
+    out = table("exchange", {"attacker": "a", "defender": "b", "parry_weapon": "heater"}, [80, 90])
+    assert "b's heater no longer wards head" in out["notes"]
+    assert "warding" not in table.who("b")["conditions"]
+
+
+def test_a_won_grapple_holds_a_location_instead_of_damaging(table: Table) -> None:
+    duel(table, fighter("a", weapons=[]), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "grapple": True,
+            "parry_weapon": "broadsword",
+            "effects": [],
+        },
+        [30, 70, 14],
+    )
+    assert out["blow"] is None
+    assert out["grapple"] == {"location": "right_arm", "limb": True}
+    assert table.who("b")["conditions"]["grappled"]["by"] == "a"
+    with pytest.raises(EngineError, match="empty hand"):
+        table("exchange", {"attacker": "a", "defender": "b", "grapple": True, "weapon": "heater"})
+
+
+def test_an_exchange_can_carry_its_exact_odds(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "odds": True, "effects": []},
+        [80, 90],
+    )
+    assert out["odds"]["attack"]["levels"]["critical"]["exact"] == "3/50"
+    assert out["odds"]["defence"]["target"] == 60
+
+
+def test_inside_a_longer_weapons_reach_it_cannot_parry(table: Table) -> None:
+    duel(table, fighter("a", weapons=["dagger"]), fighter("b", weapons=["longspear"]))
+    with pytest.raises(EngineError, match="inside its reach"):
+        table(
+            "exchange",
+            {
+                "attacker": "a",
+                "defender": "b",
+                "parry_weapon": "longspear",
+                "situation": {"engaged_reach": "short"},
+            },
+        )
+
+
+def test_a_counterattack_counts_as_a_failed_parry(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "defence": "counterattack", "effects": []},
+        [40, 4, 10],
+    )
+    assert out["defence_level"] == "failure"
+    assert out["differential"]["effects"] == 1
+    assert any("counterattack" in n for n in out["notes"])
+
+
+def test_luck_points_reroll_a_failed_attack_and_are_spent(table: Table) -> None:
+    duel(table, fighter("a", luck_points=1), fighter("b"))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "attacker_luck": "success",
+            "effects": [],
+        },
+        [90, 20, 4, 10],
+    )
+    assert out["attack"]["luck_rerolled_from"] == 90
+    assert out["attack"]["roll"] == 20
+    assert table.who("a")["luck_points"] == 0
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "defence": "none", "attacker_luck": "success"},
+        [90],
+    )
+    assert "luck_rerolled_from" not in out["attack"]
+
+
+def test_a_defender_over_100_lowers_both_skills_unless_he_parries_after_seeing(
+    table: Table,
+) -> None:
+    duel(table, fighter("a"), fighter("b", skills={"combat_style": 130}))
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [40, 99])
+    assert out["attack"]["target"] == 30  # 60 − 30
+    assert out["attack"]["level"] == "failure"
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "parry_only_if_hit": True, "effects": []},
+        [40, 99, 1, 10],
+    )
+    assert out["attack"]["target"] == 60
+    assert out["defence_roll"]["level"] == "failure"  # 99 is no fumble over 100
+
+
+def test_a_surprised_defender_may_defend_once_his_initiative_has_come(table: Table) -> None:
+    table(
+        "start_encounter",
+        {"combatants": [fighter("a"), fighter("b"), fighter("c")], "surprised": ["b"]},
+    )
+    table("initiative", {}, [9, 9, 1])  # a 21, b 11, c 13: a, c, b
+    out = table("exchange", {"attacker": "a", "defender": "b"}, [30])
+    assert out["defence"] == "none"
+    assert out["differential"]["effects"] == 2  # the bonus effect of the first attack
+    table("choose_effects", {"token": out["token"], "effects": []}, [1, 10])
+    table("next_turn", {})  # c dithers
+    table("next_turn", {})  # b's initiative comes (he may not attack: he dithers)
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [30, 90, 1, 10])
+    assert out["defence"] == "parry"
+    assert out["differential"]["effects"] == 1  # no bonus on later attacks
+
+
+def test_struggle_breaks_a_grip_by_winning_the_opposed_roll(table: Table) -> None:
+    duel(table, fighter("a", weapons=[]), fighter("b"))
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "weapon": "unarmed", "effects": [{"id": "grip"}]},
+        [30, 90, 1, 10],
+    )
+    out = table("act", {"combatant": "b", "action": "struggle"}, [50, 70])
+    assert out["struggle"]["victim_roll"]["skill"] == "unarmed"  # 60 beats Brawn 30
+    assert out["struggle"]["holder_roll"]["skill"] == "unarmed"  # the gripper's preference
+    assert out["struggle"]["freed"] is True
+    assert "gripped" not in table.who("b")["conditions"]
+    with pytest.raises(EngineError, match="not held"):
+        table("act", {"combatant": "b", "action": "struggle"})
+
+
+def test_pulling_an_impaled_weapon_free_does_half_a_damage_roll_through_armour(
+    table: Table,
+) -> None:
+    duel(table, fighter("a"), fighter("b", armor={"chest": "mail"}))
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "impale"}]},
+        [30, 90, 8, 8, 10],  # 8 against mail 6: 2 to the chest, the sword stays in
+    )
+    assert table.who("b")["conditions"]["impaled"]["grades"] == ["formidable"]
+    out = table(
+        "act", {"combatant": "a", "action": "ready_weapon", "weapon": "broadsword"}, [25, 5]
+    )
+    pulled = out["pull_free"]
+    assert pulled["freed"] is True
+    assert pulled["damage"] == 3  # half of 5, rounded up; no armour, no damage modifier
+    assert table.who("b")["hit_points"]["chest"] == 7 - 2 - 3
+    assert "impaled" not in table.who("b")["conditions"]
+    assert table.who("a")["conditions"]["impaled_in"]["weapons"] == []
+
+
+def test_a_long_weapon_inside_its_reach_is_smaller_and_its_damage_capped(table: Table) -> None:
+    duel(table, fighter("a", weapons=["longspear"]), fighter("b", weapons=["dagger"]))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "parry_weapon": "dagger",
+            "situation": {"engaged_reach": "short"},
+            "effects": [],
+        },
+        [40, 30, 3, 10],
+    )
+    # very long → short is 2 steps inside: large drops to small, equal to the dagger
+    assert out["blow"]["parry"]["attacking_size"] == "small"
+    assert out["blow"]["damage"] == 4  # capped at 1d3+1
+    assert out["blow"]["after_parry"] == 0
+
+
+def test_under_water_only_thrusting_weapons_work(table: Table) -> None:
+    duel(table, fighter("a", weapons=["mace", "dagger"], skills={"swim": 50}), fighter("b"))
+    with pytest.raises(EngineError, match="thrusting"):
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "weapon": "mace", "situation": {"cap": "swimming"}},
+        )
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "weapon": "dagger",
+            "defence": "none",
+            "situation": {"cap": "swimming"},
+            "effects": [],
+        },
+        [45, 4, 10],
+    )
+    assert out["attack"]["target"] == 50  # Combat Style 60 capped by Swim 50
+    assert out["blow"]["damage"] == 3  # 1d4+1 = 5, halved under water
+
+
+def test_conditions_left_by_effects_make_later_rolls_harder(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    # b blinds a (Blind Opponent), then a attacks blinded: the Blinded situation, Herculean
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "blind_opponent"}]},
+        [80, 3, 70, 3],
+    )
+    out = table("exchange", {"attacker": "a", "defender": "b", "defence": "none"}, [90])
+    assert out["attack"]["grade"] == "herculean"
+    assert "a: blinded" in out["notes"]
+
+
+def test_evading_leaves_the_defender_prone_and_prone_parries_are_formidable(
+    table: Table,
+) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table(
+        "exchange", {"attacker": "a", "defender": "b", "defence": "evade", "effects": []}, [80, 30]
+    )
+    assert "b ends prone after evading" in out["notes"]
+    out = table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [80, 35])
+    assert out["defence_roll"]["grade"] == "formidable"
+    assert out["defence_roll"]["target"] == 30
+
+
+def test_a_spear_set_against_a_charge_strikes_with_the_chargers_damage_modifier(
+    table: Table,
+) -> None:
+    charger = fighter(
+        "b",
+        characteristics={"str": 18, "con": 11, "siz": 18, "dex": 12, "int": 12},
+        armor={"chest": "mail"},
+    )
+    duel(table, fighter("a", weapons=["shortspear"]), charger)  # b: STR+SIZ 36 → +1d6
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "effects": [],
+            "situation": {"set_against_charge": True},
+        },
+        [30, 5, 3, 10],  # 1d8+1 → 6, then the charger's +1d6 stepped once → +1d8 → 3
+    )
+    assert any("+1d8" in n for n in out["notes"])
+    assert out["blow"]["damage"] == 9
+    with pytest.raises(EngineError, match="cannot be set"):
+        duel(table, fighter("a"), charger)
+        table(
+            "exchange",
+            {"attacker": "a", "defender": "b", "situation": {"set_against_charge": True}},
+        )
+
+
+def test_outreached_a_short_weapon_can_only_strike_the_longer_weapon(table: Table) -> None:
+    duel(table, fighter("a", weapons=["dagger"]), fighter("b", weapons=["longspear"]))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "defence": "none",
+            "effects": [],
+            "situation": {"engaged_reach": "very_long"},
+        },
+        [30, 4],
+    )
+    assert out["blow"]["weapon"] == "longspear"
+    assert table.who("b")["weapons"]["longspear"]["hp"] == 10 - (5 - 4)
+
+
+def test_prepare_counter_substitutes_its_own_effect_and_keeps_it_secret(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    out = table.run_full(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "effects": [
+                {
+                    "id": "prepare_counter",
+                    "counter": "trip_opponent",
+                    "with_effect": "trip_opponent",
+                }
+            ],
+        },
+        [80, 30],
+    )
+    assert out.private == {
+        "b": {"prepared_counter": "trip_opponent", "substitute": "trip_opponent"}
+    }
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "trip_opponent"}]},
+        [30, 90, 1, 10],
+    )
+    assert out["counter"]["cancelled"] == "trip_opponent"
+    assert out["effects"][0]["by_counter"] is True
+    assert "prone" in table.who("a")["conditions"]
+    assert "prone" not in table.who("b")["conditions"]
