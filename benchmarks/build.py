@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
 import shutil
 import statistics
 import subprocess
@@ -152,38 +153,44 @@ def run_fvtt(work: Path, *args: str) -> None:
         raise SystemExit(f"fvtt {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr}")
 
 
-def synthetic_pack(work: Path, repeat: int) -> Measurement:
-    """10,000 weapons + 200 tables: ``write_pack`` vs ``fvtt package pack`` from JSON sources."""
-    docs = synthetic_documents()
-    ours_dir = work / "ours" / "synthetic"
-    ours = timed(lambda: write_pack(ours_dir, docs), repeat)
-    if len(read_pack(ours_dir)) != len(docs):
-        raise SystemExit("our pack does not hold every document")
-    source_files(docs, work / "src")
+def pack_section(name: str, weapons: int, tables: int) -> Callable[[Path, int], Measurement]:
+    """A section packing a synthetic workload: ``write_pack`` vs ``fvtt package pack`` from the
+    JSON source files of the same documents."""
 
-    def cli_pack() -> None:
-        shutil.rmtree(work / "cli", ignore_errors=True)
-        run_fvtt(
-            work,
-            "package",
-            "pack",
-            "-n",
-            "synthetic",
-            "--in",
-            str(work / "src"),
-            "--out",
-            str(work / "cli"),
+    def section(work: Path, repeat: int) -> Measurement:
+        docs = synthetic_documents(weapons=weapons, tables=tables)
+        ours_dir = work / "ours" / "synthetic"
+        ours = timed(lambda: write_pack(ours_dir, docs), repeat)
+        if len(read_pack(ours_dir)) != len(docs):
+            raise SystemExit("our pack does not hold every document")
+        source_files(docs, work / "src")
+
+        def cli_pack() -> None:
+            shutil.rmtree(work / "cli", ignore_errors=True)
+            run_fvtt(
+                work,
+                *("package", "pack", "-n", "synthetic"),
+                *("--in", str(work / "src"), "--out", str(work / "cli")),
+            )
+
+        baseline = timed(cli_pack, repeat)
+        if read_pack(work / "cli" / "synthetic") != dict(docs):
+            raise SystemExit("the CLI's pack and ours do not hold the same documents")
+        primary = sum(1 for key, _ in docs if "." not in key.split("!")[1])
+        return Measurement(
+            section=name,
+            work=f"{weapons:,} weapons + {tables} tables: {primary:,} documents, {len(docs):,} keys",
+            ours=ours,
+            baseline_name="fvtt package pack",
+            baseline=baseline,
         )
 
-    baseline = timed(cli_pack, repeat)
-    return Measurement(
-        section="synthetic pack",
-        work=f"{len(docs):,} keys ({sum(1 for k, _ in docs if '.' not in k.split('!')[1]):,} "
-        "documents)",
-        ours=ours,
-        baseline_name="fvtt package pack",
-        baseline=baseline,
-    )
+    return section
+
+
+def cli_startup(work: Path, repeat: int) -> float:
+    """Median time of ``fvtt --version``: the CLI's fixed cost inside every baseline figure."""
+    return timed(lambda: run_fvtt(work, "--version"), repeat)
 
 
 def _fresh_dirs(base: Path) -> Callable[[], Path]:
@@ -250,7 +257,8 @@ def no_change_rebuild(work: Path, repeat: int) -> Measurement:
 
 
 SECTIONS: dict[str, Callable[[Path, int], Measurement]] = {
-    "synthetic-pack": synthetic_pack,
+    "synthetic-pack": pack_section("synthetic pack", weapons=10_000, tables=200),
+    "bundled-size-pack": pack_section("bundled-size pack", weapons=1_000, tables=40),
     "bundled-build": bundled_build,
     "no-change-rebuild": no_change_rebuild,
 }
@@ -288,7 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only or list(SECTIONS):
         with tempfile.TemporaryDirectory(prefix=f"arbiter-bench-{name}-") as scratch:
             rows.append(SECTIONS[name](Path(scratch), args.repeat))
+    with tempfile.TemporaryDirectory(prefix="arbiter-bench-cli-") as scratch:
+        startup = cli_startup(Path(scratch), args.repeat)
+    print(f"Python {platform.python_version()}, median of {args.repeat} runs per figure")
     print(render(rows))
+    print(f"(each fvtt figure includes {startup:.3f} s of CLI start-up: fvtt --version)")
     return 0
 
 
