@@ -53,13 +53,15 @@ log = logging.getLogger("arbiter.session")
 INTERNAL_ERROR = encode(
     ErrorMessage(id=None, code="internal", message="the server failed on this message")
 )
-COMMIT_FAILED = encode(
-    ErrorMessage(
-        id=None,
+
+
+def commit_failed(request_id: str) -> ErrorMessage:
+    return ErrorMessage(
+        id=request_id,
         code="internal",
         message="the roll log could not be written, so nothing was decided; retry with the same id",
     )
-)
+
 
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
@@ -78,6 +80,8 @@ class ClientSession:
         self.gm = False
         self.participants: frozenset[str] = frozenset()
         self.events: frozenset[EventName] = frozenset()
+        self.outcome_id: str | None = None
+        """The request id of the outcome the current reply carries (None: not an outcome)."""
         limits = server.config.limits
         loop = asyncio.get_running_loop()
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
@@ -91,12 +95,15 @@ class ClientSession:
         self.server.join(self)
         try:
             async for frame in self.ws:
+                self.outcome_id = None
                 reply = self.handle(frame)
-                # Whatever the reply says may rest on rows not yet committed: wait for them.
+                # An outcome may rest on rows not yet committed: wait for them, and never send
+                # an outcome whose row did not make it to disk.
                 try:
                     await self.server.committed()
                 except Exception:
-                    reply = COMMIT_FAILED
+                    if self.outcome_id is not None:
+                        reply = encode(commit_failed(self.outcome_id))
                 await self.ws.send(reply)
         except ConnectionClosed:
             pass
@@ -240,6 +247,7 @@ class ClientSession:
             max_dice=server.config.limits.max_dice_per_request,
         )
         decided = decide(message, server.rules, server.store, ctx, time.time())
+        self.outcome_id = message.request.id
         row = decided.row
         if not decided.replayed:
             server.after_commit(lambda: server.publish(row.seq, decided.outcome, exclude=self))
