@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -44,6 +45,11 @@ class BuildBusy(RuntimeError):
 BUILD_LOCK = ".arbiter-building"
 """Folder under the output folder whose LevelDB-style ``LOCK`` one build at a time holds."""
 
+# File locks exclude other processes only; builds on threads of this process (the server
+# rebuilds off its event loop) are excluded by this registry of folders being built.
+_building: set[Path] = set()
+_building_guard = threading.Lock()
+
 
 @contextmanager
 def exclusive_build(out_dir: Path, name: str) -> Iterator[None]:
@@ -52,15 +58,22 @@ def exclusive_build(out_dir: Path, name: str) -> Iterator[None]:
     While held, leftovers of an interrupted build (staging and old folders) are removed:
     no other build can be using them.
     """
+    busy = BuildBusy(
+        f"another arbiter build is writing into {out_dir}; try again when it has finished"
+    )
     lock_dir = out_dir / BUILD_LOCK
     lock_dir.mkdir(parents=True, exist_ok=True)
+    key = lock_dir.resolve()
     with ExitStack() as held:
+        with _building_guard:
+            if key in _building:
+                raise busy
+            _building.add(key)
+        held.callback(_building.discard, key)
         try:
             held.enter_context(hold_lock(lock_dir))
         except DatabaseLockedError:
-            raise BuildBusy(
-                f"another arbiter build is writing into {out_dir}; try again when it has finished"
-            ) from None
+            raise busy from None
         for stale in (*out_dir.glob(f".{name}-build-*"), *out_dir.glob(f".{name}-old-*")):
             shutil.rmtree(stale, ignore_errors=True)
         yield

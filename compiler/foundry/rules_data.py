@@ -1,8 +1,8 @@
 """The compiled rule data the client needs for its dialogs: ``data/rules.json``.
 
-Per ruleset: its title, version and content hash, its actions, its roll tables (id, name,
-die, formula and the UUID of their RollTable), and every other piece of rule data as the
-loader validated it (weapons, effects, maneuvers…). Roll tables' rows stay in the packs and
+Per ruleset: its title, version and content hash, its actions (the macros' API calls), its
+roll tables (id, name, die, formula and the UUID of their RollTable), and every other piece of
+rule data as the loader validated it (weapons, effects, maneuvers…). Roll tables' rows stay in the packs and
 with the server, which draws from them: the client only needs to name them.
 """
 
@@ -41,7 +41,10 @@ def _ruleset(ruleset: Ruleset) -> dict[str, Any]:
         "title": meta.title,
         "version": meta.version,
         "hash": ruleset.content_hash,
-        "actions": [a.id for a in ruleset_actions(ruleset.id)],
+        "actions": [
+            {"id": a.id, "function": a.function, "arguments": list(a.arguments)}
+            for a in ruleset_actions(ruleset.id)
+        ],
         "tables": [_table_ref(ruleset.id, t) for t in rollable_tables(ruleset.model)],
         "data": _data(ruleset.id, ruleset.model),
     }

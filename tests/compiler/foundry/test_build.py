@@ -18,7 +18,7 @@ from rules_fixture import CRITICALS, SIZES, make_rules
 from compiler.errors import RuleError
 from compiler.foundry.build import STAMP, build_module
 from compiler.foundry.packs import read_pack
-from compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked
+from compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked, exclusive_build
 from compiler.foundry.render import TEMPLATES_ROOT
 
 HERE = Path(__file__).resolve().parent
@@ -245,6 +245,15 @@ def test_a_second_build_into_the_same_folder_is_refused_while_the_first_runs(
         holder.kill()
         holder.wait()
     assert (build_module(tmp_path, rules_root).module_dir / "module.json").is_file()
+
+
+def test_a_second_build_in_the_same_process_is_refused_too(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    # The server builds on a worker thread; file locks do not exclude threads of one process.
+    with exclusive_build(tmp_path, "arbiter"), pytest.raises(BuildBusy):
+        build_module(tmp_path, rules_root)
+    assert not build_module(tmp_path, rules_root).skipped
 
 
 def test_leftovers_of_an_interrupted_build_are_cleared(tmp_path: Path, rules_root: Path) -> None:

@@ -109,9 +109,11 @@ def test_the_cli_unpacks_a_built_module_to_what_the_rule_files_say(
 def test_the_cli_unpacks_the_bundled_rulesets_to_what_the_rule_files_say(
     tmp_path: Path, fvtt: FoundryCli
 ) -> None:
-    assert available_rulesets(RULES_ROOT) == ["combat-styles", "hmk", "karmic"]
+    bundled = available_rulesets(RULES_ROOT)
+    assert bundled == ["combat-styles", "hmk", "karmic"]
     module_dir = build_module(tmp_path / "out").module_dir
     unpacked = unpack_module(module_dir, tmp_path / "work", fvtt)
     rulesets = load_all()
+    assert sorted(rulesets) == bundled
     assert_matches_lowering(unpacked, rulesets)
     assert_matches_rules(unpacked, rulesets)
