@@ -10,6 +10,8 @@ Arbiter request has a new id, so each one is decided by the engine and committed
 Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
 load from elsewhere on the machine hits both. The server's rate limit is raised for the run (a table of humans never comes near it).
 Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
+Server CPU per round trip (from /proc) is reported too: unlike wall-clock figures it hardly moves
+when other work shares the machine.
 """
 
 from __future__ import annotations
@@ -93,6 +95,11 @@ class Process:
             self.stop()
             raise RuntimeError(f"server did not start: {line!r}")
         self.url = next(w for w in line.split() if w.startswith("ws://"))
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU the server process has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
@@ -221,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"{'server':<8} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}")
     results: dict[tuple[str, int], tuple[float, float, float]] = {}
+    cpu = {"echo": 0.0, "arbiter": 0.0}
+    served = {"echo": 0, "arbiter": 0}
     offset = 0
     try:
         for n in CONNECTIONS:
@@ -235,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
                         return json.dumps({"v": 1, "type": "request", "request": request})
 
                     offset += MAX_REQUESTS
+                    cpu_before = server.cpu_seconds()
                     times, wall = asyncio.run(measure(server.url, token, n, args.seconds, make))
+                    cpu[name] += server.cpu_seconds() - cpu_before
+                    served[name] += len(times)
                     rounds[name].append(
                         (
                             len(times),
@@ -255,6 +267,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"at {n:>3} connections: arbiter p99 = {a[1] / e[1]:.2f}x echo, "
                 f"throughput = {a[2] / e[2]:.0%} of echo"
             )
+        per = {name: cpu[name] / max(served[name], 1) * 1e6 for name in cpu}
+        print(
+            f"server CPU per round trip (all runs; includes connection setup): "
+            f"arbiter {per['arbiter']:.0f} us, echo {per['echo']:.0f} us"
+        )
         a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
         e_mem = asyncio.run(idle_memory(echo, None, args.idle))
         print(

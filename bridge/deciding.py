@@ -148,16 +148,15 @@ def decide(
     return Decided(row, outcome, replayed=False)
 
 
-def visible(outcome: dict[str, Any], gm: bool, participants: frozenset[str]) -> dict[str, Any]:
-    """The outcome as one client may see it.
+def visible(outcome: dict[str, Any], participants: frozenset[str]) -> dict[str, Any]:
+    """The outcome as one client may see it: ``result`` and the dice, the ``private`` entries of
+    the participants it declared, and never the encounter ``state``.
 
-    GM clients see everything. Players see only their own participants' ``private`` parts and no
-    encounter ``state`` (it may hold hands and deck order); they ask the engine for their view.
+    State stays on the server: it may hold every hand and the deck order (karmic). GM clients
+    get no exception; a GM client relaying for players declares their participants.
     """
-    if gm:
-        return outcome
     private = outcome.get("private") or {}
     shown = {k: v for k, v in private.items() if k in participants}
-    if shown == private and outcome.get("state") is None:
+    if len(shown) == len(private) and outcome.get("state") is None:
         return outcome
     return {**outcome, "private": shown, "state": None}

@@ -1,8 +1,8 @@
 """The websocket protocol between Foundry clients and ``arbiter serve`` (message version 1).
 
 Every message is one JSON text frame: an object with ``v`` (the protocol version, 1) and ``type``.
-Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``, ``state``.
-Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``, ``state``.
+Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``.
+Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
 ``docs/protocol.md`` describes each with an example; ``python -m bridge.protocol DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
 
@@ -45,7 +45,6 @@ ErrorCode = Literal[
     "scripted_dice_refused",
     "dice_error",
     "encounter_mismatch",
-    "unknown_encounter",
     "internal",
 ]
 """Why a message was refused; the ``message`` field says exactly what was wrong."""
@@ -80,8 +79,8 @@ class ClientInfo(BaseModel):
     participants: list[ClientId] = Field(
         default_factory=list,
         max_length=256,
-        description="participant ids whose private data (a karmic hand) this client may see; "
-        "GM clients see every participant's private data",
+        description="participant ids whose private data (a karmic hand) this client receives; "
+        "a GM client relaying for players lists theirs",
     )
 
 
@@ -123,17 +122,7 @@ class Subscribe(ClientMessageBase):
     events: list[EventName]
 
 
-class StateQuery(ClientMessageBase):
-    """Ask for an encounter's current state."""
-
-    type: Literal["state"]
-    id: ClientId
-    encounter: ClientId
-
-
-ClientMessage = Annotated[
-    Hello | RequestMessage | Ping | Subscribe | StateQuery, Field(discriminator="type")
-]
+ClientMessage = Annotated[Hello | RequestMessage | Ping | Subscribe, Field(discriminator="type")]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
@@ -241,19 +230,8 @@ class Pong(Message):
     id: str | None = None
 
 
-class StateMessage(Message):
-    """An encounter's current state (null when the encounter has none yet)."""
-
-    type: Literal["state"] = "state"
-    id: str
-    encounter: str
-    ruleset: str | None
-    state: dict[str, Any] | None
-    seq: int | None = Field(description="log row that last changed the state")
-
-
 EventMessage = Annotated[RulesUpdated | RulesError | OutcomeEvent, Field(discriminator="event")]
-ServerMessage = Welcome | OutcomeMessage | ErrorMessage | EventMessage | Pong | StateMessage
+ServerMessage = Welcome | OutcomeMessage | ErrorMessage | EventMessage | Pong
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 

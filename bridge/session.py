@@ -36,8 +36,6 @@ from bridge.protocol import (
     Pong,
     ProtocolError,
     RequestMessage,
-    StateMessage,
-    StateQuery,
     Subscribe,
     Welcome,
     decode,
@@ -55,13 +53,15 @@ log = logging.getLogger("arbiter.session")
 INTERNAL_ERROR = encode(
     ErrorMessage(id=None, code="internal", message="the server failed on this message")
 )
-COMMIT_FAILED = encode(
-    ErrorMessage(
-        id=None,
+
+
+def commit_failed(request_id: str) -> ErrorMessage:
+    return ErrorMessage(
+        id=request_id,
         code="internal",
         message="the roll log could not be written, so nothing was decided; retry with the same id",
     )
-)
+
 
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
@@ -80,6 +80,8 @@ class ClientSession:
         self.gm = False
         self.participants: frozenset[str] = frozenset()
         self.events: frozenset[EventName] = frozenset()
+        self.outcome_id: str | None = None
+        """The request id of the outcome the current reply carries (None: not an outcome)."""
         limits = server.config.limits
         loop = asyncio.get_running_loop()
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
@@ -93,12 +95,15 @@ class ClientSession:
         self.server.join(self)
         try:
             async for frame in self.ws:
+                self.outcome_id = None
                 reply = self.handle(frame)
-                # Whatever the reply says may rest on rows not yet committed: wait for them.
+                # An outcome may rest on rows not yet committed: wait for them, and never send
+                # an outcome whose row did not make it to disk.
                 try:
                     await self.server.committed()
                 except Exception:
-                    reply = COMMIT_FAILED
+                    if self.outcome_id is not None:
+                        reply = encode(commit_failed(self.outcome_id))
                 await self.ws.send(reply)
         except ConnectionClosed:
             pass
@@ -230,8 +235,6 @@ class ClientSession:
         if isinstance(message, Subscribe):
             self.events = frozenset(message.events)
             return encode(Pong(id=message.id))
-        if isinstance(message, StateQuery):
-            return self._state(message)
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
     def _request(self, message: RequestMessage) -> str:
@@ -244,10 +247,11 @@ class ClientSession:
             max_dice=server.config.limits.max_dice_per_request,
         )
         decided = decide(message, server.rules, server.store, ctx, time.time())
+        self.outcome_id = message.request.id
         row = decided.row
         if not decided.replayed:
             server.after_commit(lambda: server.publish(row.seq, decided.outcome, exclude=self))
-        shown = visible(decided.outcome, self.gm, self.participants)
+        shown = visible(decided.outcome, self.participants)
         if shown is decided.outcome:
             # The logged text is the outcome exactly: send it without serializing again.
             replayed = "true" if decided.replayed else "false"
@@ -257,31 +261,9 @@ class ClientSession:
             )
         return encode(OutcomeMessage(seq=row.seq, replayed=decided.replayed, outcome=shown))
 
-    def _state(self, query: StateQuery) -> str:
-        if not self.gm:
-            raise ProtocolError(
-                "unauthorized",
-                "only GM clients may read encounter state; players ask their ruleset for a view",
-                query.id,
-            )
-        encounter = self.server.store.encounter(query.encounter)
-        if encounter is None:
-            raise ProtocolError(
-                "unknown_encounter", f"no encounter {query.encounter!r} in this world", query.id
-            )
-        return encode(
-            StateMessage(
-                id=query.id,
-                encounter=encounter.id,
-                ruleset=encounter.ruleset,
-                state=encounter.state,
-                seq=encounter.seq,
-            )
-        )
-
     def outcome_event(self, seq: int, outcome: dict[str, object]) -> str | None:
         """The event text announcing another client's outcome, or None when not subscribed."""
         if "outcome" not in self.events:
             return None
-        shown = visible(outcome, self.gm, self.participants)  # type: ignore[arg-type]
+        shown = visible(outcome, self.participants)  # type: ignore[arg-type]
         return encode(OutcomeEvent(seq=seq, outcome=shown))

@@ -4,8 +4,8 @@ Every request of ``docs/examples/<ruleset>.json`` goes to the server in order (e
 recorded dice send them as scripted dice, which the test server allows; the others are rolled by
 the session's keyed dice). Every outcome must then re-derive identically from its recorded dice
 (``arbiter replay --from-log``) and ``arbiter replay`` of the example file fed those dice must
-give the same outcomes. A player client owning no participant sees each outcome's public part
-only: no private data (a karmic hand) and no encounter state.
+give the same outcomes. Clients that own no participant see each outcome's public part only: no
+private data (a karmic hand) and no encounter state (which holds every hand and the deck order).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bridge.deciding import visible
 from bridge.engine.dice import SecureSource
 from bridge.logreplay import replay_log
 from bridge.replaying import replay_entries
@@ -43,7 +44,7 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
         # A player who owns no participant watches every outcome go by.
         observer, _ = srv.hello(role="player", user="observer", events=["outcome"])
         assert ruleset in welcome["rulesets"], f"{ruleset} has rules but is not served"
-        outcomes = []
+        views = []
         for entry in entries:
             request = {k: v for k, v in entry.items() if k not in ("dice", "state")}
             message: dict[str, Any] = {"v": 1, "type": "request", "request": request}
@@ -52,17 +53,21 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
             send(ws, message)
             reply = receive(ws)
             assert reply["type"] == "outcome", (entry["id"], reply)
-            outcomes.append(reply["outcome"])
+            views.append(reply["outcome"])
             seen = receive(observer)
             assert seen["event"] == "outcome" and seen["seq"] == reply["seq"]
-            # Hidden information (hands, deck order) never reaches a player who does not own it.
-            assert seen["outcome"]["private"] == {} and seen["outcome"]["state"] is None
-            assert seen["outcome"]["result"] == reply["outcome"]["result"]
+            # Hidden information (hands, deck order) never reaches a client that does not own it.
+            for view in (reply["outcome"], seen["outcome"]):
+                assert view["private"] == {} and view["state"] is None
+                assert view["result"] == seen["outcome"]["result"]
         ws.close()
         observer.close()
         store = srv.server.store
-        report = replay_log(list(store.rolls()), load_all())
+        rows = list(store.rolls())
+        report = replay_log(rows, load_all())
     assert report.rows == len(entries) and report.ok, report.mismatches
+    outcomes = [json.loads(row.outcome) for row in rows]
+    assert [visible(o, frozenset()) for o in outcomes] == views
 
     # `arbiter replay` of each entry, fed the dice the server recorded and the encounter state
     # the server held before it, gives the same outcome.

@@ -157,7 +157,7 @@ BAD_MESSAGES = [
     (request("u7", "check") | {"dice": [5]}, "scripted_dice_refused", "--allow-scripted-dice"),
     (request("u8", "greedy", {"dice": 5000}), "dice_error", "over the budget"),
     (hello_message("x"), "already_authenticated", "already said hello"),
-    ({"v": 1, "type": "state", "id": "s1", "encounter": "none"}, "unknown_encounter", "'none'"),
+    ({"v": 1, "type": "state", "id": "s1", "encounter": "e"}, "invalid_message", "'state'"),
     ("x" * 70_000, "too_large", "over the limit of 65536"),
 ]
 
@@ -255,3 +255,37 @@ def test_a_second_server_on_the_same_world_is_refused(tmp_path: Path) -> None:
         pytest.raises(DataDirBusy, match="one `arbiter serve` per world"),
     ):
         ArbiterServer(tiny_config(tmp_path))
+
+
+class FailingCommit:
+    """A SQLite connection whose next COMMIT fails like a full disk; everything else passes."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.armed = True
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql == "COMMIT" and self.armed:
+            self.armed = False
+            raise sqlite3.OperationalError("database or disk is full")
+        return self.db.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.db, name)
+
+
+def test_an_outcome_whose_row_cannot_be_committed_is_never_sent(tmp_path: Path) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        store = srv.server.store
+        store._db = FailingCommit(store._db)  # type: ignore[assignment]
+        ws, _ = srv.hello()
+        send(ws, request("fragile", "check", {"skill": 50}))
+        refused = receive(ws)
+        send(ws, request("fragile", "check", {"skill": 50}))
+        decided = receive(ws)
+        ws.close()
+        assert store.verify_chain() == []
+    assert refused["code"] == "internal" and "nothing was decided" in refused["message"]
+    assert refused["id"] == "fragile"
+    assert decided["type"] == "outcome" and decided["replayed"] is False
+    assert [r for r, _ in log_rows(tmp_path / "data")] == ["fragile"]
