@@ -82,10 +82,29 @@ async function whisperPrivate(outcome, request, owners) {
   }
 }
 
+/** The participants whose private data this client receives (declared in `hello`). */
+function participants() {
+  return String(game.settings.get(MODULE, "participants") ?? "").split(",").filter(Boolean);
+}
+
+/**
+ * Make sure the server sends this client the private data of every participant a request
+ * names an owner for: the server only shows a connection the participants it declared, so a
+ * new one means a fresh `hello` (the request waits in the queue meanwhile).
+ */
+async function declareParticipants(owners) {
+  const known = new Set(participants());
+  const wanted = Object.keys(owners ?? {}).filter((p) => p !== "*" && !known.has(p));
+  if (!wanted.length) return;
+  await game.settings.set(MODULE, "participants", [...known, ...wanted].join(","));
+  connection.redial();
+}
+
 /** Send a request from the connector and post its card (or an error card). */
 async function decide(request, owners) {
   const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body: request.body, encounter: request.encounter ?? null };
   try {
+    await declareParticipants(owners);
     const answer = await connection.request(envelope, request.dice ?? null);
     Object.assign(privateSeen, answer.outcome.private ?? {});
     const message = request.resolves ? null : await postOutcome(answer, request, owners);
@@ -310,6 +329,14 @@ Hooks.once("init", () => {
     default: "",
     onChange: () => connection?.start(),
   });
+  game.settings.register(MODULE, "participants", {
+    name: "ARBITER.Settings.Participants.Name",
+    hint: "ARBITER.Settings.Participants.Hint",
+    scope: "client",
+    config: false,
+    type: String,
+    default: "",
+  });
   game.settings.register(MODULE, "heartbeat", {
     name: "ARBITER.Settings.Heartbeat.Name",
     hint: "ARBITER.Settings.Heartbeat.Hint",
@@ -332,7 +359,7 @@ Hooks.once("ready", async () => {
       url: () => resolveUrl(settingUrl()),
       token: () => game.settings.get(MODULE, "token"),
       heartbeatMs: () => 1000 * game.settings.get(MODULE, "heartbeat"),
-      client: () => ({ name: MODULE, version: VERSION, user: game.user.id, role: "gm" }),
+      client: () => ({ name: MODULE, version: VERSION, user: game.user.id, role: "gm", participants: participants() }),
       WebSocket: globalThis.WebSocket,
     });
     connection.addEventListener("status", showStatus);

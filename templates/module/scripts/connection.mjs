@@ -70,6 +70,20 @@ export class Connection extends EventTarget {
     this.#dial();
   }
 
+  /**
+   * Dial again now with a fresh `hello` (e.g. to declare more participants); unanswered
+   * requests stay queued and are sent again once welcomed.
+   */
+  redial() {
+    const old = this.#socket;
+    this.#socket = null;
+    for (const key of Object.keys(this.#timers)) clearTimeout(this.#timers[key]);
+    old?.close(1000, "redial");
+    this.#stopped = false;
+    this.#attempt = 0;
+    this.#dial();
+  }
+
   stop() {
     this.#stopped = true;
     for (const key of Object.keys(this.#timers)) clearTimeout(this.#timers[key]);
