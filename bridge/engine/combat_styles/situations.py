@@ -83,6 +83,16 @@ def distance_steps(rules: RulesView, distance: int | None, target_siz: int) -> i
         raise EngineError(str(err).strip("'\"")) from None
 
 
+def aimed(rules: RulesView, grade: Grade) -> Grade:
+    """``grade`` eased by a round of aiming (``combat.ranged.aim_grade_steps``), never past
+    ``combat.ranged.aim_easiest_grade``; a grade already easier than that is left alone."""
+    ranged = rules.model.combat.ranged
+    easiest = rules.checks.grade(ranged.aim_easiest_grade)
+    if grade.rank <= easiest.rank:
+        return grade
+    return max(rules.checks.shifted(grade, ranged.aim_grade_steps), easiest, key=lambda g: g.rank)
+
+
 def attack_terms(
     rules: RulesView,
     attacker: JSON,
@@ -145,10 +155,9 @@ def attack_terms(
         notes.append("pulled blow")
     if situation.cap == "swimming":
         factor *= rules.swimming_damage
-    base_grade = checks.most_severe(ids)
+    grade = checks.shifted(checks.most_severe(ids), steps)
     if situation.aiming:
-        steps -= 1
-    grade = checks.shifted(base_grade, steps)
+        grade = aimed(rules, grade)
     grade_without_crowd = grade
     if situation.crowd != "none":
         if not arm.is_ranged:
