@@ -44,3 +44,46 @@ def test_the_easiest_grade_aiming_reaches_is_read_from_the_data(model: RulesetBa
     assert _aimed_grade(house, "hard") == "standard"
     free = edited(model, "combat.ranged.aim_easiest_grade", "automatic")
     assert _aimed_grade(free, "very_easy") == "automatic"
+
+
+def test_initiative_is_rolled_on_the_data_s_die_with_the_data_s_bonus(model: RulesetBase) -> None:
+    house = edited(model, "initiative.die", "1d20")
+    house = edited(house, "initiative.bonus.divisor", 1)
+    table = Table(house)
+    table("start_encounter", {"combatants": [fighter("a"), fighter("b")]})
+    assert table.who("a")["initiative_bonus"] == 12 + 12
+    out = table("initiative", {}, [20, 11])
+    assert out["rolls"]["a"] == {"die": 20, "total": 44}
+    assert table.rolled == [("1d20 initiative a", 20), ("1d20 initiative b", 11)]
+
+
+def test_tied_initiative_goes_to_dex_then_a_roll_of_the_data_s_die(model: RulesetBase) -> None:
+    table = Table(edited(model, "initiative.die", "1d6"))
+    table("start_encounter", {"combatants": [fighter("a"), fighter("b")]})
+    out = table("initiative", {}, [4, 4, 2, 6])
+    assert out["order"] == ["b", "a"]
+    assert out["rolls"]["b"]["tie_break"] == 6
+    assert "concurrent" not in out
+
+
+def test_concurrent_tie_break_rolls_nothing_and_names_the_tied_group(model: RulesetBase) -> None:
+    table = Table(edited(model, "initiative.tie_break", "concurrent"))
+    quick = fighter("q", characteristics={"str": 11, "con": 11, "siz": 12, "dex": 14, "int": 10})
+    table("start_encounter", {"combatants": [fighter("b"), quick, fighter("a"), fighter("c")]})
+    out = table("initiative", {}, [5, 5, 5, 9])
+    assert out["order"] == ["c", "a", "b", "q"]
+    assert out["concurrent"] == [["a", "b", "q"]]
+    assert all("tie_break" not in roll for roll in out["rolls"].values())
+
+
+def test_action_points_follow_the_attribute_table_when_the_data_chooses_it(
+    model: RulesetBase,
+) -> None:
+    fixed = Table(model)
+    sharp = fighter("s", characteristics={"str": 11, "con": 11, "siz": 12, "dex": 18, "int": 18})
+    fixed("start_encounter", {"combatants": [fighter("a"), sharp]})
+    assert fixed.who("s")["action_points_max"] == 2
+    table = Table(edited(model, "action_points.method", "table"))
+    table("start_encounter", {"combatants": [fighter("a"), sharp]})
+    assert table.who("a")["action_points_max"] == 2  # INT+DEX 24
+    assert table.who("s")["action_points_max"] == 3  # INT+DEX 36
