@@ -17,7 +17,6 @@ from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
 
 ONE = Fraction(1)
-CAP_SKILL = {"climbing": "athletics", "swimming": "swim", "mounted": "ride"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +49,19 @@ def _grade_ids(rules: RulesView, ids: list[str]) -> list[str]:
     return out
 
 
-def capped(c: JSON, skill: int, situation: Situation) -> int:
-    """A combat skill capped by Athletics (climbing), Swim (swimming) or Ride (mounted)."""
+def capped(rules: RulesView, c: JSON, skill: int, situation: Situation) -> int:
+    """A combat skill capped by the skill the situation's ``skill_caps`` entry names
+    (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data)."""
     if situation.cap is None:
         return skill
-    return min(skill, c["skills"][CAP_SKILL[situation.cap]])
+    caps = {cap.id: cap.capped_by for cap in rules.model.skill_caps}
+    if situation.cap not in caps:
+        known = ", ".join(sorted(caps))
+        raise EngineError(f"unknown skill cap {situation.cap!r} (known: {known})")
+    by = caps[situation.cap]
+    if by not in c["skills"]:
+        raise EngineError(f"skill cap {situation.cap!r} names {by!r}, a skill combatants lack")
+    return min(skill, c["skills"][by])
 
 
 def band_of(arm: Arm, distance: int | None) -> str | None:
@@ -123,7 +130,7 @@ def attack_terms(
             notes.append("unfamiliar weapon: base Combat Style (STR+DEX)")
         else:
             steps += fam
-    skill = capped(attacker, skill, situation)
+    skill = capped(rules, attacker, skill, situation)
     if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
         raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
     size_steps = 0

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bridge.engine.combat_styles.requests import Situation
 from bridge.engine.combat_styles.rules import view_of
 from bridge.engine.combat_styles.situations import attack_terms
+from bridge.engine.contract import EngineError
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
@@ -87,3 +90,25 @@ def test_action_points_follow_the_attribute_table_when_the_data_chooses_it(
     table("start_encounter", {"combatants": [fighter("a"), sharp]})
     assert table.who("a")["action_points_max"] == 2  # INT+DEX 24
     assert table.who("s")["action_points_max"] == 3  # INT+DEX 36
+
+
+def _melee_skill(model: RulesetBase, cap: str) -> int:
+    view = view_of(model)
+    table = Table(model)
+    duel(table, fighter("a"), fighter("b"))
+    a, b = table.who("a"), table.who("b")
+    return attack_terms(view, a, b, view.arm("broadsword"), Situation(cap=cap)).skill
+
+
+def test_every_skill_cap_in_the_data_caps_the_combat_skill(model: RulesetBase) -> None:
+    assert _melee_skill(model, "climbing") == 30  # athletics
+    assert _melee_skill(model, "unstable_footing") == 20  # acrobatics
+    house = edited(model, "skill_caps.climbing.capped_by", "acrobatics")
+    assert _melee_skill(house, "climbing") == 20
+    house = edited(model, "skill_caps.climbing.capped_by", "evade")
+    assert _melee_skill(house, "climbing") == 40
+
+
+def test_a_skill_cap_the_data_lacks_is_refused(model: RulesetBase) -> None:
+    with pytest.raises(EngineError, match="unknown skill cap 'levitating'"):
+        _melee_skill(model, "levitating")
