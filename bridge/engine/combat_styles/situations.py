@@ -49,6 +49,32 @@ def _grade_ids(rules: RulesView, ids: list[str]) -> list[str]:
     return out
 
 
+ROLE_OF_LIST = {"attacker_situations": "attack", "defender_situations": "defence"}
+
+
+def check_situations(rules: RulesView, situation: Situation, context: str) -> None:
+    """Refuse a situational modifier whose ``context`` (close or ranged) does not fit the
+    attack, or whose ``applies_to`` (attack, defence, all) does not fit the list naming it."""
+    scopes = rules.memo.get("situation_scopes")
+    if scopes is None:
+        scopes = {s.id: (s.context, s.applies_to) for s in rules.model.situational_modifiers}
+        rules.memo["situation_scopes"] = scopes
+    for field, role in ROLE_OF_LIST.items():
+        for sid in getattr(situation, field):
+            if sid not in scopes:
+                continue  # a plain grade id, or unknown (refused when the grade is read)
+            where, applies_to = scopes[sid]
+            if where != context:
+                raise EngineError(
+                    f"situational modifier {sid!r} is for {where} combat, not a {context} attack"
+                )
+            if applies_to not in ("all", role):
+                raise EngineError(
+                    f"situational modifier {sid!r} applies to the {applies_to} roll; "
+                    f"it cannot be one of the {field}"
+                )
+
+
 def capped(rules: RulesView, c: JSON, skill: int, situation: Situation) -> int:
     """A combat skill capped by the skill the situation's ``skill_caps`` entry names
     (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data)."""
@@ -110,6 +136,8 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
+    if situation.attacker_situations or situation.defender_situations:
+        check_situations(rules, situation, "ranged" if arm.is_ranged else "close")
     ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
         rules, attacker, notes
     )

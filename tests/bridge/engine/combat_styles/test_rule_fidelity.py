@@ -112,3 +112,30 @@ def test_every_skill_cap_in_the_data_caps_the_combat_skill(model: RulesetBase) -
 def test_a_skill_cap_the_data_lacks_is_refused(model: RulesetBase) -> None:
     with pytest.raises(EngineError, match="unknown skill cap 'levitating'"):
         _melee_skill(model, "levitating")
+
+
+def _grade_with(model: RulesetBase, weapon: str, **situations: list[str]) -> str:
+    view = view_of(model)
+    table = Table(model)
+    duel(table, fighter("a", weapons=[weapon]), fighter("b"))
+    a, b = table.who("a"), table.who("b")
+    return attack_terms(view, a, b, view.arm(weapon), Situation(**situations)).grade.id
+
+
+def test_a_situational_modifier_is_refused_outside_its_context(model: RulesetBase) -> None:
+    assert _grade_with(model, "short_bow", attacker_situations=["ranged_gale"]) == "hopeless"
+    with pytest.raises(EngineError, match="'ranged_gale' is for ranged combat"):
+        _grade_with(model, "broadsword", attacker_situations=["ranged_gale"])
+    house = edited(model, "situational_modifiers.ranged_gale.context", "close")
+    assert _grade_with(house, "broadsword", attacker_situations=["ranged_gale"]) == "hopeless"
+
+
+def test_a_situational_modifier_is_refused_on_the_roll_it_does_not_apply_to(
+    model: RulesetBase,
+) -> None:
+    behind = ["close_attack_from_behind"]
+    _grade_with(model, "broadsword", defender_situations=behind)
+    with pytest.raises(EngineError, match="applies to the defence roll"):
+        _grade_with(model, "broadsword", attacker_situations=behind)
+    house = edited(model, "situational_modifiers.close_attack_from_behind.applies_to", "all")
+    assert _grade_with(house, "broadsword", attacker_situations=behind) == "formidable"
