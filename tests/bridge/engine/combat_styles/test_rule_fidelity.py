@@ -139,3 +139,72 @@ def test_a_situational_modifier_is_refused_on_the_roll_it_does_not_apply_to(
         _grade_with(model, "broadsword", attacker_situations=behind)
     house = edited(model, "situational_modifiers.close_attack_from_behind.applies_to", "all")
     assert _grade_with(house, "broadsword", attacker_situations=behind) == "formidable"
+
+
+def _swing(
+    model: RulesetBase, a: dict[str, Any], b: dict[str, Any], dice: list[int], **body: Any
+) -> dict[str, Any]:
+    table = Table(model)
+    duel(table, a, b)
+    result: dict[str, Any] = table("exchange", {"attacker": "a", "defender": "b", **body}, dice)
+    return result
+
+
+def test_a_parry_is_ignored_only_by_an_effect_whose_data_says_ignores_parry(
+    model: RulesetBase,
+) -> None:
+    body = {"effects": [{"id": "circumvent_parry"}], "parry_weapon": "heater"}
+    out = _swing(model, fighter("a"), fighter("b"), [3, 30, 6, 10], **body)
+    assert out["blow"]["after_parry"] == 6
+    house = edited(model, "special_effects.circumvent_parry.params.ignores_parry", False)
+    out = _swing(house, fighter("a"), fighter("b"), [3, 30, 6, 10], **body)
+    assert out["blow"]["after_parry"] == 0  # the large heater blocks the medium sword
+
+
+def test_the_range_an_effect_sets_is_read_from_its_sets_range(model: RulesetBase) -> None:
+    spear = fighter("b", weapons=["shortspear"])
+    body = {"effects": [{"id": "close_range"}], "parry_weapon": "shortspear"}
+    out = _swing(model, fighter("a"), spear, [30, 90, 1, 10], **body)
+    assert out["effects"][0]["engaged_reach"] == "medium"
+    house = edited(model, "special_effects.close_range.params.sets_range", "longer")
+    out = _swing(house, fighter("a"), spear, [30, 90, 1, 10], **body)
+    assert out["effects"][0]["engaged_reach"] == "long"
+
+
+def test_marksman_moves_a_hit_as_many_steps_as_its_location_steps(model: RulesetBase) -> None:
+    archer = fighter("a", weapons=["short_bow"])
+    shot = {"defence": "none", "situation": {"distance": 30}}
+    head = {"effects": [{"id": "marksman", "location": "head"}], **shot}
+    with pytest.raises(EngineError, match="adjoining location of right_leg"):
+        _swing(model, archer, fighter("b"), [30, 1, 1], **head)
+    house = edited(model, "special_effects.marksman.params.location_steps", 3)
+    out = _swing(house, archer, fighter("b"), [30, 1, 1], **head)  # leg, abdomen, chest, head
+    assert out["blow"]["location"] == "head"
+    house = edited(model, "special_effects.marksman.params.location_steps", 2)
+    with pytest.raises(EngineError, match="2 steps of right_leg"):
+        _swing(house, archer, fighter("b"), [30, 1, 1], **head)
+
+
+def test_maximize_damage_sets_as_many_dice_as_its_maximized_dice(model: RulesetBase) -> None:
+    clubber = fighter("a", weapons=["great_club"])
+    body = {"effects": [{"id": "maximize_damage"}], "defence": "none"}
+    out = _swing(model, clubber, fighter("b"), [3, 4, 10, 1, 1], **body)
+    assert out["blow"]["damage_rolls"] == [10]  # 1d6 + 6
+    house = edited(model, "special_effects.maximize_damage.params.maximized_dice", 2)
+    out = _swing(house, clubber, fighter("b"), [3, 10, 1, 1], **body)  # no damage die
+    assert out["blow"]["damage_rolls"] == [12]
+
+
+def test_an_impaled_weapon_is_pulled_free_with_the_data_s_withdraw_skill(
+    model: RulesetBase,
+) -> None:
+    house = edited(model, "special_effects.impale.params.withdraw_skill", "athletics")
+    for rules, skill in ((model, "brawn"), (house, "athletics")):
+        table = Table(rules)
+        duel(table, fighter("a"), fighter("b", armor={"chest": "mail"}))
+        impale = {"attacker": "a", "defender": "b", "effects": [{"id": "impale"}]}
+        table("exchange", impale, [30, 90, 8, 8, 10])
+        pull = {"combatant": "a", "action": "ready_weapon", "weapon": "broadsword"}
+        out = table("act", pull, [25, 5])
+        assert out["pull_free"]["roll"]["skill"] == skill
+        assert table.rolled[0] == (f"1d100 {skill}", 25)
