@@ -17,7 +17,8 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterable, MutableSequence, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 T = TypeVar("T")
@@ -162,19 +163,15 @@ class DiceExpr:
     """A parsed dice expression: a sum of dice terms and constants."""
 
     terms: tuple[Term, ...]
+    text: str = field(init=False, repr=False, compare=False)
+    """The canonical text (``str(expr)``), which labels every die the expression rolls."""
+
+    def __post_init__(self) -> None:
+        # Worked out once here rather than on every roll.
+        object.__setattr__(self, "text", _text_of(self.terms))
 
     def __str__(self) -> str:
-        out = ""
-        for term in self.terms:
-            if isinstance(term, DiceTerm):
-                text, negative = str(term), term.sign < 0
-            else:
-                text, negative = str(abs(term.value)), term.value < 0
-            if out or negative:
-                out += ("-" if negative else "+") + text
-            else:
-                out = text
-        return out or "0"
+        return self.text
 
     @property
     def dice_count(self) -> int:
@@ -200,6 +197,20 @@ class DiceExpr:
         return DiceExpr(self.terms + other.terms)
 
 
+def _text_of(terms: tuple[Term, ...]) -> str:
+    out = ""
+    for term in terms:
+        if isinstance(term, DiceTerm):
+            text, negative = str(term), term.sign < 0
+        else:
+            text, negative = str(abs(term.value)), term.value < 0
+        if out or negative:
+            out += ("-" if negative else "+") + text
+        else:
+            out = text
+    return out or "0"
+
+
 _TOKEN = re.compile(r"\s*([+-]?)\s*(?:(\d*)\s*[dD]\s*(\d+)|(\d+))\s*")
 
 
@@ -211,6 +222,13 @@ def parse(text: str, *, max_dice: int = MAX_DICE, max_faces: int = MAX_FACES) ->
     """
     if not isinstance(text, str) or not text.strip():
         raise DiceError("empty dice expression")
+    return _parse(text, max_dice, max_faces)
+
+
+@lru_cache(maxsize=1024)
+def _parse(text: str, max_dice: int, max_faces: int) -> DiceExpr:
+    """:func:`parse` of a non-empty string (cached: the result is immutable and depends on the
+    arguments alone; errors are raised afresh each time, never cached)."""
     if len(text) > 200:
         raise DiceError("dice expression longer than 200 characters")
     pos = 0
@@ -267,16 +285,20 @@ class Dice:
     def roll(self, expr: str | DiceExpr) -> RollResult:
         """Evaluate an expression (text or parsed), recording each die under its text."""
         parsed = parse(expr) if isinstance(expr, str) else expr
-        label = str(parsed)
-        start = len(self.records)
+        label = parsed.text
+        records = self.records
+        start = len(records)
         total = 0
         for term in parsed.terms:
             if isinstance(term, ConstTerm):
                 total += term.value
                 continue
+            faces = term.faces
             for _ in range(term.count):
-                total += term.sign * self.die(term.faces, label)
-        return RollResult(label, total, tuple(self.records[start:]))
+                result = self.source.randint(faces)
+                records.append(DieRecord(label, faces, result))
+                total += term.sign * result
+        return RollResult(label, total, tuple(records[start:]))
 
     def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
         """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""
