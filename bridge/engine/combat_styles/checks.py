@@ -7,7 +7,8 @@ this module only knows the procedure. All fractions round up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
 
@@ -32,6 +33,9 @@ class Level(IntEnum):
 
     @classmethod
     def named(cls, name: str) -> Level:
+        found = _BY_LABEL.get(name)  # the usual spelling, without an enum lookup
+        if found is not None:
+            return found
         try:
             return cls[name.upper()]
         except KeyError:
@@ -39,6 +43,7 @@ class Level(IntEnum):
 
 
 _LABELS = {level: level.name.lower() for level in Level}
+_BY_LABEL = {label: level for level, label in _LABELS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +87,16 @@ class CheckRules:
     """Rolls that fumble when the skill exceeds 100."""
     augment_share: Fraction
     """An augment adds this share of the augmenting skill (rounded up)."""
+    by_id: Mapping[str, Grade] = field(init=False, repr=False, compare=False)
+    """Grades by id (the first of the ladder wins, as a search along it would)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {g.id: g for g in reversed(self.grades)})
 
     def grade(self, grade_id: str) -> Grade:
-        for g in self.grades:
-            if g.id == grade_id:
-                return g
+        found = self.by_id.get(grade_id)
+        if found is not None:
+            return found
         known = ", ".join(g.id for g in self.grades)
         raise ValueError(f"unknown difficulty grade {grade_id!r} (known: {known})")
 
