@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
+from typing import NamedTuple
 
 from bridge.engine.dice import Dice
 
@@ -119,8 +120,9 @@ def ceil_div(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+# Target and CheckResult are named tuples: immutable like frozen dataclasses, and built (a few
+# times per exchange) at a fraction of their cost.
+class Target(NamedTuple):
     """What a d100 roll is compared against: the skill after grade and augment.
 
     ``critical_skill`` is the value the critical range is computed from (an augment does not
@@ -172,8 +174,7 @@ def level_of(rules: CheckRules, roll: int, tgt: Target) -> Level:
     return Level.FAILURE
 
 
-@dataclass(frozen=True, slots=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     """A resolved check: the roll that counts, its level, and any roll a luck point replaced."""
 
     target: Target
