@@ -193,9 +193,74 @@ def cli_startup(work: Path, repeat: int) -> float:
     return timed(lambda: run_fvtt(work, "--version"), repeat)
 
 
+def _fresh_dirs(base: Path) -> Callable[[], Path]:
+    """A new, not yet existing folder under ``base`` on every call (builds start from nothing)."""
+    count = iter(range(1_000_000))
+    return lambda: base / f"run-{next(count)}"
+
+
+def bundled_build(work: Path, repeat: int) -> Measurement:
+    """Build the bundled rulesets from nothing: ``arbiter build`` vs the same lowering with the
+    packs written as JSON sources and packed by ``fvtt package pack`` (the usual pipeline)."""
+    from compiler.foundry.build import build_module
+    from compiler.foundry.layout import PACKS
+    from compiler.foundry.lower import lower
+    from compiler.foundry.render import Renderer
+    from compiler.model.loader import load_all
+
+    fresh = _fresh_dirs(work / "ours")
+    ours = timed(lambda: build_module(fresh()), repeat)
+    report = build_module(fresh())
+    fresh_cli = _fresh_dirs(work / "cli")
+
+    def cli_build() -> None:
+        out = fresh_cli()
+        documents = lower(load_all(), Renderer())
+        for pack in PACKS:
+            src = out / "src" / pack.name
+            src.mkdir(parents=True)
+            for doc in documents[pack.name]:
+                name = f"{doc['_id']}.json"
+                (src / name).write_text(json.dumps(doc, ensure_ascii=False), "utf-8")
+            run_fvtt(work, "package", "pack", "-n", pack.name, "--in", str(src), "--out", str(out))
+
+    baseline = timed(cli_build, repeat)
+    keys = sum(report.documents.values())
+    rulesets = ", ".join(r.id for r in report.rulesets)
+    return Measurement(
+        section="build bundled rulesets",
+        work=f"{rulesets}: {keys:,} pack keys + {report.files} files",
+        ours=ours,
+        baseline_name="lower + fvtt package pack",
+        baseline=baseline,
+    )
+
+
+def no_change_rebuild(work: Path, repeat: int) -> Measurement:
+    """``arbiter build`` when nothing changed (goal: under 0.3 s) vs a full build of the same."""
+    from compiler.foundry.build import build_module
+
+    out = work / "module"
+    first = build_module(out)
+    ours = timed(lambda: build_module(out), repeat)
+    if not build_module(out).skipped:
+        raise SystemExit("a no-change rebuild did not skip")
+    fresh = _fresh_dirs(work / "full")
+    baseline = timed(lambda: build_module(fresh()), repeat)
+    return Measurement(
+        section="no-change rebuild",
+        work=f"module {first.version} already built",
+        ours=ours,
+        baseline_name="full build",
+        baseline=baseline,
+    )
+
+
 SECTIONS: dict[str, Callable[[Path, int], Measurement]] = {
     "synthetic-pack": pack_section("synthetic pack", weapons=10_000, tables=200),
     "bundled-size-pack": pack_section("bundled-size pack", weapons=1_000, tables=40),
+    "bundled-build": bundled_build,
+    "no-change-rebuild": no_change_rebuild,
 }
 """Section name → function(scratch folder, repeat) → Measurement, in table order."""
 

@@ -1,4 +1,8 @@
-"""``arbiter replay FILE``: resolve recorded requests and print the outcomes as JSON."""
+"""``arbiter replay FILE``: resolve recorded requests and print the outcomes as JSON.
+
+``arbiter replay --from-log DATA`` instead re-derives every outcome of a world's roll log from its
+recorded dice and reports each row whose outcome differs.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bridge.datadir import STORE_FILE
 from bridge.engine.dice import KeyedSource, ScriptedSource, SecureSource
 from bridge.engine.envelope import Request
+from bridge.logreplay import replay_log
 from bridge.replaying import ReplayError, replay_entries
+from bridge.store import Store
 from compiler.errors import RuleError
 from compiler.model.loader import RULES_ROOT, load_all
 
@@ -18,7 +25,20 @@ HELP = "resolve a JSON file of requests with recorded dice and print the outcome
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="JSON: a list of requests, or {'requests': [...]}")
+    parser.add_argument(
+        "file",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="JSON: a list of requests, or {'requests': [...]}",
+    )
+    parser.add_argument(
+        "--from-log",
+        type=Path,
+        default=None,
+        metavar="DATA",
+        help="re-derive every outcome in this world data directory's roll log and report mismatches",
+    )
     parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
     parser.add_argument(
         "--seed",
@@ -28,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.from_log is not None:
+        return _from_log(args)
+    if args.file is None:
+        print("arbiter replay: give a FILE or --from-log DATA", file=sys.stderr)
+        return 2
     try:
         data: Any = json.loads(args.file.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as err:
@@ -48,6 +73,31 @@ def run(args: argparse.Namespace) -> int:
     json.dump(outcomes, sys.stdout, indent=2, sort_keys=True)
     sys.stdout.write("\n")
     return 0
+
+
+def _from_log(args: argparse.Namespace) -> int:
+    path = args.from_log / STORE_FILE
+    if not path.is_file():
+        print(f"arbiter replay: no roll log at {path}", file=sys.stderr)
+        return 2
+    try:
+        rulesets = load_all(RULES_ROOT, args.rules)
+    except RuleError as err:
+        print(err.report(), file=sys.stderr)
+        return 2
+    store = Store(path)
+    try:
+        report = replay_log(store.rolls(), rulesets)
+    finally:
+        store.close()
+    for line in report.mismatches:
+        print(line)
+    other = f" ({report.other_rules} logged under other rules)" if report.other_rules else ""
+    print(
+        f"{report.rows} rows re-derived: {report.matched} identical, "
+        f"{len(report.mismatches)} mismatched{other}"
+    )
+    return 0 if report.ok else 1
 
 
 __all__ = ["HELP", "Request", "ScriptedSource", "add_arguments", "run"]

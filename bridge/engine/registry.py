@@ -6,6 +6,7 @@ import importlib
 from functools import cache
 
 from bridge.engine.contract import Engine
+from bridge.engine.tables import WithTableDraws
 
 
 class UnknownRuleset(LookupError):
@@ -14,7 +15,7 @@ class UnknownRuleset(LookupError):
 
 @cache
 def get_engine(ruleset_id: str) -> Engine:
-    """The engine of ``ruleset_id``; raises UnknownRuleset when there is none."""
+    """The engine of ``ruleset_id`` (answering ``draw`` too); UnknownRuleset when there is none."""
     if not ruleset_id.replace("-", "").replace("_", "").isalnum():
         raise UnknownRuleset(f"unknown ruleset {ruleset_id!r}")
     name = f"bridge.engine.{ruleset_id.replace('-', '_')}"
@@ -27,4 +28,4 @@ def get_engine(ruleset_id: str) -> Engine:
     engine = getattr(module, "ENGINE", None)
     if engine is None:
         raise UnknownRuleset(f"ruleset {ruleset_id!r} has no engine")
-    return engine
+    return WithTableDraws(engine)

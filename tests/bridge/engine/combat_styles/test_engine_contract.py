@@ -11,7 +11,7 @@ from tests.bridge.engine.combat_styles.helpers import Table, fighter
 
 
 def test_the_registry_finds_the_engine_with_every_request_type() -> None:
-    assert get_engine("combat-styles") is ENGINE
+    assert get_engine("combat-styles").inner is ENGINE
     assert {
         "check",
         "opposed",

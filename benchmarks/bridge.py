@@ -1,0 +1,307 @@
+"""Round trips through ``arbiter serve`` beside a bare ``websockets`` echo server, same run.
+
+Run: ``.venv/bin/python benchmarks/bridge.py [--seconds S] [--rounds R] [--idle N]``
+
+Both servers run in their own process on 127.0.0.1; one client process drives them with 1, 10
+and 100 connections, each sending its next message as soon as the previous answer arrives.
+The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny test
+ruleset's d100 check, and the report says so); the echo server returns the same frame. Every
+Arbiter request has a new id, so each one is decided by the engine and committed to the log.
+Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
+load from elsewhere on the machine hits both. The server's rate limit is raised for the run (a table of humans never comes near it).
+Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
+Server CPU per round trip (from /proc) is reported too: unlike wall-clock figures it hardly moves
+when other work shares the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parents[1]
+CONNECTIONS = (1, 10, 100)
+MAX_REQUESTS = 200_000
+"""A bound on each measurement besides its time."""
+
+ECHO_SERVER = """
+import asyncio, sys
+from websockets.asyncio.server import serve
+
+async def echo(ws):
+    async for message in ws:
+        await ws.send(message)
+
+async def main():
+    async with serve(echo, "127.0.0.1", 0) as server:
+        print("echo: ws://127.0.0.1:%d" % server.sockets[0].getsockname()[1], flush=True)
+        await server.serve_forever()
+
+asyncio.run(main())
+"""
+
+SERVE_ARGS = [
+    "--port",
+    "0",
+    "--rate",
+    "1e9",
+    "--burst",
+    "1000000000",
+    "--reload-interval",
+    "0",
+    "--no-build",
+    "--quiet",
+]
+
+
+def combat_styles_exchange(n: int) -> dict[str, Any]:
+    """An attack parried (or not) between two stat blocks sent with the request."""
+    return {
+        "id": f"bench-{n}",
+        "ruleset": "combat-styles",
+        "type": "exchange",
+        "body": EXCHANGE_BODY,
+    }
+
+
+EXCHANGE_BODY: dict[str, Any] = {}
+"""Filled from ``docs/examples`` of the combat-styles engine when it is present."""
+
+
+def tiny_check(n: int) -> dict[str, Any]:
+    return {"id": f"bench-{n}", "ruleset": "tiny", "type": "check", "body": {"skill": 50}}
+
+
+class Process:
+    """A server subprocess; the first stdout line names its URL."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if "ws://" not in line:
+            self.stop()
+            raise RuntimeError(f"server did not start: {line!r}")
+        self.url = next(w for w in line.split() if w.startswith("ws://"))
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU the server process has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+
+async def _open(url: str, secret: str | None) -> ClientConnection:
+    ws = await connect(url, compression=None, max_size=2**22, open_timeout=30)
+    if secret is not None:
+        hello = {
+            "v": 1,
+            "type": "hello",
+            "token": secret,
+            "events": [],
+            "client": {"name": "benchmark", "role": "gm"},
+        }
+        await ws.send(json.dumps(hello))
+        welcome = json.loads(await ws.recv())
+        assert welcome["type"] == "welcome", welcome
+    return ws
+
+
+async def measure(
+    url: str, secret: str | None, connections: int, seconds: float, make: Callable[[int], str]
+) -> tuple[list[float], float]:
+    """Round-trip times (s) of every message and the wall time the run took."""
+    sockets = [await _open(url, secret) for _ in range(connections)]
+    counter = iter(range(10**9))
+    times: list[float] = []
+    stop_at = time.perf_counter() + seconds
+
+    async def loop(ws: ClientConnection) -> None:
+        while time.perf_counter() < stop_at and len(times) < MAX_REQUESTS:
+            frame = make(next(counter))
+            start = time.perf_counter()
+            await ws.send(frame)
+            reply = await ws.recv()
+            times.append(time.perf_counter() - start)
+            if secret is not None and '"type":"outcome"' not in str(reply):
+                raise RuntimeError(f"not an outcome: {str(reply)[:300]}")
+
+    started = time.perf_counter()
+    await asyncio.gather(*(loop(ws) for ws in sockets))
+    wall = time.perf_counter() - started
+    await asyncio.gather(*(ws.close() for ws in sockets))
+    return times, wall
+
+
+async def idle_memory(server: Process, secret: str | None, count: int) -> float:
+    """KiB of server memory per idle (authenticated) connection."""
+    await asyncio.sleep(0.5)
+    before = server.rss_kib()
+    sockets = [await _open(server.url, secret) for _ in range(count)]
+    await asyncio.sleep(1.0)
+    after = server.rss_kib()
+    await asyncio.gather(*(ws.close() for ws in sockets))
+    return (after - before) / count
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
+    """Our server with the bundled rules, or with the tiny test ruleset when none is served."""
+    server = Process(
+        [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS]
+    )
+    secret = (data / "world.secret").read_text().strip()
+    served = asyncio.run(_served(server.url, secret))
+    if "combat-styles" in served and EXCHANGE_BODY:
+        return server, secret, combat_styles_exchange, "combat-styles exchange"
+    server.stop()
+    rules = Path(tempfile.mkdtemp(prefix="arbiter-bench-rules-"))
+    sys.path.insert(0, str(ROOT))
+    from tests.bridge.support import write_rules
+
+    write_rules(rules)
+    server = Process(
+        [
+            sys.executable,
+            "-m",
+            "tests.bridge.serve_tiny",
+            str(rules),
+            "--data",
+            str(data),
+            *SERVE_ARGS,
+        ]
+    )
+    why = "combat-styles not served here" if "combat-styles" not in served else "no exchange body"
+    return server, secret, tiny_check, f"tiny d100 check (FALLBACK: {why})"
+
+
+async def _served(url: str, secret: str) -> dict[str, Any]:
+    ws = await connect(url, compression=None)
+    hello = {"v": 1, "type": "hello", "token": secret, "client": {"name": "benchmark"}}
+    await ws.send(json.dumps(hello))
+    welcome = json.loads(await ws.recv())
+    await ws.close()
+    return dict(welcome["rulesets"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per measurement")
+    parser.add_argument("--idle", type=int, default=300, help="idle connections for memory")
+    args = parser.parse_args(argv)
+    _load_exchange_body()
+    data = Path(tempfile.mkdtemp(prefix="arbiter-bench-"))
+    arbiter, secret, make_request, what = start_arbiter(data)
+    echo = Process([sys.executable, "-c", ECHO_SERVER])
+    print(
+        f"request: {what}; loopback; {os.cpu_count()} CPUs; {args.rounds} interleaved rounds of "
+        f"{args.seconds:g} s per measurement, median shown"
+    )
+    print(f"{'server':<8} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}")
+    results: dict[tuple[str, int], tuple[float, float, float]] = {}
+    cpu = {"echo": 0.0, "arbiter": 0.0}
+    served = {"echo": 0, "arbiter": 0}
+    offset = 0
+    try:
+        for n in CONNECTIONS:
+            rounds: dict[str, list[tuple[int, float, float, float]]] = {"echo": [], "arbiter": []}
+            for _ in range(args.rounds):
+                for name, server, token in (("echo", echo, None), ("arbiter", arbiter, secret)):
+                    start_id = offset
+
+                    def make(i: int, start_id: int = start_id) -> str:
+                        # Fresh ids every time: each Arbiter request is decided, never replayed.
+                        request = make_request(start_id + i)
+                        return json.dumps({"v": 1, "type": "request", "request": request})
+
+                    offset += MAX_REQUESTS
+                    cpu_before = server.cpu_seconds()
+                    times, wall = asyncio.run(measure(server.url, token, n, args.seconds, make))
+                    cpu[name] += server.cpu_seconds() - cpu_before
+                    served[name] += len(times)
+                    rounds[name].append(
+                        (
+                            len(times),
+                            percentile(times, 50) * 1e3,
+                            percentile(times, 99) * 1e3,
+                            len(times) / wall,
+                        )
+                    )
+            for name in ("echo", "arbiter"):
+                count = sum(r[0] for r in rounds[name])
+                p50, p99, rate = (statistics.median(r[i] for r in rounds[name]) for i in (1, 2, 3))
+                results[(name, n)] = (p50, p99, rate)
+                print(f"{name:<8} {n:>5} {count:>9} {p50:>8.3f} {p99:>8.3f} {rate:>9.0f}")
+        for n in CONNECTIONS:
+            e, a = results[("echo", n)], results[("arbiter", n)]
+            print(
+                f"at {n:>3} connections: arbiter p99 = {a[1] / e[1]:.2f}x echo, "
+                f"throughput = {a[2] / e[2]:.0%} of echo"
+            )
+        per = {name: cpu[name] / max(served[name], 1) * 1e6 for name in cpu}
+        print(
+            f"server CPU per round trip (all runs; includes connection setup): "
+            f"arbiter {per['arbiter']:.0f} us, echo {per['echo']:.0f} us"
+        )
+        a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
+        e_mem = asyncio.run(idle_memory(echo, None, args.idle))
+        print(
+            f"memory per idle connection ({args.idle} open): arbiter {a_mem:.1f} KiB, "
+            f"echo {e_mem:.1f} KiB"
+        )
+    finally:
+        arbiter.stop()
+        echo.stop()
+    return 0
+
+
+def _load_exchange_body() -> None:
+    """An exchange between the two fighters of the combat-styles example file, when present.
+
+    The stat blocks travel in the body (no encounter), so every request is the same complete
+    exchange: attack roll, parry roll, differential, any blow, all logged.
+    """
+    example = ROOT / "docs" / "examples" / "combat-styles.json"
+    if not example.is_file():
+        return
+    data = json.loads(example.read_text(encoding="utf-8"))
+    entries = data.get("requests", data) if isinstance(data, dict) else data
+    start = next((e for e in entries if e.get("type") == "start_encounter"), None)
+    exchange = next((e for e in entries if e.get("type") == "exchange"), None)
+    if start is None or exchange is None:
+        return
+    EXCHANGE_BODY.update(exchange["body"])
+    EXCHANGE_BODY["combatants"] = start["body"]["combatants"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""Keep the Foundry module in step with the rules the server decides with.
+
+The compiler (``compiler.foundry.build.build_module``) skips work when nothing changed, so
+"build if stale" is simply "build": a fresh module costs a fraction of a second. The server calls
+this at start and after every valid rule change, off the event loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from pathlib import Path
+
+from bridge.rules import RuleSource
+
+log = logging.getLogger("arbiter.build")
+
+MODULE_ID = "arbiter"
+DEFAULT_MODULE_DIR = Path(__file__).resolve().parent.parent / "module_output" / MODULE_ID
+"""The project's build output (``arbiter build`` writes here by default)."""
+
+
+class ModuleBuildUnavailable(RuntimeError):
+    """This installation has no module compiler (``compiler.foundry.build``)."""
+
+
+def build_module(module_dir: Path, source: RuleSource) -> object:
+    """Build (or confirm up to date) the module folder ``module_dir``; returns the build report.
+
+    ``module_dir`` is the folder holding module.json; its name must be the module id
+    (``arbiter``), since the compiler writes ``<out>/arbiter``. Raises RuleError for bad rules
+    (nothing is written), ModuleBuildUnavailable when the compiler is missing, and whatever the
+    compiler raises when it must refuse (packs held open by a running Foundry world, a build
+    already under way).
+    """
+    try:
+        build = importlib.import_module("compiler.foundry.build")
+    except ModuleNotFoundError as err:
+        if err.name is not None and "compiler.foundry.build".startswith(err.name):
+            raise ModuleBuildUnavailable(
+                "this installation cannot build the Foundry module (compiler.foundry.build is "
+                "missing); /module.json and /module.zip serve whatever is already built"
+            ) from None
+        raise
+    if module_dir.name != MODULE_ID:
+        raise ValueError(f"the module folder must be named {MODULE_ID!r}, not {module_dir.name!r}")
+    return build.build_module(module_dir.parent, source.root, source.overlay)

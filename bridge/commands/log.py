@@ -1,0 +1,70 @@
+"""``arbiter log``: list the roll log, or check its hash chain."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bridge import datadir
+from bridge.store import Roll, Store
+
+HELP = "list the roll log (--verify checks its hash chain)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
+    )
+    parser.add_argument("--session", default=None, help="only this session's rolls")
+    parser.add_argument("--after", type=int, default=0, help="only rows after this sequence number")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many rows")
+    parser.add_argument("--json", action="store_true", help="one JSON object per row")
+    parser.add_argument("--verify", action="store_true", help="check the hash chain of every row")
+
+
+def summary(roll: Roll) -> str:
+    outcome = json.loads(roll.outcome)
+    result = outcome.get("result", {})
+    dice = " ".join(str(d["result"]) for d in json.loads(roll.dice)) or "-"
+    when = datetime.fromtimestamp(roll.time, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    scripted = " scripted" if roll.scripted else ""
+    return (
+        f"{roll.seq:>6}  {when}  {roll.user or '-':<12} {roll.ruleset}/{roll.type:<14} "
+        f"{roll.request_id}  {result.get('kind', '?')}  dice: {dice}{scripted}"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    path = datadir.prepare(args.data) / datadir.STORE_FILE
+    if not path.exists():
+        print(f"arbiter log: no roll log at {path}", file=sys.stderr)
+        return 2
+    store = Store(path)
+    try:
+        if args.verify:
+            problems = store.verify_chain()
+            for problem in problems:
+                print(problem)
+            print(f"{store.count()} rows, hash chain {'BROKEN' if problems else 'intact'}")
+            return 1 if problems else 0
+        for n, roll in enumerate(store.rolls(after=args.after, session=args.session)):
+            if args.limit is not None and n >= args.limit:
+                break
+            if args.json:
+                row = {
+                    k: v for k, v in vars(roll).items() if k not in ("request", "outcome", "dice")
+                }
+                row |= {
+                    "request": json.loads(roll.request),
+                    "dice": json.loads(roll.dice),
+                    "outcome": json.loads(roll.outcome),
+                }
+                print(json.dumps(row, sort_keys=True))
+            else:
+                print(summary(roll))
+    finally:
+        store.close()
+    return 0

@@ -1,0 +1,68 @@
+"""``arbiter reveal SESSION``: publish an ended session's dice seed and verify its rolls."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from bridge import datadir
+from bridge.fairness import verify_session
+from bridge.store import Store
+
+HELP = "publish a finished session's dice seed so anyone can recompute its rolls"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("session", nargs="?", default=None, help="session id (omit to list them)")
+    parser.add_argument(
+        "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    path = datadir.prepare(args.data) / datadir.STORE_FILE
+    if not path.exists():
+        print(f"arbiter reveal: no store at {path}", file=sys.stderr)
+        return 2
+    store = Store(path)
+    try:
+        if args.session is None:
+            for s in store.sessions():
+                state = "ended" if s.ended is not None else "OPEN"
+                print(f"{s.id}  {state:<5}  {s.user or '-':<16} commitment {s.commitment}")
+            return 0
+        session = store.session(args.session)
+        if session is None:
+            print(f"arbiter reveal: no session {args.session!r}", file=sys.stderr)
+            return 2
+        if session.ended is None:
+            print(
+                f"arbiter reveal: session {args.session} is still open; revealing its seed now "
+                "would let anyone predict its next rolls. It ends when its client disconnects.",
+                file=sys.stderr,
+            )
+            return 1
+        seed = bytes.fromhex(session.seed)
+        check = verify_session(seed, session.commitment, store.rolls(session=session.id))
+    finally:
+        store.close()
+    print(
+        json.dumps(
+            {
+                "session": session.id,
+                "seed": session.seed,
+                "commitment": session.commitment,
+                "algorithm": "die n: first 8 bytes of HMAC-SHA256(seed, counter as 8 big-endian "
+                "bytes) as x; accept x < 2**64 - 2**64 % faces, result x % faces + 1; else counter+1",
+                "rolls": check.rolls,
+                "dice": check.dice,
+                "scripted_rolls": check.scripted,
+                "verified": check.ok,
+                "mismatches": list(check.mismatches),
+            },
+            indent=2,
+        )
+    )
+    return 0 if check.ok else 1

@@ -1,0 +1,151 @@
+"""``arbiter serve``: build the module if stale and serve rolls over websockets."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from bridge import datadir
+from bridge.building import DEFAULT_MODULE_DIR
+from bridge.limits import Limits
+from bridge.rules import RuleSource
+from bridge.server import LOOPBACK, ArbiterServer, ServerConfig
+from compiler.errors import RuleError
+from compiler.model.loader import RULES_ROOT
+
+HELP = "serve rolls to Foundry over websockets (and the module at /module.json)"
+
+
+TLS_ADVICE = """\
+arbiter serve: listening beyond loopback on {host}:{port} without TLS.
+  Browsers on https pages refuse ws:// to other hosts, and the world secret would cross the
+  network in clear text. Put the server behind the same TLS reverse proxy as Foundry, e.g. Caddy:
+      example.com {{
+          handle_path /arbiter/* {{
+              reverse_proxy 127.0.0.1:{port}
+          }}
+          reverse_proxy 127.0.0.1:30000
+      }}
+  and point the module at wss://example.com/arbiter/ (nginx: a location with
+  proxy_http_version 1.1 and the Upgrade/Connection headers; set X-Forwarded-Proto and
+  X-Forwarded-Prefix so /module.json advertises the public URL)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any free)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=datadir.DEFAULT_DATA,
+        help="world data directory: secret and roll log (default ./.arbiter-data)",
+    )
+    parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
+    parser.add_argument(
+        "--module-dir",
+        type=Path,
+        default=DEFAULT_MODULE_DIR,
+        help="where the module is built and served from (default: the project's "
+        "module_output/arbiter)",
+    )
+    parser.add_argument(
+        "--no-build", action="store_true", help="do not build the module at start or on change"
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="allowed browser Origin, e.g. http://localhost:30000 (repeat; default any)",
+    )
+    parser.add_argument("--rate", type=float, default=Limits.rate_per_second, help="messages/s")
+    parser.add_argument("--burst", type=int, default=Limits.burst, help="burst of messages")
+    parser.add_argument(
+        "--reload-interval",
+        type=float,
+        default=1.0,
+        help="seconds between checks of the rule files (0 turns hot rules off)",
+    )
+    parser.add_argument(
+        "--durable",
+        action="store_true",
+        help="fsync every roll (survives power loss, not just a crash; slower)",
+    )
+    parser.add_argument(
+        "--allow-scripted-dice",
+        action="store_true",
+        help="TESTS ONLY: accept dice results sent by clients",
+    )
+    parser.add_argument("--quiet", action="store_true", help="log warnings only")
+
+
+def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> ServerConfig:
+    limits = Limits(rate_per_second=args.rate, burst=args.burst)
+    return ServerConfig(
+        data=args.data,
+        host=args.host,
+        port=args.port,
+        rules=RuleSource(root=rules_root, overlay=args.rules),
+        module_dir=args.module_dir,
+        build=not args.no_build,
+        origins=tuple(args.allow_origin) if args.allow_origin else None,
+        limits=limits,
+        allow_scripted_dice=args.allow_scripted_dice,
+        reload_interval=args.reload_interval or None,
+        synchronous="FULL" if args.durable else "NORMAL",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    return serve_config(config_from(args))
+
+
+def serve_config(config: ServerConfig) -> int:
+    """Run a server until SIGINT/SIGTERM; prints where it listens. Exit status."""
+    try:
+        return asyncio.run(_serve(config))
+    except RuleError as err:
+        print(err.report(), file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"arbiter serve: {err}", file=sys.stderr)
+        return 2
+
+
+async def _serve(config: ServerConfig) -> int:
+    server = ArbiterServer(config)
+    await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    host = config.host
+    if host not in LOOPBACK:
+        print(TLS_ADVICE.format(host=host, port=server.port), file=sys.stderr)
+    served = ", ".join(f"{k} {v.version}" for k, v in server.rules.info().items()) or "none"
+    # A wildcard address is where we listen, not where to connect: show loopback for this machine.
+    shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
+    shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
+    print(f"arbiter serve: ws://{shown}:{server.port} (rulesets: {served})", flush=True)
+    if server.rules.skipped:
+        print(f"  not served (no engine yet): {', '.join(server.rules.skipped)}", flush=True)
+    if config.module_dir is not None:
+        print(f"  module manifest: http://{shown}:{server.port}/module.json", flush=True)
+    print(f"  world secret: `arbiter token --data {config.data}`", flush=True)
+    if config.allow_scripted_dice:
+        print("  WARNING: scripted dice allowed (tests only)", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await server.close()
+    return 0

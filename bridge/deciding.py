@@ -1,0 +1,162 @@
+"""Deciding one request message: idempotency, rules lookup, engine call, log row.
+
+:func:`decide` runs synchronously between two awaits, so no other request interleaves with its
+read-state → resolve → stage sequence (the single-writer rule for encounter state). It returns
+the *staged* row: the caller answers only after the store has committed it (the server commits
+every row staged in one event-loop turn at once — group commit).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.engine.contract import EngineError
+from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
+from bridge.engine.envelope import RequestError, resolve
+from bridge.limits import BudgetedSource
+from bridge.protocol import ProtocolError, RequestMessage
+from bridge.rules import RulesSnapshot
+from bridge.store import NewRoll, Roll, Store, canonical
+
+log = logging.getLogger("arbiter.decide")
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A logged outcome: ``replayed`` when the id had been decided before."""
+
+    row: Roll
+    outcome: dict[str, Any]
+    replayed: bool
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who asks, with which dice, under which limits."""
+
+    session: str
+    user: str
+    keyed: KeyedSource
+    allow_scripted_dice: bool
+    max_dice: int
+
+
+def decide(
+    message: RequestMessage, rules: RulesSnapshot, store: Store, ctx: Context, now: float
+) -> Decided:
+    """Decide and log ``message.request``; raises ProtocolError naming why it was refused."""
+    request = message.request
+    rid = request.id
+    stored = store.find(rid)
+    if stored is not None:
+        if canonical(json.loads(stored.request)) != canonical(request.model_dump(mode="json")):
+            raise ProtocolError(
+                "id_conflict",
+                f"request id {rid!r} was already used (log row {stored.seq}) for a different "
+                "request; a retry must resend the same request, a new request needs a new id",
+                rid,
+            )
+        return Decided(stored, json.loads(stored.outcome), replayed=True)
+
+    served = rules.served.get(request.ruleset)
+    if served is None:
+        known = ", ".join(sorted(rules.served)) or "none"
+        raise ProtocolError(
+            "unknown_ruleset", f"unknown ruleset {request.ruleset!r} (served: {known})", rid
+        )
+    if request.type not in served.engine.requests:
+        known = ", ".join(sorted(served.engine.requests))
+        raise ProtocolError(
+            "unknown_request_type",
+            f"unknown request type {request.type!r} for ruleset {request.ruleset!r} "
+            f"(known: {known})",
+            rid,
+        )
+
+    state = None
+    if request.encounter is not None:
+        encounter = store.encounter(request.encounter)
+        if encounter is not None:
+            if encounter.ruleset != request.ruleset:
+                raise ProtocolError(
+                    "encounter_mismatch",
+                    f"encounter {request.encounter!r} is a {encounter.ruleset} encounter, "
+                    f"not {request.ruleset}",
+                    rid,
+                )
+            state = encounter.state
+
+    source: DiceSource
+    counter: int | None
+    if message.dice is not None:
+        if not ctx.allow_scripted_dice:
+            raise ProtocolError(
+                "scripted_dice_refused",
+                "this server decides every die itself; 'dice' is accepted only when it runs "
+                "with --allow-scripted-dice (tests)",
+                rid,
+            )
+        source, counter = ScriptedSource(message.dice), None
+    else:
+        source, counter = ctx.keyed, ctx.keyed.counter
+
+    budget = BudgetedSource(source, ctx.max_dice)
+    ruleset = served.ruleset
+    try:
+        outcome = resolve(
+            request, served.engine, ruleset.model, ruleset.content_hash, state, budget
+        )
+    except RequestError as err:
+        raise ProtocolError("invalid_request", str(err), rid) from None
+    except EngineError as err:
+        raise ProtocolError("rules_forbid", str(err), rid) from None
+    except DiceError as err:
+        raise ProtocolError("dice_error", str(err), rid) from None
+    if isinstance(source, ScriptedSource) and source.remaining:
+        raise ProtocolError(
+            "dice_error", f"{source.remaining} scripted dice were not used by the request", rid
+        )
+    try:
+        outcome_text = canonical(outcome)
+    except (TypeError, ValueError) as err:
+        # An engine bug, not the client's fault: say so without leaking internals.
+        log.exception("engine %s returned an outcome that is not JSON", request.ruleset)
+        raise ProtocolError(
+            "internal", f"the {request.ruleset} engine produced an unusable outcome", rid
+        ) from err
+
+    row = store.stage(
+        NewRoll(
+            request_id=rid,
+            session=ctx.session,
+            user=ctx.user,
+            ruleset=request.ruleset,
+            type=request.type,
+            encounter=request.encounter,
+            rules_hash=ruleset.content_hash,
+            request=request.model_dump_json(),
+            dice=outcome["dice"],
+            outcome=outcome_text,
+            counter=counter,
+            scripted=counter is None,
+            time=now,
+        )
+    )
+    return Decided(row, outcome, replayed=False)
+
+
+def visible(outcome: dict[str, Any], participants: frozenset[str]) -> dict[str, Any]:
+    """The outcome as one client may see it: ``result`` and the dice, the ``private`` entries of
+    the participants it declared, and never the encounter ``state``.
+
+    State stays on the server: it may hold every hand and the deck order (karmic). GM clients
+    get no exception; a GM client relaying for players declares their participants.
+    """
+    private = outcome.get("private") or {}
+    shown = {k: v for k, v in private.items() if k in participants}
+    if len(shown) == len(private) and outcome.get("state") is None:
+        return outcome
+    return {**outcome, "private": shown, "state": None}

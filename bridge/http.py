@@ -1,0 +1,132 @@
+"""Plain HTTP GETs served on the websocket port: ``/healthz``, ``/module.json``, ``/module.zip``.
+
+A GM installs the module by pasting ``http://HOST:PORT/module.json`` into Foundry; its
+``download`` points at ``/module.zip`` on the same host (behind a TLS proxy, the
+``X-Forwarded-Proto`` and ``X-Forwarded-Prefix`` headers give the public scheme and path).
+Anything that is not one of these routes and not a websocket upgrade gets 404.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+"""Every zip entry carries this time, so the same module always zips to the same bytes."""
+
+
+def response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
+    headers = Headers(
+        [
+            ("Content-Type", content_type),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+            ("Access-Control-Allow-Origin", "*"),
+        ]
+    )
+    return Response(status.value, status.phrase, headers, body)
+
+
+def json_response(status: HTTPStatus, value: Any) -> Response:
+    return response(status, (json.dumps(value, indent=2) + "\n").encode(), "application/json")
+
+
+def problem(status: HTTPStatus, message: str) -> Response:
+    return json_response(status, {"error": message})
+
+
+@dataclass
+class ModuleFiles:
+    """The built module folder, zipped on demand (cached until its manifest changes)."""
+
+    folder: Path | None
+    _cache_key: tuple[int, int] | None = None
+    _cache: bytes = b""
+
+    def manifest(self) -> dict[str, Any] | None:
+        if self.folder is None:
+            return None
+        try:
+            return json.loads((self.folder / "module.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def zipped(self) -> bytes | None:
+        """The module as a zip whose entries sit under the module id's folder."""
+        if self.folder is None:
+            return None
+        try:
+            stat = (self.folder / "module.json").stat()
+        except OSError:
+            return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        if key != self._cache_key:
+            self._cache = zip_folder(self.folder)
+            self._cache_key = key
+        return self._cache
+
+
+def zip_folder(folder: Path) -> bytes:
+    """Deterministic zip of ``folder`` (sorted entries, fixed times) under ``folder.name/``."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            name = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+            info = zipfile.ZipInfo(name, ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def public_base(request: Request) -> str:
+    """The URL prefix clients reached us by, e.g. ``http://127.0.0.1:8765``."""
+    headers = request.headers
+    scheme = headers.get("X-Forwarded-Proto", "http").split(",")[0].strip() or "http"
+    host = headers.get("X-Forwarded-Host") or headers.get("Host") or "127.0.0.1"
+    prefix = headers.get("X-Forwarded-Prefix", "").rstrip("/")
+    return f"{scheme}://{host}{prefix}"
+
+
+def routes(module: ModuleFiles, health: Callable[[], dict[str, Any]]) -> Callable[..., Any]:
+    """A ``process_request`` hook for ``websockets.asyncio.server.serve``."""
+
+    def process_request(connection: object, request: Request) -> Response | None:
+        path = request.path.split("?", 1)[0]
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            return None
+        if path == "/healthz":
+            return json_response(HTTPStatus.OK, health())
+        if path == "/module.json":
+            manifest = module.manifest()
+            if manifest is None:
+                return problem(
+                    HTTPStatus.SERVICE_UNAVAILABLE,
+                    "the module has not been built: run `arbiter build` (or restart "
+                    "`arbiter serve`, which builds it)",
+                )
+            base = public_base(request)
+            manifest = {**manifest, "manifest": f"{base}/module.json"}
+            manifest["download"] = f"{base}/module.zip"
+            return json_response(HTTPStatus.OK, manifest)
+        if path == "/module.zip":
+            data = module.zipped()
+            if data is None:
+                return problem(HTTPStatus.SERVICE_UNAVAILABLE, "the module has not been built")
+            return response(HTTPStatus.OK, data, "application/zip")
+        return problem(
+            HTTPStatus.NOT_FOUND,
+            f"no route {path!r}: this server answers /healthz, /module.json, /module.zip "
+            "and websocket connections",
+        )
+
+    return process_request

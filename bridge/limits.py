@@ -1,0 +1,62 @@
+"""Per-connection limits: a token-bucket rate limit and a dice budget per request.
+
+Both are enforced at the edge (the server); the engine never sees a clock or a budget.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bridge.engine.dice import DiceError, DiceSource
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one connection may do. Defaults suit a table of humans; tests and benchmarks widen them."""
+
+    max_message_bytes: int = 64 * 1024
+    """Larger frames are answered with ``too_large`` (frames over ``max_frame_bytes`` close)."""
+    max_frame_bytes: int = 1024 * 1024
+    """The websocket layer closes the connection (1009) above this; between the two, we answer."""
+    rate_per_second: float = 50.0
+    burst: int = 100
+    auth_timeout_seconds: float = 5.0
+    max_dice_per_request: int = 2000
+    """Every die and every card shuffle swap counts; an engine asking for more is refused."""
+
+
+class TokenBucket:
+    """``rate`` tokens per second up to ``capacity``; each message takes one.
+
+    The caller passes the time (the event loop's monotonic clock), so the bucket is testable.
+    """
+
+    def __init__(self, rate: float, capacity: int, now: float) -> None:
+        self.rate = rate
+        self.capacity = float(capacity)
+        self.tokens = float(capacity)
+        self.updated = now
+
+    def take(self, now: float) -> float:
+        """0.0 when a token was taken; otherwise the seconds until one will be available."""
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate if self.rate > 0 else float("inf")
+
+
+class BudgetedSource:
+    """A dice source that refuses to roll more than ``budget`` dice (a runaway engine or request)."""
+
+    def __init__(self, source: DiceSource, budget: int) -> None:
+        self._source = source
+        self.budget = budget
+        self.used = 0
+
+    def randint(self, faces: int) -> int:
+        if self.used >= self.budget:
+            raise DiceError(f"the request needs more than {self.budget} dice, over the budget")
+        self.used += 1
+        return self._source.randint(faces)

@@ -1,0 +1,78 @@
+"""Re-deriving the roll log: every row resolved again with its recorded dice and compared.
+
+Rows are replayed in log order; each encounter's state is threaded from row to row exactly as
+the server did (a row whose outcome leaves state untouched keeps it). A row matches when the
+re-derived outcome is byte-identical (canonical JSON) to the logged one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from bridge.engine import registry
+from bridge.engine.contract import JSON, Engine, EngineError
+from bridge.engine.dice import DiceError, ScriptedSource
+from bridge.engine.envelope import Request, RequestError, resolve
+from bridge.store import Roll, canonical
+from compiler.model.loader import Ruleset
+
+
+@dataclass
+class LogReplay:
+    """The result of replaying a log: counts, and one line per row that did not match."""
+
+    rows: int = 0
+    matched: int = 0
+    mismatches: list[str] = field(default_factory=list)
+    other_rules: int = 0
+    """Rows logged under a rules hash other than the current one (hot reload, later edits)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+
+def replay_log(
+    rolls: Iterable[Roll],
+    rulesets: Mapping[str, Ruleset],
+    find_engine: Callable[[str], Engine] | None = None,
+) -> LogReplay:
+    """Resolve every row again from its request and recorded dice; report any difference."""
+    find = find_engine or registry.get_engine
+    report = LogReplay()
+    states: dict[str, JSON | None] = {}
+    for roll in rolls:
+        report.rows += 1
+        label = f"row {roll.seq} ({roll.request_id})"
+        ruleset = rulesets.get(roll.ruleset)
+        if ruleset is None:
+            report.mismatches.append(f"{label}: ruleset {roll.ruleset!r} is not available")
+            continue
+        note = ""
+        if ruleset.content_hash != roll.rules_hash:
+            report.other_rules += 1
+            note = " (logged under other rules: hash differs)"
+        request = Request.model_validate_json(roll.request)
+        recorded = [d["result"] for d in json.loads(roll.dice)]
+        source = ScriptedSource(recorded)
+        state = states.get(request.encounter) if request.encounter else None
+        try:
+            outcome = resolve(
+                request, find(roll.ruleset), ruleset.model, ruleset.content_hash, state, source
+            )
+        except (registry.UnknownRuleset, RequestError, EngineError, DiceError) as err:
+            report.mismatches.append(f"{label}: cannot be re-derived: {err}{note}")
+            continue
+        logged = json.loads(roll.outcome)
+        if request.encounter is not None and logged.get("state") is not None:
+            states[request.encounter] = logged["state"]
+        if source.remaining:
+            report.mismatches.append(f"{label}: {source.remaining} recorded dice unused{note}")
+        elif canonical(outcome) != roll.outcome:
+            keys = sorted(k for k in set(outcome) | set(logged) if outcome.get(k) != logged.get(k))
+            report.mismatches.append(f"{label}: outcome differs in {', '.join(keys)}{note}")
+        else:
+            report.matched += 1
+    return report

@@ -1,0 +1,366 @@
+"""The websocket protocol between Foundry clients and ``arbiter serve`` (message version 1).
+
+Every message is one JSON text frame: an object with ``v`` (the protocol version, 1) and ``type``.
+Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``.
+Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
+``docs/protocol.md`` describes each with an example; ``python -m bridge.protocol DIR`` writes
+their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
+
+The models are the edge of the server: anything a client sends is validated here first, and a
+message that fails is answered with an :class:`ErrorMessage` naming the field at fault.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from bridge.engine.envelope import Request
+
+VERSION = 1
+"""The protocol version every message carries as ``v``."""
+
+ClientId = Annotated[str, Field(min_length=1, max_length=128)]
+EventName = Literal["outcome", "rules"]
+"""Event streams a client may subscribe to: other clients' outcomes, rule changes."""
+
+ErrorCode = Literal[
+    "bad_json",
+    "binary_frame",
+    "too_large",
+    "rate_limited",
+    "invalid_message",
+    "unsupported_version",
+    "unauthorized",
+    "already_authenticated",
+    "unknown_ruleset",
+    "unknown_request_type",
+    "invalid_request",
+    "rules_forbid",
+    "id_conflict",
+    "scripted_dice_refused",
+    "dice_error",
+    "encounter_mismatch",
+    "internal",
+]
+"""Why a message was refused; the ``message`` field says exactly what was wrong."""
+
+
+class Message(BaseModel):
+    """Base of every message: version 1, unknown fields rejected, immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    v: Literal[1] = 1
+
+
+# --- client → server ----------------------------------------------------------------------------
+
+
+class ClientMessageBase(Message):
+    """A client message must say which protocol version it speaks."""
+
+    v: Literal[1]
+
+
+class ClientInfo(BaseModel):
+    """Who is connecting: shown in the log as the user of every roll this connection asks for."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=64, description="client software, e.g. 'arbiter'")
+    version: str = Field(default="", max_length=32)
+    user: str = Field(default="", max_length=128, description="Foundry user id or name")
+    role: Literal["gm", "player"] = "player"
+    participants: list[ClientId] = Field(
+        default_factory=list,
+        max_length=256,
+        description="participant ids whose private data (a karmic hand) this client receives; "
+        "a GM client relaying for players lists theirs",
+    )
+
+
+class Hello(ClientMessageBase):
+    """The first message: authenticates with the world secret (``arbiter token``)."""
+
+    type: Literal["hello"]
+    token: str = Field(min_length=1, max_length=256)
+    client: ClientInfo
+    events: list[EventName] = Field(
+        default=["outcome", "rules"], description="event streams to receive (see subscribe)"
+    )
+
+
+class RequestMessage(ClientMessageBase):
+    """A roll or rules request: ``request`` is the envelope of ``docs/requests.md``.
+
+    ``request.id`` is an idempotency key: sending the same id again returns the stored outcome.
+    ``dice`` (scripted results) is refused unless the server runs with ``--allow-scripted-dice``.
+    """
+
+    type: Literal["request"]
+    request: Request
+    dice: list[int] | None = Field(default=None, max_length=10_000)
+
+
+class Ping(ClientMessageBase):
+    """A liveness check; answered with ``pong`` carrying the same id."""
+
+    type: Literal["ping"]
+    id: ClientId | None = None
+
+
+class Subscribe(ClientMessageBase):
+    """Replace this connection's event streams (``[]`` stops all events)."""
+
+    type: Literal["subscribe"]
+    id: ClientId | None = None
+    events: list[EventName]
+
+
+ClientMessage = Annotated[Hello | RequestMessage | Ping | Subscribe, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+# --- server → client ----------------------------------------------------------------------------
+
+
+class RulesetInfo(BaseModel):
+    """A served ruleset: its version and content hash, and the request types it accepts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str
+    version: str
+    hash: str
+    requests: list[str]
+
+
+class ServerInfo(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Literal["arbiter"] = "arbiter"
+    version: str
+
+
+class LimitsInfo(BaseModel):
+    """The limits this server enforces on every connection."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_message_bytes: int
+    rate_per_second: float
+    burst: int
+    auth_timeout_seconds: float
+    max_dice_per_request: int
+
+
+class Welcome(Message):
+    """Answer to a good ``hello``: the session and its dice commitment.
+
+    ``commitment`` is the hex SHA-256 of this session's dice seed; ``arbiter reveal SESSION``
+    publishes the seed once the session has ended, so anyone can recompute every roll.
+    """
+
+    type: Literal["welcome"] = "welcome"
+    session: str
+    commitment: str
+    rulesets: dict[str, RulesetInfo]
+    server: ServerInfo
+    limits: LimitsInfo
+    scripted_dice: bool = False
+
+
+class OutcomeMessage(Message):
+    """The outcome envelope of a request, sent after its log row is committed.
+
+    ``replayed`` is true when the id had been decided before and this is the stored outcome.
+    ``seq`` is the outcome's row number in the roll log.
+    """
+
+    type: Literal["outcome"] = "outcome"
+    seq: int
+    replayed: bool = False
+    outcome: dict[str, Any]
+
+
+class ErrorMessage(Message):
+    """A refused message. ``id`` is the offending message's id when one could be read."""
+
+    type: Literal["error"] = "error"
+    id: str | None = None
+    code: ErrorCode
+    message: str
+    retry_after: float | None = Field(
+        default=None, description="for rate_limited: seconds until a message will be accepted"
+    )
+
+
+class RulesUpdated(Message):
+    """The rules changed on disk and now serve under these versions and hashes."""
+
+    type: Literal["event"] = "event"
+    event: Literal["rules_updated"] = "rules_updated"
+    rulesets: dict[str, RulesetInfo]
+
+
+class RulesError(Message):
+    """A rule change on disk is invalid; the previous rules keep serving (GM clients only)."""
+
+    type: Literal["event"] = "event"
+    event: Literal["rules_error"] = "rules_error"
+    problems: list[str]
+
+
+class OutcomeEvent(Message):
+    """Another client's outcome, for every client subscribed to ``outcome`` events."""
+
+    type: Literal["event"] = "event"
+    event: Literal["outcome"] = "outcome"
+    seq: int
+    outcome: dict[str, Any]
+
+
+class Pong(Message):
+    type: Literal["pong"] = "pong"
+    id: str | None = None
+
+
+EventMessage = Annotated[RulesUpdated | RulesError | OutcomeEvent, Field(discriminator="event")]
+ServerMessage = Welcome | OutcomeMessage | ErrorMessage | EventMessage | Pong
+SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
+
+
+# --- parsing --------------------------------------------------------------------------------------
+
+
+class ProtocolError(ValueError):
+    """A client message that cannot be accepted; becomes an ``error`` reply."""
+
+    def __init__(self, code: str, message: str, id: str | None = None) -> None:
+        message = printable(message)
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.id = id if id is None or printable(id) == id else None
+
+    def reply(self) -> ErrorMessage:
+        return ErrorMessage(id=self.id, code=self.code, message=self.message)  # type: ignore[arg-type]
+
+
+def printable(text: str) -> str:
+    """``text`` made safe to send: lone surrogates (valid in JSON escapes, not in UTF-8) escaped."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def guess_id(data: Any) -> str | None:
+    """The id a client meant for a message, read leniently from whatever JSON it sent."""
+    if not isinstance(data, dict):
+        return None
+    candidate = data.get("id")
+    request = data.get("request")
+    if candidate is None and isinstance(request, dict):
+        candidate = request.get("id")
+    if isinstance(candidate, str) and 0 < len(candidate) <= 128:
+        return candidate
+    return None
+
+
+def decode(text: str) -> Any:
+    """JSON from a text frame; raises ProtocolError ``bad_json`` naming the position."""
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as err:
+        detail = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
+        where = f" at position {err.pos}" if isinstance(err, json.JSONDecodeError) else ""
+        raise ProtocolError("bad_json", f"not JSON: {detail}{where}") from None
+
+
+def parse_client(data: Any) -> ClientMessage:
+    """A validated client message from decoded JSON; raises ProtocolError naming the problem."""
+    ident = guess_id(data)
+    if not isinstance(data, dict):
+        raise ProtocolError(
+            "invalid_message", f"a message must be a JSON object, not {type(data).__name__}"
+        )
+    if "v" not in data:
+        raise ProtocolError("invalid_message", "missing field 'v' (the protocol version, 1)", ident)
+    if data["v"] != VERSION or isinstance(data["v"], bool):
+        raise ProtocolError(
+            "unsupported_version",
+            f"protocol version {data['v']!r} is not supported; this server speaks v {VERSION}",
+            ident,
+        )
+    try:
+        return CLIENT_MESSAGE.validate_python(data)
+    except ValidationError as err:
+        raise ProtocolError("invalid_message", describe(err, tag=data.get("type")), ident) from None
+
+
+def describe(err: ValidationError, limit: int = 3, tag: Any = None) -> str:
+    """One line naming each failing field (``request.body.skill: ...``), at most ``limit``.
+
+    ``tag`` is the union member's tag, which pydantic puts first in every location; it is dropped
+    so the location reads as the client's own field path.
+    """
+    parts = []
+    for e in err.errors()[:limit]:
+        path = list(e["loc"])
+        if tag is not None and path and path[0] == tag:
+            path = path[1:]
+        loc = ".".join(str(p) for p in path)
+        parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
+    more = len(err.errors()) - limit
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def encode(message: BaseModel) -> str:
+    """A server message as compact JSON text."""
+    return message.model_dump_json(exclude_none=False)
+
+
+# --- schemas --------------------------------------------------------------------------------------
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """JSON Schemas of the client and server messages, by file name."""
+    return {
+        "client-message.schema.json": _titled(CLIENT_MESSAGE, "Arbiter client message (v1)"),
+        "server-message.schema.json": _titled(SERVER_MESSAGE, "Arbiter server message (v1)"),
+    }
+
+
+def _titled(adapter: TypeAdapter[Any], title: str) -> dict[str, Any]:
+    schema = adapter.json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **schema}
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
+
+
+def write_schemas(folder: Path) -> list[Path]:
+    """Write every schema into ``folder``; returns the files written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, schema in schemas().items():
+        path = folder / name
+        path.write_text(schema_text(schema), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/schemas")
+    for path in write_schemas(target):
+        print(path)

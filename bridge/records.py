@@ -1,0 +1,134 @@
+"""The records of the roll log and the store, and how a row is hashed into the chain.
+
+Plain frozen dataclasses: the store writes and reads them; commands and replays consume them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+GENESIS = "0" * 64
+"""The ``prev_hash`` of the first row."""
+
+
+def canonical(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces. Equal values give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class NewRoll:
+    """A decided request about to be logged."""
+
+    request_id: str
+    session: str
+    user: str
+    ruleset: str
+    type: str
+    encounter: str | None
+    rules_hash: str
+    request: str
+    """JSON of the request envelope (a retry is compared with it in canonical form)."""
+    dice: list[dict[str, Any]]
+    outcome: str
+    """Canonical JSON of the outcome envelope, exactly as sent. Its ``state`` (when not null)
+    becomes the encounter's state."""
+    counter: int | None
+    """Keyed-dice counter before the first die; None when the dice were scripted."""
+    scripted: bool
+    time: float
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A row of the roll log."""
+
+    seq: int
+    request_id: str
+    session: str
+    user: str
+    ruleset: str
+    type: str
+    encounter: str | None
+    rules_hash: str
+    request: str
+    dice: str
+    outcome: str
+    counter: int | None
+    scripted: bool
+    time: float
+    prev_hash: str
+    hash: str
+
+    def chain_hash(self) -> str:
+        return row_hash(
+            self.prev_hash,
+            [
+                self.seq,
+                self.request_id,
+                self.session,
+                self.user,
+                self.ruleset,
+                self.type,
+                self.encounter,
+                self.rules_hash,
+                self.request,
+                self.dice,
+                self.outcome,
+                self.counter,
+                self.scripted,
+                self.time,
+            ],
+        )
+
+
+@dataclass(frozen=True)
+class Session:
+    id: str
+    seed: str
+    commitment: str
+    user: str
+    client: str
+    started: float
+    ended: float | None
+
+
+@dataclass(frozen=True)
+class Encounter:
+    id: str
+    ruleset: str
+    state: dict[str, Any] | None
+    seq: int | None
+
+
+def row_hash(prev_hash: str, fields: list[Any]) -> str:
+    """SHA-256 over the previous hash and each field, every part prefixed by its byte length.
+
+    Text fields go in as UTF-8, other fields as their JSON text (``null``, ``true``, ``17``,
+    ``1700000000.25``); the length prefixes (8 bytes, big-endian) make the encoding unambiguous.
+    """
+    digest = hashlib.sha256()
+    for part in (prev_hash, *fields):
+        data = _text(part).encode("utf-8")
+        digest.update(len(data).to_bytes(8, "big"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _text(value: Any) -> str:
+    # The JSON text of a field, without the json module's overhead for the common scalars.
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value)
+
+
+__all__ = ["GENESIS", "Encounter", "NewRoll", "Roll", "Session", "canonical", "row_hash"]

@@ -1,0 +1,269 @@
+"""``arbiter serve``'s server: websockets on one port, the store, the rules, broadcast.
+
+:class:`ArbiterServer` owns the world's store and secret, the current rules snapshot and the set
+of authenticated clients. Each connection is a :class:`~bridge.session.ClientSession` running in
+the task ``websockets`` starts for it. Plain HTTP GETs on the same port are routed by
+:mod:`bridge.http`. See ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Literal
+
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+
+from bridge import datadir
+from bridge.building import build_module
+from bridge.http import ModuleFiles, routes
+from bridge.limits import Limits
+from bridge.protocol import (
+    LimitsInfo,
+    RulesError,
+    RulesUpdated,
+    ServerInfo,
+    encode,
+)
+from bridge.reload import RulesWatcher
+from bridge.rules import RuleSource, RulesSnapshot, snapshot
+from bridge.session import ClientSession
+from bridge.store import Checkpointer, Store
+from compiler.errors import RuleError
+
+log = logging.getLogger("arbiter.server")
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def server_version() -> str:
+    try:
+        return version("vtt-arbiter")
+    except PackageNotFoundError:
+        return "0.0.0"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything ``arbiter serve`` can be told."""
+
+    data: Path
+    host: str = "127.0.0.1"
+    port: int = 8765
+    """0 picks a free port (tests); :attr:`ArbiterServer.port` tells which."""
+    rules: RuleSource = field(default_factory=RuleSource)
+    module_dir: Path | None = None
+    """The built module (the folder holding module.json); None: no module routes, no builds."""
+    build: bool = True
+    """Build the module at start and after every valid rule change."""
+    origins: tuple[str, ...] | None = None
+    """Allowed Origin headers (``"null"``-less browsers' pages); None allows any origin."""
+    limits: Limits = field(default_factory=Limits)
+    allow_scripted_dice: bool = False
+    reload_interval: float | None = 1.0
+    """Seconds between polls of the rule sources; None turns hot rules off."""
+    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+
+
+class ArbiterServer:
+    """One world's authoritative server. Create, ``await start()``, ``await close()``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.rules: RulesSnapshot = snapshot(config.rules.load())
+        self._lock = datadir.lock(config.data)
+        try:
+            self.secret = datadir.world_secret(config.data)
+            path = datadir.store_path(config.data)
+            self.store = Store(path, config.synchronous, autocheckpoint=False)
+            self.checkpointer = Checkpointer(path)
+        except BaseException:
+            self._lock.close()
+            raise
+        ended = self.store.end_open_sessions(time.time())
+        if ended:
+            log.info("closed %d session(s) left open by a previous run", ended)
+        self.clients: set[ClientSession] = set()
+        self.module = ModuleFiles(config.module_dir)
+        self.server_info = ServerInfo(version=server_version())
+        limits = config.limits
+        self.limits_info = LimitsInfo(
+            max_message_bytes=limits.max_message_bytes,
+            rate_per_second=limits.rate_per_second,
+            burst=limits.burst,
+            auth_timeout_seconds=limits.auth_timeout_seconds,
+            max_dice_per_request=limits.max_dice_per_request,
+        )
+        self._commit: asyncio.Future[None] | None = None
+        self._after_commit: list[Callable[[], None]] = []
+        self._server: Server | None = None
+        self._watcher_task: asyncio.Task[None] | None = None
+        self._checkpoint_task: asyncio.Task[None] | None = None
+        self.watcher: RulesWatcher | None = None
+
+    # --- lifecycle ---
+
+    async def start(self) -> None:
+        """Build the module if stale, then listen."""
+        if self.config.build and self.config.module_dir is not None:
+            await self.rebuild_module()
+        self._server = await serve(
+            self._handle,
+            self.config.host,
+            self.config.port,
+            origins=list(self.config.origins) if self.config.origins is not None else None,
+            process_request=routes(self.module, self.health),
+            max_size=self.config.limits.max_frame_bytes,
+            compression=None,
+            server_header=f"arbiter/{self.server_info.version}",
+        )
+        self._checkpoint_task = asyncio.create_task(self._checkpoints(), name="wal-checkpoints")
+        if self.config.reload_interval is not None:
+            self.watcher = RulesWatcher(
+                self.config.rules, self.config.reload_interval, self.swap_rules, self.report_error
+            )
+            self._watcher_task = asyncio.create_task(self.watcher.run(), name="rules-watcher")
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the server has not started"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        """Stop listening, close every connection, end their sessions and close the store."""
+        for task in (self._watcher_task, self._checkpoint_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        if self.store.in_transaction:
+            self.store.commit()
+        self.checkpointer.checkpoint("TRUNCATE")
+        self.checkpointer.close()
+        self.store.close()
+        self._lock.close()
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None, "the server has not started"
+        await self._server.serve_forever()
+
+    async def _checkpoints(self, interval: float = 1.0) -> None:
+        """Checkpoint the WAL in a thread every ``interval`` seconds (see Checkpointer)."""
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await asyncio.to_thread(self.checkpointer.checkpoint)
+            except Exception:
+                log.exception("WAL checkpoint failed (will retry)")
+
+    # --- connections ---
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        await ClientSession(self, ws).run()
+
+    def join(self, session: ClientSession) -> None:
+        self.clients.add(session)
+
+    def leave(self, session: ClientSession) -> None:
+        self.clients.discard(session)
+        self.store.end_session(session.id, time.time())
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "server": self.server_info.version,
+            "connections": len(self.clients),
+            "tasks": len(asyncio.all_tasks()),
+            "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
+        }
+
+    # --- group commit ---
+
+    async def committed(self) -> None:
+        """Wait until every row staged so far is committed; raises if the commit failed.
+
+        The first waiter of an event-loop turn schedules one COMMIT after the callbacks already
+        ready to run: every connection whose message arrived in the same turn stages its row
+        first, and one write makes them all durable.
+        """
+        if not self.store.in_transaction:
+            return
+        if self._commit is None:
+            loop = asyncio.get_running_loop()
+            self._commit = loop.create_future()
+            loop.call_soon(self._do_commit, self._commit)
+        await asyncio.shield(self._commit)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the rows staged so far are committed (never if the commit fails)."""
+        self._after_commit.append(callback)
+
+    def _do_commit(self, done: asyncio.Future[None]) -> None:
+        self._commit = None
+        callbacks, self._after_commit = self._after_commit, []
+        try:
+            self.store.commit()
+        except Exception as err:
+            log.exception("the roll log could not commit; its staged rows are dropped")
+            done.set_exception(err)
+            done.exception()  # retrieved here, so a turn without waiters logs nothing more
+            return
+        done.set_result(None)
+        for callback in callbacks:
+            callback()
+
+    # --- events ---
+
+    def publish(self, seq: int, outcome: dict[str, Any], exclude: ClientSession) -> None:
+        """Tell every other subscribed client about an outcome (each sees what it may)."""
+        for client in tuple(self.clients):
+            if client is exclude:
+                continue
+            text = client.outcome_event(seq, outcome)
+            if text is not None:
+                broadcast([client.ws], text)
+
+    async def swap_rules(self, rules: RulesSnapshot) -> None:
+        """Rebuild the module for new rules, then serve them and tell the clients."""
+        if self.config.build and self.config.module_dir is not None:
+            try:
+                await self.rebuild_module()
+            except RuleError as err:
+                await self.report_error([str(p) for p in err.problems])
+                return
+        self.rules = rules
+        text = encode(RulesUpdated(rulesets=rules.info()))
+        broadcast([c.ws for c in self.clients if "rules" in c.events], text)
+        log.info(
+            "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
+        )
+
+    async def report_error(self, problems: list[str]) -> None:
+        text = encode(RulesError(problems=problems))
+        broadcast([c.ws for c in self.clients if c.gm and "rules" in c.events], text)
+
+    async def rebuild_module(self) -> None:
+        """Build the module off the event loop (a no-op when it is up to date)."""
+        module_dir = self.config.module_dir
+        if module_dir is None:
+            return
+        try:
+            report = await asyncio.to_thread(build_module, module_dir, self.config.rules)
+        except RuleError:
+            raise
+        except Exception as err:
+            # Unavailable compiler, packs held open by a running world, a concurrent build: the
+            # rules still serve; the module on disk stays as it was until the next change.
+            log.warning("module not rebuilt: %s", err)
+            return
+        describe = getattr(report, "describe", None)
+        log.info("module %s", describe() if callable(describe) else report)

@@ -1,0 +1,269 @@
+"""One client connection: authenticate, then answer every message until the client leaves.
+
+Each connection runs in the task ``websockets`` gives its handler. The first message must be a
+``hello`` carrying the world secret within ``auth_timeout_seconds``: otherwise the connection is
+closed (4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
+included, and the connection stays up whatever the client sends (frames over the websocket size
+limit excepted: the websocket layer closes those with 1009).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import secrets
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from bridge.deciding import Context, decide, visible
+from bridge.engine.dice import KeyedSource
+from bridge.limits import TokenBucket
+from bridge.protocol import (
+    CLIENT_MESSAGE,
+    ClientMessage,
+    ErrorMessage,
+    EventName,
+    Hello,
+    OutcomeEvent,
+    OutcomeMessage,
+    Ping,
+    Pong,
+    ProtocolError,
+    RequestMessage,
+    Subscribe,
+    Welcome,
+    decode,
+    encode,
+    guess_id,
+    parse_client,
+)
+from bridge.store import Session
+
+if TYPE_CHECKING:
+    from bridge.server import ArbiterServer
+
+log = logging.getLogger("arbiter.session")
+
+INTERNAL_ERROR = encode(
+    ErrorMessage(id=None, code="internal", message="the server failed on this message")
+)
+
+
+def commit_failed(request_id: str) -> ErrorMessage:
+    return ErrorMessage(
+        id=request_id,
+        code="internal",
+        message="the roll log could not be written, so nothing was decided; retry with the same id",
+    )
+
+
+CLOSE_AUTH_FAILED = 4001
+CLOSE_AUTH_TIMEOUT = 1008
+
+
+class ClientSession:
+    """The state of one authenticated connection: who it is, its dice and its event streams."""
+
+    def __init__(self, server: ArbiterServer, ws: ServerConnection) -> None:
+        self.server = server
+        self.ws = ws
+        self.id = uuid.uuid4().hex
+        self.seed = secrets.token_bytes(32)
+        self.keyed = KeyedSource(self.seed)
+        self.user = ""
+        self.gm = False
+        self.participants: frozenset[str] = frozenset()
+        self.events: frozenset[EventName] = frozenset()
+        self.outcome_id: str | None = None
+        """The request id of the outcome the current reply carries (None: not an outcome)."""
+        limits = server.config.limits
+        loop = asyncio.get_running_loop()
+        self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
+
+    # --- lifecycle ---
+
+    async def run(self) -> None:
+        """Serve the connection until it closes."""
+        if not await self._authenticate():
+            return
+        self.server.join(self)
+        try:
+            async for frame in self.ws:
+                self.outcome_id = None
+                reply = self.handle(frame)
+                # An outcome may rest on rows not yet committed: wait for them, and never send
+                # an outcome whose row did not make it to disk.
+                try:
+                    await self.server.committed()
+                except Exception:
+                    if self.outcome_id is not None:
+                        reply = encode(commit_failed(self.outcome_id))
+                await self.ws.send(reply)
+        except ConnectionClosed:
+            pass
+        finally:
+            self.server.leave(self)
+
+    async def _authenticate(self) -> bool:
+        limits = self.server.config.limits
+        try:
+            frame = await asyncio.wait_for(self.ws.recv(), limits.auth_timeout_seconds)
+        except TimeoutError:
+            await self.ws.close(
+                CLOSE_AUTH_TIMEOUT, f"no hello within {limits.auth_timeout_seconds:g} s"
+            )
+            return False
+        except ConnectionClosed:
+            return False
+        try:
+            message = self._parse(frame)
+            if not isinstance(message, Hello):
+                raise ProtocolError(
+                    "unauthorized", f"the first message must be a hello, not {message.type!r}"
+                )
+            if not hmac.compare_digest(message.token.encode(), self.server.secret.encode()):
+                raise ProtocolError(
+                    "unauthorized", "wrong world secret (see `arbiter token` on the server)"
+                )
+        except ProtocolError as err:
+            try:
+                await self.ws.send(encode(err.reply()))
+                await self.ws.close(CLOSE_AUTH_FAILED, "authentication failed")
+            except ConnectionClosed:
+                pass
+            return False
+        self._welcome(message)
+        try:
+            await self.ws.send(encode(self._welcome_message()))
+        except ConnectionClosed:
+            self.server.store.end_session(self.id, time.time())
+            return False
+        return True
+
+    def _welcome(self, hello: Hello) -> None:
+        client = hello.client
+        self.user = client.user or client.name
+        self.gm = client.role == "gm"
+        self.participants = frozenset(client.participants)
+        self.events = frozenset(hello.events)
+        self.server.store.open_session(
+            Session(
+                id=self.id,
+                seed=self.seed.hex(),
+                commitment=KeyedSource.commitment(self.seed),
+                user=self.user,
+                client=client.model_dump_json(),
+                started=time.time(),
+                ended=None,
+            )
+        )
+
+    def _welcome_message(self) -> Welcome:
+        server = self.server
+        return Welcome(
+            session=self.id,
+            commitment=KeyedSource.commitment(self.seed),
+            rulesets=server.rules.info(),
+            server=server.server_info,
+            limits=server.limits_info,
+            scripted_dice=server.config.allow_scripted_dice,
+        )
+
+    # --- messages ---
+
+    def _parse(self, frame: str | bytes) -> ClientMessage:
+        limits = self.server.config.limits
+        if isinstance(frame, bytes):
+            raise ProtocolError("binary_frame", "binary frames are not accepted: send JSON text")
+        # A character is at most 4 bytes in UTF-8: only count bytes when it could matter.
+        if len(frame) * 4 > limits.max_message_bytes:
+            size = len(frame.encode("utf-8", "surrogatepass"))
+            if size > limits.max_message_bytes:
+                raise ProtocolError(
+                    "too_large",
+                    f"message of {size} bytes is over the limit of {limits.max_message_bytes}",
+                )
+        try:
+            # Fast path: parse and validate in one pass. Anything it refuses takes the slow path,
+            # which names the problem precisely.
+            return CLIENT_MESSAGE.validate_json(frame)
+        except ValidationError:
+            return parse_client(decode(frame))
+
+    def handle(self, frame: str | bytes) -> str:
+        """The answer to one frame (JSON text); decides requests synchronously (see deciding)."""
+        wait = self.bucket.take(asyncio.get_running_loop().time())
+        if wait:
+            return encode(self._rate_limited(frame, wait))
+        try:
+            message = self._parse(frame)
+            return self._dispatch(message)
+        except ProtocolError as err:
+            return encode(err.reply())
+        except Exception:
+            # A bug must cost one error reply, never the connection.
+            log.exception("session %s: unexpected failure", self.id)
+            return INTERNAL_ERROR
+
+    def _rate_limited(self, frame: str | bytes, wait: float) -> ErrorMessage:
+        ident = None
+        limits = self.server.config.limits
+        if isinstance(frame, str) and len(frame) <= limits.max_message_bytes:
+            try:
+                ident = guess_id(decode(frame))
+            except ProtocolError:
+                ident = None
+        return ErrorMessage(
+            id=ident,
+            code="rate_limited",
+            message=f"too fast: at most {limits.rate_per_second:g} messages a second "
+            f"(bursts of {limits.burst}); retry after {wait:.3f} s",
+            retry_after=round(wait, 3),
+        )
+
+    def _dispatch(self, message: ClientMessage) -> str:
+        if isinstance(message, RequestMessage):
+            return self._request(message)
+        if isinstance(message, Ping):
+            return encode(Pong(id=message.id))
+        if isinstance(message, Subscribe):
+            self.events = frozenset(message.events)
+            return encode(Pong(id=message.id))
+        raise ProtocolError("already_authenticated", "this connection has already said hello")
+
+    def _request(self, message: RequestMessage) -> str:
+        server = self.server
+        ctx = Context(
+            session=self.id,
+            user=self.user,
+            keyed=self.keyed,
+            allow_scripted_dice=server.config.allow_scripted_dice,
+            max_dice=server.config.limits.max_dice_per_request,
+        )
+        decided = decide(message, server.rules, server.store, ctx, time.time())
+        self.outcome_id = message.request.id
+        row = decided.row
+        if not decided.replayed:
+            server.after_commit(lambda: server.publish(row.seq, decided.outcome, exclude=self))
+        shown = visible(decided.outcome, self.participants)
+        if shown is decided.outcome:
+            # The logged text is the outcome exactly: send it without serializing again.
+            replayed = "true" if decided.replayed else "false"
+            return (
+                f'{{"v":1,"type":"outcome","seq":{row.seq},"replayed":{replayed},'
+                f'"outcome":{row.outcome}}}'
+            )
+        return encode(OutcomeMessage(seq=row.seq, replayed=decided.replayed, outcome=shown))
+
+    def outcome_event(self, seq: int, outcome: dict[str, object]) -> str | None:
+        """The event text announcing another client's outcome, or None when not subscribed."""
+        if "outcome" not in self.events:
+            return None
+        shown = visible(outcome, self.participants)  # type: ignore[arg-type]
+        return encode(OutcomeEvent(seq=seq, outcome=shown))

@@ -1,0 +1,302 @@
+"""The world's durable store: SQLite in WAL mode in the data directory.
+
+* ``rolls`` — the append-only roll log. One row per decided request: the request, every die it
+  recorded, the outcome, the rules hash, the user, the time, and a hash chained to the previous
+  row (SHA-256 of the previous hash and the row's fields, see :func:`row_hash`). Triggers
+  refuse UPDATE and DELETE. ``request_id`` is unique: it is the idempotency key.
+* ``sessions`` — one per authenticated connection: its dice seed and the seed's commitment.
+  Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
+* ``encounters`` — the current state of every encounter, written in the same transaction as the
+  row that changed it.
+
+One process writes (single writer). :meth:`Store.append` returns only after COMMIT, so a caller
+that answers afterwards never answers with an outcome a crash could lose. ``synchronous=NORMAL``
+(the default) survives a killed process; ``FULL`` also survives power loss at an fsync per roll.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from bridge.records import GENESIS, Encounter, NewRoll, Roll, Session, canonical, row_hash
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  seed TEXT NOT NULL,
+  commitment TEXT NOT NULL,
+  user TEXT NOT NULL,
+  client TEXT NOT NULL,
+  started REAL NOT NULL,
+  ended REAL
+);
+CREATE TABLE IF NOT EXISTS rolls (
+  seq INTEGER PRIMARY KEY,
+  request_id TEXT NOT NULL UNIQUE,
+  session TEXT NOT NULL,
+  user TEXT NOT NULL,
+  ruleset TEXT NOT NULL,
+  type TEXT NOT NULL,
+  encounter TEXT,
+  rules_hash TEXT NOT NULL,
+  request TEXT NOT NULL,
+  dice TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  counter INTEGER,
+  scripted INTEGER NOT NULL,
+  time REAL NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+-- No index on session: every index is one more b-tree per logged roll, and only `arbiter
+-- reveal` / `arbiter log --session` look rows up by session (a scan is fine for them).
+CREATE TRIGGER IF NOT EXISTS rolls_append_only_update BEFORE UPDATE ON rolls
+  BEGIN SELECT RAISE(ABORT, 'the roll log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS rolls_append_only_delete BEFORE DELETE ON rolls
+  BEGIN SELECT RAISE(ABORT, 'the roll log is append-only'); END;
+CREATE TABLE IF NOT EXISTS encounters (
+  id TEXT PRIMARY KEY,
+  ruleset TEXT NOT NULL,
+  state TEXT,
+  seq INTEGER
+);
+CREATE TRIGGER IF NOT EXISTS rolls_move_encounter AFTER INSERT ON rolls
+  WHEN NEW.encounter IS NOT NULL
+  BEGIN
+    INSERT INTO encounters (id, ruleset, state, seq)
+      SELECT NEW.encounter, NEW.ruleset, s, CASE WHEN s IS NULL THEN NULL ELSE NEW.seq END
+      FROM (SELECT json_extract(NEW.outcome, '$.state') AS s)
+      WHERE true
+    ON CONFLICT (id) DO UPDATE SET state = excluded.state, seq = excluded.seq
+      WHERE excluded.state IS NOT NULL;
+  END;
+"""
+
+
+_ROLL_COLUMNS = (
+    "seq, request_id, session, user, ruleset, type, encounter, rules_hash, request, dice, "
+    "outcome, counter, scripted, time, prev_hash, hash"
+)
+
+
+class Store:
+    """The SQLite store of one world. Not shared between processes that both write."""
+
+    def __init__(
+        self,
+        path: Path,
+        synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        autocheckpoint: bool = True,
+    ) -> None:
+        """Open (creating) the store. ``autocheckpoint=False`` leaves WAL checkpoints (and their
+        fsyncs) to a :class:`Checkpointer` off the writer's path."""
+        self.path = path
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
+        if not autocheckpoint:
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        self._db.executescript(_SCHEMA)
+        version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if version is None:
+            self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+        elif version[0] != SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{path} has store schema {version[0]}, this arbiter reads {SCHEMA_VERSION}"
+            )
+        last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
+        self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
+        self._committed = (self._last_seq, self._last_hash)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- sessions ---
+
+    def open_session(self, session: Session) -> None:
+        self._db.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                session.id,
+                session.seed,
+                session.commitment,
+                session.user,
+                session.client,
+                session.started,
+                session.ended,
+            ),
+        )
+
+    def end_session(self, session_id: str, now: float) -> None:
+        self._db.execute(
+            "UPDATE sessions SET ended = ? WHERE id = ? AND ended IS NULL", (now, session_id)
+        )
+
+    def end_open_sessions(self, now: float) -> int:
+        """Mark sessions left open by a previous process (it crashed) as ended."""
+        return self._db.execute(
+            "UPDATE sessions SET ended = ? WHERE ended IS NULL", (now,)
+        ).rowcount
+
+    def session(self, session_id: str) -> Session | None:
+        row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return Session(*row) if row else None
+
+    def sessions(self) -> list[Session]:
+        return [Session(*r) for r in self._db.execute("SELECT * FROM sessions ORDER BY started")]
+
+    # --- rolls ---
+
+    def find(self, request_id: str) -> Roll | None:
+        row = self._db.execute(
+            f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?", (request_id,)
+        ).fetchone()
+        return _roll(row) if row else None
+
+    def append(self, roll: NewRoll) -> Roll:
+        """Log a decided request (and its encounter's new state) and COMMIT; returns the row.
+
+        Raises sqlite3.IntegrityError when the request id is already logged.
+        """
+        stored = self.stage(roll)
+        self.commit()
+        return stored
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while staged rows wait for :meth:`commit`."""
+        return self._db.in_transaction
+
+    def stage(self, roll: NewRoll) -> Roll:
+        """Write a row inside the open transaction (opening one); visible to this store only.
+
+        Nobody may be told about a staged row before :meth:`commit` returns. Staging several
+        rows and committing once (group commit) is what lets many connections share one write.
+        Raises sqlite3.IntegrityError when the request id is already logged; rows staged
+        before it stay staged.
+        """
+        seq = self._last_seq + 1
+        dice = canonical(roll.dice)
+        fields = [
+            seq,
+            roll.request_id,
+            roll.session,
+            roll.user,
+            roll.ruleset,
+            roll.type,
+            roll.encounter,
+            roll.rules_hash,
+            roll.request,
+            dice,
+            roll.outcome,
+            roll.counter,
+            roll.scripted,
+            roll.time,
+        ]
+        digest = row_hash(self._last_hash, fields)
+        db = self._db
+        if not db.in_transaction:
+            db.execute("BEGIN IMMEDIATE")
+            self._committed = (self._last_seq, self._last_hash)
+        # One statement: the trigger moves the encounter's state (the outcome's "state", when
+        # not null) in the same statement, so a row and its state land together or not at all.
+        db.execute(
+            f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*fields[:12], int(roll.scripted), roll.time, self._last_hash, digest),
+        )
+        stored = Roll(seq, *fields[1:12], roll.scripted, roll.time, self._last_hash, digest)
+        self._last_seq, self._last_hash = seq, digest
+        return stored
+
+    def commit(self) -> None:
+        """Make every staged row durable. On failure nothing staged survives, and it raises."""
+        if not self._db.in_transaction:
+            return
+        try:
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._last_seq, self._last_hash = self._committed
+            raise
+
+    def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
+        """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
+        if session is None:
+            query, args = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE seq > ? ORDER BY seq", (after,)
+        else:
+            query = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE seq > ? AND session = ? ORDER BY seq"
+            args = (after, session)
+        for row in self._db.execute(query, args):
+            yield _roll(row)
+
+    def count(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM rolls").fetchone()[0])
+
+    def verify_chain(self) -> list[str]:
+        """Problems with the hash chain (empty when every row links to the one before)."""
+        problems = []
+        prev = GENESIS
+        for roll in self.rolls():
+            if roll.prev_hash != prev:
+                problems.append(f"row {roll.seq}: prev_hash does not match row {roll.seq - 1}")
+            if roll.chain_hash() != roll.hash:
+                problems.append(f"row {roll.seq}: hash does not match its contents")
+            prev = roll.hash
+        return problems
+
+    # --- encounters ---
+
+    def encounter(self, encounter_id: str) -> Encounter | None:
+        row = self._db.execute(
+            "SELECT id, ruleset, state, seq FROM encounters WHERE id = ?", (encounter_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
+
+
+class Checkpointer:
+    """Copies the WAL back into the database from its own connection (run it in a thread).
+
+    With autocheckpoint off, the writer never stalls on a checkpoint's fsync; this keeps the WAL
+    from growing without bound. PASSIVE: it never blocks the writer.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA busy_timeout=5000")
+
+    def checkpoint(self, mode: Literal["PASSIVE", "TRUNCATE"] = "PASSIVE") -> None:
+        self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _roll(row: tuple[Any, ...]) -> Roll:
+    values = list(row)
+    values[12] = bool(values[12])
+    return Roll(*values)
+
+
+__all__ = [
+    "GENESIS",
+    "Checkpointer",
+    "Encounter",
+    "NewRoll",
+    "Roll",
+    "Session",
+    "Store",
+    "canonical",
+    "row_hash",
+]

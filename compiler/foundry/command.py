@@ -1,0 +1,48 @@
+"""``arbiter build``: compile the rule sources into the Foundry module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from compiler.errors import RuleError
+from compiler.foundry.build import DEFAULT_OUT, build_module
+from compiler.foundry.publish import BuildBusy, PacksLocked
+from compiler.model.loader import RULES_ROOT
+
+HELP = "compile the rule files into the Foundry module (module_output/arbiter)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules",
+        type=Path,
+        metavar="DIR",
+        help="a folder of house-rule files (DIR/<ruleset>/*.toml) laid over the bundled rules",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help=f"where to put the module folder 'arbiter' (default: {DEFAULT_OUT})",
+    )
+    parser.add_argument(
+        "--zip", action="store_true", help="also write DIR/arbiter.zip, ready to install"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build; print what was built, or the rule problems (exit 1), or why the output is busy:
+    packs held open by Foundry, or another build running (exit 2)."""
+    try:
+        report = build_module(args.out, RULES_ROOT, args.rules, zip_=args.zip)
+    except RuleError as err:
+        print(f"arbiter build: nothing written.\n{err.report()}", file=sys.stderr)
+        return 1
+    except (PacksLocked, BuildBusy) as err:
+        print(f"arbiter build: nothing written: {err}", file=sys.stderr)
+        return 2
+    print(report.describe())
+    return 0

@@ -1,0 +1,219 @@
+"""A tiny ruleset and engine, and a server running in a background thread, for server tests.
+
+The ``tiny`` ruleset has one rollable table; its engine knows a d100 check, a table draw, a
+running tally kept in encounter state, a secret card for one participant, a move the rules
+always forbid, and a request that rolls as many dice as it is told (the dice budget).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from websockets.sync.client import ClientConnection, connect
+
+from bridge.engine import registry
+from bridge.engine.contract import JSON, EngineError, Resolution
+from bridge.engine.dice import Dice
+from bridge.limits import Limits
+from bridge.rules import RuleSource
+from bridge.server import ArbiterServer, ServerConfig
+from compiler.model.common import DieTable, RulesetBase
+
+
+class TinyRules(RulesetBase):
+    tables: list[DieTable]
+
+
+META = '[ruleset]\nid = "tiny"\ntitle = "Tiny"\nversion = "1.0.0"\n'
+TABLES = """
+[[tables]]
+id = "fumble"
+name = "Fumble"
+die = "1d4"
+rows = [
+  { range = [1, 2], text = "Drop weapon" },
+  { range = [3, 4], text = "Trip" },
+]
+"""
+
+
+def write_rules(root: Path, tables: str = TABLES) -> Path:
+    folder = root / "tiny"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ruleset.toml").write_text(META)
+    (folder / "tables.toml").write_text(tables)
+    return root
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Check(Body):
+    skill: int = Field(ge=1, le=200)
+
+
+class Draw(Body):
+    table: str
+
+
+class Tally(Body):
+    add: int
+
+
+class Secret(Body):
+    owner: str
+
+
+class Forbidden(Body):
+    pass
+
+
+class Greedy(Body):
+    dice: int = Field(ge=0, le=100_000)
+
+
+class TinyEngine:
+    ruleset_id = "tiny"
+    requests: dict[str, type[BaseModel]] = {  # noqa: RUF012 - the contract's mapping
+        "check": Check,
+        "draw": Draw,
+        "tally": Tally,
+        "secret": Secret,
+        "forbidden": Forbidden,
+        "greedy": Greedy,
+    }
+
+    def resolve(
+        self, rules: RulesetBase, kind: str, body: BaseModel, state: JSON | None, dice: Dice
+    ) -> Resolution:
+        assert isinstance(rules, TinyRules)
+        if isinstance(body, Check):
+            roll = dice.d100()
+            return Resolution({"kind": "check", "roll": roll, "success": roll <= body.skill})
+        if isinstance(body, Draw):
+            table = next((t for t in rules.tables if t.id == body.table), None)
+            if table is None:
+                raise EngineError(f"no table {body.table!r}")
+            roll = dice.roll(table.die).total
+            row = next(r for r in table.rows if r.range[0] <= roll <= r.range[1])
+            return Resolution({"kind": "draw", "roll": roll, "text": row.text})
+        if isinstance(body, Tally):
+            total = (state or {}).get("total", 0) + body.add
+            return Resolution({"kind": "tally", "total": total}, state={"total": total})
+        if isinstance(body, Secret):
+            card = dice.die(10, "card")
+            return Resolution({"kind": "secret"}, private={body.owner: {"card": card}})
+        if isinstance(body, Greedy):
+            total = sum(dice.die(6) for _ in range(body.dice))
+            return Resolution({"kind": "greedy", "total": total})
+        raise EngineError("the tiny rules never allow this")
+
+
+ENGINE = TinyEngine()
+
+
+def tiny_get_engine(ruleset_id: str) -> Any:
+    if ruleset_id == "tiny":
+        return ENGINE
+    raise registry.UnknownRuleset(f"unknown ruleset {ruleset_id!r}")
+
+
+def tiny_source(root: Path, overlay: Path | None = None) -> RuleSource:
+    return RuleSource(root=root, overlay=overlay, models={"tiny": TinyRules})
+
+
+def tiny_config(tmp: Path, **changes: Any) -> ServerConfig:
+    """A config serving the tiny ruleset from ``tmp/rules`` with a fresh data dir."""
+    base = ServerConfig(
+        data=tmp / "data",
+        port=0,
+        rules=tiny_source(write_rules(tmp / "rules")),
+        module_dir=None,
+        build=False,
+        limits=Limits(auth_timeout_seconds=2.0),
+        reload_interval=None,
+    )
+    return replace(base, **changes)
+
+
+@dataclass
+class Running:
+    """A server running in a background thread; ``call`` runs a coroutine on its loop."""
+
+    server: ArbiterServer
+    loop: asyncio.AbstractEventLoop
+    thread: threading.Thread
+    url: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.url = f"ws://127.0.0.1:{self.server.port}"
+
+    def call(self, coro: Any, timeout: float = 10) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def connect(self, **kwargs: Any) -> ClientConnection:
+        return connect(self.url, open_timeout=5, close_timeout=2, **kwargs)
+
+    def hello(self, role: str = "gm", **kwargs: Any) -> tuple[ClientConnection, dict[str, Any]]:
+        """A connected, authenticated client and its welcome message."""
+        ws = self.connect()
+        send(ws, hello_message(self.server.secret, role=role, **kwargs))
+        return ws, receive(ws)
+
+
+def hello_message(
+    token: str, role: str = "gm", events: list[str] | None = None, **client: Any
+) -> dict[str, Any]:
+    info = {"name": "tests", "user": client.pop("user", "tester"), "role": role, **client}
+    message = {"v": 1, "type": "hello", "token": token, "client": info}
+    if events is not None:
+        message["events"] = events
+    return message
+
+
+def request(rid: str, type: str = "check", body: Any = None, **extra: Any) -> dict[str, Any]:
+    req = {"id": rid, "ruleset": "tiny", "type": type, "body": body or {"skill": 50}, **extra}
+    return {"v": 1, "type": "request", "request": req}
+
+
+def send(ws: ClientConnection, message: Any) -> None:
+    import json
+
+    ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
+
+
+def receive(ws: ClientConnection, timeout: float = 5) -> dict[str, Any]:
+    import json
+
+    return json.loads(ws.recv(timeout))
+
+
+@contextmanager
+def running(config: ServerConfig) -> Iterator[Running]:
+    """Start a server on a fresh event loop in a thread; stop it and the loop afterwards."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="arbiter-test-server", daemon=True)
+    thread.start()
+
+    async def start() -> ArbiterServer:
+        server = ArbiterServer(config)
+        await server.start()
+        return server
+
+    server = asyncio.run_coroutine_threadsafe(start(), loop).result(30)
+    run = Running(server, loop, thread)
+    try:
+        yield run
+    finally:
+        run.call(server.close(), timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()

@@ -1,0 +1,85 @@
+"""Protocol models: parse errors name the field; the docs' examples and shipped schemas are current."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bridge.protocol import (
+    CLIENT_MESSAGE,
+    SERVER_MESSAGE,
+    ProtocolError,
+    parse_client,
+    schema_text,
+    schemas,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_schemas_in_docs_are_the_ones_the_models_generate() -> None:
+    for name, schema in schemas().items():
+        on_disk = (ROOT / "docs" / "schemas" / name).read_text(encoding="utf-8")
+        assert on_disk == schema_text(schema), (
+            f"run `python -m bridge.protocol docs/schemas` ({name})"
+        )
+
+
+def examples() -> list[dict]:
+    text = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    found = []
+    decoder = json.JSONDecoder()
+    for block in re.findall(r"```json\n(.*?)```", text, re.S):
+        pos = 0
+        while block[pos:].strip():
+            pos += len(block[pos:]) - len(block[pos:].lstrip())
+            value, pos = decoder.raw_decode(block, pos)
+            found.append(value)
+    return found
+
+
+def test_every_example_in_the_protocol_doc_is_a_valid_message() -> None:
+    found = examples()
+    assert len(found) >= 11
+    for message in found:
+        valid = 0
+        for adapter in (CLIENT_MESSAGE, SERVER_MESSAGE):
+            try:
+                adapter.validate_python(message)
+                valid += 1
+            except ValidationError:
+                pass
+        assert valid, message
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "words"),
+    [
+        ({"v": 1, "type": "hello", "token": "t", "client": {}}, "invalid_message", "client.name"),
+        ({"v": True, "type": "ping"}, "unsupported_version", "True"),
+        (
+            {"v": 1, "type": "request", "request": {"id": "", "ruleset": "x", "type": "y"}},
+            "invalid_message",
+            "request.id",
+        ),
+        ({"v": 1, "type": "ping", "extra": 1}, "invalid_message", "extra: Extra inputs"),
+        ("text", "invalid_message", "not str"),
+    ],
+)
+def test_a_bad_client_message_is_refused_with_the_field_named(
+    message: object, code: str, words: str
+) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        parse_client(message)
+    assert refused.value.code == code
+    assert words in refused.value.message
+
+
+def test_the_id_of_a_refused_request_is_read_from_inside_it() -> None:
+    with pytest.raises(ProtocolError) as refused:
+        parse_client({"v": 1, "type": "request", "request": {"id": "r-9", "ruleset": 3}})
+    assert refused.value.id == "r-9"

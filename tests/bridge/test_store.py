@@ -1,0 +1,93 @@
+"""The roll log is append-only and hash-chained; encounter state moves with its row."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bridge.store import GENESIS, NewRoll, Store
+
+
+def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:
+    return NewRoll(
+        request_id=rid,
+        session="s",
+        user="u",
+        ruleset="tiny",
+        type="check",
+        encounter=encounter,
+        rules_hash="h" * 64,
+        request=f'{{"id":"{rid}"}}',
+        dice=[{"expr": "1d100", "faces": 100, "result": 7}],
+        outcome=json.dumps({"id": rid, "state": state}),
+        counter=0,
+        scripted=False,
+        time=1700000000.25,
+    )
+
+
+def test_rows_chain_each_hash_to_the_row_before(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    first = store.append(new_roll("a"))
+    second = store.append(new_roll("b"))
+    assert first.prev_hash == GENESIS and second.prev_hash == first.hash
+    assert [r.hash for r in store.rolls()] == [first.hash, second.hash]
+    assert store.verify_chain() == []
+    store.close()
+
+
+def test_the_log_refuses_updates_and_deletes(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a"))
+    store.close()
+    with sqlite3.connect(tmp_path / "s.sqlite3") as db:
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("UPDATE rolls SET outcome = '{}'")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            db.execute("DELETE FROM rolls")
+
+
+def test_a_row_edited_behind_the_triggers_breaks_the_chain(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a"))
+    store.append(new_roll("b"))
+    store.close()
+    with sqlite3.connect(tmp_path / "s.sqlite3") as db:
+        db.execute("DROP TRIGGER rolls_append_only_update")
+        db.execute("UPDATE rolls SET dice = '[]' WHERE request_id = 'a'")
+    assert Store(tmp_path / "s.sqlite3").verify_chain() == [
+        "row 1: hash does not match its contents"
+    ]
+
+
+def test_a_duplicate_request_id_is_refused_and_nothing_half_written(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a", encounter="e", state={"n": 1}))
+    with pytest.raises(sqlite3.IntegrityError):
+        store.append(new_roll("a", encounter="e", state={"n": 2}))
+    encounter = store.encounter("e")
+    assert encounter is not None and encounter.state == {"n": 1} and encounter.seq == 1
+    assert store.count() == 1
+    # The next row still chains onto the last committed one.
+    store.append(new_roll("b"))
+    assert store.verify_chain() == []
+
+
+def test_a_reopened_store_continues_the_chain(tmp_path: Path) -> None:
+    Store(tmp_path / "s.sqlite3").append(new_roll("a"))
+    store = Store(tmp_path / "s.sqlite3")
+    row = store.append(new_roll("b"))
+    assert row.seq == 2 and store.verify_chain() == []
+
+
+def test_a_row_that_leaves_state_untouched_keeps_the_encounter_state(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a", encounter="e", state={"n": 1}))
+    store.append(new_roll("b", encounter="e", state=None))
+    store.append(new_roll("c", encounter="fresh", state=None))
+    kept, fresh = store.encounter("e"), store.encounter("fresh")
+    assert kept is not None and kept.state == {"n": 1} and kept.seq == 1
+    assert fresh is not None and fresh.ruleset == "tiny" and fresh.state is None
