@@ -86,9 +86,8 @@ class KeyedSource:
         _check_faces(faces)
         limit = 2**64 - (2**64 % faces)
         while True:
-            block = self.block(self.counter)
+            x = int.from_bytes(self.block(self.counter)[:8], "big")
             self.counter += 1
-            x = int.from_bytes(block[:8], "big")
             if x < limit:
                 return x % faces + 1
 
