@@ -174,6 +174,11 @@ class DiceExpr:
     def __str__(self) -> str:
         return self.text
 
+    def __hash__(self) -> int:
+        # Equal expressions have equal text, and a string caches its hash: cheaper than hashing
+        # every term (expressions are keys of the damage caches).
+        return hash(self.text)
+
     @property
     def dice_count(self) -> int:
         return sum(t.count for t in self.terms if isinstance(t, DiceTerm))
