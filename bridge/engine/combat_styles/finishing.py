@@ -39,6 +39,8 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
         if choices:
             raise EngineError("nobody won special effects in this exchange")
         return
+    if not choices:
+        return
     if len(choices) > diff["effects"]:
         raise EngineError(f"{len(choices)} effects chosen but only {diff['effects']} were won")
     eligible = {e["id"] for e in pending["eligible"]}

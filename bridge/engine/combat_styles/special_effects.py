@@ -386,7 +386,7 @@ def apply_counter(fx: Finisher) -> None:
 def escapes(fx: Finisher) -> None:
     """Winning certain effects also frees the winner from a hold (an Entangle escapes by
     Damage Weapon, Disarm Opponent or Slip Free), as each hold's ``escape`` data lists."""
-    if fx.taker is None:
+    if fx.taker is None or not fx.choices:
         return
     chosen = {c.id for c in fx.choices}
     for condition, effect_id in (

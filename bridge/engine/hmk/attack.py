@@ -158,9 +158,13 @@ def _fresh(ix: Index, who: str | StatBlock, role: str) -> Combatant:
 
 def check_stat_block(ix: Index, stats: StatBlock) -> None:
     """Every weapon and armor a stat block names exists in the rules."""
-    for weapon_id in [*stats.weapons, *([stats.weapon] if stats.weapon else []), *stats.skills]:
-        ix.weapon(weapon_id)
-    ix.armor_pv(stats.armor)
+    known = ix.weapons
+    held = (stats.weapon,) if stats.weapon else ()
+    for weapon_id in (*stats.weapons, *held, *stats.skills):
+        if weapon_id not in known:
+            ix.weapon(weapon_id)  # raises, naming the unknown weapon
+    if stats.armor not in ix.armor:
+        ix.armor_pv(stats.armor)  # None passes; anything else unknown raises
 
 
 def _put_in_hand(combatant: Combatant, weapon_id: str) -> None:
