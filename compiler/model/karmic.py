@@ -68,6 +68,8 @@ class Maneuver(Entry):
     resolve_immediately: bool = False
     multiple_targets: bool = False
     needs_clinger: bool = False
+    barred_by_flank: bool = False
+    """Not playable against a foe who has flanked the player (the flank's lasting effect)."""
     text: str = ""
 
 

@@ -122,7 +122,7 @@ def roll_damage(
     """Roll damage ``rolls`` times (Impale: 2) and keep the best; DM rolled with each.
     Maximize Damage counts only when the winner's ``effects`` apply to this blow."""
     maximized = (
-        sum(1 for c in fx.choices if fx.rules.effects[c.id].params.maximized_dice)
+        sum(fx.rules.effects[c.id].params.maximized_dice or 0 for c in fx.choices)
         if effects and fx.side == "attacker"
         else 0
     )

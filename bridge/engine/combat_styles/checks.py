@@ -7,9 +7,11 @@ this module only knows the procedure. All fractions round up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
+from typing import NamedTuple
 
 from bridge.engine.dice import Dice
 
@@ -32,6 +34,9 @@ class Level(IntEnum):
 
     @classmethod
     def named(cls, name: str) -> Level:
+        found = _BY_LABEL.get(name)  # the usual spelling, without an enum lookup
+        if found is not None:
+            return found
         try:
             return cls[name.upper()]
         except KeyError:
@@ -39,6 +44,7 @@ class Level(IntEnum):
 
 
 _LABELS = {level: level.name.lower() for level in Level}
+_BY_LABEL = {label: level for level, label in _LABELS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +88,16 @@ class CheckRules:
     """Rolls that fumble when the skill exceeds 100."""
     augment_share: Fraction
     """An augment adds this share of the augmenting skill (rounded up)."""
+    by_id: Mapping[str, Grade] = field(init=False, repr=False, compare=False)
+    """Grades by id (the first of the ladder wins, as a search along it would)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {g.id: g for g in reversed(self.grades)})
 
     def grade(self, grade_id: str) -> Grade:
-        for g in self.grades:
-            if g.id == grade_id:
-                return g
+        found = self.by_id.get(grade_id)
+        if found is not None:
+            return found
         known = ", ".join(g.id for g in self.grades)
         raise ValueError(f"unknown difficulty grade {grade_id!r} (known: {known})")
 
@@ -109,8 +120,9 @@ def ceil_div(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+# Target and CheckResult are named tuples: immutable like frozen dataclasses, and built (a few
+# times per exchange) at a fraction of their cost.
+class Target(NamedTuple):
     """What a d100 roll is compared against: the skill after grade and augment.
 
     ``critical_skill`` is the value the critical range is computed from (an augment does not
@@ -162,8 +174,7 @@ def level_of(rules: CheckRules, roll: int, tgt: Target) -> Level:
     return Level.FAILURE
 
 
-@dataclass(frozen=True, slots=True)
-class CheckResult:
+class CheckResult(NamedTuple):
     """A resolved check: the roll that counts, its level, and any roll a luck point replaced."""
 
     target: Target

@@ -119,10 +119,10 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "damage_modifier": block.damage_modifier or damage_modifier(rules, ch.STR + ch.SIZ),
         "action_points_max": block.action_points
         if block.action_points is not None
-        else rules.action_points,
+        else action_points(rules, stats),
         "initiative_bonus": block.initiative_bonus
         if block.initiative_bonus is not None
-        else ceil_div(ch.DEX + ch.INT, 2),
+        else rules.model.initiative.bonus.value(stats),
         "healing_rate": block.healing_rate
         if block.healing_rate is not None
         else healing_rate(rules, stats),
@@ -133,6 +133,14 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "conditions": {},
         "wounds": {},
     }
+
+
+def action_points(rules: RulesView, stats: dict[str, int]) -> int:
+    """Action points per round by the rule data's method (fixed, or the attribute table)."""
+    try:
+        return int(rules.model.action_points.points(stats))
+    except KeyError as err:
+        raise LookupError(str(err).strip("'\"")) from None
 
 
 def hit_points(rules: RulesView, stats: dict[str, int]) -> dict[str, int]:

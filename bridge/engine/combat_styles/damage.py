@@ -7,9 +7,9 @@ passed in; this module applies them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import ceil_div
 from bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
@@ -99,8 +99,8 @@ def modifier_expr(text: str) -> DiceExpr | None:
     return expr_of(key[1:]) if key.startswith("+") else expr_of(key)
 
 
-@dataclass(frozen=True, slots=True)
-class ParryBlock:
+# A named tuple: immutable, and cheaper to build (per parry) than a frozen dataclass.
+class ParryBlock(NamedTuple):
     """How much of a blow a parry stops: a fraction of the damage (1 = all, 0 = none)."""
 
     fraction: Fraction

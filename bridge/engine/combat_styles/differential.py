@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import Level
 
@@ -19,8 +20,8 @@ class DifferentialTable:
         return self.cells[(protagonist, antagonist)]
 
 
-@dataclass(frozen=True, slots=True)
-class Differential:
+# A named tuple: immutable like a frozen dataclass and cheaper to build (once per exchange).
+class Differential(NamedTuple):
     """The outcome of a differential roll: who won effects (``attacker``/``defender``/None),
     how many, and the bonus part of them (surprise)."""
 

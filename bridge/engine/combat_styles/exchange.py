@@ -148,11 +148,11 @@ def start_exchange(
 
     att_skill = terms.skill
     if defence == "evade":
-        dfd_skill = capped(dfd, dfd["skills"]["evade"], situation)
+        dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation)
     elif defence == "parry":
         assert parry_arm is not None
         key = "unarmed" if parry_arm.kind == "unarmed" else "combat_style"
-        dfd_skill = capped(dfd, dfd["skills"][key], situation)
+        dfd_skill = capped(rules, dfd, dfd["skills"][key], situation)
     else:
         dfd_skill = 0
     # Skills over 100: the excess of the highest comes off everyone. A defender who decides

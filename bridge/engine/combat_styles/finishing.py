@@ -39,6 +39,8 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
         if choices:
             raise EngineError("nobody won special effects in this exchange")
         return
+    if not choices:
+        return
     if len(choices) > diff["effects"]:
         raise EngineError(f"{len(choices)} effects chosen but only {diff['effects']} were won")
     eligible = {e["id"] for e in pending["eligible"]}
@@ -170,11 +172,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     blow.location = location.id
     # Passive blocking / Ward Location: a warded location is parried by the warding arm.
     ward = dfd["conditions"].get("warding", {}).get("locations", {})
-    if (
-        parry is None
-        and location.id in ward
-        and not (fx.side == "attacker" and fx.has("circumvent_parry"))
-    ):
+    if parry is None and location.id in ward and parry_ignored_by(fx) is None:
         ward_arm = rules.arm(ward[location.id])
         block = parry_block(
             rules.sizes,
@@ -223,6 +221,18 @@ def _attacking_size(rules: RulesView, arm: Arm, p: JSON) -> str:
     return size_step(rules.sizes, size, p["size_steps"]) if p["size_steps"] else size
 
 
+def parry_ignored_by(fx: Finisher) -> str | None:
+    """The name of the attacker's effect whose ``ignores_parry`` sets the parry aside
+    (Circumvent Parry), or None."""
+    if fx.side != "attacker":
+        return None
+    for c in fx.choices:
+        effect = fx.rules.effects[c.id]
+        if effect.params.ignores_parry:
+            return str(effect.name)
+    return None
+
+
 def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
     """Damage left after an active parry, or None when there was no successful parry."""
     p = fx.pending
@@ -231,8 +241,9 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         return None
     if not Level.named(p["defence_roll"]["level"]).succeeded:
         return None
-    if fx.side == "attacker" and fx.has("circumvent_parry"):
-        blow.steps.append("Circumvent Parry: the parry is ignored")
+    ignoring = parry_ignored_by(fx)
+    if ignoring is not None:
+        blow.steps.append(f"{ignoring}: the parry is ignored")
         return None
     parry_arm = rules.arm(p["parry_weapon"])
     if fx.side == "defender" and any(
@@ -263,27 +274,46 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
 
 
 def choose_location(fx: Finisher, victim: JSON) -> Location:
+    """Where the blow lands: the location Choose Location names, one within ``location_steps``
+    of the rolled location (Marksman: 1, an adjoining one), else a rolled one."""
     rules = fx.rules
     if fx.side == "attacker":
-        for effect_id in ("choose_location", "marksman"):
-            for c in fx.chosen(effect_id):
-                if c.location is None:
-                    raise EngineError(f"{rules.effects[effect_id].name} needs a location")
-                loc = rules.location(c.location)
-                if effect_id == "choose_location":
-                    ward = victim["conditions"].get("warding", {}).get("locations", {})
-                    if loc.id in ward:
-                        raise EngineError(
-                            f"Choose Location cannot bypass the passive block on {loc.id}"
-                        )
-                    return loc
-                rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
-                if loc.id != rolled.id and rolled.adjacent and loc.id not in rolled.adjacent:
-                    raise EngineError(
-                        f"Marksman moves a hit only to an adjoining location of {rolled.id}"
-                    )
+        # A chosen location (no steps) outranks a moved one, whatever order they were picked.
+        picks = sorted(fx.choices, key=lambda c: rules.effects[c.id].params.location_steps or 0)
+        for c in picks:
+            effect = rules.effects[c.id]
+            steps = effect.params.location_steps
+            if c.id != "choose_location" and steps is None:
+                continue
+            if c.location is None:
+                raise EngineError(f"{effect.name} needs a location")
+            loc = rules.location(c.location)
+            if steps is None:
+                ward = victim["conditions"].get("warding", {}).get("locations", {})
+                if loc.id in ward:
+                    raise EngineError(f"{effect.name} cannot bypass the passive block on {loc.id}")
                 return loc
+            rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+            if rolled.adjacent and _steps_apart(rules, rolled, loc.id) > steps:
+                where = "an adjoining location" if steps == 1 else f"{steps} steps"
+                raise EngineError(f"{effect.name} moves a hit only to {where} of {rolled.id}")
+            return loc
     return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+
+
+def _steps_apart(rules: RulesView, start: Location, goal: str) -> int:
+    """Steps from ``start`` to the location ``goal`` along adjoining locations (a large number
+    when they are not connected)."""
+    seen = {start.id}
+    frontier = [start.id]
+    steps = 0
+    while frontier:
+        if goal in frontier:
+            return steps
+        steps += 1
+        frontier = [n for loc in frontier for n in rules.location(loc).adjacent if n not in seen]
+        seen.update(frontier)
+    return len(rules.locations) + 1
 
 
 def knockback(fx: Finisher, blow: Blow | None) -> None:

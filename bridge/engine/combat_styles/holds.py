@@ -79,20 +79,23 @@ def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
 
 
 def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: Dice) -> JSON:
-    """Ready Weapon on a weapon left impaled in a foe: an unopposed Brawn roll; success pulls it
-    out for the rule data's share of a weapon damage roll (no damage modifier, no armour;
-    barbed weapons deal full damage) to the same location."""
+    """Ready Weapon on a weapon left impaled in a foe: an unopposed roll of the impale effect's
+    ``withdraw_skill`` (Brawn); success pulls it out for the rule data's share of a weapon damage
+    roll (no damage modifier, no armour; barbed weapons deal full damage) to the same location."""
     stuck = wielder["conditions"].get("impaled_in", {})
     if weapon not in stuck.get("weapons", []):
         raise EngineError(f"{wielder['name']}'s {weapon} is not stuck in anyone")
     victim_id = stuck["victims"][weapon]
     victim = state["combatants"][victim_id]
     checks = rules.checks
-    roll = roll_check(checks, dice, target(checks, wielder["skills"]["brawn"]), "1d100 brawn")
+    skill = rules.effects["impale"].params.withdraw_skill
+    if skill is None or skill not in wielder["skills"]:
+        raise EngineError(f"the impale effect's withdraw_skill {skill!r} is not a combat skill")
+    roll = roll_check(checks, dice, target(checks, wielder["skills"][skill]), f"1d100 {skill}")
     out: JSON = {
         "weapon": weapon,
         "victim": victim_id,
-        "roll": {"skill": "brawn", **roll.to_json()},
+        "roll": {"skill": skill, **roll.to_json()},
     }
     if not roll.level.succeeded:
         out["freed"] = False

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.combatants import add_condition
-from bridge.engine.combat_styles.effect_rolls import Handler
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.combat_styles.wounds import roll_location
 from bridge.engine.contract import JSON, EngineError
@@ -75,21 +74,23 @@ def withdraw(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
     rec["outcome"] = f"withdraws out of {fx.victim['name']}'s reach"
 
 
-def set_range(longer: bool) -> Handler:
-    def handler(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-        rules = fx.rules
-        arms = [a for a in (fx.pending["weapon"], fx.pending["parry_weapon"]) if a]
-        reaches = [rules.arm(a).reach for a in arms if rules.arm(a).reach]
-        if not reaches:
-            rec["outcome"] = "no effect: no reach to favour"
-            return
-        pick = max if longer else min
-        reach = pick(reaches, key=rules.reaches.index)
-        fx.out.setdefault("notes", []).append(f"engagement range is now {reach}")
-        rec["outcome"] = f"range set to {reach}"
-        rec["engaged_reach"] = reach
-
-    return handler
+def set_range(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
+    """Set the engagement range to the one the effect's ``sets_range`` favours: the shorter
+    or the longer of the two weapons' reaches."""
+    rules = fx.rules
+    sets = rules.effects[choice.id].params.sets_range
+    if sets is None:
+        raise EngineError(f"{rules.effects[choice.id].name} has no sets_range in the rule data")
+    arms = [a for a in (fx.pending["weapon"], fx.pending["parry_weapon"]) if a]
+    reaches = [rules.arm(a).reach for a in arms if rules.arm(a).reach]
+    if not reaches:
+        rec["outcome"] = "no effect: no reach to favour"
+        return
+    pick = max if sets == "longer" else min
+    reach = pick(reaches, key=rules.reaches.index)
+    fx.out.setdefault("notes", []).append(f"engagement range is now {reach}")
+    rec["outcome"] = f"range set to {reach}"
+    rec["engaged_reach"] = reach
 
 
 def prepare_counter(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -65,8 +65,9 @@ class Situation(Body):
     """The attacker is mounted and the target is a lower biped (mounted location die)."""
     familiarity: str | None = None
     """Weapon familiarity id from the rule data (similar, broadly-similar …)."""
-    cap: Literal["climbing", "swimming", "mounted"] | None = None
-    """The attacker's and defender's combat skills are capped by Athletics, Swim or Ride."""
+    cap: str | None = Field(None, max_length=64)
+    """A ``skill_caps`` id from the rule data (climbing, swimming, mounted …): the attacker's and
+    defender's combat skills are capped by the skill it names."""
     engaged_reach: str | None = None
     """The reach at which the pair is fighting (closing and opening range)."""
     defender_braced: bool = False

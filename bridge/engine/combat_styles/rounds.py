@@ -33,7 +33,7 @@ from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
 from bridge.engine.combat_styles.situations import fatigue_of
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from bridge.engine.dice import Dice, parse
 
 OUT = ("dead", "unconscious", "incapacitated", "surrendered")
 
@@ -71,15 +71,50 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     if state.get("phase") not in ("setup",):
         raise EngineError("initiative is rolled once, at the start of the encounter")
     state = writable(state, *state["combatants"])
+    initiative = rules.model.initiative
+    faces = parse(initiative.die).terms[0].faces
     rolls: dict[str, JSON] = {}
     for cid, c in state["combatants"].items():
-        die = dice.die(10, f"1d10 initiative {cid}")
+        die = dice.die(faces, f"{initiative.die} initiative {cid}")
         level = fatigue_of(rules, c)
         tired = level.initiative if level else 0
         total = die + c["initiative_bonus"] - c["armor_penalty"] - c["fatigue_initiative"] + tired
         if has_condition(c, "surprised"):
             total += rules.surprise_initiative
         rolls[cid] = {"die": die, "total": total}
+    concurrent: list[list[str]] = []
+    if initiative.tie_break == "concurrent":
+        # Tied participants act at the same time: no tie-break roll; the order lists them
+        # side by side (by id) and the result names each tied group.
+        order = sorted(rolls, key=lambda cid: (-rolls[cid]["total"], cid))
+        for cid in order:
+            if concurrent and rolls[concurrent[-1][0]]["total"] == rolls[cid]["total"]:
+                concurrent[-1].append(cid)
+            else:
+                concurrent.append([cid])
+        concurrent = [group for group in concurrent if len(group) > 1]
+    else:
+        order = _dex_then_roll(state, rolls, dice, initiative.die, faces)
+    state["order"] = order
+    state["initiative"] = {cid: rolls[cid]["total"] for cid in order}
+    _new_round(state, rules, first=True)
+    result = {
+        "kind": "initiative",
+        "order": order,
+        "rolls": rolls,
+        "round": state["round"],
+        "current": current(state),
+    }
+    if concurrent:
+        result["concurrent"] = concurrent
+    return state, result
+
+
+def _dex_then_roll(
+    state: JSON, rolls: dict[str, JSON], dice: Dice, die: str, faces: int
+) -> list[str]:
+    """Initiative order, ties going to the higher DEX and then to a roll of the initiative
+    die (recorded in ``rolls`` as ``tie_break``)."""
     keyed = {
         cid: (r["total"], state["combatants"][cid]["characteristics"]["dex"])
         for cid, r in rolls.items()
@@ -91,22 +126,11 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
     for group in tied.values():
         if len(group) > 1:
             for cid in group:
-                tiebreak[cid] = dice.die(10, f"1d10 tie-break {cid}")
+                tiebreak[cid] = dice.die(faces, f"{die} tie-break {cid}")
                 rolls[cid]["tie_break"] = tiebreak[cid]
-    order = sorted(
+    return sorted(
         keyed, key=lambda cid: (-keyed[cid][0], -keyed[cid][1], -tiebreak.get(cid, 0), cid)
     )
-    state["order"] = order
-    state["initiative"] = {cid: rolls[cid]["total"] for cid in order}
-    _new_round(state, rules, first=True)
-    result = {
-        "kind": "initiative",
-        "order": order,
-        "rolls": rolls,
-        "round": state["round"],
-        "current": current(state),
-    }
-    return state, result
 
 
 def _new_round(state: JSON, rules: RulesView | None = None, first: bool = False) -> None:

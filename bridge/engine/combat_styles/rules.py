@@ -224,7 +224,6 @@ def build(model: Any) -> RulesView:
         inside_reach_size_drop_per_step=combat.reach.inside_reach_size_drop_per_step,
         ward_weapon_locations=combat.passive_block.weapon_locations,
         default_action=combat.default_action,
-        action_points=model.action_points.default,
         situations={s.id: s.grade for s in model.situational_modifiers},
         crowd_grades={
             "edge": combat.ranged.crowd_edge_grade,

@@ -7,8 +7,8 @@ this module decides which of them apply.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.damage import step_modifier
@@ -17,11 +17,10 @@ from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
 
 ONE = Fraction(1)
-CAP_SKILL = {"climbing": "athletics", "swimming": "swim", "mounted": "ride"}
 
 
-@dataclass(frozen=True, slots=True)
-class AttackTerms:
+# A named tuple: immutable, and cheaper to build (once per exchange) than a frozen dataclass.
+class AttackTerms(NamedTuple):
     """What the situation does to an attack."""
 
     grade: Grade
@@ -50,11 +49,45 @@ def _grade_ids(rules: RulesView, ids: list[str]) -> list[str]:
     return out
 
 
-def capped(c: JSON, skill: int, situation: Situation) -> int:
-    """A combat skill capped by Athletics (climbing), Swim (swimming) or Ride (mounted)."""
+ROLE_OF_LIST = {"attacker_situations": "attack", "defender_situations": "defence"}
+
+
+def check_situations(rules: RulesView, situation: Situation, context: str) -> None:
+    """Refuse a situational modifier whose ``context`` (close or ranged) does not fit the
+    attack, or whose ``applies_to`` (attack, defence, all) does not fit the list naming it."""
+    scopes = rules.memo.get("situation_scopes")
+    if scopes is None:
+        scopes = {s.id: (s.context, s.applies_to) for s in rules.model.situational_modifiers}
+        rules.memo["situation_scopes"] = scopes
+    for field, role in ROLE_OF_LIST.items():
+        for sid in getattr(situation, field):
+            if sid not in scopes:
+                continue  # a plain grade id, or unknown (refused when the grade is read)
+            where, applies_to = scopes[sid]
+            if where != context:
+                raise EngineError(
+                    f"situational modifier {sid!r} is for {where} combat, not a {context} attack"
+                )
+            if applies_to not in ("all", role):
+                raise EngineError(
+                    f"situational modifier {sid!r} applies to the {applies_to} roll; "
+                    f"it cannot be one of the {field}"
+                )
+
+
+def capped(rules: RulesView, c: JSON, skill: int, situation: Situation) -> int:
+    """A combat skill capped by the skill the situation's ``skill_caps`` entry names
+    (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data)."""
     if situation.cap is None:
         return skill
-    return min(skill, c["skills"][CAP_SKILL[situation.cap]])
+    caps = {cap.id: cap.capped_by for cap in rules.model.skill_caps}
+    if situation.cap not in caps:
+        known = ", ".join(sorted(caps))
+        raise EngineError(f"unknown skill cap {situation.cap!r} (known: {known})")
+    by = caps[situation.cap]
+    if by not in c["skills"]:
+        raise EngineError(f"skill cap {situation.cap!r} names {by!r}, a skill combatants lack")
+    return min(skill, c["skills"][by])
 
 
 def band_of(arm: Arm, distance: int | None) -> str | None:
@@ -83,6 +116,16 @@ def distance_steps(rules: RulesView, distance: int | None, target_siz: int) -> i
         raise EngineError(str(err).strip("'\"")) from None
 
 
+def aimed(rules: RulesView, grade: Grade) -> Grade:
+    """``grade`` eased by a round of aiming (``combat.ranged.aim_grade_steps``), never past
+    ``combat.ranged.aim_easiest_grade``; a grade already easier than that is left alone."""
+    ranged = rules.model.combat.ranged
+    easiest = rules.checks.grade(ranged.aim_easiest_grade)
+    if grade.rank <= easiest.rank:
+        return grade
+    return max(rules.checks.shifted(grade, ranged.aim_grade_steps), easiest, key=lambda g: g.rank)
+
+
 def attack_terms(
     rules: RulesView,
     attacker: JSON,
@@ -93,6 +136,8 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
+    if situation.attacker_situations or situation.defender_situations:
+        check_situations(rules, situation, "ranged" if arm.is_ranged else "close")
     ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
         rules, attacker, notes
     )
@@ -113,7 +158,7 @@ def attack_terms(
             notes.append("unfamiliar weapon: base Combat Style (STR+DEX)")
         else:
             steps += fam
-    skill = capped(attacker, skill, situation)
+    skill = capped(rules, attacker, skill, situation)
     if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
         raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
     size_steps = 0
@@ -145,10 +190,9 @@ def attack_terms(
         notes.append("pulled blow")
     if situation.cap == "swimming":
         factor *= rules.swimming_damage
-    base_grade = checks.most_severe(ids)
+    grade = checks.shifted(checks.most_severe(ids), steps)
     if situation.aiming:
-        steps -= 1
-    grade = checks.shifted(base_grade, steps)
+        grade = aimed(rules, grade)
     grade_without_crowd = grade
     if situation.crowd != "none":
         if not arm.is_ranged:

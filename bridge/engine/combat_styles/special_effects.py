@@ -312,8 +312,8 @@ HANDLERS: dict[str, Handler] = {
     "slip_free": slip_free,
     "arise": arise,
     "withdraw": withdraw,
-    "close_range": set_range(longer=False),
-    "open_range": set_range(longer=True),
+    "close_range": set_range,
+    "open_range": set_range,
     "prepare_counter": prepare_counter,
     "kill_silently": kill_silently,
     "force_failure": force_failure,
@@ -346,7 +346,9 @@ HANDLERS: dict[str, Handler] = {
 
 def _generic(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     effect = fx.rules.effects[choice.id]
-    if effect.resisted_by is not None:
+    if effect.params.sets_range is not None:
+        set_range(fx, choice, blow, rec)
+    elif effect.resisted_by is not None:
         resisted_condition(choice.id.replace("-", "_"), wound=effect.requires.blow_wounds)(
             fx, choice, blow, rec
         )
@@ -384,7 +386,7 @@ def apply_counter(fx: Finisher) -> None:
 def escapes(fx: Finisher) -> None:
     """Winning certain effects also frees the winner from a hold (an Entangle escapes by
     Damage Weapon, Disarm Opponent or Slip Free), as each hold's ``escape`` data lists."""
-    if fx.taker is None:
+    if fx.taker is None or not fx.choices:
         return
     chosen = {c.id for c in fx.choices}
     for condition, effect_id in (

@@ -173,7 +173,6 @@ class RulesView:
     inside_reach_size_drop_per_step: int
     ward_weapon_locations: int
     default_action: str
-    action_points: int
     situations: Mapping[str, str]
     """Situational modifier id → grade id."""
     crowd_grades: Mapping[str, str]

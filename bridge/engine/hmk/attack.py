@@ -1,9 +1,9 @@
 """A full strike: who strikes whom with what, the effective chance, the d100 roll, and every
 consequence (injury, the critical or fumble table, their effects), applied to the encounter.
 
-Dice, in order: the d100 strike roll; on a hit the d10 injury roll, then on a critical the d100
-critical-table roll and its effects' dice; on a fumble the d100 fumble-table roll and its
-effects' dice.
+Dice, in order: the strike roll (``combat.strike_die``); on a hit the d10 injury roll, then on a
+critical the critical table's die and its effects' dice; on a fumble the fumble table's die and
+its effects' dice. Each table is rolled on the die it names (1d100 in the bundled data).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def attack(ix: Index, body: AttackBody, state: JSON | None, dice: Dice) -> Resol
     elif outcome == FUMBLE:
         rows = ix.melee_rows if setup.mode == MELEE else ix.missile_rows
         table = ix.rules.melee_fumbles if setup.mode == MELEE else ix.rules.missile_fumbles
-        fumble_roll = dice.die(100, "1d100")
+        fumble_roll = dice.roll(table.die).total
         row = rows[fumble_roll]
         fumble = {
             "table": table.id,
@@ -158,9 +158,13 @@ def _fresh(ix: Index, who: str | StatBlock, role: str) -> Combatant:
 
 def check_stat_block(ix: Index, stats: StatBlock) -> None:
     """Every weapon and armor a stat block names exists in the rules."""
-    for weapon_id in [*stats.weapons, *([stats.weapon] if stats.weapon else []), *stats.skills]:
-        ix.weapon(weapon_id)
-    ix.armor_pv(stats.armor)
+    known = ix.weapons
+    held = (stats.weapon,) if stats.weapon else ()
+    for weapon_id in (*stats.weapons, *held, *stats.skills):
+        if weapon_id not in known:
+            ix.weapon(weapon_id)  # raises, naming the unknown weapon
+    if stats.armor not in ix.armor:
+        ix.armor_pv(stats.armor)  # None passes; anything else unknown raises
 
 
 def _put_in_hand(combatant: Combatant, weapon_id: str) -> None:

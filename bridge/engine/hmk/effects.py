@@ -112,7 +112,7 @@ def _break_weapon(fight: Fight, e: fx.BreakWeapon, victim: Combatant, source: st
     chance = e.chance
     if e.strength_bonus:
         chance += victim.attributes["STR"] // fight.ix.rules.combat.strength_divisor
-    roll = None if chance >= 100 else fight.dice.die(100, "1d100")
+    roll = None if chance >= e.die else fight.dice.die(e.die, f"1d{e.die}")
     broken = roll is None or roll <= chance
     if broken:
         victim.gear[weapon].broken = True
@@ -123,7 +123,7 @@ def _break_weapon(fight: Fight, e: fx.BreakWeapon, victim: Combatant, source: st
             victim,
             source,
             weapon=weapon,
-            chance=min(chance, 100),
+            chance=min(chance, e.die),
             roll=roll,
             broken=broken,
         )

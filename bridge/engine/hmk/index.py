@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -27,10 +27,10 @@ class Index:
     movement: dict[str, MovementPenalty]
     reload: dict[str, ReloadRule]
     initiative: dict[str, InitiativeModifier]
-    critical_rows: tuple[CriticalRow, ...]
-    """``critical_rows[roll]`` for a d100 roll."""
-    melee_rows: tuple[FumbleRow, ...]
-    missile_rows: tuple[FumbleRow, ...]
+    critical_rows: Mapping[int, CriticalRow]
+    """``critical_rows[roll]`` for a roll of the critical table's own die."""
+    melee_rows: Mapping[int, FumbleRow]
+    missile_rows: Mapping[int, FumbleRow]
 
     def weapon(self, weapon_id: str) -> Weapon:
         found = self.weapons.get(weapon_id)
@@ -71,13 +71,10 @@ def index(rules: RulesetBase) -> Index:
     return built
 
 
-def _by_roll(rows: Sequence[R]) -> tuple[R, ...]:
-    """Rows by die result; slot 0 repeats the first row so results index directly."""
-    out: list[R] = [rows[0]]
-    for row in rows:
-        lo, hi = row.range
-        out.extend([row] * (hi - lo + 1))
-    return tuple(out)
+def _by_roll(rows: Sequence[R]) -> dict[int, R]:
+    """Rows by die result, for whatever die the table names (its ranges cover the die's span:
+    the loader's coverage check)."""
+    return {roll: row for row in rows for roll in range(row.range[0], row.range[1] + 1)}
 
 
 def _build(rules: HmkRules) -> Index:

@@ -43,7 +43,7 @@ def deal(
 ) -> tuple[JSON, CriticalRow | None]:
     """Roll and inflict one blow of ``kind`` (base, normal or critical) on ``victim``.
 
-    Dice, in order: the d10 injury roll, then for a critical the d100 critical-table roll.
+    Dice, in order: the d10 injury roll, then for a critical the critical table's own die.
     Returns the injury breakdown for the outcome and the critical row, whose effects the
     caller applies next (they may roll more dice).
     """
@@ -59,7 +59,7 @@ def deal(
     extra = 0
     ignore_armor = False
     if kind == "critical":
-        roll = dice.die(100, "1d100")
+        roll = dice.roll(ix.rules.critical_hits.die).total
         row = ix.critical_rows[roll]
         extra = extra_injury(weapon, row.extra_injury_percent)
         ignore_armor = any(e.kind == "ignore_armor" for e in row.effects)

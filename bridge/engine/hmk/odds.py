@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from bridge.engine.contract import JSON, Resolution
+from bridge.engine.dice import ConstTerm, parse
 from bridge.engine.hmk.attack import prepare
 from bridge.engine.hmk.chance import CRITICAL, FUMBLE, HIT, MISS, classify
 from bridge.engine.hmk.index import Index
@@ -28,12 +29,16 @@ def odds(ix: Index, body: AttackBody, state: JSON | None) -> Resolution:
     pv = armor_pv(ix, defender)
 
     def mean_injury(extra: int, armor: int) -> Fraction:
-        return Fraction(sum(max(0, v + bonus + extra - armor) for v in weapon.injury), 10)
+        total = sum(max(0, v + bonus + extra - armor) for v in weapon.injury)
+        return Fraction(total, len(weapon.injury))
 
     on_hit = mean_injury(0, pv)
     on_critical = Fraction(0)
+    chances = distribution(ix.rules.critical_hits.die)
     for row in ix.rules.critical_hits.rows:
-        width = Fraction(row.range[1] - row.range[0] + 1, 100)
+        width = sum(
+            chances.get(roll, Fraction(0)) for roll in range(row.range[0], row.range[1] + 1)
+        )
         ignore = any(e.kind == "ignore_armor" for e in row.effects)
         on_critical += width * mean_injury(
             extra_injury(weapon, row.extra_injury_percent), 0 if ignore else pv
@@ -59,6 +64,24 @@ def odds(ix: Index, body: AttackBody, state: JSON | None) -> Resolution:
         "injury_on_critical": _fraction(on_critical),
     }
     return Resolution(result=result, state=None)
+
+
+def distribution(die: str) -> dict[int, Fraction]:
+    """The exact chance of each total of a table's die expression (``1d100``, ``2d6`` …)."""
+    chances = {0: Fraction(1)}
+    for term in parse(die).terms:
+        if isinstance(term, ConstTerm):
+            chances = {total + term.value: p for total, p in chances.items()}
+            continue
+        face = Fraction(1, term.faces)
+        for _ in range(term.count):
+            step: dict[int, Fraction] = {}
+            for total, p in chances.items():
+                for result in range(1, term.faces + 1):
+                    key = total + term.sign * result
+                    step[key] = step.get(key, Fraction(0)) + p * face
+            chances = step
+    return chances
 
 
 def _share(count: int, faces: int) -> JSON:

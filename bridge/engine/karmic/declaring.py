@@ -257,8 +257,8 @@ def _targets(table: Table, cid: str, d: rq.Declaration, m: Maneuver) -> list[str
                 raise EngineError(f"{t} has flanked {cid}: {cid} cannot attack him this round")
             if m.needs_clinger and not table.has_effect(cid, "clung", t):
                 raise EngineError(f"{t} is not clinging to {cid}")
-        if m.id == "dodge" and table.has_effect(cid, "flanked", t):
-            raise EngineError(f"{t} has flanked {cid}: {cid} cannot dodge his blows")
+        if m.barred_by_flank and table.has_effect(cid, "flanked", t):
+            raise EngineError(f"{t} has flanked {cid}: {cid} cannot {m.name.lower()} his blows")
     if m.requires_initiative and not any(table.holder(cid, t) == cid for t in targets):
         raise EngineError(f"{m.name} needs the initiative over the target")
     return targets

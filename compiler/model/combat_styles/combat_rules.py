@@ -149,7 +149,10 @@ class RangedRules(Assumable):
     long_range_damage: Fraction
     long_range_force_steps: int
     aim_rounds: int = Field(gt=0)
+    """Full rounds of aiming that earn ``aim_grade_steps`` (further rounds give nothing)."""
     aim_grade_steps: int
+    aim_easiest_grade: Id
+    """Aiming never eases a roll past this grade (Very Easy: never to Automatic)."""
     crowd_edge_grade: Id
     crowd_through_grade: Id
     only_shields_parry: bool = True

@@ -297,6 +297,9 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
         ranged.crowd_edge_grade, ids["grades"], "grade", ("combat", "ranged", "crowd_edge_grade")
     )
     yield from _ref(
+        ranged.aim_easiest_grade, ids["grades"], "grade", ("combat", "ranged", "aim_easiest_grade")
+    )
+    yield from _ref(
         ranged.crowd_through_grade,
         ids["grades"],
         "grade",

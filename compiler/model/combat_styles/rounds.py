@@ -65,7 +65,6 @@ class Initiative(Assumable):
     armor_penalty_divisor: int = Field(gt=0)
     """Penalty = total ENC of worn armour / this, rounded up (each location ENC/5)."""
     armor_penalty_rounding: Literal["up"] = "up"
-    surprise_penalty: int
     tie_break: Literal["higher_dex_then_roll", "concurrent"]
     reroll: Literal["when_forced"] = "when_forced"
     description: str = ""

@@ -107,11 +107,14 @@ class LoseRounds(Effect):
 
 
 class BreakWeapon(Effect):
-    """The weapon breaks on a d100 roll at or under ``chance`` (+ STR/10 when so marked)."""
+    """The weapon breaks on a roll of 1d``die`` at or under ``chance`` (+ STR/10 when so
+    marked); a chance of ``die`` or more breaks it without a roll."""
 
     kind: Literal["break_weapon"]
     chance: int = Field(ge=0, le=100)
     strength_bonus: bool = False
+    die: int = Field(100, ge=2, le=1000)
+    """Faces of the die the chance is rolled on (a percentage: 100)."""
 
 
 class ArmorLoss(Effect):

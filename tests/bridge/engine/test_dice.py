@@ -67,6 +67,35 @@ def test_keyed_dice_are_hmac_of_the_counter() -> None:
     assert KeyedSource(SEED).randint(100) == first
 
 
+@pytest.mark.parametrize("length", [16, 32, 63, 64, 65, 200])
+def test_every_keyed_block_is_the_standard_hmac_whatever_the_seed_length(length: int) -> None:
+    # Seeds longer than SHA-256's 64-byte block are hashed first (RFC 2104): both sides of
+    # that boundary must agree with the standard library's HMAC.
+    seed = bytes((7 * i + length) % 256 for i in range(length))
+    source = KeyedSource(seed)
+    for n in (0, 1, 255, 256, 2**32 + 5, 2**64 - 1):
+        expected = hmac.new(seed, n.to_bytes(8, "big"), hashlib.sha256).digest()
+        assert source.block(n) == expected
+
+
+def test_keyed_dice_reject_and_redraw_exactly_as_the_specification_says() -> None:
+    # The published rule, recomputed with the standard library: a die takes the first 8 bytes
+    # of the next block that falls below the limit, and the counter counts every block drawn.
+    seed = bytes(range(32))
+    source = KeyedSource(seed)
+    for faces in (1, 2, 3, 6, 7, 100, 999_999, 1_000_000):
+        expected_counter = source.counter
+        limit = 2**64 - 2**64 % faces
+        while True:
+            block = hmac.new(seed, expected_counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            expected_counter += 1
+            x = int.from_bytes(block[:8], "big")
+            if x < limit:
+                break
+        assert source.randint(faces) == x % faces + 1
+        assert source.counter == expected_counter
+
+
 def test_keyed_dice_are_roughly_uniform() -> None:
     source = KeyedSource(SEED)
     counts = Counter(source.randint(6) for _ in range(60_000))

@@ -117,7 +117,6 @@ def test_initiative_bonus_rounds_up() -> None:
     ini = RULES.initiative
     assert ini.die == "1d10"
     assert ini.bonus.value({"dex": 13, "int": 14}) == 14
-    assert ini.surprise_penalty == -10
     assert ini.tie_break == "higher_dex_then_roll"
 
 

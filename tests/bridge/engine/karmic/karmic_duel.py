@@ -38,7 +38,15 @@ def fighter(cid: str, side: str, **kw: Any) -> JSON:
 class Duel:
     """A duel whose state is threaded through every request, as the server would."""
 
-    def __init__(self, combatants: list[JSON], first: list[str] | None = None, **kw: Any):
+    def __init__(
+        self,
+        combatants: list[JSON],
+        first: list[str] | None = None,
+        *,
+        rules: KarmicRules = RULES,
+        **kw: Any,
+    ):
+        self.rules = rules
         self.state: JSON | None = None
         self.results: list[JSON] = []
         dice = shuffle_dice(DECK, first or [])
@@ -47,7 +55,7 @@ class Duel:
     def send(self, kind: str, body: JSON, dice: list[int] | None = None) -> Resolution:
         model = ENGINE.requests[kind].model_validate(body)
         source = ScriptedSource(dice) if dice is not None else SecureSource()
-        res = ENGINE.resolve(RULES, kind, model, self.state, Dice(source))
+        res = ENGINE.resolve(self.rules, kind, model, self.state, Dice(source))
         if res.state is not None:
             self.state = res.state
         self.results.append(res.result)
