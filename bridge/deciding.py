@@ -19,7 +19,7 @@ from bridge.engine.envelope import RequestError, resolve
 from bridge.limits import BudgetedSource
 from bridge.protocol import ProtocolError, RequestMessage
 from bridge.rules import RulesSnapshot
-from bridge.store import NewRoll, Roll, Store, canonical
+from bridge.store import NewRoll, Roll, Store, canonical, kept
 
 log = logging.getLogger("arbiter.decide")
 
@@ -115,6 +115,7 @@ def decide(
         raise ProtocolError("rules_forbid", str(err), rid) from None
     except DiceError as err:
         raise ProtocolError("dice_error", str(err), rid) from None
+    outcome = kept(outcome, request.encounter)
     if isinstance(source, ScriptedSource) and source.remaining:
         raise ProtocolError(
             "dice_error", f"{source.remaining} scripted dice were not used by the request", rid

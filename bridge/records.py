@@ -19,6 +19,20 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def kept(outcome: dict[str, Any], encounter: str | None) -> dict[str, Any]:
+    """The outcome envelope as the roll log keeps it.
+
+    Encounter state is kept only for an encounter: the server reads a state back only from the
+    encounter a request names (the ``encounters`` row its log row updates), and clients never
+    see state. A request that names no encounter (a combat-styles exchange carrying its stat
+    blocks, a karmic hand dealt on the spot) has nowhere its state could be read again, so it
+    is logged as ``null`` rather than stored, hashed and sent on every such row.
+    """
+    if encounter is None and outcome.get("state") is not None:
+        return {**outcome, "state": None}
+    return outcome
+
+
 @dataclass(frozen=True)
 class NewRoll:
     """A decided request about to be logged."""
@@ -34,8 +48,8 @@ class NewRoll:
     """JSON of the request envelope (a retry is compared with it in canonical form)."""
     dice: list[dict[str, Any]]
     outcome: str
-    """Canonical JSON of the outcome envelope, exactly as sent. Its ``state`` (when not null)
-    becomes the encounter's state."""
+    """Canonical JSON of the outcome envelope as kept (:func:`kept`). Its ``state`` (when not
+    null) becomes the encounter's state."""
     counter: int | None
     """Keyed-dice counter before the first die; None when the dice were scripted."""
     scripted: bool
@@ -131,4 +145,13 @@ def _text(value: Any) -> str:
     return json.dumps(value)
 
 
-__all__ = ["GENESIS", "Encounter", "NewRoll", "Roll", "Session", "canonical", "row_hash"]
+__all__ = [
+    "GENESIS",
+    "Encounter",
+    "NewRoll",
+    "Roll",
+    "Session",
+    "canonical",
+    "kept",
+    "row_hash",
+]

@@ -22,7 +22,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.records import GENESIS, Encounter, NewRoll, Roll, Session, canonical, row_hash
+from bridge.records import (
+    GENESIS,
+    Encounter,
+    NewRoll,
+    Roll,
+    Session,
+    canonical,
+    kept,
+    row_hash,
+)
 
 SCHEMA_VERSION = "1"
 
@@ -298,5 +307,6 @@ __all__ = [
     "Session",
     "Store",
     "canonical",
+    "kept",
     "row_hash",
 ]
