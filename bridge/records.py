@@ -14,9 +14,14 @@ GENESIS = "0" * 64
 """The ``prev_hash`` of the first row."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# json.dumps with options builds a new encoder on every call; one shared encoder gives the same
+# text without that cost (encode() keeps no state between calls).
+
+
 def canonical(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces. Equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
 
 
 def kept(outcome: dict[str, Any], encounter: str | None) -> dict[str, Any]:
@@ -46,7 +51,8 @@ class NewRoll:
     rules_hash: str
     request: str
     """JSON of the request envelope (a retry is compared with it in canonical form)."""
-    dice: list[dict[str, Any]]
+    dice: str
+    """Canonical JSON of the outcome's dice records."""
     outcome: str
     """Canonical JSON of the outcome envelope as kept (:func:`kept`). Its ``state`` (when not
     null) becomes the encounter's state."""

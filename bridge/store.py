@@ -193,7 +193,7 @@ class Store:
         before it stay staged.
         """
         seq = self._last_seq + 1
-        dice = canonical(roll.dice)
+        dice = roll.dice
         fields = [
             seq,
             roll.request_id,

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from bridge.deciding import visible
 from bridge.engine.dice import SecureSource
 from bridge.logreplay import replay_log
+from bridge.outcomes import visible
 from bridge.records import kept
 from bridge.replaying import replay_entries
 from bridge.rules import RuleSource

@@ -21,7 +21,7 @@ def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) 
         encounter=encounter,
         rules_hash="h" * 64,
         request=f'{{"id":"{rid}"}}',
-        dice=[{"expr": "1d100", "faces": 100, "result": 7}],
+        dice='[{"expr":"1d100","faces":100,"result":7}]',
         outcome=json.dumps({"id": rid, "state": state}),
         counter=0,
         scripted=False,
