@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,12 +131,12 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
     Text fields go in as UTF-8, other fields as their JSON text (``null``, ``true``, ``17``,
     ``1700000000.25``); the length prefixes (8 bytes, big-endian) make the encoding unambiguous.
     """
-    digest = hashlib.sha256()
+    parts: list[bytes] = []
     for part in (prev_hash, *fields):
         data = _text(part).encode("utf-8")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
+        parts += (len(data).to_bytes(8, "big"), data)
+    # One update over the joined bytes: the same digest as an update per part, in one call.
+    return hashlib.sha256(b"".join(parts)).hexdigest()
 
 
 def _text(value: Any) -> str:
@@ -148,6 +149,8 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)  # what json.dumps writes for a finite float
     return json.dumps(value)
 
 
