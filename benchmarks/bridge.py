@@ -12,6 +12,12 @@ load from elsewhere on the machine hits both. The server's rate limit is raised 
 Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
 Server CPU per round trip (from /proc) is reported too: unlike wall-clock figures it hardly moves
 when other work shares the machine.
+
+First, without sockets, the server path alone: the process CPU time one client session takes to
+answer a batch of exchanges (parse, decide, log, group commit every ``GROUP`` rows) beside the
+engine alone resolving the very same requests with the very same dice; their difference is what
+the server adds around the engine. The minimum and the median over ``--path-batches`` batches
+are shown (the minimum is the figure least disturbed by other work on the machine).
 """
 
 from __future__ import annotations
@@ -168,6 +174,80 @@ async def idle_memory(server: Process, secret: str | None, count: int) -> float:
     return (after - before) / count
 
 
+PATH_BATCH = 200
+GROUP = 10
+"""Rows per commit in the server path measurement (what 10 busy connections give)."""
+
+
+def server_path(batches: int) -> None:
+    """Print the server path's CPU per exchange beside the engine's, measured in this process."""
+    if not EXCHANGE_BODY:
+        print("server path: skipped (no combat-styles exchange example)")
+        return
+    sys.path.insert(0, str(ROOT))
+    from bridge.engine.dice import KeyedSource
+    from bridge.engine.envelope import Request, resolve
+    from bridge.limits import Limits
+    from bridge.server import ArbiterServer, ServerConfig
+    from bridge.session import ClientSession
+
+    async def run() -> tuple[list[float], list[float]]:
+        data = Path(tempfile.mkdtemp(prefix="arbiter-bench-path-"))
+        limits = Limits(rate_per_second=1e9, burst=10**9)
+        server = ArbiterServer(
+            ServerConfig(data=data, port=0, build=False, reload_interval=None, limits=limits)
+        )
+        if "combat-styles" not in server.rules.served:
+            await server.close()
+            return [], []
+        served = server.rules.served["combat-styles"]
+        session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
+        session.user = "benchmark"
+        twin = KeyedSource(session.seed)  # the same dice the session's source draws
+        totals, engine = [], []
+        for batch in range(batches + 1):  # batch 0 warms up
+            requests = [combat_styles_exchange(batch * PATH_BATCH + i) for i in range(PATH_BATCH)]
+            frames = [json.dumps({"v": 1, "type": "request", "request": r}) for r in requests]
+            started = time.process_time()
+            for i, frame in enumerate(frames):
+                reply = session.handle(frame)
+                if i % GROUP == GROUP - 1:
+                    server.store.commit()
+            server.store.commit()
+            total = time.process_time() - started
+            if '"type":"outcome"' not in reply:
+                raise RuntimeError(f"not an outcome: {reply[:300]}")
+            parsed = [Request.model_validate(r) for r in requests]
+            model, digest = served.ruleset.model, served.ruleset.content_hash
+            started = time.process_time()
+            for request in parsed:
+                resolve(request, served.engine, model, digest, None, twin)
+            alone = time.process_time() - started
+            if twin.counter != session.keyed.counter:
+                raise RuntimeError("the engine alone drew other dice than the session")
+            if batch:
+                totals.append(total / PATH_BATCH * 1e6)
+                engine.append(alone / PATH_BATCH * 1e6)
+        await server.close()
+        return totals, engine
+
+    totals, engine = asyncio.run(run())
+    if not totals:
+        print("server path: skipped (combat-styles not served)")
+        return
+    rest = [t - e for t, e in zip(totals, engine, strict=True)]
+    print(
+        f"server path without sockets ({batches} x {PATH_BATCH} exchanges, commit every "
+        f"{GROUP}; CPU us per exchange, min / median of batches):"
+    )
+    for label, values in (
+        ("parse + decide + log", totals),
+        ("engine alone, same dice", engine),
+        ("server's own share", rest),
+    ):
+        print(f"  {label:<24} {min(values):7.0f} / {statistics.median(values):7.0f}")
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
@@ -217,8 +297,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per measurement")
     parser.add_argument("--idle", type=int, default=300, help="idle connections for memory")
+    parser.add_argument(
+        "--path-batches", type=int, default=15, help="batches for the server path (0: skip)"
+    )
     args = parser.parse_args(argv)
     _load_exchange_body()
+    if args.path_batches > 0:
+        server_path(args.path_batches)
     data = Path(tempfile.mkdtemp(prefix="arbiter-bench-"))
     arbiter, secret, make_request, what = start_arbiter(data)
     echo = Process([sys.executable, "-c", ECHO_SERVER])

@@ -17,9 +17,10 @@ from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
 from bridge.engine.envelope import RequestError, resolve
 from bridge.limits import BudgetedSource
+from bridge.outcomes import OutcomeText
 from bridge.protocol import ProtocolError, RequestMessage
 from bridge.rules import RulesSnapshot
-from bridge.store import NewRoll, Roll, Store, canonical
+from bridge.store import NewRoll, Roll, Store, canonical, kept
 
 log = logging.getLogger("arbiter.decide")
 
@@ -30,6 +31,8 @@ class Decided:
 
     row: Roll
     outcome: dict[str, Any]
+    text: OutcomeText
+    """The outcome serialised: the logged text and every client's view come from it."""
     replayed: bool
 
 
@@ -59,7 +62,8 @@ def decide(
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        return Decided(stored, json.loads(stored.outcome), replayed=True)
+        outcome = json.loads(stored.outcome)
+        return Decided(stored, outcome, OutcomeText(outcome), replayed=True)
 
     served = rules.served.get(request.ruleset)
     if served is None:
@@ -115,12 +119,13 @@ def decide(
         raise ProtocolError("rules_forbid", str(err), rid) from None
     except DiceError as err:
         raise ProtocolError("dice_error", str(err), rid) from None
+    outcome = kept(outcome, request.encounter)
     if isinstance(source, ScriptedSource) and source.remaining:
         raise ProtocolError(
             "dice_error", f"{source.remaining} scripted dice were not used by the request", rid
         )
     try:
-        outcome_text = canonical(outcome)
+        text = OutcomeText(outcome)
     except (TypeError, ValueError) as err:
         # An engine bug, not the client's fault: say so without leaking internals.
         log.exception("engine %s returned an outcome that is not JSON", request.ruleset)
@@ -138,25 +143,11 @@ def decide(
             encounter=request.encounter,
             rules_hash=ruleset.content_hash,
             request=request.model_dump_json(),
-            dice=outcome["dice"],
-            outcome=outcome_text,
+            dice=text.dice,
+            outcome=text.logged,
             counter=counter,
             scripted=counter is None,
             time=now,
         )
     )
-    return Decided(row, outcome, replayed=False)
-
-
-def visible(outcome: dict[str, Any], participants: frozenset[str]) -> dict[str, Any]:
-    """The outcome as one client may see it: ``result`` and the dice, the ``private`` entries of
-    the participants it declared, and never the encounter ``state``.
-
-    State stays on the server: it may hold every hand and the deck order (karmic). GM clients
-    get no exception; a GM client relaying for players declares their participants.
-    """
-    private = outcome.get("private") or {}
-    shown = {k: v for k, v in private.items() if k in participants}
-    if len(shown) == len(private) and outcome.get("state") is None:
-        return outcome
-    return {**outcome, "private": shown, "state": None}
+    return Decided(row, outcome, text, replayed=False)

@@ -2,7 +2,8 @@
 
 Rows are replayed in log order; each encounter's state is threaded from row to row exactly as
 the server did (a row whose outcome leaves state untouched keeps it). A row matches when the
-re-derived outcome is byte-identical (canonical JSON) to the logged one.
+re-derived outcome, as the log keeps it (:func:`~bridge.records.kept`), is byte-identical
+(canonical JSON) to the logged one.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from bridge.engine import registry
 from bridge.engine.contract import JSON, Engine, EngineError
 from bridge.engine.dice import DiceError, ScriptedSource
 from bridge.engine.envelope import Request, RequestError, resolve
-from bridge.store import Roll, canonical
+from bridge.store import Roll, canonical, kept
 from compiler.model.loader import Ruleset
 
 
@@ -65,6 +66,7 @@ def replay_log(
         except (registry.UnknownRuleset, RequestError, EngineError, DiceError) as err:
             report.mismatches.append(f"{label}: cannot be re-derived: {err}{note}")
             continue
+        outcome = kept(outcome, request.encounter)
         logged = json.loads(roll.outcome)
         if request.encounter is not None and logged.get("state") is not None:
             states[request.encounter] = logged["state"]

@@ -329,6 +329,20 @@ def encode(message: BaseModel) -> str:
     return message.model_dump_json(exclude_none=False)
 
 
+def outcome_message_text(seq: int, replayed: bool, outcome: str) -> str:
+    """An :class:`OutcomeMessage` as compact JSON text, around an outcome's JSON text.
+
+    The outcome is serialised once (``bridge.outcomes``); wrapping it costs no second pass.
+    """
+    flag = "true" if replayed else "false"
+    return f'{{"v":1,"type":"outcome","seq":{seq:d},"replayed":{flag},"outcome":{outcome}}}'
+
+
+def outcome_event_text(seq: int, outcome: str) -> str:
+    """An :class:`OutcomeEvent` as compact JSON text, around an outcome's JSON text."""
+    return f'{{"v":1,"type":"event","event":"outcome","seq":{seq:d},"outcome":{outcome}}}'
+
+
 # --- schemas --------------------------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,9 +15,28 @@ GENESIS = "0" * 64
 """The ``prev_hash`` of the first row."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# json.dumps with options builds a new encoder on every call; one shared encoder gives the same
+# text without that cost (encode() keeps no state between calls).
+
+
 def canonical(value: Any) -> str:
     """Canonical JSON: sorted keys, no spaces. Equal values give equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _CANONICAL.encode(value)
+
+
+def kept(outcome: dict[str, Any], encounter: str | None) -> dict[str, Any]:
+    """The outcome envelope as the roll log keeps it.
+
+    Encounter state is kept only for an encounter: the server reads a state back only from the
+    encounter a request names (the ``encounters`` row its log row updates), and clients never
+    see state. A request that names no encounter (a combat-styles exchange carrying its stat
+    blocks, a karmic hand dealt on the spot) has nowhere its state could be read again, so it
+    is logged as ``null`` rather than stored, hashed and sent on every such row.
+    """
+    if encounter is None and outcome.get("state") is not None:
+        return {**outcome, "state": None}
+    return outcome
 
 
 @dataclass(frozen=True)
@@ -32,10 +52,11 @@ class NewRoll:
     rules_hash: str
     request: str
     """JSON of the request envelope (a retry is compared with it in canonical form)."""
-    dice: list[dict[str, Any]]
+    dice: str
+    """Canonical JSON of the outcome's dice records."""
     outcome: str
-    """Canonical JSON of the outcome envelope, exactly as sent. Its ``state`` (when not null)
-    becomes the encounter's state."""
+    """Canonical JSON of the outcome envelope as kept (:func:`kept`). Its ``state`` (when not
+    null) becomes the encounter's state."""
     counter: int | None
     """Keyed-dice counter before the first die; None when the dice were scripted."""
     scripted: bool
@@ -110,12 +131,12 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
     Text fields go in as UTF-8, other fields as their JSON text (``null``, ``true``, ``17``,
     ``1700000000.25``); the length prefixes (8 bytes, big-endian) make the encoding unambiguous.
     """
-    digest = hashlib.sha256()
+    parts: list[bytes] = []
     for part in (prev_hash, *fields):
         data = _text(part).encode("utf-8")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
+        parts += (len(data).to_bytes(8, "big"), data)
+    # One update over the joined bytes: the same digest as an update per part, in one call.
+    return hashlib.sha256(b"".join(parts)).hexdigest()
 
 
 def _text(value: Any) -> str:
@@ -128,7 +149,18 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return repr(value)  # what json.dumps writes for a finite float
     return json.dumps(value)
 
 
-__all__ = ["GENESIS", "Encounter", "NewRoll", "Roll", "Session", "canonical", "row_hash"]
+__all__ = [
+    "GENESIS",
+    "Encounter",
+    "NewRoll",
+    "Roll",
+    "Session",
+    "canonical",
+    "kept",
+    "row_hash",
+]

@@ -24,6 +24,7 @@ from bridge import datadir
 from bridge.building import build_module
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
+from bridge.outcomes import OutcomeText
 from bridge.protocol import (
     LimitsInfo,
     RulesError,
@@ -223,7 +224,7 @@ class ArbiterServer:
 
     # --- events ---
 
-    def publish(self, seq: int, outcome: dict[str, Any], exclude: ClientSession) -> None:
+    def publish(self, seq: int, outcome: OutcomeText, exclude: ClientSession) -> None:
         """Tell every other subscribed client about an outcome (each sees what it may)."""
         for client in tuple(self.clients):
             if client is exclude:

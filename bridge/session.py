@@ -21,17 +21,16 @@ from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from bridge.deciding import Context, decide, visible
+from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
 from bridge.limits import TokenBucket
+from bridge.outcomes import OutcomeText
 from bridge.protocol import (
     CLIENT_MESSAGE,
     ClientMessage,
     ErrorMessage,
     EventName,
     Hello,
-    OutcomeEvent,
-    OutcomeMessage,
     Ping,
     Pong,
     ProtocolError,
@@ -41,6 +40,8 @@ from bridge.protocol import (
     decode,
     encode,
     guess_id,
+    outcome_event_text,
+    outcome_message_text,
     parse_client,
 )
 from bridge.store import Session
@@ -248,22 +249,13 @@ class ClientSession:
         )
         decided = decide(message, server.rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
-        row = decided.row
+        seq, text = decided.row.seq, decided.text
         if not decided.replayed:
-            server.after_commit(lambda: server.publish(row.seq, decided.outcome, exclude=self))
-        shown = visible(decided.outcome, self.participants)
-        if shown is decided.outcome:
-            # The logged text is the outcome exactly: send it without serializing again.
-            replayed = "true" if decided.replayed else "false"
-            return (
-                f'{{"v":1,"type":"outcome","seq":{row.seq},"replayed":{replayed},'
-                f'"outcome":{row.outcome}}}'
-            )
-        return encode(OutcomeMessage(seq=row.seq, replayed=decided.replayed, outcome=shown))
+            server.after_commit(lambda: server.publish(seq, text, exclude=self))
+        return outcome_message_text(seq, decided.replayed, text.shown(self.participants))
 
-    def outcome_event(self, seq: int, outcome: dict[str, object]) -> str | None:
+    def outcome_event(self, seq: int, outcome: OutcomeText) -> str | None:
         """The event text announcing another client's outcome, or None when not subscribed."""
         if "outcome" not in self.events:
             return None
-        shown = visible(outcome, self.participants)  # type: ignore[arg-type]
-        return encode(OutcomeEvent(seq=seq, outcome=shown))
+        return outcome_event_text(seq, outcome.shown(self.participants))

@@ -22,7 +22,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.records import GENESIS, Encounter, NewRoll, Roll, Session, canonical, row_hash
+from bridge.records import (
+    GENESIS,
+    Encounter,
+    NewRoll,
+    Roll,
+    Session,
+    canonical,
+    kept,
+    row_hash,
+)
 
 SCHEMA_VERSION = "1"
 
@@ -184,7 +193,7 @@ class Store:
         before it stay staged.
         """
         seq = self._last_seq + 1
-        dice = canonical(roll.dice)
+        dice = roll.dice
         fields = [
             seq,
             roll.request_id,
@@ -298,5 +307,6 @@ __all__ = [
     "Session",
     "Store",
     "canonical",
+    "kept",
     "row_hash",
 ]

@@ -6,8 +6,9 @@
 2. Load and validate every ruleset; any problem raises :class:`RuleError` before anything is
    written, so bad rules never produce a partial module.
 3. Refuse (:class:`PacksLocked`) when a running Foundry world holds the current packs open.
-4. Lower to documents, write the packs, render the templates, write ``data/rules.json`` and
-   ``module.json`` into a temporary folder next to the target, then swap it in.
+4. Lower to documents, write the packs, render the templates, write ``data/rules.json``, the
+   protocol's JSON Schemas (``docs/schemas`` → ``schemas/``) and ``module.json`` into a
+   temporary folder next to the target, then swap it in.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ STAMP = f".{MODULE_ID}-build.json"
 """Written next to the module after a successful build: the inputs' fingerprint."""
 CODE_ROOT = Path(__file__).resolve().parent.parent
 """The ``compiler`` package: its code is an input too (a fix to lowering must rebuild)."""
+SCHEMAS_ROOT = CODE_ROOT.parent / "docs" / "schemas"
+"""The server protocol's JSON Schemas (written by ``python -m bridge.protocol``), shipped as
+they are under ``schemas/`` for the client. Copied, not generated: the compiler never imports
+the server."""
 
 
 @dataclass(frozen=True)
@@ -162,9 +167,12 @@ def compile_module(
     documents = lower(rulesets, renderer)
     entries = {name: list(pack_entries(docs)) for name, docs in documents.items()}
     rules_bytes = rules_json(rulesets)
-    version = module_version(rulesets, _content_digest(entries, rules_bytes, templates))
+    schemas = {f"schemas/{rel}": data for rel, data in _tree(SCHEMAS_ROOT, "*.json")}
+    digest = _content_digest(entries, rules_bytes, templates, schemas)
+    version = module_version(rulesets, digest)
     files = renderer.render_module(_context(version, renderer))
     files[RULES_DATA_PATH] = rules_bytes
+    files.update(schemas)
     files["module.json"] = manifest_json(manifest(rulesets, version, renderer))
     return CompiledModule(version, entries, files)
 
@@ -208,7 +216,10 @@ def _zip(module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool) -> Pat
 
 
 def _content_digest(
-    entries: Mapping[str, list[tuple[str, dict[str, Any]]]], rules: bytes, templates: Path
+    entries: Mapping[str, list[tuple[str, dict[str, Any]]]],
+    rules: bytes,
+    templates: Path,
+    shipped: Mapping[str, bytes],
 ) -> str:
     h = hashlib.sha256()
     for name in sorted(entries):
@@ -217,6 +228,9 @@ def _content_digest(
             h.update(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
     h.update(rules)
     for rel, data in _tree(templates, "*"):
+        h.update(rel.encode())
+        h.update(hashlib.sha256(data).digest())
+    for rel, data in sorted(shipped.items()):
         h.update(rel.encode())
         h.update(hashlib.sha256(data).digest())
     return h.hexdigest()
@@ -229,6 +243,7 @@ def _fingerprint(rules_root: Path, overlay: Path | None, templates: Path) -> str
         ("rules", rules_root, "*.toml"),
         ("templates", templates, "*"),
         ("code", CODE_ROOT, "*.py"),
+        ("schemas", SCHEMAS_ROOT, "*.json"),
     ]
     if overlay is not None:
         sources.append((f"overlay:{overlay.name}", overlay, "*.toml"))

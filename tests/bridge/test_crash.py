@@ -19,7 +19,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge.deciding import visible
+from bridge.outcomes import visible
 from bridge.store import Store
 from tests.bridge.support import hello_message, write_rules
 

@@ -12,7 +12,12 @@ from pydantic import ValidationError
 from bridge.protocol import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
+    OutcomeEvent,
+    OutcomeMessage,
     ProtocolError,
+    encode,
+    outcome_event_text,
+    outcome_message_text,
     parse_client,
     schema_text,
     schemas,
@@ -83,3 +88,15 @@ def test_the_id_of_a_refused_request_is_read_from_inside_it() -> None:
     with pytest.raises(ProtocolError) as refused:
         parse_client({"v": 1, "type": "request", "request": {"id": "r-9", "ruleset": 3}})
     assert refused.value.id == "r-9"
+
+
+def test_outcome_texts_built_around_a_serialised_outcome_are_valid_server_messages() -> None:
+    outcome = {"id": "c-1", "result": {"kind": "check"}, "dice": [], "state": None}
+    text = json.dumps(outcome, separators=(",", ":"))
+    message = SERVER_MESSAGE.validate_json(outcome_message_text(17, True, text))
+    event = SERVER_MESSAGE.validate_json(outcome_event_text(18, text))
+    assert message == OutcomeMessage(seq=17, replayed=True, outcome=outcome)
+    assert event == OutcomeEvent(seq=18, outcome=outcome)
+    assert json.loads(outcome_message_text(3, False, text)) == json.loads(
+        encode(OutcomeMessage(seq=3, replayed=False, outcome=outcome))
+    )

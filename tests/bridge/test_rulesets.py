@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
-from bridge.deciding import visible
 from bridge.engine.dice import SecureSource
 from bridge.logreplay import replay_log
+from bridge.outcomes import visible
+from bridge.records import kept
 from bridge.replaying import replay_entries
 from bridge.rules import RuleSource
 from compiler.model.loader import available_rulesets, load_all
@@ -79,4 +80,31 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
             if outcome["state"] is not None:
                 states[entry["encounter"]] = outcome["state"]
         [replayed] = replay_entries([alone], load_all(), SecureSource())
+        # The log keeps no state for a request that names no encounter.
+        replayed = kept(replayed, entry.get("encounter"))
         assert json.loads(json.dumps(replayed)) == outcome, entry["id"]
+
+
+def test_a_combat_styles_exchange_sent_without_an_encounter_is_logged_without_state(
+    tmp_path: Path,
+) -> None:
+    exchange = next(e for e in example("combat-styles") if e["type"] == "exchange")
+    start = next(e for e in example("combat-styles") if e["type"] == "start_encounter")
+    body = exchange["body"] | {"combatants": start["body"]["combatants"]}
+    config = tiny_config(tmp_path, rules=RuleSource())
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        for n in range(20):
+            request = {"id": f"free-{n}", "ruleset": "combat-styles", "type": "exchange"}
+            send(ws, {"v": 1, "type": "request", "request": request | {"body": body}})
+            reply = receive(ws)
+            assert reply["type"] == "outcome" and reply["outcome"]["state"] is None, reply
+        ws.close()
+        rows = list(srv.server.store.rolls())
+        report = replay_log(rows, load_all())
+    logged = [json.loads(row.outcome) for row in rows]
+    # The engine built a state from the stat blocks (and parked any effect choice in it), but
+    # no encounter holds it, so nothing could ever read it back: the log keeps none.
+    assert [o["result"]["kind"] for o in logged] == ["exchange"] * 20
+    assert all(o["state"] is None and o["encounter"] is None for o in logged)
+    assert report.rows == 20 and report.ok, report.mismatches

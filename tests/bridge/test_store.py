@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from bridge.store import GENESIS, NewRoll, Store
+from bridge.store import GENESIS, NewRoll, Store, row_hash
 
 
 def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:
@@ -21,7 +22,7 @@ def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) 
         encounter=encounter,
         rules_hash="h" * 64,
         request=f'{{"id":"{rid}"}}',
-        dice=[{"expr": "1d100", "faces": 100, "result": 7}],
+        dice='[{"expr":"1d100","faces":100,"result":7}]',
         outcome=json.dumps({"id": rid, "state": state}),
         counter=0,
         scripted=False,
@@ -91,3 +92,13 @@ def test_a_row_that_leaves_state_untouched_keeps_the_encounter_state(tmp_path: P
     kept, fresh = store.encounter("e"), store.encounter("fresh")
     assert kept is not None and kept.state == {"n": 1} and kept.seq == 1
     assert fresh is not None and fresh.ruleset == "tiny" and fresh.state is None
+
+
+def test_a_row_hash_is_sha256_over_length_prefixed_parts() -> None:
+    fields = [3, "r-1", None, True, 1700000000.25, 1e-07, "é"]
+    texts = ["3", "r-1", "null", "true", "1700000000.25", "1e-07", "é"]
+    expected = hashlib.sha256()
+    for text in [GENESIS, *texts]:
+        data = text.encode("utf-8")
+        expected.update(len(data).to_bytes(8, "big") + data)
+    assert row_hash(GENESIS, fields) == expected.hexdigest()

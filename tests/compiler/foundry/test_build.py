@@ -16,6 +16,7 @@ from foundry_lock import held_open
 from rules_fixture import CRITICALS, SIZES, make_rules
 
 from compiler.errors import RuleError
+from compiler.foundry import build
 from compiler.foundry.build import STAMP, build_module
 from compiler.foundry.packs import read_pack
 from compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked, exclusive_build
@@ -262,3 +263,31 @@ def test_leftovers_of_an_interrupted_build_are_cleared(tmp_path: Path, rules_roo
     (out / ".arbiter-old-a1b2c3").mkdir()
     build_module(out, rules_root)
     assert sorted(p.name for p in out.iterdir()) == sorted([STAMP, BUILD_LOCK, "arbiter"])
+
+
+def test_the_module_ships_the_protocol_schemas_exactly_as_in_docs(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    report = build_module(tmp_path / "out", rules_root)
+    docs = REPO / "docs" / "schemas"
+    shipped = report.module_dir / "schemas"
+    names = sorted(p.name for p in docs.glob("*.json"))
+    assert names == ["client-message.schema.json", "server-message.schema.json"]
+    assert sorted(p.name for p in shipped.iterdir()) == names
+    for name in names:
+        assert (shipped / name).read_bytes() == (docs / name).read_bytes(), name
+
+
+def test_a_schema_change_rebuilds_with_a_new_version(
+    tmp_path: Path, rules_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schemas = tmp_path / "schemas"
+    shutil.copytree(REPO / "docs" / "schemas", schemas)
+    monkeypatch.setattr(build, "SCHEMAS_ROOT", schemas)
+    first = build_module(tmp_path / "out", rules_root)
+    server = schemas / "server-message.schema.json"
+    server.write_text(server.read_text().replace("Arbiter server message", "Arbiter messages"))
+    second = build_module(tmp_path / "out", rules_root)
+    assert not second.skipped and second.version != first.version
+    shipped = second.module_dir / "schemas" / "server-message.schema.json"
+    assert shipped.read_bytes() == server.read_bytes()

@@ -1,0 +1,53 @@
+"""Deciding a request: what the roll log keeps of its outcome."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bridge.deciding import Context, decide
+from bridge.engine.dice import KeyedSource
+from bridge.protocol import CLIENT_MESSAGE, RequestMessage
+from bridge.rules import RulesSnapshot, snapshot
+from bridge.store import Store
+from tests.bridge.support import request, tiny_get_engine, tiny_source, write_rules
+
+
+def tiny_rules(tmp_path: Path) -> RulesSnapshot:
+    return snapshot(tiny_source(write_rules(tmp_path / "rules")).load(), tiny_get_engine)
+
+
+def message(rid: str, type: str, body: dict[str, Any], **extra: Any) -> RequestMessage:
+    parsed = CLIENT_MESSAGE.validate_python(request(rid, type, body, **extra))
+    assert isinstance(parsed, RequestMessage)
+    return parsed
+
+
+CTX = Context("s", "tester", KeyedSource(b"k" * 32), allow_scripted_dice=False, max_dice=100)
+
+
+def test_a_request_naming_no_encounter_leaves_no_state_in_the_log(tmp_path: Path) -> None:
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    decided = decide(message("t1", "tally", {"add": 4}), rules, store, CTX, 1.0)
+    store.commit()
+    [row] = store.rolls()
+    assert decided.outcome["result"] == {"kind": "tally", "total": 4}
+    assert decided.outcome["state"] is None and json.loads(row.outcome)["state"] is None
+    # Nothing carries it on: the next tally without an encounter starts from nothing again.
+    again = decide(message("t2", "tally", {"add": 4}), rules, store, CTX, 2.0)
+    assert again.outcome["result"]["total"] == 4
+    assert store.verify_chain() == []
+
+
+def test_a_request_naming_an_encounter_keeps_its_state_in_the_row_and_the_encounter(
+    tmp_path: Path,
+) -> None:
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    decide(message("t1", "tally", {"add": 4}, encounter="e"), rules, store, CTX, 1.0)
+    decide(message("t2", "tally", {"add": 3}, encounter="e"), rules, store, CTX, 2.0)
+    store.commit()
+    rows = list(store.rolls())
+    encounter = store.encounter("e")
+    assert [json.loads(r.outcome)["state"] for r in rows] == [{"total": 4}, {"total": 7}]
+    assert encounter is not None and encounter.state == {"total": 7} and encounter.seq == 2
