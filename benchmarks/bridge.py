@@ -372,8 +372,10 @@ def main(argv: list[str] | None = None) -> int:
 def _load_exchange_body() -> None:
     """An exchange between the two fighters of the combat-styles example file, when present.
 
-    The stat blocks travel in the body (no encounter), so every request is the same complete
-    exchange: attack roll, parry roll, differential, any blow, all logged.
+    The stat blocks travel in the body (no encounter), and the winner's choice is made in
+    advance (no effects), so every request is the same complete exchange: attack roll, parry
+    roll, differential, any blow, all logged. (An exchange left awaiting a choice without an
+    encounter is refused with ``encounter_required``.)
     """
     example = ROOT / "docs" / "examples" / "combat-styles.json"
     if not example.is_file():
@@ -386,6 +388,7 @@ def _load_exchange_body() -> None:
         return
     EXCHANGE_BODY.update(exchange["body"])
     EXCHANGE_BODY["combatants"] = start["body"]["combatants"]
+    EXCHANGE_BODY["effects"] = []
 
 
 if __name__ == "__main__":

@@ -119,6 +119,16 @@ def decide(
         raise ProtocolError("rules_forbid", str(err), rid) from None
     except DiceError as err:
         raise ProtocolError("dice_error", str(err), rid) from None
+    status = outcome["result"].get("status")
+    if request.encounter is None and isinstance(status, str) and status.startswith("awaiting"):
+        # Only an encounter keeps the state a later request continues from; without one the
+        # pending choice could never be made, so refuse before anything is logged.
+        raise ProtocolError(
+            "encounter_required",
+            f"this {request.type!r} ends {status!r} and needs a later request to finish it, "
+            "which only works inside an encounter: name one in the request's 'encounter'",
+            rid,
+        )
     outcome = kept(outcome, request.encounter)
     if isinstance(source, ScriptedSource) and source.remaining:
         raise ProtocolError(

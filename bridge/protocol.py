@@ -45,6 +45,7 @@ ErrorCode = Literal[
     "scripted_dice_refused",
     "dice_error",
     "encounter_mismatch",
+    "encounter_required",
     "internal",
 ]
 """Why a message was refused; the ``message`` field says exactly what was wrong."""
