@@ -6,10 +6,9 @@ from __future__ import annotations
 import html
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import FoundryCli
 from document_rules import document_problems
 from rules_fixture import RULESETS, make_rules
 
@@ -20,6 +19,11 @@ from compiler.foundry.packs import read_pack
 from compiler.foundry.render import Renderer
 from compiler.foundry.tables import rollable_tables
 from compiler.model.loader import RULES_ROOT, Ruleset, available_rulesets, load_all
+
+if TYPE_CHECKING:
+    # Only a type: importing the fixture's module by the bare name 'conftest' at run time
+    # collides with other conftest modules when several test folders are collected together.
+    from conftest import FoundryCli
 
 Docs = dict[str, dict[str, Any]]
 
