@@ -28,6 +28,7 @@ from bridge.engine.combat_styles.combatants import (
     writable_record,
 )
 from bridge.engine.combat_styles.guards import ward
+from bridge.engine.combat_styles.hands import HAND_ACTIONS
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody, StartEncounterBody
 from bridge.engine.combat_styles.situations import fatigue_of
@@ -310,6 +311,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         state = writable(state, victim)
         c = state["combatants"][c["id"]]
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
+    elif body.action in HAND_ACTIONS and body.weapon is not None and c.get("hands") is not None:
+        result["hands"] = HAND_ACTIONS[body.action](rules, c, body.weapon)
     return state, {**result, **snapshot(state)}
 
 

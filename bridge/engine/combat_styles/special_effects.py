@@ -32,6 +32,7 @@ from bridge.engine.combat_styles.effect_rolls import (
     wound_gated,
     wounded,
 )
+from bridge.engine.combat_styles.hands import grab
 from bridge.engine.combat_styles.manoeuvres import (
     arise,
     entangle,
@@ -191,6 +192,7 @@ def _take_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSO
     )
     arm = fx.rules.arm(theirs_id)
     fx.taker["weapons"].setdefault(theirs_id, {"hp": arm.hp, "broken": False})
+    grab(fx.rules, fx.taker, theirs_id)  # "from that moment on, may be used by the character"
     rec["outcome"] = f"takes the {arm.name}"
     rec["condition"] = "taken"
 
