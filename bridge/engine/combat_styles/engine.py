@@ -30,9 +30,11 @@ from bridge.engine.combat_styles.requests import (
     OddsBody,
     OpposedBody,
     Side,
+    SpiritCombatBody,
     StartEncounterBody,
 )
 from bridge.engine.combat_styles.rules import view_of
+from bridge.engine.combat_styles.spirit import spirit_combat
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -44,6 +46,7 @@ REQUESTS: Mapping[str, type[BaseModel]] = {
     "exchange": ExchangeBody,
     "choose_effects": ChooseEffectsBody,
     "odds": OddsBody,
+    "spirit_combat": SpiritCombatBody,
     "start_encounter": StartEncounterBody,
     "initiative": InitiativeBody,
     "act": ActBody,
@@ -170,6 +173,7 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
     "exchange": lambda r, b, s, d: start_exchange(r, b, s, d),
     "choose_effects": _choose,
     "odds": _odds,
+    "spirit_combat": spirit_combat,
     "start_encounter": _start,
     "initiative": _initiative,
     "act": _act,

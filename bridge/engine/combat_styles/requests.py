@@ -169,3 +169,21 @@ class CombatantBody(Body):
 
 class EmptyBody(Body):
     pass
+
+
+class SpiritCombatBody(Body):
+    """One exchange of spirit combat: the attacker's spirit-combat skill against the
+    defender's resistance (rule data ``combat.spirit_combat``), damage to Magic Points."""
+
+    attacker: str
+    defender: str
+    attacker_grades: list[str] = Field(default_factory=list, max_length=16)
+    attacker_grade_steps: int = Field(0, ge=-6, le=6)
+    attacker_augment: int = Field(0, ge=0, le=500)
+    attacker_luck: LuckPolicy | None = None
+    defender_grades: list[str] = Field(default_factory=list, max_length=16)
+    defender_grade_steps: int = Field(0, ge=-6, le=6)
+    defender_augment: int = Field(0, ge=0, le=500)
+    defender_luck: LuckPolicy | None = None
+    combatants: list[StatBlock] | None = Field(None, max_length=32)
+    """Without an encounter: the stat blocks of both parties."""
