@@ -151,6 +151,7 @@ def start_exchange(
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
     att_skill = terms.skill
+    key = "evade"  # the defender's skill, for his grade
     if defence == "evade":
         dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation)
     elif defence == "parry":
@@ -183,7 +184,7 @@ def start_exchange(
     dfd_grade = rules.checks.grade(rules.checks.standard)
     if defence in ("parry", "evade"):
         rounds.spend_reaction(state, dfd, rules)
-        dfd_grade = defence_grade(rules, situation, dfd, notes)
+        dfd_grade = defence_grade(rules, situation, dfd, notes, key)
         dfd_target = target(
             checks,
             dfd_skill,
