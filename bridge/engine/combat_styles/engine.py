@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import fatigue_checks, rounds
 from bridge.engine.combat_styles.checks import (
     Level,
     contest_penalty,
@@ -129,6 +129,8 @@ def _start(
     rules: RulesView, body: StartEncounterBody, state: JSON | None, dice: Dice
 ) -> Resolution:
     new = rounds.start(rules, body)
+    if body.fatigue_checks:
+        new["fatigue_checks"] = True
     return Resolution({"kind": "start_encounter", "combatants": list(new["combatants"])}, new)
 
 
@@ -202,7 +204,7 @@ class CombatStylesEngine:
             raise EngineError(f"unknown request type {kind!r}")
         view = view_of(rules)
         try:
-            return handler(view, body, state, dice)
+            return fatigue_checks.after_request(view, state, handler(view, body, state, dice), dice)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
 

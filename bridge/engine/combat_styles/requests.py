@@ -145,6 +145,9 @@ class StartEncounterBody(Body):
     combatants: list[StatBlock] = Field(min_length=1, max_length=32)
     surprised: list[str] = Field(default_factory=list)
     """Combatants caught by surprise (−10 initiative, cannot act offensively this round)."""
+    fatigue_checks: bool = False
+    """Roll the Endurance checks against fatigue as rounds close (rule data
+    ``combat.fatigue_checks``)."""
 
 
 class InitiativeBody(Body):
