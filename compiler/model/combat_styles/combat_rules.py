@@ -196,7 +196,7 @@ class SpiritCombat(Assumable):
     """Spirit combat: opposed spirit-combat skills as a differential roll; the winner's skill
     band on the Spirit Damage table is rolled against the loser's Magic Points."""
 
-    resist_with: tuple[Literal["spirit_combat"] | Skill, ...] = Field(min_length=1)
+    resist_with: tuple[Literal["spirit_combat", Skill], ...] = Field(min_length=1)
     """What the defender opposes with: the first of these he has (``spirit_combat`` is the
     stat block's spirit-combat skill, the others are ordinary skills)."""
     damage_needs_success: bool = True
