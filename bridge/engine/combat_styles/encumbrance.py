@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON
 
@@ -44,3 +45,13 @@ def describe(c: JSON, band: Any, skill: str) -> str:
         f"{c['characteristics']['str']}): {skill.replace('_', ' ')} {band.grade_steps} "
         f"grade(s) harder; movement {band.movement}"
     )
+
+
+def grade_for(rules: RulesView, c: JSON, skill: str) -> Grade | None:
+    """The grade of an otherwise Standard roll of ``skill`` under ``c``'s load (None: no
+    burden, the roll stays Standard)."""
+    steps = grade_steps(rules, c, skill)
+    if not steps:
+        return None
+    checks = rules.checks
+    return checks.shifted(checks.grade(checks.standard), steps)

@@ -74,3 +74,13 @@ def test_editing_the_encumbrance_bands_and_skills_changes_the_grades(tmp_path: P
     out = table("exchange", body, [95, 3])
     assert (out["defence_roll"]["grade"], out["defence_roll"]["target"]) == ("herculean", 4)
     assert "movement crawl" in out["notes"][0]
+
+
+def test_a_burdened_victim_struggles_against_a_grip_at_a_harder_grade(table: Table) -> None:
+    duel(table, fighter("a", weapons=[]), fighter("b", enc=23))
+    grip = {"attacker": "a", "defender": "b", "weapon": "unarmed", "effects": [{"id": "grip"}]}
+    table("exchange", grip, [30, 90, 1, 10])
+    out = table("act", {"combatant": "b", "action": "struggle"}, [50, 70])
+    assert out["struggle"]["victim_roll"]["target"] == 40  # Unarmed 60, Hard under 23 ENC
+    assert out["struggle"]["holder_roll"]["target"] == 60  # the gripper carries nothing
+    assert out["struggle"]["freed"] is False  # both fail

@@ -168,3 +168,16 @@ def test_editing_the_spirit_combat_rules_changes_resistance_and_defeat(tmp_path:
     assert out["spirit_damage"]["magic_points"]["after"] == 4  # 12 − 8, at most 5: defeated
     assert out["defeated"] == "ghost"
     assert "unconscious" in table.who("ghost")["conditions"]
+
+
+def test_editing_the_magic_points_formula_changes_a_stat_blocks_magic_points(
+    tmp_path: Path,
+) -> None:
+    rules = house_rules(
+        tmp_path,
+        {"derived.toml": '[derived.magic_points]\nattributes = ["pow", "int"]\ndivisor = 2\n'},
+    )
+    table = Table(rules)
+    duel(table, shaman(), ghost())
+    assert table.who("shaman")["magic_points"] == 13  # (14 + 12) / 2, no longer POW 14
+    assert table.who("ghost")["magic_points"] == 12  # given outright
