@@ -102,7 +102,7 @@ class ExchangeBody(Body):
     attacker: str
     defender: str
     weapon: str | None = None
-    """The attacker's weapon id (default: his first weapon, else unarmed)."""
+    """The attacker's weapon id (default: his first weapon in hand, else unarmed)."""
     defence: Literal["parry", "evade", "none", "counterattack"] = "parry"
     parry_weapon: str | None = None
     parry_only_if_hit: bool = False
@@ -159,7 +159,8 @@ class ActBody(Body):
     action: str = Field(min_length=1, max_length=64)
     """An action id from the rule data's action lists (attack, dither, ready-weapon …)."""
     weapon: str | None = None
-    """Ward Location: the weapon or shield held as a passive block."""
+    """Ward Location: the weapon or shield held as a passive block; Ready Weapon: the weapon
+    drawn, sheathed, picked up or pulled free; Drop Weapon: the weapon let go."""
     locations: list[str] = Field(default_factory=list, max_length=14)
     """Ward Location: the locations covered (a shield covers its passive-block count)."""
     crouching: bool = False
