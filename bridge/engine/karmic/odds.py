@@ -5,7 +5,9 @@ be any card he has not seen: the draw pile, the other players' hands and sealed 
 discards only others saw. Sampling is without replacement. Hit cards are used when they help:
 the attacker draws on a hit card when his attack would fail, then the defender draws on his
 when it would succeed. When the target has not declared yet in that register and could still
-parry, the odds are those against a parry played with an unseen card (``assumed_parry``). The answer is a fraction, computed with integers (no floating point).
+defend, the odds are those against the defense the rule data assumes (``odds.assumed_defense``,
+a parry) played with an unseen card (``assumed_parry`` in the answer). The answer is a fraction,
+computed with integers (no floating point).
 """
 
 from __future__ import annotations
@@ -166,16 +168,17 @@ def odds(table: Table, body: rq.Odds) -> JSON:
                 defense_base = total(table, target, d)[0] - _card_parts(table, d)
                 defense_card = _face(table, d["card"]) if sees else None
                 defense_hit = _hit(table, d, reg["revealed"] or viewer == target)
+    assumed = book.maneuvers[book.rules.odds.assumed_defense]
     assumed_parry = (
         target not in reg["declarations"]
         and table.able(target)
-        and "parry" in m.defended_by
+        and assumed.id in m.defended_by
         and not reg["revealed"]
     )
     if assumed_parry:
-        # The target has yet to declare: count the odds against a parry with an unseen card.
-        parry = book.maneuvers["parry"]
-        defense_base = table.modifiers(target) + parry.difficulty
+        # The target has yet to declare: count the odds against the defense the rule data
+        # assumes (odds.toml), played with an unseen card.
+        defense_base = table.modifiers(target) + assumed.difficulty
     counts = unseen(table, viewer)
     if problem:
         probability = Fraction(0)

@@ -32,7 +32,8 @@ class CombatantSpec(Body):
     vitality: int = Field(ge=1, le=10**9)
     size: int = Field(default=1, ge=1, le=1000)
     skills: dict[Name, Annotated[int, Field(ge=0, le=20)]] = Field(default_factory=dict)
-    main: Name
+    main: Name | None = None
+    """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None
 
 
