@@ -49,6 +49,8 @@ class Maneuver(Entry):
     forced_location: Id | None = None
     no_location_benefit: bool = False
     shield_cannot_parry: bool = False
+    needs_bash: bool = False
+    """Made only with a weapon that can bash (the weapon's ``can_bash``)."""
     seizes_initiative: bool = False
     ends_actions: bool = False
     surrenders_initiative: bool = False

@@ -237,3 +237,40 @@ def test_a_cling_lasts_until_a_buck_unless_the_data_gives_it_rounds(tmp_path: Pa
     duel = _clung_next_round(house(tmp_path, {"lasting_effects.toml": text}))
     assert duel.state is not None
     assert duel.state["combatants"]["giant"]["effects"] == []
+
+
+# -- which weapons may bash -------------------------------------------------------------------
+
+HOUSE_SHIELD_BASH = """
+[[maneuvers]]
+id = "shield-bash"
+name = "Shield bash"
+kind = "offense"
+step = "forward"
+defended_by = ["parry", "dodge"]
+deals_damage = true
+weapon_kind = "shield"
+at_range = 0
+once_per_round = true
+forced_location = "head"
+no_location_benefit = true
+shield_cannot_parry = true
+needs_bash = false
+"""
+
+
+def test_only_a_weapon_that_can_bash_bashes_while_the_maneuver_needs_bash(
+    tmp_path: Path,
+) -> None:
+    a = {**A, "off": "large-shield", "skills": {"sword": 1, "large-shield": 1}}
+    bash = attack("plus-9#1", "b", maneuver="shield-bash", weapon="off")
+    bundled = ready([a, B], {"a": ["plus-9#1"]}, start_range=0)
+    with pytest.raises(EngineError, match="a Large shield cannot bash"):
+        bundled.declare("a", bash)
+
+    rules = house(tmp_path, {"maneuvers.toml": HOUSE_SHIELD_BASH})
+    duel = ready([a, B], {"a": ["plus-9#1"]}, start_range=0, rules=rules)
+    duel.declare("a", bash)
+    duel.declare("b")
+    hit = duel.play()["outcomes"][0]
+    assert (hit["success"], hit["damage"]) == (True, 1)
