@@ -18,6 +18,7 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.resolving import total
 from bridge.engine.karmic.table import Table
+from compiler.model.karmic import Maneuver
 
 Face = tuple[int, bool]
 
@@ -158,22 +159,20 @@ def odds(table: Table, body: rq.Odds) -> JSON:
     problem = table.reach_problem(attacker, target, m, decl["weapon"])
     for d in reg["declarations"].get(target, ()):
         dm = book.maneuvers[d["maneuver"]]
-        if dm.kind == "defense" and d["targets"][0] == attacker and dm.id in m.defended_by:
-            weapon = table.weapon(attacker, decl["weapon"] or "main") if m.needs_weapon else None
-            void = dm.needs_weapon and table.parry_problem(
-                target, attacker, d["weapon"], weapon.range if weapon else None
-            )
-            if not void:
-                sees = reg["revealed"] or viewer == target
-                defense_base = total(table, target, d)[0] - _card_parts(table, d)
-                defense_card = _face(table, d["card"]) if sees else None
-                defense_hit = _hit(table, d, reg["revealed"] or viewer == target)
+        opposes = dm.kind == "defense" and d["targets"][0] == attacker and dm.id in m.defended_by
+        if opposes and not _void(table, target, attacker, decl, dm, d["weapon"]):
+            sees = reg["revealed"] or viewer == target
+            defense_base = total(table, target, d)[0] - _card_parts(table, d)
+            defense_card = _face(table, d["card"]) if sees else None
+            defense_hit = _hit(table, d, reg["revealed"] or viewer == target)
     assumed = book.maneuvers[book.rules.odds.assumed_defense]
     assumed_parry = (
         target not in reg["declarations"]
         and table.able(target)
         and assumed.id in m.defended_by
         and not reg["revealed"]
+        and not _void(table, target, attacker, decl, assumed, None)
+        and not (assumed.barred_by_flank and table.has_effect(target, "flanked", attacker))
     )
     if assumed_parry:
         # The target has yet to declare: count the odds against the defense the rule data
@@ -200,6 +199,19 @@ def odds(table: Table, body: rq.Odds) -> JSON:
         "value": float(probability),
         "reason": problem,
     }
+
+
+def _void(
+    table: Table, defender: str, attacker: str, decl: JSON, defense: Maneuver, slot: str | None
+) -> bool:
+    """Whether ``defense`` made with ``slot`` cannot oppose ``attacker``'s ``decl`` (the
+    defender's weapon cannot parry, or not at this range against that reach)."""
+    if not defense.needs_weapon:
+        return False
+    m = table.book.maneuvers[decl["maneuver"]]
+    weapon = table.weapon(attacker, decl["weapon"] or "main") if m.needs_weapon else None
+    reach = weapon.range if weapon is not None else None
+    return table.parry_problem(defender, attacker, slot, reach) is not None
 
 
 def _face(table: Table, card: str) -> Face:
