@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from pydantic import BaseModel
 
 from bridge.engine.combat_styles import fatigue_checks, rounds
+from bridge.engine.combat_styles.burdens import burdens
 from bridge.engine.combat_styles.checks import (
     Level,
     contest_penalty,
@@ -68,13 +69,21 @@ def _grade(rules: RulesView, grades: list[str], steps: int):
 
 
 def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) -> Resolution:
-    grade = _grade(rules, body.grades, body.grade_steps)
+    grades, steps, notes = list(body.grades), body.grade_steps, []
+    if body.combatant is not None:
+        c = combatant(_needs_state(state), body.combatant)
+        more, extra = burdens(rules, c, body.skill_name, notes)
+        grades, steps = grades + more, steps + extra
+    grade = _grade(rules, grades, steps)
     tgt = target(rules.checks, body.skill, grade, body.augment)
     if tgt.impossible:
         raise EngineError(f"the check is {grade.name}: no attempt is possible")
     luck = Level.named(body.luck) if body.luck else None
     result = roll_check(rules.checks, dice, tgt, f"1d100 {body.label}".strip(), luck)
-    return Resolution({"kind": "check", "label": body.label, "grade": grade.id, **result.to_json()})
+    out: JSON = {"kind": "check", "label": body.label, "grade": grade.id, **result.to_json()}
+    if notes:
+        out["notes"] = notes
+    return Resolution(out)
 
 
 def _side(rules: RulesView, side: Side, penalty: int, dice: Dice, label: str):

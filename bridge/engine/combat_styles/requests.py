@@ -23,6 +23,11 @@ class CheckBody(Body):
     augment: int = Field(0, ge=0, le=500)
     luck: LuckPolicy | None = None
     label: str = Field("", max_length=64)
+    combatant: str | None = Field(None, max_length=64)
+    """A combatant of the encounter whose fatigue level floors the check's grade."""
+    skill_name: str | None = Field(None, max_length=64)
+    """The skill checked (e.g. ``athletics``): with ``combatant``, his load grades it when the
+    rule data's encumbrance lists that skill."""
 
 
 class Side(Body):

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.overlays import house_rules
 
@@ -84,3 +87,30 @@ def test_a_burdened_victim_struggles_against_a_grip_at_a_harder_grade(table: Tab
     assert out["struggle"]["victim_roll"]["target"] == 40  # Unarmed 60, Hard under 23 ENC
     assert out["struggle"]["holder_roll"]["target"] == 60  # the gripper carries nothing
     assert out["struggle"]["freed"] is False  # both fail
+
+
+def test_a_check_naming_the_combatant_and_skill_is_graded_by_his_load(table: Table) -> None:
+    duel(table, fighter("a", enc=34), fighter("b"))
+    body = {"skill": 30, "combatant": "a", "skill_name": "athletics", "label": "jump"}
+    out = table("check", body, [20])
+    assert (out["grade"], out["target"], out["level"]) == ("formidable", 15, "failure")
+    assert out["notes"] == [
+        "a is encumbered (ENC 34 over 3× STR 11): athletics 2 grade(s) harder; "
+        "movement half, walking only"
+    ]
+    out = table("check", {**body, "skill": 40, "skill_name": "willpower"}, [20])
+    assert (out["grade"], out["target"]) == ("standard", 40)  # a load spares Willpower
+    assert "notes" not in out
+
+
+def test_fatigue_and_load_together_grade_a_check(table: Table) -> None:
+    duel(table, fighter("a", enc=23, fatigue="wearied"), fighter("b"))
+    body = {"skill": 30, "combatant": "a", "skill_name": "brawn"}
+    out = table("check", body, [3])  # wearied: Formidable; one step more for the load
+    assert (out["grade"], out["target"], out["level"]) == ("herculean", 3, "success")
+    assert out["notes"][0] == "a: wearied"
+
+
+def test_a_check_naming_a_combatant_needs_an_encounter(table: Table) -> None:
+    with pytest.raises(EngineError, match="needs an encounter"):
+        table("check", {"skill": 30, "combatant": "a", "skill_name": "athletics"})
