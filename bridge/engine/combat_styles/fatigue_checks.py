@@ -58,6 +58,10 @@ def _check(rules: RulesView, c: JSON, dice: Dice, every: int) -> JSON:
         out["levels_lost"] = data.levels_lost_on_failure
     level = fatigue_of(rules, c)
     out["fatigue"] = level.id if level else rules.fatigue[0].id
+    movement = rules.model.fatigue_level(out["fatigue"]).movement
+    if movement:
+        # Movement is not tracked by the engine: the level's rule is shown for the table.
+        out["movement"] = f"{movement:+d} m" if isinstance(movement, int) else movement
     return out
 
 

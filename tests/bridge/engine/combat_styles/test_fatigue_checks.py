@@ -66,6 +66,8 @@ def test_a_check_failed_into_exhaustion_costs_an_action_point_this_round(table: 
         "exhausted",
     )
     assert out["action_points"] == {"a": 2, "b": 1}  # exhausted: −1 AP
+    assert b["movement"] == "half"
+    assert "movement" not in out["fatigue_checks"][0]["checks"][0]  # a is still fresh
 
 
 def test_a_combatant_out_of_the_fight_makes_no_check(table: Table) -> None:
