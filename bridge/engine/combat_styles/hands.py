@@ -96,6 +96,9 @@ def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
     hands = c.get("hands")
     if hands is None or hands_needed(rules, arm_id) == 0:
         return None
+    if not c["conditions"]:
+        # The usual case, on every exchange: nothing gone, no useless arm.
+        return None if arm_id in hands.values() else "it is not in his hands (ready it first)"
     gone = _gone(c, arm_id)
     if gone:
         return f"it was {gone}"
