@@ -103,7 +103,7 @@ def start_exchange(
     if body.grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
     if body.grapple:
-        require_free_hand(rules, combatant(state, body.attacker), "grapple")
+        require_free_hand(rules, att, "grapple")
     arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
     rounds.spend_for_attack(rules, state, att)
     situation = body.situation
