@@ -159,11 +159,16 @@ def attack_terms(
         else:
             steps += fam
     skill = capped(rules, attacker, skill, situation)
-    if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
-        raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
     size_steps = 0
     dm_steps = 0
     factor = ONE
+    if situation.cap == "swimming" and arm.kind not in rules.swim_unaffected_kinds:
+        if not (
+            arm.effects & rules.swim_thrusting_effects or arm.traits & rules.swim_thrusting_traits
+        ):
+            raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
+        factor *= rules.swimming_damage
+        notes.append("under water: thrusting damage reduced")
     if situation.charging:
         if arm.is_ranged:
             raise EngineError("a charge is a close-combat attack, not a ranged one")
@@ -188,8 +193,6 @@ def attack_terms(
     if situation.pulled_blow:
         factor *= rules.pulled_blow_damage
         notes.append("pulled blow")
-    if situation.cap == "swimming":
-        factor *= rules.swimming_damage
     grade = checks.shifted(checks.most_severe(ids), steps)
     if situation.aiming:
         grade = aimed(rules, grade)

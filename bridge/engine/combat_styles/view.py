@@ -159,6 +159,12 @@ class RulesView:
     long_range_force_steps: int
     pulled_blow_damage: Fraction
     swimming_damage: Fraction
+    swim_thrusting_effects: frozenset[str]
+    """A weapon listing any of these special effects thrusts (works under water)."""
+    swim_thrusting_traits: frozenset[str]
+    """A weapon with any of these traits thrusts."""
+    swim_unaffected_kinds: frozenset[str]
+    """Weapon kinds the water neither forbids nor weakens."""
     blind_strike_grade_steps: int
     crouch_multiplier: int
     brace_vs_bash: Fraction

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill
+from compiler.model.combat_styles.effects import WeaponKind
 from compiler.model.common import Assumable, Id, RuleModel
 
 
@@ -86,9 +87,16 @@ class Mounted(Assumable):
 
 
 class Swimming(Assumable):
-    """Fighting in water: only thrusting weapons work, at reduced damage."""
+    """Fighting in water: only thrusting weapons work, at reduced damage; the kinds in
+    ``unaffected_kinds`` (biting, strangling, ramming) work as on land."""
 
     thrusting_damage: Fraction
+    thrusting_effects: tuple[Id, ...] = ()
+    """A weapon that lists any of these special effects counts as thrusting."""
+    thrusting_traits: tuple[Id, ...] = ()
+    """A weapon with any of these weapon traits counts as thrusting."""
+    unaffected_kinds: tuple[WeaponKind, ...] = ()
+    """Weapon kinds the water neither forbids nor weakens."""
 
 
 class SweepAttack(Assumable):

@@ -1,0 +1,61 @@
+"""Rule values that used to be decided in code now come from the data: each test edits one
+value through a rules overlay and sees the game follow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bridge.engine.contract import EngineError
+from compiler.model.combat_styles.basics import Fraction
+from compiler.model.common import RulesetBase
+from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
+from tests.bridge.engine.rule_edits import edited
+
+
+def _swing(
+    model: RulesetBase, a: dict[str, Any], b: dict[str, Any], dice: list[int], **body: Any
+) -> dict[str, Any]:
+    table = Table(model)
+    duel(table, a, b)
+    result: dict[str, Any] = table("exchange", {"attacker": "a", "defender": "b", **body}, dice)
+    return result
+
+
+_UNDER_WATER = {"defence": "none", "situation": {"cap": "swimming"}, "effects": []}
+
+
+def test_which_weapons_thrust_under_water_is_read_from_the_swimming_data(
+    model: RulesetBase,
+) -> None:
+    swimmer = fighter("a", weapons=["mace", "dagger"], skills={"swim": 50})
+    with pytest.raises(EngineError, match="only thrusting weapons work, not Mace"):
+        _swing(model, swimmer, fighter("b"), [], weapon="mace", **_UNDER_WATER)
+    house = edited(model, "combat.swimming.thrusting_effects", ("impale", "stun_location"))
+    out = _swing(house, swimmer, fighter("b"), [45, 6, 10], weapon="mace", **_UNDER_WATER)
+    assert out["blow"]["damage"] == 3  # 1d8 = 6, halved: the mace now counts as thrusting
+    by_trait = edited(model, "combat.swimming.thrusting_effects", ())
+    with pytest.raises(EngineError, match="not Dagger"):
+        _swing(by_trait, swimmer, fighter("b"), [], weapon="dagger", **_UNDER_WATER)
+    by_trait = edited(by_trait, "combat.swimming.thrusting_traits", ("thrown",))
+    out = _swing(by_trait, swimmer, fighter("b"), [45, 4, 10], weapon="dagger", **_UNDER_WATER)
+    assert out["blow"]["damage"] == 3  # 1d4+1 = 5, halved
+
+
+def test_the_water_s_damage_share_is_read_from_thrusting_damage(model: RulesetBase) -> None:
+    swimmer = fighter("a", weapons=["dagger"], skills={"swim": 50})
+    house = edited(model, "combat.swimming.thrusting_damage", Fraction(numerator=1, denominator=5))
+    out = _swing(house, swimmer, fighter("b"), [45, 4, 10], weapon="dagger", **_UNDER_WATER)
+    assert out["blow"]["damage"] == 1  # 5 / 5
+
+
+def test_unarmed_blows_under_water_are_neither_forbidden_nor_halved_as_the_data_says(
+    model: RulesetBase,
+) -> None:
+    swimmer = fighter("a", weapons=["unarmed"], skills={"swim": 50, "unarmed": 60})
+    out = _swing(model, swimmer, fighter("b"), [45, 3, 10], weapon="unarmed", **_UNDER_WATER)
+    assert out["blow"]["damage"] == 3  # 1d3 = 3, not halved
+    house = edited(model, "combat.swimming.unaffected_kinds", ())
+    with pytest.raises(EngineError, match="not Unarmed"):
+        _swing(house, swimmer, fighter("b"), [], weapon="unarmed", **_UNDER_WATER)
