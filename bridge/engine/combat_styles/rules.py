@@ -220,7 +220,9 @@ def build(model: Any) -> RulesView:
         ),
         evade_ends_prone=combat.evading.ends_prone,
         grapple_body_grade=combat.grapple.body_grade,
-        prone_situation="close_prone",
+        condition_situations=tuple(
+            (s.while_condition, s.id) for s in model.situational_modifiers if s.while_condition
+        ),
         checks_ids=frozenset(g.id for g in model.grades),
         inside_reach_can_parry=combat.reach.inside_reach_can_parry,
         inside_reach_damage_cap=combat.reach.inside_reach_damage_cap,

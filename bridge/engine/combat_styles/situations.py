@@ -238,7 +238,8 @@ def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
 def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
     """Grades a combatant's own conditions impose on his rolls, read from the rule data:
     blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
-    impaled in him (the impale table), lying prone (the prone situation)."""
+    impaled in him (the impale table), and each situation the data ties to a condition he
+    bears (``while_condition``: fighting while prone)."""
     grades: list[str] = []
     why: list[str] = []
     level = fatigue_of(rules, c)
@@ -270,9 +271,10 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
         elif grade == "incapacitated":
             grades.append(rules.checks.grades[-1].id)
             why.append("incapacitated by an impaled weapon")
-    if "prone" in conditions and rules.prone_situation in rules.situations:
-        grades.append(rules.situations[rules.prone_situation])
-        why.append("prone")
+    for condition, situation in rules.condition_situations:
+        if condition in conditions:
+            grades.append(rules.situations[situation])
+            why.append(condition)
     if why:
         notes.append(f"{c['name']}: {', '.join(why)}")
     return grades

@@ -172,7 +172,8 @@ class RulesView:
     """Fatigue levels from Fresh down, in order."""
     evade_ends_prone: bool
     grapple_body_grade: str
-    prone_situation: str
+    condition_situations: tuple[tuple[str, str], ...]
+    """(condition, situational modifier id): a combatant bearing the condition rolls under it."""
     checks_ids: frozenset[str]
     inside_reach_can_parry: bool
     inside_reach_damage_cap: str

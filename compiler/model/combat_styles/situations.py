@@ -11,6 +11,23 @@ from compiler.model.combat_styles.basics import Band, Fraction, Skill, ceil_div
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
+CombatantCondition = Literal[
+    "prone",
+    "blinded",
+    "disarmed",
+    "entangled",
+    "gripped",
+    "grappled",
+    "pinned",
+    "pinned_down",
+    "in_cover",
+    "bleeding",
+    "surprised",
+    "impaled",
+]
+"""Conditions the engine records on a combatant that a situational modifier may follow."""
+
+
 class SituationalModifier(Entry):
     """A situation and the difficulty grade it imposes (the most severe of several applies)."""
 
@@ -19,6 +36,9 @@ class SituationalModifier(Entry):
     grade: Id
     applies_to: Literal["all", "attack", "defence"] = "all"
     """Close-combat modifiers apply to attacking, parrying and evading unless stated."""
+    while_condition: CombatantCondition | None = None
+    """The engine applies this situation by itself to every roll of a combatant bearing this
+    condition (e.g. ``prone``: fighting while prone); absent, it applies only when named."""
     description: str = ""
 
 

@@ -59,3 +59,26 @@ def test_unarmed_blows_under_water_are_neither_forbidden_nor_halved_as_the_data_
     house = edited(model, "combat.swimming.unaffected_kinds", ())
     with pytest.raises(EngineError, match="not Unarmed"):
         _swing(house, swimmer, fighter("b"), [], weapon="unarmed", **_UNDER_WATER)
+
+
+def _prone_parry(model: RulesetBase) -> dict[str, Any]:
+    table = Table(model)
+    duel(table, fighter("a"), fighter("b"))
+    assert table.state is not None
+    table.state["combatants"]["b"]["conditions"]["prone"] = {"turns": None}
+    out: dict[str, Any] = table(
+        "exchange", {"attacker": "a", "defender": "b", "effects": []}, [80, 35]
+    )
+    return out["defence_roll"]
+
+
+def test_the_situation_a_prone_combatant_fights_under_is_the_one_the_data_ties_to_prone(
+    model: RulesetBase,
+) -> None:
+    assert _prone_parry(model)["grade"] == "formidable"
+    harder = edited(model, "situational_modifiers.close_prone.grade", "herculean")
+    assert _prone_parry(harder)["grade"] == "herculean"
+    untied = edited(model, "situational_modifiers.close_prone.while_condition", None)
+    assert _prone_parry(untied)["grade"] == "standard"
+    other = edited(untied, "situational_modifiers.close_unstable_ground.while_condition", "prone")
+    assert _prone_parry(other)["grade"] == "hard"
