@@ -10,7 +10,6 @@ from pydantic import Field, model_validator
 from compiler.model.combat_styles.basics import Band, Fraction, Skill, ceil_div
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
-
 CombatantCondition = Literal[
     "prone",
     "blinded",
