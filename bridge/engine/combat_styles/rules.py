@@ -228,6 +228,7 @@ def build(model: Any) -> RulesView:
         inside_reach_damage_cap=combat.reach.inside_reach_damage_cap,
         inside_reach_size_drop_per_step=combat.reach.inside_reach_size_drop_per_step,
         ward_weapon_locations=combat.passive_block.weapon_locations,
+        choose_location_bypasses_ward=combat.passive_block.choose_location_bypasses,
         default_action=combat.default_action,
         situations={s.id: s.grade for s in model.situational_modifiers},
         crowd_grades={

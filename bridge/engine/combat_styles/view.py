@@ -179,6 +179,8 @@ class RulesView:
     inside_reach_damage_cap: str
     inside_reach_size_drop_per_step: int
     ward_weapon_locations: int
+    choose_location_bypasses_ward: bool
+    """A location chosen by the attacker may be a warded one, and the ward does not parry it."""
     default_action: str
     situations: Mapping[str, str]
     """Situational modifier id → grade id."""

@@ -4,11 +4,11 @@ weapons, ranged rules, encumbrance and fatigue checks. One sub-table per rule.""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill
+from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
 from compiler.model.combat_styles.effects import WeaponKind
 from compiler.model.common import Assumable, Id, RuleModel
 
@@ -56,13 +56,22 @@ class PassiveBlock(Assumable):
     crouch_multiplier: int = Field(gt=0)
     """Crouching behind a shield multiplies the locations it covers."""
     choose_location_bypasses: bool = False
+    """True: an effect that chooses the location may pick a warded one, and the ward does not
+    parry the blow; false: it may not pick a warded location."""
 
 
 class Cover(Assumable):
     """A blind strike at a target behind total cover."""
 
     blind_strike_grade_steps: int
-    blind_strike_allows_choose_location: bool = False
+    blind_strike_allows_choose_location: Annotated[
+        bool,
+        implemented_only(
+            False,
+            "an effect whose requires.target_conditions lists not_blind_strike (Choose Location) "
+            "is refused against a blind strike; remove that condition to allow it",
+        ),
+    ] = False
 
 
 class PulledBlow(Assumable):

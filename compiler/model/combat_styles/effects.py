@@ -153,6 +153,8 @@ class EffectParams(RuleModel):
     fatigue_per_round: int | None = None
     """Fatigue levels lost at the start of each Combat Round."""
     reload_reduction: int | None = None
+    chooses_location: bool = False
+    """The taker names the hit location the blow lands on (within reach)."""
     location_steps: int | None = None
     """How many steps to an adjoining hit location the effect may move a hit."""
     second_target_damage: Fraction | None = None

@@ -82,3 +82,47 @@ def test_the_situation_a_prone_combatant_fights_under_is_the_one_the_data_ties_t
     assert _prone_parry(untied)["grade"] == "standard"
     other = edited(untied, "situational_modifiers.close_unstable_ground.while_condition", "prone")
     assert _prone_parry(other)["grade"] == "hard"
+
+
+def _choose_head_past_a_ward(model: RulesetBase, dice: list[int]) -> dict[str, Any]:
+    table = Table(model)
+    duel(table, fighter("a"), fighter("b"))
+    ward = {"combatant": "b", "action": "ward_location", "weapon": "heater", "locations": ["head"]}
+    table("act", ward)
+    body = {"defence": "none", "effects": [{"id": "choose_location", "location": "head"}]}
+    out: dict[str, Any] = table("exchange", {"attacker": "a", "defender": "b", **body}, dice)
+    return out
+
+
+def test_a_location_is_chosen_by_the_effect_whose_data_says_chooses_location(
+    model: RulesetBase,
+) -> None:
+    table = Table(model)
+    duel(table, fighter("a"), fighter("b"))
+    body = {"defence": "none", "effects": [{"id": "choose_location", "location": "head"}]}
+    out = table("exchange", {"attacker": "a", "defender": "b", **body}, [30, 2])
+    assert out["blow"]["location"] == "head"
+    house = edited(model, "special_effects.choose_location.params.chooses_location", False)
+    table = Table(house)
+    duel(table, fighter("a"), fighter("b"))
+    out = table("exchange", {"attacker": "a", "defender": "b", **body}, [30, 2, 1])
+    assert out["blow"]["location"] == "right_leg"  # rolled: the effect no longer chooses
+    marksman = edited(model, "special_effects.marksman.params.chooses_location", True)
+    marksman = edited(marksman, "special_effects.marksman.params.location_steps", None)
+    marksman = edited(marksman, "special_effects.marksman.requires.weapon_kinds", ())
+    table = Table(marksman)
+    duel(table, fighter("a"), fighter("b"))
+    body = {"defence": "none", "effects": [{"id": "marksman", "location": "left_arm"}]}
+    out = table("exchange", {"attacker": "a", "defender": "b", **body}, [30, 2])
+    assert out["blow"]["location"] == "left_arm"
+
+
+def test_whether_a_chosen_location_gets_past_a_ward_is_read_from_the_passive_block_data(
+    model: RulesetBase,
+) -> None:
+    with pytest.raises(EngineError, match="Choose Location cannot bypass the passive block"):
+        _choose_head_past_a_ward(model, [30, 2])
+    house = edited(model, "combat.passive_block.choose_location_bypasses", True)
+    out = _choose_head_past_a_ward(house, [30, 2])
+    assert out["blow"]["location"] == "head"
+    assert out["blow"]["to_hit_points"] == 2  # the heater's ward does not parry it

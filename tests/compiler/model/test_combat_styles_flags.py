@@ -1,0 +1,68 @@
+"""Flags that state how the engine behaves accept only the behaviour the engine implements: a
+GM who changes one is told, with the file, entry and field, instead of being silently ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.compiler.model.test_combat_styles_errors import edited, problems
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("die_faces = 100", "die_faces = 20", "die_faces"),
+        ('rounding = "up"', 'rounding = "down"', "rounding"),
+        ("grades_stack = false", "grades_stack = true", "grades_stack"),
+        ("critical_minimum = 1", "critical_minimum = 2", "critical_minimum"),
+        (
+            "over_100_needs_declared_defence = true",
+            "over_100_needs_declared_defence = false",
+            "over_100_needs_declared_defence",
+        ),
+        (
+            "over_100_endurance_retroactive = true",
+            "over_100_endurance_retroactive = false",
+            "over_100_endurance_retroactive",
+        ),
+        (
+            "augment_changes_critical = false",
+            "augment_changes_critical = true",
+            "augment_changes_critical",
+        ),
+    ],
+)
+def test_a_check_flag_the_engine_does_not_implement_is_refused_by_name(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    (msg,) = problems(edited(tmp_path, "checks.toml", old, new))
+    assert msg.startswith(f"combat-styles/checks.toml: entry checks: field '{field}': ")
+    assert "the engine implements only" in msg
+    assert "would be ignored" in msg
+
+
+def test_allowing_choose_location_in_a_blind_strike_is_refused_with_where_to_change_it(
+    tmp_path: Path,
+) -> None:
+    root = edited(
+        tmp_path,
+        "combat.toml",
+        "blind_strike_allows_choose_location = false",
+        "blind_strike_allows_choose_location = true",
+    )
+    (msg,) = problems(root)
+    assert "field 'cover.blind_strike_allows_choose_location'" in msg
+    assert "not_blind_strike" in msg
+
+
+def test_an_unknown_thrusting_effect_for_swimming_is_refused_by_name(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "combat.toml", 'thrusting_effects = ["impale"]', 'thrusting_effects = ["stab"]'
+    )
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/combat.toml: entry combat > swimming > thrusting_effects #1: "
+        "unknown special effect 'stab'"
+    )
