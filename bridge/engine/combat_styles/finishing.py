@@ -24,6 +24,7 @@ from bridge.engine.combat_styles.damage import (
 )
 from bridge.engine.combat_styles.effect_rolls import counter_prepared, stay_on_feet
 from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.traits import parry_size
 from bridge.engine.combat_styles.view import Arm, Location, RulesView
 from bridge.engine.combat_styles.wounds import roll_location
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -260,7 +261,11 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         blow.steps.append("Enhance Parry blocks everything")
         return 0
     attacking = _attacking_size(rules, arm, p)
-    parrying = parry_arm.size or rules.sizes[0]
+    parrier = combatant(fx.state, p["defender"])
+    attacker = combatant(fx.state, p["attacker"])
+    parrying, by_traits = parry_size(rules, fx.state, parrier, attacker, parry_arm)
+    if by_traits:
+        blow.steps.append(f"{', '.join(by_traits)}: {parry_arm.name} parries as {parrying}")
     inside = p.get("inside_reach", 0)
     if inside > 0:
         attacking = size_step(

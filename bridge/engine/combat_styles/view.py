@@ -191,6 +191,11 @@ class RulesView:
     """Weapon familiarity id → grade steps (None: fall back to the base STR+DEX)."""
     actions: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     """Combat action id → (proactive/reactive/free, action-point cost)."""
+    style_traits: Mapping[str, Any] = field(default_factory=dict)
+    """Style trait id → its ``rules`` (the model's StyleTraitRules), for traits the engine
+    applies (``effect = "rules"``)."""
+    withdraw_shares: Mapping[str, Fraction] = field(default_factory=dict)
+    """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
 
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Caches of pure functions of this view (e.g. effect eligibility)."""

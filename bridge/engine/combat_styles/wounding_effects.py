@@ -9,6 +9,7 @@ from bridge.engine.combat_styles.blows import Blow, Finisher, damage_expr
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.effect_rolls import duration_turns, needs_wound, resist, wounded
 from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.traits import stun_unit
 from bridge.engine.combat_styles.wounds import apply_wound, armor_points, roll_location
 from bridge.engine.contract import JSON, EngineError
 
@@ -38,8 +39,18 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         return
     turns = duration_turns(fx, choice.id, blow) or blow.to_hp
     stunned = fx.victim["conditions"].setdefault("stunned", {"turns": None, "locations": {}})
-    stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
-    rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
+    unit = stun_unit(fx.rules, fx.taker, fx.victim)
+    if unit is None:
+        stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
+        rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
+    else:
+        # Knockout Blow on a surprised victim: the stun outlasts the fight's turn count, so it
+        # is kept (in its own unit) until removed, like any duration not counted in turns.
+        lasting = stunned.setdefault(unit, {})
+        lasting[blow.location] = max(turns, lasting.get(blow.location, 0))
+        rec["outcome"] = f"{blow.location} incapacitated for {turns} {unit}"
+        rec["lasting"] = f"{turns} {unit}"
+        turns = None
     rec["condition"] = "stunned"
     location = fx.rules.location(blow.location)
     if not location.limb:

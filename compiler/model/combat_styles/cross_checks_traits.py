@@ -37,3 +37,38 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
     yield from _refs(
         swim.thrusting_traits, ids["weapon_traits"], "weapon trait", (*where, "thrusting_traits")
     )
+    yield from _style_traits(rules, ids)
+
+
+def _style_traits(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
+    unlocking = {e.requires.style_trait for e in rules.special_effects if e.requires.style_trait}
+    caps = {c.id for c in rules.skill_caps}
+    for i, trait in enumerate(rules.style_traits):
+        where = ("style_traits", i)
+        # An effect naming an unknown trait is reported already; do not cascade from it.
+        cascading = bool(unlocking - ids["style_traits"])
+        if trait.effect == "unlocks_effects" and trait.id not in unlocking and not cascading:
+            yield Problem(
+                path=(*where, "effect"),
+                message="no special effect requires this trait (requires.style_trait), so it "
+                "unlocks nothing; mark it 'narrative' or 'rules'",
+            )
+        if trait.effect == "narrative" and trait.id in unlocking:
+            yield Problem(
+                path=(*where, "effect"),
+                message="a special effect requires this trait, so it is not purely narrative; "
+                "mark it 'unlocks_effects'",
+            )
+        r = trait.rules
+        yield from _ref(
+            r.unarmed_parry_size, ids["sizes"], "size", (*where, "rules", "unarmed_parry_size")
+        )
+        yield from _refs(
+            r.eases_situations,
+            ids["situational_modifiers"],
+            "situational modifier",
+            (*where, "rules", "eases_situations"),
+        )
+        yield from _refs(
+            r.lifts_skill_caps, caps, "skill cap", (*where, "rules", "lifts_skill_caps")
+        )

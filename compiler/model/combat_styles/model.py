@@ -28,7 +28,6 @@ from compiler.model.combat_styles.equipment import (
     Shield,
     Size,
     Weapon,
-    WeaponTrait,
 )
 from compiler.model.combat_styles.reference import reference_tables
 from compiler.model.combat_styles.rounds import (
@@ -36,7 +35,6 @@ from compiler.model.combat_styles.rounds import (
     ActionPoints,
     CombatStyle,
     Initiative,
-    StyleTrait,
 )
 from compiler.model.combat_styles.situations import (
     Charging,
@@ -47,6 +45,7 @@ from compiler.model.combat_styles.situations import (
     SituationalModifier,
     SkillCap,
 )
+from compiler.model.combat_styles.traits import StyleTrait, WeaponTrait
 from compiler.model.common import Assumable, Problem, ReferenceTable, RulesetBase
 
 INDEXED = (

@@ -90,12 +90,3 @@ class CombatStyle(Entry):
     weapons: tuple[StyleWeapon, ...] = Field(min_length=1)
     traits: tuple[Id, ...] = ()
     description: str = ""
-
-
-class StyleTrait(Entry):
-    """A combat-style trait (benefit)."""
-
-    name: str
-    group_only: bool = False
-    """Works only if everyone in the group has the trait (the text's asterisk)."""
-    description: str
