@@ -72,7 +72,7 @@ class StatBlock(Body):
     healing_rate: int | None = Field(None, ge=0)
     luck_points: int = Field(0, ge=0, le=20)
     traits: list[str] = Field(default_factory=list)
-    """Combat-style traits (e.g. ``assassination``, ``unarmed-prowess``)."""
+    """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
     quadruped: bool = False
     fatigue_initiative: int = 0
     """Initiative penalty from fatigue (0 when fresh)."""
@@ -84,6 +84,10 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     stats = ch.model_dump(by_alias=True)
     for wid in block.weapons:
         rules.arm(wid)
+    for trait in block.traits:
+        if trait not in rules.style_trait_ids:
+            known = ", ".join(sorted(rules.style_trait_ids))
+            raise LookupError(f"unknown style trait {trait!r} (known: {known})")
     hp = dict(block.hit_points) if block.hit_points is not None else hit_points(rules, stats)
     for loc in hp:
         rules.location(loc)

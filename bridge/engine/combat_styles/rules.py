@@ -243,6 +243,7 @@ def build(model: Any) -> RulesView:
             "substantially_different": None,
         },
         actions={a.id: (a.kind, a.ap_cost) for a in model.actions},
+        style_trait_ids=frozenset(t.id for t in model.style_traits),
         style_traits={t.id: t.rules for t in model.style_traits if t.effect == "rules"},
         withdraw_shares={
             t.id: _frac(t.rules.withdraw_damage)

@@ -101,10 +101,10 @@ def parry_size(
     return size, why
 
 
-def stun_unit(rules: RulesView, taker: JSON, victim: JSON) -> str | None:
+def stun_unit(rules: RulesView, taker: JSON, surprised: bool) -> str | None:
     """The unit a stun lasts instead of Turns: a trait's ``stun_unit_on_surprised`` (Knockout
-    Blow: minutes) when the victim is surprised."""
-    if "surprised" not in victim["conditions"]:
+    Blow: minutes) when the victim was surprised by the attack."""
+    if not surprised:
         return None
     for _, r in _held(rules, taker):
         if r.stun_unit_on_surprised is not None:

@@ -191,6 +191,8 @@ class RulesView:
     """Weapon familiarity id → grade steps (None: fall back to the base STR+DEX)."""
     actions: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     """Combat action id → (proactive/reactive/free, action-point cost)."""
+    style_trait_ids: frozenset[str] = frozenset()
+    """Every style trait in the data (a stat block may name only these)."""
     style_traits: Mapping[str, Any] = field(default_factory=dict)
     """Style trait id → its ``rules`` (the model's StyleTraitRules), for traits the engine
     applies (``effect = "rules"``)."""

@@ -39,7 +39,7 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         return
     turns = duration_turns(fx, choice.id, blow) or blow.to_hp
     stunned = fx.victim["conditions"].setdefault("stunned", {"turns": None, "locations": {}})
-    unit = stun_unit(fx.rules, fx.taker, fx.victim)
+    unit = stun_unit(fx.rules, fx.taker, bool(fx.pending.get("surprised")))
     if unit is None:
         stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
         rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
