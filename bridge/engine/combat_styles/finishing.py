@@ -215,7 +215,7 @@ def grapple_hold(fx: Finisher) -> None:
     if not won:
         fx.out.setdefault("notes", []).append("the grapple fails")
         return None
-    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"])
+    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"], fx.defender)
     add_condition(fx.defender, "grappled", None, location=location.id, by=p["attacker"])
     fx.out.setdefault("notes", []).append(
         f"{fx.defender['name']} is grappled by the {location.name}"
@@ -305,12 +305,12 @@ def choose_location(fx: Finisher, victim: JSON) -> Location:
                 if loc.id in ward and not rules.choose_location_bypasses_ward:
                     raise EngineError(f"{effect.name} cannot bypass the passive block on {loc.id}")
                 return loc
-            rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+            rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"], victim)
             if rolled.adjacent and _steps_apart(rules, rolled, loc.id) > steps:
                 where = "an adjoining location" if steps == 1 else f"{steps} steps"
                 raise EngineError(f"{effect.name} moves a hit only to {where} of {rolled.id}")
             return loc
-    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"], victim)
 
 
 def location_chosen(fx: Finisher) -> bool:

@@ -10,6 +10,7 @@ from bridge.engine.combat_styles.damage import normalize_modifier
 from bridge.engine.combat_styles.differential import DifferentialTable
 from bridge.engine.combat_styles.view import (
     Arm,
+    BodyPlan,
     Charge,
     Fatigue,
     Knockback,
@@ -127,6 +128,29 @@ def _outcome(o: Any) -> WoundOutcome:
     )
 
 
+def _body_plans(model: Any) -> dict[str, BodyPlan]:
+    """Every hit-location table as a body plan."""
+    locs = {loc.id: loc for loc in model.hit_locations}
+    plans = {}
+    for table in model.hit_location_tables:
+        locations = tuple(
+            Location(
+                id=row.location,
+                name=locs[row.location].name,
+                low=row.range[0],
+                high=row.range[1],
+                limb=locs[row.location].kind == "limb",
+                hp_offset=locs[row.location].hp_offset,
+                hp_minimum=locs[row.location].hp_minimum,
+                leg=locs[row.location].limb == "leg",
+                adjacent=tuple(locs[row.location].adjacent),
+            )
+            for row in table.rows
+        )
+        plans[table.id] = BodyPlan(table.id, table.die, locations)
+    return plans
+
+
 def build(model: Any) -> RulesView:
     """Read every number the engine uses out of the model."""
     sizes = tuple(s.id for s in sorted(model.sizes, key=lambda s: s.rank))
@@ -135,22 +159,8 @@ def build(model: Any) -> RulesView:
     for k in range(len(sizes)):
         row = next(r for r in model.parry_reduction if r.covers(k))
         blocked.append(1 - _frac(row.damage_taken))
-    table = model.location_table("humanoid")
-    locs = {loc.id: loc for loc in model.hit_locations}
-    locations = tuple(
-        Location(
-            id=row.location,
-            name=locs[row.location].name,
-            low=row.range[0],
-            high=row.range[1],
-            limb=locs[row.location].kind == "limb",
-            hp_offset=locs[row.location].hp_offset,
-            hp_minimum=locs[row.location].hp_minimum,
-            leg=locs[row.location].limb == "leg",
-            adjacent=tuple(locs[row.location].adjacent),
-        )
-        for row in table.rows
-    )
+    plans = _body_plans(model)
+    default_plan = plans[model.combat.body_plan]
     combat = model.combat
     ladder = model.damage_modifier_ladder()
     fam = combat.familiarity
@@ -182,8 +192,10 @@ def build(model: Any) -> RulesView:
         sizes=sizes,
         reaches=reaches,
         parry_reductions=tuple(blocked),
-        locations=locations,
-        location_die=table.die,
+        locations=default_plan.locations,
+        location_die=default_plan.die,
+        body_plans=plans,
+        default_body_plan=default_plan.id,
         mounted_location_die=f"{combat.mounted.location_die}+{combat.mounted.location_add}",
         model=model,
         wounds=wounds,

@@ -13,6 +13,7 @@ from typing import Any
 
 from bridge.engine.combat_styles.checks import CheckRules, Grade
 from bridge.engine.combat_styles.differential import DifferentialTable
+from bridge.engine.contract import JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,15 @@ class Location:
     hp_minimum: int
     leg: bool = False
     adjacent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BodyPlan:
+    """A hit-location table: the die rolled and the locations it lands on."""
+
+    id: str
+    die: str
+    locations: tuple[Location, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +149,7 @@ class RulesView:
     parry_reductions: tuple[Fraction, ...]
     """Share of damage *blocked*, by steps smaller (index 0 = equal or larger)."""
     locations: tuple[Location, ...]
+    """The default body plan's locations (``combat.body_plan``)."""
     location_die: str
     mounted_location_die: str
     model: Any
@@ -199,8 +210,22 @@ class RulesView:
     withdraw_shares: Mapping[str, Fraction] = field(default_factory=dict)
     """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
 
+    body_plans: Mapping[str, BodyPlan] = field(default_factory=dict)
+    """Hit-location table id → its plan; a combatant's ``body_plan`` picks one."""
+    default_body_plan: str = ""
+    """The plan of a combatant whose stat block names none (``combat.body_plan``)."""
+
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Caches of pure functions of this view (e.g. effect eligibility)."""
+
+    def body_plan(self, c: JSON | None = None) -> BodyPlan:
+        """The body plan of combatant ``c`` (the default plan for None or a record without one)."""
+        plan_id = (c or {}).get("body_plan") or self.default_body_plan
+        try:
+            return self.body_plans[plan_id]
+        except KeyError:
+            known = ", ".join(sorted(self.body_plans))
+            raise LookupError(f"unknown body plan {plan_id!r} (known: {known})") from None
 
     def arm(self, arm_id: str) -> Arm:
         try:
@@ -212,6 +237,10 @@ class RulesView:
         for loc in self.locations:
             if loc.id == location_id:
                 return loc
+        for plan in self.body_plans.values():
+            for loc in plan.locations:
+                if loc.id == location_id:
+                    return loc
         known = ", ".join(loc.id for loc in self.locations)
         raise LookupError(f"unknown hit location {location_id!r} (known: {known})")
 

@@ -100,7 +100,7 @@ def accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec
     arm = rules.arm(fx.pending["weapon"])
     weapon, dm = damage_expr(rules, arm, att, 0, 0)
     rolled = max(0, fx.dice.roll(weapon).total + (fx.dice.roll(dm).total if dm else 0))
-    loc = roll_location(rules, fx.dice)
+    loc = roll_location(rules, fx.dice, victim=att)
     unarmed = arm.kind == "unarmed" and rules.effects[choice.id].params.unarmed_ignores_armor
     counted = 0 if unarmed else armor_points(att, loc.id, [])[2]
     to_hp = max(0, rolled - counted)

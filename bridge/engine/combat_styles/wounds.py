@@ -19,11 +19,15 @@ from bridge.engine.contract import JSON
 from bridge.engine.dice import Dice
 
 
-def roll_location(rules: RulesView, dice: Dice, mounted: bool = False) -> Location:
-    """Roll the hit location (the mounted die when a rider strikes a lower biped)."""
-    expr = rules.mounted_location_die if mounted else rules.location_die
+def roll_location(
+    rules: RulesView, dice: Dice, mounted: bool = False, victim: JSON | None = None
+) -> Location:
+    """Roll the hit location on ``victim``'s body plan (the default one without a victim; the
+    mounted die when a rider strikes a lower biped)."""
+    plan = rules.body_plan(victim)
+    expr = rules.mounted_location_die if mounted else plan.die
     total = dice.roll(expr_of(expr)).total
-    for loc in rules.locations:
+    for loc in plan.locations:
         if loc.low <= total <= loc.high:
             return loc
     raise LookupError(f"no hit location covers {total} on {expr}")

@@ -215,6 +215,9 @@ class CombatRules(RuleModel):
     """The action a combatant is taken to have chosen when he chooses no proactive action."""
     unarmed_weapon: Id
     """The weapons entry used for unarmed attacks and parries."""
+    body_plan: Id
+    """The ``hit_location_tables`` entry a combatant's hit locations are rolled on unless his
+    stat block names another."""
     surprise: Surprise
     leaping_attack: LeapingAttack
     evading: Evading

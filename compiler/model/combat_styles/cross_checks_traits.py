@@ -37,6 +37,12 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
     yield from _refs(
         swim.thrusting_traits, ids["weapon_traits"], "weapon trait", (*where, "thrusting_traits")
     )
+    yield from _ref(
+        rules.combat.body_plan,
+        {t.id for t in rules.hit_location_tables},
+        "hit-location table",
+        ("combat", "body_plan"),
+    )
     yield from _style_traits(rules, ids)
 
 

@@ -237,9 +237,9 @@ class CombatStylesRules(RulesetBase):
         """The hit location ``ident``."""
         return self._get("hit_locations", ident)
 
-    def location_table(self, ident: str = "humanoid") -> HitLocationTable:
-        """The rollable hit-location table ``ident``."""
-        return self._get("hit_location_tables", ident)
+    def location_table(self, ident: str | None = None) -> HitLocationTable:
+        """The rollable hit-location table ``ident`` (the default body plan when None)."""
+        return self._get("hit_location_tables", ident or self.combat.body_plan)
 
     def location_hit_points(self, stats: dict[str, int]) -> dict[str, int]:
         """Hit points of every location for a stat block (``con``, ``siz``…)."""

@@ -66,3 +66,11 @@ def test_an_unknown_thrusting_effect_for_swimming_is_refused_by_name(tmp_path: P
         "combat-styles/combat.toml: entry combat > swimming > thrusting_effects #1: "
         "unknown special effect 'stab'"
     )
+
+
+def test_a_default_body_plan_that_is_no_hit_location_table_is_refused(tmp_path: Path) -> None:
+    root = edited(tmp_path, "combat.toml", 'body_plan = "humanoid"', 'body_plan = "serpent"')
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/combat.toml: entry combat > body_plan: unknown hit-location table 'serpent'"
+    )

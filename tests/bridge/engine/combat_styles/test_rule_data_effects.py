@@ -9,6 +9,7 @@ import pytest
 
 from bridge.engine.contract import EngineError
 from compiler.model.combat_styles.basics import Fraction
+from compiler.model.combat_styles.body import HitLocationTable, LocationRow
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
@@ -126,3 +127,51 @@ def test_whether_a_chosen_location_gets_past_a_ward_is_read_from_the_passive_blo
     out = _choose_head_past_a_ward(house, [30, 2])
     assert out["blow"]["location"] == "head"
     assert out["blow"]["to_hit_points"] == 2  # the heater's ward does not parry it
+
+
+def _with_serpent_table(model: RulesetBase) -> RulesetBase:
+    """``model`` with a second hit-location table: a legless body of head, chest and abdomen."""
+    serpent = HitLocationTable(
+        id="serpent",
+        name="Serpent Hit Locations",
+        die="1d10",
+        rows=[
+            LocationRow(range=(1, 4), text="Abdomen", location="abdomen"),
+            LocationRow(range=(5, 8), text="Chest", location="chest"),
+            LocationRow(range=(9, 10), text="Head", location="head"),
+        ],
+    )
+    return edited(model, "hit_location_tables", [*model.hit_location_tables, serpent])
+
+
+def test_the_body_plan_is_the_data_s_default_or_the_one_a_stat_block_names(
+    model: RulesetBase,
+) -> None:
+    house = _with_serpent_table(model)
+    table = Table(house)
+    duel(table, fighter("a"), fighter("b", body_plan="serpent"))
+    assert sorted(table.who("b")["hit_points"]) == ["abdomen", "chest", "head"]
+    assert sorted(table.who("a")["hit_points"])[0] == "abdomen"
+    assert len(table.who("a")["hit_points"]) == 7
+    out = table(
+        "exchange", {"attacker": "a", "defender": "b", "defence": "none", "effects": []}, [30, 2, 1]
+    )
+    assert out["blow"]["location"] == "abdomen"  # 1 on the serpent's 1d10
+    assert table.rolled[-1] == ("1d10", 1)
+    out = table(
+        "exchange", {"attacker": "b", "defender": "a", "defence": "none", "effects": []}, [30, 2, 1]
+    )
+    assert out["blow"]["location"] == "right_leg"  # 1 on the humanoid 1d20
+    everyone = Table(edited(house, "combat.body_plan", "serpent"))
+    duel(everyone, fighter("a"), fighter("b"))
+    assert sorted(everyone.who("a")["hit_points"]) == ["abdomen", "chest", "head"]
+    out = everyone(
+        "exchange", {"attacker": "a", "defender": "b", "defence": "none", "effects": []}, [30, 2, 9]
+    )
+    assert out["blow"]["location"] == "head"
+
+
+def test_a_body_plan_the_data_lacks_is_refused(model: RulesetBase) -> None:
+    table = Table(model)
+    with pytest.raises(EngineError, match="unknown body plan 'serpent'"):
+        table("start_encounter", {"combatants": [fighter("a", body_plan="serpent"), fighter("b")]})
