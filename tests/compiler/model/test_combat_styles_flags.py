@@ -72,5 +72,5 @@ def test_a_default_body_plan_that_is_no_hit_location_table_is_refused(tmp_path: 
     root = edited(tmp_path, "combat.toml", 'body_plan = "humanoid"', 'body_plan = "serpent"')
     (msg,) = problems(root)
     assert msg.startswith(
-        "combat-styles/combat.toml: entry combat > body_plan: unknown hit-location table 'serpent'"
+        "combat-styles/combat.toml: entry combat: field 'body_plan': unknown hit-location table 'serpent'"
     )
