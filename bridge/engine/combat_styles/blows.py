@@ -197,6 +197,7 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
         blow.to_hp,
         fx.pending["attack"],
         kill,
+        mitigate=victim["id"] in fx.pending.get("mitigate", ()),
     )
 
 

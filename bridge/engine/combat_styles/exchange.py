@@ -252,6 +252,7 @@ def start_exchange(
         "first_on_surprised": first_on_surprised,
         "hit_intended": hit_intended,
         "bystander": body.bystander,
+        "mitigate": list(body.mitigate_damage),
         "situation": situation.model_dump(),
         "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
         "notes": notes,

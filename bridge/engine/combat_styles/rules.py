@@ -15,6 +15,7 @@ from bridge.engine.combat_styles.view import (
     Fatigue,
     Knockback,
     Location,
+    LuckMitigation,
     RulesView,
     WoundOutcome,
     WoundRule,
@@ -195,6 +196,9 @@ def build(model: Any) -> RulesView:
         locations=default_plan.locations,
         location_die=default_plan.die,
         body_plans=plans,
+        luck_mitigation=LuckMitigation(
+            combat.luck.mitigate_from, combat.luck.mitigate_to, combat.luck.points_per_use
+        ),
         default_body_plan=default_plan.id,
         mounted_location_die=f"{combat.mounted.location_die}+{combat.mounted.location_add}",
         model=model,

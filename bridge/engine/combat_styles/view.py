@@ -69,6 +69,15 @@ class BodyPlan:
 
 
 @dataclass(frozen=True, slots=True)
+class LuckMitigation:
+    """Mitigate Damage: ``points`` Luck Points turn a ``from_level`` wound into ``to_level``."""
+
+    from_level: str
+    to_level: str
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fatigue:
     """A fatigue level: the grade it floors skills at, its initiative and action-point change,
     and whether the combatant can still act at all."""
@@ -210,6 +219,7 @@ class RulesView:
     withdraw_shares: Mapping[str, Fraction] = field(default_factory=dict)
     """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
 
+    luck_mitigation: LuckMitigation | None = None
     body_plans: Mapping[str, BodyPlan] = field(default_factory=dict)
     """Hit-location table id → its plan; a combatant's ``body_plan`` picks one."""
     default_body_plan: str = ""

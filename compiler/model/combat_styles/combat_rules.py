@@ -204,6 +204,17 @@ class FatigueChecks(Assumable):
     bands: tuple[FatigueCheckBand, ...]
 
 
+class Luck(Assumable):
+    """Mitigate Damage: spending Luck Points turns a wound of one level into a lesser one, the
+    location left one hit point short of the worse level."""
+
+    mitigate_from: Id
+    """The wound level (``wound_levels`` id) a Luck Point may mitigate."""
+    mitigate_to: Id
+    """The wound level it becomes."""
+    points_per_use: int = Field(1, gt=0)
+
+
 class CombatRules(RuleModel):
     """The ``[combat]`` table: assorted numbers, one sub-table each."""
 
@@ -236,3 +247,4 @@ class CombatRules(RuleModel):
     ranged: RangedRules
     encumbrance: Encumbrance
     fatigue_checks: FatigueChecks
+    luck: Luck

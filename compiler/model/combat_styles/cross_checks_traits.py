@@ -43,6 +43,16 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
         "hit-location table",
         ("combat", "body_plan"),
     )
+    levels = {w.id: w.rank for w in rules.wound_levels}
+    luck = rules.combat.luck
+    for field in ("mitigate_from", "mitigate_to"):
+        yield from _ref(getattr(luck, field), set(levels), "wound level", ("combat", "luck", field))
+    known = luck.mitigate_from in levels and luck.mitigate_to in levels
+    if known and levels[luck.mitigate_to] >= levels[luck.mitigate_from]:
+        yield Problem(
+            path=("combat", "luck", "mitigate_to"),
+            message=f"{luck.mitigate_to!r} is not a lesser wound than {luck.mitigate_from!r}",
+        )
     yield from _style_traits(rules, ids)
 
 

@@ -74,3 +74,10 @@ def test_a_default_body_plan_that_is_no_hit_location_table_is_refused(tmp_path: 
     assert msg.startswith(
         "combat-styles/combat.toml: entry combat: field 'body_plan': unknown hit-location table 'serpent'"
     )
+
+
+def test_mitigate_damage_must_lead_to_a_lesser_wound(tmp_path: Path) -> None:
+    root = edited(tmp_path, "combat.toml", 'mitigate_to = "serious"', 'mitigate_to = "major"')
+    (msg,) = problems(root)
+    assert msg.startswith("combat-styles/combat.toml: entry combat: field 'luck.mitigate_to': ")
+    assert "'major' is not a lesser wound than 'major'" in msg

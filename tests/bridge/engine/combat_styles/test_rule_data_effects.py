@@ -175,3 +175,40 @@ def test_a_body_plan_the_data_lacks_is_refused(model: RulesetBase) -> None:
     table = Table(model)
     with pytest.raises(EngineError, match="unknown body plan 'serpent'"):
         table("start_encounter", {"combatants": [fighter("a", body_plan="serpent"), fighter("b")]})
+
+
+def _clubbed(model: RulesetBase, dice: list[int], **body: Any) -> Table:
+    """A great club (2d6) strikes b's right leg (5 hit points); b has two Luck Points."""
+    table = Table(model)
+    duel(table, fighter("a", weapons=["great_club"]), fighter("b", luck_points=2))
+    exchange = {"attacker": "a", "defender": "b", "defence": "none", "effects": [], **body}
+    table("exchange", exchange, [30, *dice])
+    return table
+
+
+def test_mitigate_damage_spends_a_luck_point_to_turn_a_major_wound_serious(
+    model: RulesetBase,
+) -> None:
+    plain = _clubbed(model, [5, 5, 1, 10])  # 10 damage: Major; Endurance 10
+    assert plain.who("b")["wounds"]["right_leg"] == "major"
+    assert plain.who("b")["hit_points"]["right_leg"] == -5
+    lucky = _clubbed(model, [5, 5, 1, 2, 10], mitigate_damage=["b"])  # Serious: 1d3, Endurance
+    b = lucky.who("b")
+    assert b["wounds"]["right_leg"] == "serious"
+    assert b["hit_points"]["right_leg"] == -4  # one short of Major (−5)
+    assert b["luck_points"] == 1
+
+
+def test_what_mitigate_damage_turns_into_what_is_read_from_the_luck_data(
+    model: RulesetBase,
+) -> None:
+    dear = edited(model, "combat.luck.points_per_use", 3)
+    table = _clubbed(dear, [5, 5, 1, 10], mitigate_damage=["b"])  # two points are not enough
+    assert table.who("b")["wounds"]["right_leg"] == "major"
+    assert table.who("b")["luck_points"] == 2
+    house = edited(model, "combat.luck.mitigate_from", "serious")
+    house = edited(house, "combat.luck.mitigate_to", "minor")
+    table = _clubbed(house, [3, 4, 1], mitigate_damage=["b"])  # 7 damage would be Serious
+    assert table.who("b")["wounds"]["right_leg"] == "minor"
+    assert table.who("b")["hit_points"]["right_leg"] == 1
+    assert table.who("b")["luck_points"] == 1
