@@ -164,6 +164,8 @@ class ActBody(Body):
     """Ward Location: the locations covered (a shield covers its passive-block count)."""
     crouching: bool = False
     """Ward Location: crouching behind a shield multiplies the locations it may cover."""
+    target: str | None = None
+    """A follow-up move (Trip the Entangled): the foe, needed only when several are open to it."""
 
 
 class CombatantBody(Body):

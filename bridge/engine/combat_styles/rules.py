@@ -196,6 +196,11 @@ def build(model: Any) -> RulesView:
         locations=default_plan.locations,
         location_die=default_plan.die,
         body_plans=plans,
+        follow_ups={
+            e.params.follow_up.action: (e.id, e.params.follow_up)
+            for e in model.special_effects
+            if e.params.follow_up is not None
+        },
         luck_mitigation=LuckMitigation(
             combat.luck.mitigate_from, combat.luck.mitigate_to, combat.luck.points_per_use
         ),

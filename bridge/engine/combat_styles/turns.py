@@ -8,6 +8,7 @@ An encounter in phase ``free`` (an exchange sent without one) tracks no turns or
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.combatants import (
     combatant,
     has_condition,
@@ -61,6 +62,7 @@ def current(state: JSON) -> str | None:
 
 def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
     state["acted"].append(cid)
+    follow_ups.lapse(state, cid)
     c = state["combatants"][cid]
     if "surprised" in c["conditions"]:
         # His initiative has come: from now on he may defend (but not attack this round).

@@ -220,6 +220,8 @@ class RulesView:
     """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
 
     luck_mitigation: LuckMitigation | None = None
+    follow_ups: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    """Action id → (the effect leaving the move, its FollowUp data: effect, skill, condition)."""
     body_plans: Mapping[str, BodyPlan] = field(default_factory=dict)
     """Hit-location table id → its plan; a combatant's ``body_plan`` picks one."""
     default_body_plan: str = ""

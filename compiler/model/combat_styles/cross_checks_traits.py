@@ -53,6 +53,20 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
             path=("combat", "luck", "mitigate_to"),
             message=f"{luck.mitigate_to!r} is not a lesser wound than {luck.mitigate_from!r}",
         )
+    actions = {a.id for a in rules.actions}
+    for i, effect in enumerate(rules.special_effects):
+        follow = effect.params.follow_up
+        if follow is None:
+            continue
+        where = ("special_effects", i, "params", "follow_up")
+        yield from _ref(follow.action, actions, "action", (*where, "action"))
+        yield from _ref(follow.effect, ids["special_effects"], "special effect", (*where, "effect"))
+        known = {e.id: e for e in rules.special_effects}
+        if follow.effect in known and known[follow.effect].resisted_by is None:
+            yield Problem(
+                path=(*where, "effect"),
+                message=f"{follow.effect!r} has no resisted_by, so the victim has nothing to resist with",
+            )
     yield from _style_traits(rules, ids)
 
 

@@ -131,6 +131,20 @@ class TargetLimit(RuleModel):
     multiple: int = Field(gt=0)
 
 
+class FollowUp(RuleModel):
+    """A move the taker may make on his following Turn while the effect holds its victim
+    (Entangle: an automatic Trip Opponent for 1 AP)."""
+
+    action: Id
+    """The ``actions`` entry that makes the move (its kind and Action Point cost)."""
+    effect: Id
+    """The special effect attempted: the victim resists it with its ``resisted_by`` skills."""
+    skill: Skill
+    """The taker's roll the victim's resistance is opposed against."""
+    condition: Literal["prone"]
+    """What befalls a victim who fails to resist."""
+
+
 class EffectParams(RuleModel):
     """The numbers an effect's consequence needs. Only the fields an effect uses are set."""
 
@@ -174,6 +188,7 @@ class EffectParams(RuleModel):
     combines_with_opposed: bool = False
     """Force Failure: only together with another effect that needs an opposed roll."""
     unarmed_ignores_armor: bool = False
+    follow_up: FollowUp | None = None
 
 
 class SpecialEffect(Entry):
