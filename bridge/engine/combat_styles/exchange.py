@@ -128,7 +128,7 @@ def start_exchange(
     if defence == "parry":
         parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
         _end_ward(dfd, parry_arm.id, notes)
-        if arm.is_ranged and not parry_arm.parries_ranged:
+        if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
             )

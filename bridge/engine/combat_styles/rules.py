@@ -196,6 +196,10 @@ def build(model: Any) -> RulesView:
         locations=default_plan.locations,
         location_die=default_plan.die,
         body_plans=plans,
+        only_shields_parry_ranged=combat.ranged.only_shields_parry,
+        charge_receiving_traits=frozenset(
+            t.id for t in model.weapon_traits if t.rules.receives_charge
+        ),
         follow_ups={
             e.params.follow_up.action: (e.id, e.params.follow_up)
             for e in model.special_effects

@@ -216,7 +216,7 @@ def attack_terms(
         grade = max(grade, checks.grade(crowd_grade), key=lambda g: g.rank)
     dm = attacker["damage_modifier"]
     if situation.set_against_charge:
-        if "set" not in arm.traits:
+        if not arm.traits & rules.charge_receiving_traits:
             raise EngineError(f"{arm.name} cannot be set against a charge")
         steps_of_charger = (
             rules.charge.dm_steps_quadruped

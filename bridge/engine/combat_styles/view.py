@@ -220,6 +220,10 @@ class RulesView:
     """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
 
     luck_mitigation: LuckMitigation | None = None
+    only_shields_parry_ranged: bool = True
+    """Only arms that ``parries_ranged`` (shields) may parry a missile."""
+    charge_receiving_traits: frozenset[str] = frozenset()
+    """Weapon traits that let a weapon be set against a charge (Set)."""
     follow_ups: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
     """Action id → (the effect leaving the move, its FollowUp data: effect, skill, condition)."""
     body_plans: Mapping[str, BodyPlan] = field(default_factory=dict)

@@ -19,8 +19,14 @@ class Surprise(Assumable):
     initiative_penalty: int
     bonus_effects: int = Field(ge=0)
     """Extra special effects for the first successful attack on a surprised target."""
-    can_defend_before_own_turn: bool = False
-    offensive_actions_this_round: bool = False
+    can_defend_before_own_turn: Annotated[
+        bool,
+        implemented_only(False, "a surprised combatant cannot defend before his initiative"),
+    ] = False
+    offensive_actions_this_round: Annotated[
+        bool,
+        implemented_only(False, "a surprised combatant may not attack in the surprise Round"),
+    ] = False
 
 
 class LeapingAttack(Assumable):
@@ -120,7 +126,10 @@ class ReachRules(Assumable):
     inside_reach_can_parry: bool = False
     inside_reach_damage_cap: DiceText
     inside_reach_size_drop_per_step: int = Field(ge=0)
-    natural_weapons_exempt: bool = True
+    natural_weapons_exempt: Annotated[
+        bool,
+        implemented_only(True, "only melee weapons suffer inside their reach; natural ones never"),
+    ] = True
 
 
 class ChangeRange(Assumable):
@@ -173,6 +182,8 @@ class RangedRules(Assumable):
     crowd_edge_grade: Id
     crowd_through_grade: Id
     only_shields_parry: bool = True
+    """True: only arms whose data says ``parries_ranged`` (shields) parry missiles; false: any
+    weapon may."""
 
 
 class EncumbranceBand(RuleModel):

@@ -23,6 +23,8 @@ class WeaponTraitRules(RuleModel):
     withdraw_damage: Fraction | None = None
     """Share of the weapon's damage roll dealt when it is pulled out of an impaling wound,
     instead of the Impale effect's ``withdraw_damage`` (Barbed: all of it)."""
+    receives_charge: bool = False
+    """The weapon may be set against a charge, striking with the charger's Damage Modifier."""
 
 
 class WeaponTrait(Entry):
@@ -101,6 +103,11 @@ class StyleTrait(Entry):
             raise ValueError(
                 "effect = 'rules' needs a [style_traits.rules] value the engine applies; "
                 "mark a trait the GM judges effect = 'narrative'"
+            )
+        if self.group_only and self.effect == "rules":
+            raise ValueError(
+                "a group_only trait works only when the whole group has it, which the engine "
+                "does not track: mark it effect = 'narrative'"
             )
         if self.effect != "rules" and self.rules.sets_anything():
             raise ValueError(

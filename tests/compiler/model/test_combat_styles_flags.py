@@ -43,6 +43,51 @@ def test_a_check_flag_the_engine_does_not_implement_is_refused_by_name(
     assert "would be ignored" in msg
 
 
+@pytest.mark.parametrize(
+    ("file", "old", "new", "field"),
+    [
+        (
+            "combat.toml",
+            "can_defend_before_own_turn = false",
+            "can_defend_before_own_turn = true",
+            "surprise.can_defend_before_own_turn",
+        ),
+        (
+            "combat.toml",
+            "offensive_actions_this_round = false",
+            "offensive_actions_this_round = true",
+            "surprise.offensive_actions_this_round",
+        ),
+        (
+            "combat.toml",
+            "natural_weapons_exempt = true",
+            "natural_weapons_exempt = false",
+            "reach.natural_weapons_exempt",
+        ),
+        (
+            "charging.toml",
+            "set_weapon_uses_chargers_dm = true",
+            "set_weapon_uses_chargers_dm = false",
+            "set_weapon_uses_chargers_dm",
+        ),
+        (
+            "charging.toml",
+            "counterattack_counts_as_failed_parry = true",
+            "counterattack_counts_as_failed_parry = false",
+            "counterattack_counts_as_failed_parry",
+        ),
+        ("action_points.toml", "carry_over = false", "carry_over = true", "carry_over"),
+    ],
+)
+def test_a_combat_flag_the_engine_does_not_implement_is_refused_by_name(
+    tmp_path: Path, file: str, old: str, new: str, field: str
+) -> None:
+    (msg,) = problems(edited(tmp_path, file, old, new))
+    assert msg.startswith(f"combat-styles/{file}: ")
+    assert f"field '{field}': " in msg
+    assert "the engine implements only" in msg
+
+
 def test_allowing_choose_location_in_a_blind_strike_is_refused_with_where_to_change_it(
     tmp_path: Path,
 ) -> None:

@@ -84,3 +84,15 @@ def test_parry_size_steps_without_their_condition_are_refused(tmp_path: Path) ->
     (msg,) = problems(root)
     assert "entry style_traits 'defensive_minded'" in msg
     assert "parry_size_steps needs parry_size_when" in msg
+
+
+def test_a_group_only_trait_cannot_carry_engine_rules(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path,
+        "style_traits.toml",
+        'name = "Shield Wall"\neffect = "narrative"',
+        'name = "Shield Wall"\neffect = "rules"\nrules = { evade_ends_prone = false }',
+    )
+    (msg,) = problems(root)
+    assert "entry style_traits 'shield_wall'" in msg
+    assert "the engine does not track" in msg

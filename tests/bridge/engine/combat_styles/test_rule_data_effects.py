@@ -212,3 +212,30 @@ def test_what_mitigate_damage_turns_into_what_is_read_from_the_luck_data(
     assert table.who("b")["wounds"]["right_leg"] == "minor"
     assert table.who("b")["hit_points"]["right_leg"] == 1
     assert table.who("b")["luck_points"] == 1
+
+
+def test_whether_only_shields_parry_missiles_is_read_from_the_ranged_data(
+    model: RulesetBase,
+) -> None:
+    archer = fighter("a", weapons=["short_bow"])
+    shot = {"parry_weapon": "broadsword", "situation": {"distance": 10}}
+    with pytest.raises(EngineError, match="only shields can"):
+        _swing(model, archer, fighter("b"), [], **shot)
+    house = edited(model, "combat.ranged.only_shields_parry", False)
+    out = _swing(house, archer, fighter("b"), [30, 40, 4, 10], effects=[], **shot)
+    assert out["blow"]["parry"]["weapon"] == "broadsword"
+
+
+def test_which_weapons_may_be_set_against_a_charge_is_read_from_the_weapon_traits(
+    model: RulesetBase,
+) -> None:
+    body = {"defence": "none", "effects": [], "situation": {"set_against_charge": True}}
+    with pytest.raises(EngineError, match="Broadsword cannot be set"):
+        _swing(model, fighter("a"), fighter("b"), [], **body)
+    sword_set = edited(model, "weapons.broadsword.traits", ("set",))
+    out = _swing(sword_set, fighter("a"), fighter("b"), [30, 5, 1, 10], **body)  # +0 → +1d2
+    assert any("set against the charge" in n for n in out["notes"])
+    spear = fighter("a", weapons=["shortspear"])
+    unset = edited(model, "weapon_traits.set.rules.receives_charge", False)
+    with pytest.raises(EngineError, match="Shortspear cannot be set"):
+        _swing(unset, spear, fighter("b"), [], **body)
