@@ -24,7 +24,7 @@ def _held(rules: RulesView, c: JSON) -> Iterator[tuple[str, Any]]:
 def evade_ends_prone(rules: RulesView, c: JSON) -> bool:
     """Whether evading leaves ``c`` prone: a trait's ``evade_ends_prone`` (Daredevil: no),
     else the evading rule."""
-    for _, r in _held(rules, c):
+    for _, r in _held(rules, c) if c["traits"] else ():
         if r.evade_ends_prone is not None:
             return bool(r.evade_ends_prone)
     return rules.evade_ends_prone
@@ -41,6 +41,8 @@ def lifts_cap(rules: RulesView, c: JSON, cap: str) -> str | None:
 def eased_grade(rules: RulesView, c: JSON, situation: str, grade: str) -> str:
     """The grade ``situation`` imposes on ``c``: eased by the steps of a trait that eases it
     (Blind Fighting: darkness and blindness one grade less severe), never past Standard."""
+    if not c["traits"]:
+        return grade  # the common case, kept cheap: no trait, nothing eased
     steps = max(
         (r.eased_steps for _, r in _held(rules, c) if situation in r.eases_situations), default=0
     )
@@ -78,6 +80,8 @@ def parry_size(
     in a Round he has not attacked)."""
     size = arm.size or rules.sizes[0]
     why: list[str] = []
+    if not parrier["traits"]:
+        return size, why
     rank = rules.sizes.index
     for trait, r in _held(rules, parrier):
         prowess = r.unarmed_parry_size if arm.kind == "unarmed" else None
