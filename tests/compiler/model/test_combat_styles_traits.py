@@ -96,3 +96,13 @@ def test_a_group_only_trait_cannot_carry_engine_rules(tmp_path: Path) -> None:
     (msg,) = problems(root)
     assert "entry style_traits 'shield_wall'" in msg
     assert "the engine does not track" in msg
+
+
+def test_the_style_trait_journal_says_how_arbiter_treats_each_trait() -> None:
+    model = load_ruleset("combat-styles").model
+    journal = next(t for t in model.reference_tables() if t.id == "style_traits")
+    assert journal.columns[-1] == "Arbiter"
+    handling = {row[0]: row[-1] for row in journal.rows}
+    assert handling["Daredevil"] == "applied"
+    assert handling["Assassination"] == "unlocks special effects"
+    assert handling["Cautious Fighter"] == "GM's call"
