@@ -230,9 +230,14 @@ class CombatRules(RuleModel):
     """The ``[combat]`` table: assorted numbers, one sub-table each."""
 
     round_seconds: int = Field(gt=0)
-    proactive_per_cycle: int = Field(gt=0)
+    proactive_per_cycle: Annotated[
+        int,
+        implemented_only(1, "a combatant's one proactive action in a Cycle ends his Turn"),
+    ]
     """Proactive actions a combatant may take in one Cycle (on his own Turn)."""
-    reactions_per_threat: int = Field(gt=0)
+    reactions_per_threat: Annotated[
+        int, implemented_only(1, "a defender parries or evades an attack once")
+    ]
     default_action: Id
     """The action a combatant is taken to have chosen when he chooses no proactive action."""
     unarmed_weapon: Id

@@ -77,6 +77,18 @@ def test_a_check_flag_the_engine_does_not_implement_is_refused_by_name(
             "counterattack_counts_as_failed_parry",
         ),
         ("action_points.toml", "carry_over = false", "carry_over = true", "carry_over"),
+        (
+            "combat.toml",
+            "proactive_per_cycle = 1",
+            "proactive_per_cycle = 2",
+            "proactive_per_cycle",
+        ),
+        (
+            "combat.toml",
+            "reactions_per_threat = 1",
+            "reactions_per_threat = 2",
+            "reactions_per_threat",
+        ),
     ],
 )
 def test_a_combat_flag_the_engine_does_not_implement_is_refused_by_name(
