@@ -106,6 +106,14 @@ def accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec
     to_hp = max(0, rolled - counted)
     out: JSON = {"location": loc.id, "damage": rolled, "armor": counted, "to_hit_points": to_hp}
     if to_hp:
-        out["wound"] = apply_wound(rules, fx.dice, att, loc, to_hp, fx.pending["defence_roll"])
+        out["wound"] = apply_wound(
+            rules,
+            fx.dice,
+            att,
+            loc,
+            to_hp,
+            fx.pending["defence_roll"],
+            mitigate=att["id"] in fx.pending.get("mitigate", ()),
+        )
     rec["outcome"] = f"the attacker injures himself: {to_hp} to {loc.id}"
     fx.out["self_injury"] = out

@@ -239,3 +239,17 @@ def test_which_weapons_may_be_set_against_a_charge_is_read_from_the_weapon_trait
     unset = edited(model, "weapon_traits.set.rules.receives_charge", False)
     with pytest.raises(EngineError, match="Shortspear cannot be set"):
         _swing(unset, spear, fighter("b"), [], **body)
+
+
+def test_a_fumbler_named_in_mitigate_damage_may_mitigate_his_own_accidental_injury(
+    model: RulesetBase,
+) -> None:
+    house = edited(model, "combat.luck.mitigate_from", "serious")
+    house = edited(house, "combat.luck.mitigate_to", "minor")
+    table = Table(house)
+    duel(table, fighter("a", luck_points=1), fighter("b"))
+    body = {"effects": [{"id": "accidental_injury"}], "mitigate_damage": ["a"]}
+    out = table("exchange", {"attacker": "a", "defender": "b", **body}, [99, 30, 6, 19])
+    assert out["self_injury"]["wound"]["wound"] == "minor"  # 6 to a 5-point head, mitigated
+    assert out["self_injury"]["wound"]["luck_mitigated"]["hit_points"] == 1
+    assert table.who("a")["luck_points"] == 0
