@@ -2,9 +2,10 @@
 
 An action is a call on the client's API (``game.modules.get("arbiter").api``). Every ruleset
 gets "draw from one of its tables"; the three bundled rulesets add dialogs for their main
-request types (the engines' ``requests``: combat-styles ``exchange`` and ``check``, hmk
-``attack`` and ``initiative``, karmic ``declare`` and ``draw_initiative``). A
-ruleset this list does not know still gets its tables macro, so house-rule rulesets work.
+request types (the engines' ``requests``: combat-styles ``exchange``, ``check``,
+``spirit_combat``, ``start_encounter``, the hand actions and the follow-up trip (``act``) and
+the manoeuvres; hmk ``attack`` and ``initiative``; karmic ``declare`` and ``draw_initiative``).
+A ruleset this list does not know still gets its tables macro, so house-rule rulesets work.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _dialog(ruleset: str, request: str, icon: str, name: str | None = None) -> A
     """The macro opening the dialog of ``request``; ``name`` (default: the request type) names
     the macro's id and label, so a renamed request type keeps its macro's id."""
     name = name or request
-    key = "".join(part.title() for part in f"{ruleset}-{name}".split("-"))
+    key = "".join(part.title() for part in f"{ruleset}-{name}".replace("_", "-").split("-"))
     return Action(name, f"ARBITER.Macro.{key}", "dialogs.open", (ruleset, request), icon)
 
 
@@ -46,6 +47,18 @@ RULESET_ACTIONS: dict[str, tuple[Action, ...]] = {
     "combat-styles": (
         _dialog("combat-styles", "exchange", "icons/svg/sword.svg"),
         _dialog("combat-styles", "check", "icons/svg/dice-target.svg"),
+        _dialog("combat-styles", "start_encounter", "icons/svg/combat.svg"),
+        _dialog("combat-styles", "spirit_combat", "icons/svg/aura.svg"),
+        # `act` with one action each: the dialog form sends type "act".
+        _dialog("combat-styles", "ready_weapon", "icons/svg/upgrade.svg"),
+        _dialog("combat-styles", "drop_weapon", "icons/svg/downgrade.svg"),
+        _dialog("combat-styles", "trip_entangled", "icons/svg/net.svg"),
+        _dialog("combat-styles", "leaping_attack", "icons/svg/falling.svg"),
+        _dialog("combat-styles", "outmaneuver", "icons/svg/wingfoot.svg"),
+        _dialog("combat-styles", "sweep_attack", "icons/svg/explosion.svg"),
+        _dialog("combat-styles", "aerial_pass", "icons/svg/wing.svg"),
+        _dialog("combat-styles", "mount", "icons/svg/pawprint.svg"),
+        _dialog("combat-styles", "mounted_withdraw", "icons/svg/door-exit.svg"),
     ),
     "hmk": (
         _dialog("hmk", "attack", "icons/svg/sword.svg"),

@@ -109,7 +109,7 @@ async function decide(request, owners) {
     Object.assign(privateSeen, answer.outcome.private ?? {});
     const message = request.resolves ? null : await postOutcome(answer, request, owners);
     await whisperPrivate(answer.outcome, request, owners);
-    if (request.resolves) await resolveCard({ module: MODULE, cards: CARDS, message: game.messages.get(request.resolves), resolution: answer.outcome });
+    if (request.resolves) await resolveCard({ module: MODULE, cards: CARDS, message: game.messages.get(request.resolves), resolution: answer.outcome, rules: rules.rulesets });
     return { outcome: answer.outcome, message: message?.id ?? request.resolves };
   } catch (err) {
     const data = await errorMessage({ module: MODULE, cards: CARDS, error: err, request: envelope, speaker: ChatMessage.getSpeaker({ alias: titleOf(request.ruleset) }) });

@@ -65,25 +65,45 @@ function effectParam(id, result, data) {
   return choices.length ? { name, choices } : null;
 }
 
+/** combat-styles' choice of special effects for one parked exchange-like result. */
+function effectsChoice(result, rules, key) {
+  const data = rules?.["combat-styles"]?.data ?? {};
+  return {
+    by: result.chooser,
+    key,
+    type: "choose_effects",
+    body: { token: result.token },
+    field: "effects",
+    options: (result.eligible ?? []).map((e) => ({ id: e.id, label: e.name, param: effectParam(e.id, result, data) })),
+    count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
+  };
+}
+
+/** Result kinds that park like an exchange, waiting for the winner's special effects. */
+const PARKED = ["exchange", "leaping_attack"];
+
 /**
  * The pending choices rulesets describe in their own words, as `{by, type, body, field,
- * options, count}`: combat-styles' exchange waits for the winner's special effects
- * (`choose_effects` with the exchange's token; each effect sent as `{id}`).
+ * options, count}`: combat-styles' exchange (and leaping attack) waits for the winner's
+ * special effects (`choose_effects` with the exchange's token; each effect sent as `{id}`).
  */
 function rulesetPending(outcome, rules) {
   const result = outcome.result;
-  if (outcome.ruleset === "combat-styles" && result?.kind === "exchange" && result.status === "awaiting_effects") {
-    const data = rules?.["combat-styles"]?.data ?? {};
-    return {
-      by: result.chooser,
-      type: "choose_effects",
-      body: { token: result.token },
-      field: "effects",
-      options: (result.eligible ?? []).map((e) => ({ id: e.id, label: e.name, param: effectParam(e.id, result, data) })),
-      count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
-    };
+  if (outcome.ruleset === "combat-styles" && PARKED.includes(result?.kind) && result.status === "awaiting_effects") {
+    return effectsChoice(result, rules);
   }
   return null;
+}
+
+/**
+ * A sweep attack's open pairs: each pair still `awaiting_effects` is a choice of its own, for
+ * its own winner (`key` names the pair's defender), until a resolution finished that pair.
+ */
+function sweepChoices(result, rules, done) {
+  const finished = new Set(done.filter((o) => o.result?.kind === "exchange").map((o) => o.result.defender));
+  return (result.exchanges ?? [])
+    .filter((pair) => pair.status === "awaiting_effects" && !finished.has(pair.defender))
+    .map((pair) => effectsChoice(pair, rules, `sweep-${pair.defender}`));
 }
 
 /**
@@ -122,6 +142,7 @@ export function pendingChoices(outcome, owners, rules, done = []) {
   const result = outcome.result;
   let pending = [];
   if (outcome.ruleset === "karmic" && result?.kind === "reveal") pending = karmicHitDraws(result, done);
+  else if (outcome.ruleset === "combat-styles" && result?.kind === "sweep_attack") pending = sweepChoices(result, rules, done);
   else if (!done.length) pending = [result?.pending ?? rulesetPending(outcome, rules)].filter(Boolean);
   return pending.map((p) => ({ ...p, users: [...new Set(owners?.[p.by] ?? owners?.["*"] ?? [])] }));
 }
@@ -142,26 +163,42 @@ function plain(value) {
 /** The result's own fields for the generic card (everything but kind, summary and pending). */
 function fields(result) {
   return Object.entries(result ?? {})
-    .filter(([key]) => !["kind", "summary", "pending"].includes(key))
+    .filter(([key]) => !["kind", "summary", "pending", "fatigue_checks"].includes(key))
     .map(([key, value]) => ({ key, text: plain(value) }));
+}
+
+/**
+ * What a card shows: the resolved outcome once a choice completed it (combat-styles returns
+ * the whole finished exchange or leap), else the outcome itself; a sweep attack shows each
+ * pair finished by a resolution in that pair's place.
+ */
+function finalResult(outcome, resolutions) {
+  const result = outcome.result;
+  const resolution = resolutions[resolutions.length - 1] ?? null;
+  if (result?.kind === "sweep_attack") {
+    const finished = new Map(resolutions.filter((r) => r.result?.kind === "exchange").map((r) => [r.result.defender, r.result]));
+    return { ...result, exchanges: (result.exchanges ?? []).map((pair) => finished.get(pair.defender) ?? pair) };
+  }
+  return resolution?.result?.kind === result?.kind ? resolution.result : result;
 }
 
 /** Everything a card template gets. */
 export function cardContext(outcome, { title, seq, owners, resolutions = [], rules }) {
   const choices = pendingChoices(outcome, owners, rules, resolutions);
   const resolution = resolutions[resolutions.length - 1] ?? null;
+  const final = finalResult(outcome, resolutions);
+  // A finished pair of a sweep is shown in its place on the card, not again as fields.
+  const shownInPlace = (r) => r.result?.summary || (final !== outcome.result && r.result?.kind === "exchange");
   return {
     outcome,
     result: outcome.result,
-    // What the card shows: the resolved outcome once a choice completed it (combat-styles
-    // returns the whole finished exchange), else the outcome itself.
-    final: resolution?.result?.kind === outcome.result?.kind ? resolution.result : outcome.result,
+    final,
     title,
     seq,
     choice: choices[0] ?? null,
     choices,
     resolution,
-    resolutions: resolutions.map((r) => ({ outcome: r, fields: r.result?.summary ? [] : fields(r.result) })),
+    resolutions: resolutions.map((r) => ({ outcome: r, fields: shownInPlace(r) ? [] : fields(r.result) })),
     fields: fields(outcome.result),
     roll: { id: outcome.id, version: outcome.rules_version, hash: outcome.rules_hash },
   };
@@ -196,7 +233,7 @@ export function resolveCard(args) {
   return next;
 }
 
-async function rerender({ module, cards, message, resolution }) {
+async function rerender({ module, cards, message, resolution, rules }) {
   const flags = message.getFlag(module, "outcome") ? message.flags[module] : null;
   if (!flags) return message;
   if (resolutionsOf(flags).some((r) => r.id === resolution.id)) return message; // a retried choice
@@ -204,7 +241,7 @@ async function rerender({ module, cards, message, resolution }) {
   const path = `modules/${module}/${cards[cardName(cards, flags.outcome)]}`;
   const content = await renderTemplate(
     path,
-    cardContext(flags.outcome, { title: flags.title, seq: flags.seq, owners: flags.owners, resolutions }),
+    cardContext(flags.outcome, { title: flags.title, seq: flags.seq, owners: flags.owners, resolutions, rules }),
   );
   return message.update({ content, flags: { [module]: { resolution, resolutions } } });
 }

@@ -2,25 +2,8 @@
 // values become a request body. Keyed by "<ruleset>.<type>"; `generic` takes a JSON body.
 // Field names follow the request bodies documented in docs/requests-<ruleset>.md.
 
-const checkbox = (v) => v === "on" || v === true;
-const number = (v, fallback = 0) => (v === undefined || v === "" ? fallback : Number(v));
-const list = (v) => (v === undefined || v === null || v === "" ? [] : [].concat(v));
-
-function label(view, key, inner) {
-  return `<label>${view.escapeHtml(view.i18n(key))} ${inner}</label>`;
-}
-
-/** A fresh encounter id for a one-off exchange with its combatants inline. */
-function freeEncounter() {
-  return `free-${foundry.utils.randomID(16)}`;
-}
-
-const DEFENCES = {
-  parry: "ARBITER.Dialog.Defence.parry",
-  evade: "ARBITER.Dialog.Defence.evade",
-  none: "ARBITER.Dialog.Defence.none",
-  counterattack: "ARBITER.Dialog.Defence.counterattack",
-};
+import { combatStylesForms, DEFENCES } from "./combat-styles-forms.mjs";
+import { checkbox, freeEncounter, label, list, number, owners } from "./form-parts.mjs";
 
 export const forms = {
   generic: {
@@ -50,6 +33,8 @@ export const forms = {
         label(view, "ARBITER.Dialog.ParryWeapon", `<select name="parry_weapon"><option value=""></option>${view.options(parry, view.blocks.defender.weapons?.[0])}</select>`),
         label(view, "ARBITER.Dialog.Encounter", '<input type="text" name="encounter" value="" placeholder="—">'),
         label(view, "ARBITER.Dialog.ShowOdds", '<input type="checkbox" name="odds">'),
+        label(view, "ARBITER.Dialog.MitigateAttacker", '<input type="checkbox" name="mitigate_attacker">'),
+        label(view, "ARBITER.Dialog.MitigateDefender", '<input type="checkbox" name="mitigate_defender">'),
       ].join("");
     },
     request: (values, { blocks }) => {
@@ -61,6 +46,10 @@ export const forms = {
         odds: checkbox(values.odds),
       };
       if (values.parry_weapon) body.parry_weapon = values.parry_weapon;
+      // Mitigate Damage: who spends a Luck Point should a blow leave him a Major wound.
+      const mitigate = [["mitigate_attacker", blocks.attacker.id], ["mitigate_defender", blocks.defender.id]];
+      const spenders = mitigate.filter(([field, id]) => checkbox(values[field]) && id).map(([, id]) => id);
+      if (spenders.length) body.mitigate_damage = spenders;
       // Without a named encounter the exchange carries both stat blocks and runs on its own.
       if (!values.encounter) body.combatants = [blocks.attacker, blocks.defender];
       return { body, options: { encounter: values.encounter || freeEncounter(), owners: owners(blocks) } };
@@ -156,14 +145,6 @@ export const forms = {
       options: { encounter: values.encounter || "table" },
     }),
   },
-};
 
-/** Who may answer the exchange's pending choices: each side's actor's owners (and the asker). */
-function owners(blocks) {
-  const result = {};
-  for (const block of [blocks.attacker, blocks.defender]) {
-    if (block?.id) result[block.id] = [game.user.id];
-  }
-  result["*"] = [game.user.id];
-  return result;
-}
+  ...combatStylesForms,
+};

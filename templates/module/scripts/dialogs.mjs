@@ -4,6 +4,7 @@
 // data (weapons, grades, maneuvers, called shots); a karmic hand from the private whispers
 // this user has seen. The server validates every body and answers a bad one with an error card.
 
+import { STAT_FIELDS } from "./combat-styles-forms.mjs";
 import { forms } from "./dialog-forms.mjs";
 
 const FLAG = "statBlocks";
@@ -13,11 +14,12 @@ export function escapeHtml(text) {
   return String(text ?? "").replace(/[&<>"']/g, (c) => map[c]);
 }
 
-/** The combatants: the first selected token acts, the first targeted token receives. */
+/** The combatants: the first selected token acts, the first targeted token receives
+ * (`targets`: every targeted token, for requests against several foes). */
 export function combatants() {
   const selected = canvas?.tokens?.controlled ?? [];
   const targeted = [...(game.user.targets ?? [])];
-  return { actor: selected[0] ?? null, target: targeted[0] ?? null };
+  return { actor: selected[0] ?? null, target: targeted[0] ?? null, targets: targeted };
 }
 
 /** The stat block remembered on a token's actor for a ruleset, or a starting one. */
@@ -58,12 +60,14 @@ export function options(list, selected) {
  */
 export async function openDialog(ctx) {
   const form = forms[`${ctx.ruleset}.${ctx.type}`] ?? forms.generic;
-  const { actor, target } = combatants();
+  const { actor, target, targets } = combatants();
   const blocks = {
     attacker: statBlock(ctx.module, actor, ctx.ruleset),
     defender: statBlock(ctx.module, target, ctx.ruleset),
+    targets: targets.map((token) => statBlock(ctx.module, token, ctx.ruleset)),
   };
   const view = { ...ctx, actor, target, blocks, escapeHtml, options };
+  const statFields = form.statBlocks ? STAT_FIELDS[ctx.ruleset] : null;
   const sides = form.statBlocks
     ? [
         ["attacker", actor, "ARBITER.Dialog.Attacker"],
@@ -71,7 +75,7 @@ export async function openDialog(ctx) {
       ]
         .map(
           ([name, token, label]) => `<fieldset><legend>${escapeHtml(ctx.i18n(label))}: ${escapeHtml(token?.name ?? ctx.i18n("ARBITER.Dialog.Nobody"))}</legend>
-        <textarea name="${name}" rows="4">${escapeHtml(JSON.stringify(blocks[name]))}</textarea></fieldset>`,
+        <textarea name="${name}" rows="4">${escapeHtml(JSON.stringify(blocks[name]))}</textarea>${statFields ? statFields.fields(view, name, blocks[name]) : ""}</fieldset>`,
         )
         .join("")
     : "";
@@ -96,7 +100,8 @@ export async function openDialog(ctx) {
   if (!values) return null;
   if (form.statBlocks) {
     for (const [name, token] of [["attacker", actor], ["defender", target]]) {
-      blocks[name] = parseJson(values[name], name, ctx.i18n);
+      const edited = parseJson(values[name], name, ctx.i18n);
+      blocks[name] = statFields ? statFields.apply(values, name, edited, blocks[name], view) : edited;
       await remember(ctx.module, token, ctx.ruleset, blocks[name]);
     }
   }
