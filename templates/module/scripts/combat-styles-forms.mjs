@@ -238,7 +238,9 @@ export const combatStylesStatFields = {
       const empty = `<option value="-"${held === "-" ? " selected" : ""}>${view.escapeHtml(view.i18n("ARBITER.Dialog.EmptyHand"))}</option>`;
       return label(view, "ARBITER.Dialog.Hand", `<small>${view.escapeHtml(h.id)}</small> <select name="${side}.hand.${h.id}" data-hand="${view.escapeHtml(h.id)}"><option value=""></option>${empty}${view.options(weapons, held)}</select>`);
     });
-    return `<fieldset class="arbiter-stat-fields" data-side="${side}">${[
+    // Folded away unless the block already uses one of them.
+    const used = ["magic_points", "spirit_combat", "enc", "fatigue", "body_plan", "traits", "hands"].some((k) => block[k] !== undefined);
+    return `<details class="arbiter-stat-fields" data-side="${side}"${used ? " open" : ""}><summary>${view.escapeHtml(view.i18n("ARBITER.Dialog.StatFields"))}</summary>${[
       num("ARBITER.Dialog.MagicPoints", "magic_points"),
       num("ARBITER.Dialog.SpiritCombat", "spirit_combat"),
       num("ARBITER.Dialog.Enc", "enc"),
@@ -246,7 +248,7 @@ export const combatStylesStatFields = {
       pick("ARBITER.Dialog.BodyPlan", "body_plan", view.rules.hit_location_tables ?? []),
       label(view, "ARBITER.Dialog.Traits", `<select name="${side}.traits" multiple>${traits}</select>`),
       ...hands,
-    ].join("")}</fieldset>`;
+    ].join("")}</details>`;
   },
 
   /**

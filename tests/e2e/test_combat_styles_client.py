@@ -1,0 +1,170 @@
+"""The combat-styles requests beyond the exchange, end to end: the compendium's macros open their
+dialogs (combatants from the selected and targeted tokens, stat-block fields remembered per
+actor), the real ``arbiter serve`` decides, and each card is checked against the roll log."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.e2e.support.browser import Page, log_rows, screenshot
+from tests.e2e.support.process import Server, wait_until
+from tests.e2e.test_bundled_rulesets import GUARD, VESSA, api_request, message_of
+
+SHAMAN = {
+    "id": "shaman",
+    "name": "Shaman",
+    "characteristics": {"str": 10, "con": 12, "siz": 11, "dex": 12, "int": 14, "pow": 15},
+    "skills": {"willpower": 60},
+}
+GHOST = {
+    "id": "ghost",
+    "name": "Ghost",
+    "characteristics": {"str": 1, "con": 1, "siz": 1, "dex": 10, "int": 10, "pow": 12},
+    "skills": {"willpower": 40},
+}
+
+
+def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, ...] = ()) -> None:
+    """Run a macro, fill its dialog (field name → value; textareas and inputs alike, selects by
+    option), tick ``check`` and press Send."""
+    page.run_macro(macro)
+    dialog = page.page.locator("dialog.application")
+    # The optional stat-block fields are folded away until opened.
+    folded = dialog.locator("details.arbiter-stat-fields:not([open]) > summary")
+    while folded.count():
+        folded.first.click()
+    for name, value in fill.items():
+        field = dialog.locator(f'[name="{name}"]')
+        if field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    for name in check:
+        dialog.locator(f'input[name="{name}"]').check()
+    dialog.locator('button[data-action="send"]').click()
+    page.call("async () => window.macro")
+
+
+def rolled_row(card: Any, side: str) -> tuple[str, str]:
+    row = card.locator(f'[data-side="{side}"]')
+    return row.locator('[data-field="roll"]').inner_text(), row.locator(
+        '[data-field="level"]'
+    ).inner_text()
+
+
+@pytest.mark.parametrize("generation", [12, 13])
+def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_the_contest(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm = Page(chromium, bundled_site, generation, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    fill = {
+        "attacker": json.dumps(SHAMAN),
+        "defender": json.dumps(GHOST),
+        "attacker.spirit_combat": "65",
+        "attacker.magic_points": "11",
+        "defender.spirit_combat": "50",
+        "defender.magic_points": "12",
+    }
+    send_dialog(gm, macros[("combat-styles", "spirit_combat")], fill)
+    [row] = wait_until(lambda: log_rows(bundled_server))
+    request = json.loads(row["request"])
+    assert request["type"] == "spirit_combat"
+    assert request["encounter"].startswith("free-")
+    sent = {b["id"]: b for b in request["body"]["combatants"]}
+    assert sent["shaman"] == {**SHAMAN, "spirit_combat": 65, "magic_points": 11}
+    assert sent["ghost"] == {**GHOST, "spirit_combat": 50, "magic_points": 12}
+    result = json.loads(row["outcome"])["result"]
+    card = gm.card(message_of(gm, row["request_id"]))
+    attack, resistance = result["attack"], result["resistance"]
+    assert rolled_row(card, "attack") == (str(attack["roll"]), attack["level"])
+    assert rolled_row(card, "resistance") == (str(resistance["roll"]), resistance["level"])
+    shown = card.locator('[data-field="spirit_damage"]')
+    assert shown.count() == (1 if result["spirit_damage"] else 0)
+    outcome = json.loads(row["outcome"])
+    assert card.locator(".arbiter-die").count() == len(outcome["dice"])
+    # The fields were remembered on each token's actor, as the JSON is.
+    flags = {f["actor"]: f["value"]["combat-styles"] for f in gm.call("() => harness.record.flags")}
+    assert flags["actorKara0000001"]["magic_points"] == 11
+    assert flags["actorOrm00000001"]["spirit_combat"] == 50
+
+    # The rule text's procedure with known dice: 20 against 65 succeeds, 70 against 50 fails,
+    # the shaman's 65% rolls 1d8 on the Spirit Damage table: 5 of the ghost's 12 Magic Points.
+    body = {
+        "attacker": "shaman",
+        "defender": "ghost",
+        "combatants": [
+            {**SHAMAN, "spirit_combat": 65, "magic_points": 11},
+            {**GHOST, "spirit_combat": 50, "magic_points": 12},
+        ],
+    }
+    answer = api_request(
+        gm, "combat-styles", "spirit_combat", body, dice=[20, 70, 5], encounter="free-known"
+    )
+    logged = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]
+    assert logged["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
+    card = gm.card(answer["message"])
+    assert rolled_row(card, "attack") == ("20", "success")
+    assert rolled_row(card, "resistance") == ("70", "failure")
+    assert card.locator('[data-field="winner"]').inner_text().startswith("Winner shaman")
+    assert card.locator('[data-field="to"]').inner_text() == "ghost"
+    assert card.locator('[data-field="rolled"]').inner_text() == "5"
+    assert card.locator('[data-field="magic_points"]').inner_text() == "12 → 7"
+    screenshot(gm, f"v{generation}-combat-styles-spirit-combat")
+    assert gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_its_dialog(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm = Page(chromium, bundled_site, generation, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    start = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD), "encounter": "gate"}
+    send_dialog(gm, macros[("combat-styles", "start_encounter")], start, ("fatigue_checks",))
+    [row] = wait_until(lambda: log_rows(bundled_server))
+    request = json.loads(row["request"])
+    assert (request["type"], request["encounter"]) == ("start_encounter", "gate")
+    assert request["body"] == {"combatants": [VESSA, GUARD], "surprised": [], "fatigue_checks": True}
+
+    # The combatant and his weapon come from the block remembered on the selected token.
+    send_dialog(gm, macros[("combat-styles", "drop_weapon")], {"encounter": "gate"})
+    rows = wait_until(lambda: log_rows(bundled_server)[1:])
+    assert json.loads(rows[-1]["request"])["body"] == {
+        "combatant": "vessa",
+        "action": "drop_weapon",
+        "weapon": "dagger",
+    }
+    hands = json.loads(rows[-1]["outcome"])["result"]["hands"]
+    card = gm.card(message_of(gm, rows[-1]["request_id"]))
+    assert card.locator('[data-field="hands-outcome"]').inner_text() == hands["outcome"]
+    assert hands["hands"]["right"] is None
+    assert card.locator('[data-hand="right"]').inner_text() == "right: empty"
+
+    api_request(gm, "combat-styles", "initiative", {}, dice=[6, 4], encounter="gate")
+    send_dialog(gm, macros[("combat-styles", "ready_weapon")], {"encounter": "gate"})
+    rows = wait_until(lambda: log_rows(bundled_server)[3:])
+    result = json.loads(rows[-1]["outcome"])["result"]
+    assert result["hands"]["outcome"] == "picking up (1 of 2 turns)"
+    card = gm.card(message_of(gm, rows[-1]["request_id"]))
+    assert card.locator('[data-field="hands-outcome"]').inner_text() == result["hands"]["outcome"]
+    assert card.locator('[data-field="round"]').inner_text().startswith(
+        f"Round {result['round']}, cycle {result['cycle']} · {result['current']}'s turn"
+    )
+    screenshot(gm, f"v{generation}-combat-styles-hands")
+    assert gm.problems == []
