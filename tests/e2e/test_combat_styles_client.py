@@ -140,7 +140,11 @@ def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_it
     [row] = wait_until(lambda: log_rows(bundled_server))
     request = json.loads(row["request"])
     assert (request["type"], request["encounter"]) == ("start_encounter", "gate")
-    assert request["body"] == {"combatants": [VESSA, GUARD], "surprised": [], "fatigue_checks": True}
+    assert request["body"] == {
+        "combatants": [VESSA, GUARD],
+        "surprised": [],
+        "fatigue_checks": True,
+    }
 
     # The combatant and his weapon come from the block remembered on the selected token.
     send_dialog(gm, macros[("combat-styles", "drop_weapon")], {"encounter": "gate"})
@@ -163,8 +167,7 @@ def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_it
     assert result["hands"]["outcome"] == "picking up (1 of 2 turns)"
     card = gm.card(message_of(gm, rows[-1]["request_id"]))
     assert card.locator('[data-field="hands-outcome"]').inner_text() == result["hands"]["outcome"]
-    assert card.locator('[data-field="round"]').inner_text().startswith(
-        f"Round {result['round']}, cycle {result['cycle']} · {result['current']}'s turn"
-    )
+    where = f"Round {result['round']}, cycle {result['cycle']} · {result['current']}'s turn"
+    assert card.locator('[data-field="round"]').inner_text().startswith(where)
     screenshot(gm, f"v{generation}-combat-styles-hands")
     assert gm.problems == []
