@@ -171,3 +171,35 @@ def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_it
     assert card.locator('[data-field="round"]').inner_text().startswith(where)
     screenshot(gm, f"v{generation}-combat-styles-hands")
     assert gm.problems == []
+
+
+def test_a_round_closing_with_fatigue_checks_shows_each_endurance_roll_and_the_new_level(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, bundled_site, 12, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    # CON 4 falls in the data's 1–5 band: an Endurance check every 2 rounds.
+    wisp = {
+        "id": "wisp",
+        "name": "Wisp",
+        "characteristics": {"str": 8, "con": 4, "siz": 8, "dex": 12, "int": 12, "pow": 12},
+        "skills": {"combat_style": 40, "endurance": 40},
+    }
+    fight = {"combatants": [wisp, GUARD], "fatigue_checks": True}
+    api_request(gm, "combat-styles", "start_encounter", fight, encounter="moor")
+    api_request(gm, "combat-styles", "initiative", {}, dice=[5, 5], encounter="moor")
+    api_request(gm, "combat-styles", "next_round", {}, encounter="moor")
+    answer = api_request(gm, "combat-styles", "next_round", {}, dice=[70], encounter="moor")
+    [closed] = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]["fatigue_checks"]
+    [check] = closed["checks"]
+    assert (closed["round"], check["roll"], check["level"]) == (2, 70, "failure")
+    card = gm.card(answer["message"])
+    row = card.locator('[data-fatigue="wisp"]')
+    assert row.locator('[data-field="roll"]').inner_text() == "70"
+    assert row.locator('[data-field="level"]').inner_text() == "failure"
+    assert row.locator('[data-field="fatigue"]').inner_text() == "winded (−1)"
+    assert "round 2" in card.locator('[data-field="fatigue_checks"]').inner_text()
+    # Shown as a table, not repeated as a raw field.
+    assert card.locator('dd[data-field="fatigue_checks"]').count() == 0
+    assert gm.problems == []
