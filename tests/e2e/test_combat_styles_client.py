@@ -203,3 +203,103 @@ def test_a_round_closing_with_fatigue_checks_shows_each_endurance_roll_and_the_n
     # Shown as a table, not repeated as a raw field.
     assert card.locator('dd[data-field="fatigue_checks"]').count() == 0
     assert gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 13])
+def test_the_outmaneuver_macro_rolls_the_group_contest_and_the_card_names_who_is_blocked(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm = Page(chromium, bundled_site, generation, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    fight = {"combatants": [VESSA, GUARD]}
+    api_request(gm, "combat-styles", "start_encounter", fight, encounter="yard")
+    api_request(gm, "combat-styles", "initiative", {}, dice=[6, 4], encounter="yard")
+    fill = {"combatant": "vessa", "opponents": "guard", "then": "withdraw", "encounter": "yard"}
+    send_dialog(gm, macros[("combat-styles", "outmaneuver")], fill)
+    rows = wait_until(lambda: log_rows(bundled_server)[2:])
+    request = json.loads(rows[-1]["request"])
+    assert request["type"] == "outmaneuver"
+    assert request["body"] == {"combatant": "vessa", "opponents": ["guard"], "then": "withdraw"}
+    result = json.loads(rows[-1]["outcome"])["result"]
+    card = gm.card(message_of(gm, rows[-1]["request_id"]))
+    for who, roll in result["rolls"].items():
+        assert rolled_row(card, who) == (str(roll["roll"]), roll["level"])
+    blocked = card.locator("[data-blocked]").evaluate_all("els => els.map(e => e.dataset.blocked)")
+    assert blocked == result["blocked"]
+    assert card.locator('[data-field="then"]').count() == (1 if result["then"] else 0)
+    outcome = json.loads(rows[-1]["outcome"])
+    assert card.locator(".arbiter-die").count() == len(outcome["dice"]) == 2
+    screenshot(gm, f"v{generation}-combat-styles-outmaneuver")
+    assert gm.problems == []
+
+
+def fighter(cid: str, skill: int, weapon: str) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "name": cid.title(),
+        "characteristics": {"str": 14, "con": 12, "siz": 13, "dex": 10, "int": 11, "pow": 9},
+        "skills": {"combat_style": skill, "evade": 30, "endurance": 35, "willpower": 30},
+        "weapons": [weapon],
+    }
+
+
+def test_a_sweep_attack_card_offers_each_pairs_effects_to_its_winner_and_finishes_pairs_in_place(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, bundled_site, 13, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    yard = {"encounter": "yard"}
+    giant, bors, cade = (
+        fighter("giant", 90, "great_club"),
+        fighter("bors", 40, "shortspear"),
+        fighter("cade", 40, "shortspear"),
+    )
+    api_request(gm, "combat-styles", "start_encounter", {"combatants": [giant, bors, cade]}, **yard)
+    # The stored state lists combatants by id: Bors rolls 3, Cade 1, the giant 10.
+    api_request(gm, "combat-styles", "initiative", {}, dice=[3, 1, 10], **yard)
+    # One attack roll (10 against 90) for both pairs; both parries (95 against 40) fail.
+    sweep = {
+        "attacker": "giant",
+        "weapon": "great_club",
+        "targets": [{"defender": "bors"}, {"defender": "cade"}],
+    }
+    answer = api_request(gm, "combat-styles", "sweep_attack", sweep, dice=[10, 95, 95], **yard)
+    result = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]
+    assert [p["status"] for p in result["exchanges"]] == ["awaiting_effects"] * 2
+    card = gm.card(answer["message"])
+    assert card.locator('[data-field="attack_roll"]').inner_text().endswith("10")
+    for pair in result["exchanges"]:
+        shown = card.locator(f'[data-exchange="{pair["defender"]}"]')
+        assert rolled_row(shown, "defence") == ("95", pair["defence_level"])
+        section = card.locator(f'[data-choice-key="sweep-{pair["defender"]}"]')
+        assert section.locator("[data-arbiter-toggle]").count() == len(pair["eligible"])
+
+    bors_choice = card.locator('[data-choice-key="sweep-bors"]')
+    bors_choice.locator('[data-arbiter-toggle="choose_location"]').click()
+    bors_choice.locator('select[data-arbiter-param="choose_location"]').select_option("head")
+    bors_choice.locator("button.arbiter-choice__apply").click()
+    card.locator('[data-exchange="bors"] [data-field="blow"]').wait_for(timeout=10000)
+    rows = log_rows(bundled_server)
+    assert rows[-1]["request_id"] == f"{answer['outcome']['id']}-sweep-bors"
+    token = result["exchanges"][0]["token"]
+    chosen = [{"id": "choose_location", "location": "head"}]
+    assert json.loads(rows[-1]["request"])["body"] == {"token": token, "effects": chosen}
+    finished = json.loads(rows[-1]["outcome"])["result"]
+    shown = card.locator('[data-exchange="bors"]')
+    assert shown.locator('[data-field="location"]').inner_text() == "head"
+    damage = str(finished["blow"]["to_hit_points"])
+    assert shown.locator('[data-field="damage"]').inner_text() == damage
+    # Cade's pair still waits for the giant's choice; Bors's has no buttons left.
+    assert card.locator('[data-choice-key="sweep-bors"]').count() == 0
+    assert card.locator('[data-choice-key="sweep-cade"] [data-arbiter-toggle]').count() == len(
+        result["exchanges"][1]["eligible"]
+    )
+    screenshot(gm, "v13-combat-styles-sweep")
+    assert gm.problems == []

@@ -103,7 +103,7 @@ function sweepChoices(result, rules, done) {
   const finished = new Set(done.filter((o) => o.result?.kind === "exchange").map((o) => o.result.defender));
   return (result.exchanges ?? [])
     .filter((pair) => pair.status === "awaiting_effects" && !finished.has(pair.defender))
-    .map((pair) => effectsChoice(pair, rules, `sweep-${pair.defender}`));
+    .map((pair) => ({ ...effectsChoice(pair, rules, `sweep-${pair.defender}`), heading: `${pair.attacker} ⟶ ${pair.defender}` }));
 }
 
 /**
