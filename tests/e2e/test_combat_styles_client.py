@@ -303,3 +303,42 @@ def test_a_sweep_attack_card_offers_each_pairs_effects_to_its_winner_and_finishe
     )
     screenshot(gm, "v13-combat-styles-sweep")
     assert gm.problems == []
+
+
+def test_the_mount_macro_seats_the_selected_rider_on_the_targeted_mount(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+) -> None:
+    gm = Page(chromium, bundled_site, 14, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    knight = {**fighter("knight", 60, "lance"), "skills": {"combat_style": 60, "ride": 70}}
+    horse = {
+        "id": "horse",
+        "name": "Horse",
+        "characteristics": {"str": 30, "con": 14, "siz": 26, "dex": 10, "int": 3},
+        "quadruped": True,
+    }
+    start = {
+        "attacker": json.dumps(knight),
+        "defender": json.dumps(horse),
+        "defender.movement": "12",
+        "encounter": "field",
+    }
+    send_dialog(gm, macros[("combat-styles", "start_encounter")], start)
+    [row] = wait_until(lambda: log_rows(bundled_server))
+    sent = json.loads(row["request"])["body"]["combatants"]
+    assert sent == [knight, {**horse, "movement": 12}]
+    # Rider and mount are the remembered blocks' ids of the selected and targeted tokens.
+    send_dialog(gm, macros[("combat-styles", "mount")], {"encounter": "field"})
+    rows = wait_until(lambda: log_rows(bundled_server)[1:])
+    request = json.loads(rows[-1]["request"])
+    assert (request["type"], request["body"]) == ("mount", {"rider": "knight", "mount": "horse"})
+    result = json.loads(rows[-1]["outcome"])["result"]
+    assert (result["rider"], result["mount"]) == ("knight", "horse")
+    card = gm.card(message_of(gm, rows[-1]["request_id"]))
+    assert card.locator('[data-field="mount"]').inner_text() == "knight mounts horse"
+    assert gm.problems == []

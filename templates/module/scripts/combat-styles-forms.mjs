@@ -223,8 +223,9 @@ export const combatStylesForms = {
 /**
  * The optional stat-block fields of combat-styles, shown under each side's JSON and written
  * back into it (and so remembered on the actor): Magic Points, spirit-combat skill, ENC
- * carried, starting fatigue level, body plan, style traits and what each hand holds.
- * An emptied field removes the key (the rule data's default applies).
+ * carried, movement (metres; a mount's decides a free withdrawal), starting fatigue level,
+ * body plan, style traits and what each hand holds. An emptied field removes the key (the
+ * rule data's default applies).
  */
 export const combatStylesStatFields = {
   fields(view, side, block) {
@@ -239,11 +240,12 @@ export const combatStylesStatFields = {
       return label(view, "ARBITER.Dialog.Hand", `<small>${view.escapeHtml(h.id)}</small> <select name="${side}.hand.${h.id}" data-hand="${view.escapeHtml(h.id)}"><option value=""></option>${empty}${view.options(weapons, held)}</select>`);
     });
     // Folded away unless the block already uses one of them.
-    const used = ["magic_points", "spirit_combat", "enc", "fatigue", "body_plan", "traits", "hands"].some((k) => block[k] !== undefined);
+    const used = ["magic_points", "spirit_combat", "enc", "movement", "fatigue", "body_plan", "traits", "hands"].some((k) => block[k] !== undefined);
     return `<details class="arbiter-stat-fields" data-side="${side}"${used ? " open" : ""}><summary>${view.escapeHtml(view.i18n("ARBITER.Dialog.StatFields"))}</summary>${[
       num("ARBITER.Dialog.MagicPoints", "magic_points"),
       num("ARBITER.Dialog.SpiritCombat", "spirit_combat"),
       num("ARBITER.Dialog.Enc", "enc"),
+      num("ARBITER.Dialog.Movement", "movement"),
       pick("ARBITER.Dialog.Fatigue", "fatigue", view.rules.fatigue_levels ?? []),
       pick("ARBITER.Dialog.BodyPlan", "body_plan", view.rules.hit_location_tables ?? []),
       label(view, "ARBITER.Dialog.Traits", `<select name="${side}.traits" multiple>${traits}</select>`),
@@ -263,7 +265,7 @@ export const combatStylesStatFields = {
       if (value === undefined) delete out[name];
       else out[name] = value;
     };
-    for (const name of ["magic_points", "spirit_combat", "enc"]) {
+    for (const name of ["magic_points", "spirit_combat", "enc", "movement"]) {
       const now = values[`${side}.${name}`] ?? "";
       write(name, now, String(original[name] ?? ""), now === "" ? undefined : Number(now));
     }
