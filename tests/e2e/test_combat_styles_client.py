@@ -342,3 +342,40 @@ def test_the_mount_macro_seats_the_selected_rider_on_the_targeted_mount(
     card = gm.card(message_of(gm, rows[-1]["request_id"]))
     assert card.locator('[data-field="mount"]').inner_text() == "knight mounts horse"
     assert gm.problems == []
+
+
+NEW_MACROS = {
+    "leaping_attack": "leaping_attack",
+    "outmaneuver": "outmaneuver",
+    "sweep_attack": "sweep_attack",
+    "aerial_pass": "aerial_pass",
+    "mounted_withdraw": "mounted_withdraw",
+    "trip_entangled": "act",
+    "ready_weapon": "act",
+    "drop_weapon": "act",
+}
+
+
+def test_every_new_combat_styles_macro_sends_a_well_formed_request_from_its_dialogs_defaults(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+) -> None:
+    gm = Page(chromium, bundled_site, 13, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    start = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD)}
+    send_dialog(gm, macros[("combat-styles", "start_encounter")], start)
+    refusals = set()
+    for macro, type_ in NEW_MACROS.items():
+        send_dialog(gm, macros[("combat-styles", macro)], {})
+        flags = gm.call("() => game.messages.contents.at(-1).flags.arbiter")
+        refusals.add(f"pageerror: {flags.get('error')}")
+        # Before initiative most moves are refused by the rules, never as malformed bodies.
+        sent = flags["request"] if "error" in flags else flags["outcome"]
+        assert sent["type"] == type_, macro
+        assert not flags.get("error", "").startswith("invalid"), (macro, flags["error"])
+    # A refused request rejects the macro's promise (as in Foundry); nothing else went wrong.
+    assert set(gm.problems) <= refusals
