@@ -380,3 +380,45 @@ def test_every_new_combat_styles_macro_sends_a_well_formed_request_from_its_dial
         assert not refused.startswith(("invalid", "unknown request type")), (macro, refused)
     # A refused request rejects the macro's promise (as in Foundry); nothing else went wrong.
     assert set(gm.problems) <= refusals
+
+
+def test_mitigate_damage_is_asked_by_the_exchange_dialog_and_shown_on_the_wound(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+) -> None:
+    gm = Page(chromium, bundled_site, 12, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    fill = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD)}
+    send_dialog(gm, macros[("combat-styles", "exchange")], fill, ("mitigate_defender",))
+    [row] = wait_until(lambda: log_rows(bundled_server))
+    assert json.loads(row["request"])["body"]["mitigate_damage"] == ["guard"]
+
+    # 2d6 (6, 6) + the giant's 1d4 (4) to the chosen head: 16 damage, a Major wound that
+    # Bors's Luck Point makes Serious.
+    giant = {**fighter("giant", 90, "great_club")}
+    giant["characteristics"] = {**giant["characteristics"], "str": 18, "siz": 16}
+    bors = {**fighter("bors", 40, "shortspear"), "luck_points": 2}
+    bors["characteristics"] = giant["characteristics"]  # SIZ 16: no knockback from 16
+    exchange = {
+        "attacker": "giant",
+        "defender": "bors",
+        "weapon": "great_club",
+        "defence": "none",
+        "mitigate_damage": ["bors"],
+        "effects": [{"id": "choose_location", "location": "head"}],
+        "combatants": [giant, bors],
+    }
+    dice = [10, 6, 6, 4, 3, 50]
+    answer = api_request(gm, "combat-styles", "exchange", exchange, dice=dice, encounter="free-m")
+    wound = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]["blow"]["wound"]
+    assert (wound["damage"], wound["wound"]) == (16, "serious")
+    assert wound["luck_mitigated"]["from"] == "major"
+    card = gm.card(answer["message"])
+    assert card.locator('[data-field="damage"]').inner_text() == "16"
+    shown = card.locator('[data-field="mitigated"]').inner_text()
+    assert shown == "Luck spent (1): major wound reduced to serious"
+    assert gm.problems == []
