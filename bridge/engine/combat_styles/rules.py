@@ -275,4 +275,5 @@ def build(model: Any) -> RulesView:
             for t in model.weapon_traits
             if t.rules.withdraw_damage is not None
         },
+        effect_conditions=combat.effect_conditions.model_dump(),
     )
