@@ -45,9 +45,9 @@ def test_an_unknown_senseless_location_is_refused(tmp_path: Path) -> None:
     )
     (msg,) = problems(root)
     assert msg.startswith(
-        "combat-styles/special_effects.toml: entry special_effects 'stun_location'"
+        "combat-styles/special_effects.toml: entry special_effects 'stun_location' > params > "
+        "senseless_locations #1: unknown hit location 'noggin'"
     )
-    assert "unknown hit location 'noggin'" in msg
 
 
 def test_a_condition_governed_by_an_unknown_effect_is_refused(tmp_path: Path) -> None:
