@@ -90,3 +90,28 @@ def test_an_impaling_effect_without_a_withdraw_skill_is_refused(tmp_path: Path) 
         "combat-styles/combat.toml: entry combat: field 'effect_conditions.impaled': "
         "'impale' has no params.withdraw_skill"
     )
+
+
+def test_the_special_effect_journal_says_how_arbiter_treats_each_effect() -> None:
+    model = load_ruleset("combat-styles").model
+    journal = next(t for t in model.reference_tables() if t.id == "special_effects")
+    assert journal.columns[-1] == "Arbiter"
+    handling = {row[0]: row[-1] for row in journal.rows}
+    assert handling["Sunder"] == "applied"
+    assert handling["Scar Foe"] == "GM's call (recorded)"
+    assert handling["Circumvent Cover"] == (
+        "GM's call (recorded); still applied as circumvent cover"
+    )
+
+
+def test_a_house_copy_is_named_in_the_journal_by_the_effect_it_works_as(tmp_path: Path) -> None:
+    overlay = tmp_path / "combat-styles"
+    overlay.mkdir()
+    (overlay / "special_effects.toml").write_text(
+        '[[special_effects]]\nid = "shatter"\nname = "Shatter"\ntaker = "attacker"\n'
+        'mechanic = "sunder"\ndescription = "Sunder by another name."\n',
+        encoding="utf-8",
+    )
+    model = load_ruleset("combat-styles", overlay=tmp_path).model
+    journal = next(t for t in model.reference_tables() if t.id == "special_effects")
+    assert {row[0]: row[-1] for row in journal.rows}["Shatter"] == "applied as sunder"
