@@ -7,11 +7,13 @@ own rolls, wound rolls, knockback."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, get_args
 
 from bridge.engine.combat_styles.special_effects import HANDLERS
 from compiler.model.combat_styles.effects import Mechanic
 from compiler.model.common import RulesetBase
+from compiler.model.loader import load_ruleset
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
 
@@ -74,6 +76,22 @@ def test_stand_fast_is_whichever_effect_has_its_mechanic(model: RulesetBase) -> 
     _, out = swing(plain, a, b, [50, 3, 10, 10, 50], [{"id": "stand_fast"}])
     assert out["knockback"]["metres"] == 1  # 13 damage against SIZ 12: no longer negated
     assert out["knockback"]["prone"] is True
+
+
+def test_a_house_rule_file_may_add_a_copy_of_an_effect_under_its_own_id(tmp_path: Path) -> None:
+    folder = tmp_path / "combat-styles"
+    folder.mkdir()
+    (folder / "special_effects.toml").write_text(
+        '[[special_effects]]\nid = "brace"\nname = "Brace"\ntaker = "defender"\n'
+        'mechanic = "stand_fast"\ndescription = "Stand Fast under a house name."\n',
+        encoding="utf-8",
+    )
+    house = load_ruleset("combat-styles", overlay=tmp_path).model
+    a = fighter("a", weapons=["great_hammer"])
+    b = fighter("b", armor={"chest": "plated_mail"})
+    _, out = swing(house, a, b, [50, 3, 10, 10], [{"id": "brace"}])
+    assert out["knockback"] == {"metres": 0, "negated_by": "brace"}
+    assert out["effects"] == [{"id": "brace", "name": "Brace", "outcome": "no knockback"}]
 
 
 def test_select_target_and_damage_weapon_work_under_new_ids(model: RulesetBase) -> None:
