@@ -22,7 +22,7 @@ def bleed(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
     if resisted:
         rec["outcome"] = "resisted"
         return
-    per_round = fx.rules.effects[choice.id].params.fatigue_per_round or 1
+    per_round = fx.rules.effects[choice.id].params.fatigue_per_round
     add_condition(fx.victim, "bleeding", None, fatigue_per_round=per_round)
     rec["outcome"] = f"bleeding: loses {per_round} fatigue level at the start of each round"
     rec["condition"] = "bleeding"

@@ -16,6 +16,44 @@ if TYPE_CHECKING:
 HOLDS = ("gripped", "entangled", "pinned")
 """Conditions a victim struggles free of, by the governing effect's ``escape``."""
 
+_RESISTED = ("resisted_by",)
+MECHANIC_NEEDS: dict[str, tuple[str, ...]] = {
+    "bash": ("params.knockback",),
+    "bleed": ("params.fatigue_per_round", *_RESISTED),
+    "blind_opponent": _RESISTED,
+    "bypass_armor": ("params.ignores_armor",),
+    "choose_location": ("params.chooses_location",),
+    "circumvent_parry": ("params.ignores_parry",),
+    "close_range": ("params.sets_range",),
+    "compel_surrender": _RESISTED,
+    "disarm_opponent": _RESISTED,
+    "drop_foe": _RESISTED,
+    "enhance_parry": ("params.blocks_all_damage",),
+    "entangle": ("params.imposes_grade",),
+    "force_failure": ("params.combines_with_opposed",),
+    "impale": ("params.damage_rolls",),
+    "kill_silently": ("params.auto_fails_endurance",),
+    "marksman": ("params.location_steps",),
+    "maximize_damage": ("params.maximized_dice",),
+    "open_range": ("params.sets_range",),
+    "overextend_opponent": ("params.prevents",),
+    "overpenetration": ("params.second_target_damage",),
+    "pin_down": _RESISTED,
+    "press_advantage": ("params.prevents",),
+    "rapid_reload": ("params.reload_reduction",),
+    "stun_location": ("params.duration", *_RESISTED),
+    "take_weapon": _RESISTED,
+    "trip_opponent": _RESISTED,
+}
+"""The values each mechanic reads from its effect's data: an effect working by that mechanic
+must set them (the consequence would otherwise be missing or silently different)."""
+
+
+def _value(effect: object, dotted: str) -> object:
+    for key in dotted.split("."):
+        effect = getattr(effect, key)
+    return effect
+
 
 def effect_links(rules: CombatStylesRules, locations: set[str]) -> Iterator[Problem]:
     """Every problem in the links between effects, their mechanics and their conditions."""
@@ -27,6 +65,12 @@ def effect_links(rules: CombatStylesRules, locations: set[str]) -> Iterator[Prob
                 message="an effect the engine applies names its mechanic (e.g. mechanic = "
                 "'sunder', or 'generic'); mark an effect the GM judges narrative = true",
             )
+        for needed in MECHANIC_NEEDS.get(effect.mechanic or "", ()):
+            if _value(effect, needed) in (None, False, ()):
+                yield Problem(
+                    path=(*where, *needed.split(".")),
+                    message=f"an effect with mechanic {effect.mechanic!r} needs {needed}",
+                )
         for j, loc in enumerate(effect.params.senseless_locations):
             if loc not in locations:
                 yield Problem(

@@ -115,3 +115,25 @@ def test_a_house_copy_is_named_in_the_journal_by_the_effect_it_works_as(tmp_path
     model = load_ruleset("combat-styles", overlay=tmp_path).model
     journal = next(t for t in model.reference_tables() if t.id == "special_effects")
     assert {row[0]: row[-1] for row in journal.rows}["Shatter"] == "applied as sunder"
+
+
+def test_an_effect_lacking_a_value_its_mechanic_reads_is_refused(tmp_path: Path) -> None:
+    root = edited(tmp_path, "special_effects.toml", "params = { fatigue_per_round = 1 }\n", "")
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/special_effects.toml: entry special_effects 'bleed': field "
+        "'params.fatigue_per_round': an effect with mechanic 'bleed' needs params.fatigue_per_round"
+    )
+
+
+def test_a_copy_of_a_resisted_effect_without_resistance_is_refused(tmp_path: Path) -> None:
+    overlay = tmp_path / "combat-styles"
+    overlay.mkdir()
+    (overlay / "special_effects.toml").write_text(
+        '[[special_effects]]\nid = "hook"\nname = "Hook"\ntaker = "either"\n'
+        'mechanic = "trip_opponent"\ndescription = "Trip Opponent that cannot be resisted."\n',
+        encoding="utf-8",
+    )
+    (msg,) = problems(Path(__file__).parents[3] / "compiler" / "rules", overlay=tmp_path)
+    assert "entry special_effects 'hook'" in msg
+    assert "an effect with mechanic 'trip_opponent' needs resisted_by" in msg
