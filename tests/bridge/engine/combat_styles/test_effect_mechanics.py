@@ -250,3 +250,34 @@ def test_the_situation_a_blinded_fighter_fights_in_comes_from_the_governing_effe
     assert _blinded_attack_grade(house) == "herculean"
     house = edited(house, "combat.effect_conditions.blinded", "dazzle")
     assert _blinded_attack_grade(house) == "formidable"  # close_prone's grade
+
+
+def _shot_through_cover(model: RulesetBase, effect_id: str) -> int:
+    shot = {"defence": "none", "situation": {"distance": 30, "cover": {"chest": 3}}}
+    a = fighter("a", weapons=["short_bow"])
+    _, out = swing(model, a, fighter("b"), [30, 6, 10], [{"id": effect_id}], **shot)
+    after: int = out["blow"]["after_parry"]
+    return after
+
+
+def test_a_copy_of_circumvent_cover_shoots_around_the_cover(model: RulesetBase) -> None:
+    assert _shot_through_cover(model, "circumvent_cover") == 6  # 1d6 = 6, cover ignored
+    house = cloned(model, "circumvent_cover", "ricochet", "Ricochet")
+    assert _shot_through_cover(house, "ricochet") == 6
+    plain = edited(model, "special_effects.circumvent_cover.mechanic", None)
+    assert _shot_through_cover(plain, "circumvent_cover") == 3  # the cover stops 3
+
+
+def test_a_new_effect_with_the_generic_mechanic_leaves_its_condition(tmp_path: Path) -> None:
+    folder = tmp_path / "combat-styles"
+    folder.mkdir()
+    (folder / "special_effects.toml").write_text(
+        '[[special_effects]]\nid = "taunt"\nname = "Taunt"\ntaker = "attacker"\n'
+        'mechanic = "generic"\nparams = { duration = { amount = "one", unit = "turns" } }\n'
+        'description = "The foe is goaded for a Turn."\n',
+        encoding="utf-8",
+    )
+    house = load_ruleset("combat-styles", overlay=tmp_path).model
+    table, out = swing(house, fighter("a"), fighter("b"), [30, 90, 1, 10], [{"id": "taunt"}])
+    assert out["effects"] == [{"id": "taunt", "name": "Taunt", "outcome": "applied"}]
+    assert table.who("b")["conditions"]["taunt"]["turns"] == 1
