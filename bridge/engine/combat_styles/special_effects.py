@@ -115,8 +115,9 @@ HANDLERS["generic"] = _generic
 
 
 def _handler(effect: SpecialEffect) -> Handler:
-    # A narrative effect that names a mechanic is still applied where the engine reads it
-    # (Circumvent Cover); one without a mechanic is never dispatched here.
+    # Only effects that are not narrative come here, and the cross-checks make each of them
+    # name its mechanic; a narrative one (recorded, not dispatched) may still name a mechanic
+    # the blow reads (Circumvent Cover ignores cover).
     return HANDLERS[effect.mechanic or "generic"]
 
 
