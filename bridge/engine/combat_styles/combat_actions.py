@@ -50,7 +50,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     if kind == "proactive":
         if body.action == "attack":
             raise EngineError("attacks are made with an exchange request")
-        if body.action == "struggle" and not any(h in c["conditions"] for h, _ in HOLDS):
+        if body.action == "struggle" and not any(h in c["conditions"] for h in HOLDS):
             raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action, rules)
         if cost == 0 and state.get("phase") == "turns":
