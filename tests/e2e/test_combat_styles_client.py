@@ -422,3 +422,42 @@ def test_mitigate_damage_is_asked_by_the_exchange_dialog_and_shown_on_the_wound(
     shown = card.locator('[data-field="mitigated"]').inner_text()
     assert shown == "Luck spent (1): major wound reduced to serious"
     assert gm.problems == []
+
+
+def test_the_trip_macro_follows_an_entangle_and_the_card_shows_both_rolls_and_the_outcome(
+    chromium: Any,
+    bundled_site: str,
+    bundled_server: Server,
+    pages: list[Page],
+    macros: dict[tuple[str, str], str],
+) -> None:
+    gm = Page(chromium, bundled_site, 13, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    whip, foe = fighter("vessa", 60, "whip"), fighter("guard", 40, "shortspear")
+    plain = {"str": 11, "con": 11, "siz": 12, "dex": 12, "int": 12, "pow": 10}  # no damage step
+    whip["characteristics"] = foe["characteristics"] = plain
+    entangle = {
+        "attacker": "vessa",
+        "defender": "guard",
+        "defence": "none",
+        "effects": [{"id": "entangle", "location": "chest"}],
+        "combatants": [whip, foe],
+    }
+    # Attack 30, the whip's 1d3 rolls 1, location 10; a free encounter (no turns tracked):
+    # the follow-up stays ready until used.
+    api_request(gm, "combat-styles", "exchange", entangle, dice=[30, 1, 10], encounter="free-t")
+    fill = {"combatant": "vessa", "encounter": "free-t"}
+    send_dialog(gm, macros[("combat-styles", "trip_entangled")], fill)
+    rows = wait_until(lambda: log_rows(bundled_server)[1:])
+    request = json.loads(rows[-1]["request"])
+    assert request["body"] == {"combatant": "vessa", "action": "trip_entangled"}
+    trip = json.loads(rows[-1]["outcome"])["result"]["follow_up"]
+    card = gm.card(message_of(gm, rows[-1]["request_id"]))
+    assert rolled_row(card, "attack") == (str(trip["roll"]["roll"]), trip["roll"]["level"])
+    resisted = trip["resistance"]
+    assert rolled_row(card, "resistance") == (str(resisted["roll"]), resisted["level"])
+    assert card.locator('[data-field="outcome"]').inner_text() == trip["outcome"]
+    assert trip["outcome"] in ("prone", "resisted")
+    screenshot(gm, "v13-combat-styles-trip")
+    assert gm.problems == []
