@@ -187,8 +187,10 @@ export function cardContext(outcome, { title, seq, owners, resolutions = [], rul
   const choices = pendingChoices(outcome, owners, rules, resolutions);
   const resolution = resolutions[resolutions.length - 1] ?? null;
   const final = finalResult(outcome, resolutions);
-  // A finished pair of a sweep is shown in its place on the card, not again as fields.
-  const shownInPlace = (r) => r.result?.summary || (final !== outcome.result && r.result?.kind === "exchange");
+  // A resolution the card shows in place (the finished exchange or leap, a sweep's finished
+  // pair) is not listed again as fields.
+  const sweepPair = (r) => outcome.result?.kind === "sweep_attack" && r.result?.kind === "exchange";
+  const shownInPlace = (r) => r.result?.summary || r.result?.kind === outcome.result?.kind || sweepPair(r);
   return {
     outcome,
     result: outcome.result,
