@@ -83,13 +83,33 @@ class KeyedSource:
         return outer.digest()
 
     def randint(self, faces: int) -> int:
-        _check_faces(faces)
-        limit = 2**64 - (2**64 % faces)
+        limit = _LIMITS.get(faces) if faces.__class__ is int else None
+        if limit is None:
+            _check_faces(faces)
+            limit = _acceptance_limit(faces)
+        # block() inlined: this runs for every die the server rolls.
+        inner_hash, outer_hash = self._inner, self._outer
         while True:
-            x = int.from_bytes(self.block(self.counter)[:8], "big")
+            inner = inner_hash.copy()
+            inner.update(self.counter.to_bytes(8, "big"))
+            outer = outer_hash.copy()
+            outer.update(inner.digest())
+            x = int.from_bytes(outer.digest()[:8], "big")
             self.counter += 1
             if x < limit:
                 return x % faces + 1
+
+
+_LIMITS: dict[int, int] = {}
+"""Rejection limit by number of faces, for the faces dice are usually rolled with."""
+
+
+def _acceptance_limit(faces: int) -> int:
+    """The largest multiple of ``faces`` not above 2**64: 64-bit values below it are accepted."""
+    limit = 2**64 - (2**64 % faces)
+    if faces <= MAX_FACES:
+        _LIMITS[faces] = limit  # bounded: at most MAX_FACES entries
+    return limit
 
 
 class ScriptedSource:
@@ -166,10 +186,22 @@ class DiceExpr:
     terms: tuple[Term, ...]
     text: str = field(init=False, repr=False, compare=False)
     """The canonical text (``str(expr)``), which labels every die the expression rolls."""
+    rolls: tuple[tuple[int, int, int], ...] = field(init=False, repr=False, compare=False)
+    """(faces, count, sign) of each dice term, in order: what :meth:`Dice.roll` rolls."""
+    constant: int = field(init=False, repr=False, compare=False)
+    """The sum of the constant terms."""
 
     def __post_init__(self) -> None:
         # Worked out once here rather than on every roll.
         object.__setattr__(self, "text", _text_of(self.terms))
+        object.__setattr__(
+            self,
+            "rolls",
+            tuple((t.faces, t.count, t.sign) for t in self.terms if isinstance(t, DiceTerm)),
+        )
+        object.__setattr__(
+            self, "constant", sum(t.value for t in self.terms if isinstance(t, ConstTerm))
+        )
 
     def __str__(self) -> str:
         return self.text
@@ -292,18 +324,15 @@ class Dice:
         """Evaluate an expression (text or parsed), recording each die under its text."""
         parsed = parse(expr) if isinstance(expr, str) else expr
         label = parsed.text
+        randint = self.source.randint
         records = self.records
         start = len(records)
-        total = 0
-        for term in parsed.terms:
-            if isinstance(term, ConstTerm):
-                total += term.value
-                continue
-            faces = term.faces
-            for _ in range(term.count):
-                result = self.source.randint(faces)
+        total = parsed.constant
+        for faces, count, sign in parsed.rolls:
+            for _ in range(count):
+                result = randint(faces)
                 records.append(DieRecord(label, faces, result))
-                total += term.sign * result
+                total += sign * result
         return RollResult(label, total, tuple(records[start:]))
 
     def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
