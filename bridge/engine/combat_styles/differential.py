@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import Level
@@ -15,9 +15,16 @@ class DifferentialTable:
     −n to the antagonist. Read from the rule data; every one of the 16 pairs is present."""
 
     cells: Mapping[tuple[Level, Level], int]
+    grid: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """The cells as rows indexed by level values (an enum member hashes in Python, slowly)."""
+
+    def __post_init__(self) -> None:
+        levels = sorted(Level)
+        grid = tuple(tuple(self.cells[(p, a)] for a in levels) for p in levels)
+        object.__setattr__(self, "grid", grid)
 
     def effects(self, protagonist: Level, antagonist: Level) -> int:
-        return self.cells[(protagonist, antagonist)]
+        return self.grid[protagonist][antagonist]
 
 
 # A named tuple: immutable like a frozen dataclass and cheaper to build (once per exchange).
