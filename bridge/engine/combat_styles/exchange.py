@@ -22,7 +22,6 @@ from bridge.engine.combat_styles.checks import (
 from bridge.engine.combat_styles.combatants import (
     add_condition,
     combatant,
-    has_condition,
     record,
     writable,
 )
@@ -30,7 +29,7 @@ from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.odds import odds_of_targets
-from bridge.engine.combat_styles.requests import ExchangeBody
+from bridge.engine.combat_styles.requests import ExchangeBody, Situation
 from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -52,24 +51,29 @@ def fresh_state(rules: RulesView, body: ExchangeBody) -> JSON:
 
 def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:
     """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
+    weapons = c["weapons"]
     if arm_id is None:
-        arm_id = next(
-            (w for w in c["weapons"] if w != rules.unarmed_id and _can_use(c, w)),
-            rules.unarmed_id,
-        )
-    if arm_id not in c["weapons"]:
+        arm_id = rules.unarmed_id
+        for w in weapons:
+            if w != arm_id and _can_use(c, w):
+                arm_id = w
+                break
+    state = weapons.get(arm_id)
+    if state is None:
         raise EngineError(f"{c['name']} does not carry {arm_id!r}")
-    state = c["weapons"][arm_id]
     if state["broken"]:
         raise EngineError(f"{c['name']}'s {rules.arm(arm_id).name} is broken")
-    for cond in (
-        ("disarmed", "taken", "pinned", "impaled_in", "malfunction") if c["conditions"] else ()
-    ):
-        if arm_id in c["conditions"].get(cond, {}).get("weapons", []):
+    conditions = c["conditions"]
+    for cond in _WEAPON_CONDITIONS if conditions else ():
+        if arm_id in conditions.get(cond, {}).get("weapons", []):
             raise EngineError(
                 f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
             )
     return rules.arm(arm_id)
+
+
+_WEAPON_CONDITIONS = ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
+"""Conditions that keep the weapons they list out of use."""
 
 
 def _can_use(c: JSON, arm_id: str) -> bool:
@@ -77,8 +81,7 @@ def _can_use(c: JSON, arm_id: str) -> bool:
         return False
     conditions = c["conditions"]
     return not conditions or not any(
-        arm_id in conditions.get(cond, {}).get("weapons", [])
-        for cond in ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
+        arm_id in conditions.get(cond, {}).get("weapons", []) for cond in _WEAPON_CONDITIONS
     )
 
 
@@ -93,10 +96,12 @@ def start_exchange(
     state = writable(state, body.attacker, body.defender)
     att = combatant(state, body.attacker)
     dfd = combatant(state, body.defender)
+    att_conditions = att["conditions"]
+    dfd_conditions = dfd["conditions"]
     for c in (att, dfd):
-        if has_condition(c, "dead"):
+        if "dead" in c["conditions"]:
             raise EngineError(f"{c['name']} is dead")
-    if has_condition(att, "unconscious") or has_condition(att, "incapacitated"):
+    if "unconscious" in att_conditions or "incapacitated" in att_conditions:
         raise EngineError(f"{att['name']} is out of the fight and cannot attack")
     if body.grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
@@ -106,18 +111,18 @@ def start_exchange(
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
 
-    surprised = situation.surprise or has_condition(dfd, "surprised")
-    first_on_surprised = surprised and not dfd["conditions"].get("surprised", {}).get("attacked")
+    surprised = situation.surprise or "surprised" in dfd_conditions
+    first_on_surprised = surprised and not dfd_conditions.get("surprised", {}).get("attacked")
     defence = body.defence
     parry_arm: Arm | None = None
     if defence in ("parry", "evade"):
         flat_footed = situation.surprise or (
-            surprised and not dfd["conditions"]["surprised"].get("turn_come")
+            surprised and not dfd_conditions["surprised"].get("turn_come")
         )
         if flat_footed:
             notes.append(f"{dfd['name']} is surprised and cannot defend before his initiative")
             defence = "none"
-        elif has_condition(dfd, "unconscious") or has_condition(dfd, "incapacitated"):
+        elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
             notes.append(f"{dfd['name']} is helpless")
             defence = "none"
         elif not rounds.has_ap(state, dfd):
@@ -136,14 +141,14 @@ def start_exchange(
             and not rules.inside_reach_can_parry
             and parry_arm.reach is not None
             and (
-                rules.reaches.index(situation.engaged_reach) < rules.reaches.index(parry_arm.reach)
+                rules.reaches.index(situation.engaged_reach) < rules.reach_index[parry_arm.reach]
                 and parry_arm.kind == "melee"
             )
         ):
             raise EngineError(
                 f"{parry_arm.name} cannot parry inside its reach ({situation.engaged_reach})"
             )
-    if defence == "evade" and has_condition(dfd, "entangled"):
+    if defence == "evade" and "entangled" in dfd_conditions:
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
     att_skill = terms.skill
@@ -224,9 +229,9 @@ def start_exchange(
     if first_on_surprised:
         bonus = rules.surprise_bonus_effects
     diff = differential(rules.differential, att_roll.level, dfd_level, bonus)
-    if "surprised" in dfd["conditions"]:
+    if "surprised" in dfd_conditions:
         # Only the first attack on a surprised target earns the bonus effect.
-        dfd["conditions"]["surprised"]["attacked"] = True
+        dfd_conditions["surprised"]["attacked"] = True
 
     state["seq"] = state.get("seq", 0) + 1
     token = f"x{state['seq']}"
@@ -251,13 +256,15 @@ def start_exchange(
         "first_on_surprised": first_on_surprised,
         "hit_intended": hit_intended,
         "bystander": body.bystander,
-        "situation": situation.model_dump(),
-        "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
+        "situation": situation_json(situation),
+        "warded": dict(dfd_conditions.get("warding", {}).get("locations", {})),
         "notes": notes,
         "grapple": body.grapple,
         "inside_reach": inside_reach(rules, arm, situation.engaged_reach),
     }
-    if diff.winner is not None:
+    # A choice made in advance is checked against the eligible effects only when it names
+    # some: an empty one (or no winner) finishes without them.
+    if diff.winner is not None and (body.effects is None or body.effects):
         winner_is_attacker = diff.winner == "attacker"
         taker = (
             Party(att, arm, att_roll.level)
@@ -291,7 +298,7 @@ def outreached(rules: RulesView, arm: Arm, engaged: str | None) -> bool:
         return False
     if engaged not in rules.reaches:
         raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
-    return rules.reaches.index(arm.reach) < rules.reaches.index(engaged)
+    return rules.reach_index[arm.reach] < rules.reach_index[engaged]
 
 
 def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
@@ -301,7 +308,18 @@ def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
         return 0
     if engaged not in rules.reaches:
         raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
-    return max(0, rules.reaches.index(arm.reach) - rules.reaches.index(engaged))
+    return max(0, rules.reach_index[arm.reach] - rules.reach_index[engaged])
+
+
+_DEFAULT_SITUATION: JSON = Situation().model_dump()
+
+
+def situation_json(situation: Situation) -> JSON:
+    """``situation.model_dump()``; a situation that sets nothing is the default's dump (with
+    fresh containers), which costs a fraction of serialising it."""
+    if situation.model_fields_set:
+        return situation.model_dump()
+    return {**_DEFAULT_SITUATION, "attacker_situations": [], "defender_situations": [], "cover": {}}
 
 
 def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:

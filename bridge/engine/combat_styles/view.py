@@ -186,6 +186,35 @@ class RulesView:
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Caches of pure functions of this view (e.g. effect eligibility)."""
 
+    # Indexes derived from the fields above (built once per view, so never stale).
+    reach_index: Mapping[str, int] = field(init=False, compare=False, hash=False)
+    """Reach id → its place on the ``reaches`` ladder."""
+    size_index: Mapping[str, int] = field(init=False, compare=False, hash=False)
+    """Size id → its place on the ``sizes`` ladder."""
+    location_by_id: Mapping[str, Location] = field(init=False, compare=False, hash=False)
+    """Location id → the first row of ``locations`` with that id."""
+    location_at: Mapping[int, Location] = field(init=False, compare=False, hash=False)
+    """Location die total → the first location whose range covers it."""
+    wound_rank: Mapping[str, int] = field(init=False, compare=False, hash=False)
+    """Wound level id → its rank."""
+
+    def __post_init__(self) -> None:
+        by_id: dict[str, Location] = {}
+        at: dict[int, Location] = {}
+        for loc in self.locations:
+            by_id.setdefault(loc.id, loc)
+            for total in range(loc.low, loc.high + 1):
+                at.setdefault(total, loc)
+        derived = {
+            "reach_index": {r: i for i, r in reversed(list(enumerate(self.reaches)))},
+            "size_index": {s: i for i, s in reversed(list(enumerate(self.sizes)))},
+            "location_by_id": by_id,
+            "location_at": at,
+            "wound_rank": {w.id: w.rank for w in self.wounds},
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
     def arm(self, arm_id: str) -> Arm:
         try:
             return self.arms[arm_id]
@@ -193,9 +222,9 @@ class RulesView:
             raise LookupError(f"unknown weapon {arm_id!r}") from None
 
     def location(self, location_id: str) -> Location:
-        for loc in self.locations:
-            if loc.id == location_id:
-                return loc
+        found = self.location_by_id.get(location_id)
+        if found is not None:
+            return found
         known = ", ".join(loc.id for loc in self.locations)
         raise LookupError(f"unknown hit location {location_id!r} (known: {known})")
 

@@ -23,9 +23,9 @@ def roll_location(rules: RulesView, dice: Dice, mounted: bool = False) -> Locati
     """Roll the hit location (the mounted die when a rider strikes a lower biped)."""
     expr = rules.mounted_location_die if mounted else rules.location_die
     total = dice.roll(expr_of(expr)).total
-    for loc in rules.locations:
-        if loc.low <= total <= loc.high:
-            return loc
+    loc = rules.location_at.get(total)
+    if loc is not None:
+        return loc
     raise LookupError(f"no hit location covers {total} on {expr}")
 
 
@@ -94,9 +94,8 @@ def apply_wound(
     after = before - damage
     victim["hit_points"][location.id] = after
     rule = wound_level(rules, after, hp_max)
-    ranks = {w.id: w.rank for w in rules.wounds}
     prior = victim["wounds"].get(location.id)
-    worsened = prior is None or rule.rank > ranks[prior]
+    worsened = prior is None or rule.rank > rules.wound_rank[prior]
     if worsened:
         victim["wounds"][location.id] = rule.id
     out: JSON = {"location": location.id, "damage": damage, "hit_points": after, "wound": rule.id}
