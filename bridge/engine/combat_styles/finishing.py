@@ -90,12 +90,13 @@ def finish(
             state, pending["defender"] if side == "attacker" else pending["attacker"]
         )
     fx = Finisher(rules, state, pending, dice, list(choices), side, taker, victim)
-    counter_prepared(fx)
-    fx.forced = {
-        c.with_effect
-        for c in fx.choices
-        if c.with_effect and rules.effects[c.id].params.combines_with_opposed
-    }
+    if choices:
+        counter_prepared(fx)
+        fx.forced = {
+            c.with_effect
+            for c in fx.choices
+            if c.with_effect and rules.effects[c.id].params.combines_with_opposed
+        }
 
     blow = resolve_blow(fx)
     special_effects.apply_all(fx, blow)
@@ -120,7 +121,9 @@ def finish(
         "blow": blow.to_json() if blow else None,
         "notes": pending["notes"] + fx.out.get("notes", []),
     }
-    for key in ("knockback", "self_injury", "weapon_damage", "counter", "grapple"):
+    for key in (
+        ("knockback", "self_injury", "weapon_damage", "counter", "grapple") if fx.out else ()
+    ):
         if key in fx.out:
             result[key] = fx.out[key]
     return Resolution(result=result, state=state, private=fx.out.get("private", {}))
@@ -150,8 +153,10 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         return strike_bystander(fx, arm, factor, automatic=False)
     if not attack_level.succeeded:
         return None
-    impale = fx.side == "attacker" and any(
-        rules.effects[c.id].params.damage_rolls for c in fx.choices
+    impale = (
+        fx.side == "attacker"
+        and bool(fx.choices)
+        and any(rules.effects[c.id].params.damage_rolls for c in fx.choices)
     )
     rolls = max((rules.effects[c.id].params.damage_rolls or 1) for c in fx.choices) if impale else 1
     damage, totals = roll_damage(fx, arm, att, rolls, p["dm_steps"], factor)
@@ -159,7 +164,12 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     if len(totals) > 1:
         blow.steps.append(f"impale: rolled {totals}, kept {damage}")
     parry = parry_share(fx, arm, blow)
-    if fx.side == "attacker" and fx.has("damage_weapon") and p["parry_weapon"] is not None:
+    if (
+        fx.side == "attacker"
+        and fx.choices
+        and fx.has("damage_weapon")
+        and p["parry_weapon"] is not None
+    ):
         return strike_weapon(fx, dfd, p["parry_weapon"], blow)
     if p.get("outreached"):
         target_weapon = p["parry_weapon"] or next(
@@ -277,7 +287,7 @@ def choose_location(fx: Finisher, victim: JSON) -> Location:
     """Where the blow lands: the location Choose Location names, one within ``location_steps``
     of the rolled location (Marksman: 1, an adjoining one), else a rolled one."""
     rules = fx.rules
-    if fx.side == "attacker":
+    if fx.side == "attacker" and fx.choices:
         # A chosen location (no steps) outranks a moved one, whatever order they were picked.
         picks = sorted(fx.choices, key=lambda c: rules.effects[c.id].params.location_steps or 0)
         for c in picks:
