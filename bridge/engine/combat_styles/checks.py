@@ -239,10 +239,10 @@ def roll_check(
     An automatic check rolls no die."""
     if tgt.automatic:
         return CheckResult(tgt, 0, _SUCCESS)
-    roll = dice.d100(label)
+    roll = dice.die(100, label)
     level = level_of(rules, roll, tgt)
     if luck_below is not None and level < luck_below:
-        second = dice.d100(label + " (luck)")
+        second = dice.die(100, label + " (luck)")
         return CheckResult(tgt, second, level_of(rules, second, tgt), rerolled_from=roll)
     return CheckResult(tgt, roll, level)
 

@@ -128,10 +128,12 @@ def start_exchange(
         elif not rounds.has_ap(state, dfd):
             notes.append(f"{dfd['name']} has no action points left: counts as a failure")
             defence = "none"
-    _end_ward(att, arm.id, notes)
+    if "warding" in att_conditions:
+        _end_ward(att, arm.id, notes)
     if defence == "parry":
         parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
-        _end_ward(dfd, parry_arm.id, notes)
+        if "warding" in dfd_conditions:
+            _end_ward(dfd, parry_arm.id, notes)
         if arm.is_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
@@ -162,8 +164,10 @@ def start_exchange(
         dfd_skill = 0
     # Skills over 100: the excess of the highest comes off everyone. A defender who decides
     # only after seeing the attack imposes no penalty of his own (the retroactive-parry rule).
-    contest = [att_skill] + (
-        [dfd_skill] if defence in ("parry", "evade") and not body.parry_only_if_hit else []
+    contest = (
+        (att_skill, dfd_skill)
+        if defence in ("parry", "evade") and not body.parry_only_if_hit
+        else (att_skill,)
     )
     penalty = contest_penalty(contest)
     if penalty:
@@ -175,13 +179,14 @@ def start_exchange(
     att_luck = _luck(att, body.attacker_luck)
     dfd_luck = _luck(dfd, body.defender_luck)
     att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
-    _spend_luck(att, att_roll)
+    if att_roll.rerolled_from is not None:
+        att["luck_points"] -= 1
 
     if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
         notes.append(f"{dfd['name']} lets the missed attack go")
         defence = "none"
     dfd_roll: CheckResult | None = None
-    dfd_grade = rules.checks.grade(rules.checks.standard)
+    dfd_json: JSON | None = None
     if defence in ("parry", "evade"):
         rounds.spend_reaction(state, dfd, rules)
         dfd_grade = defence_grade(rules, situation, dfd, notes)
@@ -192,8 +197,10 @@ def start_exchange(
             body.defender_augment,
             penalty,
         )
-        dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
-        _spend_luck(dfd, dfd_roll)
+        dfd_roll = roll_check(checks, dice, dfd_target, _DEFENCE_LABEL[defence], dfd_luck)
+        if dfd_roll.rerolled_from is not None:
+            dfd["luck_points"] -= 1
+        dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
         if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
             add_condition(dfd, "prone")
@@ -243,7 +250,7 @@ def start_exchange(
         "defence": defence,
         "parry_weapon": parry_arm.id if parry_arm else None,
         "attack": _check_json(att_roll, att_skill, terms.grade.id),
-        "defence_roll": _check_json(dfd_roll, dfd_skill, dfd_grade.id) if dfd_roll else None,
+        "defence_roll": dfd_json,
         "defence_level": dfd_level.label,
         "differential": diff.to_json(),
         "band": terms.band,
@@ -330,15 +337,14 @@ def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
         notes.append(f"{c['name']}'s {arm_id} no longer wards {', '.join(ward['locations'])}")
 
 
+_DEFENCE_LABEL = {"parry": "1d100 parry", "evade": "1d100 evade"}
+"""The dice label of each rolled defence."""
+
+
 def _luck(c: JSON, policy: str | None) -> Level | None:
     if policy is None or c["luck_points"] <= 0:
         return None
     return Level.named(policy)
-
-
-def _spend_luck(c: JSON, result: CheckResult) -> None:
-    if result.rerolled_from is not None:
-        c["luck_points"] -= 1
 
 
 def _check_json(result: CheckResult, skill: int, grade: str | None) -> JSON:

@@ -99,8 +99,9 @@ def finish(
         }
 
     blow = resolve_blow(fx)
-    special_effects.apply_all(fx, blow)
-    special_effects.apply_counter(fx)
+    if choices:  # with nothing chosen there is nothing to apply (nor a counter to spring)
+        special_effects.apply_all(fx, blow)
+        special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
     state.get("pending", {}).pop(pending["token"], None)
