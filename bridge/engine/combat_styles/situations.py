@@ -136,6 +136,14 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
+    if not situation.model_fields_set:
+        # A situation that sets nothing changes nothing: only the attacker's own conditions
+        # count (the common case, spared the dozen situation reads below).
+        grade = checks.most_severe(condition_grades(rules, attacker, notes))
+        skill = attacker["skills"]["unarmed" if arm.kind == "unarmed" else "combat_style"]
+        dm = attacker["damage_modifier"]
+        band = band_of(arm, None)
+        return AttackTerms(grade, grade, skill, band, 0, 0, dm, ONE, tuple(notes))
     if situation.attacker_situations or situation.defender_situations:
         check_situations(rules, situation, "ranged" if arm.is_ranged else "close")
     ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
