@@ -18,7 +18,7 @@ import re
 import secrets
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -155,6 +155,11 @@ class DieRecord(NamedTuple):
 
     def to_json(self) -> dict[str, object]:
         return {"expr": self.expr, "faces": self.faces, "result": self.result}
+
+
+# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
+# a plain tuple in C. Used where one is made per die.
+_die_record = partial(tuple.__new__, DieRecord)
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,6 +309,9 @@ class RollResult(NamedTuple):
     dice: tuple[DieRecord, ...]
 
 
+_roll_result = partial(tuple.__new__, RollResult)
+
+
 class Dice:
     """A recording roller over a :class:`DiceSource`; every die lands in :attr:`records`."""
 
@@ -314,7 +322,7 @@ class Dice:
     def die(self, faces: int, expr: str | None = None) -> int:
         """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``)."""
         result = self.source.randint(faces)
-        self.records.append(DieRecord(expr or f"1d{faces}", faces, result))
+        self.records.append(_die_record((expr or f"1d{faces}", faces, result)))
         return result
 
     def d100(self, expr: str = "1d100") -> int:
@@ -331,9 +339,9 @@ class Dice:
         for faces, count, sign in parsed.rolls:
             for _ in range(count):
                 result = randint(faces)
-                records.append(DieRecord(label, faces, result))
+                records.append(_die_record((label, faces, result)))
                 total += sign * result
-        return RollResult(label, total, tuple(records[start:]))
+        return _roll_result((label, total, tuple(records[start:])))
 
     def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
         """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""

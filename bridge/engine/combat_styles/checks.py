@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
+from functools import partial
 from typing import NamedTuple
 
 from bridge.engine.dice import Dice
@@ -244,7 +245,12 @@ def roll_check(
     if luck_below is not None and level < luck_below:
         second = dice.die(100, label + " (luck)")
         return CheckResult(tgt, second, level_of(rules, second, tgt), rerolled_from=roll)
-    return CheckResult(tgt, roll, level)
+    return _check_result((tgt, roll, level, None))
+
+
+# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
+# a plain tuple in C (every field given). Used for the check made on every roll.
+_check_result = partial(tuple.__new__, CheckResult)
 
 
 def contest_penalty(skills: list[int] | tuple[int, ...]) -> int:
