@@ -343,6 +343,20 @@ class Dice:
                 total += sign * result
         return _roll_result((label, total, tuple(records[start:])))
 
+    def total(self, expr: DiceExpr) -> int:
+        """Roll a parsed expression like :meth:`roll` (every die recorded) and return only its
+        total: the usual need, without building the :class:`RollResult`."""
+        randint = self.source.randint
+        records = self.records
+        label = expr.text
+        total = expr.constant
+        for faces, count, sign in expr.rolls:
+            for _ in range(count):
+                result = randint(faces)
+                records.append(_die_record((label, faces, result)))
+                total += sign * result
+        return total
+
     def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
         """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""
         out: MutableSequence[T] = list(items)

@@ -144,11 +144,11 @@ def roll_damage(
         if cap.bounds()[1] < weapon.bounds()[1]:
             weapon = cap
     totals = []
-    roll = fx.dice.roll
+    roll = fx.dice.total
     for _ in range(rolls):
-        total = roll(weapon).total
+        total = roll(weapon)
         if dm is not None:
-            total += roll(dm).total
+            total += roll(dm)
         totals.append(max(0, total))
     best = max(totals)
     if factor.numerator != factor.denominator:

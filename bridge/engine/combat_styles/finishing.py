@@ -19,6 +19,7 @@ from bridge.engine.combat_styles.blows import (
 from bridge.engine.combat_styles.checks import Level, ceil_div
 from bridge.engine.combat_styles.combatants import add_condition, combatant
 from bridge.engine.combat_styles.damage import (
+    ParryBlock,
     parry_block,
     size_step,
 )
@@ -270,18 +271,29 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         attacking = size_step(
             rules.sizes, attacking, -inside * rules.inside_reach_size_drop_per_step
         )
-    block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
+    block, blocked = _parry_block(rules, attacking, parrying)
     through = block.remaining(blow.rolled)
     blow.parry = {
         "weapon": parry_arm.id,
         "attacking_size": attacking,
         "parrying_size": parrying,
-        "blocked": str(block.fraction),
+        "blocked": blocked,
     }
     blow.steps.append(
         f"parried with {parry_arm.name} ({parrying} vs {attacking}): {through} gets through"
     )
     return through
+
+
+def _parry_block(rules: RulesView, attacking: str, parrying: str) -> tuple[ParryBlock, str]:
+    """:func:`parry_block` of two sizes and the text of its fraction, memoised per view (a
+    pure function of the size ladder and the reduction table)."""
+    memo = rules.memo.setdefault("parry_block", {})
+    found = memo.get((attacking, parrying))
+    if found is None:
+        block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
+        found = memo[(attacking, parrying)] = (block, str(block.fraction))
+    return found
 
 
 def choose_location(fx: Finisher, victim: JSON) -> Location:

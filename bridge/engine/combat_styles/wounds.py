@@ -22,7 +22,7 @@ from bridge.engine.dice import Dice
 def roll_location(rules: RulesView, dice: Dice, mounted: bool = False) -> Location:
     """Roll the hit location (the mounted die when a rider strikes a lower biped)."""
     expr = rules.mounted_location_die if mounted else rules.location_die
-    total = dice.roll(expr_of(expr)).total
+    total = dice.total(expr_of(expr))
     loc = rules.location_at.get(total)
     if loc is not None:
         return loc
@@ -103,7 +103,7 @@ def apply_wound(
         return out
     consequences: list[str] = []
     if rule.no_attack_die is not None:
-        turns = dice.roll(expr_of(rule.no_attack_die)).total
+        turns = dice.total(expr_of(rule.no_attack_die))
         add_condition(victim, "cannot_attack", turns)
         out["no_attack_turns"] = turns
         consequences.append(f"cannot attack for {turns} turns")

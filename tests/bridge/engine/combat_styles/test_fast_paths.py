@@ -9,8 +9,15 @@ import pytest
 
 from bridge.engine.combat_styles.blows import damage_expr
 from bridge.engine.combat_styles.checks import _target, target
-from bridge.engine.combat_styles.damage import expr_of, maximize, modifier_expr, step_modifier
+from bridge.engine.combat_styles.damage import (
+    expr_of,
+    maximize,
+    modifier_expr,
+    parry_block,
+    step_modifier,
+)
 from bridge.engine.combat_styles.exchange import situation_json
+from bridge.engine.combat_styles.finishing import _parry_block
 from bridge.engine.combat_styles.requests import Situation
 from bridge.engine.combat_styles.situations import attack_terms
 from bridge.engine.combat_styles.view import RulesView
@@ -111,3 +118,13 @@ def test_remembered_damage_expressions_are_the_computed_ones(
             modifier_expr(text) if arm.damage_modifier else None,
         )
         assert got == again == want
+
+
+def test_remembered_parry_blocks_are_the_computed_ones(view: RulesView) -> None:
+    for attacking in view.sizes:
+        for parrying in view.sizes:
+            block, text = _parry_block(view, attacking, parrying)
+            assert _parry_block(view, attacking, parrying) == (block, text)
+            computed = parry_block(view.sizes, view.parry_reductions, attacking, parrying)
+            assert block == computed
+            assert text == str(computed.fraction)
