@@ -195,7 +195,9 @@ def writable_record(old: JSON) -> JSON:
     rec = dict(old)
     rec["hit_points"] = dict(old["hit_points"])
     rec["armor"] = dict(old["armor"])
-    rec["weapons"] = {k: dict(v) for k, v in old["weapons"].items()}
+    rec["weapons"] = weapons = dict(old["weapons"])
+    for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
+        weapons[wid] = dict(held)
     rec["conditions"] = deep_copy(old["conditions"]) if old["conditions"] else {}
     rec["wounds"] = dict(old["wounds"])
     if "marks" in old:

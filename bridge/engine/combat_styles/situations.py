@@ -228,7 +228,8 @@ def defence_grade(
     rules: RulesView, situation: Situation, defender: JSON, notes: list[str]
 ) -> Grade:
     """The grade of the defender's parry or evade (situations and his own conditions)."""
-    ids = _grade_ids(rules, situation.defender_situations)
+    listed = situation.defender_situations
+    ids = _grade_ids(rules, listed) if listed else []
     return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
 
 
