@@ -8,6 +8,7 @@ request) or is parked in the encounter state under a token until ``choose_effect
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from bridge.engine.combat_styles import rounds
@@ -30,7 +31,7 @@ from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.odds import odds_of_targets
 from bridge.engine.combat_styles.requests import ExchangeBody, Situation
-from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
+from bridge.engine.combat_styles.situations import ONE, attack_terms, capped, defence_grade
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -91,11 +92,14 @@ def start_exchange(
     """Resolve the rolls of an exchange; finish it or park it for the winner's choice."""
     if state is None:
         state = fresh_state(rules, body)
-    if body.attacker == body.defender:
+    # Fields read more than once are read once: a pydantic attribute costs a hook call.
+    attacker_id, defender_id, grapple = body.attacker, body.defender, body.grapple
+    effects, odds_wanted = body.effects, body.odds
+    if attacker_id == defender_id:
         raise EngineError("a combatant cannot attack himself")
-    state = writable(state, body.attacker, body.defender)
-    att = combatant(state, body.attacker)
-    dfd = combatant(state, body.defender)
+    state = writable(state, attacker_id, defender_id)
+    att = combatant(state, attacker_id)
+    dfd = combatant(state, defender_id)
     att_conditions = att["conditions"]
     dfd_conditions = dfd["conditions"]
     for c in (att, dfd):
@@ -103,22 +107,21 @@ def start_exchange(
             raise EngineError(f"{c['name']} is dead")
     if "unconscious" in att_conditions or "incapacitated" in att_conditions:
         raise EngineError(f"{att['name']} is out of the fight and cannot attack")
-    if body.grapple and body.weapon not in (None, rules.unarmed_id):
+    if grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
-    arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
+    arm = usable_arm(rules, att, rules.unarmed_id if grapple else body.weapon, "attack")
     rounds.spend_for_attack(rules, state, att)
     situation = body.situation
+    surprise, engaged = situation.surprise, situation.engaged_reach
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
 
-    surprised = situation.surprise or "surprised" in dfd_conditions
+    surprised = surprise or "surprised" in dfd_conditions
     first_on_surprised = surprised and not dfd_conditions.get("surprised", {}).get("attacked")
     defence = body.defence
     parry_arm: Arm | None = None
     if defence in ("parry", "evade"):
-        flat_footed = situation.surprise or (
-            surprised and not dfd_conditions["surprised"].get("turn_come")
-        )
+        flat_footed = surprise or (surprised and not dfd_conditions["surprised"].get("turn_come"))
         if flat_footed:
             notes.append(f"{dfd['name']} is surprised and cannot defend before his initiative")
             defence = "none"
@@ -139,17 +142,15 @@ def start_exchange(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
             )
         if (
-            situation.engaged_reach is not None
+            engaged is not None
             and not rules.inside_reach_can_parry
             and parry_arm.reach is not None
             and (
-                rules.reaches.index(situation.engaged_reach) < rules.reach_index[parry_arm.reach]
+                rules.reaches.index(engaged) < rules.reach_index[parry_arm.reach]
                 and parry_arm.kind == "melee"
             )
         ):
-            raise EngineError(
-                f"{parry_arm.name} cannot parry inside its reach ({situation.engaged_reach})"
-            )
+            raise EngineError(f"{parry_arm.name} cannot parry inside its reach ({engaged})")
     if defence == "evade" and "entangled" in dfd_conditions:
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
@@ -212,7 +213,7 @@ def start_exchange(
                 "counterattack: both sides count as failing to parry; the longer reach strikes first"
             )
 
-    if body.odds:
+    if odds_wanted:
         odds = odds_of_targets(
             rules,
             att_target,
@@ -257,8 +258,8 @@ def start_exchange(
         "size_steps": terms.size_steps,
         "dm_steps": terms.dm_steps,
         "damage_modifier": terms.damage_modifier,
-        "outreached": outreached(rules, arm, situation.engaged_reach),
-        "damage_factor": [terms.damage_factor.numerator, terms.damage_factor.denominator],
+        "outreached": outreached(rules, arm, engaged),
+        "damage_factor": _ratio(terms.damage_factor),
         "surprised": surprised,
         "first_on_surprised": first_on_surprised,
         "hit_intended": hit_intended,
@@ -266,12 +267,12 @@ def start_exchange(
         "situation": situation_json(situation),
         "warded": dict(dfd_conditions.get("warding", {}).get("locations", {})),
         "notes": notes,
-        "grapple": body.grapple,
-        "inside_reach": inside_reach(rules, arm, situation.engaged_reach),
+        "grapple": grapple,
+        "inside_reach": inside_reach(rules, arm, engaged),
     }
     # A choice made in advance is checked against the eligible effects only when it names
     # some: an empty one (or no winner) finishes without them.
-    if diff.winner is not None and (body.effects is None or body.effects):
+    if diff.winner is not None and (effects is None or effects):
         winner_is_attacker = diff.winner == "attacker"
         taker = (
             Party(att, arm, att_roll.level)
@@ -287,14 +288,14 @@ def start_exchange(
         pending["chooser"] = taker.record["id"]
         pending["eligible"] = eligible
         pending["ineligible"] = refused
-    if diff.winner is None or body.effects is not None:
-        done = finish(rules, state, pending, body.effects or [], dice)
-        if body.odds:
+    if diff.winner is None or effects is not None:
+        done = finish(rules, state, pending, effects or [], dice)
+        if odds_wanted:
             done.result["odds"] = odds
         return done
     state.setdefault("pending", {})[token] = pending
     result: JSON = {"kind": "exchange", "status": "awaiting_effects", **_summary(pending)}
-    if body.odds:
+    if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state)
 
@@ -339,6 +340,11 @@ def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
 
 _DEFENCE_LABEL = {"parry": "1d100 parry", "evade": "1d100 evade"}
 """The dice label of each rolled defence."""
+
+
+def _ratio(factor: Fraction) -> list[int]:
+    """[numerator, denominator] of a damage factor (1 is by far the usual one)."""
+    return [1, 1] if factor is ONE else [factor.numerator, factor.denominator]
 
 
 def _luck(c: JSON, policy: str | None) -> Level | None:

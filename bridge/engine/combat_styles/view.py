@@ -37,10 +37,11 @@ class Arm:
     impale_size: str | None = None
     passive_block: int = 0
     parries_ranged: bool = False
+    is_ranged: bool = field(init=False, compare=False)
+    """A ranged, firearm or siege weapon (worked out from ``kind`` once, read constantly)."""
 
-    @property
-    def is_ranged(self) -> bool:
-        return self.kind in ("ranged", "firearm", "siege")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_ranged", self.kind in ("ranged", "firearm", "siege"))
 
 
 @dataclass(frozen=True, slots=True)
