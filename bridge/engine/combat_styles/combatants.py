@@ -8,7 +8,8 @@ modifier, initiative bonus, healing rate) or defaults from it (action points).
 from __future__ import annotations
 
 import marshal
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,9 +83,12 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     """The encounter-state record of a combatant (plain JSON)."""
     ch = block.characteristics
     stats = ch.model_dump(by_alias=True)
+    key = tuple(stats.values())
     for wid in block.weapons:
         rules.arm(wid)
-    hp = dict(block.hit_points) if block.hit_points is not None else hit_points(rules, stats)
+    hp = dict(
+        block.hit_points if block.hit_points is not None else derived(rules, hit_points, stats, key)
+    )
     for loc in hp:
         rules.location(loc)
     armor_ap: dict[str, int] = {}
@@ -105,7 +109,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     return {
         "id": block.id,
         "name": block.name or block.id,
-        "characteristics": ch.model_dump(by_alias=True),
+        "characteristics": dict(stats),
         "skills": skills,
         "weapons": {
             wid: {"hp": rules.arm(wid).hp, "broken": False}
@@ -119,13 +123,13 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "damage_modifier": block.damage_modifier or damage_modifier(rules, ch.STR + ch.SIZ),
         "action_points_max": block.action_points
         if block.action_points is not None
-        else action_points(rules, stats),
+        else derived(rules, action_points, stats, key),
         "initiative_bonus": block.initiative_bonus
         if block.initiative_bonus is not None
-        else rules.model.initiative.bonus.value(stats),
+        else derived(rules, initiative_bonus, stats, key),
         "healing_rate": block.healing_rate
         if block.healing_rate is not None
-        else healing_rate(rules, stats),
+        else derived(rules, healing_rate, stats, key),
         "luck_points": block.luck_points,
         "traits": sorted(block.traits),
         "quadruped": block.quadruped,
@@ -133,6 +137,27 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "conditions": {},
         "wounds": {},
     }
+
+
+T = TypeVar("T")
+
+
+def derived(
+    rules: RulesView,
+    formula: Callable[[RulesView, dict[str, int]], T],
+    stats: dict[str, int],
+    key: tuple[int, ...],
+) -> T:
+    """``formula(rules, stats)``, memoised per view on the characteristics ``key`` (the same
+    stat blocks come again and again; a formula is a pure function of them). A dict result is
+    shared: the caller copies it before handing it out."""
+    memo = rules.memo.setdefault("derived", {})
+    found = memo.get((formula, key))
+    if found is None:
+        if len(memo) >= 4096:
+            memo.clear()
+        found = memo[(formula, key)] = formula(rules, stats)
+    return found
 
 
 def action_points(rules: RulesView, stats: dict[str, int]) -> int:
@@ -154,6 +179,10 @@ def damage_modifier(rules: RulesView, str_siz: int) -> str:
         if str_siz >= low and (high is None or str_siz <= high):
             return dm
     return rules.dm_ladder[-1]
+
+
+def initiative_bonus(rules: RulesView, stats: dict[str, int]) -> int:
+    return rules.model.initiative.bonus.value(stats)  # type: ignore[no-any-return]
 
 
 def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:

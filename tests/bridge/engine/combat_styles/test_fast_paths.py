@@ -9,6 +9,14 @@ import pytest
 
 from bridge.engine.combat_styles.blows import damage_expr
 from bridge.engine.combat_styles.checks import _target, target
+from bridge.engine.combat_styles.combatants import (
+    StatBlock,
+    action_points,
+    healing_rate,
+    hit_points,
+    initiative_bonus,
+    record,
+)
 from bridge.engine.combat_styles.damage import (
     expr_of,
     maximize,
@@ -128,3 +136,21 @@ def test_remembered_parry_blocks_are_the_computed_ones(view: RulesView) -> None:
             computed = parry_block(view.sizes, view.parry_reductions, attacking, parrying)
             assert block == computed
             assert text == str(computed.fraction)
+
+
+def test_records_built_again_from_the_same_characteristics_are_equal_and_unshared(
+    view: RulesView,
+) -> None:
+    block = StatBlock.model_validate(fighter("a"))
+    first, second = record(view, block), record(view, block)
+    assert first == second
+    first["hit_points"]["chest"] -= 3
+    first["hit_points_max"]["chest"] -= 3
+    first["characteristics"]["siz"] = 1
+    third = record(view, block)
+    assert third == second
+    stats = block.characteristics.model_dump(by_alias=True)
+    assert third["hit_points_max"] == hit_points(view, stats)
+    assert third["action_points_max"] == action_points(view, stats)
+    assert third["initiative_bonus"] == initiative_bonus(view, stats)
+    assert third["healing_rate"] == healing_rate(view, stats)
