@@ -72,10 +72,6 @@ class Grade:
         """The skill at this grade, fractions rounded up."""
         return ceil_div(skill * self.numerator, self.denominator)
 
-    def __hash__(self) -> int:
-        # Equal grades have equal ids; a string caches its hash (grades key the target memo).
-        return hash(self.id)
-
 
 @dataclass(frozen=True, slots=True)
 class CheckRules:
@@ -99,10 +95,11 @@ class CheckRules:
     """An augment adds this share of the augmenting skill (rounded up)."""
     by_id: Mapping[str, Grade] = field(init=False, repr=False, compare=False)
     """Grades by id (the first of the ladder wins, as a search along it would)."""
-    targets: dict[tuple[int, Grade | None, int, int], Target] = field(
+    targets: dict[tuple[int, int, int, int], tuple[Grade | None, Target]] = field(
         init=False, repr=False, compare=False
     )
-    """Memo of :func:`target` (a pure function of these rules and its arguments)."""
+    """Memo of :func:`target` (a pure function of these rules and its arguments), keyed by the
+    grade's identity; each entry holds its grade, so no other object can take that identity."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {g.id: g for g in reversed(self.grades)})
@@ -158,13 +155,13 @@ def target(
 ) -> Target:
     """The target of a check: ``skill`` − ``penalty`` (skills over 100 in a contest), at
     ``grade``, plus the augment bonus from an augmenting skill of ``augment``."""
-    key = (skill, grade, augment, penalty)
+    key = (skill, id(grade), augment, penalty)
     found = rules.targets.get(key)
     if found is None:
         if len(rules.targets) >= _TARGETS_KEPT:
             rules.targets.clear()
-        found = rules.targets[key] = _target(rules, skill, grade, augment, penalty)
-    return found
+        found = rules.targets[key] = (grade, _target(rules, skill, grade, augment, penalty))
+    return found[1]
 
 
 _TARGETS_KEPT = 4096

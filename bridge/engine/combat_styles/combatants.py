@@ -214,8 +214,10 @@ def writable(state: JSON, *ids: str) -> JSON:
     for key in ("pending", "initiative"):
         if key in state:
             out[key] = dict(state[key])
+    records = out["combatants"]
     for cid in ids:
-        out["combatants"][cid] = writable_record(combatant(state, cid))
+        old = records.get(cid)
+        records[cid] = writable_record(old if old is not None else combatant(state, cid))
     return out
 
 

@@ -245,6 +245,8 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
     """Grades a combatant's own conditions impose on his rolls, read from the rule data:
     blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
     impaled in him (the impale table), lying prone (the prone situation)."""
+    if not c["conditions"] and not c.get("fatigue_levels"):
+        return []  # fresh and unhindered: the usual case
     grades: list[str] = []
     why: list[str] = []
     level = fatigue_of(rules, c)
