@@ -37,8 +37,17 @@ class Finisher:
     def chosen(self, effect_id: str) -> list[EffectChoice]:
         return [c for c in self.choices if c.id == effect_id]
 
-    def has(self, effect_id: str) -> bool:
-        return any(c.id == effect_id for c in self.choices)
+    def has(self, mechanic: str) -> bool:
+        """Whether a chosen effect works by ``mechanic`` (its rule data's ``mechanic``)."""
+        return self.chosen_by(mechanic) is not None
+
+    def chosen_by(self, mechanic: str) -> str | None:
+        """The id of the first chosen effect that works by ``mechanic``, if any."""
+        effects = self.rules.effects
+        for c in self.choices:
+            if effects[c.id].mechanic == mechanic:
+                return c.id
+        return None
 
     @property
     def attacker(self) -> JSON:
@@ -209,6 +218,7 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
         blow.to_hp,
         fx.pending["attack"],
         kill,
+        mitigate=victim["id"] in fx.pending.get("mitigate", ()),
     )
 
 
@@ -228,7 +238,7 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     blow.steps.append(
         "Select Target: an adjacent bystander is struck" if automatic else "a bystander is struck"
     )
-    location = roll_location(fx.rules, fx.dice)
+    location = roll_location(fx.rules, fx.dice, victim=victim)
     blow.location = location.id
     apply_armor(fx, victim, location, blow, effects=False)
     wound_blow(fx, blow)

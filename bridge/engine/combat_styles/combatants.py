@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.engine.combat_styles.bodily import bodily_record
 from bridge.engine.combat_styles.checks import ceil_div
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -73,10 +74,24 @@ class StatBlock(Body):
     healing_rate: int | None = Field(None, ge=0)
     luck_points: int = Field(0, ge=0, le=20)
     traits: list[str] = Field(default_factory=list)
-    """Combat-style traits (e.g. ``assassination``, ``unarmed-prowess``)."""
+    """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
     quadruped: bool = False
+    body_plan: str | None = None
+    """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
+    rule data's ``combat.body_plan``)."""
     fatigue_initiative: int = 0
     """Initiative penalty from fatigue (0 when fresh)."""
+    fatigue: str | None = Field(None, max_length=64)
+    """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
+    magic_points: int | None = Field(None, ge=0, le=500)
+    """Magic Points (absent: the rule data's formula, if it has one)."""
+    spirit_combat: int | None = Field(None, ge=0, le=500)
+    """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
+    enc: int | None = Field(None, ge=0, le=10000)
+    """Total ENC carried (absent: encumbrance is not assessed)."""
+    hands: dict[str, str | None] | None = None
+    """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
+    Absent: the listed weapons fill the hands in order; what does not fit is carried."""
 
 
 def record(rules: RulesView, block: StatBlock) -> JSON:
@@ -86,8 +101,15 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     key = tuple(stats.values())
     for wid in block.weapons:
         rules.arm(wid)
+    for trait in block.traits:
+        if trait not in rules.style_trait_ids:
+            known = ", ".join(sorted(rules.style_trait_ids))
+            raise LookupError(f"unknown style trait {trait!r} (known: {known})")
+    plan = rules.body_plan({"body_plan": block.body_plan}).id
     hp = dict(
-        block.hit_points if block.hit_points is not None else derived(rules, hit_points, stats, key)
+        block.hit_points
+        if block.hit_points is not None
+        else derived(rules, hit_points, stats, key, plan)
     )
     for loc in hp:
         rules.location(loc)
@@ -133,9 +155,11 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "luck_points": block.luck_points,
         "traits": sorted(block.traits),
         "quadruped": block.quadruped,
+        "body_plan": plan,
         "fatigue_initiative": block.fatigue_initiative,
         "conditions": {},
         "wounds": {},
+        **bodily_record(rules, block, stats),
     }
 
 
@@ -144,19 +168,20 @@ T = TypeVar("T")
 
 def derived(
     rules: RulesView,
-    formula: Callable[[RulesView, dict[str, int]], T],
+    formula: Callable[..., T],
     stats: dict[str, int],
     key: tuple[int, ...],
+    *args: Any,
 ) -> T:
-    """``formula(rules, stats)``, memoised per view on the characteristics ``key`` (the same
-    stat blocks come again and again; a formula is a pure function of them). A dict result is
-    shared: the caller copies it before handing it out."""
+    """``formula(rules, stats, *args)``, memoised per view on the characteristics ``key`` and
+    ``args`` (the same stat blocks come again and again; a formula is a pure function of them).
+    A dict result is shared: the caller copies it before handing it out."""
     memo = rules.memo.setdefault("derived", {})
-    found = memo.get((formula, key))
+    found = memo.get((formula, key, args))
     if found is None:
         if len(memo) >= 4096:
             memo.clear()
-        found = memo[(formula, key)] = formula(rules, stats)
+        found = memo[(formula, key, args)] = formula(rules, stats, *args)
     return found
 
 
@@ -168,10 +193,12 @@ def action_points(rules: RulesView, stats: dict[str, int]) -> int:
         raise LookupError(str(err).strip("'\"")) from None
 
 
-def hit_points(rules: RulesView, stats: dict[str, int]) -> dict[str, int]:
-    """Hit points per location from the characteristics, by the rule data's formula."""
+def hit_points(rules: RulesView, stats: dict[str, int], plan: str | None = None) -> dict[str, int]:
+    """Hit points per location of the body plan (the default one unless named) from the
+    characteristics, by the rule data's formula."""
     base = rules.model.hit_points.value(stats)
-    return {loc.id: max(loc.hp_minimum, base + loc.hp_offset) for loc in rules.locations}
+    locations = rules.body_plan({"body_plan": plan}).locations
+    return {loc.id: max(loc.hp_minimum, base + loc.hp_offset) for loc in locations}
 
 
 def damage_modifier(rules: RulesView, str_siz: int) -> str:

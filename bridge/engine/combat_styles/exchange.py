@@ -29,9 +29,11 @@ from bridge.engine.combat_styles.combatants import (
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
+from bridge.engine.combat_styles.hands import holds, require_free_hand, require_held
 from bridge.engine.combat_styles.odds import odds_of_targets
 from bridge.engine.combat_styles.requests import ExchangeBody, Situation
 from bridge.engine.combat_styles.situations import ONE, attack_terms, capped, defence_grade
+from bridge.engine.combat_styles.traits import evade_ends_prone
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -56,7 +58,7 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
     if arm_id is None:
         arm_id = rules.unarmed_id
         for w in weapons:
-            if w != arm_id and _can_use(c, w):
+            if w != arm_id and _can_use(rules, c, w):
                 arm_id = w
                 break
     state = weapons.get(arm_id)
@@ -70,6 +72,7 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
             raise EngineError(
                 f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
             )
+    require_held(rules, c, arm_id, purpose)
     return rules.arm(arm_id)
 
 
@@ -77,8 +80,8 @@ _WEAPON_CONDITIONS = ("disarmed", "taken", "pinned", "impaled_in", "malfunction"
 """Conditions that keep the weapons they list out of use."""
 
 
-def _can_use(c: JSON, arm_id: str) -> bool:
-    if c["weapons"][arm_id]["broken"]:
+def _can_use(rules: RulesView, c: JSON, arm_id: str) -> bool:
+    if c["weapons"][arm_id]["broken"] or not holds(rules, c, arm_id):
         return False
     conditions = c["conditions"]
     return not conditions or not any(
@@ -109,6 +112,8 @@ def start_exchange(
         raise EngineError(f"{att['name']} is out of the fight and cannot attack")
     if grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
+    if grapple:
+        require_free_hand(rules, att, "grapple")
     arm = usable_arm(rules, att, rules.unarmed_id if grapple else body.weapon, "attack")
     rounds.spend_for_attack(rules, state, att)
     situation = body.situation
@@ -137,7 +142,7 @@ def start_exchange(
         parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
         if "warding" in dfd_conditions:
             _end_ward(dfd, parry_arm.id, notes)
-        if arm.is_ranged and not parry_arm.parries_ranged:
+        if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
             )
@@ -155,6 +160,7 @@ def start_exchange(
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
     att_skill = terms.skill
+    key = "evade"  # the defender's skill, for his grade
     if defence == "evade":
         dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation)
     elif defence == "parry":
@@ -190,7 +196,7 @@ def start_exchange(
     dfd_json: JSON | None = None
     if defence in ("parry", "evade"):
         rounds.spend_reaction(state, dfd, rules)
-        dfd_grade = defence_grade(rules, situation, dfd, notes)
+        dfd_grade = defence_grade(rules, situation, dfd, notes, key)
         dfd_target = target(
             checks,
             dfd_skill,
@@ -203,7 +209,7 @@ def start_exchange(
             dfd["luck_points"] -= 1
         dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
-        if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
+        if defence == "evade" and evade_ends_prone(rules, dfd):
             add_condition(dfd, "prone")
             notes.append(f"{dfd['name']} ends prone after evading")
     else:
@@ -264,6 +270,7 @@ def start_exchange(
         "first_on_surprised": first_on_surprised,
         "hit_intended": hit_intended,
         "bystander": body.bystander,
+        "mitigate": list(body.mitigate_damage),
         "situation": situation_json(situation),
         "warded": dict(dfd_conditions.get("warding", {}).get("locations", {})),
         "notes": notes,

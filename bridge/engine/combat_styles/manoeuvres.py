@@ -14,7 +14,7 @@ from bridge.engine.contract import JSON, EngineError
 def entangle(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     loc = choice.location or (blow.location if blow else None)
     if loc is None:
-        loc = roll_location(fx.rules, fx.dice).id
+        loc = roll_location(fx.rules, fx.dice, victim=fx.victim).id
     location = fx.rules.location(loc)
     add_condition(fx.victim, "entangled", None, location=loc, by=fx.taker["id"])
     if location.limb and location.leg:
@@ -123,7 +123,7 @@ def force_failure(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JS
 
 
 def reload(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    n = fx.rules.effects[choice.id].params.reload_reduction or 1
+    n = fx.rules.effects[choice.id].params.reload_reduction  # required for rapid_reload
     cond = fx.taker["conditions"].setdefault("rapid_reload", {"turns": None, "turns_off": 0})
     cond["turns_off"] += n
     rec["outcome"] = f"next reload {cond['turns_off']} turn(s) shorter"

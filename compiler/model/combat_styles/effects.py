@@ -46,6 +46,59 @@ Condition = Literal[
 """
 
 
+Mechanic = Literal[
+    "generic",
+    "accidental_injury",
+    "arise",
+    "bash",
+    "bleed",
+    "blind_opponent",
+    "bypass_armor",
+    "choose_location",
+    "circumvent_cover",
+    "circumvent_parry",
+    "close_range",
+    "compel_surrender",
+    "damage_weapon",
+    "disarm_opponent",
+    "drop_foe",
+    "duck_back",
+    "enhance_parry",
+    "entangle",
+    "flurry",
+    "force_failure",
+    "grip",
+    "impale",
+    "kill_silently",
+    "marksman",
+    "maximize_damage",
+    "open_range",
+    "overextend_opponent",
+    "overpenetration",
+    "pin_down",
+    "pin_weapon",
+    "prepare_counter",
+    "press_advantage",
+    "rapid_reload",
+    "remise",
+    "select_target",
+    "slip_free",
+    "spoil_spell",
+    "stand_fast",
+    "stun_location",
+    "sunder",
+    "take_weapon",
+    "trip_opponent",
+    "weapon_malfunction",
+    "withdraw",
+]
+"""The consequence the engine gives an effect, named after the text's effect that has it.
+An effect whose ``mechanic`` is ``sunder`` works as Sunder whatever its id or name, so a GM may
+rename an effect or clone it under a new id. ``generic``: the victim resists with the effect's
+``resisted_by`` (if any) or simply gains a condition named after the effect (or, with
+``params.sets_range``, the engagement range changes)."""
+
+
 class EffectRequirements(RuleModel):
     """What must be true for the taker to choose the effect. Absent fields require nothing."""
 
@@ -131,6 +184,20 @@ class TargetLimit(RuleModel):
     multiple: int = Field(gt=0)
 
 
+class FollowUp(RuleModel):
+    """A move the taker may make on his following Turn while the effect holds its victim
+    (Entangle: an automatic Trip Opponent for 1 AP)."""
+
+    action: Id
+    """The ``actions`` entry that makes the move (its kind and Action Point cost)."""
+    effect: Id
+    """The special effect attempted: the victim resists it with its ``resisted_by`` skills."""
+    skill: Skill
+    """The taker's roll the victim's resistance is opposed against."""
+    condition: Literal["prone"]
+    """What befalls a victim who fails to resist."""
+
+
 class EffectParams(RuleModel):
     """The numbers an effect's consequence needs. Only the fields an effect uses are set."""
 
@@ -153,6 +220,8 @@ class EffectParams(RuleModel):
     fatigue_per_round: int | None = None
     """Fatigue levels lost at the start of each Combat Round."""
     reload_reduction: int | None = None
+    chooses_location: bool = False
+    """The taker names the hit location the blow lands on (within reach)."""
     location_steps: int | None = None
     """How many steps to an adjoining hit location the effect may move a hit."""
     second_target_damage: Fraction | None = None
@@ -172,6 +241,10 @@ class EffectParams(RuleModel):
     combines_with_opposed: bool = False
     """Force Failure: only together with another effect that needs an opposed roll."""
     unarmed_ignores_armor: bool = False
+    follow_up: FollowUp | None = None
+    senseless_locations: tuple[Id, ...] = ()
+    """Stun Location: hit locations that, stunned, leave the victim insensible (incapacitated);
+    another stunned location that is not a limb leaves him able only to defend."""
 
 
 class SpecialEffect(Entry):
@@ -183,6 +256,9 @@ class SpecialEffect(Entry):
     """May be picked more than once in one exchange."""
     narrative: bool = False
     """Purely narrative: the engine records the choice but changes no numbers."""
+    mechanic: Mechanic | None = None
+    """The consequence the engine applies (see :data:`Mechanic`); a narrative effect may
+    leave it out, any other effect must name one."""
     requires: EffectRequirements = EffectRequirements()
     resisted_by: Resistance | None = None
     escape: Escape | None = None

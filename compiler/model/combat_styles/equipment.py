@@ -45,13 +45,6 @@ class ParryReduction(Entry):
         return lo_ok and hi_ok
 
 
-class WeaponTrait(Entry):
-    """A weapon property that is not a special effect (Thrown, Set, Barbed, Flexible…)."""
-
-    name: str
-    description: str
-
-
 class Weapon(Entry):
     """A close-combat weapon. ``effects`` are the special-effect ids the weapon enables."""
 
@@ -121,6 +114,8 @@ class RangedWeapon(Entry):
 
     name: str
     kind: Literal["ranged", "firearm", "siege"] = "ranged"
+    hands: Literal[1, 2] | None = None
+    """Hands it needs (absent: ``combat.hands.ranged_hands``)."""
     damage: DiceText | None = None
     """Absent: the weapon deals no damage of its own (a blowgun delivers poison)."""
     damage_modifier: bool

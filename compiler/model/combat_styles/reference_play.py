@@ -11,6 +11,25 @@ if TYPE_CHECKING:
     from compiler.model.combat_styles.model import CombatStylesRules
 
 
+TRAIT_HANDLING = {
+    "rules": "applied",
+    "unlocks_effects": "unlocks special effects",
+    "narrative": "GM's call",
+}
+"""How the roll server treats a style trait, as the journal says it."""
+
+
+def _thrusting(rules: CombatStylesRules) -> str:
+    """Which weapons count as thrusting under water, in words."""
+    swim = rules.combat.swimming
+    effects = {e.id: e.name for e in rules.special_effects}
+    traits = {t.id: t.name for t in rules.weapon_traits}
+    parts = [f"those that can {effects[e]}" for e in swim.thrusting_effects if e in effects]
+    parts += [f"{traits[t]} weapons" for t in swim.thrusting_traits if t in traits]
+    parts += [f"{k} attacks unaffected" for k in swim.unaffected_kinds]
+    return "; ".join(parts) or "none listed"
+
+
 def situation_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
     """Situational modifiers, caps, impale, distance, knockback, charging, fatigue, other numbers."""
     grades = {g.id: g.name for g in rules.grades}
@@ -100,6 +119,42 @@ def _minutes(value: int | None) -> str | None:
     return f"{value // 60} h"
 
 
+def _body_rows(rules: CombatStylesRules) -> list[tuple[str, str]]:
+    """Rows for encumbrance, fatigue checks, spirit combat and hands."""
+    cb = rules.combat
+    enc, fat, spirit, hands = cb.encumbrance, cb.fatigue_checks, cb.spirit_combat, cb.hands
+    return [
+        (
+            "Encumbrance",
+            "; ".join(
+                f"ENC over {b.over_str_multiple}× STR: {signed(b.grade_steps)} grade(s), "
+                f"movement {b.movement}"
+                for b in enc.bands
+            )
+            + f" (skills: {', '.join(s.replace('_', ' ').title() for s in enc.skills)})",
+        ),
+        (
+            "Fatigue check in combat",
+            f"{fat.skill.title()} every "
+            + "; ".join(f"{b.every_rounds} Rounds at CON {b.con}" for b in fat.bands)
+            + f"; failure: {signed(-fat.levels_lost_on_failure)} fatigue level(s)",
+        ),
+        (
+            "Spirit combat",
+            "attacker's spirit-combat skill against the defender's "
+            + " or ".join(s.replace("_", " ") for s in spirit.resist_with)
+            + "; the winner rolls Spirit Damage for his skill against the loser's Magic Points; "
+            f"at {spirit.defeated_at} Magic Points or less: {spirit.defeated_condition}",
+        ),
+        (
+            "Hands",
+            f"{', '.join(h.id for h in hands.hands)}; shields take {hands.shield_hands}, "
+            f"missile weapons {hands.ranged_hands} unless listed; picking up a dropped weapon "
+            f"takes {hands.pick_up_turns} Ready Weapon actions",
+        ),
+    ]
+
+
 def _numbers(rules: CombatStylesRules) -> ReferenceTable:
     k, c, cb = rules.knockback, rules.charging, rules.combat
     grades = {g.id: g.name for g in rules.grades}
@@ -146,7 +201,10 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
             "Mounted attacker",
             f"location {cb.mounted.location_die}+{cb.mounted.location_add} against a lower biped",
         ),
-        ("Swimming", f"only thrusting weapons, damage {cb.swimming.thrusting_damage}"),
+        (
+            "Swimming",
+            f"only thrusting weapons ({_thrusting(rules)}), damage {cb.swimming.thrusting_damage}",
+        ),
         (
             "Inside a longer weapon's reach",
             f"it cannot parry; its damage is capped at {cb.reach.inside_reach_damage_cap}",
@@ -164,6 +222,7 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
         ),
         ("Aiming", f"{cb.ranged.aim_rounds} full Round eases one situational grade"),
         ("Grapple", f"a held head or torso makes every skill {grades[cb.grapple.body_grade]}"),
+        *_body_rows(rules),
     ]
     notes = [
         f"{name.replace('_', ' ')}: assumed — {part.note}"
@@ -237,15 +296,20 @@ def round_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
         table(
             "style_traits",
             "Combat Style Traits",
-            ("Trait", "Group only", "Benefit"),
-            [(t.name, t.group_only, t.description) for t in rules.style_traits],
-            "Group only: everyone in the group must have the trait.",
+            ("Trait", "Group only", "Benefit", "Arbiter"),
+            [
+                (t.name, t.group_only, t.description, TRAIT_HANDLING[t.effect])
+                for t in rules.style_traits
+            ],
+            "Group only: everyone in the group must have the trait. Arbiter: whether the roll "
+            "server applies the benefit, it unlocks special effects, or the GM judges it.",
             assumed_notes(rules.style_traits),
         ),
         table(
             "weapon_traits",
             "Weapon Traits",
-            ("Trait", "Meaning"),
-            [(t.name, t.description) for t in rules.weapon_traits],
+            ("Trait", "Meaning", "Arbiter"),
+            [(t.name, t.description, TRAIT_HANDLING[t.effect]) for t in rules.weapon_traits],
+            "Arbiter: whether the roll server applies the trait or the GM judges it.",
         ),
     ]

@@ -98,9 +98,13 @@ def test_the_view_indexes_agree_with_searching_the_ladders_and_tables(view: Rule
         assert view.size_index[size] == view.sizes.index(size)
     for loc in view.locations:
         assert view.location(loc.id) == next(x for x in view.locations if x.id == loc.id)
-    for total in range(-5, 40):
-        covering = [loc for loc in view.locations if loc.low <= total <= loc.high]
-        assert view.location_at.get(total) == (covering[0] if covering else None)
+    for plan in view.body_plans.values():
+        for total in range(-5, 40):
+            covering = [loc for loc in plan.locations if loc.low <= total <= loc.high]
+            assert plan.location_at.get(total) == (covering[0] if covering else None)
+    searched = [*view.locations, *(x for p in view.body_plans.values() for x in p.locations)]
+    for loc in searched:
+        assert view.location(loc.id) == next(x for x in searched if x.id == loc.id)
     assert {w.id: w.rank for w in view.wounds} == view.wound_rank
     with pytest.raises(LookupError, match="unknown hit location 'tail'"):
         view.location("tail")
