@@ -2,22 +2,33 @@
 
 Run: ``.venv/bin/python benchmarks/bridge.py [--seconds S] [--rounds R] [--idle N]``
 
-Both servers run in their own process on 127.0.0.1; one client process drives them with 1, 10
-and 100 connections, each sending its next message as soon as the previous answer arrives.
-The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny test
-ruleset's d100 check, and the report says so); the echo server returns the same frame. Every
-Arbiter request has a new id, so each one is decided by the engine and committed to the log.
-Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
-load from elsewhere on the machine hits both. The server's rate limit is raised for the run (a table of humans never comes near it).
-Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
-Server CPU per round trip (from /proc) is reported too: unlike wall-clock figures it hardly moves
-when other work shares the machine.
+What it measures, and what makes the comparison like with like:
+
+* Both servers run in their own process on 127.0.0.1, on the same ``websockets`` asyncio API,
+  with compression off on both sides (no permessage-deflate: the client offers none, and both
+  servers are told ``compression=None``) and the same 1 MiB frame limit.
+* One client process (the same code, the same client library) drives each with 1, 10 and 100
+  connections, each sending its next message as soon as the previous answer arrives. Both get
+  the very same request frames; the echo server answers each with a frame as long as Arbiter's
+  answer to that request (measured once at the start), so both move the same bytes each way.
+* The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny
+  test ruleset's d100 check, and the report says so), its two stat blocks carried in the body
+  (no encounter). Every Arbiter request has a new id, so each one is decided by the engine and
+  committed to the roll log before it is answered.
+* Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
+  load from elsewhere on the machine hits both. The server's rate limit is raised for the run
+  (a table of humans never comes near it).
+* ``CPU us/req``: the server process's CPU time (user + system, from /proc) per round trip.
+  Unlike the wall-clock figures it hardly moves when other work shares the machine, so it is
+  the figure to compare between two versions of the server.
+* Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
 
 First, without sockets, the server path alone: the process CPU time one client session takes to
-answer a batch of exchanges (parse, decide, log, group commit every ``GROUP`` rows) beside the
-engine alone resolving the very same requests with the very same dice; their difference is what
-the server adds around the engine. The minimum and the median over ``--path-batches`` batches
-are shown (the minimum is the figure least disturbed by other work on the machine).
+answer a batch of exchanges (parse, decide, log, and the server's own group commit every
+``GROUP`` rows) beside the engine alone resolving the very same requests with the very same dice;
+their difference is what the server adds around the engine. The minimum and the median over
+``--path-batches`` batches are shown (the minimum is the figure least disturbed by other work on
+the machine).
 """
 
 from __future__ import annotations
@@ -46,12 +57,14 @@ ECHO_SERVER = """
 import asyncio, sys
 from websockets.asyncio.server import serve
 
+REPLY = "x" * int(sys.argv[1]) if len(sys.argv) > 1 else None
+
 async def echo(ws):
     async for message in ws:
-        await ws.send(message)
+        await ws.send(message if REPLY is None else REPLY)
 
 async def main():
-    async with serve(echo, "127.0.0.1", 0) as server:
+    async with serve(echo, "127.0.0.1", 0, compression=None, max_size=2**20) as server:
         print("echo: ws://127.0.0.1:%d" % server.sockets[0].getsockname()[1], flush=True)
         await server.serve_forever()
 
@@ -212,8 +225,10 @@ def server_path(batches: int) -> None:
             for i, frame in enumerate(frames):
                 reply = session.handle(frame)
                 if i % GROUP == GROUP - 1:
-                    server.store.commit()
-            server.store.commit()
+                    # The server's own group commit, which also runs (and so releases) what
+                    # each outcome left to do after its commit, as it does when serving.
+                    await server.committed()
+            await server.committed()
             total = time.process_time() - started
             if '"type":"outcome"' not in reply:
                 raise RuntimeError(f"not an outcome: {reply[:300]}")
@@ -283,6 +298,17 @@ def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, A
     return server, secret, tiny_check, f"tiny d100 check (FALLBACK: {why})"
 
 
+async def _reply_size(url: str, secret: str, make: Callable[[int], dict[str, Any]]) -> int:
+    """The length of Arbiter's answer to one request (the echo server answers with as much)."""
+    ws = await _open(url, secret)
+    await ws.send(json.dumps({"v": 1, "type": "request", "request": make(-1)}))
+    reply = await ws.recv()
+    await ws.close()
+    if '"type":"outcome"' not in str(reply):
+        raise RuntimeError(f"not an outcome: {str(reply)[:300]}")
+    return len(reply)
+
+
 async def _served(url: str, secret: str) -> dict[str, Any]:
     ws = await connect(url, compression=None)
     hello = {"v": 1, "type": "hello", "token": secret, "client": {"name": "benchmark"}}
@@ -306,19 +332,26 @@ def main(argv: list[str] | None = None) -> int:
         server_path(args.path_batches)
     data = Path(tempfile.mkdtemp(prefix="arbiter-bench-"))
     arbiter, secret, make_request, what = start_arbiter(data)
-    echo = Process([sys.executable, "-c", ECHO_SERVER])
+    reply_bytes = asyncio.run(_reply_size(arbiter.url, secret, make_request))
+    echo = Process([sys.executable, "-c", ECHO_SERVER, str(reply_bytes)])
     print(
         f"request: {what}; loopback; {os.cpu_count()} CPUs; {args.rounds} interleaved rounds of "
         f"{args.seconds:g} s per measurement, median shown"
     )
-    print(f"{'server':<8} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}")
+    print(
+        f"{'server':<8} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9} "
+        f"{'CPU us/req':>10}"
+    )
     results: dict[tuple[str, int], tuple[float, float, float]] = {}
     cpu = {"echo": 0.0, "arbiter": 0.0}
     served = {"echo": 0, "arbiter": 0}
     offset = 0
     try:
         for n in CONNECTIONS:
-            rounds: dict[str, list[tuple[int, float, float, float]]] = {"echo": [], "arbiter": []}
+            rounds: dict[str, list[tuple[int, float, float, float, float]]] = {
+                "echo": [],
+                "arbiter": [],
+            }
             for _ in range(args.rounds):
                 for name, server, token in (("echo", echo, None), ("arbiter", arbiter, secret)):
                     start_id = offset
@@ -331,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
                     offset += MAX_REQUESTS
                     cpu_before = server.cpu_seconds()
                     times, wall = asyncio.run(measure(server.url, token, n, args.seconds, make))
-                    cpu[name] += server.cpu_seconds() - cpu_before
+                    used = server.cpu_seconds() - cpu_before
+                    cpu[name] += used
                     served[name] += len(times)
                     rounds[name].append(
                         (
@@ -339,13 +373,18 @@ def main(argv: list[str] | None = None) -> int:
                             percentile(times, 50) * 1e3,
                             percentile(times, 99) * 1e3,
                             len(times) / wall,
+                            used / max(len(times), 1) * 1e6,
                         )
                     )
             for name in ("echo", "arbiter"):
                 count = sum(r[0] for r in rounds[name])
-                p50, p99, rate = (statistics.median(r[i] for r in rounds[name]) for i in (1, 2, 3))
+                p50, p99, rate, per = (
+                    statistics.median(r[i] for r in rounds[name]) for i in (1, 2, 3, 4)
+                )
                 results[(name, n)] = (p50, p99, rate)
-                print(f"{name:<8} {n:>5} {count:>9} {p50:>8.3f} {p99:>8.3f} {rate:>9.0f}")
+                print(
+                    f"{name:<8} {n:>5} {count:>9} {p50:>8.3f} {p99:>8.3f} {rate:>9.0f} {per:>10.0f}"
+                )
         for n in CONNECTIONS:
             e, a = results[("echo", n)], results[("arbiter", n)]
             print(
