@@ -201,7 +201,7 @@ def server_path(batches: int) -> None:
     from bridge.engine.dice import KeyedSource
     from bridge.engine.envelope import Request, resolve
     from bridge.limits import Limits
-    from bridge.server import ArbiterServer, ServerConfig
+    from bridge.server import ArbiterServer, ServerConfig, settle_heap
     from bridge.session import ClientSession
 
     async def run() -> tuple[list[float], list[float]]:
@@ -214,6 +214,7 @@ def server_path(batches: int) -> None:
             await server.close()
             return [], []
         served = server.rules.served["combat-styles"]
+        settle_heap()  # as ArbiterServer.start() does before it listens
         session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
         session.user = "benchmark"
         twin = KeyedSource(session.seed)  # the same dice the session's source draws
