@@ -106,6 +106,8 @@ class ArbiterServer:
         if ended:
             log.info("closed %d session(s) left open by a previous run", ended)
         self.clients: set[ClientSession] = set()
+        self.listeners: set[ClientSession] = set()
+        """The clients subscribed to other clients' outcomes (``outcome`` events)."""
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
         limits = config.limits
@@ -116,7 +118,7 @@ class ArbiterServer:
             auth_timeout_seconds=limits.auth_timeout_seconds,
             max_dice_per_request=limits.max_dice_per_request,
         )
-        self._commit: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
         self._after_commit: list[Callable[[], None]] = []
         self._server: Server | None = None
         self._watcher_task: asyncio.Task[None] | None = None
@@ -189,9 +191,18 @@ class ArbiterServer:
 
     def join(self, session: ClientSession) -> None:
         self.clients.add(session)
+        self.subscribed(session)
+
+    def subscribed(self, session: ClientSession) -> None:
+        """Take note of a joined client's event streams (after hello or subscribe)."""
+        if "outcome" in session.events and session in self.clients:
+            self.listeners.add(session)
+        else:
+            self.listeners.discard(session)
 
     def leave(self, session: ClientSession) -> None:
         self.clients.discard(session)
+        self.listeners.discard(session)
         self.store.end_session(session.id, time.time())
 
     def health(self) -> dict[str, Any]:
@@ -210,31 +221,36 @@ class ArbiterServer:
 
         The first waiter of an event-loop turn schedules one COMMIT after the callbacks already
         ready to run: every connection whose message arrived in the same turn stages its row
-        first, and one write makes them all durable.
+        first, and one write makes them all durable. Each waiter has a future of its own, so a
+        waiter cancelled (its connection closing) cancels nobody else's wait.
         """
         if not self.store.in_transaction:
             return
-        if self._commit is None:
-            loop = asyncio.get_running_loop()
-            self._commit = loop.create_future()
-            loop.call_soon(self._do_commit, self._commit)
-        await asyncio.shield(self._commit)
+        loop = asyncio.get_running_loop()
+        if not self._waiters:
+            loop.call_soon(self._do_commit)
+        waiter = loop.create_future()
+        self._waiters.append(waiter)
+        await waiter
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the rows staged so far are committed (never if the commit fails)."""
         self._after_commit.append(callback)
 
-    def _do_commit(self, done: asyncio.Future[None]) -> None:
-        self._commit = None
+    def _do_commit(self) -> None:
+        waiters, self._waiters = self._waiters, []
         callbacks, self._after_commit = self._after_commit, []
         try:
             self.store.commit()
         except Exception as err:
             log.exception("the roll log could not commit; its staged rows are dropped")
-            done.set_exception(err)
-            done.exception()  # retrieved here, so a turn without waiters logs nothing more
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(err)
             return
-        done.set_result(None)
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
         for callback in callbacks:
             callback()
 
@@ -242,7 +258,7 @@ class ArbiterServer:
 
     def publish(self, seq: int, outcome: OutcomeText, exclude: ClientSession) -> None:
         """Tell every other subscribed client about an outcome (each sees what it may)."""
-        for client in tuple(self.clients):
+        for client in tuple(self.listeners):
             if client is exclude:
                 continue
             text = client.outcome_event(seq, outcome)

@@ -235,6 +235,7 @@ class ClientSession:
             return encode(Pong(id=message.id))
         if isinstance(message, Subscribe):
             self.events = frozenset(message.events)
+            self.server.subscribed(self)
             return encode(Pong(id=message.id))
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
@@ -250,7 +251,8 @@ class ClientSession:
         decided = decide(message, server.rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
         seq, text = decided.row.seq, decided.text
-        if not decided.replayed:
+        if not decided.replayed and len(server.listeners) > (self in server.listeners):
+            # Somebody else listens: tell them once the row is durable.
             server.after_commit(lambda: server.publish(seq, text, exclude=self))
         return outcome_message_text(seq, decided.replayed, text.shown(self.participants))
 
