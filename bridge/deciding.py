@@ -13,9 +13,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
-from bridge.engine.envelope import RequestError, resolve
+from bridge.engine.envelope import Request, RequestError, resolve
 from bridge.limits import BudgetedSource
 from bridge.outcomes import OutcomeText
 from bridge.protocol import ProtocolError, RequestMessage
@@ -107,12 +109,11 @@ def decide(
     else:
         source, counter = ctx.keyed, ctx.keyed.counter
 
+    typed = strict_body(served.engine.requests[request.type], request)
     budget = BudgetedSource(source, ctx.max_dice)
     ruleset = served.ruleset
     try:
-        outcome = resolve(
-            request, served.engine, ruleset.model, ruleset.content_hash, state, budget
-        )
+        outcome = resolve(typed, served.engine, ruleset.model, ruleset.content_hash, state, budget)
     except RequestError as err:
         raise ProtocolError("invalid_request", str(err), rid) from None
     except EngineError as err:
@@ -161,3 +162,33 @@ def decide(
         )
     )
     return Decided(row, outcome, text, replayed=False)
+
+
+def strict_body(model: type[BaseModel], request: Request) -> Request:
+    """``request`` with its body validated by ``model`` in strict JSON mode, or ProtocolError.
+
+    Strict as the rule files are: a number is a JSON number (``"5"`` is not 5), a string a JSON
+    string, ``true`` a boolean. The body is validated from its JSON text, so JSON's own forms
+    (an array for a tuple, a string for an enum) are accepted as they are in every message.
+    The request handed back carries the validated body, so the engine's own validation
+    (:func:`~bridge.engine.envelope.validate_body`) takes it as it is instead of validating it
+    a second time; the request as the client sent it is what the log keeps.
+    """
+    try:
+        body = model.model_validate_json(json.dumps(request.body), strict=True)
+    except ValidationError as err:
+        errors = err.errors()
+        if any(e["type"] == "json_invalid" for e in errors):
+            # Text json.dumps wrote is unreadable only for a lone surrogate (not Unicode): the
+            # Python-mode validation names the field holding it.
+            try:
+                model.model_validate(request.body)
+            except ValidationError as named:
+                errors = named.errors()
+        problems = "; ".join(
+            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors
+        )
+        raise ProtocolError(
+            "invalid_request", f"invalid {request.type!r} request: {problems}", request.id
+        ) from None
+    return request.model_copy(update={"body": body})

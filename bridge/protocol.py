@@ -286,7 +286,7 @@ def decode(text: str) -> Any:
 
 
 def parse_client(data: Any) -> ClientMessage:
-    """A validated client message from decoded JSON; raises ProtocolError naming the problem."""
+    """A message validated strictly from decoded JSON; raises ProtocolError naming the problem."""
     ident = guess_id(data)
     if not isinstance(data, dict):
         raise ProtocolError(
@@ -301,7 +301,9 @@ def parse_client(data: Any) -> ClientMessage:
             ident,
         )
     try:
-        return CLIENT_MESSAGE.validate_python(data)
+        # Strict, as the rule files are: decoded JSON holds exactly what the client wrote, so
+        # this refuses what strict JSON-mode validation of the frame refuses ("5" for 5).
+        return CLIENT_MESSAGE.validate_python(data, strict=True)
     except ValidationError as err:
         raise ProtocolError("invalid_message", describe(err, tag=data.get("type")), ident) from None
 

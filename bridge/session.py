@@ -193,7 +193,7 @@ class ClientSession:
         try:
             # Fast path: parse and validate in one pass. Anything it refuses takes the slow path,
             # which names the problem precisely.
-            return CLIENT_MESSAGE.validate_json(frame)
+            return CLIENT_MESSAGE.validate_json(frame, strict=True)
         except ValidationError:
             return parse_client(decode(frame))
 

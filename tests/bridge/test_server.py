@@ -141,6 +141,8 @@ BAD_MESSAGES = [
     ({"v": 2, "type": "ping"}, "unsupported_version", "version 2"),
     ({"v": 1, "type": "shout"}, "invalid_message", "'shout'"),
     ({"v": 1, "type": "ping", "id": 5}, "invalid_message", "id: Input should be a valid string"),
+    ({**request("u9"), "dice": ["3"]}, "invalid_message", "dice.0: Input should be a valid int"),
+    ({"v": 1, "type": "hello", "token": "t", "client": {"name": 7}}, "invalid_message", "name"),
     (
         {"v": 1, "type": "request", "request": {"id": "w1", "ruleset": "tiny"}},
         "invalid_message",
