@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
 
 from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
@@ -175,20 +176,20 @@ def strict_body(model: type[BaseModel], request: Request) -> Request:
     a second time; the request as the client sent it is what the log keeps.
     """
     try:
-        body = model.model_validate_json(json.dumps(request.body), strict=True)
-    except ValidationError as err:
-        errors = err.errors()
-        if any(e["type"] == "json_invalid" for e in errors):
-            # Text json.dumps wrote is unreadable only for a lone surrogate (not Unicode): the
+        try:
+            # pydantic's own serialiser: several times faster than json.dumps for a body.
+            text = to_json(request.body, inf_nan_mode="constants")
+        except PydanticSerializationError:
+            # Only text that is not Unicode (a lone surrogate) cannot be written: the
             # Python-mode validation names the field holding it.
-            try:
-                model.model_validate(request.body)
-            except ValidationError as named:
-                errors = named.errors()
+            model.model_validate(request.body)
+            problems = "body: text that is not Unicode (a lone surrogate escape)"
+        else:
+            return request.model_copy(update={"body": model.model_validate_json(text, strict=True)})
+    except ValidationError as err:
         problems = "; ".join(
-            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in errors
+            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
         )
-        raise ProtocolError(
-            "invalid_request", f"invalid {request.type!r} request: {problems}", request.id
-        ) from None
-    return request.model_copy(update={"body": body})
+    raise ProtocolError(
+        "invalid_request", f"invalid {request.type!r} request: {problems}", request.id
+    )
