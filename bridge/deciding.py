@@ -58,14 +58,16 @@ def decide(
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        if canonical(json.loads(stored.request)) != canonical(request.model_dump(mode="json")):
+        if canonical(json.loads(stored.entry.request)) != canonical(
+            request.model_dump(mode="json")
+        ):
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        outcome = json.loads(stored.outcome)
+        outcome = json.loads(stored.entry.outcome)
         return Decided(stored, outcome, OutcomeText(outcome), replayed=True)
 
     served = rules.served.get(request.ruleset)

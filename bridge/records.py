@@ -1,6 +1,8 @@
 """The records of the roll log and the store, and how a row is hashed into the chain.
 
-Plain frozen dataclasses: the store writes and reads them; commands and replays consume them.
+Immutable records: the store writes and reads them; commands and replays consume them. A
+:class:`Roll` is a :class:`NewRoll` (what was decided) plus its place in the log and its link in
+the hash chain.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 GENESIS = "0" * 64
 """The ``prev_hash`` of the first row."""
@@ -39,9 +41,12 @@ def kept(outcome: dict[str, Any], encounter: str | None) -> dict[str, Any]:
     return outcome
 
 
-@dataclass(frozen=True)
-class NewRoll:
-    """A decided request about to be logged."""
+class NewRoll(NamedTuple):
+    """A decided request about to be logged: every field of its row but the chain's.
+
+    A named tuple rather than a frozen dataclass: as immutable, and built several times faster
+    (one per decided request, one per row read back); its fields iterate in column order.
+    """
 
     request_id: str
     session: str
@@ -63,47 +68,19 @@ class NewRoll:
     time: float
 
 
-@dataclass(frozen=True)
-class Roll:
-    """A row of the roll log."""
+class Roll(NamedTuple):
+    """A row of the roll log: its place in the log, what was logged, and its link in the chain."""
 
     seq: int
-    request_id: str
-    session: str
-    user: str
-    ruleset: str
-    type: str
-    encounter: str | None
-    rules_hash: str
-    request: str
-    dice: str
-    outcome: str
-    counter: int | None
-    scripted: bool
-    time: float
+    entry: NewRoll
     prev_hash: str
+    """The previous row's ``hash`` (:data:`GENESIS` for the first row)."""
     hash: str
+    """:func:`row_hash` of ``prev_hash``, ``seq`` and every field of ``entry``."""
 
     def chain_hash(self) -> str:
-        return row_hash(
-            self.prev_hash,
-            [
-                self.seq,
-                self.request_id,
-                self.session,
-                self.user,
-                self.ruleset,
-                self.type,
-                self.encounter,
-                self.rules_hash,
-                self.request,
-                self.dice,
-                self.outcome,
-                self.counter,
-                self.scripted,
-                self.time,
-            ],
-        )
+        """The hash this row's contents give (equal to ``hash`` unless the row was altered)."""
+        return row_hash(self.prev_hash, [self.seq, *self.entry])
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
         rows = list(store.rolls())
         report = replay_log(rows, load_all())
     assert report.rows == len(entries) and report.ok, report.mismatches
-    outcomes = [json.loads(row.outcome) for row in rows]
+    outcomes = [json.loads(row.entry.outcome) for row in rows]
     assert [visible(o, frozenset()) for o in outcomes] == views
 
     # `arbiter replay` of each entry, fed the dice the server recorded and the encounter state
@@ -109,7 +109,7 @@ def test_a_combat_styles_exchange_sent_without_an_encounter_is_logged_without_st
         ws.close()
         rows = list(srv.server.store.rolls())
         report = replay_log(rows, load_all())
-    logged = [json.loads(row.outcome) for row in rows]
+    logged = [json.loads(row.entry.outcome) for row in rows]
     # The engine built a state from the stat blocks, but no encounter holds it, so nothing
     # could ever read it back: the log keeps none.
     assert [o["result"]["kind"] for o in logged] == ["exchange"] * decided
@@ -138,7 +138,7 @@ def test_a_request_body_is_validated_strictly_and_the_field_at_fault_is_named(
         send(ws, {"v": 1, "type": "request", "request": check | {"body": {"skill": 70}}})
         decided = receive(ws)
         ws.close()
-        rows = [row.request_id for row in srv.server.store.rolls()]
+        rows = [row.entry.request_id for row in srv.server.store.rolls()]
     assert refused["type"] == "error" and refused["code"] == "invalid_request", refused
     assert refused["id"] == "strict" and field in refused["message"], refused
     # Nothing was logged for the refused body, so the id is still free for a good one.
