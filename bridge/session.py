@@ -81,6 +81,7 @@ class ClientSession:
         self.gm = False
         self.participants: frozenset[str] = frozenset()
         self.events: frozenset[EventName] = frozenset()
+        self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
         limits = server.config.limits
@@ -241,13 +242,16 @@ class ClientSession:
 
     def _request(self, message: RequestMessage) -> str:
         server = self.server
-        ctx = Context(
-            session=self.id,
-            user=self.user,
-            keyed=self.keyed,
-            allow_scripted_dice=server.config.allow_scripted_dice,
-            max_dice=server.config.limits.max_dice_per_request,
-        )
+        ctx = self._context
+        if ctx is None:
+            # Who asks and under which limits does not change once the hello is done.
+            ctx = self._context = Context(
+                session=self.id,
+                user=self.user,
+                keyed=self.keyed,
+                allow_scripted_dice=server.config.allow_scripted_dice,
+                max_dice=server.config.limits.max_dice_per_request,
+            )
         decided = decide(message, server.rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
         seq, text = decided.row.seq, decided.text
