@@ -6,8 +6,9 @@ Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
 ``docs/protocol.md`` describes each with an example; ``python -m bridge.protocol DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
 
-The models are the edge of the server: anything a client sends is validated here first, and a
-message that fails is answered with an :class:`ErrorMessage` naming the field at fault.
+The models are the edge of the server: anything a client sends is validated here first, in
+strict mode (``"5"`` is not 5, as in the rule files), and a message that fails is answered with
+an :class:`ErrorMessage` naming the field at fault.
 """
 
 from __future__ import annotations
