@@ -97,7 +97,9 @@ _ROLL_COLUMNS = (
 _INSERT_ROLL = (
     f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-# One statement text, so sqlite3's statement cache prepares it once.
+_FIND_ROLL = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?"
+# One statement text each (built once, not per call), so sqlite3's statement cache prepares
+# each once.
 
 
 class Store:
@@ -170,9 +172,7 @@ class Store:
     # --- rolls ---
 
     def find(self, request_id: str) -> Roll | None:
-        row = self._db.execute(
-            f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?", (request_id,)
-        ).fetchone()
+        row = self._db.execute(_FIND_ROLL, (request_id,)).fetchone()
         return _roll(row) if row else None
 
     def append(self, roll: NewRoll) -> Roll:
