@@ -152,6 +152,30 @@ class Grapple(Assumable):
     escape_chooser: Literal["victim", "holder"] = "holder"
 
 
+class EffectConditions(RuleModel):
+    """The special effect whose rule data governs each lasting condition effects leave on a
+    victim: a hold's ``escape`` (Struggle and winning an escaping effect), the grade of an
+    entangled head or torso, the situation a blinded fighter fights in, the roll and share of
+    pulling an impaled weapon free. Each names an effect with the matching ``mechanic``; an
+    effect cloned under a new id leaves the same condition, governed by the effect named here."""
+
+    gripped: Id
+    entangled: Id
+    pinned: Id
+    blinded: Id
+    impaled: Id
+
+
+CONDITION_MECHANICS = {
+    "gripped": "grip",
+    "entangled": "entangle",
+    "pinned": "pin_weapon",
+    "blinded": "blind_opponent",
+    "impaled": "impale",
+}
+"""The mechanic that leaves each of :class:`EffectConditions`' conditions."""
+
+
 class AerialCombat(Assumable):
     """Fliers jockey for position: an opposed roll each Round decides who may attack."""
 
@@ -197,8 +221,10 @@ class EncumbranceBand(RuleModel):
 
 
 class Encumbrance(Assumable):
-    """Encumbrance bands by ENC carried against STR."""
+    """Encumbrance bands by ENC carried against STR; the most severe band exceeded applies
+    its grade steps to ``skills`` (the STR- and DEX-based ones)."""
 
+    skills: tuple[Skill, ...] = ()
     bands: tuple[EncumbranceBand, ...]
 
 
@@ -210,9 +236,47 @@ class FatigueCheckBand(RuleModel):
 
 
 class FatigueChecks(Assumable):
-    """How often an Endurance roll against fatigue is due in combat, by CON."""
+    """How often an Endurance roll against fatigue is due in combat, by CON; a failed roll
+    costs ``levels_lost_on_failure`` fatigue levels. A CON no band covers makes no checks."""
 
+    skill: Skill = "endurance"
+    levels_lost_on_failure: int = Field(1, ge=0)
     bands: tuple[FatigueCheckBand, ...]
+
+
+class SpiritCombat(Assumable):
+    """Spirit combat: opposed spirit-combat skills as a differential roll; the winner's skill
+    band on the Spirit Damage table is rolled against the loser's Magic Points."""
+
+    resist_with: tuple[Literal["spirit_combat", Skill], ...] = Field(min_length=1)
+    """What the defender opposes with: the first of these he has (``spirit_combat`` is the
+    stat block's spirit-combat skill, the others are ordinary skills)."""
+    damage_needs_success: bool = True
+    defender_deals_damage: bool = True
+    """Whether a defender who wins the differential (with a spirit-combat skill) hits back."""
+    defeated_at: int = 0
+    """Magic Points at or below this value defeat the combatant."""
+    defeated_condition: Literal["unconscious", "incapacitated", "dead"] = "incapacitated"
+
+
+class Hand(RuleModel):
+    """A hand and the hit location of its arm (a useless arm drops what its hand holds)."""
+
+    id: Id
+    location: Id
+
+
+class Hands(Assumable):
+    """Which hands hold what: weapons need their ``hands`` count of free hands."""
+
+    hands: tuple[Hand, ...] = Field(min_length=1)
+    """A combatant's hands; the first is the weapon hand."""
+    shield_hands: int = Field(1, ge=0)
+    ranged_hands: int = Field(2, ge=0)
+    """Hands for a missile weapon that names none of its own."""
+    grapple_needs_free_hand: bool = True
+    pick_up_turns: int = Field(2, gt=0)
+    """Ready Weapon actions it takes to pick up a dropped or disarmed weapon."""
 
 
 class Luck(Assumable):
@@ -257,10 +321,13 @@ class CombatRules(RuleModel):
     reach: ReachRules
     change_range: ChangeRange
     grapple: Grapple
+    effect_conditions: EffectConditions
     aerial: AerialCombat
     sweep_attack: SweepAttack
     familiarity: Familiarity
     ranged: RangedRules
     encumbrance: Encumbrance
     fatigue_checks: FatigueChecks
+    spirit_combat: SpiritCombat
+    hands: Hands
     luck: Luck

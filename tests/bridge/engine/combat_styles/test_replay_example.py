@@ -40,3 +40,8 @@ def test_the_documented_example_replays_to_the_expected_outcomes(
     assert odds["attack"]["levels"]["critical"]["exact"] == "7/100"
     assert odds["defence"]["levels"]["success"]["exact"] == "49/100"  # 07-55
     assert [d["result"] for d in outcomes["cs-4"]["dice"]] == [4, 2]
+    spirit = outcomes["cs-7"]["result"]
+    # shaman 65 (success, 20) against the ghost's 50 (failure, 70): 1d8 → 5 off 12 MP (POW)
+    assert spirit["differential"] == {"winner": "attacker", "effects": 1}
+    assert spirit["spirit_damage"]["dice"] == "1d8"
+    assert spirit["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
