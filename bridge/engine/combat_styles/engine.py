@@ -181,7 +181,7 @@ def _odds(rules: RulesView, body: OddsBody, state: JSON | None, dice: Dice) -> R
 HANDLERS: Mapping[str, Callable[..., Resolution]] = {
     "check": _check,
     "opposed": _opposed,
-    "exchange": lambda r, b, s, d: start_exchange(r, b, s, d),
+    "exchange": start_exchange,
     "choose_effects": _choose,
     "odds": _odds,
     "spirit_combat": spirit_combat,
