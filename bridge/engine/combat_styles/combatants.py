@@ -27,6 +27,7 @@ SKILLS = (
     "unarmed",
     "ride",
     "swim",
+    "fly",
 )
 
 
@@ -76,6 +77,8 @@ class StatBlock(Body):
     quadruped: bool = False
     fatigue_initiative: int = 0
     """Initiative penalty from fatigue (0 when fresh)."""
+    movement: int | None = Field(None, ge=0, le=1000)
+    """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
 
 
 def record(rules: RulesView, block: StatBlock) -> JSON:
@@ -130,6 +133,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "traits": sorted(block.traits),
         "quadruped": block.quadruped,
         "fatigue_initiative": block.fatigue_initiative,
+        "movement": block.movement,
         "conditions": {},
         "wounds": {},
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import riders, rounds
 from bridge.engine.combat_styles.checks import (
     CheckResult,
     Level,
@@ -83,16 +83,27 @@ def _can_use(c: JSON, arm_id: str) -> bool:
 
 
 def start_exchange(
-    rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dice
+    rules: RulesView,
+    body: ExchangeBody,
+    state: JSON | None,
+    dice: Dice,
+    *,
+    shared_roll: int | None = None,
+    pay: bool = True,
 ) -> Resolution:
-    """Resolve the rolls of an exchange; finish it or park it for the winner's choice."""
+    """Resolve the rolls of an exchange; finish it or park it for the winner's choice.
+
+    A sweep attack passes ``shared_roll`` (its one attack roll, judged against this pair's
+    target) and ``pay=False`` (the attacker paid once for the whole sweep)."""
     if state is None:
         state = fresh_state(rules, body)
     if body.attacker == body.defender:
         raise EngineError("a combatant cannot attack himself")
-    state = writable(state, body.attacker, body.defender)
+    helpers = [body.defended_by] if body.defended_by else []
+    state = writable(state, body.attacker, body.defender, *helpers)
     att = combatant(state, body.attacker)
     dfd = combatant(state, body.defender)
+    guard = riders.guardian(rules, state, body, dfd)
     for c in (att, dfd):
         if has_condition(c, "dead"):
             raise EngineError(f"{c['name']} is dead")
@@ -101,7 +112,8 @@ def start_exchange(
     if body.grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
     arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
-    rounds.spend_for_attack(rules, state, att)
+    if pay:
+        rounds.spend_for_attack(rules, state, att)
     situation = body.situation
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
@@ -120,13 +132,14 @@ def start_exchange(
         elif has_condition(dfd, "unconscious") or has_condition(dfd, "incapacitated"):
             notes.append(f"{dfd['name']} is helpless")
             defence = "none"
-        elif not rounds.has_ap(state, dfd):
-            notes.append(f"{dfd['name']} has no action points left: counts as a failure")
+        elif not riders.can_pay(state, guard):
+            who = guard.payer["name"]
+            notes.append(f"{who} has no action points left: counts as a failure")
             defence = "none"
     _end_ward(att, arm.id, notes)
     if defence == "parry":
-        parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
-        _end_ward(dfd, parry_arm.id, notes)
+        parry_arm = usable_arm(rules, guard.arm_owner, body.parry_weapon, "parry")
+        _end_ward(guard.arm_owner, parry_arm.id, notes)
         if arm.is_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
@@ -147,8 +160,10 @@ def start_exchange(
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
     att_skill = terms.skill
-    if defence == "evade":
-        dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation)
+    if defence in ("parry", "evade") and guard.skill is not None:
+        dfd_skill = guard.skill
+    elif defence == "evade":
+        dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation, combat=False)
     elif defence == "parry":
         assert parry_arm is not None
         key = "unarmed" if parry_arm.kind == "unarmed" else "combat_style"
@@ -168,9 +183,12 @@ def start_exchange(
     if att_target.impossible:
         raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
     att_luck = _luck(att, body.attacker_luck)
-    dfd_luck = _luck(dfd, body.defender_luck)
-    att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
-    _spend_luck(att, att_roll)
+    dfd_luck = _luck(guard.payer, body.defender_luck)
+    if shared_roll is None:
+        att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
+        _spend_luck(att, att_roll)
+    else:
+        att_roll = CheckResult(att_target, shared_roll, level_of(checks, shared_roll, att_target))
 
     if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
         notes.append(f"{dfd['name']} lets the missed attack go")
@@ -178,7 +196,7 @@ def start_exchange(
     dfd_roll: CheckResult | None = None
     dfd_grade = rules.checks.grade(rules.checks.standard)
     if defence in ("parry", "evade"):
-        rounds.spend_reaction(state, dfd, rules)
+        riders.pay(rules, state, guard)
         dfd_grade = defence_grade(rules, situation, dfd, notes)
         dfd_target = target(
             checks,
@@ -188,7 +206,7 @@ def start_exchange(
             penalty,
         )
         dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
-        _spend_luck(dfd, dfd_roll)
+        _spend_luck(guard.payer, dfd_roll)
         dfd_level = dfd_roll.level
         if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
             add_condition(dfd, "prone")

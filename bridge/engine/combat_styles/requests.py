@@ -76,6 +76,9 @@ class Situation(Body):
     with the charger's damage modifier (charge steps included)."""
     obstacle: bool = False
     """Something stands behind the defender (Bash into an obstacle)."""
+    braced_weapon: bool = False
+    """A mounted charge with the weapon braced (a couched lance): it cannot parry until the
+    end of the rider's next turn unless ``combat.mounted.braced_weapon_can_parry``."""
 
 
 class EffectChoice(Body):
@@ -123,6 +126,11 @@ class ExchangeBody(Body):
     """A combatant next to the target (firing into a crowd, Select Target)."""
     combatants: list[StatBlock] | None = Field(None, max_length=32)
     """Without an encounter: the stat blocks of both parties."""
+    defended_by: str | None = None
+    """The defender is a mount and its rider defends it with his own skill, paying
+    ``combat.mounted.defend_mount_ap_cost`` action points."""
+    defended_with: Literal["combat_style", "ride"] = "combat_style"
+    """The rider's skill that replaces the mount's (Combat Style parries with his weapon)."""
 
 
 class ChooseEffectsBody(Body):

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
+from bridge.engine.combat_styles.saddle import rider_cap
 from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
 
@@ -75,9 +76,12 @@ def check_situations(rules: RulesView, situation: Situation, context: str) -> No
                 )
 
 
-def capped(rules: RulesView, c: JSON, skill: int, situation: Situation) -> int:
+def capped(rules: RulesView, c: JSON, skill: int, situation: Situation, combat: bool = True) -> int:
     """A combat skill capped by the skill the situation's ``skill_caps`` entry names
-    (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data)."""
+    (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data), and, for a
+    ``combat`` skill of a rider, by ``combat.mounted.skill_cap``."""
+    if combat:
+        skill = rider_cap(rules, c, skill)
     if situation.cap is None:
         return skill
     caps = {cap.id: cap.capped_by for cap in rules.model.skill_caps}

@@ -31,6 +31,9 @@ class LeapingAttack(Assumable):
     grade_steps_vs_quadruped: int
     """Grades harder for the leaper against a quadruped (which may use Athletics)."""
     brace_siz_multiplier: Fraction
+    """A braced target's SIZ counts this much larger against the leap's SIZ limit."""
+    quadruped_defender_skill: Skill | None = None
+    """The skill a quadruped may use in place of Evade (the text: Athletics)."""
 
 
 class Evading(Assumable):
@@ -83,6 +86,8 @@ class Mounted(Assumable):
     knockback_adds_mount_siz_on: Skill = "ride"
     """An unopposed roll of this skill lets the rider add his mount's SIZ against Knockback."""
     braced_weapon_can_parry: bool = False
+    skill_cap_lifted_by: Id | None = None
+    """The style trait that frees a rider's combat skills from the ``skill_cap``."""
 
 
 class Swimming(Assumable):

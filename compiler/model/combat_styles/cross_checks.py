@@ -331,3 +331,11 @@ def _rounds(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Prob
         yield from _refs(
             style.traits, ids["style_traits"], "style trait", ("combat_styles", i, "traits")
         )
+    lifted_by = rules.combat.mounted.skill_cap_lifted_by
+    if lifted_by is not None:
+        yield from _ref(
+            lifted_by,
+            ids["style_traits"],
+            "style trait",
+            ("combat", "mounted", "skill_cap_lifted_by"),
+        )
