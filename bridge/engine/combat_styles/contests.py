@@ -39,7 +39,8 @@ def roll_skill(
     augment: int = 0,
     notes: list[str] | None = None,
 ) -> tuple[CheckResult, JSON]:
-    """Roll ``c``'s ``skill``; returns the check and its JSON (skill, value, grade, roll)."""
+    """Roll ``c``'s ``skill``; returns the check and its JSON (``skill_name``, ``skill`` — the
+    value, as an exchange reports it —, grade, target, roll, level)."""
     grade = grade_for(rules, c, steps, notes if notes is not None else [])
     value = skill_value(c, skill)
     tgt = target(rules.checks, value, grade, augment, penalty)
@@ -48,8 +49,8 @@ def roll_skill(
     result = roll_check(rules.checks, dice, tgt, f"1d100 {skill} {c['id']}")
     return result, {
         "combatant": c["id"],
-        "skill": skill,
-        "value": value,
+        "skill_name": skill,
+        "skill": value,
         "grade": grade.id,
         **result.to_json(),
     }

@@ -205,7 +205,7 @@ def _pending(
         "attacker": att["id"],
         "defender": dfd["id"],
         "weapon": rules.unarmed_id,
-        "defence": defence["skill"] if defence else "none",
+        "defence": defence["skill_name"] if defence else "none",
         "parry_weapon": None,
         "attack": attack,
         "defence_roll": defence,
