@@ -49,7 +49,7 @@ def outmaneuver(
     trying = []
     for fid in foes:
         foe = combatant(state, fid)
-        if _can_pay(rules, state, foe, rule.ap_cost_each):
+        if _can_pay(state, foe, rule.ap_cost_each):
             _pay(rules, state, foe, rule.ap_cost_each)
             trying.append(foe)
         else:
