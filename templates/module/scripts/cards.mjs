@@ -72,7 +72,9 @@ function effectParam(id, result, data) {
  */
 function rulesetPending(outcome, rules) {
   const result = outcome.result;
-  if (outcome.ruleset === "combat-styles" && result?.kind === "exchange" && result.status === "awaiting_effects") {
+  // A leaping attack waits for its winner's effects exactly as an exchange does.
+  const parked = ["exchange", "leaping_attack"].includes(result?.kind);
+  if (outcome.ruleset === "combat-styles" && parked && result.status === "awaiting_effects") {
     const data = rules?.["combat-styles"]?.data ?? {};
     return {
       by: result.chooser,
