@@ -149,19 +149,17 @@ def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dic
 
 
 def _check_braced(rules: RulesView, state: JSON, body: ExchangeBody) -> None:
-    rule = rules.model.combat.mounted
-    att = combatant(state, body.attacker)
-    if body.situation.braced_weapon and (
-        not body.situation.charging or MOUNTED not in att["conditions"]
-    ):
-        raise EngineError("a weapon is braced only for a mounted charge (charging, on a mount)")
-    if body.defence != "parry" or rule.braced_weapon_can_parry:
+    if body.situation.braced_weapon:
+        att = combatant(state, body.attacker)
+        if not body.situation.charging or MOUNTED not in att["conditions"]:
+            raise EngineError("a weapon is braced only for a mounted charge (charging, on a mount)")
+    if body.defence != "parry":
         return
     owner = combatant(state, body.defender)
     if body.defended_by is not None and body.defended_with == "combat_style":
         owner = combatant(state, body.defended_by)
-    braced = owner["conditions"].get(BRACED)
-    if not braced:
+    braced = owner["conditions"].get(BRACED) if owner["conditions"] else None
+    if not braced or rules.model.combat.mounted.braced_weapon_can_parry:
         return
     arm = usable_arm(rules, owner, body.parry_weapon, "parry")
     if arm.id in braced["weapons"]:
@@ -173,22 +171,21 @@ def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution
     if state is None:
         return done
     att = combatant(state, body.attacker)
-    dfd = combatant(state, body.defender)
     if RIDDEN in att["conditions"] and state.get("phase") == "turns":
         att["conditions"][RIDDEN]["attacked_round"] = state["round"]
     if body.situation.braced_weapon and not rules.model.combat.mounted.braced_weapon_can_parry:
         add_condition(att, BRACED, 1, weapons=[done.result["weapon"]])
-    evading = rules.model.combat.evading
+    dfd = combatant(state, body.defender)
     if (
         done.result.get("defence") == "evade"
         and MOUNTED in dfd["conditions"]
-        and evading.mounted_leaves_saddle
+        and rules.model.combat.evading.mounted_leaves_saddle
     ):
         state = writable(state, dfd["conditions"][MOUNTED]["mount"])
         dfd = combatant(state, body.defender)
-        steed = dismount(state, dfd)
+        steed = combatant(state, str(dismount(state, dfd)))
         done.result.setdefault("notes", []).append(
-            f"{dfd['name']} flings himself clear of {combatant(state, str(steed))['name']}'s saddle"
+            f"{dfd['name']} flings himself clear of {steed['name']}'s saddle"
         )
         return Resolution(done.result, state, done.private)
     return done
