@@ -12,9 +12,10 @@ Modules, one job each:
 * ``situations`` — grades, caps, range bands, conditions that grade rolls, fatigue;
 * ``exchange`` → ``eligibility`` → ``finishing`` (``blows``, ``wounds``, ``damage``) — the
   exchange from attack roll to wound and knockback;
-* ``special_effects``, ``effect_rolls``, ``manoeuvres`` — each special effect's consequence;
-* ``rounds``, ``guards``, ``holds`` — the round state machine, Ward Location, Struggle and
-  pulling impaled weapons free;
+* ``special_effects`` (the dispatcher), ``effect_rolls``, ``wounding_effects``,
+  ``weapon_effects``, ``bash``, ``manoeuvres`` — each special effect's consequence;
+* ``rounds`` (the entry point), ``initiative``, ``turns``, ``combat_actions``, ``guards``,
+  ``holds`` — the round state machine, Ward Location, Struggle and pulling impaled weapons free;
 * ``engine`` — the ``ENGINE`` object and the request dispatcher.
 """
 

@@ -1,0 +1,67 @@
+"""Named combat actions (``act``): their kind and cost come from the rule data; Ward Location,
+Struggle and pulling an impaled weapon free have consequences of their own."""
+
+from __future__ import annotations
+
+from bridge.engine.combat_styles.combatants import combatant, writable
+from bridge.engine.combat_styles.guards import ward
+from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
+from bridge.engine.combat_styles.requests import ActBody
+from bridge.engine.combat_styles.turns import (
+    able,
+    current,
+    delay,
+    interrupt,
+    next_turn,
+    snapshot,
+    spend_proactive,
+)
+from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.contract import JSON, EngineError
+from bridge.engine.dice import Dice
+
+
+def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
+    """Take a named combat action; its kind and cost come from the rule data."""
+    if body.action == "delay":
+        return delay(state, body.combatant, rules)
+    if body.action == "interrupt":
+        return interrupt(state, body.combatant, rules)
+    if body.action == rules.default_action:
+        if current(state) != body.combatant:
+            raise EngineError(f"it is not {body.combatant}'s turn")
+        return next_turn(state, rules)
+    state = writable(state, body.combatant)
+    c = combatant(state, body.combatant)
+    if body.action not in rules.actions:
+        known = ", ".join(sorted(rules.actions))
+        raise EngineError(f"unknown combat action {body.action!r} (known: {known})")
+    kind, cost = rules.actions[body.action]
+    if not able(c):
+        raise EngineError(f"{c['name']} is out of the fight")
+    if kind == "proactive":
+        if body.action == "attack":
+            raise EngineError("attacks are made with an exchange request")
+        if body.action == "struggle" and not any(h in c["conditions"] for h, _ in HOLDS):
+            raise EngineError(f"{c['name']} is not held by anything")
+        spend_proactive(state, c, body.action, rules)
+        if cost == 0 and state.get("phase") == "turns":
+            c["ap"] += 1
+    elif kind == "reactive":
+        if state.get("phase") == "turns" and c["ap"] < cost:
+            raise EngineError(f"{c['name']} has no action points left for {body.action}")
+        if state.get("phase") == "turns":
+            c["ap"] -= cost
+    result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
+    if body.action == "ward_location":
+        result["warding"] = ward(rules, c, body)
+    elif body.action == "struggle":
+        result["struggle"] = struggle(rules, state, c, dice)
+    elif body.action == "ready_weapon" and body.weapon in c["conditions"].get("impaled_in", {}).get(
+        "weapons", []
+    ):
+        victim = c["conditions"]["impaled_in"]["victims"][body.weapon]
+        state = writable(state, victim)
+        c = state["combatants"][c["id"]]
+        result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
+    return state, {**result, **snapshot(state)}
