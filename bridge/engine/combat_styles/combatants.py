@@ -60,7 +60,8 @@ class StatBlock(Body):
     characteristics: Characteristics
     skills: dict[str, int] = Field(default_factory=dict)
     """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
-    acrobatics, unarmed, ride, swim. Missing skills count as 0 (unarmed: the combat style)."""
+    acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
+    style)."""
     weapons: list[str] = Field(default_factory=list, max_length=8)
     """Weapon, shield and ranged-weapon ids from the rule data; unarmed is always available."""
     armor: dict[str, str] = Field(default_factory=dict)

@@ -50,6 +50,8 @@ def leaping_attack(
     check_attack(state, att["id"], dfd["id"])
     siz_counted = _siz_limit(leap, att, dfd, body.defender_braced)
     resist = _resist_skill(leap, dfd, body.resist_with)
+    if resist == "evade" and has_condition(dfd, "entangled"):
+        raise EngineError(f"{dfd['name']} is entangled and cannot evade")
     rounds.spend_for_attack(rules, state, att)
 
     notes: list[str] = []
