@@ -173,3 +173,14 @@ def test_the_action_point_cost_comes_from_the_data(model: RulesetBase, tmp_path:
     table("initiative", {}, [9, 3])
     out = table("outmaneuver", {"combatant": "hero", "opponents": ["g1"]}, [20, 80])
     assert out["action_points"] == {"hero": 1, "g1": 1}
+
+
+def test_the_outmaneuver_and_mount_actions_are_taken_with_their_own_requests(
+    table: Table,
+) -> None:
+    table("start_encounter", {"combatants": [fighter("hero"), fighter("g1")]})
+    table("initiative", {}, [9, 3])
+    with pytest.raises(EngineError, match="outmaneuver is made with the outmaneuver request"):
+        table("act", {"combatant": "hero", "action": "outmaneuver"})
+    with pytest.raises(EngineError, match="mount is made with the mount request"):
+        table("act", {"combatant": "hero", "action": "mount"})
