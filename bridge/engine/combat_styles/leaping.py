@@ -107,8 +107,15 @@ def leaping_attack(
         "defender_siz_counted": siz_counted,
         "siz_limit": leap.max_target_siz_multiple * att["characteristics"]["siz"],
     }
-    diff = differential(rules.differential, a.level, d_level)
+    surprised = dfd["conditions"].get("surprised")
+    first = surprised is not None and not surprised.get("attacked")
+    bonus = rules.surprise_bonus_effects if first else 0
+    diff = differential(rules.differential, a.level, d_level, bonus)
+    if surprised is not None:
+        surprised["attacked"] = True  # only the first attack earns the bonus effect
     pending = _pending(rules, state, att, dfd, a_json, d_json, d_level, diff.to_json(), notes)
+    pending["surprised"] = surprised is not None
+    pending["first_on_surprised"] = first
     pending["move_result"] = {"kind": MOVE, "leap": leap_json}
     if diff.winner is not None:
         unarmed = rules.arm(rules.unarmed_id)

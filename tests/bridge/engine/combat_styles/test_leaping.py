@@ -188,3 +188,12 @@ def test_the_quadrupeds_substitute_skill_comes_from_the_data(
     assert table.rolled[1] == ("1d100 acrobatics wolf", 50)
     with pytest.raises(EngineError, match="not 'athletics'"):
         table("leaping_attack", {**body, "resist_with": "athletics"})
+
+
+def test_a_leap_from_ambush_cannot_be_resisted_and_wins_the_surprise_bonus(table: Table) -> None:
+    table("start_encounter", {"combatants": [leaper(), fighter("b")], "surprised": ["b"]})
+    table("initiative", {}, [9, 2])
+    out = table("leaping_attack", {"attacker": "cat", "defender": "b"}, [20])
+    assert "b is surprised and cannot resist before his initiative" in out["notes"]
+    assert out["differential"] == {"winner": "attacker", "effects": 2, "bonus_effects": 1}
+    assert table.who("b")["conditions"]["surprised"]["attacked"] is True
