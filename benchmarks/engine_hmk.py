@@ -20,9 +20,15 @@ Run: ``python -m benchmarks.engine_hmk``.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+# Run as a script, this folder comes first on sys.path, where bridge.py (the server
+# benchmark) would shadow the bridge package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bridge.engine.dice import Dice, KeyedSource
 from bridge.engine.envelope import Request, resolve

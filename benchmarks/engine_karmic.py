@@ -24,6 +24,11 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where bridge.py (the server
+# benchmark) would shadow the bridge package.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bridge.engine.contract import JSON
 from bridge.engine.dice import Dice, ScriptedSource

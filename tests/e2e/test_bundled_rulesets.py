@@ -258,24 +258,43 @@ def test_a_karmic_hand_is_whispered_to_its_owner_and_the_register_dialog_plays_f
             {"maneuver": "attack", "card": devon[0], "target": "soldier", "weapon": "main"}
         ],
     }
-    # The soldier parries (the rule text's play); the register is revealed: Devon's attack card
-    # is a "hit" card, so Devon's player, and only he, may draw one more card.
-    api_request(gm, "karmic", "declare", example[4]["body"], encounter="duel", owners=owners)
+    # The soldier parries with his -2 "hit" card (the text's second register); the register is
+    # revealed with two hit cards: each player, and only he (or the GM), may draw on his own.
+    api_request(gm, "karmic", "declare", example[6]["body"], encounter="duel", owners=owners)
     reveal = api_request(gm, "karmic", "reveal", {"register": 1}, encounter="duel", owners=owners)
-    message = reveal["message"]
-    for page in (aria, bram):
-        page.card(message).locator("[data-arbiter-choice]").wait_for(timeout=10000)
+    message, reveal_id = reveal["message"], reveal["outcome"]["id"]
+    devon_hit = '[data-choice-key="hit-devon-0"] [data-arbiter-choice="hit"]'
+    soldier_hit = '[data-choice-key="hit-soldier-0"] [data-arbiter-choice="hit"]'
+    for page in (gm, aria, bram):
+        page.card(message).locator(soldier_hit).wait_for(timeout=10000)
     assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
-    aria.card(message).locator('[data-arbiter-choice="hit"]').click()
+    assert aria.card(message).locator(f"{devon_hit}:enabled").count() == 1
+    assert aria.card(message).locator(f"{soldier_hit}:disabled").count() == 1
+    aria.card(message).locator(devon_hit).click()
     aria.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
     last = log_rows(bundled_server)[-1]
-    assert last["type"] == "hit_draw"
-    assert json.loads(last["request"])["body"] == {
-        "combatant": "devon",
+    assert (last["type"], last["request_id"]) == ("hit_draw", f"{reveal_id}-hit-devon-0")
+    assert json.loads(last["request"])["body"] == {"combatant": "devon", "register": 1, "play": 0}
+    # The soldier's hit draw is still open after Devon's, and the GM (his owner) draws it.
+    gm.card(message).locator(f"{soldier_hit}:enabled").click()
+    wait_until(lambda: aria.card(message).locator(".arbiter-resolution").count() == 2)
+    rows = log_rows(bundled_server)
+    assert [r["type"] for r in rows[-2:]] == ["hit_draw", "hit_draw"]
+    assert rows[-1]["request_id"] == f"{reveal_id}-hit-soldier-0"
+    assert json.loads(rows[-1]["request"])["body"] == {
+        "combatant": "soldier",
         "register": 1,
-        "card": devon[0],
+        "play": 0,
     }
-    assert aria.card(message).locator("[data-arbiter-choice]").count() == 0
+    drawn = [json.loads(r["outcome"])["result"] for r in rows[-2:]]
+    assert [(d["combatant"], d["card"]) for d in drawn] == [
+        ("devon", {"value": 3, "hit": True}),
+        ("soldier", {"value": -2, "hit": True}),
+    ]
+    for page in (gm, aria, bram):
+        card = page.card(message)
+        wait_until(lambda card=card: card.locator(".arbiter-resolution").count() == 2)
+        assert card.locator("[data-arbiter-choice]").count() == 0
     screenshot(aria, "v14-karmic-hand")
     for page in (gm, aria, bram):
         assert page.problems == []

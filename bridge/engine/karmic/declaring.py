@@ -176,7 +176,7 @@ def _one(table: Table, cid: str, d: rq.Declaration, m: Maneuver, number: int) ->
             raise EngineError(f"{cid} holds nothing in his {slot} hand")
         if m.weapon_kind is not None and weapon.kind != m.weapon_kind:
             raise EngineError(f"{m.name} needs a {m.weapon_kind} weapon, not a {weapon.name}")
-        if m.weapon_kind == "shield" and not weapon.can_bash:
+        if m.needs_bash and not weapon.can_bash:
             raise EngineError(f"a {weapon.name} cannot bash")
         used = table.used(cid)
         if m.once_per_round and m.id in used.get("once", ()):

@@ -58,33 +58,32 @@ def apply_success(
         hurt = damage(table, attacker, target, decl, m, net)
         out.update(hurt)
         out.update(wound(table, target, hurt["damage"]))
-    rnd = table.state["round"]
     effect = m.effect
     if effect == "disarm":
         slot = decl.get("target_weapon") or "main"
         c = table.combatants[target]
         dropped = c[slot]
-        c[slot] = "unarmed" if slot == "main" else None
+        c[slot] = table.book.bare_hands.id if slot == "main" else None
         c["effects"].append(
-            {
-                "effect": "disarmed",
-                "by": attacker,
-                "weapon": dropped,
-                "until_round": rnd["number"] + 1,
-            }
+            {"effect": "disarmed", "by": attacker, "weapon": dropped, **table.lasting("disarmed")}
         )
         out["disarmed"] = {"weapon": dropped, "hand": slot}
     elif effect == "flank":
         table.remove_effects(target, "flanked", attacker)
         table.combatants[target]["effects"].append(
-            {"effect": "flanked", "by": attacker, "until_round": rnd["number"] + 1}
+            {"effect": "flanked", "by": attacker, **table.lasting("flanked")}
         )
         out["flanked"] = target
     elif effect == "cling":
         after_flank = table.has_effect(target, "flanked", attacker)
         table.remove_effects(target, "clung", attacker)
         table.combatants[target]["effects"].append(
-            {"effect": "clung", "by": attacker, "after_flank": after_flank}
+            {
+                "effect": "clung",
+                "by": attacker,
+                "after_flank": after_flank,
+                **table.lasting("clung"),
+            }
         )
         table.pair(attacker, target)["range"] = table.book.wrestling
         out["clinging"] = {"on": target, "after_flank": after_flank}

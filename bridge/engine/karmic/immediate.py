@@ -46,7 +46,8 @@ def resolve_immediately(table: Table, cid: str, number: int, decls: list[JSON]) 
 
 def surprise(table: Table, body: rq.SurpriseBody) -> JSON:
     """A surprise attack the target cannot defend against, unless his Combat Training draw
-    beats the attacker's; the attack is played with one card drawn for it."""
+    beats the attacker's; the attack is played with one card drawn for it, as the maneuver
+    the rule data names (``surprise.maneuver``)."""
     table.require_running()
     a, t = body.attacker, body.target
     pair = table.require_foes(a, t)
@@ -79,11 +80,11 @@ def surprise(table: Table, body: rq.SurpriseBody) -> JSON:
     weapon = table.weapon(a, body.weapon)
     if weapon is None:
         raise EngineError(f"{a} holds nothing in his {body.weapon} hand")
-    attack = table.book.maneuvers["attack"]
+    attack = table.book.maneuvers[table.book.rules.surprise.maneuver]
     pair["range"] = weapon.range
     card = table.draw(f"surprise {a}")
     decl: JSON = {
-        "maneuver": "attack",
+        "maneuver": attack.id,
         "card": card,
         "targets": [t],
         "weapon": body.weapon,
@@ -92,6 +93,8 @@ def surprise(table: Table, body: rq.SurpriseBody) -> JSON:
         "hit_card": None,
     }
     if body.location is not None:
+        if not attack.called_shots:
+            raise EngineError(f"a surprise {attack.name} cannot be a called shot")
         shot = table.book.called_shots.get(body.location)
         if shot is None or shot.modifier(table.foe_size(a, t)) is None:
             raise EngineError(f"no called shot {body.location!r} against {t}")

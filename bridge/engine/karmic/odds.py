@@ -5,7 +5,9 @@ be any card he has not seen: the draw pile, the other players' hands and sealed 
 discards only others saw. Sampling is without replacement. Hit cards are used when they help:
 the attacker draws on a hit card when his attack would fail, then the defender draws on his
 when it would succeed. When the target has not declared yet in that register and could still
-parry, the odds are those against a parry played with an unseen card (``assumed_parry``). The answer is a fraction, computed with integers (no floating point).
+defend, the odds are those against the defense the rule data assumes (``odds.assumed_defense``,
+a parry) played with an unseen card (``assumed_parry`` in the answer). The answer is a fraction,
+computed with integers (no floating point).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.karmic import requests as rq
 from bridge.engine.karmic.resolving import total
 from bridge.engine.karmic.table import Table
+from compiler.model.karmic import Maneuver
 
 Face = tuple[int, bool]
 
@@ -156,26 +159,25 @@ def odds(table: Table, body: rq.Odds) -> JSON:
     problem = table.reach_problem(attacker, target, m, decl["weapon"])
     for d in reg["declarations"].get(target, ()):
         dm = book.maneuvers[d["maneuver"]]
-        if dm.kind == "defense" and d["targets"][0] == attacker and dm.id in m.defended_by:
-            weapon = table.weapon(attacker, decl["weapon"] or "main") if m.needs_weapon else None
-            void = dm.needs_weapon and table.parry_problem(
-                target, attacker, d["weapon"], weapon.range if weapon else None
-            )
-            if not void:
-                sees = reg["revealed"] or viewer == target
-                defense_base = total(table, target, d)[0] - _card_parts(table, d)
-                defense_card = _face(table, d["card"]) if sees else None
-                defense_hit = _hit(table, d, reg["revealed"] or viewer == target)
+        opposes = dm.kind == "defense" and d["targets"][0] == attacker and dm.id in m.defended_by
+        if opposes and not _void(table, target, attacker, decl, dm, d["weapon"]):
+            sees = reg["revealed"] or viewer == target
+            defense_base = total(table, target, d)[0] - _card_parts(table, d)
+            defense_card = _face(table, d["card"]) if sees else None
+            defense_hit = _hit(table, d, reg["revealed"] or viewer == target)
+    assumed = book.maneuvers[book.rules.odds.assumed_defense]
     assumed_parry = (
         target not in reg["declarations"]
         and table.able(target)
-        and "parry" in m.defended_by
+        and assumed.id in m.defended_by
         and not reg["revealed"]
+        and not _void(table, target, attacker, decl, assumed, None)
+        and not (assumed.barred_by_flank and table.has_effect(target, "flanked", attacker))
     )
     if assumed_parry:
-        # The target has yet to declare: count the odds against a parry with an unseen card.
-        parry = book.maneuvers["parry"]
-        defense_base = table.modifiers(target) + parry.difficulty
+        # The target has yet to declare: count the odds against the defense the rule data
+        # assumes (odds.toml), played with an unseen card.
+        defense_base = table.modifiers(target) + assumed.difficulty
     counts = unseen(table, viewer)
     if problem:
         probability = Fraction(0)
@@ -197,6 +199,19 @@ def odds(table: Table, body: rq.Odds) -> JSON:
         "value": float(probability),
         "reason": problem,
     }
+
+
+def _void(
+    table: Table, defender: str, attacker: str, decl: JSON, defense: Maneuver, slot: str | None
+) -> bool:
+    """Whether ``defense`` made with ``slot`` cannot oppose ``attacker``'s ``decl`` (the
+    defender's weapon cannot parry, or not at this range against that reach)."""
+    if not defense.needs_weapon:
+        return False
+    m = table.book.maneuvers[decl["maneuver"]]
+    weapon = table.weapon(attacker, decl["weapon"] or "main") if m.needs_weapon else None
+    reach = weapon.range if weapon is not None else None
+    return table.parry_problem(defender, attacker, slot, reach) is not None
 
 
 def _face(table: Table, card: str) -> Face:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
 Slot = Literal["main", "off"]
@@ -32,7 +32,8 @@ class CombatantSpec(Body):
     vitality: int = Field(ge=1, le=10**9)
     size: int = Field(default=1, ge=1, le=1000)
     skills: dict[Name, Annotated[int, Field(ge=0, le=20)]] = Field(default_factory=dict)
-    main: Name
+    main: Name | None = None
+    """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None
 
 
@@ -78,9 +79,22 @@ class Reveal(Body):
 
 
 class HitDraw(Body):
+    """A draw on one revealed hit card, named by its id (``card``, which only its holder
+    knows) or by its place among the combatant's plays of the register (``play``, from 0, the
+    order the reveal lists them in): exactly one of the two."""
+
     combatant: Name
-    card: str = Field(min_length=1, max_length=80)
+    card: str | None = Field(default=None, min_length=1, max_length=80)
+    play: int | None = Field(default=None, ge=0, le=11)
     register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
+
+    @model_validator(mode="after")
+    def _one_card(self) -> HitDraw:
+        if (self.card is None) == (self.play is None):
+            raise ValueError(
+                "name the hit card by exactly one of card (its id) and play (its place)"
+            )
+        return self
 
 
 class ResolveRegister(Body):

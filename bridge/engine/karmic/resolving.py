@@ -60,26 +60,39 @@ def reveal(table: Table, body: rq.Reveal) -> JSON:
 
 
 def hit_draw(table: Table, body: rq.HitDraw) -> JSON:
-    """A revealed "hit" card lets its player draw one more card and add its value."""
+    """A revealed "hit" card lets its player draw one more card and add its value. Every hit
+    card of a register may be drawn on once, each by its own request, in any order."""
     table.require_running()
     reg = _register(table, body.register_number, revealed=True)
     if not reg["revealed"] or reg["resolved"]:
         raise EngineError(f"register {reg['number']} is not revealed and waiting")
-    for decl in reg["declarations"].get(body.combatant, ()):
-        if decl["card"] == body.card:
-            break
+    plays = reg["declarations"].get(body.combatant, [])
+    if body.play is not None:
+        if body.play >= len(plays):
+            raise EngineError(
+                f"{body.combatant} made {len(plays)} plays in register {reg['number']}: "
+                f"there is no play {body.play} (plays count from 0)"
+            )
+        index = body.play
+        named = f"the card of {body.combatant}'s play {index}"
     else:
-        raise EngineError(f"{body.combatant} played no card {body.card!r} in this register")
+        found = [i for i, d in enumerate(plays) if d["card"] == body.card]
+        if not found:
+            raise EngineError(f"{body.combatant} played no card {body.card!r} in this register")
+        index = found[0]
+        named = f"card {body.card!r}"
+    decl = plays[index]
     if not table.book.cards[decl["card"]].hit:
-        raise EngineError(f"card {body.card!r} is not a hit card")
+        raise EngineError(f"{named} is not a hit card")
     if decl["hit_card"] is not None:
-        raise EngineError(f"card {body.card!r} has already been hit")
+        raise EngineError(f"{named} has already been hit")
     decl["hit_card"] = table.draw(f"hit {body.combatant}")
     return {
         "kind": "hit_draw",
         "combatant": body.combatant,
         "register": reg["number"],
-        "card": table.shown(body.card),
+        "play": index,
+        "card": table.shown(decl["card"]),
         "drawn": table.shown(decl["hit_card"]),
     }
 

@@ -10,7 +10,8 @@ from bridge.engine.karmic.table import Table, new_state, pair_key
 
 
 def start_duel(book: Rulebook, body: rq.StartDuel, dice: Dice) -> Table:
-    """A new duel: the deck shuffled, every pair of foes at the range of its longest weapon."""
+    """A new duel: the deck shuffled, every pair of foes at the range of its longest weapon;
+    a fighter who names no weapon holds bare hands (``hands.bare_hands``)."""
     combatants: dict[str, JSON] = {}
     for spec in body.combatants:
         if spec.id in combatants:
@@ -33,7 +34,7 @@ def start_duel(book: Rulebook, body: rq.StartDuel, dice: Dice) -> Table:
             "vitality": spec.vitality,
             "size": spec.size,
             "skills": dict(spec.skills),
-            "main": spec.main,
+            "main": spec.main if spec.main is not None else book.bare_hands.id,
             "off": spec.off,
             "out": False,
             "hand": [],
@@ -203,7 +204,12 @@ def entangle(table: Table, body: rq.Entangle) -> JSON:
     """The GM records that a creature's limb entangles a fighter (a chop can free him)."""
     table.require_running()
     table.require_foes(body.combatant, body.by)
-    effect = {"effect": "entangled", "by": body.by, "limb_vitality": body.limb_vitality}
+    effect = {
+        "effect": "entangled",
+        "by": body.by,
+        "limb_vitality": body.limb_vitality,
+        **table.lasting("entangled"),
+    }
     table.remove_effects(body.combatant, "entangled", body.by)
     table.combatants[body.combatant]["effects"].append(effect)
     return {"kind": "entangle", "combatant": body.combatant, **effect}

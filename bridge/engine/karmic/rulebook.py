@@ -37,6 +37,9 @@ class Rulebook:
     armor_counts: bool
     wrestling: int
     close: int
+    bare_hands: Weapon
+    lasting: dict[str, int | None]
+    """Rounds each recorded effect lasts after the one it began in (None: until undone)."""
 
 
 _CACHE: dict[int, Rulebook] = {}
@@ -65,6 +68,8 @@ def rulebook(rules: KarmicRules) -> Rulebook:
         armor_counts=any(m.source == "armor" for m in rules.combat_modifiers),
         wrestling=ranges["wrestling"],
         close=ranges["close"],
+        bare_hands={w.id: w for w in rules.weapons}[rules.hands.bare_hands],
+        lasting={e.id: e.rounds for e in rules.lasting_effects},
     )
     if len(_CACHE) > 16:
         _CACHE.clear()

@@ -145,6 +145,16 @@ class Table:
     def has_effect(self, cid: str, effect: str, by: str) -> bool:
         return any(e["by"] == by for e in self.effects(cid, effect))
 
+    def lasting(self, effect: str) -> JSON:
+        """When ``effect``, beginning now, wears off: ``{"until_round": n}`` for an effect the
+        rule data gives a number of rounds (``lasting_effects.toml``), else nothing (it lasts
+        until a maneuver undoes it). Before the first round the round number counts as 0."""
+        rounds = self.book.lasting[effect]
+        if rounds is None:
+            return {}
+        rnd = self.state["round"]
+        return {"until_round": (rnd["number"] if rnd is not None else 0) + rounds}
+
     def remove_effects(self, cid: str, effect: str, by: str | None = None) -> None:
         c = self.combatants[cid]
         c["effects"] = [
@@ -230,16 +240,17 @@ class Table:
         return self.round["used"].setdefault(cid, {"total": 0, "main": 0, "off": 0, "ended": False})
 
     def maneuver_limit(self, cid: str) -> int:
-        """Maneuvers allowed this round: the weapon's maximum; with an off-hand weapon or
-        shield the higher of the two maximums plus one; one each after a charge."""
+        """Maneuvers allowed this round: the weapon's maximum (bare hands' without one); with
+        an off-hand weapon or shield the higher of the two maximums plus the extra the rule
+        data gives (``hands.toml``); one each after a charge."""
         limit = self.round["limits"].get(cid)
         if limit is not None:
             return int(limit)
-        main = self.weapon(cid, "main")
+        main = self.weapon(cid, "main") or self.book.bare_hands
         off = self.weapon(cid, "off")
-        top = main.max_maneuvers if main else 1
+        top = main.max_maneuvers
         if off is not None:
-            top = max(top, off.max_maneuvers) + 1
+            top = max(top, off.max_maneuvers) + self.book.rules.hands.off_hand_extra_maneuvers
         return top
 
     def committed(self, cid: str) -> int:

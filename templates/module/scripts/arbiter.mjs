@@ -3,7 +3,7 @@
 // their requests to it over the module socket. Every outcome is posted as a chat card.
 import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage, renderTemplate } from "./compat.mjs";
 import { Connection, resolveUrl } from "./connection.mjs";
-import { errorMessage, outcomeMessage, pendingChoice, resolveCard } from "./cards.mjs";
+import { errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
 import { openDialog } from "./dialogs.mjs";
 import { createDoctor } from "./status.mjs";
 
@@ -160,31 +160,29 @@ function choiceValue(choice, option) {
   return value;
 }
 
-/** The id of the hit card a combatant sealed in a register (from the private data seen). */
-function hitCardId({ combatant, register }) {
-  const sealed = privateSeen[combatant]?.sealed ?? [];
-  const play = sealed.find((s) => s.register === register && s.card?.hit);
-  if (!play) throw new Error(i18n("ARBITER.Error.NoChoice"));
-  return play.card.card;
-}
-
-/** Answer the pending choice on a card with one of its options (or several, as an array). */
-async function choose(messageId, option, from = game.user.id) {
+/**
+ * Answer a pending choice on a card with one of its options (or several, as an array). `key`
+ * names the choice when a card has several (a karmic reveal's hit draws); default the first.
+ */
+async function choose(messageId, option, from = game.user.id, key = undefined) {
   const message = game.messages.get(messageId);
   const flags = message?.flags?.[MODULE];
   if (!flags?.outcome) throw new Error(i18n("ARBITER.Error.NoChoice"));
-  if (flags.resolution) throw new Error(i18n("ARBITER.Error.AlreadyChosen"));
-  const choice = pendingChoice(flags.outcome, flags.owners, rules.rulesets);
+  const choices = pendingChoices(flags.outcome, flags.owners, rules.rulesets, resolutionsOf(flags));
+  if (!choices.length) throw new Error(i18n("ARBITER.Error.AlreadyChosen"));
+  const choice = key === undefined ? choices[0] : choices.find((c) => c.key === key);
+  if (!choice) throw new Error(i18n("ARBITER.Error.AlreadyChosen"));
   const user = game.users.get(from);
-  if (!choice || !(choice.users.includes(from) || user?.isGM)) throw new Error(i18n("ARBITER.Error.NotYourChoice"));
+  if (!(choice.users.includes(from) || user?.isGM)) throw new Error(i18n("ARBITER.Error.NotYourChoice"));
   if (!isConnector()) {
-    game.socket.emit(SOCKET, { action: "choose", message: messageId, option, from: game.user.id });
+    game.socket.emit(SOCKET, { action: "choose", message: messageId, option, from: game.user.id, key });
     return null;
   }
   const outcome = flags.outcome;
+  // Each choice of a card is its own request: a retry of one is never taken for another.
   return decide({
-    id: `${outcome.id}-choice`, ruleset: outcome.ruleset, type: choice.type,
-    body: { ...(choice.body ?? {}), [choice.field ?? "choice"]: choice.hitCard ? hitCardId(choice.hitCard) : choiceValue(choice, option) },
+    id: `${outcome.id}-${choice.key ?? "choice"}`, ruleset: outcome.ruleset, type: choice.type,
+    body: choice.complete ? choice.body : { ...(choice.body ?? {}), [choice.field ?? "choice"]: choiceValue(choice, option) },
     encounter: outcome.encounter, resolves: messageId,
   });
 }
@@ -202,7 +200,7 @@ function onSocket(data) {
   } else if (data.action === "rulesets" && !isConnector()) {
     exposeRequestTypes(data.rulesets);
   } else if (data.action === "choose" && isConnector()) {
-    choose(data.message, data.option, data.from).catch((err) =>
+    choose(data.message, data.option, data.from, data.key).catch((err) =>
       game.socket.emit(SOCKET, { action: "choice-refused", to: data.from, message: err.message }),
     );
   } else if (data.action === "choice-refused" && data.to === game.user.id) {
@@ -216,14 +214,25 @@ function onSocket(data) {
   }
 }
 
-/** Card buttons: enabled only for the users who may answer; a click answers the choice. */
+/**
+ * Card buttons: each pending choice's section is enabled only for the users who may answer it;
+ * a click answers that choice (a card may hold several: a karmic reveal's hit draws).
+ */
 function onRenderCard(message, element) {
   const flags = message.flags?.[MODULE];
   if (flags?.private?.data) privateSeen[flags.private.participant] = flags.private.data;
   if (!flags?.outcome) return;
-  const choice = flags.resolution ? null : pendingChoice(flags.outcome, flags.owners, rules.rulesets);
+  const choices = pendingChoices(flags.outcome, flags.owners, rules.rulesets, resolutionsOf(flags));
+  for (const section of element.querySelectorAll(".arbiter-choice")) {
+    const choice = choices.find((c) => (c.key ?? "") === (section.dataset.choiceKey ?? ""));
+    wireChoice(message, section, choice);
+  }
+}
+
+/** The buttons of one choice's section: toggles for a pick-several choice, then the answer. */
+function wireChoice(message, section, choice) {
   const allowed = Boolean(choice) && (choice.users.includes(game.user.id) || game.user.isGM);
-  const toggles = [...element.querySelectorAll("[data-arbiter-toggle]")];
+  const toggles = [...section.querySelectorAll("[data-arbiter-toggle]")];
   for (const toggle of toggles) {
     toggle.disabled = !allowed;
     if (!allowed) continue;
@@ -235,7 +244,7 @@ function onRenderCard(message, element) {
       toggle.setAttribute("aria-pressed", String(!pressed));
     });
   }
-  for (const button of element.querySelectorAll("[data-arbiter-choice]")) {
+  for (const button of section.querySelectorAll("[data-arbiter-choice]")) {
     button.disabled = !allowed;
     if (!allowed) continue;
     button.addEventListener("click", (event) => {
@@ -245,13 +254,13 @@ function onRenderCard(message, element) {
             .filter((t) => t.getAttribute("aria-pressed") === "true")
             .map((t) => {
               const pick = { id: t.dataset.arbiterToggle };
-              const select = element.querySelector(`[data-arbiter-param="${t.dataset.arbiterToggle}"]`);
+              const select = section.querySelector(`[data-arbiter-param="${t.dataset.arbiterToggle}"]`);
               if (select) pick[select.name] = select.value;
               return pick;
             })
         : button.dataset.arbiterChoice;
-      element.querySelectorAll("[data-arbiter-choice], [data-arbiter-toggle]").forEach((b) => (b.disabled = true));
-      choose(message.id, option).catch((err) => ui.notifications.error(err.message));
+      section.querySelectorAll("[data-arbiter-choice], [data-arbiter-toggle]").forEach((b) => (b.disabled = true));
+      choose(message.id, option, game.user.id, choice.key).catch((err) => ui.notifications.error(err.message));
     });
   }
 }

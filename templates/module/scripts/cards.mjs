@@ -85,32 +85,52 @@ function rulesetPending(outcome, rules) {
       count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
     };
   }
-  if (outcome.ruleset === "karmic" && result?.kind === "reveal") {
-    // A revealed "hit" card: its player may draw one more card (`hit_draw` names the card by
-    // the id only its owner's private data holds; the deciding client fills it in).
-    const [combatant] = Object.entries(result.declarations ?? {}).find(([, plays]) => plays.some((p) => p.card?.hit)) ?? [];
-    if (!combatant) return null;
-    return {
-      by: combatant,
-      type: "hit_draw",
-      body: { combatant, register: result.register },
-      field: "card",
-      hitCard: { combatant, register: result.register },
-      options: [{ id: "hit", label: game.i18n.format("ARBITER.Card.HitDraw", { combatant }) }],
-    };
-  }
   return null;
 }
 
 /**
- * The pending choice of an outcome, normalised: who may choose (user ids), the options, and the
- * request that resolves it. Engines describe it as `result.pending`.
+ * A karmic reveal's open hit draws: every revealed "hit" card its player has not drawn on yet
+ * (`done`: the outcomes that resolved choices on this card). Each is its own choice, for its
+ * own player, named by its place among his plays (the order the reveal lists them in), so
+ * neither the card id nor any private data is needed and several may be drawn in any order.
  */
-export function pendingChoice(outcome, owners, rules) {
-  const pending = outcome.result?.pending ?? rulesetPending(outcome, rules);
-  if (!pending) return null;
-  const users = new Set(owners?.[pending.by] ?? owners?.["*"] ?? []);
-  return { ...pending, users: [...users] };
+function karmicHitDraws(result, done) {
+  const drawn = new Set(done.filter((o) => o.result?.kind === "hit_draw").map((o) => `${o.result.combatant}/${o.result.play}`));
+  const open = [];
+  for (const [combatant, plays] of Object.entries(result.declarations ?? {})) {
+    plays.forEach((p, play) => {
+      if (!p.card?.hit || drawn.has(`${combatant}/${play}`)) return;
+      const card = `${p.card.value > 0 ? "+" : ""}${p.card.value}`;
+      open.push({
+        by: combatant,
+        key: `hit-${combatant}-${play}`,
+        type: "hit_draw",
+        body: { combatant, register: result.register, play },
+        complete: true,
+        options: [{ id: "hit", label: game.i18n.format("ARBITER.Card.HitDraw", { combatant, card }) }],
+      });
+    });
+  }
+  return open;
+}
+
+/**
+ * The pending choices of an outcome, normalised: who may choose each (user ids), its options,
+ * and the request that resolves it (`key` tells the choices of one card apart). Engines
+ * describe one as `result.pending`; once a choice is resolved (`done`) there is none left,
+ * except a karmic reveal's further hit draws.
+ */
+export function pendingChoices(outcome, owners, rules, done = []) {
+  const result = outcome.result;
+  let pending = [];
+  if (outcome.ruleset === "karmic" && result?.kind === "reveal") pending = karmicHitDraws(result, done);
+  else if (!done.length) pending = [result?.pending ?? rulesetPending(outcome, rules)].filter(Boolean);
+  return pending.map((p) => ({ ...p, users: [...new Set(owners?.[p.by] ?? owners?.["*"] ?? [])] }));
+}
+
+/** The outcomes that resolved choices on a card, oldest first (`resolution` is the latest). */
+export function resolutionsOf(flags) {
+  return flags?.resolutions ?? (flags?.resolution ? [flags.resolution] : []);
 }
 
 /** A value as one line of text: lists joined, objects as `key: value` pairs (one level). */
@@ -129,8 +149,9 @@ function fields(result) {
 }
 
 /** Everything a card template gets. */
-export function cardContext(outcome, { title, seq, owners, resolution, rules }) {
-  const choice = resolution ? null : pendingChoice(outcome, owners, rules);
+export function cardContext(outcome, { title, seq, owners, resolutions = [], rules }) {
+  const choices = pendingChoices(outcome, owners, rules, resolutions);
+  const resolution = resolutions[resolutions.length - 1] ?? null;
   return {
     outcome,
     result: outcome.result,
@@ -139,10 +160,11 @@ export function cardContext(outcome, { title, seq, owners, resolution, rules }) 
     final: resolution?.result?.kind === outcome.result?.kind ? resolution.result : outcome.result,
     title,
     seq,
-    choice,
+    choice: choices[0] ?? null,
+    choices,
     resolution,
+    resolutions: resolutions.map((r) => ({ outcome: r, fields: r.result?.summary ? [] : fields(r.result) })),
     fields: fields(outcome.result),
-    resolutionFields: resolution && !resolution.result?.summary ? fields(resolution.result) : [],
     roll: { id: outcome.id, version: outcome.rules_version, hash: outcome.rules_hash },
   };
 }
@@ -161,16 +183,32 @@ export async function outcomeMessage({ module, cards, outcome, title, seq, owner
   });
 }
 
-/** Re-render a card after its pending choice was resolved by `resolution` (an outcome). */
-export async function resolveCard({ module, cards, message, resolution }) {
+const rerenders = new Map(); // message id → the last re-render queued for that card
+
+/**
+ * Re-render a card after one of its pending choices was resolved by `resolution` (an outcome).
+ * Re-renders of one card run one after another, so two choices resolved at once (two players'
+ * hit draws) both stay on it.
+ */
+export function resolveCard(args) {
+  const id = args.message?.id;
+  const next = (rerenders.get(id) ?? Promise.resolve()).catch(() => null).then(() => rerender(args));
+  rerenders.set(id, next);
+  next.finally(() => rerenders.get(id) === next && rerenders.delete(id)).catch(() => null);
+  return next;
+}
+
+async function rerender({ module, cards, message, resolution }) {
   const flags = message.getFlag(module, "outcome") ? message.flags[module] : null;
   if (!flags) return message;
+  if (resolutionsOf(flags).some((r) => r.id === resolution.id)) return message; // a retried choice
+  const resolutions = [...resolutionsOf(flags), resolution];
   const path = `modules/${module}/${cards[cardName(cards, flags.outcome)]}`;
   const content = await renderTemplate(
     path,
-    cardContext(flags.outcome, { title: flags.title, seq: flags.seq, owners: flags.owners, resolution }),
+    cardContext(flags.outcome, { title: flags.title, seq: flags.seq, owners: flags.owners, resolutions }),
   );
-  return message.update({ content, flags: { [module]: { resolution } } });
+  return message.update({ content, flags: { [module]: { resolution, resolutions } } });
 }
 
 /** An error card (a refused request), so the table sees why nothing was rolled. */

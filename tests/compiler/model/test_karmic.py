@@ -121,3 +121,66 @@ def test_a_house_rule_can_add_a_card_to_the_deck(tmp_path: Path) -> None:
     model = load_ruleset("karmic", overlay=overlay(tmp_path, "deck.toml", text)).model
     assert isinstance(model, KarmicRules)
     assert sum(c.copies for c in model.cards) == 49
+
+
+def test_the_texts_plus_one_and_flank_duration_are_data_and_our_readings_are_marked() -> None:
+    model = rules()
+    assert model.hands.off_hand_extra_maneuvers == 1
+    assert model.hands.bare_hands == "unarmed"
+    assert model.surprise.maneuver == "attack"
+    assert model.odds.assumed_defense == "parry" and model.odds.assumed and model.odds.note
+    lasting = {e.id: e for e in model.lasting_effects}
+    assert {k: e.rounds for k, e in lasting.items()} == {
+        "flanked": 1,  # the text: the rest of the round and the next
+        "disarmed": 1,
+        "clung": None,  # until a buck
+        "entangled": None,  # until a chop
+    }
+    assert not lasting["flanked"].assumed
+    assert lasting["disarmed"].assumed and lasting["disarmed"].note
+
+
+def test_a_bare_hands_weapon_that_does_not_exist_is_named(tmp_path: Path) -> None:
+    (found,) = problems(tmp_path, "hands.toml", '[hands]\nbare_hands = "claws"\n')
+    assert found.startswith("house/karmic/hands.toml")
+    assert "hands" in found and "bare_hands" in found and "unknown weapon 'claws'" in found
+
+
+def test_a_surprise_maneuver_that_is_a_defense_is_refused(tmp_path: Path) -> None:
+    (found,) = problems(tmp_path, "situations.toml", '[surprise]\nmaneuver = "parry"\n')
+    assert "house/karmic/situations.toml" in found and "surprise" in found
+    assert "maneuver" in found and "'parry' is a defense, not an offense" in found
+
+
+def test_a_surprise_maneuver_made_without_a_weapon_is_refused(tmp_path: Path) -> None:
+    (found,) = problems(tmp_path, "situations.toml", '[surprise]\nmaneuver = "flank"\n')
+    assert "'flank' cannot be a surprise attack" in found
+
+
+def test_an_assumed_defense_that_is_an_offense_or_unknown_is_named(tmp_path: Path) -> None:
+    (found,) = problems(tmp_path, "odds.toml", '[odds]\nassumed_defense = "attack"\n')
+    assert "house/karmic/odds.toml" in found and "assumed_defense" in found
+    assert "'attack' is an offense, not a defense" in found
+    (found,) = problems(tmp_path / "2", "odds.toml", '[odds]\nassumed_defense = "block"\n')
+    assert "unknown maneuver 'block'" in found
+
+
+def test_a_lasting_effect_the_engine_does_not_know_is_named(tmp_path: Path) -> None:
+    text = '[[lasting_effects]]\nid = "stunned"\nname = "Stunned"\nrounds = 1\n'
+    (found,) = problems(tmp_path, "lasting_effects.toml", text)
+    assert "lasting_effects 'stunned'" in found and "id" in found
+
+
+def test_a_negative_or_textual_duration_is_named(tmp_path: Path) -> None:
+    text = '[[lasting_effects]]\nid = "flanked"\nname = "Flanked"\nrounds = -1\n'
+    (found,) = problems(tmp_path, "lasting_effects.toml", text)
+    assert "lasting_effects 'flanked'" in found and "rounds" in found
+    text = '[hands]\noff_hand_extra_maneuvers = "1"\n'
+    (found,) = problems(tmp_path / "2", "hands.toml", text)
+    assert "hands" in found and "off_hand_extra_maneuvers" in found
+
+
+def test_an_assumed_value_without_a_note_is_refused(tmp_path: Path) -> None:
+    text = '[[lasting_effects]]\nid = "flanked"\nname = "Flanked"\nrounds = 2\nassumed = true\n'
+    (found,) = problems(tmp_path, "lasting_effects.toml", text)
+    assert "lasting_effects 'flanked'" in found and "note" in found

@@ -99,3 +99,16 @@ def test_before_the_target_declares_the_odds_are_against_a_parry_with_an_unseen_
     assert answer["assumed_parry"] is True
     unseen = [c for c in DECK if c != "plus-3#1"]
     assert Fraction(answer["probability"]) == brute_force(unseen, 3 + 1, False, 0)
+
+
+def test_a_target_who_cannot_parry_that_attack_is_not_assumed_to_parry() -> None:
+    bare = {"id": "b", "name": "B", "side": "villains", "vitality": 10}  # bare hands: no parry
+    a = fighter("a", "heroes", force=1, main="dagger", skills={"dagger": 1})
+    duel = ready([a, bare], {"a": ["plus-3#1"]}, start_range=0)
+    duel.declare("a", attack("plus-3#1", "b"))
+    answer = duel.send("odds", {"viewer": "a", "attacker": "a", "target": "b"}).private["a"]
+    assert (answer["assumed_parry"], answer["opposed"], answer["probability"]) == (
+        False,
+        False,
+        "1/1",
+    )
