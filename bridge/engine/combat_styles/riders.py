@@ -58,7 +58,7 @@ def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Gu
 
 def can_pay(state: JSON, guard: Guard) -> bool:
     """Whether the defence can be paid for (always, outside the turn phase)."""
-    return state.get("phase") != "turns" or guard.payer.get("ap", 0) >= max(guard.cost, 1)
+    return state.get("phase") != "turns" or guard.payer.get("ap", 0) >= guard.cost
 
 
 def pay(rules: RulesView, state: JSON, guard: Guard) -> None:
