@@ -197,6 +197,7 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
         blow.to_hp,
         fx.pending["attack"],
         kill,
+        mitigate=victim["id"] in fx.pending.get("mitigate", ()),
     )
 
 
@@ -216,7 +217,7 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     blow.steps.append(
         "Select Target: an adjacent bystander is struck" if automatic else "a bystander is struck"
     )
-    location = roll_location(fx.rules, fx.dice)
+    location = roll_location(fx.rules, fx.dice, victim=victim)
     blow.location = location.id
     apply_armor(fx, victim, location, blow, effects=False)
     wound_blow(fx, blow)

@@ -3,6 +3,7 @@ Struggle and pulling an impaled weapon free have consequences of their own."""
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
@@ -42,6 +43,12 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     kind, cost = rules.actions[body.action]
     if not able(c):
         raise EngineError(f"{c['name']} is out of the fight")
+    follow_up_on = None
+    if body.action in rules.follow_ups:
+        # Chosen before the action is paid for: paying ends the Turn the move belongs to.
+        follow_up_on = follow_ups.ready_victim(rules, state, c, body.action, body.target)
+        state = writable(state, follow_up_on)
+        c = state["combatants"][c["id"]]
     if kind == "proactive":
         if body.action == "attack":
             raise EngineError("attacks are made with an exchange request")
@@ -58,7 +65,9 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         if state.get("phase") == "turns":
             c["ap"] -= cost
     result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
-    if body.action == "ward_location":
+    if follow_up_on is not None:
+        result["follow_up"] = follow_ups.resolve(rules, state, c, follow_up_on, body.action, dice)
+    elif body.action == "ward_location":
         result["warding"] = ward(rules, c, body)
     elif body.action == "struggle":
         result["struggle"] = struggle(rules, state, c, dice)

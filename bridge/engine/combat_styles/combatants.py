@@ -74,8 +74,11 @@ class StatBlock(Body):
     healing_rate: int | None = Field(None, ge=0)
     luck_points: int = Field(0, ge=0, le=20)
     traits: list[str] = Field(default_factory=list)
-    """Combat-style traits (e.g. ``assassination``, ``unarmed-prowess``)."""
+    """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
     quadruped: bool = False
+    body_plan: str | None = None
+    """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
+    rule data's ``combat.body_plan``)."""
     fatigue_initiative: int = 0
     """Initiative penalty from fatigue (0 when fresh)."""
     movement: int | None = Field(None, ge=0, le=1000)
@@ -88,7 +91,12 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     stats = ch.model_dump(by_alias=True)
     for wid in block.weapons:
         rules.arm(wid)
-    hp = dict(block.hit_points) if block.hit_points is not None else hit_points(rules, stats)
+    for trait in block.traits:
+        if trait not in rules.style_trait_ids:
+            known = ", ".join(sorted(rules.style_trait_ids))
+            raise LookupError(f"unknown style trait {trait!r} (known: {known})")
+    plan = rules.body_plan({"body_plan": block.body_plan}).id
+    hp = dict(block.hit_points) if block.hit_points is not None else hit_points(rules, stats, plan)
     for loc in hp:
         rules.location(loc)
     armor_ap: dict[str, int] = {}
@@ -133,6 +141,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "luck_points": block.luck_points,
         "traits": sorted(block.traits),
         "quadruped": block.quadruped,
+        "body_plan": plan,
         "fatigue_initiative": block.fatigue_initiative,
         "movement": block.movement,
         "conditions": {},
@@ -148,10 +157,12 @@ def action_points(rules: RulesView, stats: dict[str, int]) -> int:
         raise LookupError(str(err).strip("'\"")) from None
 
 
-def hit_points(rules: RulesView, stats: dict[str, int]) -> dict[str, int]:
-    """Hit points per location from the characteristics, by the rule data's formula."""
+def hit_points(rules: RulesView, stats: dict[str, int], plan: str | None = None) -> dict[str, int]:
+    """Hit points per location of the body plan (the default one unless named) from the
+    characteristics, by the rule data's formula."""
     base = rules.model.hit_points.value(stats)
-    return {loc.id: max(loc.hp_minimum, base + loc.hp_offset) for loc in rules.locations}
+    locations = rules.body_plan({"body_plan": plan}).locations
+    return {loc.id: max(loc.hp_minimum, base + loc.hp_offset) for loc in locations}
 
 
 def damage_modifier(rules: RulesView, str_siz: int) -> str:

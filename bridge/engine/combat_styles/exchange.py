@@ -32,6 +32,7 @@ from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.odds import odds_of_targets
 from bridge.engine.combat_styles.requests import ExchangeBody
 from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
+from bridge.engine.combat_styles.traits import evade_ends_prone
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -140,7 +141,7 @@ def start_exchange(
     if defence == "parry":
         parry_arm = usable_arm(rules, guard.arm_owner, body.parry_weapon, "parry")
         _end_ward(guard.arm_owner, parry_arm.id, notes)
-        if arm.is_ranged and not parry_arm.parries_ranged:
+        if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
             )
@@ -208,7 +209,7 @@ def start_exchange(
         dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
         _spend_luck(guard.payer, dfd_roll)
         dfd_level = dfd_roll.level
-        if defence == "evade" and rules.evade_ends_prone and "daredevil" not in dfd["traits"]:
+        if defence == "evade" and evade_ends_prone(rules, dfd):
             add_condition(dfd, "prone")
             notes.append(f"{dfd['name']} ends prone after evading")
     else:
@@ -269,6 +270,7 @@ def start_exchange(
         "first_on_surprised": first_on_surprised,
         "hit_intended": hit_intended,
         "bystander": body.bystander,
+        "mitigate": list(body.mitigate_damage),
         "situation": situation.model_dump(),
         "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
         "notes": notes,

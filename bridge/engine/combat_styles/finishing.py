@@ -24,6 +24,7 @@ from bridge.engine.combat_styles.damage import (
 )
 from bridge.engine.combat_styles.effect_rolls import counter_prepared, stay_on_feet
 from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.traits import parry_size
 from bridge.engine.combat_styles.view import Arm, Location, RulesView
 from bridge.engine.combat_styles.wounds import roll_location
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -52,7 +53,7 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
             why = pending.get("ineligible", {}).get(choice.id, "not available to the winner")
             raise EngineError(f"{rules.effects[choice.id].name} cannot be chosen: {why}")
         effect = rules.effects[choice.id]
-        if effect.id == "choose_location" or effect.id == "marksman":
+        if effect.params.chooses_location or effect.params.location_steps is not None:
             _check_location_choice(rules, pending, choice)
         if counts[choice.id] > 1 and not effect.stackable:
             raise EngineError(f"{effect.name} does not stack: choose it once")
@@ -73,8 +74,10 @@ def _check_location_choice(rules: RulesView, pending: JSON, choice: EffectChoice
         raise EngineError(f"{rules.effects[choice.id].name} needs a location")
     rules.location(choice.location)
     ward = pending.get("warded", {})
-    if choice.id == "choose_location" and choice.location in ward:
-        raise EngineError(f"Choose Location cannot bypass the passive block on {choice.location}")
+    chooses = rules.effects[choice.id].params.chooses_location
+    if chooses and choice.location in ward and not rules.choose_location_bypasses_ward:
+        name = rules.effects[choice.id].name
+        raise EngineError(f"{name} cannot bypass the passive block on {choice.location}")
 
 
 def finish(
@@ -174,7 +177,12 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     blow.location = location.id
     # Passive blocking / Ward Location: a warded location is parried by the warding arm.
     ward = dfd["conditions"].get("warding", {}).get("locations", {})
-    if parry is None and location.id in ward and parry_ignored_by(fx) is None:
+    if (
+        parry is None
+        and location.id in ward
+        and parry_ignored_by(fx) is None
+        and not (rules.choose_location_bypasses_ward and location_chosen(fx))
+    ):
         ward_arm = rules.arm(ward[location.id])
         block = parry_block(
             rules.sizes,
@@ -209,7 +217,7 @@ def grapple_hold(fx: Finisher) -> None:
     if not won:
         fx.out.setdefault("notes", []).append("the grapple fails")
         return None
-    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"])
+    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"], fx.defender)
     add_condition(fx.defender, "grappled", None, location=location.id, by=p["attacker"])
     fx.out.setdefault("notes", []).append(
         f"{fx.defender['name']} is grappled by the {location.name}"
@@ -255,7 +263,11 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         blow.steps.append("Enhance Parry blocks everything")
         return 0
     attacking = _attacking_size(rules, arm, p)
-    parrying = parry_arm.size or rules.sizes[0]
+    parrier = combatant(fx.state, p["defender"])
+    attacker = combatant(fx.state, p["attacker"])
+    parrying, by_traits = parry_size(rules, fx.state, parrier, attacker, parry_arm)
+    if by_traits:
+        blow.steps.append(f"{', '.join(by_traits)}: {parry_arm.name} parries as {parrying}")
     inside = p.get("inside_reach", 0)
     if inside > 0:
         attacking = size_step(
@@ -285,22 +297,29 @@ def choose_location(fx: Finisher, victim: JSON) -> Location:
         for c in picks:
             effect = rules.effects[c.id]
             steps = effect.params.location_steps
-            if c.id != "choose_location" and steps is None:
+            if not effect.params.chooses_location and steps is None:
                 continue
             if c.location is None:
                 raise EngineError(f"{effect.name} needs a location")
             loc = rules.location(c.location)
             if steps is None:
                 ward = victim["conditions"].get("warding", {}).get("locations", {})
-                if loc.id in ward:
+                if loc.id in ward and not rules.choose_location_bypasses_ward:
                     raise EngineError(f"{effect.name} cannot bypass the passive block on {loc.id}")
                 return loc
-            rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+            rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"], victim)
             if rolled.adjacent and _steps_apart(rules, rolled, loc.id) > steps:
                 where = "an adjoining location" if steps == 1 else f"{steps} steps"
                 raise EngineError(f"{effect.name} moves a hit only to {where} of {rolled.id}")
             return loc
-    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"])
+    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"], victim)
+
+
+def location_chosen(fx: Finisher) -> bool:
+    """Whether the winning attacker picked the location (an effect that ``chooses_location``)."""
+    return fx.side == "attacker" and any(
+        fx.rules.effects[c.id].params.chooses_location for c in fx.choices
+    )
 
 
 def _steps_apart(rules: RulesView, start: Location, goal: str) -> int:

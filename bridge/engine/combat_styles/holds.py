@@ -8,6 +8,8 @@ opposed roll. Winning frees the victim.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from bridge.engine.combat_styles.checks import (
     contest_penalty,
     opposed_winner,
@@ -15,6 +17,7 @@ from bridge.engine.combat_styles.checks import (
     target,
 )
 from bridge.engine.combat_styles.damage import expr_of
+from bridge.engine.combat_styles.traits import withdraw_share
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.combat_styles.wounds import apply_wound
 from bridge.engine.contract import JSON, EngineError
@@ -103,9 +106,12 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
     arm = rules.arm(weapon)
     wound = next(w for w in victim["conditions"]["impaled"]["wounds"] if w["weapon"] == weapon)
     rolled = dice.roll(expr_of(arm.damage or "0")).total
-    share = rules.effects["impale"].params.withdraw_damage
+    default = rules.effects["impale"].params.withdraw_damage
+    share = withdraw_share(
+        rules, arm, Fraction(default.numerator, default.denominator) if default else None
+    )
     damage = rolled
-    if "barbed" not in arm.traits and share is not None:
+    if share is not None:
         damage = -(-rolled * share.numerator // share.denominator)
     stuck["weapons"].remove(weapon)
     del stuck["victims"][weapon]
@@ -117,7 +123,7 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
         del victim["conditions"]["impaled"]
     location = rules.location(wound["location"])
     attack = {
-        "skill": wielder["skills"]["brawn"],
+        "skill": wielder["skills"][skill],
         "target": roll.target.skill,
         "roll": roll.roll,
         "level": roll.level.label,

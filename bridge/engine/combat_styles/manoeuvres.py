@@ -14,7 +14,7 @@ from bridge.engine.contract import JSON, EngineError
 def entangle(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     loc = choice.location or (blow.location if blow else None)
     if loc is None:
-        loc = roll_location(fx.rules, fx.dice).id
+        loc = roll_location(fx.rules, fx.dice, victim=fx.victim).id
     location = fx.rules.location(loc)
     add_condition(fx.victim, "entangled", None, location=loc, by=fx.taker["id"])
     if location.limb and location.leg:

@@ -8,8 +8,7 @@
   not attacked this round.
 * Around every exchange: attacks a manoeuvre forbids are refused; a weapon braced for a
   mounted charge cannot parry (``braced_weapon_can_parry``) until the end of the rider's next
-  turn; a rider who evades is flung from the saddle (``mounted_leaves_saddle``); a mount that
-  attacks is marked as attacking for the round.
+  turn; a rider who evades is flung from the saddle (``mounted_leaves_saddle``).
 
 The skill cap, the rider defending his mount and his mount's SIZ against knockback act inside
 the exchange (:mod:`bridge.engine.combat_styles.riders`).
@@ -19,7 +18,7 @@ from __future__ import annotations
 
 from bridge.engine.combat_styles import rounds
 from bridge.engine.combat_styles.combatants import add_condition, combatant, writable
-from bridge.engine.combat_styles.engagement import check_attack, current_round
+from bridge.engine.combat_styles.engagement import check_attack
 from bridge.engine.combat_styles.exchange import start_exchange, usable_arm
 from bridge.engine.combat_styles.move_requests import MountBody, MountedWithdrawBody
 from bridge.engine.combat_styles.requests import ExchangeBody
@@ -121,8 +120,8 @@ def mounted_withdraw(
                 f"{foe['name']} ({foe['movement']}): withdraw with Change Range or Outmaneuver"
             )
         speeds[fid] = foe["movement"]
-    attacked = steed["conditions"][RIDDEN].get("attacked_round")
-    if attacked is not None and attacked == current_round(state):
+    # Every attack records its Round on the attacker (``attacked_round``).
+    if state.get("phase") == "turns" and steed.get("attacked_round") == state["round"]:
         raise EngineError(f"{steed['name']} is attacking this round: no free withdrawal")
     state = writable(state, rider["id"])
     rider = combatant(state, rider["id"])
@@ -171,8 +170,6 @@ def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution
     if state is None:
         return done
     att = combatant(state, body.attacker)
-    if RIDDEN in att["conditions"] and state.get("phase") == "turns":
-        att["conditions"][RIDDEN]["attacked_round"] = state["round"]
     if body.situation.braced_weapon and not rules.model.combat.mounted.braced_weapon_can_parry:
         add_condition(att, BRACED, 1, weapons=[done.result["weapon"]])
     dfd = combatant(state, body.defender)

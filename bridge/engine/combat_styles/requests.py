@@ -124,6 +124,9 @@ class ExchangeBody(Body):
     """The winner's choice made in advance: when given, the exchange finishes at once."""
     bystander: str | None = None
     """A combatant next to the target (firing into a crowd, Select Target)."""
+    mitigate_damage: list[str] = Field(default_factory=list, max_length=32)
+    """Combatants who spend Luck Points (Mitigate Damage) should a blow of this exchange leave
+    them the wound level ``combat.luck.mitigate_from`` (Major)."""
     combatants: list[StatBlock] | None = Field(None, max_length=32)
     """Without an encounter: the stat blocks of both parties."""
     defended_by: str | None = None
@@ -169,6 +172,8 @@ class ActBody(Body):
     """Ward Location: the locations covered (a shield covers its passive-block count)."""
     crouching: bool = False
     """Ward Location: crouching behind a shield multiplies the locations it may cover."""
+    target: str | None = None
+    """A follow-up move (Trip the Entangled): the foe, needed only when several are open to it."""
 
 
 class CombatantBody(Body):

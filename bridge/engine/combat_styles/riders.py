@@ -3,8 +3,8 @@
 A rider carries the condition ``mounted`` (``mount``: the mount's combatant id); his mount
 carries ``ridden`` (``by``: the rider). From the rule data:
 
-* ``skill_cap``: a rider's combat skills may not exceed this skill (Ride), unless he has the
-  style trait ``skill_cap_lifted_by``;
+* ``skill_cap``: a rider's combat skills may not exceed this skill (Ride), unless a style
+  trait of his lifts the skill cap capped by it (Mounted Combat lifts ``mounted``);
 * ``defend_mount_ap_cost``: the rider may defend his mount with his own Combat Style or Ride,
   paying these action points himself;
 * ``knockback_adds_mount_siz_on``: an unopposed roll of this skill (Ride) adds the mount's SIZ

@@ -10,10 +10,12 @@ from bridge.engine.combat_styles.damage import normalize_modifier
 from bridge.engine.combat_styles.differential import DifferentialTable
 from bridge.engine.combat_styles.view import (
     Arm,
+    BodyPlan,
     Charge,
     Fatigue,
     Knockback,
     Location,
+    LuckMitigation,
     RulesView,
     WoundOutcome,
     WoundRule,
@@ -127,6 +129,29 @@ def _outcome(o: Any) -> WoundOutcome:
     )
 
 
+def _body_plans(model: Any) -> dict[str, BodyPlan]:
+    """Every hit-location table as a body plan."""
+    locs = {loc.id: loc for loc in model.hit_locations}
+    plans = {}
+    for table in model.hit_location_tables:
+        locations = tuple(
+            Location(
+                id=row.location,
+                name=locs[row.location].name,
+                low=row.range[0],
+                high=row.range[1],
+                limb=locs[row.location].kind == "limb",
+                hp_offset=locs[row.location].hp_offset,
+                hp_minimum=locs[row.location].hp_minimum,
+                leg=locs[row.location].limb == "leg",
+                adjacent=tuple(locs[row.location].adjacent),
+            )
+            for row in table.rows
+        )
+        plans[table.id] = BodyPlan(table.id, table.die, locations)
+    return plans
+
+
 def build(model: Any) -> RulesView:
     """Read every number the engine uses out of the model."""
     sizes = tuple(s.id for s in sorted(model.sizes, key=lambda s: s.rank))
@@ -135,22 +160,8 @@ def build(model: Any) -> RulesView:
     for k in range(len(sizes)):
         row = next(r for r in model.parry_reduction if r.covers(k))
         blocked.append(1 - _frac(row.damage_taken))
-    table = model.location_table("humanoid")
-    locs = {loc.id: loc for loc in model.hit_locations}
-    locations = tuple(
-        Location(
-            id=row.location,
-            name=locs[row.location].name,
-            low=row.range[0],
-            high=row.range[1],
-            limb=locs[row.location].kind == "limb",
-            hp_offset=locs[row.location].hp_offset,
-            hp_minimum=locs[row.location].hp_minimum,
-            leg=locs[row.location].limb == "leg",
-            adjacent=tuple(locs[row.location].adjacent),
-        )
-        for row in table.rows
-    )
+    plans = _body_plans(model)
+    default_plan = plans[model.combat.body_plan]
     combat = model.combat
     ladder = model.damage_modifier_ladder()
     fam = combat.familiarity
@@ -182,8 +193,22 @@ def build(model: Any) -> RulesView:
         sizes=sizes,
         reaches=reaches,
         parry_reductions=tuple(blocked),
-        locations=locations,
-        location_die=table.die,
+        locations=default_plan.locations,
+        location_die=default_plan.die,
+        body_plans=plans,
+        only_shields_parry_ranged=combat.ranged.only_shields_parry,
+        charge_receiving_traits=frozenset(
+            t.id for t in model.weapon_traits if t.rules.receives_charge
+        ),
+        follow_ups={
+            e.params.follow_up.action: (e.id, e.params.follow_up)
+            for e in model.special_effects
+            if e.params.follow_up is not None
+        },
+        luck_mitigation=LuckMitigation(
+            combat.luck.mitigate_from, combat.luck.mitigate_to, combat.luck.points_per_use
+        ),
+        default_body_plan=default_plan.id,
         mounted_location_die=f"{combat.mounted.location_die}+{combat.mounted.location_add}",
         model=model,
         wounds=wounds,
@@ -208,6 +233,9 @@ def build(model: Any) -> RulesView:
         long_range_force_steps=combat.ranged.long_range_force_steps,
         pulled_blow_damage=_frac(combat.pulled_blow.damage),
         swimming_damage=_frac(combat.swimming.thrusting_damage),
+        swim_thrusting_effects=frozenset(combat.swimming.thrusting_effects),
+        swim_thrusting_traits=frozenset(combat.swimming.thrusting_traits),
+        swim_unaffected_kinds=frozenset(combat.swimming.unaffected_kinds),
         blind_strike_grade_steps=combat.cover.blind_strike_grade_steps,
         crouch_multiplier=combat.passive_block.crouch_multiplier,
         brace_vs_bash=_frac(kb.brace_siz_multiplier_vs_bash),
@@ -217,12 +245,15 @@ def build(model: Any) -> RulesView:
         ),
         evade_ends_prone=combat.evading.ends_prone,
         grapple_body_grade=combat.grapple.body_grade,
-        prone_situation="close_prone",
+        condition_situations=tuple(
+            (s.while_condition, s.id) for s in model.situational_modifiers if s.while_condition
+        ),
         checks_ids=frozenset(g.id for g in model.grades),
         inside_reach_can_parry=combat.reach.inside_reach_can_parry,
         inside_reach_damage_cap=combat.reach.inside_reach_damage_cap,
         inside_reach_size_drop_per_step=combat.reach.inside_reach_size_drop_per_step,
         ward_weapon_locations=combat.passive_block.weapon_locations,
+        choose_location_bypasses_ward=combat.passive_block.choose_location_bypasses,
         default_action=combat.default_action,
         situations={s.id: s.grade for s in model.situational_modifiers},
         crowd_grades={
@@ -237,4 +268,11 @@ def build(model: Any) -> RulesView:
             "substantially_different": None,
         },
         actions={a.id: (a.kind, a.ap_cost) for a in model.actions},
+        style_trait_ids=frozenset(t.id for t in model.style_traits),
+        style_traits={t.id: t.rules for t in model.style_traits if t.effect == "rules"},
+        withdraw_shares={
+            t.id: _frac(t.rules.withdraw_damage)
+            for t in model.weapon_traits
+            if t.rules.withdraw_damage is not None
+        },
     )

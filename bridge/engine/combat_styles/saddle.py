@@ -5,11 +5,17 @@ puts on a rider's combat skills."""
 from __future__ import annotations
 
 from bridge.engine.combat_styles.combatants import combatant
+from bridge.engine.combat_styles.traits import lifts_cap
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 
 MOUNTED = "mounted"
 RIDDEN = "ridden"
+
+
+def is_mounted(c: JSON) -> bool:
+    """Whether ``c`` sits on a mount (the ``mounted`` condition)."""
+    return bool(c["conditions"]) and MOUNTED in c["conditions"]
 
 
 def mount_of(state: JSON, c: JSON) -> JSON | None:
@@ -19,11 +25,17 @@ def mount_of(state: JSON, c: JSON) -> JSON | None:
 
 
 def rider_cap(rules: RulesView, c: JSON, skill: int) -> int:
-    """A rider's combat skill, capped by his ``skill_cap`` skill unless his style lifts it."""
+    """A rider's combat skill, capped by the ``skill_cap`` skill (Ride) unless one of his
+    style traits lifts a ``skill_caps`` entry capped by that skill (Mounted Combat lifts
+    ``mounted``)."""
     if not c["conditions"] or MOUNTED not in c["conditions"]:
         return skill
     rule = rules.model.combat.mounted
-    if rule.skill_cap_lifted_by is not None and rule.skill_cap_lifted_by in c["traits"]:
+    if c["traits"] and any(
+        lifts_cap(rules, c, cap.id)
+        for cap in rules.model.skill_caps
+        if cap.capped_by == rule.skill_cap
+    ):
         return skill
     if rule.skill_cap not in c["skills"]:
         raise EngineError(

@@ -13,7 +13,12 @@ from typing import NamedTuple
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
-from bridge.engine.combat_styles.saddle import rider_cap
+from bridge.engine.combat_styles.saddle import is_mounted, rider_cap
+from bridge.engine.combat_styles.traits import (
+    charge_grade_steps,
+    eased_grade,
+    lifts_cap,
+)
 from bridge.engine.combat_styles.view import Arm, Fatigue, RulesView
 from bridge.engine.contract import JSON, EngineError
 
@@ -38,11 +43,11 @@ class AttackTerms(NamedTuple):
     notes: tuple[str, ...]
 
 
-def _grade_ids(rules: RulesView, ids: list[str]) -> list[str]:
+def _grade_ids(rules: RulesView, ids: list[str], c: JSON) -> list[str]:
     out = []
     for sid in ids:
         if sid in rules.situations:
-            out.append(rules.situations[sid])
+            out.append(eased_grade(rules, c, sid, rules.situations[sid]))
         elif sid in {g.id for g in rules.checks.grades}:
             out.append(sid)
         else:
@@ -89,6 +94,8 @@ def capped(rules: RulesView, c: JSON, skill: int, situation: Situation, combat: 
         known = ", ".join(sorted(caps))
         raise EngineError(f"unknown skill cap {situation.cap!r} (known: {known})")
     by = caps[situation.cap]
+    if lifts_cap(rules, c, situation.cap) is not None:
+        return skill
     if by not in c["skills"]:
         raise EngineError(f"skill cap {situation.cap!r} names {by!r}, a skill combatants lack")
     return min(skill, c["skills"][by])
@@ -142,7 +149,7 @@ def attack_terms(
     notes: list[str] = []
     if situation.attacker_situations or situation.defender_situations:
         check_situations(rules, situation, "ranged" if arm.is_ranged else "close")
-    ids = _grade_ids(rules, situation.attacker_situations) + condition_grades(
+    ids = _grade_ids(rules, situation.attacker_situations, attacker) + condition_grades(
         rules, attacker, notes
     )
     steps = 0
@@ -163,15 +170,24 @@ def attack_terms(
         else:
             steps += fam
     skill = capped(rules, attacker, skill, situation)
-    if situation.cap == "swimming" and arm.kind != "unarmed" and "impale" not in arm.effects:
-        raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
     size_steps = 0
     dm_steps = 0
     factor = ONE
+    if situation.cap == "swimming" and arm.kind not in rules.swim_unaffected_kinds:
+        if not (
+            arm.effects & rules.swim_thrusting_effects or arm.traits & rules.swim_thrusting_traits
+        ):
+            raise EngineError(f"under water only thrusting weapons work, not {arm.name}")
+        factor *= rules.swimming_damage
+        notes.append("under water: thrusting damage reduced")
     if situation.charging:
         if arm.is_ranged:
             raise EngineError("a charge is a close-combat attack, not a ranged one")
-        steps += rules.charge.attack_grade_steps
+        from_a_mount = situation.mounted or situation.cap == "mounted" or is_mounted(attacker)
+        charge_steps, trait = charge_grade_steps(rules, attacker, from_a_mount)
+        steps += charge_steps
+        if trait is not None:
+            notes.append(f"{trait}: charge grade steps {charge_steps}")
         size_steps += rules.charge.size_steps
         dm_steps += (
             rules.charge.dm_steps_quadruped
@@ -192,8 +208,6 @@ def attack_terms(
     if situation.pulled_blow:
         factor *= rules.pulled_blow_damage
         notes.append("pulled blow")
-    if situation.cap == "swimming":
-        factor *= rules.swimming_damage
     grade = checks.shifted(checks.most_severe(ids), steps)
     if situation.aiming:
         grade = aimed(rules, grade)
@@ -205,7 +219,7 @@ def attack_terms(
         grade = max(grade, checks.grade(crowd_grade), key=lambda g: g.rank)
     dm = attacker["damage_modifier"]
     if situation.set_against_charge:
-        if "set" not in arm.traits:
+        if not arm.traits & rules.charge_receiving_traits:
             raise EngineError(f"{arm.name} cannot be set against a charge")
         steps_of_charger = (
             rules.charge.dm_steps_quadruped
@@ -224,7 +238,7 @@ def defence_grade(
     rules: RulesView, situation: Situation, defender: JSON, notes: list[str]
 ) -> Grade:
     """The grade of the defender's parry or evade (situations and his own conditions)."""
-    ids = _grade_ids(rules, situation.defender_situations)
+    ids = _grade_ids(rules, situation.defender_situations, defender)
     return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
 
 
@@ -239,7 +253,8 @@ def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
 def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
     """Grades a combatant's own conditions impose on his rolls, read from the rule data:
     blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
-    impaled in him (the impale table), lying prone (the prone situation)."""
+    impaled in him (the impale table), and each situation the data ties to a condition he
+    bears (``while_condition``: fighting while prone)."""
     grades: list[str] = []
     why: list[str] = []
     level = fatigue_of(rules, c)
@@ -254,7 +269,7 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
     if "blinded" in conditions:
         situation = rules.effects["blind_opponent"].params.imposes_situation
         if situation in rules.situations:
-            grades.append(rules.situations[situation])
+            grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
             why.append("blinded")
     for hold, grade in (
         ("entangled", rules.effects["entangle"].params.imposes_grade),
@@ -271,9 +286,10 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
         elif grade == "incapacitated":
             grades.append(rules.checks.grades[-1].id)
             why.append("incapacitated by an impaled weapon")
-    if "prone" in conditions and rules.prone_situation in rules.situations:
-        grades.append(rules.situations[rules.prone_situation])
-        why.append("prone")
+    for condition, situation in rules.condition_situations:
+        if condition in conditions:
+            grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
+            why.append(condition)
     if why:
         notes.append(f"{c['name']}: {', '.join(why)}")
     return grades

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.bash import bash
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.combatants import add_condition
@@ -163,4 +164,6 @@ def apply_all(fx: Finisher, blow: Blow | None) -> None:
             fx.victim.setdefault("marks", []).append(choice.id) if fx.victim is not None else None
         else:
             HANDLERS.get(choice.id, _generic)(fx, choice, blow, rec)
+            if fx.victim is not None:
+                follow_ups.arm(fx.rules, rec, fx.victim, choice.id)
         fx.applied.append(rec)

@@ -8,6 +8,7 @@ An encounter in phase ``free`` (an exchange sent without one) tracks no turns or
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.combatants import (
     combatant,
     has_condition,
@@ -61,6 +62,7 @@ def current(state: JSON) -> str | None:
 
 def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
     state["acted"].append(cid)
+    follow_ups.lapse(state, cid)
     c = state["combatants"][cid]
     if "surprised" in c["conditions"]:
         # His initiative has come: from now on he may defend (but not attack this round).
@@ -69,7 +71,8 @@ def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
         cond = c["conditions"][name]
         if name == "stunned":
             locs = {k: v - 1 for k, v in cond["locations"].items() if v > 1}
-            if locs:
+            if locs or any(k not in ("turns", "locations") and v for k, v in cond.items()):
+                # Stuns kept in minutes (Knockout Blow) last until removed.
                 cond["locations"] = locs
             else:
                 del c["conditions"][name]
@@ -152,7 +155,10 @@ def spend_proactive(
 
 def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
     check_can_attack(c)
+    round_now = state.get("round", 0)
     spend_proactive(state, c, "attack", rules)
+    # The Round he last attacked in (Defensive Minded parries better in a Round without one).
+    c["attacked_round"] = round_now
 
 
 def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from bridge.engine.combat_styles.checks import CheckRules, Grade
 from bridge.engine.combat_styles.differential import DifferentialTable
+from bridge.engine.contract import JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,24 @@ class Location:
     hp_minimum: int
     leg: bool = False
     adjacent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BodyPlan:
+    """A hit-location table: the die rolled and the locations it lands on."""
+
+    id: str
+    die: str
+    locations: tuple[Location, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LuckMitigation:
+    """Mitigate Damage: ``points`` Luck Points turn a ``from_level`` wound into ``to_level``."""
+
+    from_level: str
+    to_level: str
+    points: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +158,7 @@ class RulesView:
     parry_reductions: tuple[Fraction, ...]
     """Share of damage *blocked*, by steps smaller (index 0 = equal or larger)."""
     locations: tuple[Location, ...]
+    """The default body plan's locations (``combat.body_plan``)."""
     location_die: str
     mounted_location_die: str
     model: Any
@@ -159,6 +179,12 @@ class RulesView:
     long_range_force_steps: int
     pulled_blow_damage: Fraction
     swimming_damage: Fraction
+    swim_thrusting_effects: frozenset[str]
+    """A weapon listing any of these special effects thrusts (works under water)."""
+    swim_thrusting_traits: frozenset[str]
+    """A weapon with any of these traits thrusts."""
+    swim_unaffected_kinds: frozenset[str]
+    """Weapon kinds the water neither forbids nor weakens."""
     blind_strike_grade_steps: int
     crouch_multiplier: int
     brace_vs_bash: Fraction
@@ -166,12 +192,15 @@ class RulesView:
     """Fatigue levels from Fresh down, in order."""
     evade_ends_prone: bool
     grapple_body_grade: str
-    prone_situation: str
+    condition_situations: tuple[tuple[str, str], ...]
+    """(condition, situational modifier id): a combatant bearing the condition rolls under it."""
     checks_ids: frozenset[str]
     inside_reach_can_parry: bool
     inside_reach_damage_cap: str
     inside_reach_size_drop_per_step: int
     ward_weapon_locations: int
+    choose_location_bypasses_ward: bool
+    """A location chosen by the attacker may be a warded one, and the ward does not parry it."""
     default_action: str
     situations: Mapping[str, str]
     """Situational modifier id → grade id."""
@@ -182,9 +211,37 @@ class RulesView:
     """Weapon familiarity id → grade steps (None: fall back to the base STR+DEX)."""
     actions: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     """Combat action id → (proactive/reactive/free, action-point cost)."""
+    style_trait_ids: frozenset[str] = frozenset()
+    """Every style trait in the data (a stat block may name only these)."""
+    style_traits: Mapping[str, Any] = field(default_factory=dict)
+    """Style trait id → its ``rules`` (the model's StyleTraitRules), for traits the engine
+    applies (``effect = "rules"``)."""
+    withdraw_shares: Mapping[str, Fraction] = field(default_factory=dict)
+    """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
+
+    luck_mitigation: LuckMitigation | None = None
+    only_shields_parry_ranged: bool = True
+    """Only arms that ``parries_ranged`` (shields) may parry a missile."""
+    charge_receiving_traits: frozenset[str] = frozenset()
+    """Weapon traits that let a weapon be set against a charge (Set)."""
+    follow_ups: Mapping[str, tuple[str, Any]] = field(default_factory=dict)
+    """Action id → (the effect leaving the move, its FollowUp data: effect, skill, condition)."""
+    body_plans: Mapping[str, BodyPlan] = field(default_factory=dict)
+    """Hit-location table id → its plan; a combatant's ``body_plan`` picks one."""
+    default_body_plan: str = ""
+    """The plan of a combatant whose stat block names none (``combat.body_plan``)."""
 
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Caches of pure functions of this view (e.g. effect eligibility)."""
+
+    def body_plan(self, c: JSON | None = None) -> BodyPlan:
+        """The body plan of combatant ``c`` (the default plan for None or a record without one)."""
+        plan_id = (c or {}).get("body_plan") or self.default_body_plan
+        try:
+            return self.body_plans[plan_id]
+        except KeyError:
+            known = ", ".join(sorted(self.body_plans))
+            raise LookupError(f"unknown body plan {plan_id!r} (known: {known})") from None
 
     def arm(self, arm_id: str) -> Arm:
         try:
@@ -196,6 +253,10 @@ class RulesView:
         for loc in self.locations:
             if loc.id == location_id:
                 return loc
+        for plan in self.body_plans.values():
+            for loc in plan.locations:
+                if loc.id == location_id:
+                    return loc
         known = ", ".join(loc.id for loc in self.locations)
         raise LookupError(f"unknown hit location {location_id!r} (known: {known})")
 

@@ -9,6 +9,7 @@ from bridge.engine.combat_styles.blows import Blow, Finisher, damage_expr
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.effect_rolls import duration_turns, needs_wound, resist, wounded
 from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.traits import stun_unit
 from bridge.engine.combat_styles.wounds import apply_wound, armor_points, roll_location
 from bridge.engine.contract import JSON, EngineError
 
@@ -38,8 +39,18 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         return
     turns = duration_turns(fx, choice.id, blow) or blow.to_hp
     stunned = fx.victim["conditions"].setdefault("stunned", {"turns": None, "locations": {}})
-    stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
-    rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
+    unit = stun_unit(fx.rules, fx.taker, bool(fx.pending.get("surprised")))
+    if unit is None:
+        stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
+        rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
+    else:
+        # Knockout Blow on a surprised victim: the stun outlasts the fight's turn count, so it
+        # is kept (in its own unit) until removed, like any duration not counted in turns.
+        lasting = stunned.setdefault(unit, {})
+        lasting[blow.location] = max(turns, lasting.get(blow.location, 0))
+        rec["outcome"] = f"{blow.location} incapacitated for {turns} {unit}"
+        rec["lasting"] = f"{turns} {unit}"
+        turns = None
     rec["condition"] = "stunned"
     location = fx.rules.location(blow.location)
     if not location.limb:
@@ -89,12 +100,20 @@ def accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec
     arm = rules.arm(fx.pending["weapon"])
     weapon, dm = damage_expr(rules, arm, att, 0, 0)
     rolled = max(0, fx.dice.roll(weapon).total + (fx.dice.roll(dm).total if dm else 0))
-    loc = roll_location(rules, fx.dice)
+    loc = roll_location(rules, fx.dice, victim=att)
     unarmed = arm.kind == "unarmed" and rules.effects[choice.id].params.unarmed_ignores_armor
     counted = 0 if unarmed else armor_points(att, loc.id, [])[2]
     to_hp = max(0, rolled - counted)
     out: JSON = {"location": loc.id, "damage": rolled, "armor": counted, "to_hit_points": to_hp}
     if to_hp:
-        out["wound"] = apply_wound(rules, fx.dice, att, loc, to_hp, fx.pending["defence_roll"])
+        out["wound"] = apply_wound(
+            rules,
+            fx.dice,
+            att,
+            loc,
+            to_hp,
+            fx.pending["defence_roll"],
+            mitigate=att["id"] in fx.pending.get("mitigate", ()),
+        )
     rec["outcome"] = f"the attacker injures himself: {to_hp} to {loc.id}"
     fx.out["self_injury"] = out

@@ -19,14 +19,41 @@ from bridge.engine.contract import JSON
 from bridge.engine.dice import Dice
 
 
-def roll_location(rules: RulesView, dice: Dice, mounted: bool = False) -> Location:
-    """Roll the hit location (the mounted die when a rider strikes a lower biped)."""
-    expr = rules.mounted_location_die if mounted else rules.location_die
+def roll_location(
+    rules: RulesView, dice: Dice, mounted: bool = False, victim: JSON | None = None
+) -> Location:
+    """Roll the hit location on ``victim``'s body plan (the default one without a victim; the
+    mounted die when a rider strikes a lower biped)."""
+    plan = rules.body_plan(victim)
+    expr = rules.mounted_location_die if mounted else plan.die
     total = dice.roll(expr_of(expr)).total
-    for loc in rules.locations:
+    for loc in plan.locations:
         if loc.low <= total <= loc.high:
             return loc
     raise LookupError(f"no hit location covers {total} on {expr}")
+
+
+def mitigate_damage(
+    rules: RulesView, victim: JSON, after: int, hp_max: int, rule: WoundRule
+) -> JSON | None:
+    """Mitigate Damage: when ``rule`` is the luck rule's ``mitigate_from`` level and the victim
+    has the Luck Points, spend them and raise the location's hit points to one short of that
+    level. Returns what was done (None when nothing was)."""
+    luck = rules.luck_mitigation
+    if luck is None or rule.id != luck.from_level or victim["luck_points"] < luck.points:
+        return None
+    raised = after
+    while wound_level(rules, raised, hp_max).id == luck.from_level and raised < hp_max:
+        raised += 1
+    if wound_level(rules, raised, hp_max).id != luck.to_level:
+        return None
+    victim["luck_points"] -= luck.points
+    return {
+        "luck_points_spent": luck.points,
+        "from": luck.from_level,
+        "to": luck.to_level,
+        "hit_points": raised,
+    }
 
 
 def armor_points(victim: JSON, location: str, bypass: list[str]) -> tuple[int, int, int]:
@@ -84,22 +111,34 @@ def apply_wound(
     damage: int,
     attack: JSON,
     auto_fail_endurance: bool = False,
+    mitigate: bool = False,
 ) -> JSON:
     """Take ``damage`` off ``location`` and apply the consequences the wound level's rule data
     gives: turns without attacking, prone, incapacitation, the Endurance test and its failure,
     unconsciousness and the death timer. A wound only acts when it is worse than the location's
-    previous one (Endurance rolls are not repeated unless the location is wounded again)."""
+    previous one (Endurance rolls are not repeated unless the location is wounded again).
+
+    With ``mitigate`` the victim spends Luck Points (Mitigate Damage) on a wound of the luck
+    rule's level: the location is left one hit point short of it, at the lesser level."""
     before = victim["hit_points"][location.id]
     hp_max = victim["hit_points_max"][location.id]
     after = before - damage
-    victim["hit_points"][location.id] = after
     rule = wound_level(rules, after, hp_max)
+    mitigated = None
+    if mitigate:
+        mitigated = mitigate_damage(rules, victim, after, hp_max, rule)
+        if mitigated is not None:
+            after = mitigated["hit_points"]
+            rule = wound_level(rules, after, hp_max)
+    victim["hit_points"][location.id] = after
     ranks = {w.id: w.rank for w in rules.wounds}
     prior = victim["wounds"].get(location.id)
     worsened = prior is None or rule.rank > ranks[prior]
     if worsened:
         victim["wounds"][location.id] = rule.id
     out: JSON = {"location": location.id, "damage": damage, "hit_points": after, "wound": rule.id}
+    if mitigated is not None:
+        out["luck_mitigated"] = mitigated
     if not worsened:
         return out
     consequences: list[str] = []

@@ -7,9 +7,9 @@ accepts only dice expressions the engine's parser understands (``1d8+1``, ``2d10
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from compiler.model.common import RuleModel
 
@@ -19,6 +19,30 @@ DiceText = Annotated[str, Field(pattern=DICE_PATTERN)]
 """A dice expression such as ``1d4+1``, ``2d6``, ``1d8+1d6``, ``-1d4`` or ``+0``."""
 
 Rounding = Literal["up", "down", "nearest"]
+
+
+def _as_toml(value: Any) -> str:
+    """A value as it is written in a rule file (``false``, ``"up"``, ``100``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def implemented_only(expected: Any, how: str) -> AfterValidator:
+    """A validator for a flag that states how the engine behaves: any other value is refused
+    with ``how`` (what the engine does, and where a GM changes it instead), so a house rule
+    never sits in the data unread."""
+
+    def check(value: Any) -> Any:
+        if value != expected:
+            raise ValueError(
+                f"the engine implements only {_as_toml(expected)} here ({how}); "
+                f"{_as_toml(value)} would be ignored, so it is refused"
+            )
+        return value
+
+    return AfterValidator(check)
+
 
 Skill = Literal[
     "acrobatics",

@@ -6,11 +6,11 @@ into a number of special effects; no number of the check lives in engine code.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import Fraction, Rounding
+from compiler.model.combat_styles.basics import Fraction, Rounding, implemented_only
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
@@ -49,14 +49,23 @@ class SuccessLevel(Entry):
 class CheckRules(Assumable):
     """How a d100 roll against a (modified) skill becomes a success level."""
 
-    die_faces: int = Field(100, ge=2)
-    rounding: Rounding = "up"
+    die_faces: Annotated[int, implemented_only(100, "every check is a d100 roll")] = 100
+    rounding: Annotated[Rounding, implemented_only("up", "every fraction in a check rounds up")] = (
+        "up"
+    )
     """How every fraction in the rules rounds (grade multipliers, halvings)."""
-    grades_stack: bool = False
+    grades_stack: Annotated[
+        bool, implemented_only(False, "several penalties: only the most severe grade applies")
+    ] = False
     """False: when several penalties apply, only the most severe grade counts."""
     critical_divisor: int = Field(gt=0)
     """A roll at or under ``ceil(skill / critical_divisor)`` is a critical."""
-    critical_minimum: int = Field(ge=0)
+    critical_minimum: Annotated[
+        int,
+        implemented_only(
+            1, "a skill above 0 criticals on ceil(skill / critical_divisor), at least 01"
+        ),
+    ]
     """The smallest critical range of a skill above 0 (a skill of 0 has no critical)."""
     fumble_rolls: tuple[int, ...]
     """Rolls that fumble while the modified skill is 100 or less."""
@@ -69,15 +78,23 @@ class CheckRules(Assumable):
     over_100: Literal["subtract_excess_from_all"] = "subtract_excess_from_all"
     """Opposed or differential rolls with a skill over 100: every participant loses
     (highest skill − 100)."""
-    over_100_needs_declared_defence: bool = True
+    over_100_needs_declared_defence: Annotated[
+        bool,
+        implemented_only(True, "a parry sent with parry_only_if_hit imposes no over-100 penalty"),
+    ] = True
     """A defender may impose his over-100 penalty only if he declares his parry before the
     attacker rolls (no retroactive downgrading)."""
-    over_100_endurance_retroactive: bool = True
+    over_100_endurance_retroactive: Annotated[
+        bool,
+        implemented_only(True, "the Endurance test re-reads the attack roll against the excess"),
+    ] = True
     """When the wounded victim's Endurance is the skill over 100, its penalty is applied to
     the attacker's roll retroactively for the Endurance test only."""
     augment: Fraction
     """Share of the augmenting skill added to the primary skill."""
-    augment_changes_critical: bool = False
+    augment_changes_critical: Annotated[
+        bool, implemented_only(False, "the critical range uses the unaugmented skill")
+    ] = False
     """False: the critical and fumble ranges use the unaugmented skill."""
     tie: Literal["higher_roll_wins"] = "higher_roll_wins"
     """Opposed roll with equal levels: the higher roll still inside the success range wins."""

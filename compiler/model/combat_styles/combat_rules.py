@@ -4,11 +4,12 @@ weapons, ranged rules, encumbrance and fatigue checks. One sub-table per rule.""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill
+from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
+from compiler.model.combat_styles.effects import WeaponKind
 from compiler.model.common import Assumable, Id, RuleModel
 
 
@@ -18,8 +19,14 @@ class Surprise(Assumable):
     initiative_penalty: int
     bonus_effects: int = Field(ge=0)
     """Extra special effects for the first successful attack on a surprised target."""
-    can_defend_before_own_turn: bool = False
-    offensive_actions_this_round: bool = False
+    can_defend_before_own_turn: Annotated[
+        bool,
+        implemented_only(False, "a surprised combatant cannot defend before his initiative"),
+    ] = False
+    offensive_actions_this_round: Annotated[
+        bool,
+        implemented_only(False, "a surprised combatant may not attack in the surprise Round"),
+    ] = False
 
 
 class LeapingAttack(Assumable):
@@ -58,13 +65,22 @@ class PassiveBlock(Assumable):
     crouch_multiplier: int = Field(gt=0)
     """Crouching behind a shield multiplies the locations it covers."""
     choose_location_bypasses: bool = False
+    """True: an effect that chooses the location may pick a warded one, and the ward does not
+    parry the blow; false: it may not pick a warded location."""
 
 
 class Cover(Assumable):
     """A blind strike at a target behind total cover."""
 
     blind_strike_grade_steps: int
-    blind_strike_allows_choose_location: bool = False
+    blind_strike_allows_choose_location: Annotated[
+        bool,
+        implemented_only(
+            False,
+            "an effect whose requires.target_conditions lists not_blind_strike (Choose Location) "
+            "is refused against a blind strike; remove that condition to allow it",
+        ),
+    ] = False
 
 
 class PulledBlow(Assumable):
@@ -86,14 +102,19 @@ class Mounted(Assumable):
     knockback_adds_mount_siz_on: Skill = "ride"
     """An unopposed roll of this skill lets the rider add his mount's SIZ against Knockback."""
     braced_weapon_can_parry: bool = False
-    skill_cap_lifted_by: Id | None = None
-    """The style trait that frees a rider's combat skills from the ``skill_cap``."""
 
 
 class Swimming(Assumable):
-    """Fighting in water: only thrusting weapons work, at reduced damage."""
+    """Fighting in water: only thrusting weapons work, at reduced damage; the kinds in
+    ``unaffected_kinds`` (biting, strangling, ramming) work as on land."""
 
     thrusting_damage: Fraction
+    thrusting_effects: tuple[Id, ...] = ()
+    """A weapon that lists any of these special effects counts as thrusting."""
+    thrusting_traits: tuple[Id, ...] = ()
+    """A weapon with any of these weapon traits counts as thrusting."""
+    unaffected_kinds: tuple[WeaponKind, ...] = ()
+    """Weapon kinds the water neither forbids nor weakens."""
 
 
 class SweepAttack(Assumable):
@@ -108,7 +129,10 @@ class ReachRules(Assumable):
     inside_reach_can_parry: bool = False
     inside_reach_damage_cap: DiceText
     inside_reach_size_drop_per_step: int = Field(ge=0)
-    natural_weapons_exempt: bool = True
+    natural_weapons_exempt: Annotated[
+        bool,
+        implemented_only(True, "only melee weapons suffer inside their reach; natural ones never"),
+    ] = True
 
 
 class ChangeRange(Assumable):
@@ -161,6 +185,8 @@ class RangedRules(Assumable):
     crowd_edge_grade: Id
     crowd_through_grade: Id
     only_shields_parry: bool = True
+    """True: only arms whose data says ``parries_ranged`` (shields) parry missiles; false: any
+    weapon may."""
 
 
 class EncumbranceBand(RuleModel):
@@ -192,17 +218,36 @@ class FatigueChecks(Assumable):
     bands: tuple[FatigueCheckBand, ...]
 
 
+class Luck(Assumable):
+    """Mitigate Damage: spending Luck Points turns a wound of one level into a lesser one, the
+    location left one hit point short of the worse level."""
+
+    mitigate_from: Id
+    """The wound level (``wound_levels`` id) a Luck Point may mitigate."""
+    mitigate_to: Id
+    """The wound level it becomes."""
+    points_per_use: int = Field(1, gt=0)
+
+
 class CombatRules(RuleModel):
     """The ``[combat]`` table: assorted numbers, one sub-table each."""
 
     round_seconds: int = Field(gt=0)
-    proactive_per_cycle: int = Field(gt=0)
+    proactive_per_cycle: Annotated[
+        int,
+        implemented_only(1, "a combatant's one proactive action in a Cycle ends his Turn"),
+    ]
     """Proactive actions a combatant may take in one Cycle (on his own Turn)."""
-    reactions_per_threat: int = Field(gt=0)
+    reactions_per_threat: Annotated[
+        int, implemented_only(1, "a defender parries or evades an attack once")
+    ]
     default_action: Id
     """The action a combatant is taken to have chosen when he chooses no proactive action."""
     unarmed_weapon: Id
     """The weapons entry used for unarmed attacks and parries."""
+    body_plan: Id
+    """The ``hit_location_tables`` entry a combatant's hit locations are rolled on unless his
+    stat block names another."""
     surprise: Surprise
     leaping_attack: LeapingAttack
     evading: Evading
@@ -221,3 +266,4 @@ class CombatRules(RuleModel):
     ranged: RangedRules
     encumbrance: Encumbrance
     fatigue_checks: FatigueChecks
+    luck: Luck

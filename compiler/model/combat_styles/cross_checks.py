@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from compiler.model.combat_styles.basics import Band
+from compiler.model.combat_styles.cross_checks_traits import traits_and_combat
 from compiler.model.common import Path, Problem
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ def cross_check(rules: CombatStylesRules) -> Iterator[Problem]:
     yield from _body(rules, ids)
     yield from _situations(rules, ids)
     yield from _rounds(rules, ids)
+    yield from traits_and_combat(rules, ids)
 
 
 def _ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:
@@ -330,12 +332,4 @@ def _rounds(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Prob
             )
         yield from _refs(
             style.traits, ids["style_traits"], "style trait", ("combat_styles", i, "traits")
-        )
-    lifted_by = rules.combat.mounted.skill_cap_lifted_by
-    if lifted_by is not None:
-        yield from _ref(
-            lifted_by,
-            ids["style_traits"],
-            "style trait",
-            ("combat", "mounted", "skill_cap_lifted_by"),
         )

@@ -131,6 +131,20 @@ class TargetLimit(RuleModel):
     multiple: int = Field(gt=0)
 
 
+class FollowUp(RuleModel):
+    """A move the taker may make on his following Turn while the effect holds its victim
+    (Entangle: an automatic Trip Opponent for 1 AP)."""
+
+    action: Id
+    """The ``actions`` entry that makes the move (its kind and Action Point cost)."""
+    effect: Id
+    """The special effect attempted: the victim resists it with its ``resisted_by`` skills."""
+    skill: Skill
+    """The taker's roll the victim's resistance is opposed against."""
+    condition: Literal["prone"]
+    """What befalls a victim who fails to resist."""
+
+
 class EffectParams(RuleModel):
     """The numbers an effect's consequence needs. Only the fields an effect uses are set."""
 
@@ -153,6 +167,8 @@ class EffectParams(RuleModel):
     fatigue_per_round: int | None = None
     """Fatigue levels lost at the start of each Combat Round."""
     reload_reduction: int | None = None
+    chooses_location: bool = False
+    """The taker names the hit location the blow lands on (within reach)."""
     location_steps: int | None = None
     """How many steps to an adjoining hit location the effect may move a hit."""
     second_target_damage: Fraction | None = None
@@ -172,6 +188,7 @@ class EffectParams(RuleModel):
     combines_with_opposed: bool = False
     """Force Failure: only together with another effect that needs an opposed roll."""
     unarmed_ignores_armor: bool = False
+    follow_up: FollowUp | None = None
 
 
 class SpecialEffect(Entry):

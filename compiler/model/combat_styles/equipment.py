@@ -45,13 +45,6 @@ class ParryReduction(Entry):
         return lo_ok and hi_ok
 
 
-class WeaponTrait(Entry):
-    """A weapon property that is not a special effect (Thrown, Set, Barbed, Flexible…)."""
-
-    name: str
-    description: str
-
-
 class Weapon(Entry):
     """A close-combat weapon. ``effects`` are the special-effect ids the weapon enables."""
 

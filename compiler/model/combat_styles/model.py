@@ -28,7 +28,6 @@ from compiler.model.combat_styles.equipment import (
     Shield,
     Size,
     Weapon,
-    WeaponTrait,
 )
 from compiler.model.combat_styles.reference import reference_tables
 from compiler.model.combat_styles.rounds import (
@@ -36,7 +35,6 @@ from compiler.model.combat_styles.rounds import (
     ActionPoints,
     CombatStyle,
     Initiative,
-    StyleTrait,
 )
 from compiler.model.combat_styles.situations import (
     Charging,
@@ -47,6 +45,7 @@ from compiler.model.combat_styles.situations import (
     SituationalModifier,
     SkillCap,
 )
+from compiler.model.combat_styles.traits import StyleTrait, WeaponTrait
 from compiler.model.common import Assumable, Problem, ReferenceTable, RulesetBase
 
 INDEXED = (
@@ -238,9 +237,9 @@ class CombatStylesRules(RulesetBase):
         """The hit location ``ident``."""
         return self._get("hit_locations", ident)
 
-    def location_table(self, ident: str = "humanoid") -> HitLocationTable:
-        """The rollable hit-location table ``ident``."""
-        return self._get("hit_location_tables", ident)
+    def location_table(self, ident: str | None = None) -> HitLocationTable:
+        """The rollable hit-location table ``ident`` (the default body plan when None)."""
+        return self._get("hit_location_tables", ident or self.combat.body_plan)
 
     def location_hit_points(self, stats: dict[str, int]) -> dict[str, int]:
         """Hit points of every location for a stat block (``con``, ``siz``…)."""

@@ -11,6 +11,25 @@ if TYPE_CHECKING:
     from compiler.model.combat_styles.model import CombatStylesRules
 
 
+TRAIT_HANDLING = {
+    "rules": "applied",
+    "unlocks_effects": "unlocks special effects",
+    "narrative": "GM's call",
+}
+"""How the roll server treats a style trait, as the journal says it."""
+
+
+def _thrusting(rules: CombatStylesRules) -> str:
+    """Which weapons count as thrusting under water, in words."""
+    swim = rules.combat.swimming
+    effects = {e.id: e.name for e in rules.special_effects}
+    traits = {t.id: t.name for t in rules.weapon_traits}
+    parts = [f"those that can {effects[e]}" for e in swim.thrusting_effects if e in effects]
+    parts += [f"{traits[t]} weapons" for t in swim.thrusting_traits if t in traits]
+    parts += [f"{k} attacks unaffected" for k in swim.unaffected_kinds]
+    return "; ".join(parts) or "none listed"
+
+
 def situation_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
     """Situational modifiers, caps, impale, distance, knockback, charging, fatigue, other numbers."""
     grades = {g.id: g.name for g in rules.grades}
@@ -173,11 +192,6 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
         (
             "Mounted rider",
             f"combat skills capped by {cb.mounted.skill_cap.title()}"
-            + (
-                f" (unless trained in {cb.mounted.skill_cap_lifted_by.replace('_', ' ')})"
-                if cb.mounted.skill_cap_lifted_by
-                else ""
-            )
             + f"; defends his mount for {cb.mounted.defend_mount_ap_cost} AP; a "
             f"{cb.mounted.knockback_adds_mount_siz_on.title()} roll adds the mount's SIZ against "
             "knockback; a braced weapon "
@@ -190,7 +204,10 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
             )
             + ("; evading leaves the saddle" if cb.evading.mounted_leaves_saddle else ""),
         ),
-        ("Swimming", f"only thrusting weapons, damage {cb.swimming.thrusting_damage}"),
+        (
+            "Swimming",
+            f"only thrusting weapons ({_thrusting(rules)}), damage {cb.swimming.thrusting_damage}",
+        ),
         (
             "Inside a longer weapon's reach",
             f"it cannot parry; its damage is capped at {cb.reach.inside_reach_damage_cap}",
@@ -281,9 +298,13 @@ def round_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
         table(
             "style_traits",
             "Combat Style Traits",
-            ("Trait", "Group only", "Benefit"),
-            [(t.name, t.group_only, t.description) for t in rules.style_traits],
-            "Group only: everyone in the group must have the trait.",
+            ("Trait", "Group only", "Benefit", "Arbiter"),
+            [
+                (t.name, t.group_only, t.description, TRAIT_HANDLING[t.effect])
+                for t in rules.style_traits
+            ],
+            "Group only: everyone in the group must have the trait. Arbiter: whether the roll "
+            "server applies the benefit, it unlocks special effects, or the GM judges it.",
             assumed_notes(rules.style_traits),
         ),
         table(

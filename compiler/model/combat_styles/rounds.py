@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Band, ceil_div
+from compiler.model.combat_styles.basics import Band, ceil_div, implemented_only
 from compiler.model.combat_styles.body import AttributeFormula
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
@@ -40,7 +40,9 @@ class ActionPoints(Assumable):
     table: tuple[ApBand, ...]
     table_beyond_every: int = Field(gt=0)
     """Beyond the last band, one more point per this many attribute points."""
-    carry_over: bool = False
+    carry_over: Annotated[
+        bool, implemented_only(False, "unused Action Points are lost when the Round ends")
+    ] = False
     description: str = ""
 
     def points(self, stats: dict[str, int]) -> int:
@@ -90,12 +92,3 @@ class CombatStyle(Entry):
     weapons: tuple[StyleWeapon, ...] = Field(min_length=1)
     traits: tuple[Id, ...] = ()
     description: str = ""
-
-
-class StyleTrait(Entry):
-    """A combat-style trait (benefit)."""
-
-    name: str
-    group_only: bool = False
-    """Works only if everyone in the group has the trait (the text's asterisk)."""
-    description: str

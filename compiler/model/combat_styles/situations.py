@@ -3,12 +3,34 @@ charging and fatigue levels."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import Band, Fraction, Skill, ceil_div
+from compiler.model.combat_styles.basics import (
+    Band,
+    Fraction,
+    Skill,
+    ceil_div,
+    implemented_only,
+)
 from compiler.model.common import Assumable, Entry, Id, RuleModel
+
+CombatantCondition = Literal[
+    "prone",
+    "blinded",
+    "disarmed",
+    "entangled",
+    "gripped",
+    "grappled",
+    "pinned",
+    "pinned_down",
+    "in_cover",
+    "bleeding",
+    "surprised",
+    "impaled",
+]
+"""Conditions the engine records on a combatant that a situational modifier may follow."""
 
 
 class SituationalModifier(Entry):
@@ -19,6 +41,9 @@ class SituationalModifier(Entry):
     grade: Id
     applies_to: Literal["all", "attack", "defence"] = "all"
     """Close-combat modifiers apply to attacking, parrying and evading unless stated."""
+    while_condition: CombatantCondition | None = None
+    """The engine applies this situation by itself to every roll of a combatant bearing this
+    condition (e.g. ``prone``: fighting while prone); absent, it applies only when named."""
     description: str = ""
 
 
@@ -124,9 +149,17 @@ class Charging(Assumable):
     weapon_size_steps: int
     damage_modifier_steps_biped: int
     damage_modifier_steps_quadruped: int
-    set_weapon_uses_chargers_dm: bool = True
+    set_weapon_uses_chargers_dm: Annotated[
+        bool,
+        implemented_only(
+            True, "a weapon set against a charge strikes with the charger's Damage Modifier"
+        ),
+    ] = True
     benefits_last: Literal["first_attack"] = "first_attack"
-    counterattack_counts_as_failed_parry: bool = True
+    counterattack_counts_as_failed_parry: Annotated[
+        bool,
+        implemented_only(True, "against a counterattack both sides count as failing to parry"),
+    ] = True
     description: str = ""
 
 

@@ -306,19 +306,6 @@ def test_a_house_rule_grade_joins_the_ladder_by_its_step(tmp_path: Path) -> None
     assert rules.shift_grade("heroic", 1).id == "hopeless"
 
 
-def test_an_unknown_style_trait_lifting_the_mounted_cap_is_reported(tmp_path: Path) -> None:
-    root = edited(
-        tmp_path,
-        "combat.toml",
-        'skill_cap_lifted_by = "mounted_combat"',
-        'skill_cap_lifted_by = "horse_lord"',
-    )
-    (msg,) = problems(root)
-    assert msg.startswith("combat-styles/combat.toml: ")
-    assert "skill_cap_lifted_by" in msg
-    assert "unknown style trait 'horse_lord'" in msg
-
-
 def test_a_leaping_attack_skill_must_be_a_known_skill(tmp_path: Path) -> None:
     root = edited(
         tmp_path,

@@ -148,6 +148,5 @@ def test_the_manoeuvre_numbers_are_in_the_gms_journal() -> None:
     assert rows["Sweep attack"] == "one attack roll for every target, each defends separately"
     assert rows["Aerial combat"].startswith("opposed Fly or Ride at the start of each Round")
     assert rows["Mounted rider"].startswith(
-        "combat skills capped by Ride (unless trained in mounted combat); "
-        "defends his mount for 1 AP"
+        "combat skills capped by Ride; defends his mount for 1 AP"
     )

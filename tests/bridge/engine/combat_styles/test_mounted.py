@@ -174,6 +174,16 @@ def test_a_weapon_braced_for_a_mounted_charge_cannot_parry(table: Table) -> None
     assert out["parry_weapon"] == "heater"
 
 
+def test_a_beast_back_lancer_in_the_saddle_charges_without_the_grade_step(table: Table) -> None:
+    charge = {"attacker": "knight", "defender": "brute", "weapon": "lance", "effects": []}
+    cavalry(table, traits=["beast_back_lancer", "mounted_combat"])
+    out = table("exchange", {**charge, "situation": {"charging": True}}, [90, 90])
+    assert out["attack"]["grade"] == "standard"
+    table("mount", {"rider": "knight"})
+    out = table("exchange", {**charge, "situation": {"charging": True}}, [90, 90])
+    assert out["attack"]["grade"] == "hard"  # on foot the charge is one grade harder
+
+
 def test_only_a_mounted_charge_braces_a_weapon(table: Table) -> None:
     cavalry(table, mounted=False)
     with pytest.raises(EngineError, match="braced only for a mounted charge"):
@@ -253,8 +263,19 @@ def test_the_riders_skill_cap_comes_from_the_data(model: RulesetBase, tmp_path: 
     assert out["attack"]["target"] == 30  # Athletics 30, not Ride 50
 
 
-def test_the_trait_lifting_the_cap_comes_from_the_data(model: RulesetBase, tmp_path: Path) -> None:
-    table = mounted_rules(model, tmp_path, skill_cap_lifted_by="mounted_skirmisher")
+def test_the_trait_lifting_the_cap_comes_from_the_trait_data(
+    model: RulesetBase, tmp_path: Path
+) -> None:
+    from compiler.model.loader import load_ruleset
+
+    house = tmp_path / "house" / "combat-styles"
+    house.mkdir(parents=True)
+    (house / "style_traits.toml").write_text(
+        '[[style_traits]]\nid = "mounted_combat"\nname = "Mounted Combat"\n'
+        'effect = "narrative"\ndescription = "No longer lifts the mounted cap."\n',
+        encoding="utf-8",
+    )
+    table = Table(load_ruleset("combat-styles", overlay=tmp_path / "house").model)
     cavalry(table, traits=["mounted_combat"])
     out = table("exchange", {"attacker": "knight", "defender": "brute", "effects": []}, [90, 90])
     assert out["attack"]["target"] == 50

@@ -1,0 +1,104 @@
+"""Cross-checks of the rule values the engine reads by id from traits and the ``[combat]``
+table: swimming's thrusting weapons, the prone situation, the default body plan, and the
+parameters of weapon and style traits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from compiler.model.common import Path, Problem
+
+if TYPE_CHECKING:
+    from compiler.model.combat_styles.model import CombatStylesRules
+
+
+def _ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:
+    if value is not None and value not in known:
+        shown = ", ".join(sorted(known))
+        yield Problem(path=path, message=f"unknown {what} {value!r} (known: {shown})")
+
+
+def _refs(values: Iterable[Any], known: set[str], what: str, path: Path) -> Iterator[Problem]:
+    for j, value in enumerate(values):
+        yield from _ref(value, known, what, (*path, j))
+
+
+def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
+    """Every id these values name exists."""
+    swim = rules.combat.swimming
+    where = ("combat", "swimming")
+    yield from _refs(
+        swim.thrusting_effects,
+        ids["special_effects"],
+        "special effect",
+        (*where, "thrusting_effects"),
+    )
+    yield from _refs(
+        swim.thrusting_traits, ids["weapon_traits"], "weapon trait", (*where, "thrusting_traits")
+    )
+    yield from _ref(
+        rules.combat.body_plan,
+        {t.id for t in rules.hit_location_tables},
+        "hit-location table",
+        ("combat", "body_plan"),
+    )
+    levels = {w.id: w.rank for w in rules.wound_levels}
+    luck = rules.combat.luck
+    for field in ("mitigate_from", "mitigate_to"):
+        yield from _ref(getattr(luck, field), set(levels), "wound level", ("combat", "luck", field))
+    known = luck.mitigate_from in levels and luck.mitigate_to in levels
+    if known and levels[luck.mitigate_to] >= levels[luck.mitigate_from]:
+        yield Problem(
+            path=("combat", "luck", "mitigate_to"),
+            message=f"{luck.mitigate_to!r} is not a lesser wound than {luck.mitigate_from!r}",
+        )
+    actions = {a.id for a in rules.actions}
+    for i, effect in enumerate(rules.special_effects):
+        follow = effect.params.follow_up
+        if follow is None:
+            continue
+        where = ("special_effects", i, "params", "follow_up")
+        yield from _ref(follow.action, actions, "action", (*where, "action"))
+        yield from _ref(follow.effect, ids["special_effects"], "special effect", (*where, "effect"))
+        known = {e.id: e for e in rules.special_effects}
+        if follow.effect in known and known[follow.effect].resisted_by is None:
+            yield Problem(
+                path=(*where, "effect"),
+                message=f"{follow.effect!r} has no resisted_by, so the victim has nothing to resist with",
+            )
+    yield from _style_traits(rules, ids)
+
+
+def _style_traits(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
+    unlocking = {e.requires.style_trait for e in rules.special_effects if e.requires.style_trait}
+    caps = {c.id for c in rules.skill_caps}
+    for i, trait in enumerate(rules.style_traits):
+        where = ("style_traits", i)
+        # An effect naming an unknown trait is reported already; do not cascade from it.
+        cascading = bool(unlocking - ids["style_traits"])
+        if trait.effect == "unlocks_effects" and trait.id not in unlocking and not cascading:
+            yield Problem(
+                path=(*where, "effect"),
+                message="no special effect requires this trait (requires.style_trait), so it "
+                "unlocks nothing; mark it 'narrative' or 'rules'",
+            )
+        if trait.effect == "narrative" and trait.id in unlocking:
+            yield Problem(
+                path=(*where, "effect"),
+                message="a special effect requires this trait, so it is not purely narrative; "
+                "mark it 'unlocks_effects'",
+            )
+        r = trait.rules
+        yield from _ref(
+            r.unarmed_parry_size, ids["sizes"], "size", (*where, "rules", "unarmed_parry_size")
+        )
+        yield from _refs(
+            r.eases_situations,
+            ids["situational_modifiers"],
+            "situational modifier",
+            (*where, "rules", "eases_situations"),
+        )
+        yield from _refs(
+            r.lifts_skill_caps, caps, "skill cap", (*where, "rules", "lifts_skill_caps")
+        )
