@@ -16,6 +16,10 @@ Modules, one job each:
   ``weapon_effects``, ``bash``, ``manoeuvres`` — each special effect's consequence;
 * ``rounds`` (the entry point), ``initiative``, ``turns``, ``combat_actions``, ``guards``,
   ``holds`` — the round state machine, Ward Location, Struggle and pulling impaled weapons free;
+* ``bodily``, ``hands``, ``encumbrance``, ``fatigue_checks`` — the optional stat-block fields
+  (Magic Points, spirit-combat skill, ENC, starting fatigue, hands), which hand holds what,
+  the grade steps of a load, and the Endurance checks against fatigue as rounds close;
+* ``spirit`` — spirit combat and Spirit Damage to Magic Points;
 * ``engine`` — the ``ENGINE`` object and the request dispatcher.
 """
 

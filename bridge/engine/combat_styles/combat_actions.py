@@ -6,6 +6,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
+from bridge.engine.combat_styles.hands import HAND_ACTIONS
 from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody
 from bridge.engine.combat_styles.turns import (
@@ -78,4 +79,6 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         state = writable(state, victim)
         c = state["combatants"][c["id"]]
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
+    elif body.action in HAND_ACTIONS and body.weapon is not None and c.get("hands") is not None:
+        result["hands"] = HAND_ACTIONS[body.action](rules, c, body.weapon)
     return state, {**result, **snapshot(state)}

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bridge.engine.combat_styles.bodily import bodily_record
 from bridge.engine.combat_styles.checks import ceil_div
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -83,6 +84,17 @@ class StatBlock(Body):
     """Initiative penalty from fatigue (0 when fresh)."""
     movement: int | None = Field(None, ge=0, le=1000)
     """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
+    fatigue: str | None = Field(None, max_length=64)
+    """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
+    magic_points: int | None = Field(None, ge=0, le=500)
+    """Magic Points (absent: the rule data's formula, if it has one)."""
+    spirit_combat: int | None = Field(None, ge=0, le=500)
+    """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
+    enc: int | None = Field(None, ge=0, le=10000)
+    """Total ENC carried (absent: encumbrance is not assessed)."""
+    hands: dict[str, str | None] | None = None
+    """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
+    Absent: the listed weapons fill the hands in order; what does not fit is carried."""
 
 
 def record(rules: RulesView, block: StatBlock) -> JSON:
@@ -146,6 +158,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "movement": block.movement,
         "conditions": {},
         "wounds": {},
+        **bodily_record(rules, block, stats),
     }
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from bridge.engine.combat_styles import encumbrance
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.checks import (
     CheckResult,
@@ -66,6 +67,8 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     name = max(skills, key=lambda s: victim["skills"].get(s, 0))
     if quadruped and name == res.quadruped_skill:
         grade_steps += res.quadruped_grade_steps
+    burden = encumbrance.grade_steps(fx.rules, victim, name)
+    grade_steps += burden
     skill = victim["skills"].get(name, 0)
     original = fx.original_roll
     checks = fx.rules.checks
@@ -81,7 +84,10 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     )
     theirs = CheckResult(their_target, original["roll"], their_level)
     resisted = opposed_winner(mine, theirs) == 1
-    return resisted, {**roll_json(mine, name), "resisted": resisted}
+    out = {**roll_json(mine, name), "resisted": resisted}
+    if burden:
+        out["encumbered_grade_steps"] = burden
+    return resisted, out
 
 
 def wounded(blow: Blow | None, victim: JSON) -> bool:
@@ -143,10 +149,20 @@ def target_limit_refusal(
 
 
 def stay_on_feet(fx: Finisher, victim: JSON, options_: tuple[tuple[str, str], ...]) -> JSON:
-    """The best chance among the allowed checks (e.g. Easy Acrobatics, Athletics) to stay up."""
+    """The best chance among the allowed checks (e.g. Easy Acrobatics, Athletics) to stay up;
+    a load makes each as many grades harder as encumbrance says."""
     checks = fx.rules.checks
     options = [
-        (skill, target(checks, victim["skills"].get(skill, 0), checks.grade(grade)))
+        (
+            skill,
+            target(
+                checks,
+                victim["skills"].get(skill, 0),
+                checks.shifted(
+                    checks.grade(grade), encumbrance.grade_steps(fx.rules, victim, skill)
+                ),
+            ),
+        )
         for skill, grade in options_
     ]
     name, tgt = max(options, key=lambda o: o[1].skill)

@@ -6,8 +6,9 @@ from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel
 
-from bridge.engine.combat_styles import mounted, rounds
+from bridge.engine.combat_styles import fatigue_checks, mounted, rounds
 from bridge.engine.combat_styles.aerial import aerial_pass
+from bridge.engine.combat_styles.burdens import burdens
 from bridge.engine.combat_styles.checks import (
     Level,
     contest_penalty,
@@ -40,9 +41,11 @@ from bridge.engine.combat_styles.requests import (
     OddsBody,
     OpposedBody,
     Side,
+    SpiritCombatBody,
     StartEncounterBody,
 )
 from bridge.engine.combat_styles.rules import view_of
+from bridge.engine.combat_styles.spirit import spirit_combat
 from bridge.engine.combat_styles.sweeping import sweep_attack
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -55,6 +58,7 @@ REQUESTS: Mapping[str, type[BaseModel]] = {
     "exchange": ExchangeBody,
     "choose_effects": ChooseEffectsBody,
     "odds": OddsBody,
+    "spirit_combat": SpiritCombatBody,
     "start_encounter": StartEncounterBody,
     "initiative": InitiativeBody,
     "act": ActBody,
@@ -82,13 +86,21 @@ def _grade(rules: RulesView, grades: list[str], steps: int):
 
 
 def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) -> Resolution:
-    grade = _grade(rules, body.grades, body.grade_steps)
+    grades, steps, notes = list(body.grades), body.grade_steps, []
+    if body.combatant is not None:
+        c = combatant(_needs_state(state), body.combatant)
+        more, extra = burdens(rules, c, body.skill_name, notes)
+        grades, steps = grades + more, steps + extra
+    grade = _grade(rules, grades, steps)
     tgt = target(rules.checks, body.skill, grade, body.augment)
     if tgt.impossible:
         raise EngineError(f"the check is {grade.name}: no attempt is possible")
     luck = Level.named(body.luck) if body.luck else None
     result = roll_check(rules.checks, dice, tgt, f"1d100 {body.label}".strip(), luck)
-    return Resolution({"kind": "check", "label": body.label, "grade": grade.id, **result.to_json()})
+    out: JSON = {"kind": "check", "label": body.label, "grade": grade.id, **result.to_json()}
+    if notes:
+        out["notes"] = notes
+    return Resolution(out)
 
 
 def _side(rules: RulesView, side: Side, penalty: int, dice: Dice, label: str):
@@ -146,6 +158,8 @@ def _start(
     rules: RulesView, body: StartEncounterBody, state: JSON | None, dice: Dice
 ) -> Resolution:
     new = rounds.start(rules, body)
+    if body.fatigue_checks:
+        new["fatigue_checks"] = True
     return Resolution({"kind": "start_encounter", "combatants": list(new["combatants"])}, new)
 
 
@@ -190,6 +204,7 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
     "exchange": mounted.exchange,
     "choose_effects": _choose,
     "odds": _odds,
+    "spirit_combat": spirit_combat,
     "start_encounter": _start,
     "initiative": _initiative,
     "act": _act,
@@ -224,7 +239,7 @@ class CombatStylesEngine:
             raise EngineError(f"unknown request type {kind!r}")
         view = view_of(rules)
         try:
-            return handler(view, body, state, dice)
+            return fatigue_checks.after_request(view, state, handler(view, body, state, dice), dice)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
 

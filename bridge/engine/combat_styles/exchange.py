@@ -29,6 +29,7 @@ from bridge.engine.combat_styles.combatants import (
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
+from bridge.engine.combat_styles.hands import holds, require_free_hand, require_held
 from bridge.engine.combat_styles.odds import odds_of_targets
 from bridge.engine.combat_styles.requests import ExchangeBody
 from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
@@ -55,7 +56,7 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
     """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
     if arm_id is None:
         arm_id = next(
-            (w for w in c["weapons"] if w != rules.unarmed_id and _can_use(c, w)),
+            (w for w in c["weapons"] if w != rules.unarmed_id and _can_use(rules, c, w)),
             rules.unarmed_id,
         )
     if arm_id not in c["weapons"]:
@@ -70,11 +71,12 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
             raise EngineError(
                 f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
             )
+    require_held(rules, c, arm_id, purpose)
     return rules.arm(arm_id)
 
 
-def _can_use(c: JSON, arm_id: str) -> bool:
-    if c["weapons"][arm_id]["broken"]:
+def _can_use(rules: RulesView, c: JSON, arm_id: str) -> bool:
+    if c["weapons"][arm_id]["broken"] or not holds(rules, c, arm_id):
         return False
     conditions = c["conditions"]
     return not conditions or not any(
@@ -112,6 +114,8 @@ def start_exchange(
         raise EngineError(f"{att['name']} is out of the fight and cannot attack")
     if body.grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
+    if body.grapple:
+        require_free_hand(rules, att, "grapple")
     arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
     if pay:
         rounds.spend_for_attack(rules, state, att)
@@ -161,8 +165,10 @@ def start_exchange(
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
     att_skill = terms.skill
+    key = "evade"  # the defender's skill, for his grade
     if defence in ("parry", "evade") and guard.skill is not None:
-        dfd_skill = guard.skill
+        dfd_skill = guard.skill  # his rider's, defending the mount
+        key = "combat_style" if defence == "parry" else key
     elif defence == "evade":
         dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation, combat=False)
     elif defence == "parry":
@@ -198,7 +204,7 @@ def start_exchange(
     dfd_grade = rules.checks.grade(rules.checks.standard)
     if defence in ("parry", "evade"):
         riders.pay(rules, state, guard)
-        dfd_grade = defence_grade(rules, situation, dfd, notes)
+        dfd_grade = defence_grade(rules, situation, dfd, notes, key)
         dfd_target = target(
             checks,
             dfd_skill,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from bridge.engine.combat_styles import encumbrance
 from bridge.engine.combat_styles.checks import (
     contest_penalty,
     opposed_winner,
@@ -62,11 +63,17 @@ def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
         mine_value = victim["skills"].get(mine_skill, 0)
         theirs_value = holder["skills"].get(theirs_skill, 0)
         penalty = contest_penalty([mine_value, theirs_value])
+        # A load makes either side's STR/DEX skill harder (encumbrance).
+        mine_grade = encumbrance.grade_for(rules, victim, mine_skill)
+        theirs_grade = encumbrance.grade_for(rules, holder, theirs_skill)
         mine = roll_check(
-            checks, dice, target(checks, mine_value, None, 0, penalty), f"1d100 {mine_skill}"
+            checks, dice, target(checks, mine_value, mine_grade, 0, penalty), f"1d100 {mine_skill}"
         )
         theirs = roll_check(
-            checks, dice, target(checks, theirs_value, None, 0, penalty), f"1d100 {theirs_skill}"
+            checks,
+            dice,
+            target(checks, theirs_value, theirs_grade, 0, penalty),
+            f"1d100 {theirs_skill}",
         )
         freed = opposed_winner(mine, theirs) == 1
         if freed:

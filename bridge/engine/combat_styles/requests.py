@@ -23,6 +23,11 @@ class CheckBody(Body):
     augment: int = Field(0, ge=0, le=500)
     luck: LuckPolicy | None = None
     label: str = Field("", max_length=64)
+    combatant: str | None = Field(None, max_length=64)
+    """A combatant of the encounter whose fatigue level floors the check's grade."""
+    skill_name: str | None = Field(None, max_length=64)
+    """The skill checked (e.g. ``athletics``): with ``combatant``, his load grades it when the
+    rule data's encumbrance lists that skill."""
 
 
 class Side(Body):
@@ -105,7 +110,7 @@ class ExchangeBody(Body):
     attacker: str
     defender: str
     weapon: str | None = None
-    """The attacker's weapon id (default: his first weapon, else unarmed)."""
+    """The attacker's weapon id (default: his first weapon in hand, else unarmed)."""
     defence: Literal["parry", "evade", "none", "counterattack"] = "parry"
     parry_weapon: str | None = None
     parry_only_if_hit: bool = False
@@ -156,6 +161,9 @@ class StartEncounterBody(Body):
     combatants: list[StatBlock] = Field(min_length=1, max_length=32)
     surprised: list[str] = Field(default_factory=list)
     """Combatants caught by surprise (−10 initiative, cannot act offensively this round)."""
+    fatigue_checks: bool = False
+    """Roll the Endurance checks against fatigue as rounds close (rule data
+    ``combat.fatigue_checks``)."""
 
 
 class InitiativeBody(Body):
@@ -167,7 +175,8 @@ class ActBody(Body):
     action: str = Field(min_length=1, max_length=64)
     """An action id from the rule data's action lists (attack, dither, ready-weapon …)."""
     weapon: str | None = None
-    """Ward Location: the weapon or shield held as a passive block."""
+    """Ward Location: the weapon or shield held as a passive block; Ready Weapon: the weapon
+    drawn, sheathed, picked up or pulled free; Drop Weapon: the weapon let go."""
     locations: list[str] = Field(default_factory=list, max_length=14)
     """Ward Location: the locations covered (a shield covers its passive-block count)."""
     crouching: bool = False
@@ -182,3 +191,21 @@ class CombatantBody(Body):
 
 class EmptyBody(Body):
     pass
+
+
+class SpiritCombatBody(Body):
+    """One exchange of spirit combat: the attacker's spirit-combat skill against the
+    defender's resistance (rule data ``combat.spirit_combat``), damage to Magic Points."""
+
+    attacker: str
+    defender: str
+    attacker_grades: list[str] = Field(default_factory=list, max_length=16)
+    attacker_grade_steps: int = Field(0, ge=-6, le=6)
+    attacker_augment: int = Field(0, ge=0, le=500)
+    attacker_luck: LuckPolicy | None = None
+    defender_grades: list[str] = Field(default_factory=list, max_length=16)
+    defender_grade_steps: int = Field(0, ge=-6, le=6)
+    defender_augment: int = Field(0, ge=0, le=500)
+    defender_luck: LuckPolicy | None = None
+    combatants: list[StatBlock] | None = Field(None, max_length=32)
+    """Without an encounter: the stat blocks of both parties."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import NamedTuple
 
+from bridge.engine.combat_styles import encumbrance
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
@@ -152,8 +153,9 @@ def attack_terms(
     ids = _grade_ids(rules, situation.attacker_situations, attacker) + condition_grades(
         rules, attacker, notes
     )
-    steps = 0
-    skill = attacker["skills"]["unarmed" if arm.kind == "unarmed" else "combat_style"]
+    skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
+    steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
+    skill = attacker["skills"][skill_name]
     if situation.familiarity is not None:
         if (
             situation.familiarity not in rules.familiarity
@@ -235,11 +237,14 @@ def attack_terms(
 
 
 def defence_grade(
-    rules: RulesView, situation: Situation, defender: JSON, notes: list[str]
+    rules: RulesView, situation: Situation, defender: JSON, notes: list[str], skill: str = ""
 ) -> Grade:
-    """The grade of the defender's parry or evade (situations and his own conditions)."""
+    """The grade of the defender's parry or evade with ``skill`` (situations, his own
+    conditions, and his load)."""
     ids = _grade_ids(rules, situation.defender_situations, defender)
-    return rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
+    grade = rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
+    steps = encumbrance.grade_steps(rules, defender, skill, notes)
+    return rules.checks.shifted(grade, steps) if steps else grade
 
 
 def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.blows import Blow, Finisher, damage_expr
 from bridge.engine.combat_styles.damage import modifier_expr
 from bridge.engine.combat_styles.effect_rolls import resist, target_limit_refusal
+from bridge.engine.combat_styles.hands import grab
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.contract import JSON, EngineError
 
@@ -79,6 +80,7 @@ def take_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON
     )
     arm = fx.rules.arm(theirs_id)
     fx.taker["weapons"].setdefault(theirs_id, {"hp": arm.hp, "broken": False})
+    grab(fx.rules, fx.taker, theirs_id)  # "from that moment on, may be used by the character"
     rec["outcome"] = f"takes the {arm.name}"
     rec["condition"] = "taken"
 

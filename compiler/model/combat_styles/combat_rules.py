@@ -200,8 +200,10 @@ class EncumbranceBand(RuleModel):
 
 
 class Encumbrance(Assumable):
-    """Encumbrance bands by ENC carried against STR."""
+    """Encumbrance bands by ENC carried against STR; the most severe band exceeded applies
+    its grade steps to ``skills`` (the STR- and DEX-based ones)."""
 
+    skills: tuple[Skill, ...] = ()
     bands: tuple[EncumbranceBand, ...]
 
 
@@ -213,9 +215,47 @@ class FatigueCheckBand(RuleModel):
 
 
 class FatigueChecks(Assumable):
-    """How often an Endurance roll against fatigue is due in combat, by CON."""
+    """How often an Endurance roll against fatigue is due in combat, by CON; a failed roll
+    costs ``levels_lost_on_failure`` fatigue levels. A CON no band covers makes no checks."""
 
+    skill: Skill = "endurance"
+    levels_lost_on_failure: int = Field(1, ge=0)
     bands: tuple[FatigueCheckBand, ...]
+
+
+class SpiritCombat(Assumable):
+    """Spirit combat: opposed spirit-combat skills as a differential roll; the winner's skill
+    band on the Spirit Damage table is rolled against the loser's Magic Points."""
+
+    resist_with: tuple[Literal["spirit_combat", Skill], ...] = Field(min_length=1)
+    """What the defender opposes with: the first of these he has (``spirit_combat`` is the
+    stat block's spirit-combat skill, the others are ordinary skills)."""
+    damage_needs_success: bool = True
+    defender_deals_damage: bool = True
+    """Whether a defender who wins the differential (with a spirit-combat skill) hits back."""
+    defeated_at: int = 0
+    """Magic Points at or below this value defeat the combatant."""
+    defeated_condition: Literal["unconscious", "incapacitated", "dead"] = "incapacitated"
+
+
+class Hand(RuleModel):
+    """A hand and the hit location of its arm (a useless arm drops what its hand holds)."""
+
+    id: Id
+    location: Id
+
+
+class Hands(Assumable):
+    """Which hands hold what: weapons need their ``hands`` count of free hands."""
+
+    hands: tuple[Hand, ...] = Field(min_length=1)
+    """A combatant's hands; the first is the weapon hand."""
+    shield_hands: int = Field(1, ge=0)
+    ranged_hands: int = Field(2, ge=0)
+    """Hands for a missile weapon that names none of its own."""
+    grapple_needs_free_hand: bool = True
+    pick_up_turns: int = Field(2, gt=0)
+    """Ready Weapon actions it takes to pick up a dropped or disarmed weapon."""
 
 
 class Luck(Assumable):
@@ -266,4 +306,6 @@ class CombatRules(RuleModel):
     ranged: RangedRules
     encumbrance: Encumbrance
     fatigue_checks: FatigueChecks
+    spirit_combat: SpiritCombat
+    hands: Hands
     luck: Luck

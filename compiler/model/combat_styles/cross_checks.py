@@ -259,6 +259,13 @@ def _body(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Proble
         [(i, s.skill) for i, s in enumerate(rules.spirit_damage)],
         lambda j: ("spirit_damage", j, "skill"),
     )
+    for i, hand in enumerate(rules.combat.hands.hands):
+        yield from _ref(
+            hand.location,
+            ids["hit_locations"],
+            "hit location",
+            ("combat", "hands", "hands", i, "location"),
+        )
 
 
 def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:

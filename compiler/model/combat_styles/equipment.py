@@ -114,6 +114,8 @@ class RangedWeapon(Entry):
 
     name: str
     kind: Literal["ranged", "firearm", "siege"] = "ranged"
+    hands: Literal[1, 2] | None = None
+    """Hands it needs (absent: ``combat.hands.ranged_hands``)."""
     damage: DiceText | None = None
     """Absent: the weapon deals no damage of its own (a blowgun delivers poison)."""
     damage_modifier: bool

@@ -77,6 +77,8 @@ class Derived(Assumable):
 
     healing_rate: AttributeFormula
     luck_points: AttributeFormula
+    magic_points: AttributeFormula | None = None
+    """Magic Points of a stat block that gives none (None: stat blocks must give them)."""
     movement_metres: int = Field(gt=0)
 
 

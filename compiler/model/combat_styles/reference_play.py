@@ -119,6 +119,42 @@ def _minutes(value: int | None) -> str | None:
     return f"{value // 60} h"
 
 
+def _body_rows(rules: CombatStylesRules) -> list[tuple[str, str]]:
+    """Rows for encumbrance, fatigue checks, spirit combat and hands."""
+    cb = rules.combat
+    enc, fat, spirit, hands = cb.encumbrance, cb.fatigue_checks, cb.spirit_combat, cb.hands
+    return [
+        (
+            "Encumbrance",
+            "; ".join(
+                f"ENC over {b.over_str_multiple}× STR: {signed(b.grade_steps)} grade(s), "
+                f"movement {b.movement}"
+                for b in enc.bands
+            )
+            + f" (skills: {', '.join(s.replace('_', ' ').title() for s in enc.skills)})",
+        ),
+        (
+            "Fatigue check in combat",
+            f"{fat.skill.title()} every "
+            + "; ".join(f"{b.every_rounds} Rounds at CON {b.con}" for b in fat.bands)
+            + f"; failure: {signed(-fat.levels_lost_on_failure)} fatigue level(s)",
+        ),
+        (
+            "Spirit combat",
+            "attacker's spirit-combat skill against the defender's "
+            + " or ".join(s.replace("_", " ") for s in spirit.resist_with)
+            + "; the winner rolls Spirit Damage for his skill against the loser's Magic Points; "
+            f"at {spirit.defeated_at} Magic Points or less: {spirit.defeated_condition}",
+        ),
+        (
+            "Hands",
+            f"{', '.join(h.id for h in hands.hands)}; shields take {hands.shield_hands}, "
+            f"missile weapons {hands.ranged_hands} unless listed; picking up a dropped weapon "
+            f"takes {hands.pick_up_turns} Ready Weapon actions",
+        ),
+    ]
+
+
 def _numbers(rules: CombatStylesRules) -> ReferenceTable:
     k, c, cb = rules.knockback, rules.charging, rules.combat
     grades = {g.id: g.name for g in rules.grades}
@@ -225,6 +261,7 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
         ),
         ("Aiming", f"{cb.ranged.aim_rounds} full Round eases one situational grade"),
         ("Grapple", f"a held head or torso makes every skill {grades[cb.grapple.body_grade]}"),
+        *_body_rows(rules),
     ]
     notes = [
         f"{name.replace('_', ' ')}: assumed — {part.note}"

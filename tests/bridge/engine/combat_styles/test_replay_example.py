@@ -40,6 +40,11 @@ def test_the_documented_example_replays_to_the_expected_outcomes(
     assert odds["attack"]["levels"]["critical"]["exact"] == "7/100"
     assert odds["defence"]["levels"]["success"]["exact"] == "49/100"  # 07-55
     assert [d["result"] for d in outcomes["cs-4"]["dice"]] == [4, 2]
+    spirit = outcomes["cs-7"]["result"]
+    # shaman 65 (success, 20) against the ghost's 50 (failure, 70): 1d8 → 5 off 12 MP (POW)
+    assert spirit["differential"] == {"winner": "attacker", "effects": 1}
+    assert spirit["spirit_damage"]["dice"] == "1d8"
+    assert spirit["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
 
 
 def test_the_documented_leaping_attack_replays_to_the_expected_outcome(
@@ -47,7 +52,7 @@ def test_the_documented_leaping_attack_replays_to_the_expected_outcome(
 ) -> None:
     assert main(["replay", str(EXAMPLE)]) == 0
     outcomes = {o["id"]: o for o in json.loads(capsys.readouterr().out)}
-    leap = outcomes["cs-9"]["result"]
+    leap = outcomes["cs-10"]["result"]
     assert leap["kind"] == "leaping_attack"
     # Athletics 60 rolls 33; the thief's Brawn 25 rolls 71: the hound wins one effect.
     assert (leap["attack"]["roll"], leap["attack"]["level"]) == (33, "success")
@@ -55,6 +60,6 @@ def test_the_documented_leaping_attack_replays_to_the_expected_outcome(
     assert leap["differential"] == {"winner": "attacker", "effects": 1, "bonus_effects": 0}
     # The thief's SIZ 13 is within twice the hound's SIZ 8.
     assert (leap["leap"]["defender_siz_counted"], leap["leap"]["siz_limit"]) == (13, 16)
-    thief = outcomes["cs-9"]["state"]["combatants"]["thief"]
+    thief = outcomes["cs-10"]["state"]["combatants"]["thief"]
     assert thief["conditions"]["prone"]["held_down_by"] == "hound"
-    assert [d["result"] for d in outcomes["cs-9"]["dice"]] == [33, 71]
+    assert [d["result"] for d in outcomes["cs-10"]["dice"]] == [33, 71]

@@ -1,0 +1,35 @@
+"""The bodily part of a combatant record: Magic Points and the spirit-combat skill, carried
+ENC, the starting fatigue level and what each hand holds (optional stat-block fields)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.engine.combat_styles.hands import initial_hands
+from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.contract import JSON
+
+
+def bodily_record(rules: RulesView, block: Any, stats: dict[str, int]) -> JSON:
+    """Record fields from a stat block's ``magic_points``, ``spirit_combat``, ``enc``,
+    ``fatigue`` and ``hands``; raises LookupError for an unknown fatigue level or hand."""
+    mp = block.magic_points
+    formula = rules.model.derived.magic_points
+    if mp is None and formula is not None:
+        mp = formula.value(stats)
+    out: JSON = {
+        "magic_points": mp,
+        "magic_points_max": mp,
+        "spirit_combat": block.spirit_combat,
+        "enc": block.enc,
+        "hands": initial_hands(rules, block.weapons, block.hands),
+    }
+    if block.fatigue is not None:
+        ranks = [f.id for f in rules.fatigue]
+        if block.fatigue not in ranks:
+            raise LookupError(
+                f"unknown fatigue level {block.fatigue!r} (known: {', '.join(ranks)})"
+            )
+        # The record counts levels lost from the first (Fresh): the level's place on the ladder.
+        out["fatigue_levels"] = ranks.index(block.fatigue)
+    return out
