@@ -37,8 +37,17 @@ class Finisher:
     def chosen(self, effect_id: str) -> list[EffectChoice]:
         return [c for c in self.choices if c.id == effect_id]
 
-    def has(self, effect_id: str) -> bool:
-        return any(c.id == effect_id for c in self.choices)
+    def has(self, mechanic: str) -> bool:
+        """Whether a chosen effect works by ``mechanic`` (its rule data's ``mechanic``)."""
+        return self.chosen_by(mechanic) is not None
+
+    def chosen_by(self, mechanic: str) -> str | None:
+        """The id of the first chosen effect that works by ``mechanic``, if any."""
+        effects = self.rules.effects
+        for c in self.choices:
+            if effects[c.id].mechanic == mechanic:
+                return c.id
+        return None
 
     @property
     def attacker(self) -> JSON:

@@ -55,7 +55,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
             raise EngineError("attacks are made with an exchange request")
         if body.action in OWN_REQUESTS:
             raise EngineError(f"{body.action} is made with the {OWN_REQUESTS[body.action]} request")
-        if body.action == "struggle" and not any(h in c["conditions"] for h, _ in HOLDS):
+        if body.action == "struggle" and not any(h in c["conditions"] for h in HOLDS):
             raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action, rules)
         if cost == 0 and state.get("phase") == "turns":

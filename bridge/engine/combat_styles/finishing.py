@@ -256,11 +256,14 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         blow.steps.append(f"{ignoring}: the parry is ignored")
         return None
     parry_arm = rules.arm(p["parry_weapon"])
-    if fx.side == "defender" and any(
-        rules.effects[c.id].params.blocks_all_damage for c in fx.choices
-    ):
-        blow.parry = {"weapon": parry_arm.id, "blocked": "all", "by": "enhance_parry"}
-        blow.steps.append("Enhance Parry blocks everything")
+    blocking = (
+        next((c.id for c in fx.choices if rules.effects[c.id].params.blocks_all_damage), None)
+        if fx.side == "defender"
+        else None
+    )
+    if blocking is not None:
+        blow.parry = {"weapon": parry_arm.id, "blocked": "all", "by": blocking}
+        blow.steps.append(f"{rules.effects[blocking].name} blocks everything")
         return 0
     attacking = _attacking_size(rules, arm, p)
     parrier = combatant(fx.state, p["defender"])
@@ -349,8 +352,9 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
         siz = ceil_div(braced.numerator, braced.denominator)
     if blow.rolled <= siz:
         return
-    if fx.side == "defender" and fx.has("stand_fast"):
-        fx.out["knockback"] = {"metres": 0, "negated_by": "stand_fast"}
+    bracing = fx.chosen_by("stand_fast") if fx.side == "defender" else None
+    if bracing is not None:
+        fx.out["knockback"] = {"metres": 0, "negated_by": bracing}
         return
     siz, ride = riders.knockback_siz(rules, fx.state, fx.dice, victim, siz)
     if blow.rolled <= siz:

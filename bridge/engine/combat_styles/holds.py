@@ -24,19 +24,16 @@ from bridge.engine.combat_styles.wounds import apply_wound
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
 
-HOLDS = (
-    ("grappled", None),
-    ("gripped", "grip"),
-    ("entangled", "entangle"),
-    ("pinned", "pin_weapon"),
-)
-"""Condition → the special effect whose ``escape`` data governs it (None: the grapple rules)."""
+HOLDS = ("grappled", "gripped", "entangled", "pinned")
+"""The holds a struggle tries, in order. A grapple's escape is the grapple rules'; each other
+hold's is the ``escape`` of the effect ``combat.effect_conditions`` names for it."""
 
 
-def _skills(rules: RulesView, effect_id: str | None) -> tuple[tuple[str, ...], str]:
-    if effect_id is None:
+def _skills(rules: RulesView, condition: str) -> tuple[tuple[str, ...], str]:
+    if condition == "grappled":
         grapple = rules.model.combat.grapple
         return tuple(grapple.escape_skills), grapple.escape_chooser
+    effect_id = rules.effect_conditions[condition]
     escape = rules.effects[effect_id].escape
     if escape is None:
         raise EngineError(f"the rule data gives no way to escape {effect_id}")
@@ -45,11 +42,11 @@ def _skills(rules: RulesView, effect_id: str | None) -> tuple[tuple[str, ...], s
 
 def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
     """Try to break the first hold on ``victim``; returns the roll and whether it broke."""
-    for condition, effect_id in HOLDS:
+    for condition in HOLDS:
         hold = victim["conditions"].get(condition)
         if hold is None:
             continue
-        skills, chooser = _skills(rules, effect_id)
+        skills, chooser = _skills(rules, condition)
         holder = state["combatants"].get(hold.get("by", ""))
         mine_skill = max(skills, key=lambda s: victim["skills"].get(s, 0))
         checks = rules.checks
@@ -98,7 +95,8 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
     victim_id = stuck["victims"][weapon]
     victim = state["combatants"][victim_id]
     checks = rules.checks
-    skill = rules.effects["impale"].params.withdraw_skill
+    impale = rules.effects[rules.effect_conditions["impaled"]].params
+    skill = impale.withdraw_skill
     if skill is None or skill not in wielder["skills"]:
         raise EngineError(f"the impale effect's withdraw_skill {skill!r} is not a combat skill")
     roll = roll_check(checks, dice, target(checks, wielder["skills"][skill]), f"1d100 {skill}")
@@ -113,7 +111,7 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
     arm = rules.arm(weapon)
     wound = next(w for w in victim["conditions"]["impaled"]["wounds"] if w["weapon"] == weapon)
     rolled = dice.roll(expr_of(arm.damage or "0")).total
-    default = rules.effects["impale"].params.withdraw_damage
+    default = impale.withdraw_damage
     share = withdraw_share(
         rules, arm, Fraction(default.numerator, default.denominator) if default else None
     )

@@ -235,4 +235,5 @@ def _pending(
         "notes": notes,
         "grapple": False,
         "inside_reach": 0,
+        "mitigate": [],
     }

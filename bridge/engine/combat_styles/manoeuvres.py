@@ -123,7 +123,7 @@ def force_failure(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JS
 
 
 def reload(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    n = fx.rules.effects[choice.id].params.reload_reduction or 1
+    n = fx.rules.effects[choice.id].params.reload_reduction  # required for rapid_reload
     cond = fx.taker["conditions"].setdefault("rapid_reload", {"turns": None, "turns_off": 0})
     cond["turns_off"] += n
     rec["outcome"] = f"next reload {cond['turns_off']} turn(s) shorter"

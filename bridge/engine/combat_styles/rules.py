@@ -198,7 +198,7 @@ def build(model: Any) -> RulesView:
         body_plans=plans,
         only_shields_parry_ranged=combat.ranged.only_shields_parry,
         charge_receiving_traits=frozenset(
-            t.id for t in model.weapon_traits if t.rules.receives_charge
+            t.id for t in model.weapon_traits if t.effect == "rules" and t.rules.receives_charge
         ),
         follow_ups={
             e.params.follow_up.action: (e.id, e.params.follow_up)
@@ -273,6 +273,7 @@ def build(model: Any) -> RulesView:
         withdraw_shares={
             t.id: _frac(t.rules.withdraw_damage)
             for t in model.weapon_traits
-            if t.rules.withdraw_damage is not None
+            if t.effect == "rules" and t.rules.withdraw_damage is not None
         },
+        effect_conditions=combat.effect_conditions.model_dump(),
     )

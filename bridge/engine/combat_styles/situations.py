@@ -272,12 +272,12 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
             notes.append(f"{c['name']}: {', '.join(why)}")
         return grades
     if "blinded" in conditions:
-        situation = rules.effects["blind_opponent"].params.imposes_situation
+        situation = rules.effects[rules.effect_conditions["blinded"]].params.imposes_situation
         if situation in rules.situations:
             grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
             why.append("blinded")
     for hold, grade in (
-        ("entangled", rules.effects["entangle"].params.imposes_grade),
+        ("entangled", rules.effects[rules.effect_conditions["entangled"]].params.imposes_grade),
         ("grappled", rules.grapple_body_grade),
     ):
         held = conditions.get(hold)

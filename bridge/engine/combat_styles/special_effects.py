@@ -47,6 +47,7 @@ from bridge.engine.combat_styles.weapon_effects import (
 )
 from bridge.engine.combat_styles.wounding_effects import accidental_injury, bleed, impale, stun
 from bridge.engine.contract import JSON
+from compiler.model.combat_styles.effects import SpecialEffect
 
 HANDLERS: dict[str, Handler] = {
     "bleed": bleed,
@@ -93,6 +94,8 @@ HANDLERS: dict[str, Handler] = {
     "stand_fast": noop("no knockback"),
     "sunder": noop("the damage goes against the armour first"),
 }
+"""Mechanic (an effect's ``mechanic`` in the rule data) → what it does; ``generic`` is added
+below."""
 
 
 def _generic(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
@@ -106,6 +109,21 @@ def _generic(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
     else:
         add_condition(fx.victim, choice.id.replace("-", "_"), duration_turns(fx, choice.id, blow))
         rec["outcome"] = "applied"
+
+
+HANDLERS["generic"] = _generic
+
+
+def _handler(effect: SpecialEffect) -> Handler:
+    # Only effects that are not narrative come here, and the cross-checks make each of them
+    # name its mechanic; a narrative one (recorded, not dispatched) may still name a mechanic
+    # the blow reads (Circumvent Cover ignores cover).
+    return HANDLERS[effect.mechanic or "generic"]
+
+
+ESCAPABLE = ("entangled", "gripped", "pinned")
+"""Holds that winning an effect their governing effect's ``escape.also_by_effects`` lists
+breaks (``combat.effect_conditions`` names that effect)."""
 
 
 def apply_counter(fx: Finisher) -> None:
@@ -130,7 +148,7 @@ def apply_counter(fx: Finisher) -> None:
         rec["narrative"] = True
         rec["outcome"] = "recorded"
     else:
-        HANDLERS.get(substitute, _generic)(swapped, EffectChoice(id=substitute), None, rec)
+        _handler(effect)(swapped, EffectChoice(id=substitute), None, rec)
     fx.applied.append(rec)
 
 
@@ -140,13 +158,9 @@ def escapes(fx: Finisher) -> None:
     if fx.taker is None or not fx.choices:
         return
     chosen = {c.id for c in fx.choices}
-    for condition, effect_id in (
-        ("entangled", "entangle"),
-        ("gripped", "grip"),
-        ("pinned", "pin_weapon"),
-    ):
+    for condition in ESCAPABLE:
         hold = fx.taker["conditions"].get(condition)
-        escape = fx.rules.effects[effect_id].escape if effect_id in fx.rules.effects else None
+        escape = fx.rules.effects[fx.rules.effect_conditions[condition]].escape
         if hold and escape is not None and chosen & set(escape.also_by_effects):
             del fx.taker["conditions"][condition]
             fx.out.setdefault("notes", []).append(f"{fx.taker['name']} breaks free ({condition})")
@@ -163,7 +177,7 @@ def apply_all(fx: Finisher, blow: Blow | None) -> None:
             rec["outcome"] = "recorded"
             fx.victim.setdefault("marks", []).append(choice.id) if fx.victim is not None else None
         else:
-            HANDLERS.get(choice.id, _generic)(fx, choice, blow, rec)
+            _handler(effect)(fx, choice, blow, rec)
             if fx.victim is not None:
                 follow_ups.arm(fx.rules, rec, fx.victim, choice.id)
         fx.applied.append(rec)

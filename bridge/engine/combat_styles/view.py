@@ -217,6 +217,9 @@ class RulesView:
     """Style trait id → its ``rules`` (the model's StyleTraitRules), for traits the engine
     applies (``effect = "rules"``)."""
     withdraw_shares: Mapping[str, Fraction] = field(default_factory=dict)
+    effect_conditions: Mapping[str, str] = field(default_factory=dict)
+    """Condition an effect leaves (gripped, entangled, pinned, blinded, impaled) → the special
+    effect whose data governs it (``combat.effect_conditions``)."""
     """Weapon trait id → share of the damage roll dealt when pulled out of a wound (Barbed)."""
 
     luck_mitigation: LuckMitigation | None = None

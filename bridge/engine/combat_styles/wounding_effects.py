@@ -22,7 +22,7 @@ def bleed(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
     if resisted:
         rec["outcome"] = "resisted"
         return
-    per_round = fx.rules.effects[choice.id].params.fatigue_per_round or 1
+    per_round = fx.rules.effects[choice.id].params.fatigue_per_round
     add_condition(fx.victim, "bleeding", None, fatigue_per_round=per_round)
     rec["outcome"] = f"bleeding: loses {per_round} fatigue level at the start of each round"
     rec["condition"] = "bleeding"
@@ -54,11 +54,12 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     rec["condition"] = "stunned"
     location = fx.rules.location(blow.location)
     if not location.limb:
-        # A stunned torso can only defend; a stunned head leaves the victim insensible.
-        head = location.id == "head"
-        condition = "incapacitated" if head else "cannot_attack"
+        # A stunned torso can only defend; a stunned head (the effect's senseless_locations)
+        # leaves the victim insensible.
+        senseless = location.id in fx.rules.effects[choice.id].params.senseless_locations
+        condition = "incapacitated" if senseless else "cannot_attack"
         add_condition(fx.victim, condition, turns)
-        rec["outcome"] += "; insensible" if head else "; only able to defend"
+        rec["outcome"] += "; insensible" if senseless else "; only able to defend"
 
 
 def impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

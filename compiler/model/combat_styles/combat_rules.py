@@ -155,6 +155,30 @@ class Grapple(Assumable):
     escape_chooser: Literal["victim", "holder"] = "holder"
 
 
+class EffectConditions(RuleModel):
+    """The special effect whose rule data governs each lasting condition effects leave on a
+    victim: a hold's ``escape`` (Struggle and winning an escaping effect), the grade of an
+    entangled head or torso, the situation a blinded fighter fights in, the roll and share of
+    pulling an impaled weapon free. Each names an effect with the matching ``mechanic``; an
+    effect cloned under a new id leaves the same condition, governed by the effect named here."""
+
+    gripped: Id
+    entangled: Id
+    pinned: Id
+    blinded: Id
+    impaled: Id
+
+
+CONDITION_MECHANICS = {
+    "gripped": "grip",
+    "entangled": "entangle",
+    "pinned": "pin_weapon",
+    "blinded": "blind_opponent",
+    "impaled": "impale",
+}
+"""The mechanic that leaves each of :class:`EffectConditions`' conditions."""
+
+
 class AerialCombat(Assumable):
     """Fliers jockey for position: an opposed roll each Round decides who may attack."""
 
@@ -300,6 +324,7 @@ class CombatRules(RuleModel):
     reach: ReachRules
     change_range: ChangeRange
     grapple: Grapple
+    effect_conditions: EffectConditions
     aerial: AerialCombat
     sweep_attack: SweepAttack
     familiarity: Familiarity

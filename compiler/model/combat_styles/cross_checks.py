@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from compiler.model.combat_styles.basics import Band
+from compiler.model.combat_styles.cross_checks_effects import effect_links
 from compiler.model.combat_styles.cross_checks_traits import traits_and_combat
 from compiler.model.common import Path, Problem
 
@@ -43,6 +44,7 @@ def cross_check(rules: CombatStylesRules) -> Iterator[Problem]:
     yield from _situations(rules, ids)
     yield from _rounds(rules, ids)
     yield from traits_and_combat(rules, ids)
+    yield from effect_links(rules, ids["hit_locations"])
 
 
 def _ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:

@@ -1,6 +1,7 @@
 """Cross-checks of the rule values the engine reads by id from traits and the ``[combat]``
-table: swimming's thrusting weapons, the prone situation, the default body plan, and the
-parameters of weapon and style traits."""
+table: swimming's thrusting weapons, the prone situation, the default body plan, the
+parameters of style traits, and whether each weapon trait's ``effect`` matches what the engine
+reads of it."""
 
 from __future__ import annotations
 
@@ -68,6 +69,30 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
                 message=f"{follow.effect!r} has no resisted_by, so the victim has nothing to resist with",
             )
     yield from _style_traits(rules, ids)
+    yield from _weapon_traits(rules)
+
+
+def _weapon_traits(rules: CombatStylesRules) -> Iterator[Problem]:
+    thrusting = set(rules.combat.swimming.thrusting_traits)
+    for i, trait in enumerate(rules.weapon_traits):
+        where = ("weapon_traits", i, "effect")
+        if (
+            trait.effect == "rules"
+            and not trait.rules.sets_anything()
+            and trait.id not in thrusting
+        ):
+            yield Problem(
+                path=where,
+                message="effect = 'rules' needs a [weapon_traits.rules] value the engine applies "
+                "(or combat.swimming.thrusting_traits naming the trait); mark a trait the GM "
+                "judges effect = 'narrative'",
+            )
+        if trait.effect == "narrative" and trait.id in thrusting:
+            yield Problem(
+                path=where,
+                message="combat.swimming.thrusting_traits names this trait, so the engine reads "
+                "it: mark it effect = 'rules'",
+            )
 
 
 def _style_traits(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:

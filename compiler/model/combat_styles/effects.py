@@ -46,6 +46,59 @@ Condition = Literal[
 """
 
 
+Mechanic = Literal[
+    "generic",
+    "accidental_injury",
+    "arise",
+    "bash",
+    "bleed",
+    "blind_opponent",
+    "bypass_armor",
+    "choose_location",
+    "circumvent_cover",
+    "circumvent_parry",
+    "close_range",
+    "compel_surrender",
+    "damage_weapon",
+    "disarm_opponent",
+    "drop_foe",
+    "duck_back",
+    "enhance_parry",
+    "entangle",
+    "flurry",
+    "force_failure",
+    "grip",
+    "impale",
+    "kill_silently",
+    "marksman",
+    "maximize_damage",
+    "open_range",
+    "overextend_opponent",
+    "overpenetration",
+    "pin_down",
+    "pin_weapon",
+    "prepare_counter",
+    "press_advantage",
+    "rapid_reload",
+    "remise",
+    "select_target",
+    "slip_free",
+    "spoil_spell",
+    "stand_fast",
+    "stun_location",
+    "sunder",
+    "take_weapon",
+    "trip_opponent",
+    "weapon_malfunction",
+    "withdraw",
+]
+"""The consequence the engine gives an effect, named after the text's effect that has it.
+An effect whose ``mechanic`` is ``sunder`` works as Sunder whatever its id or name, so a GM may
+rename an effect or clone it under a new id. ``generic``: the victim resists with the effect's
+``resisted_by`` (if any) or simply gains a condition named after the effect (or, with
+``params.sets_range``, the engagement range changes)."""
+
+
 class EffectRequirements(RuleModel):
     """What must be true for the taker to choose the effect. Absent fields require nothing."""
 
@@ -189,6 +242,9 @@ class EffectParams(RuleModel):
     """Force Failure: only together with another effect that needs an opposed roll."""
     unarmed_ignores_armor: bool = False
     follow_up: FollowUp | None = None
+    senseless_locations: tuple[Id, ...] = ()
+    """Stun Location: hit locations that, stunned, leave the victim insensible (incapacitated);
+    another stunned location that is not a limb leaves him able only to defend."""
 
 
 class SpecialEffect(Entry):
@@ -200,6 +256,9 @@ class SpecialEffect(Entry):
     """May be picked more than once in one exchange."""
     narrative: bool = False
     """Purely narrative: the engine records the choice but changes no numbers."""
+    mechanic: Mechanic | None = None
+    """The consequence the engine applies (see :data:`Mechanic`); a narrative effect may
+    leave it out, any other effect must name one."""
     requires: EffectRequirements = EffectRequirements()
     resisted_by: Resistance | None = None
     escape: Escape | None = None

@@ -112,6 +112,20 @@ def _differential(rules: CombatStylesRules) -> ReferenceTable:
     )
 
 
+def arbiter_handling(effect: SpecialEffect) -> str:
+    """How the roll server treats ``effect``, as the journal says it."""
+    if effect.narrative and effect.mechanic is not None:
+        # Narrative, yet the blow still follows its mechanic (Circumvent Cover ignores cover).
+        return f"GM's call (recorded); still applied as {effect.mechanic.replace('_', ' ')}"
+    if effect.narrative:
+        return "GM's call (recorded)"
+    if effect.mechanic == "generic":
+        return "applied (resisted, or a condition)"
+    if effect.mechanic != effect.id and effect.mechanic is not None:
+        return f"applied as {effect.mechanic.replace('_', ' ')}"
+    return "applied"
+
+
 def requirement_text(effect: SpecialEffect) -> str:
     """The effect's requirements as a short phrase."""
     r = effect.requires
@@ -148,12 +162,24 @@ def _special_effects(rules: CombatStylesRules) -> ReferenceTable:
         resist = (
             ", ".join(s.replace("_", " ") for s in e.resisted_by.skills) if e.resisted_by else ""
         )
-        rows.append((e.name, e.taker, requirement_text(e), e.stackable, resist, e.description))
+        rows.append(
+            (
+                e.name,
+                e.taker,
+                requirement_text(e),
+                e.stackable,
+                resist,
+                e.description,
+                arbiter_handling(e),
+            )
+        )
     return table(
         "special_effects",
         "Special Effects",
-        ("Effect", "Taken by", "Requires", "Stacks", "Resisted with", "Effect in play"),
+        ("Effect", "Taken by", "Requires", "Stacks", "Resisted with", "Effect in play", "Arbiter"),
         rows,
-        "Chosen by the winner of a differential roll before damage and hit location are rolled.",
+        "Chosen by the winner of a differential roll before damage and hit location are rolled. "
+        "Arbiter: whether the roll server applies the effect (and as which effect of the rules, "
+        "when it is a house copy) or records it for the GM to judge.",
         assumed_notes(rules.special_effects),
     )

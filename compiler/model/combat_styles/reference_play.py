@@ -347,7 +347,8 @@ def round_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
         table(
             "weapon_traits",
             "Weapon Traits",
-            ("Trait", "Meaning"),
-            [(t.name, t.description) for t in rules.weapon_traits],
+            ("Trait", "Meaning", "Arbiter"),
+            [(t.name, t.description, TRAIT_HANDLING[t.effect]) for t in rules.weapon_traits],
+            "Arbiter: whether the roll server applies the trait or the GM judges it.",
         ),
     ]

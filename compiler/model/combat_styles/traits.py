@@ -1,5 +1,9 @@
 """Weapon traits and combat-style traits, with the numbers the engine reads from them.
 
+A weapon trait says how the engine treats it (``effect``): ``rules`` — its ``rules`` table
+holds the values the engine applies (or ``combat.swimming.thrusting_traits`` names it, which
+the cross-checks see); ``narrative`` — the GM's call, shown in the journal and changing nothing.
+
 A style trait says how the engine treats it (``effect``): ``rules`` — its ``rules`` table holds
 the values the engine applies; ``unlocks_effects`` — it only makes special effects available
 (a special effect's ``requires.style_trait`` names it); ``narrative`` — purely the GM's call,
@@ -26,13 +30,28 @@ class WeaponTraitRules(RuleModel):
     receives_charge: bool = False
     """The weapon may be set against a charge, striking with the charger's Damage Modifier."""
 
+    def sets_anything(self) -> bool:
+        """Whether any value is set."""
+        return self != WeaponTraitRules()
+
 
 class WeaponTrait(Entry):
     """A weapon property that is not a special effect (Thrown, Set, Barbed, Flexible…)."""
 
     name: str
+    effect: Literal["rules", "narrative"]
+    """``rules``: the engine applies ``rules`` (or the swimming rules name the trait);
+    ``narrative``: the GM's call, nothing in the engine reads it."""
     rules: WeaponTraitRules = WeaponTraitRules()
     description: str
+
+    @model_validator(mode="after")
+    def _effect_matches_rules(self) -> WeaponTrait:
+        if self.effect == "narrative" and self.rules.sets_anything():
+            raise ValueError(
+                "effect = 'narrative' takes no rules (they would be ignored); use effect = 'rules'"
+            )
+        return self
 
 
 ParrySizeWhen = Literal["always", "damage_modifier_steps_above_attacker", "not_attacked_this_round"]

@@ -106,3 +106,61 @@ def test_the_style_trait_journal_says_how_arbiter_treats_each_trait() -> None:
     assert handling["Daredevil"] == "applied"
     assert handling["Assassination"] == "unlocks special effects"
     assert handling["Cautious Fighter"] == "GM's call"
+
+
+def test_every_weapon_trait_is_marked_and_only_set_and_barbed_are_applied() -> None:
+    model = load_ruleset("combat-styles").model
+    marks = {t.id: t.effect for t in model.weapon_traits}
+    assert {t for t, mark in marks.items() if mark == "rules"} == {"set", "barbed"}
+    assert marks["flexible"] == marks["thrown"] == "narrative"
+
+
+def test_an_unknown_weapon_trait_effect_is_refused(tmp_path: Path) -> None:
+    root = edited(tmp_path, "weapon_traits.toml", 'effect = "rules"', 'effect = "automatic"')
+    (msg,) = problems(root)
+    assert msg.startswith("combat-styles/weapon_traits.toml: entry weapon_traits 'set': ")
+    assert "field 'effect'" in msg
+
+
+def test_a_weapon_trait_applied_without_rules_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path,
+        "weapon_traits.toml",
+        'name = "Flexible"\neffect = "narrative"',
+        'name = "Flexible"\neffect = "rules"',
+    )
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/weapon_traits.toml: entry weapon_traits 'flexible': field 'effect': "
+        "effect = 'rules' needs a [weapon_traits.rules] value"
+    )
+
+
+def test_a_narrative_weapon_trait_with_rules_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path,
+        "weapon_traits.toml",
+        'name = "Set"\neffect = "rules"',
+        'name = "Set"\neffect = "narrative"',
+    )
+    (msg,) = problems(root)
+    assert msg.startswith("combat-styles/weapon_traits.toml: entry weapon_traits 'set': ")
+    assert "takes no rules (they would be ignored)" in msg
+
+
+def test_a_narrative_weapon_trait_the_swimming_rules_read_is_refused(tmp_path: Path) -> None:
+    root = edited(tmp_path, "combat.toml", "thrusting_traits = []", 'thrusting_traits = ["thrown"]')
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/weapon_traits.toml: entry weapon_traits 'thrown': field 'effect': "
+        "combat.swimming.thrusting_traits names this trait"
+    )
+
+
+def test_the_weapon_trait_journal_says_how_arbiter_treats_each_trait() -> None:
+    model = load_ruleset("combat-styles").model
+    journal = next(t for t in model.reference_tables() if t.id == "weapon_traits")
+    assert journal.columns[-1] == "Arbiter"
+    handling = {row[0]: row[-1] for row in journal.rows}
+    assert handling["Barbed"] == "applied"
+    assert handling["Flexible"] == "GM's call"

@@ -239,6 +239,12 @@ def test_which_weapons_may_be_set_against_a_charge_is_read_from_the_weapon_trait
     unset = edited(model, "weapon_traits.set.rules.receives_charge", False)
     with pytest.raises(EngineError, match="Shortspear cannot be set"):
         _swing(unset, spear, fighter("b"), [], **body)
+    out = _swing(model, spear, fighter("b"), [30, 1, 1, 10], **body)
+    assert any("set against the charge" in n for n in out["notes"])
+    # A trait the data marks narrative is never applied, whatever its rules say.
+    judged = edited(model, "weapon_traits.set.effect", "narrative")
+    with pytest.raises(EngineError, match="Shortspear cannot be set"):
+        _swing(judged, spear, fighter("b"), [], **body)
 
 
 def test_a_fumbler_named_in_mitigate_damage_may_mitigate_his_own_accidental_injury(

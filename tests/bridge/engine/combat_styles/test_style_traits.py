@@ -209,6 +209,8 @@ def test_a_barbed_weapon_pulled_free_deals_the_share_its_trait_data_sets(
     three_quarters = Fraction(numerator=3, denominator=4)
     gentler = edited(barbed, "weapon_traits.barbed.rules.withdraw_damage", three_quarters)
     assert _pulled_free(gentler) == 4  # 3/4 of 5, rounded up
+    judged = edited(barbed, "weapon_traits.barbed.effect", "narrative")
+    assert _pulled_free(judged) == 3  # a narrative trait is not applied: the Impale share
 
 
 def test_a_stat_block_naming_a_trait_the_data_lacks_is_refused(model: RulesetBase) -> None:
