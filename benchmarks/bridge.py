@@ -1,23 +1,39 @@
 """Round trips through ``arbiter serve`` beside a bare ``websockets`` echo server, same run.
 
-Run: ``.venv/bin/python benchmarks/bridge.py [--seconds S] [--rounds R] [--idle N]``
+Run: ``.venv/bin/python benchmarks/bridge.py [--seconds S] [--rounds R] [--idle N]
+[--path-batches B] [--no-encounters]``
 
-Both servers run in their own process on 127.0.0.1; one client process drives them with 1, 10
-and 100 connections, each sending its next message as soon as the previous answer arrives.
-The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny test
-ruleset's d100 check, and the report says so); the echo server returns the same frame. Every
-Arbiter request has a new id, so each one is decided by the engine and committed to the log.
-Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
-load from elsewhere on the machine hits both. The server's rate limit is raised for the run (a table of humans never comes near it).
-Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
-Server CPU per round trip (from /proc) is reported too: unlike wall-clock figures it hardly moves
-when other work shares the machine.
+What it measures, and what makes the comparison like with like:
 
-First, without sockets, the server path alone: the process CPU time one client session takes to
-answer a batch of exchanges (parse, decide, log, group commit every ``GROUP`` rows) beside the
-engine alone resolving the very same requests with the very same dice; their difference is what
-the server adds around the engine. The minimum and the median over ``--path-batches`` batches
-are shown (the minimum is the figure least disturbed by other work on the machine).
+* Both servers run in their own process on 127.0.0.1, on the same ``websockets`` asyncio API,
+  with compression off on both sides (no permessage-deflate: the client offers none, and both
+  servers are told ``compression=None``) and the same 1 MiB frame limit.
+* One client process (the same code, the same client library) drives each with 1, 10 and 100
+  connections, each sending its next message as soon as the previous answer arrives. Both get
+  the very same request frames; the echo server answers each with a frame as long as Arbiter's
+  answer to that request (measured once at the start), so both move the same bytes each way.
+* The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny
+  test ruleset's d100 check, and the report says so), its two stat blocks carried in the body
+  (no encounter). Every Arbiter request has a new id, so each one is decided by the engine and
+  committed to the roll log before it is answered.
+* Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
+  load from elsewhere on the machine hits both. The server's rate limit is raised for the run
+  (a table of humans never comes near it).
+* ``CPU us/req``: the server process's CPU time (user + system, from /proc) per round trip.
+  It moves much less than the wall-clock figures when other work shares the machine, so it is
+  the figure to compare between two versions of the server.
+* Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
+
+Two Arbiter workloads, each beside an echo server moving the same bytes:
+
+* ``arbiter``: the combat-styles exchange above, stat blocks in every request, no encounter.
+* ``arbiter-enc`` (the realistic path, what the Foundry client sends in a fight): exchanges and
+  turns inside encounters whose state the server keeps, read and written with every request
+  (``bridge_encounter.py``; the mix of request types is printed). ``echo-enc`` answers the
+  same request frames with frames as long as Arbiter's answers.
+
+First, without sockets, the server path alone (``bridge_path.py``): CPU per exchange of one
+session answering a batch, beside the engine alone on the same requests and dice.
 """
 
 from __future__ import annotations
@@ -38,6 +54,11 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script, this folder is first on the path
+
+from benchmarks.bridge_encounter import example_fighters, run_fights, sample_fight  # noqa: E402
+from benchmarks.bridge_path import server_path  # noqa: E402
+
 CONNECTIONS = (1, 10, 100)
 MAX_REQUESTS = 200_000
 """A bound on each measurement besides its time."""
@@ -46,12 +67,14 @@ ECHO_SERVER = """
 import asyncio, sys
 from websockets.asyncio.server import serve
 
+REPLY = "x" * int(sys.argv[1]) if len(sys.argv) > 1 else None
+
 async def echo(ws):
     async for message in ws:
-        await ws.send(message)
+        await ws.send(message if REPLY is None else REPLY)
 
 async def main():
-    async with serve(echo, "127.0.0.1", 0) as server:
+    async with serve(echo, "127.0.0.1", 0, compression=None, max_size=2**20) as server:
         print("echo: ws://127.0.0.1:%d" % server.sockets[0].getsockname()[1], flush=True)
         await server.serve_forever()
 
@@ -174,80 +197,6 @@ async def idle_memory(server: Process, secret: str | None, count: int) -> float:
     return (after - before) / count
 
 
-PATH_BATCH = 200
-GROUP = 10
-"""Rows per commit in the server path measurement (what 10 busy connections give)."""
-
-
-def server_path(batches: int) -> None:
-    """Print the server path's CPU per exchange beside the engine's, measured in this process."""
-    if not EXCHANGE_BODY:
-        print("server path: skipped (no combat-styles exchange example)")
-        return
-    sys.path.insert(0, str(ROOT))
-    from bridge.engine.dice import KeyedSource
-    from bridge.engine.envelope import Request, resolve
-    from bridge.limits import Limits
-    from bridge.server import ArbiterServer, ServerConfig
-    from bridge.session import ClientSession
-
-    async def run() -> tuple[list[float], list[float]]:
-        data = Path(tempfile.mkdtemp(prefix="arbiter-bench-path-"))
-        limits = Limits(rate_per_second=1e9, burst=10**9)
-        server = ArbiterServer(
-            ServerConfig(data=data, port=0, build=False, reload_interval=None, limits=limits)
-        )
-        if "combat-styles" not in server.rules.served:
-            await server.close()
-            return [], []
-        served = server.rules.served["combat-styles"]
-        session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
-        session.user = "benchmark"
-        twin = KeyedSource(session.seed)  # the same dice the session's source draws
-        totals, engine = [], []
-        for batch in range(batches + 1):  # batch 0 warms up
-            requests = [combat_styles_exchange(batch * PATH_BATCH + i) for i in range(PATH_BATCH)]
-            frames = [json.dumps({"v": 1, "type": "request", "request": r}) for r in requests]
-            started = time.process_time()
-            for i, frame in enumerate(frames):
-                reply = session.handle(frame)
-                if i % GROUP == GROUP - 1:
-                    server.store.commit()
-            server.store.commit()
-            total = time.process_time() - started
-            if '"type":"outcome"' not in reply:
-                raise RuntimeError(f"not an outcome: {reply[:300]}")
-            parsed = [Request.model_validate(r) for r in requests]
-            model, digest = served.ruleset.model, served.ruleset.content_hash
-            started = time.process_time()
-            for request in parsed:
-                resolve(request, served.engine, model, digest, None, twin)
-            alone = time.process_time() - started
-            if twin.counter != session.keyed.counter:
-                raise RuntimeError("the engine alone drew other dice than the session")
-            if batch:
-                totals.append(total / PATH_BATCH * 1e6)
-                engine.append(alone / PATH_BATCH * 1e6)
-        await server.close()
-        return totals, engine
-
-    totals, engine = asyncio.run(run())
-    if not totals:
-        print("server path: skipped (combat-styles not served)")
-        return
-    rest = [t - e for t, e in zip(totals, engine, strict=True)]
-    print(
-        f"server path without sockets ({batches} x {PATH_BATCH} exchanges, commit every "
-        f"{GROUP}; CPU us per exchange, min / median of batches):"
-    )
-    for label, values in (
-        ("parse + decide + log", totals),
-        ("engine alone, same dice", engine),
-        ("server's own share", rest),
-    ):
-        print(f"  {label:<24} {min(values):7.0f} / {statistics.median(values):7.0f}")
-
-
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
@@ -283,6 +232,17 @@ def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, A
     return server, secret, tiny_check, f"tiny d100 check (FALLBACK: {why})"
 
 
+async def _reply_size(url: str, secret: str, make: Callable[[int], dict[str, Any]]) -> int:
+    """The length of Arbiter's answer to one request (the echo server answers with as much)."""
+    ws = await _open(url, secret)
+    await ws.send(json.dumps({"v": 1, "type": "request", "request": make(-1)}))
+    reply = await ws.recv()
+    await ws.close()
+    if '"type":"outcome"' not in str(reply):
+        raise RuntimeError(f"not an outcome: {str(reply)[:300]}")
+    return len(reply)
+
+
 async def _served(url: str, secret: str) -> dict[str, Any]:
     ws = await connect(url, compression=None)
     hello = {"v": 1, "type": "hello", "token": secret, "client": {"name": "benchmark"}}
@@ -290,6 +250,10 @@ async def _served(url: str, secret: str) -> dict[str, Any]:
     welcome = json.loads(await ws.recv())
     await ws.close()
     return dict(welcome["rulesets"])
+
+
+Runner = Callable[[int, float, int], tuple[list[float], float]]
+"""A measurement: (connections, seconds, first request number) -> round-trip times, wall time."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,63 +264,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--path-batches", type=int, default=15, help="batches for the server path (0: skip)"
     )
+    parser.add_argument(
+        "--no-encounters", action="store_true", help="skip the exchanges-in-an-encounter figure"
+    )
     args = parser.parse_args(argv)
     _load_exchange_body()
     if args.path_batches > 0:
-        server_path(args.path_batches)
+        server_path(args.path_batches, EXCHANGE_BODY, combat_styles_exchange)
     data = Path(tempfile.mkdtemp(prefix="arbiter-bench-"))
     arbiter, secret, make_request, what = start_arbiter(data)
-    echo = Process([sys.executable, "-c", ECHO_SERVER])
-    print(
-        f"request: {what}; loopback; {os.cpu_count()} CPUs; {args.rounds} interleaved rounds of "
-        f"{args.seconds:g} s per measurement, median shown"
-    )
-    print(f"{'server':<8} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9}")
-    results: dict[tuple[str, int], tuple[float, float, float]] = {}
-    cpu = {"echo": 0.0, "arbiter": 0.0}
-    served = {"echo": 0, "arbiter": 0}
-    offset = 0
+    reply_bytes = asyncio.run(_reply_size(arbiter.url, secret, make_request))
+    echo = Process([sys.executable, "-c", ECHO_SERVER, str(reply_bytes)])
+    processes = [arbiter, echo]
+
+    def frames(first: int) -> Callable[[int], str]:
+        # Fresh ids every time: each Arbiter request is decided, never replayed.
+        return lambda i: json.dumps({"v": 1, "type": "request", "request": make_request(first + i)})
+
+    workloads: list[tuple[str, Process, Runner]] = [
+        (
+            "echo",
+            echo,
+            lambda n, t, first: asyncio.run(measure(echo.url, None, n, t, frames(first))),
+        ),
+        (
+            "arbiter",
+            arbiter,
+            lambda n, t, first: asyncio.run(measure(arbiter.url, secret, n, t, frames(first))),
+        ),
+    ]
+    fighters = example_fighters(ROOT) if "FALLBACK" not in what else []
     try:
-        for n in CONNECTIONS:
-            rounds: dict[str, list[tuple[int, float, float, float]]] = {"echo": [], "arbiter": []}
-            for _ in range(args.rounds):
-                for name, server, token in (("echo", echo, None), ("arbiter", arbiter, secret)):
-                    start_id = offset
-
-                    def make(i: int, start_id: int = start_id) -> str:
-                        # Fresh ids every time: each Arbiter request is decided, never replayed.
-                        request = make_request(start_id + i)
-                        return json.dumps({"v": 1, "type": "request", "request": request})
-
-                    offset += MAX_REQUESTS
-                    cpu_before = server.cpu_seconds()
-                    times, wall = asyncio.run(measure(server.url, token, n, args.seconds, make))
-                    cpu[name] += server.cpu_seconds() - cpu_before
-                    served[name] += len(times)
-                    rounds[name].append(
-                        (
-                            len(times),
-                            percentile(times, 50) * 1e3,
-                            percentile(times, 99) * 1e3,
-                            len(times) / wall,
-                        )
-                    )
-            for name in ("echo", "arbiter"):
-                count = sum(r[0] for r in rounds[name])
-                p50, p99, rate = (statistics.median(r[i] for r in rounds[name]) for i in (1, 2, 3))
-                results[(name, n)] = (p50, p99, rate)
-                print(f"{name:<8} {n:>5} {count:>9} {p50:>8.3f} {p99:>8.3f} {rate:>9.0f}")
-        for n in CONNECTIONS:
-            e, a = results[("echo", n)], results[("arbiter", n)]
-            print(
-                f"at {n:>3} connections: arbiter p99 = {a[1] / e[1]:.2f}x echo, "
-                f"throughput = {a[2] / e[2]:.0%} of echo"
-            )
-        per = {name: cpu[name] / max(served[name], 1) * 1e6 for name in cpu}
-        print(
-            f"server CPU per round trip (all runs; includes connection setup): "
-            f"arbiter {per['arbiter']:.0f} us, echo {per['echo']:.0f} us"
-        )
+        if fighters and not args.no_encounters:
+            workloads += _encounter_workloads(arbiter, secret, fighters, processes)
+        _report(workloads, what, args.seconds, args.rounds)
         a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
         e_mem = asyncio.run(idle_memory(echo, None, args.idle))
         print(
@@ -364,9 +305,90 @@ def main(argv: list[str] | None = None) -> int:
             f"echo {e_mem:.1f} KiB"
         )
     finally:
-        arbiter.stop()
-        echo.stop()
+        for process in processes:
+            process.stop()
     return 0
+
+
+def _encounter_workloads(
+    arbiter: Process, secret: str, fighters: list[dict[str, Any]], processes: list[Process]
+) -> list[tuple[str, Process, Runner]]:
+    """Arbiter fighting encounters (``bridge_encounter``) and an echo server moving the same
+    bytes: the sampled request frames, answered with frames as long as Arbiter's answers."""
+
+    def opener() -> Any:
+        return _open(arbiter.url, secret)
+
+    sampled, reply_bytes, sent = asyncio.run(sample_fight(opener, fighters))
+    echo = Process([sys.executable, "-c", ECHO_SERVER, str(reply_bytes)])
+    processes.append(echo)
+    mix = ", ".join(f"{kind} {count}" for kind, count in sorted(sent.items()))
+    print(f"encounter workload (arbiter-enc): requests by type in a sample of 100: {mix}")
+    return [
+        (
+            "echo-enc",
+            echo,
+            lambda n, t, first: asyncio.run(
+                measure(echo.url, None, n, t, lambda i: sampled[i % len(sampled)])
+            ),
+        ),
+        (
+            "arbiter-enc",
+            arbiter,
+            lambda n, t, first: asyncio.run(run_fights(opener, fighters, n, t, f"enc{first}")),
+        ),
+    ]
+
+
+def _report(
+    workloads: list[tuple[str, Process, Runner]], what: str, seconds: float, rounds_: int
+) -> None:
+    """Measure every workload at each connection count, interleaved, and print the table."""
+    print(
+        f"request: {what}; loopback; {os.cpu_count()} CPUs; {rounds_} interleaved rounds of "
+        f"{seconds:g} s per measurement, median shown"
+    )
+    print(
+        f"{'server':<11} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9} "
+        f"{'CPU us/req':>10}"
+    )
+    results: dict[tuple[str, int], tuple[float, float, float]] = {}
+    offset = 0
+    for n in CONNECTIONS:
+        rounds: dict[str, list[tuple[int, float, float, float, float]]] = {
+            name: [] for name, _, _ in workloads
+        }
+        for _ in range(rounds_):
+            for name, server, runner in workloads:
+                cpu_before = server.cpu_seconds()
+                times, wall = runner(n, seconds, offset)
+                offset += MAX_REQUESTS
+                used = server.cpu_seconds() - cpu_before
+                rounds[name].append(
+                    (
+                        len(times),
+                        percentile(times, 50) * 1e3,
+                        percentile(times, 99) * 1e3,
+                        len(times) / wall,
+                        used / max(len(times), 1) * 1e6,
+                    )
+                )
+        for name, _, _ in workloads:
+            count = sum(r[0] for r in rounds[name])
+            p50, p99, rate, per = (
+                statistics.median(r[i] for r in rounds[name]) for i in (1, 2, 3, 4)
+            )
+            results[(name, n)] = (p50, p99, rate)
+            print(f"{name:<11} {n:>5} {count:>9} {p50:>8.3f} {p99:>8.3f} {rate:>9.0f} {per:>10.0f}")
+    for ours, base in (("arbiter", "echo"), ("arbiter-enc", "echo-enc")):
+        if (ours, CONNECTIONS[0]) not in results:
+            continue
+        for n in CONNECTIONS:
+            e, a = results[(base, n)], results[(ours, n)]
+            print(
+                f"at {n:>3} connections: {ours} p99 = {a[1] / e[1]:.2f}x {base}, "
+                f"throughput = {a[2] / e[2]:.0%} of {base}"
+            )
 
 
 def _load_exchange_body() -> None:

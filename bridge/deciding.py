@@ -13,9 +13,12 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
+
 from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
-from bridge.engine.envelope import RequestError, resolve
+from bridge.engine.envelope import Request, RequestError, resolve
 from bridge.limits import BudgetedSource
 from bridge.outcomes import OutcomeText
 from bridge.protocol import ProtocolError, RequestMessage
@@ -55,14 +58,16 @@ def decide(
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        if canonical(json.loads(stored.request)) != canonical(request.model_dump(mode="json")):
+        if canonical(json.loads(stored.entry.request)) != canonical(
+            request.model_dump(mode="json")
+        ):
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        outcome = json.loads(stored.outcome)
+        outcome = json.loads(stored.entry.outcome)
         return Decided(stored, outcome, OutcomeText(outcome), replayed=True)
 
     served = rules.served.get(request.ruleset)
@@ -107,12 +112,11 @@ def decide(
     else:
         source, counter = ctx.keyed, ctx.keyed.counter
 
+    typed = strict_body(served.engine.requests[request.type], request)
     budget = BudgetedSource(source, ctx.max_dice)
     ruleset = served.ruleset
     try:
-        outcome = resolve(
-            request, served.engine, ruleset.model, ruleset.content_hash, state, budget
-        )
+        outcome = resolve(typed, served.engine, ruleset.model, ruleset.content_hash, state, budget)
     except RequestError as err:
         raise ProtocolError("invalid_request", str(err), rid) from None
     except EngineError as err:
@@ -161,3 +165,33 @@ def decide(
         )
     )
     return Decided(row, outcome, text, replayed=False)
+
+
+def strict_body(model: type[BaseModel], request: Request) -> Request:
+    """``request`` with its body validated by ``model`` in strict JSON mode, or ProtocolError.
+
+    Strict as the rule files are: a number is a JSON number (``"5"`` is not 5), a string a JSON
+    string, ``true`` a boolean. The body is validated from its JSON text, so JSON's own forms
+    (an array for a tuple, a string for an enum) are accepted as they are in every message.
+    The request handed back carries the validated body, so the engine's own validation
+    (:func:`~bridge.engine.envelope.validate_body`) takes it as it is instead of validating it
+    a second time; the request as the client sent it is what the log keeps.
+    """
+    try:
+        try:
+            # pydantic's own serialiser: several times faster than json.dumps for a body.
+            text = to_json(request.body, inf_nan_mode="constants")
+        except PydanticSerializationError:
+            # Only text that is not Unicode (a lone surrogate) cannot be written: the
+            # Python-mode validation names the field holding it.
+            model.model_validate(request.body)
+            problems = "body: text that is not Unicode (a lone surrogate escape)"
+        else:
+            return request.model_copy(update={"body": model.model_validate_json(text, strict=True)})
+    except ValidationError as err:
+        problems = "; ".join(
+            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+        )
+    raise ProtocolError(
+        "invalid_request", f"invalid {request.type!r} request: {problems}", request.id
+    )

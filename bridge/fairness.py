@@ -36,16 +36,16 @@ def verify_session(seed: bytes, commitment: str, rolls: Iterable[Roll]) -> Verif
     count = dice_count = scripted = 0
     for roll in rolls:
         count += 1
-        if roll.counter is None:
+        if roll.entry.counter is None:
             scripted += 1
             continue
-        source = KeyedSource(seed, roll.counter)
-        for n, die in enumerate(json.loads(roll.dice), start=1):
+        source = KeyedSource(seed, roll.entry.counter)
+        for n, die in enumerate(json.loads(roll.entry.dice), start=1):
             dice_count += 1
             expected = source.randint(die["faces"])
             if expected != die["result"]:
                 mismatches.append(
-                    f"row {roll.seq} ({roll.request_id}) die {n}: logged {die['result']}, "
+                    f"row {roll.seq} ({roll.entry.request_id}) die {n}: logged {die['result']}, "
                     f"the seed gives {expected}"
                 )
                 break

@@ -46,33 +46,40 @@ def replay_log(
     states: dict[str, JSON | None] = {}
     for roll in rolls:
         report.rows += 1
-        label = f"row {roll.seq} ({roll.request_id})"
-        ruleset = rulesets.get(roll.ruleset)
+        label = f"row {roll.seq} ({roll.entry.request_id})"
+        ruleset = rulesets.get(roll.entry.ruleset)
         if ruleset is None:
-            report.mismatches.append(f"{label}: ruleset {roll.ruleset!r} is not available")
+            report.mismatches.append(f"{label}: ruleset {roll.entry.ruleset!r} is not available")
             continue
         note = ""
-        if ruleset.content_hash != roll.rules_hash:
+        if ruleset.content_hash != roll.entry.rules_hash:
             report.other_rules += 1
             note = " (logged under other rules: hash differs)"
-        request = Request.model_validate_json(roll.request)
-        recorded = [d["result"] for d in json.loads(roll.dice)]
+        request = Request.model_validate_json(roll.entry.request)
+        recorded = [d["result"] for d in json.loads(roll.entry.dice)]
         source = ScriptedSource(recorded)
         state = states.get(request.encounter) if request.encounter else None
         try:
             outcome = resolve(
-                request, find(roll.ruleset), ruleset.model, ruleset.content_hash, state, source
+                request,
+                find(roll.entry.ruleset),
+                ruleset.model,
+                ruleset.content_hash,
+                state,
+                source,
             )
         except (registry.UnknownRuleset, RequestError, EngineError, DiceError) as err:
             report.mismatches.append(f"{label}: cannot be re-derived: {err}{note}")
             continue
         outcome = kept(outcome, request.encounter)
-        logged = json.loads(roll.outcome)
+        logged = json.loads(roll.entry.outcome)
         if request.encounter is not None and logged.get("state") is not None:
             states[request.encounter] = logged["state"]
+        text = canonical(outcome)
         if source.remaining:
             report.mismatches.append(f"{label}: {source.remaining} recorded dice unused{note}")
-        elif canonical(outcome) != roll.outcome:
+        # Equal values are no mismatch, whichever canonical form the row was written in.
+        elif text != roll.entry.outcome and json.loads(text) != logged:
             keys = sorted(k for k in set(outcome) | set(logged) if outcome.get(k) != logged.get(k))
             report.mismatches.append(f"{label}: outcome differs in {', '.join(keys)}{note}")
         else:

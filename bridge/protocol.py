@@ -6,8 +6,9 @@ Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
 ``docs/protocol.md`` describes each with an example; ``python -m bridge.protocol DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
 
-The models are the edge of the server: anything a client sends is validated here first, and a
-message that fails is answered with an :class:`ErrorMessage` naming the field at fault.
+The models are the edge of the server: anything a client sends is validated here first, in
+strict mode (``"5"`` is not 5, as in the rule files), and a message that fails is answered with
+an :class:`ErrorMessage` naming the field at fault.
 """
 
 from __future__ import annotations
@@ -286,7 +287,7 @@ def decode(text: str) -> Any:
 
 
 def parse_client(data: Any) -> ClientMessage:
-    """A validated client message from decoded JSON; raises ProtocolError naming the problem."""
+    """A message validated strictly from decoded JSON; raises ProtocolError naming the problem."""
     ident = guess_id(data)
     if not isinstance(data, dict):
         raise ProtocolError(
@@ -301,7 +302,9 @@ def parse_client(data: Any) -> ClientMessage:
             ident,
         )
     try:
-        return CLIENT_MESSAGE.validate_python(data)
+        # Strict, as the rule files are: decoded JSON holds exactly what the client wrote, so
+        # this refuses what strict JSON-mode validation of the frame refuses ("5" for 5).
+        return CLIENT_MESSAGE.validate_python(data, strict=True)
     except ValidationError as err:
         raise ProtocolError("invalid_message", describe(err, tag=data.get("type")), ident) from None
 

@@ -81,6 +81,7 @@ class ClientSession:
         self.gm = False
         self.participants: frozenset[str] = frozenset()
         self.events: frozenset[EventName] = frozenset()
+        self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
         limits = server.config.limits
@@ -193,7 +194,7 @@ class ClientSession:
         try:
             # Fast path: parse and validate in one pass. Anything it refuses takes the slow path,
             # which names the problem precisely.
-            return CLIENT_MESSAGE.validate_json(frame)
+            return CLIENT_MESSAGE.validate_json(frame, strict=True)
         except ValidationError:
             return parse_client(decode(frame))
 
@@ -235,22 +236,27 @@ class ClientSession:
             return encode(Pong(id=message.id))
         if isinstance(message, Subscribe):
             self.events = frozenset(message.events)
+            self.server.subscribed(self)
             return encode(Pong(id=message.id))
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
     def _request(self, message: RequestMessage) -> str:
         server = self.server
-        ctx = Context(
-            session=self.id,
-            user=self.user,
-            keyed=self.keyed,
-            allow_scripted_dice=server.config.allow_scripted_dice,
-            max_dice=server.config.limits.max_dice_per_request,
-        )
+        ctx = self._context
+        if ctx is None:
+            # Who asks and under which limits does not change once the hello is done.
+            ctx = self._context = Context(
+                session=self.id,
+                user=self.user,
+                keyed=self.keyed,
+                allow_scripted_dice=server.config.allow_scripted_dice,
+                max_dice=server.config.limits.max_dice_per_request,
+            )
         decided = decide(message, server.rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
         seq, text = decided.row.seq, decided.text
-        if not decided.replayed:
+        if not decided.replayed and len(server.listeners) > (self in server.listeners):
+            # Somebody else listens: tell them once the row is durable.
             server.after_commit(lambda: server.publish(seq, text, exclude=self))
         return outcome_message_text(seq, decided.replayed, text.shown(self.participants))
 

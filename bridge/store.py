@@ -94,6 +94,13 @@ _ROLL_COLUMNS = (
     "outcome, counter, scripted, time, prev_hash, hash"
 )
 
+_INSERT_ROLL = (
+    f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_FIND_ROLL = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?"
+# One statement text each (built once, not per call), so sqlite3's statement cache prepares
+# each once.
+
 
 class Store:
     """The SQLite store of one world. Not shared between processes that both write."""
@@ -165,9 +172,7 @@ class Store:
     # --- rolls ---
 
     def find(self, request_id: str) -> Roll | None:
-        row = self._db.execute(
-            f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?", (request_id,)
-        ).fetchone()
+        row = self._db.execute(_FIND_ROLL, (request_id,)).fetchone()
         return _roll(row) if row else None
 
     def append(self, roll: NewRoll) -> Roll:
@@ -193,36 +198,15 @@ class Store:
         before it stay staged.
         """
         seq = self._last_seq + 1
-        dice = roll.dice
-        fields = [
-            seq,
-            roll.request_id,
-            roll.session,
-            roll.user,
-            roll.ruleset,
-            roll.type,
-            roll.encounter,
-            roll.rules_hash,
-            roll.request,
-            dice,
-            roll.outcome,
-            roll.counter,
-            roll.scripted,
-            roll.time,
-        ]
-        digest = row_hash(self._last_hash, fields)
+        digest = row_hash(self._last_hash, [seq, *roll])
         db = self._db
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
             self._committed = (self._last_seq, self._last_hash)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
-        db.execute(
-            f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES "
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*fields[:12], int(roll.scripted), roll.time, self._last_hash, digest),
-        )
-        stored = Roll(seq, *fields[1:12], roll.scripted, roll.time, self._last_hash, digest)
+        db.execute(_INSERT_ROLL, (seq, *roll, self._last_hash, digest))
+        stored = Roll(seq, roll, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
 
@@ -293,9 +277,10 @@ class Checkpointer:
 
 
 def _roll(row: tuple[Any, ...]) -> Roll:
-    values = list(row)
-    values[12] = bool(values[12])
-    return Roll(*values)
+    # Columns in _ROLL_COLUMNS order: seq, the 13 fields of NewRoll (scripted stored as 0/1),
+    # prev_hash, hash.
+    entry = NewRoll(*row[1:12], bool(row[12]), row[13])
+    return Roll(row[0], entry, row[14], row[15])
 
 
 __all__ = [

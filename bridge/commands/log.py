@@ -26,14 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def summary(roll: Roll) -> str:
-    outcome = json.loads(roll.outcome)
+    outcome = json.loads(roll.entry.outcome)
     result = outcome.get("result", {})
-    dice = " ".join(str(d["result"]) for d in json.loads(roll.dice)) or "-"
-    when = datetime.fromtimestamp(roll.time, UTC).strftime("%Y-%m-%d %H:%M:%S")
-    scripted = " scripted" if roll.scripted else ""
+    dice = " ".join(str(d["result"]) for d in json.loads(roll.entry.dice)) or "-"
+    when = datetime.fromtimestamp(roll.entry.time, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    scripted = " scripted" if roll.entry.scripted else ""
     return (
-        f"{roll.seq:>6}  {when}  {roll.user or '-':<12} {roll.ruleset}/{roll.type:<14} "
-        f"{roll.request_id}  {result.get('kind', '?')}  dice: {dice}{scripted}"
+        f"{roll.seq:>6}  {when}  {roll.entry.user or '-':<12} {roll.entry.ruleset}/{roll.entry.type:<14} "
+        f"{roll.entry.request_id}  {result.get('kind', '?')}  dice: {dice}{scripted}"
     )
 
 
@@ -54,13 +54,15 @@ def run(args: argparse.Namespace) -> int:
             if args.limit is not None and n >= args.limit:
                 break
             if args.json:
+                entry = roll.entry
                 row = {
-                    k: v for k, v in vars(roll).items() if k not in ("request", "outcome", "dice")
-                }
-                row |= {
-                    "request": json.loads(roll.request),
-                    "dice": json.loads(roll.dice),
-                    "outcome": json.loads(roll.outcome),
+                    "seq": roll.seq,
+                    **entry._asdict(),
+                    "request": json.loads(entry.request),
+                    "dice": json.loads(entry.dice),
+                    "outcome": json.loads(entry.outcome),
+                    "prev_hash": roll.prev_hash,
+                    "hash": roll.hash,
                 }
                 print(json.dumps(row, sort_keys=True))
             else:

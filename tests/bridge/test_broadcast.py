@@ -71,5 +71,13 @@ def test_subscribe_changes_the_events_a_client_receives(tmp_path: Path) -> None:
         send(watcher, {"v": 1, "type": "ping", "id": "after"})
         # The next message is the pong: no outcome event came in between.
         assert receive(watcher) == {"v": 1, "type": "pong", "id": "after"}
+        # Subscribing again brings the events back, from the next outcome on.
+        send(watcher, {"v": 1, "type": "subscribe", "id": "again", "events": ["outcome"]})
+        assert receive(watcher) == {"v": 1, "type": "pong", "id": "again"}
+        send(actor, request("heard"))
+        assert receive(actor)["type"] == "outcome"
+        event = receive(watcher)
+        assert event["type"] == "event" and event["event"] == "outcome"
+        assert event["outcome"]["id"] == "heard"
         watcher.close()
         actor.close()

@@ -33,7 +33,7 @@ def test_a_request_naming_no_encounter_leaves_no_state_in_the_log(tmp_path: Path
     store.commit()
     [row] = store.rolls()
     assert decided.outcome["result"] == {"kind": "tally", "total": 4}
-    assert decided.outcome["state"] is None and json.loads(row.outcome)["state"] is None
+    assert decided.outcome["state"] is None and json.loads(row.entry.outcome)["state"] is None
     # Nothing carries it on: the next tally without an encounter starts from nothing again.
     again = decide(message("t2", "tally", {"add": 4}), rules, store, CTX, 2.0)
     assert again.outcome["result"]["total"] == 4
@@ -49,5 +49,5 @@ def test_a_request_naming_an_encounter_keeps_its_state_in_the_row_and_the_encoun
     store.commit()
     rows = list(store.rolls())
     encounter = store.encounter("e")
-    assert [json.loads(r.outcome)["state"] for r in rows] == [{"total": 4}, {"total": 7}]
+    assert [json.loads(r.entry.outcome)["state"] for r in rows] == [{"total": 4}, {"total": 7}]
     assert encounter is not None and encounter.state == {"total": 7} and encounter.seq == 2

@@ -72,6 +72,17 @@ def test_every_example_in_the_protocol_doc_is_a_valid_message() -> None:
             "request.id",
         ),
         ({"v": 1, "type": "ping", "extra": 1}, "invalid_message", "extra: Extra inputs"),
+        (
+            {
+                "v": 1,
+                "type": "request",
+                "request": {"id": "r", "ruleset": "x", "type": "y"},
+                "dice": ["3"],
+            },
+            "invalid_message",
+            "dice.0: Input should be a valid integer",
+        ),
+        ({"v": 1, "type": "subscribe", "events": "outcome"}, "invalid_message", "events"),
         ("text", "invalid_message", "not str"),
     ],
 )

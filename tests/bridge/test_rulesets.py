@@ -67,7 +67,7 @@ def test_every_example_request_of_a_bundled_ruleset_is_served_and_replays_exactl
         rows = list(store.rolls())
         report = replay_log(rows, load_all())
     assert report.rows == len(entries) and report.ok, report.mismatches
-    outcomes = [json.loads(row.outcome) for row in rows]
+    outcomes = [json.loads(row.entry.outcome) for row in rows]
     assert [visible(o, frozenset()) for o in outcomes] == views
 
     # `arbiter replay` of each entry, fed the dice the server recorded and the encounter state
@@ -109,9 +109,52 @@ def test_a_combat_styles_exchange_sent_without_an_encounter_is_logged_without_st
         ws.close()
         rows = list(srv.server.store.rolls())
         report = replay_log(rows, load_all())
-    logged = [json.loads(row.outcome) for row in rows]
+    logged = [json.loads(row.entry.outcome) for row in rows]
     # The engine built a state from the stat blocks, but no encounter holds it, so nothing
     # could ever read it back: the log keeps none.
     assert [o["result"]["kind"] for o in logged] == ["exchange"] * decided
     assert all(o["state"] is None and o["encounter"] is None for o in logged)
     assert report.rows == decided and report.ok, report.mismatches
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"skill": "70"}, "body.skill"),
+        ({"skill": 70.5}, "body.skill"),
+        ({"skill": 70, "grades": "hard"}, "body.grades"),
+        ({"skill": 70, "label": 7}, "body.label"),
+    ],
+)
+def test_a_request_body_is_validated_strictly_and_the_field_at_fault_is_named(
+    tmp_path: Path, body: dict[str, Any], field: str
+) -> None:
+    config = tiny_config(tmp_path, rules=RuleSource())
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        check = {"id": "strict", "ruleset": "combat-styles", "type": "check"}
+        send(ws, {"v": 1, "type": "request", "request": check | {"body": body}})
+        refused = receive(ws)
+        send(ws, {"v": 1, "type": "request", "request": check | {"body": {"skill": 70}}})
+        decided = receive(ws)
+        ws.close()
+        rows = [row.entry.request_id for row in srv.server.store.rolls()]
+    assert refused["type"] == "error" and refused["code"] == "invalid_request", refused
+    assert refused["id"] == "strict" and field in refused["message"], refused
+    # Nothing was logged for the refused body, so the id is still free for a good one.
+    assert decided["type"] == "outcome" and decided["outcome"]["result"]["kind"] == "check"
+    assert rows == ["strict"]
+
+
+def test_a_lone_surrogate_in_a_body_is_refused_naming_its_field(tmp_path: Path) -> None:
+    config = tiny_config(tmp_path, rules=RuleSource())
+    frame = (
+        '{"v":1,"type":"request","request":{"id":"s","ruleset":"combat-styles",'
+        '"type":"check","body":{"skill":70,"label":"\\ud800"}}}'
+    )
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        send(ws, frame)
+        refused = receive(ws)
+        ws.close()
+    assert refused["code"] == "invalid_request" and "body.label" in refused["message"], refused

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sqlite3
 from pathlib import Path
@@ -11,6 +12,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from bridge.engine.dice import KeyedSource
 from bridge.limits import Limits
+from bridge.rules import snapshot
 from tests.bridge.support import (
     hello_message,
     receive,
@@ -139,6 +141,8 @@ BAD_MESSAGES = [
     ({"v": 2, "type": "ping"}, "unsupported_version", "version 2"),
     ({"v": 1, "type": "shout"}, "invalid_message", "'shout'"),
     ({"v": 1, "type": "ping", "id": 5}, "invalid_message", "id: Input should be a valid string"),
+    ({**request("u9"), "dice": ["3"]}, "invalid_message", "dice.0: Input should be a valid int"),
+    ({"v": 1, "type": "hello", "token": "t", "client": {"name": 7}}, "invalid_message", "name"),
     (
         {"v": 1, "type": "request", "request": {"id": "w1", "ruleset": "tiny"}},
         "invalid_message",
@@ -289,3 +293,18 @@ def test_an_outcome_whose_row_cannot_be_committed_is_never_sent(tmp_path: Path) 
     assert refused["id"] == "fragile"
     assert decided["type"] == "outcome" and decided["replayed"] is False
     assert [r for r, _ in log_rows(tmp_path / "data")] == ["fragile"]
+
+
+def frozen(obj: object) -> bool:
+    """True when the garbage collector no longer walks ``obj`` (gc.freeze moved it away)."""
+    return gc.is_tracked(obj) and not any(o is obj for o in gc.get_objects())
+
+
+def test_the_rules_served_are_kept_out_of_the_garbage_collectors_walks(tmp_path: Path) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        first = srv.server.rules.served["tiny"].ruleset.model
+        assert frozen(first)
+        reloaded = snapshot(srv.server.config.rules.load())
+        srv.call(srv.server.swap_rules(reloaded))
+        assert srv.server.rules is reloaded
+        assert frozen(reloaded.served["tiny"].ruleset.model)

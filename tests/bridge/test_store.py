@@ -40,6 +40,21 @@ def test_rows_chain_each_hash_to_the_row_before(tmp_path: Path) -> None:
     store.close()
 
 
+def test_a_row_read_back_is_the_row_that_was_logged(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    logged = [
+        store.append(new_roll("a")),
+        store.append(new_roll("b", encounter="e", state={"n": 1})._replace(scripted=True)),
+    ]
+    read = list(store.rolls())
+    assert read == logged
+    assert read[1].entry.scripted is True and read[0].entry.scripted is False
+    assert read[1].entry == new_roll("b", encounter="e", state={"n": 1})._replace(scripted=True)
+    assert read[1].chain_hash() == read[1].hash
+    assert store.find("b") == logged[1]
+    store.close()
+
+
 def test_the_log_refuses_updates_and_deletes(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite3")
     store.append(new_roll("a"))

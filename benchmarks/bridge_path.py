@@ -1,0 +1,96 @@
+"""The server path without sockets, for ``benchmarks/bridge.py``.
+
+The process CPU time one client session takes to answer a batch of combat-styles exchanges
+(parse, decide, log, and the server's own group commit every ``GROUP`` rows) beside the engine
+alone resolving the very same requests with the very same dice; their difference is what the
+server adds around the engine. The minimum and the median over the batches are shown (the
+minimum is the figure least disturbed by other work on the machine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PATH_BATCH = 200
+GROUP = 10
+"""Rows per commit in the server path measurement (what 10 busy connections give)."""
+
+
+def server_path(
+    batches: int, exchange_body: dict[str, Any], exchange: Callable[[int], dict[str, Any]]
+) -> None:
+    """Print the server path's CPU per exchange beside the engine's, measured in this process."""
+    if not exchange_body:
+        print("server path: skipped (no combat-styles exchange example)")
+        return
+    from bridge.engine.dice import KeyedSource
+    from bridge.engine.envelope import Request, resolve
+    from bridge.limits import Limits
+    from bridge.server import ArbiterServer, ServerConfig, settle_heap
+    from bridge.session import ClientSession
+
+    async def run() -> tuple[list[float], list[float]]:
+        data = Path(tempfile.mkdtemp(prefix="arbiter-bench-path-"))
+        limits = Limits(rate_per_second=1e9, burst=10**9)
+        server = ArbiterServer(
+            ServerConfig(data=data, port=0, build=False, reload_interval=None, limits=limits)
+        )
+        if "combat-styles" not in server.rules.served:
+            await server.close()
+            return [], []
+        served = server.rules.served["combat-styles"]
+        settle_heap()  # as ArbiterServer.start() does before it listens
+        session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
+        session.user = "benchmark"
+        twin = KeyedSource(session.seed)  # the same dice the session's source draws
+        totals, engine = [], []
+        for batch in range(batches + 1):  # batch 0 warms up
+            requests = [exchange(batch * PATH_BATCH + i) for i in range(PATH_BATCH)]
+            frames = [json.dumps({"v": 1, "type": "request", "request": r}) for r in requests]
+            started = time.process_time()
+            for i, frame in enumerate(frames):
+                reply = session.handle(frame)
+                if i % GROUP == GROUP - 1:
+                    # The server's own group commit, which also runs (and so releases) what
+                    # each outcome left to do after its commit, as it does when serving.
+                    await server.committed()
+            await server.committed()
+            total = time.process_time() - started
+            if '"type":"outcome"' not in reply:
+                raise RuntimeError(f"not an outcome: {reply[:300]}")
+            parsed = [Request.model_validate(r) for r in requests]
+            model, digest = served.ruleset.model, served.ruleset.content_hash
+            started = time.process_time()
+            for request in parsed:
+                resolve(request, served.engine, model, digest, None, twin)
+            alone = time.process_time() - started
+            if twin.counter != session.keyed.counter:
+                raise RuntimeError("the engine alone drew other dice than the session")
+            if batch:
+                totals.append(total / PATH_BATCH * 1e6)
+                engine.append(alone / PATH_BATCH * 1e6)
+        await server.close()
+        return totals, engine
+
+    totals, engine = asyncio.run(run())
+    if not totals:
+        print("server path: skipped (combat-styles not served)")
+        return
+    rest = [t - e for t, e in zip(totals, engine, strict=True)]
+    print(
+        f"server path without sockets ({batches} x {PATH_BATCH} exchanges, commit every "
+        f"{GROUP}; CPU us per exchange, min / median of batches):"
+    )
+    for label, values in (
+        ("parse + decide + log", totals),
+        ("engine alone, same dice", engine),
+        ("server's own share", rest),
+    ):
+        print(f"  {label:<24} {min(values):7.0f} / {statistics.median(values):7.0f}")

@@ -1,0 +1,66 @@
+"""The roll log's canonical JSON: the json module's text for what engines produce, written by
+orjson, with its few differences pinned down."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.engine.dice import KeyedSource
+from bridge.records import canonical
+from bridge.replaying import replay_entries
+from compiler.model.loader import available_rulesets, load_all
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def json_module(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def test_canonical_text_is_the_json_modules_sorted_compact_text() -> None:
+    value = {
+        "z": [1, -2, 2**63 - 1, 0.5, 1e16, 123.25, -0.0, True, False, None],
+        "a": {"é": 'naïve \u2028 "quoted" back\\slash\ttab\nline \x01 \x7f', "b": {}},
+        "m": [{"y": 1, "x": [[], {}]}, "𝄞"],
+    }
+    assert canonical(value) == json_module(value)
+
+
+@pytest.mark.parametrize("ruleset", available_rulesets())
+def test_every_example_outcome_is_written_as_the_json_module_writes_it(ruleset: str) -> None:
+    data = json.loads((ROOT / "docs" / "examples" / f"{ruleset}.json").read_text("utf-8"))
+    entries = data["requests"] if isinstance(data, dict) else data
+    outcomes = replay_entries(entries, load_all(), KeyedSource(b"\x07" * 32))
+    assert outcomes
+    for outcome in outcomes:
+        assert canonical(outcome) == json_module(outcome)
+
+
+def test_a_float_under_1e_minus_4_is_written_plainly_and_reads_back_the_same() -> None:
+    assert canonical([2.5e-05, 1e-07]) == "[0.000025,1e-7]"
+    assert json.loads(canonical([2.5e-05, 1e-07])) == [2.5e-05, 1e-07]
+
+
+def test_nan_and_the_infinities_are_written_null_as_json_has_neither() -> None:
+    assert canonical({"n": math.nan, "i": -math.inf}) == '{"i":null,"n":null}'
+
+
+def test_what_orjson_cannot_write_is_written_by_the_json_module() -> None:
+    assert canonical({"big": 10**30, "a": 1}) == '{"a":1,"big":1000000000000000000000000000000}'
+    assert canonical({10: "y", 2: "x"}) == '{"2":"x","10":"y"}'
+    assert (
+        canonical({"big": -(10**20), "n": [math.inf]})
+        == '{"big":-100000000000000000000,"n":[null]}'
+    )
+
+
+def test_text_that_is_not_unicode_is_refused() -> None:
+    with pytest.raises(ValueError):
+        canonical({"label": "\ud800"})
+    with pytest.raises(TypeError):
+        canonical({"thing": object()})
