@@ -4,7 +4,9 @@ Each figure is printed beside a baseline measured in the same run on the same ma
 
 * exchanges/s — a full exchange (attack, parry, differential, damage, location, armour,
   wound) through ``ENGINE.resolve`` with keyed dice, against the *dice floor*: the same keyed
-  source rolling the same number of dice per exchange with no rules at all.
+  source rolling the same number of dice per exchange with no rules at all. Also the same
+  exchange when the request carries both stat blocks instead of an encounter (the server's
+  stateless path: the records are built on every request).
 * odds — one exact-odds query (per-side counting) against brute force: classifying all
   100 × 100 roll pairs with the same level rules.
 
@@ -100,6 +102,19 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
 
     half = seconds / 2
     ours, _ = _rate(exchange, half)
+    with_blocks = ExchangeBody.model_validate(
+        {
+            "attacker": "a",
+            "defender": "b",
+            "parry_weapon": "heater",
+            "effects": [],
+            "combatants": [_fighter("a", {}), _fighter("b", {"chest": "mail", "head": "padded"})],
+        }
+    )
+    blocks_source = KeyedSource(SEED, counter=2 * 10**6)
+    stateless, _ = _rate(
+        lambda: ENGINE.resolve(model, "exchange", with_blocks, None, Dice(blocks_source)), half
+    )
     raw = {
         "id": "bench",
         "ruleset": "combat-styles",
@@ -153,6 +168,11 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
     brute_rate, _ = _rate(brute_force, half)
     return [
         ("full exchanges per second (engine)", ours, "exchanges/s"),
+        (
+            "full exchanges per second, stat blocks, no encounter",
+            stateless,
+            "exchanges/s",
+        ),
         ("exchanges per second, JSON requests + choice of effects", served, "exchanges/s"),
         (f"dice floor: {per_exchange:.1f} keyed dice per exchange, no rules", floor, "exchanges/s"),
         ("exact odds per query (per-side counting)", 1000 / odds_rate, "ms"),

@@ -18,7 +18,7 @@ import re
 import secrets
 from collections.abc import Iterable, MutableSequence, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -83,13 +83,33 @@ class KeyedSource:
         return outer.digest()
 
     def randint(self, faces: int) -> int:
-        _check_faces(faces)
-        limit = 2**64 - (2**64 % faces)
+        limit = _LIMITS.get(faces) if faces.__class__ is int else None
+        if limit is None:
+            _check_faces(faces)
+            limit = _acceptance_limit(faces)
+        # block() inlined: this runs for every die the server rolls.
+        inner_hash, outer_hash = self._inner, self._outer
         while True:
-            x = int.from_bytes(self.block(self.counter)[:8], "big")
+            inner = inner_hash.copy()
+            inner.update(self.counter.to_bytes(8, "big"))
+            outer = outer_hash.copy()
+            outer.update(inner.digest())
+            x = int.from_bytes(outer.digest()[:8], "big")
             self.counter += 1
             if x < limit:
                 return x % faces + 1
+
+
+_LIMITS: dict[int, int] = {}
+"""Rejection limit by number of faces, for the faces dice are usually rolled with."""
+
+
+def _acceptance_limit(faces: int) -> int:
+    """The largest multiple of ``faces`` not above 2**64: 64-bit values below it are accepted."""
+    limit = 2**64 - (2**64 % faces)
+    if faces <= MAX_FACES:
+        _LIMITS[faces] = limit  # bounded: at most MAX_FACES entries
+    return limit
 
 
 class ScriptedSource:
@@ -137,6 +157,11 @@ class DieRecord(NamedTuple):
         return {"expr": self.expr, "faces": self.faces, "result": self.result}
 
 
+# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
+# a plain tuple in C. Used where one is made per die.
+_die_record = partial(tuple.__new__, DieRecord)
+
+
 @dataclass(frozen=True, slots=True)
 class DiceTerm:
     """``count`` dice of ``faces`` faces, added (sign +1) or subtracted (sign -1)."""
@@ -166,10 +191,22 @@ class DiceExpr:
     terms: tuple[Term, ...]
     text: str = field(init=False, repr=False, compare=False)
     """The canonical text (``str(expr)``), which labels every die the expression rolls."""
+    rolls: tuple[tuple[int, int, int], ...] = field(init=False, repr=False, compare=False)
+    """(faces, count, sign) of each dice term, in order: what :meth:`Dice.roll` rolls."""
+    constant: int = field(init=False, repr=False, compare=False)
+    """The sum of the constant terms."""
 
     def __post_init__(self) -> None:
         # Worked out once here rather than on every roll.
         object.__setattr__(self, "text", _text_of(self.terms))
+        object.__setattr__(
+            self,
+            "rolls",
+            tuple((t.faces, t.count, t.sign) for t in self.terms if isinstance(t, DiceTerm)),
+        )
+        object.__setattr__(
+            self, "constant", sum(t.value for t in self.terms if isinstance(t, ConstTerm))
+        )
 
     def __str__(self) -> str:
         return self.text
@@ -272,6 +309,9 @@ class RollResult(NamedTuple):
     dice: tuple[DieRecord, ...]
 
 
+_roll_result = partial(tuple.__new__, RollResult)
+
+
 class Dice:
     """A recording roller over a :class:`DiceSource`; every die lands in :attr:`records`."""
 
@@ -282,7 +322,7 @@ class Dice:
     def die(self, faces: int, expr: str | None = None) -> int:
         """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``)."""
         result = self.source.randint(faces)
-        self.records.append(DieRecord(expr or f"1d{faces}", faces, result))
+        self.records.append(_die_record((expr or f"1d{faces}", faces, result)))
         return result
 
     def d100(self, expr: str = "1d100") -> int:
@@ -292,19 +332,30 @@ class Dice:
         """Evaluate an expression (text or parsed), recording each die under its text."""
         parsed = parse(expr) if isinstance(expr, str) else expr
         label = parsed.text
+        randint = self.source.randint
         records = self.records
         start = len(records)
-        total = 0
-        for term in parsed.terms:
-            if isinstance(term, ConstTerm):
-                total += term.value
-                continue
-            faces = term.faces
-            for _ in range(term.count):
-                result = self.source.randint(faces)
-                records.append(DieRecord(label, faces, result))
-                total += term.sign * result
-        return RollResult(label, total, tuple(records[start:]))
+        total = parsed.constant
+        for faces, count, sign in parsed.rolls:
+            for _ in range(count):
+                result = randint(faces)
+                records.append(_die_record((label, faces, result)))
+                total += sign * result
+        return _roll_result((label, total, tuple(records[start:])))
+
+    def total(self, expr: DiceExpr) -> int:
+        """Roll a parsed expression like :meth:`roll` (every die recorded) and return only its
+        total: the usual need, without building the :class:`RollResult`."""
+        randint = self.source.randint
+        records = self.records
+        label = expr.text
+        total = expr.constant
+        for faces, count, sign in expr.rolls:
+            for _ in range(count):
+                result = randint(faces)
+                records.append(_die_record((label, faces, result)))
+                total += sign * result
+        return total
 
     def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
         """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""

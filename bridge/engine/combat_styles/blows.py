@@ -18,7 +18,7 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice, DiceExpr
 
 
-@dataclass
+@dataclass(slots=True)
 class Finisher:
     """Working state of one exchange being finished (internal, discarded afterwards)."""
 
@@ -63,7 +63,7 @@ class Finisher:
         return self.pending["attack"] if self.side == "attacker" else self.pending["defence_roll"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Blow:
     """A blow that landed on a body (or on a weapon, for Damage Weapon)."""
 
@@ -111,12 +111,21 @@ def damage_expr(
     """The weapon's damage dice (Maximize Damage applied) and the attacker's damage modifier."""
     if arm.damage is None:
         raise EngineError(f"{arm.name} deals no damage of its own")
-    weapon = maximize(expr_of(arm.damage), maximized)
     dm_text = dm_base or attacker["damage_modifier"]
-    if dm_steps:
-        dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
-    dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
-    return weapon, dm
+    # A pure function of these rules and the key: memoised per view (few weapons and modifiers
+    # are in play), which spares the parse, Maximize and ladder lookups on every blow.
+    key = (arm.id, maximized, dm_text, dm_steps, with_dm)
+    memo = rules.memo.setdefault("damage_expr", {})
+    found = memo.get(key)
+    if found is None:
+        if len(memo) >= 4096:
+            memo.clear()
+        weapon = maximize(expr_of(arm.damage), maximized)
+        if dm_steps:
+            dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
+        dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
+        found = memo[key] = (weapon, dm)
+    return found
 
 
 def roll_damage(
@@ -132,22 +141,23 @@ def roll_damage(
     Maximize Damage counts only when the winner's ``effects`` apply to this blow."""
     maximized = (
         sum(fx.rules.effects[c.id].params.maximized_dice or 0 for c in fx.choices)
-        if effects and fx.side == "attacker"
+        if effects and fx.side == "attacker" and fx.choices
         else 0
     )
     own = attacker["id"] == fx.pending["attacker"]
     dm_base = fx.pending.get("damage_modifier") if own else None
     weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps, dm_base=dm_base)
-    if fx.pending.get("inside_reach", 0) > 0 and attacker["id"] == fx.pending["attacker"]:
+    if own and fx.pending.get("inside_reach", 0) > 0:
         # Inside its own reach a long weapon's blow is capped (rule data, e.g. 1d3+1).
         cap = maximize(expr_of(fx.rules.inside_reach_damage_cap), maximized)
         if cap.bounds()[1] < weapon.bounds()[1]:
             weapon = cap
     totals = []
+    roll = fx.dice.total
     for _ in range(rolls):
-        total = fx.dice.roll(weapon).total
+        total = roll(weapon)
         if dm is not None:
-            total += fx.dice.roll(dm).total
+            total += roll(dm)
         totals.append(max(0, total))
     best = max(totals)
     if factor.numerator != factor.denominator:
@@ -162,14 +172,15 @@ def apply_armor(
     how much of the blow reaches hit points."""
     rules = fx.rules
     bypass: list[str] = []
-    if effects and fx.side == "attacker":
+    winner_effects = effects and fx.side == "attacker" and fx.choices
+    if winner_effects:
         for c in fx.choices:
             if rules.effects[c.id].params.ignores_armor:
                 bypass.append(c.bypass or ("worn" if "worn" not in bypass else "natural"))
     worn, _natural, counted = armor_points(victim, location.id, bypass)
     blow.armor = counted
     damage = blow.after_parry
-    if effects and fx.side == "attacker" and fx.has("sunder") and worn and "worn" not in bypass:
+    if winner_effects and fx.has("sunder") and worn and "worn" not in bypass:
         surplus = damage - counted
         if surplus > 0:
             cut = min(surplus, worn)
@@ -195,6 +206,7 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
     assert blow.location is not None
     kill = (
         fx.side == "attacker"
+        and bool(fx.choices)
         and blow.target == fx.pending["defender"]
         and any(rules.effects[c.id].params.auto_fails_endurance for c in fx.choices)
     )

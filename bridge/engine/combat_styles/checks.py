@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
+from functools import partial
 from typing import NamedTuple
 
 from bridge.engine.dice import Dice
@@ -26,11 +27,12 @@ class Level(IntEnum):
 
     @property
     def label(self) -> str:
-        return _LABELS[self]
+        # A tuple indexed by value: an enum member is hashed in Python, an index is read in C.
+        return _LABEL_OF[self]
 
     @property
     def succeeded(self) -> bool:
-        return self >= Level.SUCCESS
+        return self >= 2  # Level.SUCCESS, without the (slow) enum class attribute lookup
 
     @classmethod
     def named(cls, name: str) -> Level:
@@ -45,6 +47,9 @@ class Level(IntEnum):
 
 _LABELS = {level: level.name.lower() for level in Level}
 _BY_LABEL = {label: level for level, label in _LABELS.items()}
+_LABEL_OF = tuple(_LABELS[level] for level in sorted(Level))
+# Module constants for the hot paths: reading ``Level.X`` goes through the enum metaclass.
+_FUMBLE, _FAILURE, _SUCCESS, _CRITICAL = sorted(Level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +95,15 @@ class CheckRules:
     """An augment adds this share of the augmenting skill (rounded up)."""
     by_id: Mapping[str, Grade] = field(init=False, repr=False, compare=False)
     """Grades by id (the first of the ladder wins, as a search along it would)."""
+    targets: dict[tuple[int, int, int, int], tuple[Grade | None, Target]] = field(
+        init=False, repr=False, compare=False
+    )
+    """Memo of :func:`target` (a pure function of these rules and its arguments), keyed by the
+    grade's identity; each entry holds its grade, so no other object can take that identity."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {g.id: g for g in reversed(self.grades)})
+        object.__setattr__(self, "targets", {})
 
     def grade(self, grade_id: str) -> Grade:
         found = self.by_id.get(grade_id)
@@ -144,6 +155,22 @@ def target(
 ) -> Target:
     """The target of a check: ``skill`` − ``penalty`` (skills over 100 in a contest), at
     ``grade``, plus the augment bonus from an augmenting skill of ``augment``."""
+    key = (skill, id(grade), augment, penalty)
+    found = rules.targets.get(key)
+    if found is None:
+        if len(rules.targets) >= _TARGETS_KEPT:
+            rules.targets.clear()
+        found = rules.targets[key] = (grade, _target(rules, skill, grade, augment, penalty))
+    return found[1]
+
+
+_TARGETS_KEPT = 4096
+"""Bound on the target memo (skills, grades and augments in play are few)."""
+
+
+def _target(
+    rules: CheckRules, skill: int, grade: Grade | None, augment: int, penalty: int
+) -> Target:
     base = max(0, skill - penalty)
     graded = grade.apply(base) if grade is not None else base
     bonus = 0
@@ -161,17 +188,17 @@ def target(
 def level_of(rules: CheckRules, roll: int, tgt: Target) -> Level:
     """The success level of a d100 ``roll`` (1..100, where 100 is "00") against ``tgt``."""
     if tgt.automatic:
-        return Level.SUCCESS
+        return _SUCCESS
     fumbles = rules.fumble_rolls_over_100 if tgt.skill > 100 else rules.fumble_rolls
     if roll in fumbles:
-        return Level.FUMBLE
+        return _FUMBLE
     if tgt.impossible or roll >= rules.auto_failure_min:
-        return Level.FAILURE
+        return _FAILURE
     if tgt.critical_skill > 0 and roll <= ceil_div(tgt.critical_skill, rules.critical_divisor):
-        return Level.CRITICAL
+        return _CRITICAL
     if roll <= rules.auto_success_max or roll <= tgt.skill:
-        return Level.SUCCESS
-    return Level.FAILURE
+        return _SUCCESS
+    return _FAILURE
 
 
 class CheckResult(NamedTuple):
@@ -209,13 +236,18 @@ def roll_check(
 
     An automatic check rolls no die."""
     if tgt.automatic:
-        return CheckResult(tgt, 0, Level.SUCCESS)
-    roll = dice.d100(label)
+        return CheckResult(tgt, 0, _SUCCESS)
+    roll = dice.die(100, label)
     level = level_of(rules, roll, tgt)
     if luck_below is not None and level < luck_below:
-        second = dice.d100(label + " (luck)")
+        second = dice.die(100, label + " (luck)")
         return CheckResult(tgt, second, level_of(rules, second, tgt), rerolled_from=roll)
-    return CheckResult(tgt, roll, level)
+    return _check_result((tgt, roll, level, None))
+
+
+# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
+# a plain tuple in C (every field given). Used for the check made on every roll.
+_check_result = partial(tuple.__new__, CheckResult)
 
 
 def contest_penalty(skills: list[int] | tuple[int, ...]) -> int:

@@ -8,7 +8,8 @@ modifier, initiative bonus, healing rate) or defaults from it (action points).
 from __future__ import annotations
 
 import marshal
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -101,6 +102,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     """The encounter-state record of a combatant (plain JSON)."""
     ch = block.characteristics
     stats = ch.model_dump(by_alias=True)
+    key = tuple(stats.values())
     for wid in block.weapons:
         rules.arm(wid)
     for trait in block.traits:
@@ -108,7 +110,11 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
             known = ", ".join(sorted(rules.style_trait_ids))
             raise LookupError(f"unknown style trait {trait!r} (known: {known})")
     plan = rules.body_plan({"body_plan": block.body_plan}).id
-    hp = dict(block.hit_points) if block.hit_points is not None else hit_points(rules, stats, plan)
+    hp = dict(
+        block.hit_points
+        if block.hit_points is not None
+        else derived(rules, hit_points, stats, key, plan)
+    )
     for loc in hp:
         rules.location(loc)
     armor_ap: dict[str, int] = {}
@@ -129,7 +135,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     return {
         "id": block.id,
         "name": block.name or block.id,
-        "characteristics": ch.model_dump(by_alias=True),
+        "characteristics": dict(stats),
         "skills": skills,
         "weapons": {
             wid: {"hp": rules.arm(wid).hp, "broken": False}
@@ -143,13 +149,13 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "damage_modifier": block.damage_modifier or damage_modifier(rules, ch.STR + ch.SIZ),
         "action_points_max": block.action_points
         if block.action_points is not None
-        else action_points(rules, stats),
+        else derived(rules, action_points, stats, key),
         "initiative_bonus": block.initiative_bonus
         if block.initiative_bonus is not None
-        else rules.model.initiative.bonus.value(stats),
+        else derived(rules, initiative_bonus, stats, key),
         "healing_rate": block.healing_rate
         if block.healing_rate is not None
-        else healing_rate(rules, stats),
+        else derived(rules, healing_rate, stats, key),
         "luck_points": block.luck_points,
         "traits": sorted(block.traits),
         "quadruped": block.quadruped,
@@ -160,6 +166,28 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "wounds": {},
         **bodily_record(rules, block, stats),
     }
+
+
+T = TypeVar("T")
+
+
+def derived(
+    rules: RulesView,
+    formula: Callable[..., T],
+    stats: dict[str, int],
+    key: tuple[int, ...],
+    *args: Any,
+) -> T:
+    """``formula(rules, stats, *args)``, memoised per view on the characteristics ``key`` and
+    ``args`` (the same stat blocks come again and again; a formula is a pure function of them).
+    A dict result is shared: the caller copies it before handing it out."""
+    memo = rules.memo.setdefault("derived", {})
+    found = memo.get((formula, key, args))
+    if found is None:
+        if len(memo) >= 4096:
+            memo.clear()
+        found = memo[(formula, key, args)] = formula(rules, stats, *args)
+    return found
 
 
 def action_points(rules: RulesView, stats: dict[str, int]) -> int:
@@ -183,6 +211,10 @@ def damage_modifier(rules: RulesView, str_siz: int) -> str:
         if str_siz >= low and (high is None or str_siz <= high):
             return dm
     return rules.dm_ladder[-1]
+
+
+def initiative_bonus(rules: RulesView, stats: dict[str, int]) -> int:
+    return rules.model.initiative.bonus.value(stats)  # type: ignore[no-any-return]
 
 
 def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:
@@ -214,8 +246,10 @@ def writable(state: JSON, *ids: str) -> JSON:
     for key in ("pending", "initiative"):
         if key in state:
             out[key] = dict(state[key])
+    records = out["combatants"]
     for cid in ids:
-        out["combatants"][cid] = writable_record(combatant(state, cid))
+        old = records.get(cid)
+        records[cid] = writable_record(old if old is not None else combatant(state, cid))
     return out
 
 
@@ -224,7 +258,9 @@ def writable_record(old: JSON) -> JSON:
     rec = dict(old)
     rec["hit_points"] = dict(old["hit_points"])
     rec["armor"] = dict(old["armor"])
-    rec["weapons"] = {k: dict(v) for k, v in old["weapons"].items()}
+    rec["weapons"] = weapons = dict(old["weapons"])
+    for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
+        weapons[wid] = dict(held)
     rec["conditions"] = deep_copy(old["conditions"]) if old["conditions"] else {}
     rec["wounds"] = dict(old["wounds"])
     if "marks" in old:

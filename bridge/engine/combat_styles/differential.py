@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import Level
@@ -15,9 +16,16 @@ class DifferentialTable:
     −n to the antagonist. Read from the rule data; every one of the 16 pairs is present."""
 
     cells: Mapping[tuple[Level, Level], int]
+    grid: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    """The cells as rows indexed by level values (an enum member hashes in Python, slowly)."""
+
+    def __post_init__(self) -> None:
+        levels = sorted(Level)
+        grid = tuple(tuple(self.cells[(p, a)] for a in levels) for p in levels)
+        object.__setattr__(self, "grid", grid)
 
     def effects(self, protagonist: Level, antagonist: Level) -> int:
-        return self.cells[(protagonist, antagonist)]
+        return self.grid[protagonist][antagonist]
 
 
 # A named tuple: immutable like a frozen dataclass and cheaper to build (once per exchange).
@@ -33,6 +41,12 @@ class Differential(NamedTuple):
         return {"winner": self.winner, "effects": self.count, "bonus_effects": self.bonus}
 
 
+# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
+# a plain tuple in C (every field given).
+_differential = partial(tuple.__new__, Differential)
+_NOBODY = Differential(None, 0)
+
+
 def differential(
     table: DifferentialTable,
     attacker: Level,
@@ -41,10 +55,10 @@ def differential(
 ) -> Differential:
     """Effects won in an exchange. ``surprise_bonus`` effects go to a successful attacker
     striking a surprised target (counted on top of the table)."""
-    n = table.effects(attacker, defender)
-    bonus = surprise_bonus if attacker.succeeded and n >= 0 else 0
+    n = table.grid[attacker][defender]
+    bonus = surprise_bonus if n >= 0 and attacker.succeeded else 0
     if n > 0 or bonus:
-        return Differential("attacker", n + bonus, bonus)
+        return _differential(("attacker", n + bonus, bonus))
     if n < 0:
-        return Differential("defender", -n)
-    return Differential(None, 0)
+        return _differential(("defender", -n, 0))
+    return _NOBODY

@@ -8,6 +8,7 @@ request) or is parked in the encounter state under a token until ``choose_effect
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from bridge.engine.combat_styles import riders, rounds
@@ -22,7 +23,6 @@ from bridge.engine.combat_styles.checks import (
 from bridge.engine.combat_styles.combatants import (
     add_condition,
     combatant,
-    has_condition,
     record,
     writable,
 )
@@ -31,8 +31,8 @@ from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.hands import holds, require_free_hand, require_held
 from bridge.engine.combat_styles.odds import odds_of_targets
-from bridge.engine.combat_styles.requests import ExchangeBody
-from bridge.engine.combat_styles.situations import attack_terms, capped, defence_grade
+from bridge.engine.combat_styles.requests import ExchangeBody, Situation
+from bridge.engine.combat_styles.situations import ONE, attack_terms, capped, defence_grade
 from bridge.engine.combat_styles.traits import evade_ends_prone
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -54,20 +54,21 @@ def fresh_state(rules: RulesView, body: ExchangeBody) -> JSON:
 
 def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:
     """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
+    weapons = c["weapons"]
     if arm_id is None:
-        arm_id = next(
-            (w for w in c["weapons"] if w != rules.unarmed_id and _can_use(rules, c, w)),
-            rules.unarmed_id,
-        )
-    if arm_id not in c["weapons"]:
+        arm_id = rules.unarmed_id
+        for w in weapons:
+            if w != arm_id and _can_use(rules, c, w):
+                arm_id = w
+                break
+    state = weapons.get(arm_id)
+    if state is None:
         raise EngineError(f"{c['name']} does not carry {arm_id!r}")
-    state = c["weapons"][arm_id]
     if state["broken"]:
         raise EngineError(f"{c['name']}'s {rules.arm(arm_id).name} is broken")
-    for cond in (
-        ("disarmed", "taken", "pinned", "impaled_in", "malfunction") if c["conditions"] else ()
-    ):
-        if arm_id in c["conditions"].get(cond, {}).get("weapons", []):
+    conditions = c["conditions"]
+    for cond in _WEAPON_CONDITIONS if conditions else ():
+        if arm_id in conditions.get(cond, {}).get("weapons", []):
             raise EngineError(
                 f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
             )
@@ -75,13 +76,16 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
     return rules.arm(arm_id)
 
 
+_WEAPON_CONDITIONS = ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
+"""Conditions that keep the weapons they list out of use."""
+
+
 def _can_use(rules: RulesView, c: JSON, arm_id: str) -> bool:
     if c["weapons"][arm_id]["broken"] or not holds(rules, c, arm_id):
         return False
     conditions = c["conditions"]
     return not conditions or not any(
-        arm_id in conditions.get(cond, {}).get("weapons", [])
-        for cond in ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
+        arm_id in conditions.get(cond, {}).get("weapons", []) for cond in _WEAPON_CONDITIONS
     )
 
 
@@ -100,68 +104,72 @@ def start_exchange(
     target) and ``pay=False`` (the attacker paid once for the whole sweep)."""
     if state is None:
         state = fresh_state(rules, body)
-    if body.attacker == body.defender:
+    # Fields read more than once are read once: a pydantic attribute costs a hook call.
+    attacker_id, defender_id, grapple = body.attacker, body.defender, body.grapple
+    effects, odds_wanted = body.effects, body.odds
+    if attacker_id == defender_id:
         raise EngineError("a combatant cannot attack himself")
-    helpers = [body.defended_by] if body.defended_by else []
-    state = writable(state, body.attacker, body.defender, *helpers)
-    att = combatant(state, body.attacker)
-    dfd = combatant(state, body.defender)
+    defended_by = body.defended_by
+    state = writable(state, attacker_id, defender_id, *((defended_by,) if defended_by else ()))
+    att = combatant(state, attacker_id)
+    dfd = combatant(state, defender_id)
+    att_conditions = att["conditions"]
+    dfd_conditions = dfd["conditions"]
     guard = riders.guardian(rules, state, body, dfd)
     for c in (att, dfd):
-        if has_condition(c, "dead"):
+        if "dead" in c["conditions"]:
             raise EngineError(f"{c['name']} is dead")
-    if has_condition(att, "unconscious") or has_condition(att, "incapacitated"):
+    if "unconscious" in att_conditions or "incapacitated" in att_conditions:
         raise EngineError(f"{att['name']} is out of the fight and cannot attack")
-    if body.grapple and body.weapon not in (None, rules.unarmed_id):
+    if grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
-    if body.grapple:
+    if grapple:
         require_free_hand(rules, att, "grapple")
-    arm = usable_arm(rules, att, rules.unarmed_id if body.grapple else body.weapon, "attack")
+    arm = usable_arm(rules, att, rules.unarmed_id if grapple else body.weapon, "attack")
     if pay:
         rounds.spend_for_attack(rules, state, att)
     situation = body.situation
+    surprise, engaged = situation.surprise, situation.engaged_reach
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
 
-    surprised = situation.surprise or has_condition(dfd, "surprised")
-    first_on_surprised = surprised and not dfd["conditions"].get("surprised", {}).get("attacked")
+    surprised = surprise or "surprised" in dfd_conditions
+    first_on_surprised = surprised and not dfd_conditions.get("surprised", {}).get("attacked")
     defence = body.defence
     parry_arm: Arm | None = None
     if defence in ("parry", "evade"):
-        flat_footed = situation.surprise or (
-            surprised and not dfd["conditions"]["surprised"].get("turn_come")
-        )
+        flat_footed = surprise or (surprised and not dfd_conditions["surprised"].get("turn_come"))
         if flat_footed:
             notes.append(f"{dfd['name']} is surprised and cannot defend before his initiative")
             defence = "none"
-        elif has_condition(dfd, "unconscious") or has_condition(dfd, "incapacitated"):
+        elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
             notes.append(f"{dfd['name']} is helpless")
             defence = "none"
         elif not riders.can_pay(state, guard):
             who = guard.payer["name"]
             notes.append(f"{who} has no action points left: counts as a failure")
             defence = "none"
-    _end_ward(att, arm.id, notes)
+    if "warding" in att_conditions:
+        _end_ward(att, arm.id, notes)
     if defence == "parry":
         parry_arm = usable_arm(rules, guard.arm_owner, body.parry_weapon, "parry")
-        _end_ward(guard.arm_owner, parry_arm.id, notes)
+        if "warding" in guard.arm_owner["conditions"]:
+            _end_ward(guard.arm_owner, parry_arm.id, notes)
         if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
             )
         if (
-            situation.engaged_reach is not None
+            engaged is not None
             and not rules.inside_reach_can_parry
             and parry_arm.reach is not None
             and (
-                rules.reaches.index(situation.engaged_reach) < rules.reaches.index(parry_arm.reach)
+                rules.reaches.index(engaged) < rules.reach_index[parry_arm.reach]
                 and parry_arm.kind == "melee"
             )
         ):
-            raise EngineError(
-                f"{parry_arm.name} cannot parry inside its reach ({situation.engaged_reach})"
-            )
-    if defence == "evade" and has_condition(dfd, "entangled"):
+            raise EngineError(f"{parry_arm.name} cannot parry inside its reach ({engaged})")
+    if defence == "evade" and "entangled" in dfd_conditions:
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
 
     att_skill = terms.skill
@@ -179,8 +187,10 @@ def start_exchange(
         dfd_skill = 0
     # Skills over 100: the excess of the highest comes off everyone. A defender who decides
     # only after seeing the attack imposes no penalty of his own (the retroactive-parry rule).
-    contest = [att_skill] + (
-        [dfd_skill] if defence in ("parry", "evade") and not body.parry_only_if_hit else []
+    contest = (
+        (att_skill, dfd_skill)
+        if defence in ("parry", "evade") and not body.parry_only_if_hit
+        else (att_skill,)
     )
     penalty = contest_penalty(contest)
     if penalty:
@@ -193,7 +203,8 @@ def start_exchange(
     dfd_luck = _luck(guard.payer, body.defender_luck)
     if shared_roll is None:
         att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
-        _spend_luck(att, att_roll)
+        if att_roll.rerolled_from is not None:
+            att["luck_points"] -= 1
     else:
         att_roll = CheckResult(att_target, shared_roll, level_of(checks, shared_roll, att_target))
 
@@ -201,7 +212,7 @@ def start_exchange(
         notes.append(f"{dfd['name']} lets the missed attack go")
         defence = "none"
     dfd_roll: CheckResult | None = None
-    dfd_grade = rules.checks.grade(rules.checks.standard)
+    dfd_json: JSON | None = None
     if defence in ("parry", "evade"):
         riders.pay(rules, state, guard)
         dfd_grade = defence_grade(rules, situation, dfd, notes, key)
@@ -212,8 +223,10 @@ def start_exchange(
             body.defender_augment,
             penalty,
         )
-        dfd_roll = roll_check(checks, dice, dfd_target, f"1d100 {defence}", dfd_luck)
-        _spend_luck(guard.payer, dfd_roll)
+        dfd_roll = roll_check(checks, dice, dfd_target, _DEFENCE_LABEL[defence], dfd_luck)
+        if dfd_roll.rerolled_from is not None:
+            guard.payer["luck_points"] -= 1
+        dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
         if defence == "evade" and evade_ends_prone(rules, dfd):
             add_condition(dfd, "prone")
@@ -225,7 +238,7 @@ def start_exchange(
                 "counterattack: both sides count as failing to parry; the longer reach strikes first"
             )
 
-    if body.odds:
+    if odds_wanted:
         odds = odds_of_targets(
             rules,
             att_target,
@@ -249,9 +262,9 @@ def start_exchange(
     if first_on_surprised:
         bonus = rules.surprise_bonus_effects
     diff = differential(rules.differential, att_roll.level, dfd_level, bonus)
-    if "surprised" in dfd["conditions"]:
+    if "surprised" in dfd_conditions:
         # Only the first attack on a surprised target earns the bonus effect.
-        dfd["conditions"]["surprised"]["attacked"] = True
+        dfd_conditions["surprised"]["attacked"] = True
 
     state["seq"] = state.get("seq", 0) + 1
     token = f"x{state['seq']}"
@@ -263,27 +276,29 @@ def start_exchange(
         "defence": defence,
         "parry_weapon": parry_arm.id if parry_arm else None,
         "attack": _check_json(att_roll, att_skill, terms.grade.id),
-        "defence_roll": _check_json(dfd_roll, dfd_skill, dfd_grade.id) if dfd_roll else None,
+        "defence_roll": dfd_json,
         "defence_level": dfd_level.label,
         "differential": diff.to_json(),
         "band": terms.band,
         "size_steps": terms.size_steps,
         "dm_steps": terms.dm_steps,
         "damage_modifier": terms.damage_modifier,
-        "outreached": outreached(rules, arm, situation.engaged_reach),
-        "damage_factor": [terms.damage_factor.numerator, terms.damage_factor.denominator],
+        "outreached": outreached(rules, arm, engaged),
+        "damage_factor": _ratio(terms.damage_factor),
         "surprised": surprised,
         "first_on_surprised": first_on_surprised,
         "hit_intended": hit_intended,
         "bystander": body.bystander,
         "mitigate": list(body.mitigate_damage),
-        "situation": situation.model_dump(),
-        "warded": dict(dfd["conditions"].get("warding", {}).get("locations", {})),
+        "situation": situation_json(situation),
+        "warded": dict(dfd_conditions.get("warding", {}).get("locations", {})),
         "notes": notes,
-        "grapple": body.grapple,
-        "inside_reach": inside_reach(rules, arm, situation.engaged_reach),
+        "grapple": grapple,
+        "inside_reach": inside_reach(rules, arm, engaged),
     }
-    if diff.winner is not None:
+    # A choice made in advance is checked against the eligible effects only when it names
+    # some: an empty one (or no winner) finishes without them.
+    if diff.winner is not None and (effects is None or effects):
         winner_is_attacker = diff.winner == "attacker"
         taker = (
             Party(att, arm, att_roll.level)
@@ -299,14 +314,14 @@ def start_exchange(
         pending["chooser"] = taker.record["id"]
         pending["eligible"] = eligible
         pending["ineligible"] = refused
-    if diff.winner is None or body.effects is not None:
-        done = finish(rules, state, pending, body.effects or [], dice)
-        if body.odds:
+    if diff.winner is None or effects is not None:
+        done = finish(rules, state, pending, effects or [], dice)
+        if odds_wanted:
             done.result["odds"] = odds
         return done
     state.setdefault("pending", {})[token] = pending
     result: JSON = {"kind": "exchange", "status": "awaiting_effects", **_summary(pending)}
-    if body.odds:
+    if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state)
 
@@ -317,7 +332,7 @@ def outreached(rules: RulesView, arm: Arm, engaged: str | None) -> bool:
         return False
     if engaged not in rules.reaches:
         raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
-    return rules.reaches.index(arm.reach) < rules.reaches.index(engaged)
+    return rules.reach_index[arm.reach] < rules.reach_index[engaged]
 
 
 def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
@@ -327,7 +342,18 @@ def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
         return 0
     if engaged not in rules.reaches:
         raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
-    return max(0, rules.reaches.index(arm.reach) - rules.reaches.index(engaged))
+    return max(0, rules.reach_index[arm.reach] - rules.reach_index[engaged])
+
+
+_DEFAULT_SITUATION: JSON = Situation().model_dump()
+
+
+def situation_json(situation: Situation) -> JSON:
+    """``situation.model_dump()``; a situation that sets nothing is the default's dump (with
+    fresh containers), which costs a fraction of serialising it."""
+    if situation.model_fields_set:
+        return situation.model_dump()
+    return {**_DEFAULT_SITUATION, "attacker_situations": [], "defender_situations": [], "cover": {}}
 
 
 def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
@@ -338,15 +364,19 @@ def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
         notes.append(f"{c['name']}'s {arm_id} no longer wards {', '.join(ward['locations'])}")
 
 
+_DEFENCE_LABEL = {"parry": "1d100 parry", "evade": "1d100 evade"}
+"""The dice label of each rolled defence."""
+
+
+def _ratio(factor: Fraction) -> list[int]:
+    """[numerator, denominator] of a damage factor (1 is by far the usual one)."""
+    return [1, 1] if factor is ONE else [factor.numerator, factor.denominator]
+
+
 def _luck(c: JSON, policy: str | None) -> Level | None:
     if policy is None or c["luck_points"] <= 0:
         return None
     return Level.named(policy)
-
-
-def _spend_luck(c: JSON, result: CheckResult) -> None:
-    if result.rerolled_from is not None:
-        c["luck_points"] -= 1
 
 
 def _check_json(result: CheckResult, skill: int, grade: str | None) -> JSON:

@@ -19,6 +19,7 @@ from bridge.engine.combat_styles.blows import (
 from bridge.engine.combat_styles.checks import Level, ceil_div
 from bridge.engine.combat_styles.combatants import add_condition, combatant
 from bridge.engine.combat_styles.damage import (
+    ParryBlock,
     parry_block,
     size_step,
 )
@@ -93,16 +94,18 @@ def finish(
             state, pending["defender"] if side == "attacker" else pending["attacker"]
         )
     fx = Finisher(rules, state, pending, dice, list(choices), side, taker, victim)
-    counter_prepared(fx)
-    fx.forced = {
-        c.with_effect
-        for c in fx.choices
-        if c.with_effect and rules.effects[c.id].params.combines_with_opposed
-    }
+    if choices:
+        counter_prepared(fx)
+        fx.forced = {
+            c.with_effect
+            for c in fx.choices
+            if c.with_effect and rules.effects[c.id].params.combines_with_opposed
+        }
 
     blow = resolve_blow(fx)
-    special_effects.apply_all(fx, blow)
-    special_effects.apply_counter(fx)
+    if choices:  # with nothing chosen there is nothing to apply (nor a counter to spring)
+        special_effects.apply_all(fx, blow)
+        special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
     state.get("pending", {}).pop(pending["token"], None)
@@ -123,7 +126,9 @@ def finish(
         "blow": blow.to_json() if blow else None,
         "notes": pending["notes"] + fx.out.get("notes", []),
     }
-    for key in ("knockback", "self_injury", "weapon_damage", "counter", "grapple"):
+    for key in (
+        ("knockback", "self_injury", "weapon_damage", "counter", "grapple") if fx.out else ()
+    ):
         if key in fx.out:
             result[key] = fx.out[key]
     return Resolution(result=result, state=state, private=fx.out.get("private", {}))
@@ -155,8 +160,10 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         return strike_bystander(fx, arm, factor, automatic=False)
     if not attack_level.succeeded:
         return None
-    impale = fx.side == "attacker" and any(
-        rules.effects[c.id].params.damage_rolls for c in fx.choices
+    impale = (
+        fx.side == "attacker"
+        and bool(fx.choices)
+        and any(rules.effects[c.id].params.damage_rolls for c in fx.choices)
     )
     rolls = max((rules.effects[c.id].params.damage_rolls or 1) for c in fx.choices) if impale else 1
     damage, totals = roll_damage(fx, arm, att, rolls, p["dm_steps"], factor)
@@ -164,7 +171,12 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     if len(totals) > 1:
         blow.steps.append(f"impale: rolled {totals}, kept {damage}")
     parry = parry_share(fx, arm, blow)
-    if fx.side == "attacker" and fx.has("damage_weapon") and p["parry_weapon"] is not None:
+    if (
+        fx.side == "attacker"
+        and fx.choices
+        and fx.has("damage_weapon")
+        and p["parry_weapon"] is not None
+    ):
         return strike_weapon(fx, dfd, p["parry_weapon"], blow)
     if p.get("outreached"):
         target_weapon = p["parry_weapon"] or next(
@@ -276,13 +288,13 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         attacking = size_step(
             rules.sizes, attacking, -inside * rules.inside_reach_size_drop_per_step
         )
-    block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
+    block, blocked = _parry_block(rules, attacking, parrying)
     through = block.remaining(blow.rolled)
     blow.parry = {
         "weapon": parry_arm.id,
         "attacking_size": attacking,
         "parrying_size": parrying,
-        "blocked": str(block.fraction),
+        "blocked": blocked,
     }
     blow.steps.append(
         f"parried with {parry_arm.name} ({parrying} vs {attacking}): {through} gets through"
@@ -290,11 +302,22 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
     return through
 
 
+def _parry_block(rules: RulesView, attacking: str, parrying: str) -> tuple[ParryBlock, str]:
+    """:func:`parry_block` of two sizes and the text of its fraction, memoised per view (a
+    pure function of the size ladder and the reduction table)."""
+    memo = rules.memo.setdefault("parry_block", {})
+    found = memo.get((attacking, parrying))
+    if found is None:
+        block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
+        found = memo[(attacking, parrying)] = (block, str(block.fraction))
+    return found
+
+
 def choose_location(fx: Finisher, victim: JSON) -> Location:
     """Where the blow lands: the location Choose Location names, one within ``location_steps``
     of the rolled location (Marksman: 1, an adjoining one), else a rolled one."""
     rules = fx.rules
-    if fx.side == "attacker":
+    if fx.side == "attacker" and fx.choices:
         # A chosen location (no steps) outranks a moved one, whatever order they were picked.
         picks = sorted(fx.choices, key=lambda c: rules.effects[c.id].params.location_steps or 0)
         for c in picks:

@@ -140,9 +140,18 @@ def mounted_withdraw(
 
 def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dice) -> Resolution:
     """An exchange with the manoeuvre and mounted rules around it."""
-    if state is not None:
-        check_attack(state, body.attacker, body.defender)
-        _check_braced(rules, state, body)
+    braced = body.situation.braced_weapon
+    if state is None:
+        if braced:
+            raise EngineError("a weapon is braced only for a mounted charge (on a mount)")
+        return start_exchange(rules, body, state, dice)
+    people = state["combatants"]
+    att, dfd = people.get(body.attacker), people.get(body.defender)
+    if not braced and not (att and att["conditions"]) and not (dfd and dfd["conditions"]):
+        # Nobody rides, braces or is blocked: a plain exchange (the common case, kept cheap).
+        return start_exchange(rules, body, state, dice)
+    check_attack(state, body.attacker, body.defender)
+    _check_braced(rules, state, body)
     done = start_exchange(rules, body, state, dice)
     return _after(rules, body, done)
 

@@ -116,7 +116,8 @@ class ExchangeBody(Body):
     parry_only_if_hit: bool = False
     """Decide to parry after seeing the attack: no AP spent on a miss, and a skill over 100
     imposes no penalty (the retroactive-parry rule)."""
-    situation: Situation = Situation()
+    situation: Situation = Field(default_factory=Situation)
+    """Circumstances (a fresh default each time: pydantic deep-copies a model default)."""
     attacker_augment: int = Field(0, ge=0, le=500)
     defender_augment: int = Field(0, ge=0, le=500)
     attacker_luck: LuckPolicy | None = None

@@ -148,6 +148,19 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
+    if not situation.model_fields_set:
+        # A situation that sets nothing changes nothing: only the attacker's own conditions
+        # and load count (the common case, spared the dozen situation reads below).
+        grades = condition_grades(rules, attacker, notes)
+        skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
+        steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
+        grade = checks.shifted(checks.most_severe(grades), steps)
+        skill = attacker["skills"][skill_name]
+        if attacker["conditions"]:
+            skill = rider_cap(rules, attacker, skill)  # a rider's skill, capped by his Ride
+        dm = attacker["damage_modifier"]
+        band = band_of(arm, None)
+        return AttackTerms(grade, grade, skill, band, 0, 0, dm, ONE, tuple(notes))
     if situation.attacker_situations or situation.defender_situations:
         check_situations(rules, situation, "ranged" if arm.is_ranged else "close")
     ids = _grade_ids(rules, situation.attacker_situations, attacker) + condition_grades(
@@ -241,7 +254,8 @@ def defence_grade(
 ) -> Grade:
     """The grade of the defender's parry or evade with ``skill`` (situations, his own
     conditions, and his load)."""
-    ids = _grade_ids(rules, situation.defender_situations, defender)
+    listed = situation.defender_situations
+    ids = _grade_ids(rules, listed, defender) if listed else []
     grade = rules.checks.most_severe(ids + condition_grades(rules, defender, notes))
     steps = encumbrance.grade_steps(rules, defender, skill, notes)
     return rules.checks.shifted(grade, steps) if steps else grade
@@ -260,6 +274,8 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
     blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
     impaled in him (the impale table), and each situation the data ties to a condition he
     bears (``while_condition``: fighting while prone)."""
+    if not c["conditions"] and not c.get("fatigue_levels"):
+        return []  # fresh and unhindered: the usual case
     grades: list[str] = []
     why: list[str] = []
     level = fatigue_of(rules, c)

@@ -38,10 +38,11 @@ class Arm:
     impale_size: str | None = None
     passive_block: int = 0
     parries_ranged: bool = False
+    is_ranged: bool = field(init=False, compare=False)
+    """A ranged, firearm or siege weapon (worked out from ``kind`` once, read constantly)."""
 
-    @property
-    def is_ranged(self) -> bool:
-        return self.kind in ("ranged", "firearm", "siege")
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "is_ranged", self.kind in ("ranged", "firearm", "siege"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,15 @@ class BodyPlan:
     id: str
     die: str
     locations: tuple[Location, ...]
+    location_at: Mapping[int, Location] = field(init=False, repr=False, compare=False)
+    """Die total → the first location whose range covers it (built once, read per blow)."""
+
+    def __post_init__(self) -> None:
+        at: dict[int, Location] = {}
+        for loc in self.locations:
+            for total in range(loc.low, loc.high + 1):
+                at.setdefault(total, loc)
+        object.__setattr__(self, "location_at", at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +247,33 @@ class RulesView:
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Caches of pure functions of this view (e.g. effect eligibility)."""
 
+    # Indexes derived from the fields above (built once per view, so never stale).
+    reach_index: Mapping[str, int] = field(init=False, compare=False, hash=False)
+    """Reach id → its place on the ``reaches`` ladder."""
+    size_index: Mapping[str, int] = field(init=False, compare=False, hash=False)
+    """Size id → its place on the ``sizes`` ladder."""
+    location_by_id: Mapping[str, Location] = field(init=False, compare=False, hash=False)
+    """Location id → the first location with that id: the default plan's, then the other
+    plans' in order."""
+    wound_rank: Mapping[str, int] = field(init=False, compare=False, hash=False)
+    """Wound level id → its rank."""
+
+    def __post_init__(self) -> None:
+        by_id: dict[str, Location] = {}
+        for loc in self.locations:
+            by_id.setdefault(loc.id, loc)
+        for plan in self.body_plans.values():
+            for loc in plan.locations:
+                by_id.setdefault(loc.id, loc)
+        derived = {
+            "reach_index": {r: i for i, r in reversed(list(enumerate(self.reaches)))},
+            "size_index": {s: i for i, s in reversed(list(enumerate(self.sizes)))},
+            "location_by_id": by_id,
+            "wound_rank": {w.id: w.rank for w in self.wounds},
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
     def body_plan(self, c: JSON | None = None) -> BodyPlan:
         """The body plan of combatant ``c`` (the default plan for None or a record without one)."""
         plan_id = (c or {}).get("body_plan") or self.default_body_plan
@@ -253,13 +290,9 @@ class RulesView:
             raise LookupError(f"unknown weapon {arm_id!r}") from None
 
     def location(self, location_id: str) -> Location:
-        for loc in self.locations:
-            if loc.id == location_id:
-                return loc
-        for plan in self.body_plans.values():
-            for loc in plan.locations:
-                if loc.id == location_id:
-                    return loc
+        found = self.location_by_id.get(location_id)
+        if found is not None:
+            return found
         known = ", ".join(loc.id for loc in self.locations)
         raise LookupError(f"unknown hit location {location_id!r} (known: {known})")
 

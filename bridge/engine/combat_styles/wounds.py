@@ -26,10 +26,10 @@ def roll_location(
     mounted die when a rider strikes a lower biped)."""
     plan = rules.body_plan(victim)
     expr = rules.mounted_location_die if mounted else plan.die
-    total = dice.roll(expr_of(expr)).total
-    for loc in plan.locations:
-        if loc.low <= total <= loc.high:
-            return loc
+    total = dice.total(expr_of(expr))
+    loc = plan.location_at.get(total)
+    if loc is not None:
+        return loc
     raise LookupError(f"no hit location covers {total} on {expr}")
 
 
@@ -131,9 +131,8 @@ def apply_wound(
             after = mitigated["hit_points"]
             rule = wound_level(rules, after, hp_max)
     victim["hit_points"][location.id] = after
-    ranks = {w.id: w.rank for w in rules.wounds}
     prior = victim["wounds"].get(location.id)
-    worsened = prior is None or rule.rank > ranks[prior]
+    worsened = prior is None or rule.rank > rules.wound_rank[prior]
     if worsened:
         victim["wounds"][location.id] = rule.id
     out: JSON = {"location": location.id, "damage": damage, "hit_points": after, "wound": rule.id}
@@ -143,7 +142,7 @@ def apply_wound(
         return out
     consequences: list[str] = []
     if rule.no_attack_die is not None:
-        turns = dice.roll(expr_of(rule.no_attack_die)).total
+        turns = dice.total(expr_of(rule.no_attack_die))
         add_condition(victim, "cannot_attack", turns)
         out["no_attack_turns"] = turns
         consequences.append(f"cannot attack for {turns} turns")

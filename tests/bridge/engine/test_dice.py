@@ -96,6 +96,38 @@ def test_keyed_dice_reject_and_redraw_exactly_as_the_specification_says() -> Non
         assert source.counter == expected_counter
 
 
+def test_keyed_dice_keep_the_specification_when_the_same_faces_come_again() -> None:
+    # The rejection limit of each number of faces is remembered after its first die.
+    seed = bytes(range(32))
+    source, counter = KeyedSource(seed), 0
+    for faces in (100, 6, 100, 7, 100, 6, 7, 1000, 1000):
+        while True:
+            block = hmac.new(seed, counter.to_bytes(8, "big"), hashlib.sha256).digest()
+            counter += 1
+            x = int.from_bytes(block[:8], "big")
+            if x < 2**64 - 2**64 % faces:
+                break
+        assert source.randint(faces) == x % faces + 1
+        assert source.counter == counter
+
+
+def test_a_remembered_number_of_faces_does_not_let_a_bad_one_through() -> None:
+    source = KeyedSource(SEED)
+    source.randint(6)
+    for bad in (6.0, 0, -6, "6"):
+        with pytest.raises(DiceError):
+            source.randint(bad)  # type: ignore[arg-type]
+
+
+def test_a_total_rolls_and_records_exactly_what_a_roll_does() -> None:
+    for text in ("1d8+1d4+2", "2d6-1d4", "1d100", "-1d2", "3"):
+        expr = parse(text)
+        by_roll, by_total = Dice(KeyedSource(SEED)), Dice(KeyedSource(SEED))
+        rolled = by_roll.roll(expr)
+        assert by_total.total(expr) == rolled.total
+        assert by_total.records == by_roll.records == list(rolled.dice)
+
+
 def test_keyed_dice_are_roughly_uniform() -> None:
     source = KeyedSource(SEED)
     counts = Counter(source.randint(6) for _ in range(60_000))

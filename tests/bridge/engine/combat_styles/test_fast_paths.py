@@ -1,0 +1,160 @@
+"""The engine's shortcuts (memos, indexes, the path for a situation that sets nothing) give
+exactly what the general computations they stand in for give."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bridge.engine.combat_styles.blows import damage_expr
+from bridge.engine.combat_styles.checks import _target, target
+from bridge.engine.combat_styles.combatants import (
+    StatBlock,
+    action_points,
+    healing_rate,
+    hit_points,
+    initiative_bonus,
+    record,
+)
+from bridge.engine.combat_styles.damage import (
+    expr_of,
+    maximize,
+    modifier_expr,
+    parry_block,
+    step_modifier,
+)
+from bridge.engine.combat_styles.exchange import situation_json
+from bridge.engine.combat_styles.finishing import _parry_block
+from bridge.engine.combat_styles.requests import Situation
+from bridge.engine.combat_styles.situations import attack_terms
+from bridge.engine.combat_styles.view import RulesView
+from compiler.model.common import RulesetBase
+from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
+
+CONDITIONS: list[dict[str, Any]] = [
+    {},
+    {"prone": {"turns": None}},
+    {"blinded": {"turns": 2}},
+    {"grappled": {"turns": None, "location": "chest", "by": "b"}},
+    {"grappled": {"turns": None, "location": "left_arm", "by": "b"}},
+    {"impaled": {"turns": None, "grades": ["hard"]}},
+]
+
+
+def _pair(model: RulesetBase, weapon: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    table = Table(model)
+    duel(table, fighter("a", weapons=[weapon]), fighter("b"))
+    return table.who("a"), table.who("b")
+
+
+@pytest.mark.parametrize("weapon", ["broadsword", "short_bow", "unarmed"])
+@pytest.mark.parametrize("conditions", CONDITIONS)
+@pytest.mark.parametrize("fatigue", [0, 2])
+def test_a_situation_that_sets_nothing_gives_the_terms_the_full_computation_gives(
+    model: RulesetBase,
+    view: RulesView,
+    weapon: str,
+    conditions: dict[str, Any],
+    fatigue: int,
+) -> None:
+    attacker, defender = _pair(model, weapon)
+    attacker = {**attacker, "conditions": conditions, "fatigue_levels": fatigue}
+    arm = view.arm(weapon)
+    quick = attack_terms(view, attacker, defender, arm, Situation())
+    # A field given explicitly (even at its default) takes the general path.
+    full = attack_terms(view, attacker, defender, arm, Situation(charging=False))
+    assert Situation().model_fields_set == set()
+    assert quick == full
+
+
+def test_the_default_situation_is_recorded_as_its_dump_with_containers_of_its_own() -> None:
+    first, second = situation_json(Situation()), situation_json(Situation())
+    assert first == Situation().model_dump()
+    assert first["cover"] is not second["cover"]
+    assert first["attacker_situations"] is not second["attacker_situations"]
+    given = Situation(charging=True, cover={"head": 2})
+    assert situation_json(given) == given.model_dump()
+
+
+@pytest.mark.parametrize("skill", [0, 35, 60, 101, 150])
+@pytest.mark.parametrize("grade_id", [None, "easy", "standard", "formidable", "herculean"])
+@pytest.mark.parametrize("augment", [0, 45])
+@pytest.mark.parametrize("penalty", [0, 20])
+def test_the_remembered_target_is_the_computed_one(
+    view: RulesView, skill: int, grade_id: str | None, augment: int, penalty: int
+) -> None:
+    checks = view.checks
+    grade = checks.grade(grade_id) if grade_id is not None else None
+    first = target(checks, skill, grade, augment, penalty)
+    again = target(checks, skill, grade, augment, penalty)
+    assert first == again == _target(checks, skill, grade, augment, penalty)
+
+
+def test_the_view_indexes_agree_with_searching_the_ladders_and_tables(view: RulesView) -> None:
+    for reach in view.reaches:
+        assert view.reach_index[reach] == view.reaches.index(reach)
+    for size in view.sizes:
+        assert view.size_index[size] == view.sizes.index(size)
+    for loc in view.locations:
+        assert view.location(loc.id) == next(x for x in view.locations if x.id == loc.id)
+    for plan in view.body_plans.values():
+        for total in range(-5, 40):
+            covering = [loc for loc in plan.locations if loc.low <= total <= loc.high]
+            assert plan.location_at.get(total) == (covering[0] if covering else None)
+    searched = [*view.locations, *(x for p in view.body_plans.values() for x in p.locations)]
+    for loc in searched:
+        assert view.location(loc.id) == next(x for x in searched if x.id == loc.id)
+    assert {w.id: w.rank for w in view.wounds} == view.wound_rank
+    with pytest.raises(LookupError, match="unknown hit location 'tail'"):
+        view.location("tail")
+
+
+@pytest.mark.parametrize("weapon", ["broadsword", "dagger", "unarmed", "short_bow"])
+@pytest.mark.parametrize("maximized", [0, 1])
+@pytest.mark.parametrize("dm_steps", [0, 1, -1])
+def test_remembered_damage_expressions_are_the_computed_ones(
+    model: RulesetBase, view: RulesView, weapon: str, maximized: int, dm_steps: int
+) -> None:
+    attacker, _ = _pair(model, "broadsword")
+    arm = view.arm(weapon)
+    for base in (None, "+1d4", "-1d2"):
+        got = damage_expr(view, arm, attacker, maximized, dm_steps, dm_base=base)
+        again = damage_expr(view, arm, attacker, maximized, dm_steps, dm_base=base)
+        assert arm.damage is not None
+        text = base or attacker["damage_modifier"]
+        if dm_steps:
+            text = step_modifier(view.dm_ladder, text, dm_steps)
+        want = (
+            maximize(expr_of(arm.damage), maximized),
+            modifier_expr(text) if arm.damage_modifier else None,
+        )
+        assert got == again == want
+
+
+def test_remembered_parry_blocks_are_the_computed_ones(view: RulesView) -> None:
+    for attacking in view.sizes:
+        for parrying in view.sizes:
+            block, text = _parry_block(view, attacking, parrying)
+            assert _parry_block(view, attacking, parrying) == (block, text)
+            computed = parry_block(view.sizes, view.parry_reductions, attacking, parrying)
+            assert block == computed
+            assert text == str(computed.fraction)
+
+
+def test_records_built_again_from_the_same_characteristics_are_equal_and_unshared(
+    view: RulesView,
+) -> None:
+    block = StatBlock.model_validate(fighter("a"))
+    first, second = record(view, block), record(view, block)
+    assert first == second
+    first["hit_points"]["chest"] -= 3
+    first["hit_points_max"]["chest"] -= 3
+    first["characteristics"]["siz"] = 1
+    third = record(view, block)
+    assert third == second
+    stats = block.characteristics.model_dump(by_alias=True)
+    assert third["hit_points_max"] == hit_points(view, stats)
+    assert third["action_points_max"] == action_points(view, stats)
+    assert third["initiative_bonus"] == initiative_bonus(view, stats)
+    assert third["healing_rate"] == healing_rate(view, stats)
