@@ -115,7 +115,10 @@ def start_exchange(
     dfd = combatant(state, defender_id)
     att_conditions = att["conditions"]
     dfd_conditions = dfd["conditions"]
-    guard = riders.guardian(rules, state, body, dfd)
+    if defended_by:  # a rider defends his mount: his points, luck, skill (and weapon)
+        payer, arm_owner, guard_skill, guard_cost = riders.guardian(rules, state, body, dfd)
+    else:
+        payer, arm_owner, guard_skill, guard_cost = dfd, dfd, None, 1
     for c in (att, dfd):
         if "dead" in c["conditions"]:
             raise EngineError(f"{c['name']} is dead")
@@ -145,16 +148,15 @@ def start_exchange(
         elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
             notes.append(f"{dfd['name']} is helpless")
             defence = "none"
-        elif not riders.can_pay(state, guard):
-            who = guard.payer["name"]
-            notes.append(f"{who} has no action points left: counts as a failure")
+        elif state.get("phase") == "turns" and payer.get("ap", 0) < guard_cost:
+            notes.append(f"{payer['name']} has no action points left: counts as a failure")
             defence = "none"
     if "warding" in att_conditions:
         _end_ward(att, arm.id, notes)
     if defence == "parry":
-        parry_arm = usable_arm(rules, guard.arm_owner, body.parry_weapon, "parry")
-        if "warding" in guard.arm_owner["conditions"]:
-            _end_ward(guard.arm_owner, parry_arm.id, notes)
+        parry_arm = usable_arm(rules, arm_owner, body.parry_weapon, "parry")
+        if "warding" in arm_owner["conditions"]:
+            _end_ward(arm_owner, parry_arm.id, notes)
         if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
@@ -174,8 +176,8 @@ def start_exchange(
 
     att_skill = terms.skill
     key = "evade"  # the defender's skill, for his grade
-    if defence in ("parry", "evade") and guard.skill is not None:
-        dfd_skill = guard.skill  # his rider's, defending the mount
+    if guard_skill is not None and defence in ("parry", "evade"):
+        dfd_skill = guard_skill  # his rider's, defending the mount
         key = "combat_style" if defence == "parry" else key
     elif defence == "evade":
         dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation, combat=False)
@@ -200,7 +202,7 @@ def start_exchange(
     if att_target.impossible:
         raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
     att_luck = _luck(att, body.attacker_luck)
-    dfd_luck = _luck(guard.payer, body.defender_luck)
+    dfd_luck = _luck(payer, body.defender_luck)
     if shared_roll is None:
         att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
         if att_roll.rerolled_from is not None:
@@ -214,7 +216,10 @@ def start_exchange(
     dfd_roll: CheckResult | None = None
     dfd_json: JSON | None = None
     if defence in ("parry", "evade"):
-        riders.pay(rules, state, guard)
+        if guard_cost == 1:
+            rounds.spend_reaction(state, payer, rules)
+        else:
+            riders.pay(rules, state, payer, guard_cost)
         dfd_grade = defence_grade(rules, situation, dfd, notes, key)
         dfd_target = target(
             checks,
@@ -225,7 +230,7 @@ def start_exchange(
         )
         dfd_roll = roll_check(checks, dice, dfd_target, _DEFENCE_LABEL[defence], dfd_luck)
         if dfd_roll.rerolled_from is not None:
-            guard.payer["luck_points"] -= 1
+            payer["luck_points"] -= 1
         dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
         if defence == "evade" and evade_ends_prone(rules, dfd):

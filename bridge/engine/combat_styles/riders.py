@@ -38,10 +38,9 @@ class Guard(NamedTuple):
 
 
 def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Guard:
-    """The defence of ``dfd``: his own, or (``defended_by``) his rider's, who substitutes his
-    Combat Style or Ride at ``defend_mount_ap_cost`` points."""
-    if body.defended_by is None:
-        return Guard(dfd, dfd, None, 1)
+    """The defence of the mount ``dfd`` by his rider ``body.defended_by``, who substitutes his
+    Combat Style or Ride at ``defend_mount_ap_cost`` points (the exchange calls this only when
+    ``defended_by`` is given; otherwise the defender defends himself at one point)."""
     rider = combatant(state, body.defended_by)
     ridden = dfd["conditions"].get(RIDDEN)
     if ridden is None or ridden["by"] != rider["id"]:
@@ -56,15 +55,10 @@ def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Gu
     return Guard(rider, owner, skill, cost)
 
 
-def can_pay(state: JSON, guard: Guard) -> bool:
-    """Whether the defence can be paid for (always, outside the turn phase)."""
-    return state.get("phase") != "turns" or guard.payer.get("ap", 0) >= guard.cost
-
-
-def pay(rules: RulesView, state: JSON, guard: Guard) -> None:
-    """Pay for the defence: one reaction point, or the rider's ``defend_mount_ap_cost``."""
-    for _ in range(guard.cost):
-        rounds.spend_reaction(state, guard.payer, rules)
+def pay(rules: RulesView, state: JSON, payer: JSON, cost: int) -> None:
+    """Pay ``cost`` reaction points for a defence (the rider's ``defend_mount_ap_cost``)."""
+    for _ in range(cost):
+        rounds.spend_reaction(state, payer, rules)
 
 
 def knockback_siz(

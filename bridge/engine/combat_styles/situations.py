@@ -86,7 +86,7 @@ def capped(rules: RulesView, c: JSON, skill: int, situation: Situation, combat: 
     """A combat skill capped by the skill the situation's ``skill_caps`` entry names
     (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data), and, for a
     ``combat`` skill of a rider, by ``combat.mounted.skill_cap``."""
-    if combat:
+    if combat and c["conditions"]:
         skill = rider_cap(rules, c, skill)
     if situation.cap is None:
         return skill
