@@ -95,6 +95,43 @@ def test_a_combat_styles_exchange_card_shows_the_rolls_then_the_winners_chosen_e
     assert gm.problems == []
 
 
+def test_a_leaping_attack_card_offers_the_winners_effects_like_an_exchange(
+    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+) -> None:
+    gm = Page(chromium, bundled_site, 13, bundled_server)
+    pages.append(gm)
+    gm.wait_status("open")
+    encounter = {"encounter": "kennel"}
+    hound = {
+        "id": "hound",
+        "characteristics": {"str": 9, "con": 12, "siz": 8, "dex": 15, "int": 5},
+        "skills": {"athletics": 60},
+        "quadruped": True,
+    }
+    api_request(gm, "combat-styles", "start_encounter", {"combatants": [hound, GUARD]}, **encounter)
+    # The stored state lists combatants by id: the guard rolls first (2), the hound 8.
+    api_request(gm, "combat-styles", "initiative", {}, dice=[2, 8], **encounter)
+    leap = {"attacker": "hound", "defender": "guard", "resist_with": "brawn"}
+    answer = api_request(gm, "combat-styles", "leaping_attack", leap, dice=[33, 71], **encounter)
+    result = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]
+    assert (result["status"], result["chooser"]) == ("awaiting_effects", "hound")
+    card = gm.card(answer["message"])
+    assert card.locator("[data-arbiter-toggle]").count() == len(result["eligible"])
+    card.locator('[data-arbiter-toggle="grip"]').click()
+    card.locator("button.arbiter-choice__apply").click()
+    card.locator("[data-resolution]").wait_for(timeout=10000)
+    rows = log_rows(bundled_server)
+    assert rows[-1]["type"] == "choose_effects"
+    assert json.loads(rows[-1]["request"])["body"] == {
+        "token": result["token"],
+        "effects": [{"id": "grip"}],
+    }
+    final = json.loads(rows[-1]["outcome"])["result"]
+    assert (final["kind"], final["leap"]["leaper_won"]) == ("leaping_attack", True)
+    assert card.locator("[data-arbiter-toggle]").count() == 0
+    assert gm.problems == []
+
+
 def test_an_hmk_attack_card_shows_the_roll_against_the_effective_chance_and_the_injury(
     chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
 ) -> None:

@@ -22,6 +22,9 @@ from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
 
+OWN_REQUESTS = {"outmaneuver": "outmaneuver", "mount": "mount"}
+"""Actions whose consequences a request of their own decides (the roll, who rides whom)."""
+
 
 def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
     """Take a named combat action; its kind and cost come from the rule data."""
@@ -50,6 +53,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     if kind == "proactive":
         if body.action == "attack":
             raise EngineError("attacks are made with an exchange request")
+        if body.action in OWN_REQUESTS:
+            raise EngineError(f"{body.action} is made with the {OWN_REQUESTS[body.action]} request")
         if body.action == "struggle" and not any(h in c["conditions"] for h in HOLDS):
             raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action, rules)

@@ -29,6 +29,7 @@ SKILLS = (
     "unarmed",
     "ride",
     "swim",
+    "fly",
 )
 
 
@@ -61,7 +62,8 @@ class StatBlock(Body):
     characteristics: Characteristics
     skills: dict[str, int] = Field(default_factory=dict)
     """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
-    acrobatics, unarmed, ride, swim. Missing skills count as 0 (unarmed: the combat style)."""
+    acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
+    style)."""
     weapons: list[str] = Field(default_factory=list, max_length=8)
     """Weapon, shield and ranged-weapon ids from the rule data; unarmed is always available."""
     armor: dict[str, str] = Field(default_factory=dict)
@@ -81,6 +83,8 @@ class StatBlock(Body):
     rule data's ``combat.body_plan``)."""
     fatigue_initiative: int = 0
     """Initiative penalty from fatigue (0 when fresh)."""
+    movement: int | None = Field(None, ge=0, le=1000)
+    """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
     fatigue: str | None = Field(None, max_length=64)
     """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
     magic_points: int | None = Field(None, ge=0, le=500)
@@ -157,6 +161,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "quadruped": block.quadruped,
         "body_plan": plan,
         "fatigue_initiative": block.fatigue_initiative,
+        "movement": block.movement,
         "conditions": {},
         "wounds": {},
         **bodily_record(rules, block, stats),

@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping
 
 from pydantic import BaseModel
 
-from bridge.engine.combat_styles import fatigue_checks, rounds
+from bridge.engine.combat_styles import fatigue_checks, mounted, rounds
+from bridge.engine.combat_styles.aerial import aerial_pass
 from bridge.engine.combat_styles.burdens import burdens
 from bridge.engine.combat_styles.checks import (
     Level,
@@ -17,9 +18,18 @@ from bridge.engine.combat_styles.checks import (
 )
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.differential import differential
-from bridge.engine.combat_styles.exchange import start_exchange
 from bridge.engine.combat_styles.finishing import finish
+from bridge.engine.combat_styles.leaping import leaping_attack
+from bridge.engine.combat_styles.move_requests import (
+    AerialBody,
+    LeapingAttackBody,
+    MountBody,
+    MountedWithdrawBody,
+    OutmaneuverBody,
+    SweepAttackBody,
+)
 from bridge.engine.combat_styles.odds import exchange_odds
+from bridge.engine.combat_styles.outmaneuvering import outmaneuver
 from bridge.engine.combat_styles.requests import (
     ActBody,
     CheckBody,
@@ -36,6 +46,7 @@ from bridge.engine.combat_styles.requests import (
 )
 from bridge.engine.combat_styles.rules import view_of
 from bridge.engine.combat_styles.spirit import spirit_combat
+from bridge.engine.combat_styles.sweeping import sweep_attack
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -58,6 +69,12 @@ REQUESTS: Mapping[str, type[BaseModel]] = {
     "next_cycle": EmptyBody,
     "next_round": EmptyBody,
     "state": EmptyBody,
+    "leaping_attack": LeapingAttackBody,
+    "outmaneuver": OutmaneuverBody,
+    "sweep_attack": SweepAttackBody,
+    "aerial_pass": AerialBody,
+    "mount": MountBody,
+    "mounted_withdraw": MountedWithdrawBody,
 }
 
 
@@ -125,7 +142,10 @@ def _choose(
         ids.append(pending["bystander"])
     new = writable(state, *ids)
     new["pending"] = dict(state["pending"])
-    return finish(rules, new, pending, list(body.effects), dice)
+    done = finish(rules, new, pending, list(body.effects), dice)
+    # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
+    done.result.update(pending.get("move_result", {}))
+    return done
 
 
 def _needs_state(state: JSON | None) -> JSON:
@@ -181,7 +201,7 @@ def _odds(rules: RulesView, body: OddsBody, state: JSON | None, dice: Dice) -> R
 HANDLERS: Mapping[str, Callable[..., Resolution]] = {
     "check": _check,
     "opposed": _opposed,
-    "exchange": start_exchange,
+    "exchange": mounted.exchange,
     "choose_effects": _choose,
     "odds": _odds,
     "spirit_combat": spirit_combat,
@@ -195,6 +215,12 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
     "next_cycle": _wrap(rounds.next_cycle),
     "next_round": _wrap(rounds.next_round),
     "state": _state,
+    "leaping_attack": leaping_attack,
+    "outmaneuver": outmaneuver,
+    "sweep_attack": sweep_attack,
+    "aerial_pass": aerial_pass,
+    "mount": mounted.mount,
+    "mounted_withdraw": mounted.mounted_withdraw,
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import riders, rounds
 from bridge.engine.combat_styles.checks import (
     CheckResult,
     Level,
@@ -90,9 +90,18 @@ def _can_use(rules: RulesView, c: JSON, arm_id: str) -> bool:
 
 
 def start_exchange(
-    rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dice
+    rules: RulesView,
+    body: ExchangeBody,
+    state: JSON | None,
+    dice: Dice,
+    *,
+    shared_roll: int | None = None,
+    pay: bool = True,
 ) -> Resolution:
-    """Resolve the rolls of an exchange; finish it or park it for the winner's choice."""
+    """Resolve the rolls of an exchange; finish it or park it for the winner's choice.
+
+    A sweep attack passes ``shared_roll`` (its one attack roll, judged against this pair's
+    target) and ``pay=False`` (the attacker paid once for the whole sweep)."""
     if state is None:
         state = fresh_state(rules, body)
     # Fields read more than once are read once: a pydantic attribute costs a hook call.
@@ -100,11 +109,16 @@ def start_exchange(
     effects, odds_wanted = body.effects, body.odds
     if attacker_id == defender_id:
         raise EngineError("a combatant cannot attack himself")
-    state = writable(state, attacker_id, defender_id)
+    defended_by = body.defended_by
+    state = writable(state, attacker_id, defender_id, *((defended_by,) if defended_by else ()))
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
     att_conditions = att["conditions"]
     dfd_conditions = dfd["conditions"]
+    if defended_by:  # a rider defends his mount: his points, luck, skill (and weapon)
+        payer, arm_owner, guard_skill, guard_cost = riders.guardian(rules, state, body, dfd)
+    else:
+        payer, arm_owner, guard_skill, guard_cost = dfd, dfd, None, 1
     for c in (att, dfd):
         if "dead" in c["conditions"]:
             raise EngineError(f"{c['name']} is dead")
@@ -115,7 +129,8 @@ def start_exchange(
     if grapple:
         require_free_hand(rules, att, "grapple")
     arm = usable_arm(rules, att, rules.unarmed_id if grapple else body.weapon, "attack")
-    rounds.spend_for_attack(rules, state, att)
+    if pay:
+        rounds.spend_for_attack(rules, state, att)
     situation = body.situation
     surprise, engaged = situation.surprise, situation.engaged_reach
     terms = attack_terms(rules, att, dfd, arm, situation)
@@ -133,15 +148,15 @@ def start_exchange(
         elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
             notes.append(f"{dfd['name']} is helpless")
             defence = "none"
-        elif not rounds.has_ap(state, dfd):
-            notes.append(f"{dfd['name']} has no action points left: counts as a failure")
+        elif state.get("phase") == "turns" and payer.get("ap", 0) < guard_cost:
+            notes.append(f"{payer['name']} has no action points left: counts as a failure")
             defence = "none"
     if "warding" in att_conditions:
         _end_ward(att, arm.id, notes)
     if defence == "parry":
-        parry_arm = usable_arm(rules, dfd, body.parry_weapon, "parry")
-        if "warding" in dfd_conditions:
-            _end_ward(dfd, parry_arm.id, notes)
+        parry_arm = usable_arm(rules, arm_owner, body.parry_weapon, "parry")
+        if "warding" in arm_owner["conditions"]:
+            _end_ward(arm_owner, parry_arm.id, notes)
         if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
                 f"{parry_arm.name} cannot parry a ranged attack: only shields can (evade instead)"
@@ -161,8 +176,11 @@ def start_exchange(
 
     att_skill = terms.skill
     key = "evade"  # the defender's skill, for his grade
-    if defence == "evade":
-        dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation)
+    if guard_skill is not None and defence in ("parry", "evade"):
+        dfd_skill = guard_skill  # his rider's, defending the mount
+        key = "combat_style" if defence == "parry" else key
+    elif defence == "evade":
+        dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation, combat=False)
     elif defence == "parry":
         assert parry_arm is not None
         key = "unarmed" if parry_arm.kind == "unarmed" else "combat_style"
@@ -184,10 +202,13 @@ def start_exchange(
     if att_target.impossible:
         raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
     att_luck = _luck(att, body.attacker_luck)
-    dfd_luck = _luck(dfd, body.defender_luck)
-    att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
-    if att_roll.rerolled_from is not None:
-        att["luck_points"] -= 1
+    dfd_luck = _luck(payer, body.defender_luck)
+    if shared_roll is None:
+        att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
+        if att_roll.rerolled_from is not None:
+            att["luck_points"] -= 1
+    else:
+        att_roll = CheckResult(att_target, shared_roll, level_of(checks, shared_roll, att_target))
 
     if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
         notes.append(f"{dfd['name']} lets the missed attack go")
@@ -195,7 +216,10 @@ def start_exchange(
     dfd_roll: CheckResult | None = None
     dfd_json: JSON | None = None
     if defence in ("parry", "evade"):
-        rounds.spend_reaction(state, dfd, rules)
+        if guard_cost == 1:
+            rounds.spend_reaction(state, payer, rules)
+        else:
+            riders.pay(rules, state, payer, guard_cost)
         dfd_grade = defence_grade(rules, situation, dfd, notes, key)
         dfd_target = target(
             checks,
@@ -206,7 +230,7 @@ def start_exchange(
         )
         dfd_roll = roll_check(checks, dice, dfd_target, _DEFENCE_LABEL[defence], dfd_luck)
         if dfd_roll.rerolled_from is not None:
-            dfd["luck_points"] -= 1
+            payer["luck_points"] -= 1
         dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
         if defence == "evade" and evade_ends_prone(rules, dfd):

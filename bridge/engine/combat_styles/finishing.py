@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from bridge.engine.combat_styles import special_effects
+from bridge.engine.combat_styles import riders, special_effects
 from bridge.engine.combat_styles.blows import (
     Blow,
     Finisher,
@@ -137,6 +137,8 @@ def finish(
 def resolve_blow(fx: Finisher) -> Blow | None:
     """Decide whether and where damage lands, and how much of it reaches hit points."""
     p = fx.pending
+    if p.get("no_damage"):
+        return None  # a manoeuvre that deals no blow (a leaping attack)
     rules = fx.rules
     att, dfd = fx.attacker, fx.defender
     attack_level = Level.named(p["attack"]["level"])
@@ -377,8 +379,14 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
     if bracing is not None:
         fx.out["knockback"] = {"metres": 0, "negated_by": bracing}
         return
+    siz, ride = riders.knockback_siz(rules, fx.state, fx.dice, victim, siz)
+    if blow.rolled <= siz:
+        fx.out["knockback"] = {"target": victim["id"], "metres": 0, "ride": ride}
+        return
     metres = ceil_div(blow.rolled - siz, rules.knockback.per_metre)
     out: JSON = {"target": victim["id"], "metres": metres}
+    if ride is not None:
+        out["ride"] = ride
     stay = stay_on_feet(fx, victim, rules.knockback.avoid_fall)
     out["check"] = stay
     if not stay["success"]:

@@ -81,6 +81,9 @@ class Situation(Body):
     with the charger's damage modifier (charge steps included)."""
     obstacle: bool = False
     """Something stands behind the defender (Bash into an obstacle)."""
+    braced_weapon: bool = False
+    """A mounted charge with the weapon braced (a couched lance): it cannot parry until the
+    end of the rider's next turn unless ``combat.mounted.braced_weapon_can_parry``."""
 
 
 class EffectChoice(Body):
@@ -132,6 +135,11 @@ class ExchangeBody(Body):
     them the wound level ``combat.luck.mitigate_from`` (Major)."""
     combatants: list[StatBlock] | None = Field(None, max_length=32)
     """Without an encounter: the stat blocks of both parties."""
+    defended_by: str | None = None
+    """The defender is a mount and its rider defends it with his own skill, paying
+    ``combat.mounted.defend_mount_ap_cost`` action points."""
+    defended_with: Literal["combat_style", "ride"] = "combat_style"
+    """The rider's skill that replaces the mount's (Combat Style parries with his weapon)."""
 
 
 class ChooseEffectsBody(Body):

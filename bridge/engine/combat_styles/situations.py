@@ -14,6 +14,7 @@ from bridge.engine.combat_styles import encumbrance
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
+from bridge.engine.combat_styles.saddle import is_mounted, rider_cap
 from bridge.engine.combat_styles.traits import (
     charge_grade_steps,
     eased_grade,
@@ -81,9 +82,12 @@ def check_situations(rules: RulesView, situation: Situation, context: str) -> No
                 )
 
 
-def capped(rules: RulesView, c: JSON, skill: int, situation: Situation) -> int:
+def capped(rules: RulesView, c: JSON, skill: int, situation: Situation, combat: bool = True) -> int:
     """A combat skill capped by the skill the situation's ``skill_caps`` entry names
-    (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data)."""
+    (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data), and, for a
+    ``combat`` skill of a rider, by ``combat.mounted.skill_cap``."""
+    if combat and c["conditions"]:
+        skill = rider_cap(rules, c, skill)
     if situation.cap is None:
         return skill
     caps = {cap.id: cap.capped_by for cap in rules.model.skill_caps}
@@ -152,6 +156,8 @@ def attack_terms(
         steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
         grade = checks.shifted(checks.most_severe(grades), steps)
         skill = attacker["skills"][skill_name]
+        if attacker["conditions"]:
+            skill = rider_cap(rules, attacker, skill)  # a rider's skill, capped by his Ride
         dm = attacker["damage_modifier"]
         band = band_of(arm, None)
         return AttackTerms(grade, grade, skill, band, 0, 0, dm, ONE, tuple(notes))
@@ -192,9 +198,8 @@ def attack_terms(
     if situation.charging:
         if arm.is_ranged:
             raise EngineError("a charge is a close-combat attack, not a ranged one")
-        charge_steps, trait = charge_grade_steps(
-            rules, attacker, situation.mounted or situation.cap == "mounted"
-        )
+        from_a_mount = situation.mounted or situation.cap == "mounted" or is_mounted(attacker)
+        charge_steps, trait = charge_grade_steps(rules, attacker, from_a_mount)
         steps += charge_steps
         if trait is not None:
             notes.append(f"{trait}: charge grade steps {charge_steps}")

@@ -38,6 +38,9 @@ class LeapingAttack(Assumable):
     grade_steps_vs_quadruped: int
     """Grades harder for the leaper against a quadruped (which may use Athletics)."""
     brace_siz_multiplier: Fraction
+    """A braced target's SIZ counts this much larger against the leap's SIZ limit."""
+    quadruped_defender_skill: Skill | None = None
+    """The skill a quadruped may use in place of Evade (the text: Athletics)."""
 
 
 class Evading(Assumable):

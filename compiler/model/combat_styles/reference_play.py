@@ -185,7 +185,31 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
             "Leaping attack",
             f"{cb.leaping_attack.attacker_skill.title()} against "
             + " or ".join(s.title() for s in cb.leaping_attack.defender_skills)
-            + f"; targets up to {cb.leaping_attack.max_target_siz_multiple}× SIZ",
+            + f"; targets up to {cb.leaping_attack.max_target_siz_multiple}× SIZ"
+            + f" (braced: SIZ {cb.leaping_attack.brace_siz_multiplier})"
+            + f"; against a quadruped {signed(cb.leaping_attack.grade_steps_vs_quadruped)} grade"
+            + (
+                f", which may use {cb.leaping_attack.quadruped_defender_skill.title()}"
+                if cb.leaping_attack.quadruped_defender_skill
+                else ""
+            )
+            + "; a won leap knocks the target prone",
+        ),
+        (
+            "Outmaneuver",
+            f"group opposed {cb.outmaneuver.skill.title()}, {cb.outmaneuver.ap_cost_each} AP from "
+            "every participant; foes who fail to beat the roll cannot attack this Round",
+        ),
+        (
+            "Sweep attack",
+            "one attack roll for every target, each defends separately"
+            if cb.sweep_attack.one_roll_for_all_targets
+            else "one attack roll per target, each defends separately",
+        ),
+        (
+            "Aerial combat",
+            "opposed " + " or ".join(s.title() for s in cb.aerial.skills) + " at the start of "
+            "each Round; the winner may attack",
         ),
         ("Evade", "the evader ends prone" if cb.evading.ends_prone else "the evader stays up"),
         (
@@ -200,6 +224,21 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
         (
             "Mounted attacker",
             f"location {cb.mounted.location_die}+{cb.mounted.location_add} against a lower biped",
+        ),
+        (
+            "Mounted rider",
+            f"combat skills capped by {cb.mounted.skill_cap.title()}"
+            + f"; defends his mount for {cb.mounted.defend_mount_ap_cost} AP; a "
+            f"{cb.mounted.knockback_adds_mount_siz_on.title()} roll adds the mount's SIZ against "
+            "knockback; a braced weapon "
+            + ("can" if cb.mounted.braced_weapon_can_parry else "cannot")
+            + " parry"
+            + (
+                "; withdraws freely on a faster mount"
+                if cb.mounted.withdraw_freely_if_faster
+                else ""
+            )
+            + ("; evading leaves the saddle" if cb.evading.mounted_leaves_saddle else ""),
         ),
         (
             "Swimming",

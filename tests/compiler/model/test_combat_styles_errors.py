@@ -304,3 +304,15 @@ def test_a_house_rule_grade_joins_the_ladder_by_its_step(tmp_path: Path) -> None
     rules = load_ruleset(RULESET, overlay=tmp_path / "house").model
     assert rules.shift_grade("herculean", 1).id == "heroic"
     assert rules.shift_grade("heroic", 1).id == "hopeless"
+
+
+def test_a_leaping_attack_skill_must_be_a_known_skill(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path,
+        "combat.toml",
+        'quadruped_defender_skill = "athletics"',
+        'quadruped_defender_skill = "jumping"',
+    )
+    (msg,) = problems(root)
+    assert msg.startswith("combat-styles/combat.toml: ")
+    assert "quadruped_defender_skill" in msg

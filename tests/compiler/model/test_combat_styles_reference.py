@@ -139,3 +139,14 @@ def test_the_text_s_sample_styles_are_all_present() -> None:
         "Crushing Doom",
     ):
         assert name in names
+
+
+def test_the_manoeuvre_numbers_are_in_the_gms_journal() -> None:
+    rows = dict(TABLES["combat_numbers"].rows)  # type: ignore[arg-type]
+    assert "against a quadruped +1 grade, which may use Athletics" in rows["Leaping attack"]
+    assert rows["Outmaneuver"].startswith("group opposed Evade, 1 AP from every participant")
+    assert rows["Sweep attack"] == "one attack roll for every target, each defends separately"
+    assert rows["Aerial combat"].startswith("opposed Fly or Ride at the start of each Round")
+    assert rows["Mounted rider"].startswith(
+        "combat skills capped by Ride; defends his mount for 1 AP"
+    )

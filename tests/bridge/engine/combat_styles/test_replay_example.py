@@ -45,3 +45,21 @@ def test_the_documented_example_replays_to_the_expected_outcomes(
     assert spirit["differential"] == {"winner": "attacker", "effects": 1}
     assert spirit["spirit_damage"]["dice"] == "1d8"
     assert spirit["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
+
+
+def test_the_documented_leaping_attack_replays_to_the_expected_outcome(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["replay", str(EXAMPLE)]) == 0
+    outcomes = {o["id"]: o for o in json.loads(capsys.readouterr().out)}
+    leap = outcomes["cs-10"]["result"]
+    assert leap["kind"] == "leaping_attack"
+    # Athletics 60 rolls 33; the thief's Brawn 25 rolls 71: the hound wins one effect.
+    assert (leap["attack"]["roll"], leap["attack"]["level"]) == (33, "success")
+    assert (leap["defence_roll"]["target"], leap["defence_roll"]["level"]) == (25, "failure")
+    assert leap["differential"] == {"winner": "attacker", "effects": 1, "bonus_effects": 0}
+    # The thief's SIZ 13 is within twice the hound's SIZ 8.
+    assert (leap["leap"]["defender_siz_counted"], leap["leap"]["siz_limit"]) == (13, 16)
+    thief = outcomes["cs-10"]["state"]["combatants"]["thief"]
+    assert thief["conditions"]["prone"]["held_down_by"] == "hound"
+    assert [d["result"] for d in outcomes["cs-10"]["dice"]] == [33, 71]
