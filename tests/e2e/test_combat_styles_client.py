@@ -393,9 +393,12 @@ def test_mitigate_damage_is_asked_by_the_exchange_dialog_and_shown_on_the_wound(
     pages.append(gm)
     gm.wait_status("open")
     fill = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD)}
-    send_dialog(gm, macros[("combat-styles", "exchange")], fill, ("mitigate_defender",))
+    ticked = ("mitigate_defender", "charging")
+    send_dialog(gm, macros[("combat-styles", "exchange")], fill, ticked)
     [row] = wait_until(lambda: log_rows(bundled_server))
-    assert json.loads(row["request"])["body"]["mitigate_damage"] == ["guard"]
+    sent = json.loads(row["request"])["body"]
+    assert (sent["mitigate_damage"], sent["situation"]) == (["guard"], {"charging": True})
+    assert "defended_by" not in sent
 
     # 2d6 (6, 6) + the giant's 1d4 (4) to the chosen head: 16 damage, a Major wound that
     # Bors's Luck Point makes Serious.

@@ -5,6 +5,9 @@
 import { combatStylesForms, DEFENCES } from "./combat-styles-forms.mjs";
 import { checkbox, freeEncounter, label, list, number, owners } from "./form-parts.mjs";
 
+/** The rider's skills that may defend his mount (`defended_with`). */
+const RIDER_SKILLS = ["combat_style", "ride"];
+
 export const forms = {
   generic: {
     statBlocks: false,
@@ -35,6 +38,11 @@ export const forms = {
         label(view, "ARBITER.Dialog.ShowOdds", '<input type="checkbox" name="odds">'),
         label(view, "ARBITER.Dialog.MitigateAttacker", '<input type="checkbox" name="mitigate_attacker">'),
         label(view, "ARBITER.Dialog.MitigateDefender", '<input type="checkbox" name="mitigate_defender">'),
+        label(view, "ARBITER.Dialog.Charging", '<input type="checkbox" name="charging">'),
+        label(view, "ARBITER.Dialog.Mounted", '<input type="checkbox" name="mounted">'),
+        label(view, "ARBITER.Dialog.BracedWeapon", '<input type="checkbox" name="braced_weapon">'),
+        label(view, "ARBITER.Dialog.DefendedBy", '<input type="text" name="defended_by" value="">'),
+        label(view, "ARBITER.Dialog.DefendedWith", `<select name="defended_with">${view.options(RIDER_SKILLS.map((id) => ({ id })), "combat_style")}</select>`),
       ].join("");
     },
     request: (values, { blocks }) => {
@@ -50,6 +58,10 @@ export const forms = {
       const mitigate = [["mitigate_attacker", blocks.attacker.id], ["mitigate_defender", blocks.defender.id]];
       const spenders = mitigate.filter(([field, id]) => checkbox(values[field]) && id).map(([, id]) => id);
       if (spenders.length) body.mitigate_damage = spenders;
+      // Mounted combat: the situation's flags, and a rider defending his mount.
+      const situation = Object.fromEntries(["charging", "mounted", "braced_weapon"].filter((f) => checkbox(values[f])).map((f) => [f, true]));
+      if (Object.keys(situation).length) body.situation = situation;
+      if (values.defended_by) Object.assign(body, { defended_by: values.defended_by, defended_with: values.defended_with || "combat_style" });
       // Without a named encounter the exchange carries both stat blocks and runs on its own.
       if (!values.encounter) body.combatants = [blocks.attacker, blocks.defender];
       return { body, options: { encounter: values.encounter || freeEncounter(), owners: owners(blocks) } };
