@@ -1,0 +1,45 @@
+"""Driving the module's request dialogs in the harness, and stat blocks for the e2e tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.e2e.support.browser import Page
+
+
+def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, ...] = ()) -> None:
+    """Run a macro, fill its dialog (field name → value; textareas and inputs alike, selects by
+    option), tick ``check`` and press Send."""
+    page.run_macro(macro)
+    dialog = page.page.locator("dialog.application")
+    # The optional stat-block fields are folded away until opened.
+    folded = dialog.locator("details.arbiter-stat-fields:not([open]) > summary")
+    while folded.count():
+        folded.first.click()
+    for name, value in fill.items():
+        field = dialog.locator(f'[name="{name}"]')
+        if field.evaluate("el => el.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+    for name in check:
+        dialog.locator(f'input[name="{name}"]').check()
+    dialog.locator('button[data-action="send"]').click()
+    page.call("async () => window.macro")
+
+
+def rolled_row(card: Any, side: str) -> tuple[str, str]:
+    row = card.locator(f'[data-side="{side}"]')
+    return row.locator('[data-field="roll"]').inner_text(), row.locator(
+        '[data-field="level"]'
+    ).inner_text()
+
+
+def fighter(cid: str, skill: int, weapon: str) -> dict[str, Any]:
+    return {
+        "id": cid,
+        "name": cid.title(),
+        "characteristics": {"str": 14, "con": 12, "siz": 13, "dex": 10, "int": 11, "pow": 9},
+        "skills": {"combat_style": skill, "evade": 30, "endurance": 35, "willpower": 30},
+        "weapons": [weapon],
+    }
