@@ -101,11 +101,24 @@ def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> Serv
     )
 
 
+class HttpAnswersFilter(logging.Filter):
+    """Drops websockets' "connection rejected (200 OK)" lines: websockets logs every plain HTTP
+    answer (``/healthz``, ``/module.json``, ``/module.zip``) as a rejected websocket, which reads
+    like a failure to a GM watching the console. Real refusals (4xx, 5xx) are kept."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg != "connection rejected (%d %s)" or not isinstance(record.args, tuple):
+            return True
+        status = record.args[0] if record.args else None
+        return not (isinstance(status, int) and status < 400)
+
+
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    logging.getLogger("websockets.server").addFilter(HttpAnswersFilter())
     return serve_config(config_from(args))
 
 
