@@ -3,7 +3,7 @@ Struggle and pulling an impaled weapon free have consequences of their own."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import follow_ups
+from bridge.engine.combat_styles import follow_ups, footing
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
 from bridge.engine.combat_styles.hands import HAND_ACTIONS
@@ -50,6 +50,13 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         follow_up_on = follow_ups.ready_victim(rules, state, c, body.action, body.target)
         state = writable(state, follow_up_on)
         c = state["combatants"][c["id"]]
+    opponent = None
+    if body.action == footing.ACTION:
+        # Refused before it is paid for: a fighter on his feet has nothing to regain.
+        footing.check_can_stand(c)
+        opponent = footing.opponent_of(state, c, body.target)
+        state = writable(state, *footing.touched(state, c, opponent))
+        c = state["combatants"][c["id"]]
     if kind == "proactive":
         if body.action == "attack":
             raise EngineError("attacks are made with an exchange request")
@@ -70,6 +77,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         result["follow_up"] = follow_ups.resolve(rules, state, c, follow_up_on, body.action, dice)
     elif body.action == "ward_location":
         result["warding"] = ward(rules, c, body)
+    elif body.action == footing.ACTION:
+        result["footing"] = footing.regain_footing(rules, state, c, opponent, dice, body.skill)
     elif body.action == "struggle":
         result["struggle"] = struggle(rules, state, c, dice)
     elif body.action == "ready_weapon" and body.weapon in c["conditions"].get("impaled_in", {}).get(

@@ -183,7 +183,10 @@ class ActBody(Body):
     crouching: bool = False
     """Ward Location: crouching behind a shield multiplies the locations it may cover."""
     target: str | None = None
-    """A follow-up move (Trip the Entangled): the foe, needed only when several are open to it."""
+    """A follow-up move (Trip the Entangled): the foe, needed only when several are open to it;
+    Regain Footing: the engaged opponent he must beat before standing."""
+    skill: str | None = Field(None, min_length=1, max_length=64)
+    """Regain Footing: the skill the stander tests (one the rule data lists; default his best)."""
 
 
 class CombatantBody(Body):

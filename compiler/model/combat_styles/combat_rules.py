@@ -10,6 +10,7 @@ from pydantic import Field
 
 from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
 from compiler.model.combat_styles.effects import WeaponKind
+from compiler.model.combat_styles.rounds import RegainFooting
 from compiler.model.common import Assumable, Id, RuleModel
 
 
@@ -324,6 +325,7 @@ class CombatRules(RuleModel):
     reach: ReachRules
     change_range: ChangeRange
     grapple: Grapple
+    regain_footing: RegainFooting
     effect_conditions: EffectConditions
     aerial: AerialCombat
     sweep_attack: SweepAttack

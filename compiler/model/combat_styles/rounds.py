@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Band, ceil_div, implemented_only
+from compiler.model.combat_styles.basics import Band, Skill, ceil_div, implemented_only
 from compiler.model.combat_styles.body import AttributeFormula
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
@@ -21,6 +21,17 @@ class Action(Entry):
     """Turns the action takes at least (each Turn costs its own AP)."""
     requires: Literal["unengaged", "engaged", "delayed", "magic_held"] | None = None
     description: str
+
+
+class RegainFooting(Assumable):
+    """Regain Footing (text "Regain Footing"): unengaged, a prone fighter stands; engaged, he
+    must first win an opposed test of these skills against the opponent. Each side rolls his
+    better listed skill unless the request names one."""
+
+    skills: tuple[Skill, ...] = Field(min_length=1)
+    """The stander's skills."""
+    opponent_skills: tuple[Skill, ...] = Field(min_length=1)
+    """The engaged opponent's skills."""
 
 
 class ApBand(RuleModel):

@@ -316,3 +316,16 @@ def test_a_leaping_attack_skill_must_be_a_known_skill(tmp_path: Path) -> None:
     (msg,) = problems(root)
     assert msg.startswith("combat-styles/combat.toml: ")
     assert "quadruped_defender_skill" in msg
+
+
+def test_a_regain_footing_skill_must_be_a_known_skill(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path,
+        "combat.toml",
+        'opponent_skills = ["brawn", "athletics"]',
+        'opponent_skills = ["brawn", "heft"]',
+    )
+    (msg,) = problems(root)
+    assert msg.startswith("combat-styles/combat.toml: ")
+    assert "regain_footing" in msg
+    assert "opponent_skills" in msg
