@@ -53,13 +53,14 @@ def touched(state: JSON, c: JSON, opponent: str | None) -> tuple[str, ...]:
     return tuple(sorted(ids))
 
 
-def _chosen(rules_skills: tuple[str, ...], c: JSON, named: str | None) -> str:
+def _chosen(listed: tuple[str, ...], c: JSON, named: str | None) -> str:
+    """The named skill (one of ``listed``), else ``c``'s best of them (first on a tie)."""
     if named is not None:
-        if named not in rules_skills:
-            allowed = ", ".join(rules_skills)
+        if named not in listed:
+            allowed = ", ".join(listed)
             raise EngineError(f"regaining footing is tested with {allowed}, not {named!r}")
         return named
-    return max(rules_skills, key=lambda s: skill_value(c, s))
+    return max(listed, key=lambda s: skill_value(c, s))
 
 
 def regain_footing(
