@@ -5,13 +5,13 @@ complete."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from compiler.model.combat_styles.basics import Band
 from compiler.model.combat_styles.cross_checks_effects import effect_links
-from compiler.model.combat_styles.cross_checks_traits import traits_and_combat
-from compiler.model.common import Path, Problem
+from compiler.model.combat_styles.cross_checks_traits import ref, refs, traits_and_combat
+from compiler.model.common import Problem
 
 if TYPE_CHECKING:
     from compiler.model.combat_styles.model import CombatStylesRules
@@ -45,17 +45,6 @@ def cross_check(rules: CombatStylesRules) -> Iterator[Problem]:
     yield from _rounds(rules, ids)
     yield from traits_and_combat(rules, ids)
     yield from effect_links(rules, ids["hit_locations"])
-
-
-def _ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:
-    if value is not None and value not in known:
-        shown = ", ".join(sorted(known))
-        yield Problem(path=path, message=f"unknown {what} {value!r} (known: {shown})")
-
-
-def _refs(values: Iterable[Any], known: set[str], what: str, path: Path) -> Iterator[Problem]:
-    for j, value in enumerate(values):
-        yield from _ref(value, known, what, (*path, j))
 
 
 def _unique_ranks(items: list[Any], key: str, attr: str) -> Iterator[Problem]:
@@ -107,10 +96,10 @@ def _checks_and_grades(rules: CombatStylesRules, ids: dict[str, set[str]]) -> It
     seen: dict[tuple[str, str], int] = {}
     for i, cell in enumerate(diff.cells):
         where = ("differential", "cells", i)
-        yield from _ref(
+        yield from ref(
             cell.protagonist, ids["success_levels"], "success level", (*where, "protagonist")
         )
-        yield from _ref(
+        yield from ref(
             cell.antagonist, ids["success_levels"], "success level", (*where, "antagonist")
         )
         pair = (cell.protagonist, cell.antagonist)
@@ -127,7 +116,7 @@ def _checks_and_grades(rules: CombatStylesRules, ids: dict[str, set[str]]) -> It
                     path=("differential", "cells"),
                     message=f"no cell for protagonist {a!r} against antagonist {b!r}",
                 )
-    yield from _ref(
+    yield from ref(
         diff.no_defence_level,
         ids["success_levels"],
         "success level",
@@ -139,31 +128,31 @@ def _effects(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Pro
     for i, effect in enumerate(rules.special_effects):
         where = ("special_effects", i)
         req = effect.requires
-        yield from _ref(
+        yield from ref(
             req.max_weapon_size, ids["sizes"], "size", (*where, "requires", "max_weapon_size")
         )
-        yield from _ref(
+        yield from ref(
             req.style_trait, ids["style_traits"], "style trait", (*where, "requires", "style_trait")
         )
         params = effect.params
-        yield from _ref(
+        yield from ref(
             params.imposes_grade, ids["grades"], "grade", (*where, "params", "imposes_grade")
         )
-        yield from _ref(
+        yield from ref(
             params.imposes_situation,
             ids["situational_modifiers"],
             "situational modifier",
             (*where, "params", "imposes_situation"),
         )
         for j, check in enumerate(params.obstacle_checks):
-            yield from _ref(
+            yield from ref(
                 check.grade,
                 ids["grades"],
                 "grade",
                 (*where, "params", "obstacle_checks", j, "grade"),
             )
         if effect.escape is not None:
-            yield from _refs(
+            yield from refs(
                 effect.escape.also_by_effects,
                 ids["special_effects"],
                 "special effect",
@@ -185,20 +174,20 @@ def _equipment(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[P
                     message=f"id {item.id!r} is also used in {owners[item.id]}; weapon ids must be unique across weapons, shields and ranged weapons",
                 )
             owners.setdefault(item.id, key)
-            yield from _refs(
+            yield from refs(
                 item.effects, ids["special_effects"], "special effect", (*where, "effects")
             )
             if key == "ranged_weapons":
-                yield from _ref(item.force, ids["sizes"], "size", (*where, "force"))
-                yield from _ref(item.impale_size, ids["sizes"], "size", (*where, "impale_size"))
+                yield from ref(item.force, ids["sizes"], "size", (*where, "force"))
+                yield from ref(item.impale_size, ids["sizes"], "size", (*where, "impale_size"))
             else:
-                yield from _ref(item.size, ids["sizes"], "size", (*where, "size"))
-                yield from _ref(item.reach, ids["reaches"], "reach", (*where, "reach"))
+                yield from ref(item.size, ids["sizes"], "size", (*where, "size"))
+                yield from ref(item.reach, ids["reaches"], "reach", (*where, "reach"))
             if key == "weapons":
-                yield from _refs(
+                yield from refs(
                     item.traits, ids["weapon_traits"], "weapon trait", (*where, "traits")
                 )
-                yield from _ref(
+                yield from ref(
                     item.thrown_as, ids["ranged_weapons"], "ranged weapon", (*where, "thrown_as")
                 )
 
@@ -241,12 +230,12 @@ def _parry_rows(rules: CombatStylesRules) -> Iterator[Problem]:
 
 def _body(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
     for i, loc in enumerate(rules.hit_locations):
-        yield from _refs(
+        yield from refs(
             loc.adjacent, ids["hit_locations"], "hit location", ("hit_locations", i, "adjacent")
         )
     for i, table in enumerate(rules.hit_location_tables):
         for j, row in enumerate(table.rows):
-            yield from _ref(
+            yield from ref(
                 row.location,
                 ids["hit_locations"],
                 "hit location",
@@ -262,7 +251,7 @@ def _body(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Proble
         lambda j: ("spirit_damage", j, "skill"),
     )
     for i, hand in enumerate(rules.combat.hands.hands):
-        yield from _ref(
+        yield from ref(
             hand.location,
             ids["hit_locations"],
             "hit location",
@@ -272,13 +261,13 @@ def _body(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Proble
 
 def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
     for i, mod in enumerate(rules.situational_modifiers):
-        yield from _ref(mod.grade, ids["grades"], "grade", ("situational_modifiers", i, "grade"))
+        yield from ref(mod.grade, ids["grades"], "grade", ("situational_modifiers", i, "grade"))
     results = ids["grades"] | set(IMPALE_RESULTS)
     for i, row in enumerate(rules.impale_effects):
         where = ("impale_effects", i, "by_weapon_size")
         for size, result in row.by_weapon_size.items():
-            yield from _ref(size, ids["sizes"], "size", (*where, size))
-            yield from _ref(result, results, "impale result", (*where, size))
+            yield from ref(size, ids["sizes"], "size", (*where, size))
+            yield from ref(result, results, "impale result", (*where, size))
         for size in sorted(ids["sizes"] - set(row.by_weapon_size)):
             yield Problem(path=where, message=f"no result for weapon size {size!r}")
     yield from _contiguous(
@@ -297,29 +286,29 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
         in_order=True,
     )
     for j, fall in enumerate(rules.knockback.avoid_fall):
-        yield from _ref(fall.grade, ids["grades"], "grade", ("knockback", "avoid_fall", j, "grade"))
+        yield from ref(fall.grade, ids["grades"], "grade", ("knockback", "avoid_fall", j, "grade"))
     yield from _unique_ranks(rules.fatigue_levels, "fatigue_levels", "rank")
     for i, level in enumerate(rules.fatigue_levels):
-        yield from _ref(
+        yield from ref(
             level.skill_grade, ids["grades"], "grade", ("fatigue_levels", i, "skill_grade")
         )
     ranged = rules.combat.ranged
-    yield from _ref(
+    yield from ref(
         ranged.crowd_edge_grade, ids["grades"], "grade", ("combat", "ranged", "crowd_edge_grade")
     )
-    yield from _ref(
+    yield from ref(
         ranged.aim_easiest_grade, ids["grades"], "grade", ("combat", "ranged", "aim_easiest_grade")
     )
-    yield from _ref(
+    yield from ref(
         ranged.crowd_through_grade,
         ids["grades"],
         "grade",
         ("combat", "ranged", "crowd_through_grade"),
     )
-    yield from _ref(
+    yield from ref(
         rules.combat.unarmed_weapon, ids["weapons"], "weapon", ("combat", "unarmed_weapon")
     )
-    yield from _ref(
+    yield from ref(
         rules.combat.default_action,
         {a.id for a in rules.actions},
         "action",
@@ -336,9 +325,9 @@ def _rounds(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Prob
     every_weapon = ids["weapons"] | ids["shields"] | ids["ranged_weapons"]
     for i, style in enumerate(rules.combat_styles):
         for j, weapon in enumerate(style.weapons):
-            yield from _refs(
+            yield from refs(
                 weapon.covers, every_weapon, "weapon", ("combat_styles", i, "weapons", j, "covers")
             )
-        yield from _refs(
+        yield from refs(
             style.traits, ids["style_traits"], "style trait", ("combat_styles", i, "traits")
         )

@@ -14,31 +14,33 @@ if TYPE_CHECKING:
     from compiler.model.combat_styles.model import CombatStylesRules
 
 
-def _ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:
+def ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:
+    """A problem at ``path`` if ``value`` is given and is not one of the ``known`` ids."""
     if value is not None and value not in known:
         shown = ", ".join(sorted(known))
         yield Problem(path=path, message=f"unknown {what} {value!r} (known: {shown})")
 
 
-def _refs(values: Iterable[Any], known: set[str], what: str, path: Path) -> Iterator[Problem]:
+def refs(values: Iterable[Any], known: set[str], what: str, path: Path) -> Iterator[Problem]:
+    """:func:`ref` for each of ``values``, at its index under ``path``."""
     for j, value in enumerate(values):
-        yield from _ref(value, known, what, (*path, j))
+        yield from ref(value, known, what, (*path, j))
 
 
 def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:
     """Every id these values name exists."""
     swim = rules.combat.swimming
     where = ("combat", "swimming")
-    yield from _refs(
+    yield from refs(
         swim.thrusting_effects,
         ids["special_effects"],
         "special effect",
         (*where, "thrusting_effects"),
     )
-    yield from _refs(
+    yield from refs(
         swim.thrusting_traits, ids["weapon_traits"], "weapon trait", (*where, "thrusting_traits")
     )
-    yield from _ref(
+    yield from ref(
         rules.combat.body_plan,
         {t.id for t in rules.hit_location_tables},
         "hit-location table",
@@ -47,7 +49,7 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
     levels = {w.id: w.rank for w in rules.wound_levels}
     luck = rules.combat.luck
     for field in ("mitigate_from", "mitigate_to"):
-        yield from _ref(getattr(luck, field), set(levels), "wound level", ("combat", "luck", field))
+        yield from ref(getattr(luck, field), set(levels), "wound level", ("combat", "luck", field))
     known = luck.mitigate_from in levels and luck.mitigate_to in levels
     if known and levels[luck.mitigate_to] >= levels[luck.mitigate_from]:
         yield Problem(
@@ -60,8 +62,8 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
         if follow is None:
             continue
         where = ("special_effects", i, "params", "follow_up")
-        yield from _ref(follow.action, actions, "action", (*where, "action"))
-        yield from _ref(follow.effect, ids["special_effects"], "special effect", (*where, "effect"))
+        yield from ref(follow.action, actions, "action", (*where, "action"))
+        yield from ref(follow.effect, ids["special_effects"], "special effect", (*where, "effect"))
         known = {e.id: e for e in rules.special_effects}
         if follow.effect in known and known[follow.effect].resisted_by is None:
             yield Problem(
@@ -115,15 +117,15 @@ def _style_traits(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterato
                 "mark it 'unlocks_effects'",
             )
         r = trait.rules
-        yield from _ref(
+        yield from ref(
             r.unarmed_parry_size, ids["sizes"], "size", (*where, "rules", "unarmed_parry_size")
         )
-        yield from _refs(
+        yield from refs(
             r.eases_situations,
             ids["situational_modifiers"],
             "situational modifier",
             (*where, "rules", "eases_situations"),
         )
-        yield from _refs(
+        yield from refs(
             r.lifts_skill_caps, caps, "skill cap", (*where, "rules", "lifts_skill_caps")
         )
