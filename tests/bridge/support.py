@@ -73,7 +73,7 @@ class Secret(Body):
 
 
 class Forbidden(Body):
-    pass
+    """A request type the test ruleset always refuses."""
 
 
 class Greedy(Body):

@@ -168,7 +168,7 @@ class StartEncounterBody(Body):
 
 
 class InitiativeBody(Body):
-    pass
+    """Roll initiative for every combatant of the encounter: the request carries nothing."""
 
 
 class ActBody(Body):
@@ -194,7 +194,7 @@ class CombatantBody(Body):
 
 
 class EmptyBody(Body):
-    pass
+    """A request whose meaning is its type alone (e.g. the next turn)."""
 
 
 class SpiritCombatBody(Body):
