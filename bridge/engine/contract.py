@@ -46,9 +46,13 @@ class Resolution:
 class Engine(Protocol):
     """A ruleset engine."""
 
-    ruleset_id: str
-    requests: Mapping[str, type[BaseModel]]
-    """Request type name → pydantic model of its body."""
+    @property
+    def ruleset_id(self) -> str: ...
+
+    @property
+    def requests(self) -> Mapping[str, type[BaseModel]]:
+        """Request type name → pydantic model of its body."""
+        ...
 
     def resolve(
         self,

@@ -28,11 +28,28 @@ class Finisher:
     dice: Dice
     choices: list[EffectChoice]
     side: str | None
-    taker: JSON | None
-    victim: JSON | None
+    winner: JSON | None
+    """The record of whoever won special effects (None when nobody did)."""
+    loser: JSON | None
+    """The record of the other fighter (None when nobody won special effects)."""
     out: JSON = field(default_factory=dict)
     applied: list[JSON] = field(default_factory=list)
     forced: set[str] = field(default_factory=set)
+
+    @property
+    def taker(self) -> JSON:
+        """The record of whoever takes the special effects; only asked for once someone won
+        them (``finish`` refuses choices when nobody did)."""
+        if self.winner is None:
+            raise EngineError("nobody won special effects in this exchange")
+        return self.winner
+
+    @property
+    def victim(self) -> JSON:
+        """The record of whoever suffers the special effects (see :attr:`taker`)."""
+        if self.loser is None:
+            raise EngineError("nobody won special effects in this exchange")
+        return self.loser
 
     def chosen(self, effect_id: str) -> list[EffectChoice]:
         return [c for c in self.choices if c.id == effect_id]

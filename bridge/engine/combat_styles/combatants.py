@@ -50,15 +50,15 @@ class Characteristics(Body):
     SIZ: int = Field(alias="siz", ge=1, le=500)
     DEX: int = Field(alias="dex", ge=0, le=200)
     INT: int = Field(alias="int", ge=0, le=200)
-    POW: int = Field(0, alias="pow", ge=0, le=200)
-    CHA: int = Field(0, alias="cha", ge=0, le=200)
+    POW: int = Field(default=0, alias="pow", ge=0, le=200)
+    CHA: int = Field(default=0, alias="cha", ge=0, le=200)
 
 
 class StatBlock(Body):
     """One combatant as a request describes it."""
 
     id: str = Field(min_length=1, max_length=64)
-    name: str = Field("", max_length=128)
+    name: str = Field(default="", max_length=128)
     characteristics: Characteristics
     skills: dict[str, int] = Field(default_factory=dict)
     """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
@@ -71,10 +71,10 @@ class StatBlock(Body):
     natural_armor: dict[str, int] = Field(default_factory=dict)
     hit_points: dict[str, int] | None = None
     damage_modifier: str | None = None
-    action_points: int | None = Field(None, ge=0, le=10)
+    action_points: int | None = Field(default=None, ge=0, le=10)
     initiative_bonus: int | None = None
-    healing_rate: int | None = Field(None, ge=0)
-    luck_points: int = Field(0, ge=0, le=20)
+    healing_rate: int | None = Field(default=None, ge=0)
+    luck_points: int = Field(default=0, ge=0, le=20)
     traits: list[str] = Field(default_factory=list)
     """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
     quadruped: bool = False
@@ -83,15 +83,15 @@ class StatBlock(Body):
     rule data's ``combat.body_plan``)."""
     fatigue_initiative: int = 0
     """Initiative penalty from fatigue (0 when fresh)."""
-    movement: int | None = Field(None, ge=0, le=1000)
+    movement: int | None = Field(default=None, ge=0, le=1000)
     """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
-    fatigue: str | None = Field(None, max_length=64)
+    fatigue: str | None = Field(default=None, max_length=64)
     """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
-    magic_points: int | None = Field(None, ge=0, le=500)
+    magic_points: int | None = Field(default=None, ge=0, le=500)
     """Magic Points (absent: the rule data's formula, if it has one)."""
-    spirit_combat: int | None = Field(None, ge=0, le=500)
+    spirit_combat: int | None = Field(default=None, ge=0, le=500)
     """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
-    enc: int | None = Field(None, ge=0, le=10000)
+    enc: int | None = Field(default=None, ge=0, le=10000)
     """Total ENC carried (absent: encumbrance is not assessed)."""
     hands: dict[str, str | None] | None = None
     """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
@@ -214,7 +214,7 @@ def damage_modifier(rules: RulesView, str_siz: int) -> str:
 
 
 def initiative_bonus(rules: RulesView, stats: dict[str, int]) -> int:
-    return rules.model.initiative.bonus.value(stats)  # type: ignore[no-any-return]
+    return rules.model.initiative.bonus.value(stats)
 
 
 def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:

@@ -32,14 +32,11 @@ def maximize(expr: DiceExpr, times: int = 1) -> DiceExpr:
     terms: list[Term] = list(expr.terms)
     bonus = 0
     for _ in range(times):
-        best = None
+        best: int | None = None
+        best_faces = 0
         for i, t in enumerate(terms):
-            if (
-                isinstance(t, DiceTerm)
-                and t.sign > 0
-                and (best is None or t.faces > terms[best].faces)  # type: ignore[union-attr]
-            ):
-                best = i
+            if isinstance(t, DiceTerm) and t.sign > 0 and (best is None or t.faces > best_faces):
+                best, best_faces = i, t.faces
         if best is None:
             break
         chosen = terms[best]

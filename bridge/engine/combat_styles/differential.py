@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
-from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import Level
 
@@ -28,8 +26,9 @@ class DifferentialTable:
         return self.grid[protagonist][antagonist]
 
 
-# A named tuple: immutable like a frozen dataclass and cheaper to build (once per exchange).
-class Differential(NamedTuple):
+# A frozen dataclass: compiled by mypyc into a native class, cheap to build (once per exchange).
+@dataclass(frozen=True, slots=True)
+class Differential:
     """The outcome of a differential roll: who won effects (``attacker``/``defender``/None),
     how many, and the bonus part of them (surprise)."""
 
@@ -41,9 +40,6 @@ class Differential(NamedTuple):
         return {"winner": self.winner, "effects": self.count, "bonus_effects": self.bonus}
 
 
-# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
-# a plain tuple in C (every field given).
-_differential = partial(tuple.__new__, Differential)
 _NOBODY = Differential(None, 0)
 
 
@@ -58,7 +54,7 @@ def differential(
     n = table.grid[attacker][defender]
     bonus = surprise_bonus if n >= 0 and attacker.succeeded else 0
     if n > 0 or bonus:
-        return _differential(("attacker", n + bonus, bonus))
+        return Differential("attacker", n + bonus, bonus)
     if n < 0:
-        return _differential(("defender", -n, 0))
+        return Differential("defender", -n, 0)
     return _NOBODY

@@ -86,7 +86,8 @@ def _grade(rules: RulesView, grades: list[str], steps: int):
 
 
 def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) -> Resolution:
-    grades, steps, notes = list(body.grades), body.grade_steps, []
+    grades, steps = list(body.grades), body.grade_steps
+    notes: list[str] = []
     if body.combatant is not None:
         c = combatant(_needs_state(state), body.combatant)
         more, extra = burdens(rules, c, body.skill_name, notes)
