@@ -139,7 +139,11 @@ class ScriptedSource:
 
 
 def _check_faces(faces: int) -> None:
-    if not isinstance(faces, int) or not 1 <= faces <= MAX_FACES * 1000:
+    # The engine's own annotation says the same (and the compiled engine enforces it at the
+    # call): a number of faces that is not an int is a type error, whichever way it is run.
+    if not isinstance(faces, int):
+        raise TypeError(f"a die's number of faces is an int, not {faces!r}")
+    if not 1 <= faces <= MAX_FACES * 1000:
         raise DiceError(f"a die needs between 1 and {MAX_FACES * 1000} faces, not {faces!r}")
 
 

@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from bridge.engine.combat_styles.combatants import Body
 from bridge.engine.combat_styles.requests import EffectChoice, LuckPolicy, Situation
+from bridge.engine.combat_styles.stat_blocks import Body
 
 
 class LeapingAttackBody(Body):

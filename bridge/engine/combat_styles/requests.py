@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from bridge.engine.combat_styles.combatants import Body, StatBlock
+from bridge.engine.combat_styles.stat_blocks import Body, StatBlock
 
 LuckPolicy = Literal["critical", "success"]
 """Spend a luck point to re-roll once when the result is worse than this level."""
