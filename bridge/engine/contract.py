@@ -10,15 +10,14 @@ It performs no I/O, reads no clock and uses no randomness other than ``dice``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from bridge.engine.dice import Dice
+from bridge.engine.resolution import JSON as JSON
+from bridge.engine.resolution import Resolution as Resolution
 from compiler.model.common import RulesetBase
-
-JSON = dict[str, Any]
 
 
 class EngineError(ValueError):
@@ -27,20 +26,6 @@ class EngineError(ValueError):
     The message says why (e.g. "Bram has no action points left this cycle"); the server sends it
     back as an error reply and nothing is logged as a roll.
     """
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """What an engine returns for one request.
-
-    ``result`` is the outcome shown on the chat card (JSON-able, includes ``"kind"``).
-    ``state`` is the new encounter state, or None when the request leaves state untouched.
-    ``private`` maps a participant id to data only that participant may see (a karmic hand).
-    """
-
-    result: JSON
-    state: JSON | None = None
-    private: Mapping[str, JSON] = field(default_factory=dict)
 
 
 class Engine(Protocol):

@@ -83,7 +83,7 @@ class KeyedSource:
         return outer.digest()
 
     def randint(self, faces: int) -> int:
-        limit = _LIMITS.get(faces) if faces.__class__ is int else None
+        limit = _LIMITS.get(faces) if isinstance(faces, int) else None
         if limit is None:
             _check_faces(faces)
             limit = _acceptance_limit(faces)

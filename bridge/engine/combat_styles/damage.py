@@ -7,9 +7,9 @@ passed in; this module applies them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import ceil_div
 from bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
@@ -96,13 +96,20 @@ def modifier_expr(text: str) -> DiceExpr | None:
     return expr_of(key[1:]) if key.startswith("+") else expr_of(key)
 
 
-# A named tuple: immutable, and cheaper to build (per parry) than a frozen dataclass.
-class ParryBlock(NamedTuple):
-    """How much of a blow a parry stops: a fraction of the damage (1 = all, 0 = none)."""
+# A dataclass compiled by mypyc into a native class (its method called directly); mypyc
+# compiles a dataclass's own __init__ but not the one dataclasses generates.
+@dataclass(slots=True, init=False, unsafe_hash=True)
+class ParryBlock:
+    """How much of a blow a parry stops: a fraction of the damage (1 = all, 0 = none); never
+    changed once made."""
 
     fraction: Fraction
     size_difference: int
     """Attacking size minus parrying size, in ladder steps (after charging and Force steps)."""
+
+    def __init__(self, fraction: Fraction, size_difference: int) -> None:
+        self.fraction = fraction
+        self.size_difference = size_difference
 
     def remaining(self, damage: int) -> int:
         """Damage that gets through. A half block lets through the larger half (rounded up)."""

@@ -26,15 +26,21 @@ class DifferentialTable:
         return self.grid[protagonist][antagonist]
 
 
-# A frozen dataclass: compiled by mypyc into a native class, cheap to build (once per exchange).
-@dataclass(frozen=True, slots=True)
+# mypyc compiles a dataclass's own __init__ but not the one dataclasses generates: the
+# constructor is written out (built on every exchange); eq and repr stay generated.
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class Differential:
     """The outcome of a differential roll: who won effects (``attacker``/``defender``/None),
-    how many, and the bonus part of them (surprise)."""
+    how many, and the bonus part of them (surprise). Never changed once made."""
 
     winner: str | None
     count: int
-    bonus: int = 0
+    bonus: int
+
+    def __init__(self, winner: str | None, count: int, bonus: int = 0) -> None:
+        self.winner = winner
+        self.count = count
+        self.bonus = bonus
 
     def to_json(self) -> dict[str, object]:
         return {"winner": self.winner, "effects": self.count, "bonus_effects": self.bonus}

@@ -356,7 +356,7 @@ _DEFAULT_SITUATION: JSON = Situation().model_dump()
 def situation_json(situation: Situation) -> JSON:
     """``situation.model_dump()``; a situation that sets nothing is the default's dump (with
     fresh containers), which costs a fraction of serialising it."""
-    if situation.model_fields_set:
+    if situation.__pydantic_fields_set__:  # model_fields_set, without a property call
         return situation.model_dump()
     return {**_DEFAULT_SITUATION, "attacker_situations": [], "defender_situations": [], "cover": {}}
 

@@ -9,8 +9,6 @@ are recorded and change nothing.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.bash import bash
 from bridge.engine.combat_styles.blows import Blow, Finisher
@@ -133,15 +131,11 @@ def apply_counter(fx: Finisher) -> None:
     if not counter or not counter.get("substitute") or fx.loser is None or fx.winner is None:
         return
     substitute = counter["substitute"]
-    swapped = replace(
-        fx,
-        choices=[EffectChoice(id=substitute)],
-        side="defender" if fx.side == "attacker" else "attacker",
-        winner=fx.loser,
-        loser=fx.winner,
-        applied=[],
-        forced={substitute},
-    )
+    side = "defender" if fx.side == "attacker" else "attacker"
+    choices = [EffectChoice(id=substitute)]
+    swapped = Finisher(fx.rules, fx.state, fx.pending, fx.dice, choices, side, fx.loser, fx.winner)
+    swapped.out = fx.out  # shared: what the counter does is reported with the exchange
+    swapped.forced = {substitute}
     effect = fx.rules.effects[substitute]
     rec: JSON = {"id": substitute, "name": effect.name, "by_counter": True}
     if effect.narrative:
