@@ -56,11 +56,11 @@ class SpiritRequirements(RuleModel):
 class SpiritEffectParams(RuleModel):
     """The numbers a spirit effect's consequence needs. Only the fields its mechanic uses."""
 
-    damage_rolls: int | None = Field(None, ge=2, le=10)
+    damage_rolls: int | None = Field(default=None, ge=2, le=10)
     """Spirit Lance: roll the Spirit Damage this many times and keep the best."""
-    magic_points_per_cycle: int | None = Field(None, ge=1, le=100)
+    magic_points_per_cycle: int | None = Field(default=None, ge=1, le=100)
     """Bleed Essence: Magic Points the victim loses at the start of every Cycle."""
-    lost_turns: int | None = Field(None, ge=1, le=10)
+    lost_turns: int | None = Field(default=None, ge=1, le=10)
     """Psychic Stun: the victim's Turns lost, from his next one."""
     condition: Id | None = None
     """Restrain: the condition left on the victim while the engagement lasts."""
