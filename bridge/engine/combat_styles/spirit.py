@@ -222,7 +222,6 @@ def finish_spirit_combat(
         damage = _spirit_damage(
             rules, dice, winner, loser, spirit_effects.damage_rolls(rules, choices)
         )
-    engaged = True
     effects: list[JSON] = []
     if winner_side is not None:
         spirit_engagement.engage(state, att["id"], dfd["id"])
@@ -234,14 +233,11 @@ def finish_spirit_combat(
             {"defeated_at": data.defeated_at, "defeated_condition": data.defeated_condition},
         )
         effects = spirit_effects.apply(rules, outcome, choices)
-        engaged = not any(e.get("ends_engagement") for e in effects)
     if damage is not None and damage["magic_points"]["after"] <= data.defeated_at:
         add_condition(loser, data.defeated_condition)
         defeated = loser["id"]
         notes.append(f"{loser['name']} is out of Magic Points: {data.defeated_condition}")
-        if engaged:
-            spirit_engagement.disengage(state, att, dfd)
-            engaged = False
+        spirit_engagement.disengage(state, att, dfd)  # a defeat ends the spirit combat
     if "pending" in state and pending["token"] in state["pending"]:
         state["pending"] = {k: v for k, v in state["pending"].items() if k != pending["token"]}
     result: JSON = {
@@ -257,7 +253,7 @@ def finish_spirit_combat(
         "effects": effects,
         "spirit_damage": damage,
         "defeated": defeated,
-        "engaged": engaged and winner_side is not None,
+        "engaged": spirit_engagement.engaged(state, att["id"], dfd["id"]),
         "notes": notes,
     }
     if state.get("phase") == "turns":

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.engine.combat_styles import spirit_engagement
-from bridge.engine.combat_styles.checks import Level
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.combat_styles.view import RulesView
@@ -198,8 +197,3 @@ def apply(rules: RulesView, out: Outcome, choices: list[EffectChoice]) -> list[J
             MECHANICS[effect.mechanic](out, effect, rec)
         applied.append(rec)
     return applied
-
-
-def level_label(level: Level) -> str:
-    """The success level's id as the requirements name it (critical, success …)."""
-    return level.label

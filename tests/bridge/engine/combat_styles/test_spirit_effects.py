@@ -403,3 +403,15 @@ def test_an_overlay_that_lets_a_spirit_restrain_offers_it_to_the_ghost(tmp_path:
     duel(table, shaman(), ghost())
     out = table("spirit_combat", {"attacker": "ghost", "defender": "shaman"}, [20, 90])
     assert "restrain" in offered(out)
+
+
+def test_a_defeat_by_spirit_damage_ends_the_spirit_combat_and_its_bleeding(table: Table) -> None:
+    duel(table, shaman(), ghost(magic_points=9))
+    out = engage(table, [3, 70])
+    done = choose(table, out["token"], ["bleed_essence"], [4])  # 9 − 4 = 5: still standing
+    assert done["engaged"] is True
+    again = engage(table, [50, 50], effects=[])  # both succeed: nobody wins
+    assert again["engaged"] is True  # the two stay locked
+    finish = engage(table, [20, 70, 8], effects=[])  # 5 − 8 = −3
+    assert finish["defeated"] == "ghost" and finish["engaged"] is False
+    assert "bleeding_essence" not in table.who("ghost")["conditions"]
