@@ -131,6 +131,11 @@ def _spirit_lance(out: Outcome, effect: Any, rec: JSON) -> None:
     )
 
 
+def _bound_to(out: Outcome, effect: Any) -> dict[str, str]:
+    """The ``engagement`` a lasting condition ends with (none when it lasts the encounter)."""
+    return {"engagement": out.taker["id"]} if effect.params.lasts == "engagement" else {}
+
+
 def _bleed_essence(out: Outcome, effect: Any, rec: JSON) -> None:
     per_cycle = effect.params.magic_points_per_cycle
     add_condition(
@@ -138,10 +143,12 @@ def _bleed_essence(out: Outcome, effect: Any, rec: JSON) -> None:
         spirit_engagement.BLEEDING,
         None,
         magic_points_per_cycle=per_cycle,
-        engagement=out.taker["id"],
+        **_bound_to(out, effect),
         **out.defeat,
     )
-    rec["outcome"] = f"loses {per_cycle} Magic Point(s) at the start of every Cycle"
+    rec["outcome"] = f"loses {per_cycle} Magic Point(s) at the start of every Cycle" + (
+        " while the spirit combat lasts" if effect.params.lasts == "engagement" else ""
+    )
     rec["condition"] = spirit_engagement.BLEEDING
 
 
@@ -154,8 +161,10 @@ def _psychic_stun(out: Outcome, effect: Any, rec: JSON) -> None:
 
 def _restrain(out: Outcome, effect: Any, rec: JSON) -> None:
     condition = effect.params.condition
-    add_condition(out.victim, condition, None, engagement=out.taker["id"])
-    rec["outcome"] = f"{condition.replace('_', ' ')} while the spirit combat lasts"
+    add_condition(out.victim, condition, None, **_bound_to(out, effect))
+    rec["outcome"] = condition.replace("_", " ") + (
+        " while the spirit combat lasts" if effect.params.lasts == "engagement" else ""
+    )
     rec["condition"] = condition
 
 

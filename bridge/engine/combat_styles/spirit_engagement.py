@@ -15,8 +15,8 @@ from bridge.engine.combat_styles.combatants import add_condition, writable_recor
 from bridge.engine.contract import JSON, EngineError
 
 BLEEDING = "bleeding_essence"
-"""The condition Bleed Essence leaves: ``magic_points_per_cycle``, ``engagement``,
-``defeated_at``, ``defeated_condition``."""
+"""The condition Bleed Essence leaves: ``magic_points_per_cycle``, ``engagement`` (absent when
+it lasts the encounter), ``defeated_at``, ``defeated_condition``."""
 BARRED = "spirit_barred"
 """The condition a bar leaves: ``by`` → {``until``: round or encounter, ``round``}."""
 LOSES_TURN = "loses_turn"
@@ -103,8 +103,8 @@ def drain_at_cycle_start(state: JSON) -> None:
         if after <= cond["defeated_at"]:
             add_condition(c, cond["defeated_condition"])
             lost["defeated"] = cond["defeated_condition"]
-            other = cond["engagement"]
-            if other in records:
+            other = cond.get("engagement")
+            if other is not None and other in records:
                 records[other] = writable_record(records[other])
                 disengage(state, c, records[other])
         drained.append(lost)

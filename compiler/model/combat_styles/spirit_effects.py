@@ -28,10 +28,10 @@ SpiritMechanic = Literal[
 
 * ``spirit_lance`` — the Spirit Damage is rolled ``params.damage_rolls`` times, the best kept;
 * ``bleed_essence`` — the loser loses ``params.magic_points_per_cycle`` Magic Points at the
-  start of every Cycle until the engagement ends;
+  start of every Cycle until the engagement ends (or, ``params.lasts = "encounter"``, for good);
 * ``psychic_stun`` — the loser loses his next ``params.lost_turns`` Turn(s): the rounds machine
   refuses his proactive actions and delays until he has let them pass;
-* ``restrain`` — the loser gains ``params.condition`` until the engagement ends (an effect whose
+* ``restrain`` — the loser gains ``params.condition`` as long as ``params.lasts`` (an effect whose
   ``requires.taker_free_of`` names it is then refused to him);
 * ``end_engagement`` — the spirit combat between the two ends (lasting spirit effects between
   them lapse); with ``params.bars`` the loser may not engage the winner again that long.
@@ -66,6 +66,9 @@ class SpiritEffectParams(RuleModel):
     """Restrain: the condition left on the victim while the engagement lasts."""
     bars: Literal["round", "encounter"] | None = None
     """End Engagement: how long the loser may not engage the winner again (None: he may)."""
+    lasts: Literal["engagement", "encounter"] = "engagement"
+    """Bleed Essence, Restrain: the condition ends when the two stop fighting (Withdraw, Turn
+    Back, Drive Off, a defeat) or lasts the whole encounter."""
 
 
 class SpiritEffect(Entry):

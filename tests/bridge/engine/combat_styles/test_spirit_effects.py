@@ -415,3 +415,34 @@ def test_a_defeat_by_spirit_damage_ends_the_spirit_combat_and_its_bleeding(table
     finish = engage(table, [20, 70, 8], effects=[])  # 5 − 8 = −3
     assert finish["defeated"] == "ghost" and finish["engaged"] is False
     assert "bleeding_essence" not in table.who("ghost")["conditions"]
+
+
+def test_an_overlay_that_makes_bleed_essence_last_the_encounter_outlives_a_withdrawal(
+    tmp_path: Path,
+) -> None:
+    rules = house_rules(
+        tmp_path,
+        {
+            "spirit_effects.toml": (
+                '[[spirit_effects]]\nid = "bleed_essence"\nname = "Bleed Essence"\n'
+                'taker = "either"\nmechanic = "bleed_essence"\n'
+                'requires = { own_roll = "critical" }\n'
+                'params = { magic_points_per_cycle = 2, lasts = "encounter" }\n'
+                'description = "House rule: the wound stays open."\n'
+            )
+        },
+    )
+    table = Table(rules)
+    encounter(table, shaman(), ghost())
+    out = engage(table, [3, 70])
+    done = choose(table, out["token"], ["bleed_essence"], [1])  # 12 − 1 = 11
+    assert done["effects"][0]["outcome"] == "loses 2 Magic Point(s) at the start of every Cycle"
+    table("next_turn", {})  # cycle 2: 11 − 2 = 9
+    assert table.who("ghost")["magic_points"] == 9
+    table("next_turn", {})  # the shaman passes; the ghost attacks, the shaman turns it back
+    back = table("spirit_combat", {"attacker": "ghost", "defender": "shaman"}, [90, 20])
+    # The ghost's attack spent the last point: round 2 began (9 − 2 = 7) before the exchange.
+    turned = choose(table, back["token"], ["turn_back"], [2])  # 7 − 2 = 5
+    assert turned["engaged"] is False and "lapsed" not in turned["effects"][0]
+    assert table.who("ghost")["magic_points"] == 5
+    assert "bleeding_essence" in table.who("ghost")["conditions"]  # the combat ended, not it
