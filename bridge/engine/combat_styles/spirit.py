@@ -171,12 +171,10 @@ def spirit_combat(
         "notes": notes,
     }
     if diff.winner is not None and diff.count:
+        won, lost = (a, d) if diff.winner == "attacker" else (d, a)
         taker, victim = (att, dfd) if diff.winner == "attacker" else (dfd, att)
-        levels = (a.level.label, d.level.label)
-        if diff.winner == "defender":
-            levels = levels[::-1]
         offered, refused = spirit_effects.eligible(
-            rules, diff.winner, taker, levels[0], victim, levels[1]
+            rules, diff.winner, taker, won.level.label, victim, lost.level.label
         )
         pending["chooser"] = taker["id"]
         pending["eligible"] = offered
