@@ -43,3 +43,26 @@ def fighter(cid: str, skill: int, weapon: str) -> dict[str, Any]:
         "skills": {"combat_style": skill, "evade": 30, "endurance": 35, "willpower": 30},
         "weapons": [weapon],
     }
+
+
+def script_next_dice(page: Page, dice: list[int]) -> None:
+    """Make the next request the page's connection sends carry ``dice`` (the server must be
+    started with --allow-scripted-dice): a dialog's request, whose body the dialog still writes,
+    gets the known dice a worked example needs. Only that one request is scripted."""
+    page.call(
+        """(dice) => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const send = connection.request;
+            connection.request = function (envelope, scripted) {
+                connection.request = send;
+                return send.call(this, envelope, scripted ?? dice);
+            };
+        }""",
+        dice,
+    )
+
+
+def option_values(page: Page, name: str) -> list[str]:
+    """The values of the open dialog's ``<select name=name>`` options, in order."""
+    select = page.page.locator(f'dialog.application select[name="{name}"]')
+    return select.locator("option").evaluate_all("els => els.map(e => e.value)")
