@@ -9,13 +9,13 @@ import contextlib
 import functools
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.support.browser import GM, Page
+from tests.e2e.support.browser import GM, OpenPage, Page
 from tests.e2e.support.duel import META, TABLES, DuelRules
 from tests.e2e.support.paths import CHROMIUM, FLAGS, HARNESS, ROOT
 from tests.e2e.support.process import Server
@@ -156,9 +156,6 @@ def pages(chromium: object) -> Iterator[list[Page]]:
     yield opened
     for p in opened:
         p.page.close()
-
-
-OpenPage = Callable[..., Page]
 
 
 @pytest.fixture

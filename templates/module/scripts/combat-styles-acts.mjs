@@ -1,6 +1,7 @@
 // The combat-styles `act` forms: the selected token's combatant takes one combat action in a
 // named encounter — any action the rule data lists (the act dialog), or a preset one: readying
-// or dropping a weapon, the follow-up trip, regaining his footing. The encounter defaults to the
+// or dropping a weapon, the follow-up trip, regaining his footing — and the round's own steps
+// (initiative, the next turn, cycle or round, where the encounter stands). The encounter defaults to the
 // named one this client saw last; the opponent (`target`) is chosen among the combatants seen in
 // it and the targeted tokens; Regain Footing's skill among those `combat.regain_footing` lists.
 // Field names follow the `act` body in docs/requests-combat-styles.md.
@@ -67,7 +68,24 @@ function actionField(view) {
   return label(view, "ARBITER.Dialog.Action", `<select name="action">${view.options(shown)}</select>`);
 }
 
+/** The round's steps, each a request with an empty body (docs/requests-combat-styles.md). */
+const ROUND_STEPS = {
+  initiative: "ARBITER.Dialog.RoundStep.initiative",
+  next_turn: "ARBITER.Dialog.RoundStep.next_turn",
+  next_cycle: "ARBITER.Dialog.RoundStep.next_cycle",
+  next_round: "ARBITER.Dialog.RoundStep.next_round",
+  state: "ARBITER.Dialog.RoundStep.state",
+};
+
 export const combatStylesActs = {
+  "combat-styles.round": {
+    statBlocks: false,
+    fields: (view) => {
+      const steps = Object.entries(ROUND_STEPS).map(([id, key]) => ({ id, name: view.i18n(key) }));
+      return [label(view, "ARBITER.Dialog.Step", `<select name="step">${view.options(steps)}</select>`), encounterField(view, encounterOf(view))].join("");
+    },
+    request: (values) => ({ type: values.step, body: {}, options: { encounter: values.encounter || "table" } }),
+  },
   "combat-styles.act": actForm(null, (view) => [
     actionField(view),
     label(view, "ARBITER.Dialog.Weapon", `<select name="weapon"><option value="">—</option>${weaponOptions(view, view.blocks.attacker, false)}</select>`),

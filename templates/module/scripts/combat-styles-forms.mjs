@@ -33,9 +33,10 @@ export function weaponOptions(view, block, pickFirst = true) {
   return view.options(mine.length ? mine : view.rules.weapons ?? [], pickFirst ? mine[0]?.id : undefined);
 }
 
-/** One side of a contest: grades, grade steps, augment and luck, fields prefixed by `side`. */
-function sideFields(view, side, legend) {
-  return `<fieldset><legend>${view.escapeHtml(view.i18n(legend))}</legend>${[
+/** One side of a contest: grades, grade steps, augment and luck, fields prefixed by `side`
+ * (after `first`, the HTML of any field the side starts with). */
+export function sideFields(view, side, legend, first = "") {
+  return `<fieldset><legend>${view.escapeHtml(view.i18n(legend))}</legend>${first}${[
     label(view, "ARBITER.Dialog.Grade", `<select name="${side}_grades" multiple>${view.options(view.rules.grades ?? [])}</select>`),
     label(view, "ARBITER.Dialog.GradeSteps", `<input type="number" name="${side}_grade_steps" value="0" min="-6" max="6">`),
     label(view, "ARBITER.Dialog.Augment", `<input type="number" name="${side}_augment" value="0" min="0">`),
@@ -43,7 +44,7 @@ function sideFields(view, side, legend) {
   ].join("")}</fieldset>`;
 }
 
-function sideBody(values, side) {
+export function sideBody(values, side) {
   const body = {
     [`${side}_grades`]: list(values[`${side}_grades`]),
     [`${side}_grade_steps`]: number(values[`${side}_grade_steps`]),

@@ -3,6 +3,7 @@
 // Field names follow the request bodies documented in docs/requests-<ruleset>.md.
 
 import { combatStylesActs } from "./combat-styles-acts.mjs";
+import { combatStylesContests } from "./combat-styles-contests.mjs";
 import { combatStylesForms, DEFENCES } from "./combat-styles-forms.mjs";
 import { checkbox, freeEncounter, label, list, number, owners } from "./form-parts.mjs";
 
@@ -161,4 +162,5 @@ export const forms = {
 
   ...combatStylesForms,
   ...combatStylesActs,
+  ...combatStylesContests,
 };

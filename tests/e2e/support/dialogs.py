@@ -9,7 +9,7 @@ from tests.e2e.support.browser import Page
 
 def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, ...] = ()) -> None:
     """Run a macro, fill its dialog (field name → value; textareas and inputs alike, selects by
-    option), tick ``check`` and press Send."""
+    option), tick ``check``, press Send and wait for the request's card (or error card)."""
     page.run_macro(macro)
     dialog = page.page.locator("dialog.application")
     # The optional stat-block fields are folded away until opened.
@@ -24,8 +24,11 @@ def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, 
             field.fill(value)
     for name in check:
         dialog.locator(f'input[name="{name}"]').check()
+    before = page.call("() => game.messages.size")
     dialog.locator('button[data-action="send"]').click()
     page.call("async () => window.macro")
+    # The macro does not wait for its dialog's request: its card (or error card) says it is done.
+    page.page.wait_for_function("(n) => game.messages.size > n", arg=before, timeout=15000)
 
 
 def rolled_row(card: Any, side: str) -> tuple[str, str]:
