@@ -39,10 +39,13 @@ def gm(bundled_gm: Page) -> Page:
 
 
 def message_of(page: Page, request_id: str) -> str:
-    """The id of the chat message that carries the outcome of ``request_id``."""
-    return page.call(
-        "(id) => game.messages.find((m) => m.flags.arbiter?.outcome?.id === id).id", request_id
-    )
+    """The id of the chat message that carries the outcome of ``request_id`` (waiting for it:
+    the roll is logged before the answer that posts the card is sent)."""
+    return page.page.wait_for_function(
+        "(id) => game.messages.find((m) => m.flags.arbiter?.outcome?.id === id)?.id",
+        arg=request_id,
+        timeout=15000,
+    ).json_value()
 
 
 def api_request(page: Page, ruleset: str, type_: str, body: Any, **options: Any) -> Any:
