@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from bridge.engine.combat_styles.bodily import bodily_record
 from bridge.engine.combat_styles.checks import ceil_div
-from bridge.engine.combat_styles.stat_blocks import StatBlock
+from bridge.engine.combat_styles.stat_blocks import Characteristics, StatBlock
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 
@@ -36,7 +36,7 @@ SKILLS = (
 def record(rules: RulesView, block: StatBlock) -> JSON:
     """The encounter-state record of a combatant (plain JSON)."""
     ch = block.characteristics
-    stats = ch.model_dump(by_alias=True)
+    stats = characteristics_of(ch)
     key = tuple(stats.values())
     for wid in block.weapons:
         rules.arm(wid)
@@ -45,13 +45,12 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
             known = ", ".join(sorted(rules.style_trait_ids))
             raise LookupError(f"unknown style trait {trait!r} (known: {known})")
     plan = rules.body_plan({"body_plan": block.body_plan}).id
-    hp = dict(
-        block.hit_points
-        if block.hit_points is not None
-        else derived(rules, hit_points, stats, key, plan)
-    )
-    for loc in hp:
-        rules.location(loc)
+    if block.hit_points is not None:
+        hp = dict(block.hit_points)
+        for loc in hp:
+            rules.location(loc)
+    else:  # the body plan's own locations: known ones
+        hp = dict(derived(rules, hit_points, stats, key, plan))
     armor_ap: dict[str, int] = {}
     worn_enc = 0
     for loc, armor_id in block.armor.items():
@@ -100,6 +99,20 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "conditions": {},
         "wounds": {},
         **bodily_record(rules, block, stats),
+    }
+
+
+def characteristics_of(ch: Characteristics) -> dict[str, int]:
+    """``ch.model_dump(by_alias=True)``: the seven characteristics by their JSON keys, in
+    order (read directly: the pydantic dump is a Python call costing a fifth of a record)."""
+    return {
+        "str": ch.STR,
+        "con": ch.CON,
+        "siz": ch.SIZ,
+        "dex": ch.DEX,
+        "int": ch.INT,
+        "pow": ch.POW,
+        "cha": ch.CHA,
     }
 
 
