@@ -54,7 +54,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     if body.action == footing.ACTION:
         # Refused before it is paid for: a fighter on his feet has nothing to regain.
         footing.check_can_stand(c)
-        opponent = footing.opponent_of(state, c, body.target)
+        opponent = footing.opponent_of(rules, state, c, body.target)
         state = writable(state, *footing.touched(state, c, opponent))
         c = state["combatants"][c["id"]]
     if kind == "proactive":

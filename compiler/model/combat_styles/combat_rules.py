@@ -42,6 +42,13 @@ class LeapingAttack(Assumable):
     """A braced target's SIZ counts this much larger against the leap's SIZ limit."""
     quadruped_defender_skill: Skill | None = None
     """The skill a quadruped may use in place of Evade (the text: Athletics)."""
+    leaving_actions: tuple[Id, ...] = ()
+    """Combat actions (``actions`` ids) that take the leaper off his victim: taking one, he
+    leaves him (as attacking someone else, withdrawing or outmanoeuvring does)."""
+    victim_may_regain_footing: bool = False
+    """False (the text): a victim held down cannot Regain Footing until the leaper leaves him
+    or he wins an effect that lets him arise; true: he may, by beating the leaper in the
+    Regain Footing test."""
 
 
 class Evading(Assumable):
