@@ -19,6 +19,7 @@ from bridge.engine.combat_styles.contests import roll_skill, skill_value
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.engagement import check_attack
+from bridge.engine.combat_styles.exchange import SUMMARY_KEYS, summary
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.move_requests import LeapingAttackBody
 from bridge.engine.combat_styles.requests import Situation
@@ -28,6 +29,8 @@ from bridge.engine.dice import Dice
 from compiler.model.combat_styles.combat_rules import LeapingAttack
 
 MOVE = "leaping_attack"
+LEAP_SUMMARY_KEYS = tuple(k for k in SUMMARY_KEYS if k not in ("weapon", "defence", "parry_weapon"))
+"""A parked leap shows what a parked exchange does, but the weapons: a leap has none."""
 
 
 def leaping_attack(
@@ -134,22 +137,7 @@ def leaping_attack(
         "kind": MOVE,
         "status": "awaiting_effects",
         "leap": leap_json,
-        **{
-            k: pending[k]
-            for k in (
-                "token",
-                "attacker",
-                "defender",
-                "attack",
-                "defence_roll",
-                "defence_level",
-                "differential",
-                "chooser",
-                "eligible",
-                "ineligible",
-                "notes",
-            )
-        },
+        **summary(pending, LEAP_SUMMARY_KEYS),
     }
     return Resolution(result=result, state=state)
 
