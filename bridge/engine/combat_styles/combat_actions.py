@@ -7,7 +7,7 @@ from bridge.engine.combat_styles import follow_ups, footing
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
 from bridge.engine.combat_styles.hands import HAND_ACTIONS
-from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
+from bridge.engine.combat_styles.holds import held_by, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody
 from bridge.engine.combat_styles.turns import (
     able,
@@ -62,7 +62,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
             raise EngineError("attacks are made with an exchange request")
         if body.action in OWN_REQUESTS:
             raise EngineError(f"{body.action} is made with the {OWN_REQUESTS[body.action]} request")
-        if body.action == "struggle" and not any(h in c["conditions"] for h in HOLDS):
+        if body.action == "struggle" and not held_by(rules, c):
             raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action, rules)
         if cost == 0 and state.get("phase") == "turns":

@@ -55,11 +55,8 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
 
 
 def slip_free(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    freed = [
-        c
-        for c in ("entangled", "gripped", "pinned", "grappled")
-        if fx.taker["conditions"].pop(c, None)
-    ]
+    frees = fx.rules.effects[choice.id].params.frees
+    freed = [c for c in frees if fx.taker["conditions"].pop(c, None)]
     rec["outcome"] = "free of " + ", ".join(freed) if freed else "nothing to slip"
 
 

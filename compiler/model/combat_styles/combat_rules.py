@@ -10,7 +10,7 @@ from pydantic import Field
 
 from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
 from compiler.model.combat_styles.effects import WeaponKind
-from compiler.model.combat_styles.rounds import RegainFooting
+from compiler.model.combat_styles.rounds import RegainFooting, Struggle
 from compiler.model.common import Assumable, Id, RuleModel
 
 
@@ -333,6 +333,7 @@ class CombatRules(RuleModel):
     change_range: ChangeRange
     grapple: Grapple
     regain_footing: RegainFooting
+    struggle: Struggle
     effect_conditions: EffectConditions
     aerial: AerialCombat
     sweep_attack: SweepAttack
