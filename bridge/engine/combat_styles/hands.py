@@ -4,7 +4,8 @@ A record's ``hands`` maps each hand of the rule data (``combat.hands``) to the w
 or None. A weapon can strike or parry only while held: it sits in as many hands as it needs
 (its ``hands`` in the weapon data; shields and missile weapons by ``combat.hands``), it has not
 been disarmed, taken, dropped or left impaled in a foe, and no hand holding it belongs to a
-useless arm. Natural weapons need no hand. Ready Weapon draws a weapon into free hands (or
+useless or stunned arm (a stunned arm may also drop what it holds: ``combat.hands.stunned_arm``).
+Natural weapons need no hand. Ready Weapon draws a weapon into free hands (or
 sheathes a held one, or picks up a dropped one over ``pick_up_turns`` actions); Drop Weapon
 lets go. Records without ``hands`` (state from before hands were tracked) hold everything.
 """
@@ -91,6 +92,26 @@ def _useless_hands(rules: RulesView, c: JSON) -> set[str]:
     return {h.id for h in rules.model.combat.hands.hands if h.location in locations}
 
 
+def stunned_locations(c: JSON) -> set[str]:
+    """The locations Stun Location has incapacitated: counted in Turns (``locations``) or
+    kept in another unit until removed (Knockout Blow's minutes)."""
+    stunned = c["conditions"].get("stunned") if c["conditions"] else None
+    if not stunned:
+        return set()
+    out: set[str] = set()
+    for key, value in stunned.items():
+        if key != "turns" and isinstance(value, dict):
+            out.update(value)
+    return out
+
+
+def _stunned_hands(rules: RulesView, c: JSON) -> set[str]:
+    locations = stunned_locations(c)
+    if not locations:
+        return set()
+    return {h.id for h in rules.model.combat.hands.hands if h.location in locations}
+
+
 def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
     """None when ``c`` holds ``arm_id`` ready for use; otherwise the reason he does not."""
     hands = c.get("hands")
@@ -107,6 +128,8 @@ def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
         return "it is not in his hands (ready it first)"
     if set(holding) & _useless_hands(rules, c):
         return "the arm holding it is useless"
+    if set(holding) & _stunned_hands(rules, c):
+        return "the arm holding it is stunned"
     return None
 
 
@@ -122,9 +145,10 @@ def require_held(rules: RulesView, c: JSON, arm_id: str, purpose: str) -> None:
 
 
 def free_hands(rules: RulesView, c: JSON) -> list[str]:
-    """Hands holding nothing usable (empty, or their weapon is gone), on working arms."""
+    """Hands holding nothing usable (empty, or their weapon is gone), on working arms (not
+    useless, not stunned)."""
     hands = c.get("hands") or {}
-    useless = _useless_hands(rules, c)
+    useless = _useless_hands(rules, c) | _stunned_hands(rules, c)
     return [
         h for h, w in hands.items() if h not in useless and (w is None or _gone(c, w) is not None)
     ]
@@ -210,6 +234,26 @@ def drop_weapon(rules: RulesView, c: JSON, arm_id: str) -> JSON:
     if arm_id not in dropped["weapons"]:
         dropped["weapons"].append(arm_id)
     return {"weapon": arm_id, "outcome": "dropped", "hands": c["hands"]}
+
+
+def stun_arm(rules: RulesView, c: JSON, location: str) -> list[str]:
+    """Stun Location has numbed the arm at ``location``: its hand lets go of what it holds
+    when ``combat.hands.stunned_arm.drops`` (a strapped shield stays, with ``keeps_shields``);
+    returns the weapons dropped."""
+    rule = rules.model.combat.hands.stunned_arm
+    hands = c.get("hands")
+    if not rule.drops or hands is None:
+        return []
+    numbed = {h.id for h in rules.model.combat.hands.hands if h.location == location}
+    shields = {s.id for s in rules.model.shields} if rule.keeps_shields else set()
+    dropped: list[str] = []
+    for hand in sorted(numbed):
+        wid = hands.get(hand)
+        if wid is None or wid in shields or wid in dropped or _gone(c, wid) is not None:
+            continue
+        drop_weapon(rules, c, wid)
+        dropped.append(wid)
+    return dropped
 
 
 HAND_ACTIONS = {"ready_weapon": ready_weapon, "drop_weapon": drop_weapon}

@@ -277,6 +277,17 @@ class Hand(RuleModel):
     location: Id
 
 
+class StunnedArm(Assumable):
+    """An arm Stun Location incapacitates for some Turns: its hand can neither strike nor
+    parry with what it holds, nor grip anything, until the stun wears off."""
+
+    drops: bool = True
+    """True: the hand lets go, and what it held lies dropped at his feet (picked up again
+    with Ready Weapon); false: it keeps hold, unusable while the stun lasts."""
+    keeps_shields: bool = True
+    """A shield is strapped on: it is not dropped (only unusable) even when ``drops``."""
+
+
 class Hands(Assumable):
     """Which hands hold what: weapons need their ``hands`` count of free hands."""
 
@@ -288,6 +299,9 @@ class Hands(Assumable):
     grapple_needs_free_hand: bool = True
     pick_up_turns: int = Field(2, gt=0)
     """Ready Weapon actions it takes to pick up a dropped or disarmed weapon."""
+    stunned_arm: StunnedArm = StunnedArm()
+    """What Stun Location does to an arm's hand (house rules written without it: the
+    bundled choice)."""
 
 
 class Luck(Assumable):
