@@ -53,7 +53,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     opponent = None
     if body.action == footing.ACTION:
         # Refused before it is paid for: a fighter on his feet has nothing to regain.
-        footing.check_can_stand(c)
+        footing.check_can_stand(rules, c)
         opponent = footing.opponent_of(rules, state, c, body.target)
         state = writable(state, *footing.touched(state, c, opponent))
         c = state["combatants"][c["id"]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.checks import contest_penalty, opposed_winner
 from bridge.engine.combat_styles.combatants import combatant
 from bridge.engine.combat_styles.contests import roll_skill, skill_value
+from bridge.engine.combat_styles.hands import stunned_locations
 from bridge.engine.combat_styles.turns import able
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -22,10 +23,23 @@ from bridge.engine.dice import Dice
 ACTION = "regain_footing"
 
 
-def check_can_stand(c: JSON) -> None:
-    """Refuse Regain Footing for a fighter who is not prone (before the action is paid for)."""
+def check_can_stand(rules: RulesView, c: JSON) -> None:
+    """Refuse Regain Footing (before the action is paid for) for a fighter who is not prone,
+    or — with ``combat.regain_footing.needs_working_legs`` — whose leg is useless or stunned."""
     if "prone" not in c["conditions"]:
         raise EngineError(f"{c['name']} is not prone: there is no footing to regain")
+    if not rules.model.combat.regain_footing.needs_working_legs:
+        return
+    useless = c["conditions"].get("limb_useless") or {}
+    for why, locations in (
+        ("useless", useless.get("locations", [])),
+        ("stunned", sorted(stunned_locations(c))),
+    ):
+        legs = [loc for loc in locations if rules.location(loc).leg]
+        if legs:
+            raise EngineError(
+                f"{c['name']}'s {' and '.join(legs)} is {why}: he cannot stand until it works"
+            )
 
 
 def opponent_of(rules: RulesView, state: JSON, c: JSON, target: str | None) -> str | None:

@@ -67,6 +67,9 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         if dropped:
             rec["dropped"] = dropped
             rec["outcome"] += "; drops " + ", ".join(dropped)
+    elif fx.rules.effects[choice.id].params.leg_falls_prone:
+        add_condition(fx.victim, "prone")
+        rec["outcome"] += "; falls prone"
 
 
 def impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

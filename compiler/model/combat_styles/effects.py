@@ -250,6 +250,8 @@ class EffectParams(RuleModel):
     follow_up: FollowUp | None = None
     frees: tuple[Hold, ...] = ()
     """Slip Free: the holds it frees the taker of, all at once (listed in this order)."""
+    leg_falls_prone: bool = False
+    """Stun Location: a stunned leg drops the victim prone (as a useless one does)."""
     senseless_locations: tuple[Id, ...] = ()
     """Stun Location: hit locations that, stunned, leave the victim insensible (incapacitated);
     another stunned location that is not a limb leaves him able only to defend."""

@@ -33,6 +33,9 @@ class RegainFooting(Assumable):
     """The stander's skills."""
     opponent_skills: tuple[Skill, ...] = Field(min_length=1)
     """The engaged opponent's skills."""
+    needs_working_legs: bool = False
+    """True: a fighter with a leg that is useless (Serious Wound) or stunned (Stun Location)
+    cannot stand until it works again."""
 
 
 class Struggle(Assumable):

@@ -1,8 +1,9 @@
-"""A stunned arm (Stun Location: "the Hit Location is incapacitated for a number of turns"):
-its hand can neither strike nor parry with what it holds, nor take anything up; by the
+"""Stunned limbs (Stun Location: "the Hit Location is incapacitated for a number of turns").
+An arm's hand can neither strike nor parry with what it holds, nor take anything up; by the
 bundled data (``combat.hands.stunned_arm``, assumed) it drops its weapon but keeps a strapped
-shield. a's mace deals 3 (1d8 rolled 3); b's Endurance 40 fails at 95; location 13 is the
-right arm, 16 the left."""
+shield. A leg drops him prone (``params.leg_falls_prone``, assumed) and keeps him down while
+the stun lasts (``combat.regain_footing.needs_working_legs``). a's mace deals 3 (1d8 rolled
+3); b's Endurance 40 fails at 95; location 2 is the right leg, 13 the right arm, 16 the left."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from bridge.engine.contract import EngineError
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.house import with_combat_rule
+from tests.bridge.engine.combat_styles.overlays import house_rules
 
-RIGHT_ARM, LEFT_ARM = 13, 16
+RIGHT_LEG, RIGHT_ARM, LEFT_ARM = 2, 13, 16
 
 
 def stun(table: Table, location: int) -> dict[str, Any]:
@@ -97,3 +99,57 @@ def test_by_house_rule_a_stunned_arm_keeps_its_weapon_unusable_until_the_stun_we
     while table("state", {})["current"] != "b":
         table("next_turn", {})
     assert table("exchange", strike, [80])["weapon"] == "broadsword"
+
+
+def stand(table: Table) -> dict[str, Any]:
+    return table("act", {"combatant": "b", "action": "regain_footing"})
+
+
+def test_a_stunned_leg_drops_him_prone_and_keeps_him_down_while_it_lasts(table: Table) -> None:
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    effect = stun(table, RIGHT_LEG)
+    assert effect["outcome"] == "right_leg incapacitated for 3 turns; falls prone"
+    assert table.who("b")["conditions"]["prone"] == {"turns": None}
+    with pytest.raises(
+        EngineError, match="b's right_leg is stunned: he cannot stand until it works"
+    ):
+        stand(table)
+    del table.who("b")["conditions"]["stunned"]  # outside turns nothing counts it down
+    assert stand(table)["footing"]["stood"] is True
+
+
+def test_a_useless_leg_keeps_him_down(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    conditions = table.who("b")["conditions"]
+    conditions["limb_useless"] = {"turns": None, "locations": ["left_leg"]}
+    conditions["prone"] = {"turns": None}
+    with pytest.raises(EngineError, match="b's left_leg is useless: he cannot stand"):
+        stand(table)
+
+
+def test_by_house_rule_he_may_stand_on_a_stunned_leg(model: RulesetBase, tmp_path: Path) -> None:
+    rules = with_combat_rule(model, tmp_path, "regain_footing", needs_working_legs=False)
+    table = Table(rules)
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    stun(table, RIGHT_LEG)
+    assert stand(table)["footing"]["stood"] is True
+
+
+STUN_ARMS_ONLY = """
+[[special_effects]]
+id = "stun_location"
+name = "Stun Location"
+taker = "attacker"
+mechanic = "stun_location"
+requires = { weapon_lists_effect = true, blow_wounds = true }
+resisted_by = { skills = ["endurance"] }
+params = { duration = { amount = "damage", unit = "turns" }, senseless_locations = ["head"] }
+description = "House rule: a stunned leg does not fell its owner."
+"""
+
+
+def test_whether_a_stunned_leg_fells_him_comes_from_the_rule_data(tmp_path: Path) -> None:
+    table = Table(house_rules(tmp_path, {"special_effects.toml": STUN_ARMS_ONLY}))
+    duel(table, fighter("a", weapons=["mace"]), fighter("b"))
+    assert stun(table, RIGHT_LEG)["outcome"] == "right_leg incapacitated for 3 turns"
+    assert "prone" not in table.who("b")["conditions"]
