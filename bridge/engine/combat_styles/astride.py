@@ -36,6 +36,12 @@ def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resoluti
     if state is None:
         return done
     records: dict[str, JSON] = state["combatants"]
+    for c in records.values():
+        conditions = c["conditions"]
+        if conditions and (ASTRIDE in conditions or PRONE in conditions):
+            break
+    else:
+        return done  # the usual case, on every exchange: nobody astride, nobody down
     ended: list[JSON] = []
     for cid, c in records.items():
         conditions = c["conditions"]
