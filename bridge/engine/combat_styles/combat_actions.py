@@ -24,6 +24,9 @@ from bridge.engine.dice import Dice
 
 OWN_REQUESTS = {"outmaneuver": "outmaneuver", "mount": "mount"}
 """Actions whose consequences a request of their own decides (the roll, who rides whom)."""
+GRIP_FORBIDS = ("change_range",)
+"""Actions a gripped fighter cannot take (Grip: "preventing them from being able to change
+weapon range or disengage from combat")."""
 
 
 def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
@@ -44,6 +47,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     kind, cost = rules.actions[body.action]
     if not able(c):
         raise EngineError(f"{c['name']} is out of the fight")
+    if body.action in GRIP_FORBIDS and "gripped" in c["conditions"]:
+        raise EngineError(f"{c['name']} is gripped and cannot {body.action.replace('_', ' ')}")
     follow_up_on = None
     if body.action in rules.follow_ups:
         # Chosen before the action is paid for: paying ends the Turn the move belongs to.

@@ -59,6 +59,8 @@ def _condition_holds(
         )
     if name == "not_blind_strike":
         return not situation["blind_strike"]
+    if name == "not_gripped":
+        return not has_condition(rec, "gripped")
     if name == "engaged_at_different_reach":
         a, b = taker.arm, victim.arm
         return a is not None and b is not None and a.reach != b.reach

@@ -43,6 +43,9 @@ def outmaneuver(
             raise EngineError(f"{c['name']} is out of the fight")
     if has_condition(mover, "entangled"):
         raise EngineError(f"{mover['name']} is entangled and cannot outmanoeuvre")
+    if has_condition(mover, "gripped"):
+        # Grip: "preventing them from being able to change weapon range or disengage".
+        raise EngineError(f"{mover['name']} is gripped and cannot outmanoeuvre")
     _pay_proactive(rules, state, mover, rule.ap_cost_each)
 
     notes: list[str] = []

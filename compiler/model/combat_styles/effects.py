@@ -29,6 +29,7 @@ Condition = Literal[
     "defending",
     "ranged_close_range_stationary_or_unaware",
     "not_blind_strike",
+    "not_gripped",
     "engaged_at_different_reach",
     "casting",
 ]
@@ -41,6 +42,8 @@ Condition = Literal[
 * ``ranged_close_range_stationary_or_unaware`` — a ranged target at Close range that is
   stationary or unaware of the attack;
 * ``not_blind_strike`` — the attack is not a blind strike through total cover;
+* ``not_gripped`` — not held by a Grip, which prevents "being able to change weapon range or
+  disengage from combat";
 * ``engaged_at_different_reach`` — the two weapons' Reaches differ (optional reach rules);
 * ``casting`` — the target is casting magic.
 """

@@ -1,14 +1,19 @@
-"""Holds from the rule data: the order a Struggle tries them in (``combat.struggle.holds``) and
-what Slip Free frees (its ``params.frees``) — each changed through a rules overlay."""
+"""Holds: the order a Struggle tries them in (``combat.struggle.holds``) and what Slip Free
+frees (its ``params.frees``) — rule data changed through a rules overlay — and what a Grip
+forbids its victim (changing range, disengaging)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from bridge.engine.contract import EngineError
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.house import with_combat_rule
 from tests.bridge.engine.combat_styles.overlays import house_rules
+from tests.bridge.engine.combat_styles.test_mounted import cavalry
 
 SLIP_FREE_GRIP_ONLY = """
 [[special_effects]]
@@ -71,3 +76,45 @@ def test_what_slip_free_frees_comes_from_the_rule_data(tmp_path: Path) -> None:
     duel(table, fighter("a"), fighter("b"))
     assert slip(table)["outcome"] == "free of gripped"
     assert table.who("b")["conditions"]["grappled"]["by"] == "a"
+
+
+# Grip: "preventing them from being able to change weapon range or disengage from combat".
+
+
+def gripped(table: Table) -> None:
+    duel(table, fighter("a", weapons=[]), fighter("b"))
+    table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "weapon": "unarmed", "effects": [{"id": "grip"}]},
+        [30, 90, 2, 10],
+    )
+    assert table.who("b")["conditions"]["gripped"]["by"] == "a"
+
+
+def test_a_gripped_fighter_cannot_win_withdraw(table: Table) -> None:
+    gripped(table)
+    out = table("exchange", {"attacker": "a", "defender": "b", "weapon": "unarmed"}, [80, 30])
+    assert out["chooser"] == "b"
+    assert out["ineligible"]["withdraw"] == "the taker must be not gripped"
+    assert "withdraw" not in {e["id"] for e in out["eligible"]}
+
+
+def test_a_fighter_free_of_the_grip_may_withdraw(table: Table) -> None:
+    duel(table, fighter("a", weapons=[]), fighter("b"))
+    out = table("exchange", {"attacker": "a", "defender": "b", "weapon": "unarmed"}, [80, 30])
+    assert "withdraw" in {e["id"] for e in out["eligible"]}
+
+
+def test_a_gripped_fighter_cannot_outmanoeuvre_or_change_range(table: Table) -> None:
+    gripped(table)
+    with pytest.raises(EngineError, match="b is gripped and cannot outmanoeuvre"):
+        table("outmaneuver", {"combatant": "b", "opponents": ["a"]})
+    with pytest.raises(EngineError, match="b is gripped and cannot change range"):
+        table("act", {"combatant": "b", "action": "change_range"})
+
+
+def test_a_gripped_rider_cannot_withdraw_on_his_faster_mount(table: Table) -> None:
+    cavalry(table)
+    table.who("knight")["conditions"]["gripped"] = {"turns": None, "by": "brute"}
+    with pytest.raises(EngineError, match="knight is gripped and cannot withdraw"):
+        table("mounted_withdraw", {"rider": "knight", "opponents": ["brute"]})
