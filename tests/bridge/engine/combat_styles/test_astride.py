@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bridge.engine.contract import EngineError
 from compiler.errors import RuleError
 from compiler.model.common import RulesetBase
 from compiler.model.loader import RULES_ROOT, load_ruleset
@@ -221,3 +222,12 @@ def test_an_unknown_leaving_action_names_file_entry_and_field(tmp_path: Path) ->
         "combat-styles/combat.toml: entry combat > leaping_attack > leaving_actions #1"
     )
     assert "unknown action 'fly_away'" in msg
+
+
+def test_a_prone_or_mounted_fighter_cannot_leap(table: Table) -> None:
+    leapt_on(table, fighter("horse", quadruped=True, movement=10))
+    with pytest.raises(EngineError, match="b is prone: he must regain his footing to leap"):
+        table("leaping_attack", {"attacker": "b", "defender": "c"})
+    table("mount", {"rider": "c", "mount": "horse"})
+    with pytest.raises(EngineError, match="c is mounted: he must dismount to leap"):
+        table("leaping_attack", {"attacker": "c", "defender": "cat"})
