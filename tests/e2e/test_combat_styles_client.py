@@ -5,7 +5,6 @@ actor), the real ``arbiter serve`` decides, and each card is checked against the
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -28,18 +27,16 @@ GHOST = {
 }
 
 
+@pytest.fixture
+def gm(bundled_gm: Page) -> Page:
+    """In this module the GM's page is on the bundled module, against the real ``arbiter serve``."""
+    return bundled_gm
+
+
 @pytest.mark.parametrize("generation", [12, 13])
 def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_the_contest(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
-    generation: int,
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str], generation: int
 ) -> None:
-    gm = Page(chromium, bundled_site, generation, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     fill = {
         "attacker": json.dumps(SHAMAN),
         "defender": json.dumps(GHOST),
@@ -98,16 +95,8 @@ def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_
 
 @pytest.mark.parametrize("generation", [13, 14])
 def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_its_dialog(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
-    generation: int,
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str], generation: int
 ) -> None:
-    gm = Page(chromium, bundled_site, generation, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     start = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD), "encounter": "gate"}
     send_dialog(gm, macros[("combat-styles", "start_encounter")], start, ("fatigue_checks",))
     [row] = wait_until(lambda: log_rows(bundled_server))
@@ -146,12 +135,10 @@ def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_it
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [12])
 def test_a_round_closing_with_fatigue_checks_shows_each_endurance_roll_and_the_new_level(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_server: Server
 ) -> None:
-    gm = Page(chromium, bundled_site, 12, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     # CON 4 falls in the data's 1–5 band: an Endurance check every 2 rounds.
     wisp = {
         "id": "wisp",
@@ -178,16 +165,10 @@ def test_a_round_closing_with_fatigue_checks_shows_each_endurance_roll_and_the_n
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [12])
 def test_mitigate_damage_is_asked_by_the_exchange_dialog_and_shown_on_the_wound(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str]
 ) -> None:
-    gm = Page(chromium, bundled_site, 12, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     fill = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD)}
     ticked = ("mitigate_defender", "charging")
     send_dialog(gm, macros[("combat-styles", "exchange")], fill, ticked)
