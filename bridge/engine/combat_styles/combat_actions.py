@@ -6,7 +6,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles import follow_ups, footing
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
-from bridge.engine.combat_styles.hands import HAND_ACTIONS
+from bridge.engine.combat_styles.hands import HAND_ACTIONS, snared_leg
 from bridge.engine.combat_styles.holds import held_by, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody
 from bridge.engine.combat_styles.turns import (
@@ -27,6 +27,9 @@ OWN_REQUESTS = {"outmaneuver": "outmaneuver", "mount": "mount"}
 GRIP_FORBIDS = ("change_range",)
 """Actions a gripped fighter cannot take (Grip: "preventing them from being able to change
 weapon range or disengage from combat")."""
+SNARE_FORBIDS = ("move", "change_range")
+"""Actions a fighter whose leg is entangled cannot take (Entangle: "a snared leg prevents the
+target from moving")."""
 
 
 def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
@@ -49,6 +52,10 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         raise EngineError(f"{c['name']} is out of the fight")
     if body.action in GRIP_FORBIDS and "gripped" in c["conditions"]:
         raise EngineError(f"{c['name']} is gripped and cannot {body.action.replace('_', ' ')}")
+    if body.action in SNARE_FORBIDS and snared_leg(rules, c) is not None:
+        raise EngineError(
+            f"{c['name']}'s leg is entangled and he cannot {body.action.replace('_', ' ')}"
+        )
     follow_up_on = None
     if body.action in rules.follow_ups:
         # Chosen before the action is paid for: paying ends the Turn the move belongs to.

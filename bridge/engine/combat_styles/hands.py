@@ -120,6 +120,13 @@ def _disabled_locations(c: JSON) -> dict[str, str]:
     return out
 
 
+def snared_leg(rules: RulesView, c: JSON) -> str | None:
+    """The leg an entangling weapon has snared ("prevents the target from moving"), or None."""
+    entangled = c["conditions"].get("entangled") if c["conditions"] else None
+    loc = entangled.get("location") if entangled else None
+    return str(loc) if loc is not None and rules.location(loc).leg else None
+
+
 def _disabled_hands(rules: RulesView, c: JSON) -> dict[str, str]:
     """Hand → why it holds nothing usable (see :func:`_disabled_locations`)."""
     locations = _disabled_locations(c)

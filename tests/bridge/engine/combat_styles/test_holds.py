@@ -118,3 +118,31 @@ def test_a_gripped_rider_cannot_withdraw_on_his_faster_mount(table: Table) -> No
     table.who("knight")["conditions"]["gripped"] = {"turns": None, "by": "brute"}
     with pytest.raises(EngineError, match="knight is gripped and cannot withdraw"):
         table("mounted_withdraw", {"rider": "knight", "opponents": ["brute"]})
+
+
+# Entangle: "a snared leg prevents the target from moving" — an entangled arm does not.
+
+
+def entangled_at(table: Table, location: int) -> None:
+    duel(table, fighter("a", weapons=["net"]), fighter("b"))
+    body = {"attacker": "a", "defender": "b", "effects": [{"id": "entangle"}]}
+    table("exchange", body, [30, 90, 3, location])
+
+
+def test_a_snared_leg_keeps_him_from_moving(table: Table) -> None:
+    entangled_at(table, 2)
+    assert table.who("b")["conditions"]["entangled"]["location"] == "right_leg"
+    with pytest.raises(EngineError, match="b's leg is entangled and he cannot outmanoeuvre"):
+        table("outmaneuver", {"combatant": "b", "opponents": ["a"]})
+    for action, words in (("move", "move"), ("change_range", "change range")):
+        with pytest.raises(EngineError, match=f"b's leg is entangled and he cannot {words}"):
+            table("act", {"combatant": "b", "action": action})
+
+
+def test_an_entangled_arm_does_not_keep_him_from_outmanoeuvring(table: Table) -> None:
+    entangled_at(table, 14)
+    assert table.who("b")["conditions"]["entangled"]["location"] == "right_arm"
+    out = table("outmaneuver", {"combatant": "b", "opponents": ["a"]}, [10, 90])
+    assert table.rolled == [("1d100 evade b", 10), ("1d100 evade a", 90)]
+    assert out["kind"] == "outmaneuver"
+    table("act", {"combatant": "b", "action": "move"})
