@@ -105,7 +105,7 @@ def _moved_away(rules: RulesView, kind: str, body: Any, leaper: str, victim: str
             return f"{leaper} attacks {', '.join(t.defender for t in body.targets)}"
     elif kind == "outmaneuver" and body.combatant == leaper:
         return f"{leaper} outmanoeuvres"
-    elif kind == "aerial_pass" and leaper in (body.combatant, *body.opponents):
+    elif kind == "aerial_pass" and (leaper == body.combatant or leaper in body.opponents):
         return f"{leaper} takes to the air"
     elif (
         kind == "act"
