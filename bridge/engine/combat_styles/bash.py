@@ -3,6 +3,7 @@ and the fall when he is knocked into an obstacle."""
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles.astride import displace
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.checks import roll_check, target
 from bridge.engine.combat_styles.combatants import add_condition
@@ -35,6 +36,8 @@ def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     metres = blow.rolled // per if per else 0
     rec["outcome"] = f"knocked back {metres} m"
     rec["metres"] = metres
+    if metres > 0:
+        displace(fx.victim)
     if fx.pending["situation"]["obstacle"] and metres > 0:
         checks = fx.rules.effects[choice.id].params.obstacle_checks
         best = max(checks, key=lambda c: fx.victim["skills"].get(c.skill, 0))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from bridge.engine.combat_styles import follow_ups, footing
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
-from bridge.engine.combat_styles.hands import HAND_ACTIONS
-from bridge.engine.combat_styles.holds import HOLDS, pull_free, struggle
+from bridge.engine.combat_styles.hands import HAND_ACTIONS, snared_leg
+from bridge.engine.combat_styles.holds import held_by, pull_free, struggle
 from bridge.engine.combat_styles.requests import ActBody
 from bridge.engine.combat_styles.turns import (
     able,
@@ -24,6 +24,12 @@ from bridge.engine.dice import Dice
 
 OWN_REQUESTS = {"outmaneuver": "outmaneuver", "mount": "mount"}
 """Actions whose consequences a request of their own decides (the roll, who rides whom)."""
+GRIP_FORBIDS = ("change_range",)
+"""Actions a gripped fighter cannot take (Grip: "preventing them from being able to change
+weapon range or disengage from combat")."""
+SNARE_FORBIDS = ("move", "change_range")
+"""Actions a fighter whose leg is entangled cannot take (Entangle: "a snared leg prevents the
+target from moving")."""
 
 
 def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
@@ -44,6 +50,12 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     kind, cost = rules.actions[body.action]
     if not able(c):
         raise EngineError(f"{c['name']} is out of the fight")
+    if body.action in GRIP_FORBIDS and "gripped" in c["conditions"]:
+        raise EngineError(f"{c['name']} is gripped and cannot {body.action.replace('_', ' ')}")
+    if body.action in SNARE_FORBIDS and snared_leg(rules, c) is not None:
+        raise EngineError(
+            f"{c['name']}'s leg is entangled and he cannot {body.action.replace('_', ' ')}"
+        )
     follow_up_on = None
     if body.action in rules.follow_ups:
         # Chosen before the action is paid for: paying ends the Turn the move belongs to.
@@ -53,8 +65,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     opponent = None
     if body.action == footing.ACTION:
         # Refused before it is paid for: a fighter on his feet has nothing to regain.
-        footing.check_can_stand(c)
-        opponent = footing.opponent_of(state, c, body.target)
+        footing.check_can_stand(rules, c)
+        opponent = footing.opponent_of(rules, state, c, body.target)
         state = writable(state, *footing.touched(state, c, opponent))
         c = state["combatants"][c["id"]]
     if kind == "proactive":
@@ -62,7 +74,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
             raise EngineError("attacks are made with an exchange request")
         if body.action in OWN_REQUESTS:
             raise EngineError(f"{body.action} is made with the {OWN_REQUESTS[body.action]} request")
-        if body.action == "struggle" and not any(h in c["conditions"] for h in HOLDS):
+        if body.action == "struggle" and not held_by(rules, c):
             raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action, rules)
         if cost == 0 and state.get("phase") == "turns":

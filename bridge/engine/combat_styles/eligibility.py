@@ -13,6 +13,7 @@ from bridge.engine.combat_styles.checks import Level
 from bridge.engine.combat_styles.combatants import has_condition
 from bridge.engine.combat_styles.view import Arm, RulesView
 from bridge.engine.contract import JSON
+from compiler.model.combat_styles.effects import HOLD_CONDITIONS
 
 DISADVANTAGED = (
     "prone",
@@ -24,7 +25,7 @@ DISADVANTAGED = (
     "pinned",
     "grappled",
 )
-HELD = ("entangled", "gripped", "pinned", "grappled")
+HELD = HOLD_CONDITIONS
 
 
 # A dataclass compiled by mypyc into a native class (built per exchange); mypyc compiles a
@@ -66,6 +67,8 @@ def _condition_holds(
         )
     if name == "not_blind_strike":
         return not situation["blind_strike"]
+    if name == "not_gripped":
+        return not has_condition(rec, "gripped")
     if name == "engaged_at_different_reach":
         a, b = taker.arm, victim.arm
         return a is not None and b is not None and a.reach != b.reach

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from bridge.engine.combat_styles import fatigue_checks, mounted, rounds
+from bridge.engine.combat_styles import astride, fatigue_checks, mounted, rounds
 from bridge.engine.combat_styles.aerial import aerial_pass
 from bridge.engine.combat_styles.burdens import burdens
 from bridge.engine.combat_styles.checks import (
@@ -206,7 +206,8 @@ class CombatStylesEngine:
             raise EngineError(f"unknown request type {kind!r}")
         view = view_of(rules)
         try:
-            return fatigue_checks.after_request(view, state, handler(view, body, state, dice), dice)
+            done = astride.settle(view, kind, body, handler(view, body, state, dice))
+            return fatigue_checks.after_request(view, state, done, dice)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
 

@@ -325,7 +325,7 @@ def start_exchange(
             done.result["odds"] = odds
         return done
     state.setdefault("pending", {})[token] = pending
-    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **_summary(pending)}
+    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **summary(pending)}
     if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state)
@@ -392,21 +392,25 @@ def _check_json(result: CheckResult, skill: int, grade: str | None) -> JSON:
     return out
 
 
-def _summary(pending: JSON) -> dict[str, Any]:
-    keys = (
-        "token",
-        "attacker",
-        "defender",
-        "weapon",
-        "defence",
-        "parry_weapon",
-        "attack",
-        "defence_roll",
-        "defence_level",
-        "differential",
-        "chooser",
-        "eligible",
-        "ineligible",
-        "notes",
-    )
+SUMMARY_KEYS = (
+    "token",
+    "attacker",
+    "defender",
+    "weapon",
+    "defence",
+    "parry_weapon",
+    "attack",
+    "defence_roll",
+    "defence_level",
+    "differential",
+    "chooser",
+    "eligible",
+    "ineligible",
+    "notes",
+)
+"""What an exchange parked for the winner's choice shows of itself (in this order)."""
+
+
+def summary(pending: JSON, keys: tuple[str, ...] = SUMMARY_KEYS) -> dict[str, Any]:
+    """The ``keys`` of a parked exchange that it has, in order (see :data:`SUMMARY_KEYS`)."""
     return {k: pending[k] for k in keys if k in pending}

@@ -7,6 +7,7 @@ from collections import Counter
 from fractions import Fraction
 
 from bridge.engine.combat_styles import riders, special_effects
+from bridge.engine.combat_styles.astride import displace
 from bridge.engine.combat_styles.blows import (
     Blow,
     Finisher,
@@ -385,6 +386,7 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
         fx.out["knockback"] = {"target": victim["id"], "metres": 0, "ride": ride}
         return
     metres = ceil_div(blow.rolled - siz, rules.knockback.per_metre)
+    displace(victim)
     out: JSON = {"target": victim["id"], "metres": metres}
     if ride is not None:
         out["ride"] = ride

@@ -1,10 +1,12 @@
 """Regain Footing: a prone fighter stands.
 
-Unengaged, he stands without a roll. Engaged — the request names an opponent (``target``), or
-a leaper holds him down astride him (``held_down_by``) — he must first win an opposed test of
-the skills ``combat.regain_footing`` lists; each side rolls his better one unless the request
-names one. Winning removes ``prone`` (and the holder's ``astride``); losing leaves him down with
-the action spent.
+Unengaged, he stands without a roll. Engaged — the request names an opponent (``target``) — he
+must first win an opposed test of the skills ``combat.regain_footing`` lists; each side rolls
+his better one unless the request names one. Winning removes ``prone``; losing leaves him down
+with the action spent. A victim a leaper holds down astride him (``held_down_by``) cannot
+stand until the leaper leaves him (text "Leaping Attacks"); with
+``combat.leaping_attack.victim_may_regain_footing`` he may, by beating that leaper in the test
+(which also throws the leaper off: his ``astride`` is cleared).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.checks import contest_penalty, opposed_winner
 from bridge.engine.combat_styles.combatants import combatant
 from bridge.engine.combat_styles.contests import roll_skill, skill_value
+from bridge.engine.combat_styles.hands import stunned_locations
 from bridge.engine.combat_styles.turns import able
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -20,21 +23,41 @@ from bridge.engine.dice import Dice
 ACTION = "regain_footing"
 
 
-def check_can_stand(c: JSON) -> None:
-    """Refuse Regain Footing for a fighter who is not prone (before the action is paid for)."""
+def check_can_stand(rules: RulesView, c: JSON) -> None:
+    """Refuse Regain Footing (before the action is paid for) for a fighter who is not prone,
+    or — with ``combat.regain_footing.needs_working_legs`` — whose leg is useless or stunned."""
     if "prone" not in c["conditions"]:
         raise EngineError(f"{c['name']} is not prone: there is no footing to regain")
+    if not rules.model.combat.regain_footing.needs_working_legs:
+        return
+    useless = c["conditions"].get("limb_useless") or {}
+    for why, locations in (
+        ("useless", useless.get("locations", [])),
+        ("stunned", sorted(stunned_locations(c))),
+    ):
+        legs = [loc for loc in locations if rules.location(loc).leg]
+        if legs:
+            raise EngineError(
+                f"{c['name']}'s {' and '.join(legs)} is {why}: he cannot stand until it works"
+            )
 
 
-def opponent_of(state: JSON, c: JSON, target: str | None) -> str | None:
+def opponent_of(rules: RulesView, state: JSON, c: JSON, target: str | None) -> str | None:
     """The id of the opponent ``c`` must beat to stand: whoever holds him down (a leaper astride
     him), else the named ``target``; None when he is unengaged. A holder who is gone or out of
-    the fight holds nobody down. Naming another foe while held down is refused."""
+    the fight holds nobody down. Held down, he is refused (the text: not until the leaper
+    leaves him) unless ``combat.leaping_attack.victim_may_regain_footing``; naming another foe
+    while held down is refused."""
     holder = c["conditions"]["prone"].get("held_down_by")
     if holder is not None and not (
         holder in state["combatants"] and able(state["combatants"][holder])
     ):
         holder = None
+    if holder is not None and not rules.model.combat.leaping_attack.victim_may_regain_footing:
+        raise EngineError(
+            f"{c['name']} is held down by {holder} astride him: he cannot regain his footing "
+            f"until {holder} leaves him or he wins an effect that lets him arise"
+        )
     if target is not None:
         if target == c["id"]:
             raise EngineError(f"{c['name']} cannot oppose himself")

@@ -4,7 +4,9 @@ A record's ``hands`` maps each hand of the rule data (``combat.hands``) to the w
 or None. A weapon can strike or parry only while held: it sits in as many hands as it needs
 (its ``hands`` in the weapon data; shields and missile weapons by ``combat.hands``), it has not
 been disarmed, taken, dropped or left impaled in a foe, and no hand holding it belongs to a
-useless arm. Natural weapons need no hand. Ready Weapon draws a weapon into free hands (or
+useless, stunned, entangled or grappled arm (a stunned arm may also drop what it holds:
+``combat.hands.stunned_arm``).
+Natural weapons need no hand. Ready Weapon draws a weapon into free hands (or
 sheathes a held one, or picks up a dropped one over ``pick_up_turns`` actions); Drop Weapon
 lets go. Records without ``hands`` (state from before hands were tracked) hold everything.
 """
@@ -18,6 +20,8 @@ from bridge.engine.contract import JSON, EngineError
 
 GONE = ("disarmed", "taken", "dropped", "impaled_in")
 """Conditions listing weapons that have left their wielder's hands."""
+BINDING = ("entangled", "grappled")
+"""Holds that bind the limb at their ``location``: its hand holds nothing usable meanwhile."""
 
 
 def hands_needed(rules: RulesView, arm_id: str) -> int:
@@ -83,12 +87,56 @@ def _gone(c: JSON, arm_id: str) -> str | None:
     return None
 
 
-def _useless_hands(rules: RulesView, c: JSON) -> set[str]:
-    useless = c["conditions"].get("limb_useless") if c["conditions"] else None
-    if not useless:
+def stunned_locations(c: JSON) -> set[str]:
+    """The locations Stun Location has incapacitated: counted in Turns (``locations``) or
+    kept in another unit until removed (Knockout Blow's minutes)."""
+    stunned = c["conditions"].get("stunned") if c["conditions"] else None
+    if not stunned:
         return set()
-    locations = set(useless.get("locations", []))
-    return {h.id for h in rules.model.combat.hands.hands if h.location in locations}
+    out: set[str] = set()
+    for key, value in stunned.items():
+        if key != "turns" and isinstance(value, dict):
+            out.update(value)
+    return out
+
+
+def _disabled_locations(c: JSON) -> dict[str, str]:
+    """Location → why a limb there cannot use what its hand holds: a useless arm (Serious
+    Wound), a stunned one (Stun Location), an entangled arm ("cannot use whatever it is
+    holding") or a grappled limb ("rendered inoperable"); the first reason found wins."""
+    conditions = c["conditions"]
+    out: dict[str, str] = {}
+    if not conditions:
+        return out
+    useless = conditions.get("limb_useless")
+    for loc in useless.get("locations", []) if useless else []:
+        out.setdefault(loc, "useless")
+    for loc in stunned_locations(c):
+        out.setdefault(loc, "stunned")
+    for name in BINDING:
+        bound = conditions.get(name)
+        if bound is not None and bound.get("location") is not None:
+            out.setdefault(bound["location"], name)
+    return out
+
+
+def snared_leg(rules: RulesView, c: JSON) -> str | None:
+    """The leg an entangling weapon has snared ("prevents the target from moving"), or None."""
+    entangled = c["conditions"].get("entangled") if c["conditions"] else None
+    loc = entangled.get("location") if entangled else None
+    return str(loc) if loc is not None and rules.location(loc).leg else None
+
+
+def _disabled_hands(rules: RulesView, c: JSON) -> dict[str, str]:
+    """Hand → why it holds nothing usable (see :func:`_disabled_locations`)."""
+    locations = _disabled_locations(c)
+    if not locations:
+        return {}
+    return {
+        h.id: locations[h.location]
+        for h in rules.model.combat.hands.hands
+        if h.location in locations
+    }
 
 
 def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
@@ -105,8 +153,10 @@ def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
     holding = [h for h, w in hands.items() if w == arm_id]
     if not holding:
         return "it is not in his hands (ready it first)"
-    if set(holding) & _useless_hands(rules, c):
-        return "the arm holding it is useless"
+    disabled = _disabled_hands(rules, c)
+    for hand in holding:
+        if hand in disabled:
+            return f"the arm holding it is {disabled[hand]}"
     return None
 
 
@@ -122,9 +172,10 @@ def require_held(rules: RulesView, c: JSON, arm_id: str, purpose: str) -> None:
 
 
 def free_hands(rules: RulesView, c: JSON) -> list[str]:
-    """Hands holding nothing usable (empty, or their weapon is gone), on working arms."""
+    """Hands holding nothing usable (empty, or their weapon is gone), on working arms (not
+    useless, stunned, entangled or grappled)."""
     hands = c.get("hands") or {}
-    useless = _useless_hands(rules, c)
+    useless = _disabled_hands(rules, c)
     return [
         h for h, w in hands.items() if h not in useless and (w is None or _gone(c, w) is not None)
     ]
@@ -210,6 +261,26 @@ def drop_weapon(rules: RulesView, c: JSON, arm_id: str) -> JSON:
     if arm_id not in dropped["weapons"]:
         dropped["weapons"].append(arm_id)
     return {"weapon": arm_id, "outcome": "dropped", "hands": c["hands"]}
+
+
+def stun_arm(rules: RulesView, c: JSON, location: str) -> list[str]:
+    """Stun Location has numbed the arm at ``location``: its hand lets go of what it holds
+    when ``combat.hands.stunned_arm.drops`` (a strapped shield stays, with ``keeps_shields``);
+    returns the weapons dropped."""
+    rule = rules.model.combat.hands.stunned_arm
+    hands = c.get("hands")
+    if not rule.drops or hands is None:
+        return []
+    numbed = {h.id for h in rules.model.combat.hands.hands if h.location == location}
+    shields = {s.id for s in rules.model.shields} if rule.keeps_shields else set()
+    dropped: list[str] = []
+    for hand in sorted(numbed):
+        wid = hands.get(hand)
+        if wid is None or wid in shields or wid in dropped or _gone(c, wid) is not None:
+            continue
+        drop_weapon(rules, c, wid)
+        dropped.append(wid)
+    return dropped
 
 
 HAND_ACTIONS = {"ready_weapon": ready_weapon, "drop_weapon": drop_weapon}

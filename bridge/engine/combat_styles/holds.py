@@ -24,9 +24,11 @@ from bridge.engine.combat_styles.wounds import apply_wound
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice
 
-HOLDS = ("grappled", "gripped", "entangled", "pinned")
-"""The holds a struggle tries, in order. A grapple's escape is the grapple rules'; each other
-hold's is the ``escape`` of the effect ``combat.effect_conditions`` names for it."""
+
+def held_by(rules: RulesView, victim: JSON) -> list[str]:
+    """The holds on ``victim``, in the order a struggle tries them (``combat.struggle``)."""
+    conditions = victim["conditions"]
+    return [h for h in rules.model.combat.struggle.holds if h in conditions]
 
 
 def _skills(rules: RulesView, condition: str) -> tuple[tuple[str, ...], str]:
@@ -41,11 +43,11 @@ def _skills(rules: RulesView, condition: str) -> tuple[tuple[str, ...], str]:
 
 
 def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
-    """Try to break the first hold on ``victim``; returns the roll and whether it broke."""
-    for condition in HOLDS:
-        hold = victim["conditions"].get(condition)
-        if hold is None:
-            continue
+    """Try to break the first hold on ``victim`` in the order of ``combat.struggle`` (a
+    grapple's escape is the grapple rules'; each other hold's is the ``escape`` of the effect
+    ``combat.effect_conditions`` names for it); returns the roll and whether it broke."""
+    for condition in held_by(rules, victim):
+        hold = victim["conditions"][condition]
         skills, chooser = _skills(rules, condition)
         holder = state["combatants"].get(hold.get("by", ""))
         mine_skill = max(skills, key=lambda s: victim["skills"].get(s, 0))

@@ -19,15 +19,19 @@ from bridge.engine.combat_styles.contests import roll_skill, skill_value
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.engagement import check_attack
+from bridge.engine.combat_styles.exchange import SUMMARY_KEYS, summary
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.move_requests import LeapingAttackBody
 from bridge.engine.combat_styles.requests import Situation
+from bridge.engine.combat_styles.saddle import MOUNTED
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 from compiler.model.combat_styles.combat_rules import LeapingAttack
 
 MOVE = "leaping_attack"
+LEAP_SUMMARY_KEYS = tuple(k for k in SUMMARY_KEYS if k not in ("weapon", "defence", "parry_weapon"))
+"""A parked leap shows what a parked exchange does, but the weapons: a leap has none."""
 
 
 def leaping_attack(
@@ -47,6 +51,11 @@ def leaping_attack(
             raise EngineError(f"{c['name']} is dead")
     if has_condition(att, "unconscious") or has_condition(att, "incapacitated"):
         raise EngineError(f"{att['name']} is out of the fight and cannot leap")
+    # He would not end astride his victim (astride.py): a leap starts on one's feet.
+    if has_condition(att, "prone"):
+        raise EngineError(f"{att['name']} is prone: he must regain his footing to leap")
+    if has_condition(att, MOUNTED):
+        raise EngineError(f"{att['name']} is mounted: he must dismount to leap")
     check_attack(state, att["id"], dfd["id"])
     siz_counted = _siz_limit(leap, att, dfd, body.defender_braced)
     resist = _resist_skill(leap, dfd, body.resist_with)
@@ -134,22 +143,7 @@ def leaping_attack(
         "kind": MOVE,
         "status": "awaiting_effects",
         "leap": leap_json,
-        **{
-            k: pending[k]
-            for k in (
-                "token",
-                "attacker",
-                "defender",
-                "attack",
-                "defence_roll",
-                "defence_level",
-                "differential",
-                "chooser",
-                "eligible",
-                "ineligible",
-                "notes",
-            )
-        },
+        **summary(pending, LEAP_SUMMARY_KEYS),
     }
     return Resolution(result=result, state=state)
 

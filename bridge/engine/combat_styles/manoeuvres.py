@@ -4,6 +4,7 @@ Flurry/Remise, Overpenetration."""
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles.astride import release
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.requests import EffectChoice
@@ -54,11 +55,8 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
 
 
 def slip_free(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    freed = [
-        c
-        for c in ("entangled", "gripped", "pinned", "grappled")
-        if fx.taker["conditions"].pop(c, None)
-    ]
+    frees = fx.rules.effects[choice.id].params.frees
+    freed = [c for c in frees if fx.taker["conditions"].pop(c, None)]
     rec["outcome"] = "free of " + ", ".join(freed) if freed else "nothing to slip"
 
 
@@ -72,6 +70,11 @@ def withdraw(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
     if fx.victim["id"] in engaged:
         engaged.remove(fx.victim["id"])
     rec["outcome"] = f"withdraws out of {fx.victim['name']}'s reach"
+    # Out of reach, a leaper has left his victim, and a victim is no longer under him.
+    if release(fx.taker, fx.victim):
+        rec["outcome"] += f", no longer astride {fx.victim['name']}"
+    elif release(fx.victim, fx.taker):
+        rec["outcome"] += f", out from under {fx.victim['name']}"
 
 
 def set_range(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

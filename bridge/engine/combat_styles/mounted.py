@@ -107,6 +107,9 @@ def mounted_withdraw(
     steed = mount_of(state, rider)
     if steed is None:
         raise EngineError(f"{rider['name']} is not mounted")
+    if "gripped" in rider["conditions"]:
+        # Grip: "preventing them from being able to change weapon range or disengage".
+        raise EngineError(f"{rider['name']} is gripped and cannot withdraw")
     if steed["movement"] is None:
         raise EngineError(f"{steed['name']}'s Movement is not known (stat block movement)")
     speeds = {steed["id"]: steed["movement"]}

@@ -14,6 +14,7 @@ from bridge.engine.combat_styles.checks import contest_penalty, opposed_winner
 from bridge.engine.combat_styles.combatants import add_condition, combatant, has_condition, writable
 from bridge.engine.combat_styles.contests import roll_skill, skill_value
 from bridge.engine.combat_styles.engagement import OUTMANEUVERED, current_round, live
+from bridge.engine.combat_styles.hands import snared_leg
 from bridge.engine.combat_styles.move_requests import OutmaneuverBody
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -41,8 +42,12 @@ def outmaneuver(
     for c in (mover, *(combatant(state, f) for f in foes)):
         if any(has_condition(c, o) for o in rounds.OUT):
             raise EngineError(f"{c['name']} is out of the fight")
-    if has_condition(mover, "entangled"):
-        raise EngineError(f"{mover['name']} is entangled and cannot outmanoeuvre")
+    if snared_leg(rules, mover) is not None:
+        # Entangle: "a snared leg prevents the target from moving" (an arm or the body do not).
+        raise EngineError(f"{mover['name']}'s leg is entangled and he cannot outmanoeuvre")
+    if has_condition(mover, "gripped"):
+        # Grip: "preventing them from being able to change weapon range or disengage".
+        raise EngineError(f"{mover['name']} is gripped and cannot outmanoeuvre")
     _pay_proactive(rules, state, mover, rule.ap_cost_each)
 
     notes: list[str] = []

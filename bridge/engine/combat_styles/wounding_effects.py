@@ -8,6 +8,7 @@ from typing import Any
 from bridge.engine.combat_styles.blows import Blow, Finisher, damage_expr
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.effect_rolls import duration_turns, needs_wound, resist, wounded
+from bridge.engine.combat_styles.hands import stun_arm
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.combat_styles.traits import stun_unit
 from bridge.engine.combat_styles.wounds import apply_wound, armor_points, roll_location
@@ -62,6 +63,15 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         condition = "incapacitated" if senseless else "cannot_attack"
         add_condition(fx.victim, condition, counted)
         rec["outcome"] += "; insensible" if senseless else "; only able to defend"
+    elif not location.leg:
+        # A numbed arm can neither strike nor parry (hands.py); it may let go of its weapon.
+        dropped = stun_arm(fx.rules, fx.victim, location.id)
+        if dropped:
+            rec["dropped"] = dropped
+            rec["outcome"] += "; drops " + ", ".join(dropped)
+    elif fx.rules.effects[choice.id].params.leg_falls_prone:
+        add_condition(fx.victim, "prone")
+        rec["outcome"] += "; falls prone"
 
 
 def impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
 from compiler.model.combat_styles.effects import WeaponKind
-from compiler.model.combat_styles.rounds import RegainFooting
+from compiler.model.combat_styles.rounds import RegainFooting, Struggle
 from compiler.model.common import Assumable, Id, RuleModel
 
 
@@ -42,6 +42,13 @@ class LeapingAttack(Assumable):
     """A braced target's SIZ counts this much larger against the leap's SIZ limit."""
     quadruped_defender_skill: Skill | None = None
     """The skill a quadruped may use in place of Evade (the text: Athletics)."""
+    leaving_actions: tuple[Id, ...] = ()
+    """Combat actions (``actions`` ids) that take the leaper off his victim: taking one, he
+    leaves him (as attacking someone else, withdrawing or outmanoeuvring does)."""
+    victim_may_regain_footing: bool = False
+    """False (the text): a victim held down cannot Regain Footing until the leaper leaves him
+    or he wins an effect that lets him arise; true: he may, by beating the leaper in the
+    Regain Footing test."""
 
 
 class Evading(Assumable):
@@ -270,6 +277,17 @@ class Hand(RuleModel):
     location: Id
 
 
+class StunnedArm(Assumable):
+    """An arm Stun Location incapacitates for some Turns: its hand can neither strike nor
+    parry with what it holds, nor grip anything, until the stun wears off."""
+
+    drops: bool = True
+    """True: the hand lets go, and what it held lies dropped at his feet (picked up again
+    with Ready Weapon); false: it keeps hold, unusable while the stun lasts."""
+    keeps_shields: bool = True
+    """A shield is strapped on: it is not dropped (only unusable) even when ``drops``."""
+
+
 class Hands(Assumable):
     """Which hands hold what: weapons need their ``hands`` count of free hands."""
 
@@ -281,6 +299,9 @@ class Hands(Assumable):
     grapple_needs_free_hand: bool = True
     pick_up_turns: int = Field(2, gt=0)
     """Ready Weapon actions it takes to pick up a dropped or disarmed weapon."""
+    stunned_arm: StunnedArm = StunnedArm()
+    """What Stun Location does to an arm's hand (house rules written without it: the
+    bundled choice)."""
 
 
 class Luck(Assumable):
@@ -326,6 +347,7 @@ class CombatRules(RuleModel):
     change_range: ChangeRange
     grapple: Grapple
     regain_footing: RegainFooting
+    struggle: Struggle
     effect_conditions: EffectConditions
     aerial: AerialCombat
     sweep_attack: SweepAttack

@@ -311,11 +311,13 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
     yield from ref(
         rules.combat.unarmed_weapon, ids["weapons"], "weapon", ("combat", "unarmed_weapon")
     )
-    yield from ref(
-        rules.combat.default_action,
-        {a.id for a in rules.actions},
+    actions = {a.id for a in rules.actions}
+    yield from ref(rules.combat.default_action, actions, "action", ("combat", "default_action"))
+    yield from refs(
+        rules.combat.leaping_attack.leaving_actions,
+        actions,
         "action",
-        ("combat", "default_action"),
+        ("combat", "leaping_attack", "leaving_actions"),
     )
 
 

@@ -8,13 +8,15 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from compiler.model.combat_styles.combat_rules import CONDITION_MECHANICS
+from compiler.model.combat_styles.effects import HOLD_CONDITIONS
 from compiler.model.common import Problem
 
 if TYPE_CHECKING:
     from compiler.model.combat_styles.model import CombatStylesRules
 
-HOLDS = ("gripped", "entangled", "pinned")
-"""Conditions a victim struggles free of, by the governing effect's ``escape``."""
+HOLDS = tuple(h for h in HOLD_CONDITIONS if h != "grappled")
+"""Conditions a victim struggles free of by the governing effect's ``escape`` (a grapple's
+escape is the grapple rules')."""
 
 _RESISTED = ("resisted_by",)
 MECHANIC_NEEDS: dict[str, tuple[str, ...]] = {
@@ -41,6 +43,7 @@ MECHANIC_NEEDS: dict[str, tuple[str, ...]] = {
     "pin_down": _RESISTED,
     "press_advantage": ("params.prevents",),
     "rapid_reload": ("params.reload_reduction",),
+    "slip_free": ("params.frees",),
     "stun_location": ("params.duration", *_RESISTED),
     "take_weapon": _RESISTED,
     "trip_opponent": _RESISTED,

@@ -7,7 +7,7 @@ resistance roll from :class:`Resistance`, and applies the numbers in :class:`Eff
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -29,6 +29,7 @@ Condition = Literal[
     "defending",
     "ranged_close_range_stationary_or_unaware",
     "not_blind_strike",
+    "not_gripped",
     "engaged_at_different_reach",
     "casting",
 ]
@@ -41,9 +42,17 @@ Condition = Literal[
 * ``ranged_close_range_stationary_or_unaware`` — a ranged target at Close range that is
   stationary or unaware of the attack;
 * ``not_blind_strike`` — the attack is not a blind strike through total cover;
+* ``not_gripped`` — not held by a Grip, which prevents "being able to change weapon range or
+  disengage from combat";
 * ``engaged_at_different_reach`` — the two weapons' Reaches differ (optional reach rules);
 * ``casting`` — the target is casting magic.
 """
+
+
+Hold = Literal["grappled", "gripped", "entangled", "pinned"]
+"""The holds a victim can struggle free of (the engine's condition names): a grapple, and the
+conditions Grip, Entangle and Pin Weapon leave (``combat.effect_conditions``)."""
+HOLD_CONDITIONS: tuple[str, ...] = get_args(Hold)
 
 
 Mechanic = Literal[
@@ -242,6 +251,10 @@ class EffectParams(RuleModel):
     """Force Failure: only together with another effect that needs an opposed roll."""
     unarmed_ignores_armor: bool = False
     follow_up: FollowUp | None = None
+    frees: tuple[Hold, ...] = ()
+    """Slip Free: the holds it frees the taker of, all at once (listed in this order)."""
+    leg_falls_prone: bool = False
+    """Stun Location: a stunned leg drops the victim prone (as a useless one does)."""
     senseless_locations: tuple[Id, ...] = ()
     """Stun Location: hit locations that, stunned, leave the victim insensible (incapacitated);
     another stunned location that is not a limb leaves him able only to defend."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from compiler.model.combat_styles.basics import Band, Skill, ceil_div, implemented_only
 from compiler.model.combat_styles.body import AttributeFormula
+from compiler.model.combat_styles.effects import HOLD_CONDITIONS, Hold
 from compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
@@ -32,6 +33,30 @@ class RegainFooting(Assumable):
     """The stander's skills."""
     opponent_skills: tuple[Skill, ...] = Field(min_length=1)
     """The engaged opponent's skills."""
+    needs_working_legs: bool = False
+    """True: a fighter with a leg that is useless (Serious Wound) or stunned (Stun Location)
+    cannot stand until it works again."""
+
+
+class Struggle(Assumable):
+    """Struggle (text "Struggle"): on his turn a held victim tries to break one hold; ``holds``
+    is the order the holds are tried in when several bind him. Every hold is listed once."""
+
+    holds: tuple[Hold, ...] = Field(min_length=1)
+
+    @field_validator("holds")
+    @classmethod
+    def _every_hold_once(cls, holds: tuple[str, ...]) -> tuple[str, ...]:
+        doubled = sorted({h for h in holds if holds.count(h) > 1})
+        if doubled:
+            raise ValueError(f"each hold is tried once; listed twice: {', '.join(doubled)}")
+        missing = [h for h in HOLD_CONDITIONS if h not in holds]
+        if missing:
+            raise ValueError(
+                f"a victim could never struggle free of {', '.join(missing)}: list every hold "
+                f"({', '.join(HOLD_CONDITIONS)})"
+            )
+        return holds
 
 
 class ApBand(RuleModel):

@@ -91,31 +91,58 @@ def leapt_on(table: Table) -> None:
     assert table.who("b")["conditions"]["prone"]["held_down_by"] == "cat"
 
 
-def test_a_held_down_victim_must_beat_the_leaper_astride_him(table: Table) -> None:
+def test_a_held_down_victim_cannot_regain_his_footing_while_the_leaper_is_astride(
+    table: Table,
+) -> None:
+    # The text: he "cannot recover his footing until either his attacker leaves him, or he
+    # eventually wins a Special Effect permitting him to Arise".
     leapt_on(table)
-    out = stand(table, [40, 50])
+    with pytest.raises(EngineError, match="held down by cat astride him: he cannot regain"):
+        stand(table, [])
+    with pytest.raises(EngineError, match="held down by cat astride him"):
+        stand(table, [], target="c")
+    assert table.who("b")["conditions"]["prone"]["held_down_by"] == "cat"
+
+
+@pytest.fixture
+def lenient(model: RulesetBase, tmp_path: Path) -> Table:
+    """A table whose house rule lets a held-down victim struggle up against the leaper."""
+    rules = with_combat_rule(model, tmp_path, "leaping_attack", victim_may_regain_footing=True)
+    return Table(rules)
+
+
+def test_by_house_rule_a_held_down_victim_must_beat_the_leaper_astride_him(
+    lenient: Table,
+) -> None:
+    leapt_on(lenient)
+    out = stand(lenient, [40, 50])
     # b: Brawn 30 (first of two level skills), Formidable while prone (15), fails; cat:
     # Athletics 60 succeeds.
-    assert table.rolled == [("1d100 brawn b", 40), ("1d100 athletics cat", 50)]
+    assert lenient.rolled == [("1d100 brawn b", 40), ("1d100 athletics cat", 50)]
     assert out["footing"]["opponent"] == "cat"
     assert out["footing"]["stood"] is False
-    assert table.who("b")["conditions"]["prone"]["held_down_by"] == "cat"
-    assert table.who("cat")["conditions"]["astride"]["on"] == "b"
+    assert lenient.who("b")["conditions"]["prone"]["held_down_by"] == "cat"
+    assert lenient.who("cat")["conditions"]["astride"]["on"] == "b"
 
 
-def test_a_victim_who_beats_the_leaper_stands_and_throws_him_off(table: Table) -> None:
-    leapt_on(table)
-    out = stand(table, [10, 70])
-    assert table.rolled == [("1d100 brawn b", 10), ("1d100 athletics cat", 70)]
+def test_by_house_rule_a_victim_who_beats_the_leaper_stands_and_throws_him_off(
+    lenient: Table,
+) -> None:
+    leapt_on(lenient)
+    out = stand(lenient, [10, 70])
+    assert lenient.rolled == [("1d100 brawn b", 10), ("1d100 athletics cat", 70)]
     assert out["footing"]["stood"] is True
-    assert "prone" not in table.who("b")["conditions"]
-    assert "astride" not in table.who("cat")["conditions"]
+    assert "prone" not in lenient.who("b")["conditions"]
+    assert "astride" not in lenient.who("cat")["conditions"]
+    assert "astride_ended" not in out  # thrown off by the test itself, nothing left to settle
 
 
-def test_a_held_down_victim_cannot_stand_by_beating_someone_else(table: Table) -> None:
-    leapt_on(table)
-    with pytest.raises(EngineError, match="held down by cat"):
-        stand(table, [], target="c")
+def test_by_house_rule_a_held_down_victim_cannot_stand_by_beating_someone_else(
+    lenient: Table,
+) -> None:
+    leapt_on(lenient)
+    with pytest.raises(EngineError, match="held down by cat: he must beat cat"):
+        stand(lenient, [], target="c")
 
 
 def test_a_fighter_on_his_feet_is_refused_with_a_reason(table: Table) -> None:

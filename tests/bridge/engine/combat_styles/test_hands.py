@@ -141,3 +141,46 @@ def test_editing_the_hands_data_changes_what_fits(tmp_path: Path) -> None:
     assert table("exchange", grapple, [95])["weapon"] == "unarmed"  # no free hand needed
     act(table, "drop_weapon", "short_bow")
     assert act(table, "ready_weapon", "short_bow")["hands"]["outcome"] == "picked up"
+
+
+def test_an_entangled_arm_cannot_use_what_it_holds_until_freed(table: Table) -> None:
+    # Entangle: "An entangled arm cannot use whatever it is holding".
+    duel(table, fighter("a", weapons=["net"]), fighter("b"))
+    out = table(
+        "exchange",
+        {"attacker": "a", "defender": "b", "effects": [{"id": "entangle"}]},
+        [30, 90, 3, 14],
+    )
+    assert out["effects"][0]["outcome"].startswith("right_arm entangled")
+    assert table.who("b")["hands"] == {"right": "broadsword", "left": "heater"}  # still held
+    with pytest.raises(
+        EngineError, match="cannot attack with 'broadsword': the arm holding it is entangled"
+    ):
+        table("exchange", {"attacker": "b", "defender": "a", "weapon": "broadsword"})
+    table("act", {"combatant": "b", "action": "struggle"}, [10, 90])  # Brawn 30 against 30
+    assert "entangled" not in table.who("b")["conditions"]
+    done = table(
+        "exchange",
+        {"attacker": "b", "defender": "a", "weapon": "broadsword", "defence": "none"},
+        [80],
+    )
+    assert done["weapon"] == "broadsword"
+
+
+def test_a_grappled_arm_is_inoperable(table: Table) -> None:
+    # Grappling: "A grappled limb is rendered inoperable".
+    duel(table, fighter("a", weapons=[]), fighter("b"))
+    grapple = {"attacker": "a", "defender": "b", "grapple": True, "effects": []}
+    out = table("exchange", {**grapple, "parry_weapon": "broadsword"}, [30, 70, 14])
+    assert out["grapple"] == {"location": "right_arm", "limb": True}
+    with pytest.raises(
+        EngineError, match="cannot parry with 'broadsword': the arm holding it is grappled"
+    ):
+        table("exchange", {"attacker": "a", "defender": "b", "parry_weapon": "broadsword"})
+    # The shield arm is free to parry.
+    assert (
+        table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [80, 90])[
+            "parry_weapon"
+        ]
+        == "heater"
+    )

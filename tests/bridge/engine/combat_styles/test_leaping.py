@@ -197,3 +197,24 @@ def test_a_leap_from_ambush_cannot_be_resisted_and_wins_the_surprise_bonus(table
     assert "b is surprised and cannot resist before his initiative" in out["notes"]
     assert out["differential"] == {"winner": "attacker", "effects": 2, "bonus_effects": 1}
     assert table.who("b")["conditions"]["surprised"]["attacked"] is True
+
+
+def test_a_parked_leap_shows_the_exchange_summary_without_the_weapons(table: Table) -> None:
+    duel(table, leaper(), fighter("b"))
+    out = table("leaping_attack", {"attacker": "cat", "defender": "b"}, [20, 50])
+    assert list(out) == [
+        "kind",
+        "status",
+        "leap",
+        "token",
+        "attacker",
+        "defender",
+        "attack",
+        "defence_roll",
+        "defence_level",
+        "differential",
+        "chooser",
+        "eligible",
+        "ineligible",
+        "notes",
+    ]

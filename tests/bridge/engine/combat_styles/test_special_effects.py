@@ -94,7 +94,9 @@ def test_stun_location_incapacitates_the_location_for_turns_equal_to_damage(
 ) -> None:
     duel(table, fighter("a", weapons=["mace"]), fighter("b"))
     out = swing(table, [30, 90, 3, 13, 95], [{"id": "stun_location"}])
-    assert effect(out, "stun_location")["outcome"] == "right_arm incapacitated for 3 turns"
+    stun = effect(out, "stun_location")
+    # The numbed weapon hand lets go (combat.hands.stunned_arm; test_hands has the rest).
+    assert stun["outcome"] == "right_arm incapacitated for 3 turns; drops broadsword"
     assert table.who("b")["conditions"]["stunned"]["locations"] == {"right_arm": 3}
 
 
