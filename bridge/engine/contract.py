@@ -10,15 +10,14 @@ It performs no I/O, reads no clock and uses no randomness other than ``dice``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from bridge.engine.dice import Dice
+from bridge.engine.resolution import JSON as JSON
+from bridge.engine.resolution import Resolution as Resolution
 from compiler.model.common import RulesetBase
-
-JSON = dict[str, Any]
 
 
 class EngineError(ValueError):
@@ -29,26 +28,16 @@ class EngineError(ValueError):
     """
 
 
-@dataclass(frozen=True)
-class Resolution:
-    """What an engine returns for one request.
-
-    ``result`` is the outcome shown on the chat card (JSON-able, includes ``"kind"``).
-    ``state`` is the new encounter state, or None when the request leaves state untouched.
-    ``private`` maps a participant id to data only that participant may see (a karmic hand).
-    """
-
-    result: JSON
-    state: JSON | None = None
-    private: Mapping[str, JSON] = field(default_factory=dict)
-
-
 class Engine(Protocol):
     """A ruleset engine."""
 
-    ruleset_id: str
-    requests: Mapping[str, type[BaseModel]]
-    """Request type name → pydantic model of its body."""
+    @property
+    def ruleset_id(self) -> str: ...
+
+    @property
+    def requests(self) -> Mapping[str, type[BaseModel]]:
+        """Request type name → pydantic model of its body."""
+        ...
 
     def resolve(
         self,

@@ -3,7 +3,7 @@ armour, wounds, blows on weapons and on bystanders."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from bridge.engine.combat_styles.checks import (
@@ -18,7 +18,9 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice, DiceExpr
 
 
-@dataclass(slots=True)
+# mypyc compiles a dataclass's own __init__ but not the one dataclasses generates: the
+# constructor is written out (built on every exchange); eq and repr stay generated.
+@dataclass(slots=True, init=False)
 class Finisher:
     """Working state of one exchange being finished (internal, discarded afterwards)."""
 
@@ -28,11 +30,51 @@ class Finisher:
     dice: Dice
     choices: list[EffectChoice]
     side: str | None
-    taker: JSON | None
-    victim: JSON | None
-    out: JSON = field(default_factory=dict)
-    applied: list[JSON] = field(default_factory=list)
-    forced: set[str] = field(default_factory=set)
+    winner: JSON | None
+    """The record of whoever won special effects (None when nobody did)."""
+    loser: JSON | None
+    """The record of the other fighter (None when nobody won special effects)."""
+    out: JSON
+    applied: list[JSON]
+    forced: set[str]
+
+    def __init__(
+        self,
+        rules: RulesView,
+        state: JSON,
+        pending: JSON,
+        dice: Dice,
+        choices: list[EffectChoice],
+        side: str | None,
+        winner: JSON | None,
+        loser: JSON | None,
+    ) -> None:
+        self.rules = rules
+        self.state = state
+        self.pending = pending
+        self.dice = dice
+        self.choices = choices
+        self.side = side
+        self.winner = winner
+        self.loser = loser
+        self.out = {}
+        self.applied = []
+        self.forced = set()
+
+    @property
+    def taker(self) -> JSON:
+        """The record of whoever takes the special effects; only asked for once someone won
+        them (``finish`` refuses choices when nobody did)."""
+        if self.winner is None:
+            raise EngineError("nobody won special effects in this exchange")
+        return self.winner
+
+    @property
+    def victim(self) -> JSON:
+        """The record of whoever suffers the special effects (see :attr:`taker`)."""
+        if self.loser is None:
+            raise EngineError("nobody won special effects in this exchange")
+        return self.loser
 
     def chosen(self, effect_id: str) -> list[EffectChoice]:
         return [c for c in self.choices if c.id == effect_id]
@@ -63,7 +105,9 @@ class Finisher:
         return self.pending["attack"] if self.side == "attacker" else self.pending["defence_roll"]
 
 
-@dataclass(slots=True)
+# mypyc compiles a dataclass's own __init__ but not the one dataclasses generates: the
+# constructor is written out (built on every exchange); eq and repr stay generated.
+@dataclass(slots=True, init=False)
 class Blow:
     """A blow that landed on a body (or on a weapon, for Damage Weapon)."""
 
@@ -72,12 +116,27 @@ class Blow:
     rolls: list[int]
     rolled: int
     after_parry: int
-    armor: int = 0
-    to_hp: int = 0
-    wound: JSON | None = None
-    parry: JSON | None = None
-    steps: list[str] = field(default_factory=list)
-    weapon: str | None = None
+    armor: int
+    to_hp: int
+    wound: JSON | None
+    parry: JSON | None
+    steps: list[str]
+    weapon: str | None
+
+    def __init__(
+        self, target: str, location: str | None, rolls: list[int], rolled: int, after_parry: int
+    ) -> None:
+        self.target = target
+        self.location = location
+        self.rolls = rolls
+        self.rolled = rolled
+        self.after_parry = after_parry
+        self.armor = 0
+        self.to_hp = 0
+        self.wound = None
+        self.parry = None
+        self.steps = []
+        self.weapon = None
 
     def to_json(self) -> JSON:
         out: JSON = {

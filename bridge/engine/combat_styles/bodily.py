@@ -17,7 +17,15 @@ def bodily_record(rules: RulesView, block: Any, stats: dict[str, int]) -> JSON:
     mp = block.magic_points
     formula = rules.model.derived.magic_points
     if mp is None and formula is not None:
-        mp = formula.value(stats)
+        # Memoised per view on the characteristics (a pure function of them, and a Python
+        # call into the rule model).
+        memo: dict[tuple[int, ...], int] = rules.memo.setdefault("magic_points", {})
+        key = tuple(stats.values())
+        mp = memo.get(key)
+        if mp is None:
+            if len(memo) >= 4096:
+                memo.clear()
+            mp = memo[key] = formula.value(stats)
     out: JSON = {
         "magic_points": mp,
         "magic_points_max": mp,

@@ -11,8 +11,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
-from functools import partial
-from typing import NamedTuple
 
 from bridge.engine.dice import Dice
 
@@ -131,9 +129,11 @@ def ceil_div(a: int, b: int) -> int:
     return -((-a) // b)
 
 
-# Target and CheckResult are named tuples: immutable like frozen dataclasses, and built (a few
-# times per exchange) at a fraction of their cost.
-class Target(NamedTuple):
+# Target and CheckResult are dataclasses compiled by mypyc into native classes, read directly
+# (a named tuple's fields are read through descriptors). mypyc compiles a dataclass's own
+# __init__ but not the one dataclasses generates: the constructors are written out.
+@dataclass(slots=True, init=False, unsafe_hash=True)
+class Target:
     """What a d100 roll is compared against: the skill after grade and augment.
 
     ``critical_skill`` is the value the critical range is computed from (an augment does not
@@ -142,8 +142,16 @@ class Target(NamedTuple):
 
     skill: int
     critical_skill: int
-    automatic: bool = False
-    impossible: bool = False
+    automatic: bool
+    impossible: bool
+
+    def __init__(
+        self, skill: int, critical_skill: int, automatic: bool = False, impossible: bool = False
+    ) -> None:
+        self.skill = skill
+        self.critical_skill = critical_skill
+        self.automatic = automatic
+        self.impossible = impossible
 
 
 def target(
@@ -201,13 +209,23 @@ def level_of(rules: CheckRules, roll: int, tgt: Target) -> Level:
     return _FAILURE
 
 
-class CheckResult(NamedTuple):
-    """A resolved check: the roll that counts, its level, and any roll a luck point replaced."""
+@dataclass(slots=True, init=False, unsafe_hash=True)
+class CheckResult:
+    """A resolved check: the roll that counts, its level, and any roll a luck point replaced
+    (never changed once made)."""
 
     target: Target
     roll: int
     level: Level
-    rerolled_from: int | None = None
+    rerolled_from: int | None
+
+    def __init__(
+        self, target: Target, roll: int, level: Level, rerolled_from: int | None = None
+    ) -> None:
+        self.target = target
+        self.roll = roll
+        self.level = level
+        self.rerolled_from = rerolled_from
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -242,17 +260,16 @@ def roll_check(
     if luck_below is not None and level < luck_below:
         second = dice.die(100, label + " (luck)")
         return CheckResult(tgt, second, level_of(rules, second, tgt), rerolled_from=roll)
-    return _check_result((tgt, roll, level, None))
-
-
-# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
-# a plain tuple in C (every field given). Used for the check made on every roll.
-_check_result = partial(tuple.__new__, CheckResult)
+    return CheckResult(tgt, roll, level)
 
 
 def contest_penalty(skills: list[int] | tuple[int, ...]) -> int:
     """Skills over 100 in a contest: every participant loses (highest − 100), if positive."""
-    return max(0, max(skills, default=0) - 100)
+    highest = 0
+    for skill in skills:  # a loop: max() with a default is a generic call when compiled
+        if skill > highest:
+            highest = skill
+    return max(0, highest - 100)
 
 
 def opposed_winner(a: CheckResult, b: CheckResult) -> int:

@@ -93,8 +93,10 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         result["footing"] = footing.regain_footing(rules, state, c, opponent, dice, body.skill)
     elif body.action == "struggle":
         result["struggle"] = struggle(rules, state, c, dice)
-    elif body.action == "ready_weapon" and body.weapon in c["conditions"].get("impaled_in", {}).get(
-        "weapons", []
+    elif (
+        body.action == "ready_weapon"
+        and body.weapon is not None
+        and body.weapon in c["conditions"].get("impaled_in", {}).get("weapons", [])
     ):
         victim = c["conditions"]["impaled_in"]["victims"][body.weapon]
         state = writable(state, victim)

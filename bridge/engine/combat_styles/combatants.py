@@ -1,4 +1,5 @@
-"""Combatants: the stat block a request supplies and the JSON record kept in encounter state.
+"""Combatants: the JSON record kept in encounter state, built from the stat block a request
+supplies (:mod:`bridge.engine.combat_styles.stat_blocks`).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage
@@ -11,10 +12,9 @@ import marshal
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from bridge.engine.combat_styles.bodily import bodily_record
 from bridge.engine.combat_styles.checks import ceil_div
+from bridge.engine.combat_styles.stat_blocks import Characteristics, StatBlock
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 
@@ -33,78 +33,10 @@ SKILLS = (
 )
 
 
-class Body(BaseModel):
-    """Base of request models: unknown fields are errors."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Characteristics(Body):
-    """The seven characteristics (JSON keys ``str``, ``con``, ``siz``, ``dex``, ``int``,
-    ``pow``, ``cha``)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    STR: int = Field(alias="str", ge=0, le=200)
-    CON: int = Field(alias="con", ge=0, le=200)
-    SIZ: int = Field(alias="siz", ge=1, le=500)
-    DEX: int = Field(alias="dex", ge=0, le=200)
-    INT: int = Field(alias="int", ge=0, le=200)
-    POW: int = Field(0, alias="pow", ge=0, le=200)
-    CHA: int = Field(0, alias="cha", ge=0, le=200)
-
-
-class StatBlock(Body):
-    """One combatant as a request describes it."""
-
-    id: str = Field(min_length=1, max_length=64)
-    name: str = Field("", max_length=128)
-    characteristics: Characteristics
-    skills: dict[str, int] = Field(default_factory=dict)
-    """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
-    acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
-    style)."""
-    weapons: list[str] = Field(default_factory=list, max_length=8)
-    """Weapon, shield and ranged-weapon ids from the rule data; unarmed is always available."""
-    armor: dict[str, str] = Field(default_factory=dict)
-    """Hit location id → armour id worn there."""
-    natural_armor: dict[str, int] = Field(default_factory=dict)
-    hit_points: dict[str, int] | None = None
-    damage_modifier: str | None = None
-    action_points: int | None = Field(None, ge=0, le=10)
-    initiative_bonus: int | None = None
-    healing_rate: int | None = Field(None, ge=0)
-    luck_points: int = Field(0, ge=0, le=20)
-    traits: list[str] = Field(default_factory=list)
-    """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
-    quadruped: bool = False
-    body_plan: str | None = None
-    """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
-    rule data's ``combat.body_plan``)."""
-    fatigue_initiative: int = 0
-    """Initiative penalty from fatigue (0 when fresh)."""
-    movement: int | None = Field(None, ge=0, le=1000)
-    """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
-    fatigue: str | None = Field(None, max_length=64)
-    """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
-    magic_points: int | None = Field(None, ge=0, le=500)
-    """Magic Points (absent: the rule data's formula, if it has one)."""
-    spirit_combat: int | None = Field(None, ge=0, le=500)
-    """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
-    spirit: bool = False
-    """A spirit (a ghost, an elemental) rather than a mortal: spirit effects that only a mortal
-    (or only a spirit) may take, or that work only on one, read it."""
-    enc: int | None = Field(None, ge=0, le=10000)
-    """Total ENC carried (absent: encumbrance is not assessed)."""
-    hands: dict[str, str | None] | None = None
-    """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
-    Absent: the listed weapons fill the hands in order; what does not fit is carried."""
-
-
 def record(rules: RulesView, block: StatBlock) -> JSON:
     """The encounter-state record of a combatant (plain JSON)."""
     ch = block.characteristics
-    stats = ch.model_dump(by_alias=True)
+    stats = characteristics_of(ch)
     key = tuple(stats.values())
     for wid in block.weapons:
         rules.arm(wid)
@@ -113,13 +45,12 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
             known = ", ".join(sorted(rules.style_trait_ids))
             raise LookupError(f"unknown style trait {trait!r} (known: {known})")
     plan = rules.body_plan({"body_plan": block.body_plan}).id
-    hp = dict(
-        block.hit_points
-        if block.hit_points is not None
-        else derived(rules, hit_points, stats, key, plan)
-    )
-    for loc in hp:
-        rules.location(loc)
+    if block.hit_points is not None:
+        hp = dict(block.hit_points)
+        for loc in hp:
+            rules.location(loc)
+    else:  # the body plan's own locations: known ones
+        hp = dict(derived(rules, hit_points, stats, key, plan))
     armor_ap: dict[str, int] = {}
     worn_enc = 0
     for loc, armor_id in block.armor.items():
@@ -171,6 +102,20 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     }
 
 
+def characteristics_of(ch: Characteristics) -> dict[str, int]:
+    """``ch.model_dump(by_alias=True)``: the seven characteristics by their JSON keys, in
+    order (read directly: the pydantic dump is a Python call costing a fifth of a record)."""
+    return {
+        "str": ch.STR,
+        "con": ch.CON,
+        "siz": ch.SIZ,
+        "dex": ch.DEX,
+        "int": ch.INT,
+        "pow": ch.POW,
+        "cha": ch.CHA,
+    }
+
+
 T = TypeVar("T")
 
 
@@ -217,7 +162,7 @@ def damage_modifier(rules: RulesView, str_siz: int) -> str:
 
 
 def initiative_bonus(rules: RulesView, stats: dict[str, int]) -> int:
-    return rules.model.initiative.bonus.value(stats)  # type: ignore[no-any-return]
+    return rules.model.initiative.bonus.value(stats)
 
 
 def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:

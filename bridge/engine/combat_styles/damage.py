@@ -7,9 +7,9 @@ passed in; this module applies them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import ceil_div
 from bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
@@ -32,14 +32,11 @@ def maximize(expr: DiceExpr, times: int = 1) -> DiceExpr:
     terms: list[Term] = list(expr.terms)
     bonus = 0
     for _ in range(times):
-        best = None
+        best: int | None = None
+        best_faces = 0
         for i, t in enumerate(terms):
-            if (
-                isinstance(t, DiceTerm)
-                and t.sign > 0
-                and (best is None or t.faces > terms[best].faces)  # type: ignore[union-attr]
-            ):
-                best = i
+            if isinstance(t, DiceTerm) and t.sign > 0 and (best is None or t.faces > best_faces):
+                best, best_faces = i, t.faces
         if best is None:
             break
         chosen = terms[best]
@@ -99,13 +96,20 @@ def modifier_expr(text: str) -> DiceExpr | None:
     return expr_of(key[1:]) if key.startswith("+") else expr_of(key)
 
 
-# A named tuple: immutable, and cheaper to build (per parry) than a frozen dataclass.
-class ParryBlock(NamedTuple):
-    """How much of a blow a parry stops: a fraction of the damage (1 = all, 0 = none)."""
+# A dataclass compiled by mypyc into a native class (its method called directly); mypyc
+# compiles a dataclass's own __init__ but not the one dataclasses generates.
+@dataclass(slots=True, init=False, unsafe_hash=True)
+class ParryBlock:
+    """How much of a blow a parry stops: a fraction of the damage (1 = all, 0 = none); never
+    changed once made."""
 
     fraction: Fraction
     size_difference: int
     """Attacking size minus parrying size, in ladder steps (after charging and Force steps)."""
+
+    def __init__(self, fraction: Fraction, size_difference: int) -> None:
+        self.fraction = fraction
+        self.size_difference = size_difference
 
     def remaining(self, damage: int) -> int:
         """Damage that gets through. A half block lets through the larger half (rounded up)."""

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import partial
-from typing import NamedTuple
 
 from bridge.engine.combat_styles.checks import Level
 
@@ -28,22 +26,26 @@ class DifferentialTable:
         return self.grid[protagonist][antagonist]
 
 
-# A named tuple: immutable like a frozen dataclass and cheaper to build (once per exchange).
-class Differential(NamedTuple):
+# mypyc compiles a dataclass's own __init__ but not the one dataclasses generates: the
+# constructor is written out (built on every exchange); eq and repr stay generated.
+@dataclass(slots=True, init=False, unsafe_hash=True)
+class Differential:
     """The outcome of a differential roll: who won effects (``attacker``/``defender``/None),
-    how many, and the bonus part of them (surprise)."""
+    how many, and the bonus part of them (surprise). Never changed once made."""
 
     winner: str | None
     count: int
-    bonus: int = 0
+    bonus: int
+
+    def __init__(self, winner: str | None, count: int, bonus: int = 0) -> None:
+        self.winner = winner
+        self.count = count
+        self.bonus = bonus
 
     def to_json(self) -> dict[str, object]:
         return {"winner": self.winner, "effects": self.count, "bonus_effects": self.bonus}
 
 
-# A named tuple's constructor is a Python function; tuple.__new__ builds the same instance from
-# a plain tuple in C (every field given).
-_differential = partial(tuple.__new__, Differential)
 _NOBODY = Differential(None, 0)
 
 
@@ -58,7 +60,7 @@ def differential(
     n = table.grid[attacker][defender]
     bonus = surprise_bonus if n >= 0 and attacker.succeeded else 0
     if n > 0 or bonus:
-        return _differential(("attacker", n + bonus, bonus))
+        return Differential("attacker", n + bonus, bonus)
     if n < 0:
-        return _differential(("defender", -n, 0))
+        return Differential("defender", -n, 0)
     return _NOBODY

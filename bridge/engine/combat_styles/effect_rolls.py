@@ -29,9 +29,9 @@ Handler = Callable[["Finisher", EffectChoice, "Blow | None", JSON], None]
 
 def counter_prepared(fx: Finisher) -> None:
     """Prepare Counter: an effect the victim anticipated is cancelled (and the counter used)."""
-    if fx.victim is None:
+    if fx.loser is None:
         return
-    prepared = fx.victim["conditions"].get("prepared_counter")
+    prepared = fx.loser["conditions"].get("prepared_counter")
     if not prepared:
         return
     for i, c in enumerate(fx.choices):

@@ -6,7 +6,8 @@ rolls it needs, the weapon it needs, the situation it needs.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from bridge.engine.combat_styles.checks import Level
 from bridge.engine.combat_styles.combatants import has_condition
@@ -27,14 +28,21 @@ DISADVANTAGED = (
 HELD = HOLD_CONDITIONS
 
 
-# A named tuple: immutable, and cheaper to build (per exchange) than a frozen dataclass.
-class Party(NamedTuple):
+# A dataclass compiled by mypyc into a native class (built per exchange); mypyc compiles a
+# dataclass's own __init__ but not the one dataclasses generates.
+@dataclass(slots=True, init=False)
+class Party:
     """One side of an exchange: its record, the arm it used (None when it did not defend
-    with one) and its success level."""
+    with one) and its success level (never changed once made)."""
 
     record: JSON
     arm: Arm | None
     level: Level
+
+    def __init__(self, record: JSON, arm: Arm | None, level: Level) -> None:
+        self.record = record
+        self.arm = arm
+        self.level = level
 
 
 def _condition_holds(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from pydantic import BaseModel
-
 from bridge.engine.combat_styles import astride, fatigue_checks, mounted, rounds
 from bridge.engine.combat_styles.aerial import aerial_pass
 from bridge.engine.combat_styles.burdens import burdens
@@ -20,28 +18,18 @@ from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.leaping import leaping_attack
-from bridge.engine.combat_styles.move_requests import (
-    AerialBody,
-    LeapingAttackBody,
-    MountBody,
-    MountedWithdrawBody,
-    OutmaneuverBody,
-    SweepAttackBody,
-)
 from bridge.engine.combat_styles.odds import exchange_odds
 from bridge.engine.combat_styles.outmaneuvering import outmaneuver
+from bridge.engine.combat_styles.request_types import REQUESTS
 from bridge.engine.combat_styles.requests import (
     ActBody,
     CheckBody,
     ChooseEffectsBody,
-    CombatantBody,
     EmptyBody,
-    ExchangeBody,
     InitiativeBody,
     OddsBody,
     OpposedBody,
     Side,
-    SpiritCombatBody,
     StartEncounterBody,
 )
 from bridge.engine.combat_styles.rules import view_of
@@ -52,31 +40,6 @@ from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 from compiler.model.common import RulesetBase
 
-REQUESTS: Mapping[str, type[BaseModel]] = {
-    "check": CheckBody,
-    "opposed": OpposedBody,
-    "exchange": ExchangeBody,
-    "choose_effects": ChooseEffectsBody,
-    "odds": OddsBody,
-    "spirit_combat": SpiritCombatBody,
-    "start_encounter": StartEncounterBody,
-    "initiative": InitiativeBody,
-    "act": ActBody,
-    "spend_ap": ActBody,
-    "delay": CombatantBody,
-    "interrupt": CombatantBody,
-    "next_turn": EmptyBody,
-    "next_cycle": EmptyBody,
-    "next_round": EmptyBody,
-    "state": EmptyBody,
-    "leaping_attack": LeapingAttackBody,
-    "outmaneuver": OutmaneuverBody,
-    "sweep_attack": SweepAttackBody,
-    "aerial_pass": AerialBody,
-    "mount": MountBody,
-    "mounted_withdraw": MountedWithdrawBody,
-}
-
 
 def _grade(rules: RulesView, grades: list[str], steps: int):
     try:
@@ -86,7 +49,8 @@ def _grade(rules: RulesView, grades: list[str], steps: int):
 
 
 def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) -> Resolution:
-    grades, steps, notes = list(body.grades), body.grade_steps, []
+    grades, steps = list(body.grades), body.grade_steps
+    notes: list[str] = []
     if body.combatant is not None:
         c = combatant(_needs_state(state), body.combatant)
         more, extra = burdens(rules, c, body.skill_name, notes)
@@ -167,7 +131,7 @@ def _start(
 
 
 def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callable[..., Resolution]:
-    def handler(rules: RulesView, body: BaseModel, state: JSON | None, dice: Dice) -> Resolution:
+    def handler(rules: RulesView, body: object, state: JSON | None, dice: Dice) -> Resolution:
         st = _needs_state(state)
         args = [getattr(body, a) for a in args_from_body]
         new, result = fn(st, *args, rules=rules)
@@ -234,7 +198,7 @@ class CombatStylesEngine:
     requests = REQUESTS
 
     def resolve(
-        self, rules: RulesetBase, kind: str, body: BaseModel, state: JSON | None, dice: Dice
+        self, rules: RulesetBase, kind: str, body: object, state: JSON | None, dice: Dice
     ) -> Resolution:
         """Decide one request; raises EngineError for a move the rules forbid."""
         handler = HANDLERS.get(kind)

@@ -31,7 +31,7 @@ from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.hands import holds, require_free_hand, require_held
 from bridge.engine.combat_styles.odds import odds_of_targets
-from bridge.engine.combat_styles.requests import ExchangeBody, Situation
+from bridge.engine.combat_styles.requests import ExchangeBody, Situation, SpiritCombatBody
 from bridge.engine.combat_styles.situations import ONE, attack_terms, capped, defence_grade
 from bridge.engine.combat_styles.traits import evade_ends_prone
 from bridge.engine.combat_styles.view import Arm, RulesView
@@ -39,7 +39,7 @@ from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 
 
-def fresh_state(rules: RulesView, body: ExchangeBody) -> JSON:
+def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON:
     """An encounter state built from the stat blocks of an exchange sent without one."""
     if not body.combatants:
         raise EngineError(
@@ -356,7 +356,7 @@ _DEFAULT_SITUATION: JSON = Situation().model_dump()
 def situation_json(situation: Situation) -> JSON:
     """``situation.model_dump()``; a situation that sets nothing is the default's dump (with
     fresh containers), which costs a fraction of serialising it."""
-    if situation.model_fields_set:
+    if situation.__pydantic_fields_set__:  # model_fields_set, without a property call
         return situation.model_dump()
     return {**_DEFAULT_SITUATION, "attacker_situations": [], "defender_situations": [], "cover": {}}
 

@@ -156,7 +156,8 @@ def resolve_blow(fx: Finisher) -> Blow | None:
             fx.out.setdefault("notes", []).append(f"{dfd['name']} evades the blow")
             return None
     if p.get("grapple"):
-        return grapple_hold(fx)
+        grapple_hold(fx)
+        return None
     if not p["hit_intended"]:
         return strike_bystander(fx, arm, factor, automatic=False)
     if not attack_level.succeeded:

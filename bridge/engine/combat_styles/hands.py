@@ -63,12 +63,12 @@ def initial_hands(
                 for h in free[:n]:
                     out[h] = wid
         return out
-    for hand, wid in given.items():
+    for hand, held in given.items():
         if hand not in out:
             raise LookupError(f"unknown hand {hand!r} (known: {', '.join(names)})")
-        if wid is not None and wid not in listed:
-            raise LookupError(f"hand {hand!r} holds {wid!r}, which is not in the weapons list")
-        out[hand] = wid
+        if held is not None and held not in listed:
+            raise LookupError(f"hand {hand!r} holds {held!r}, which is not in the weapons list")
+        out[hand] = held
     for wid in set(filter(None, out.values())):
         n = hands_needed(rules, wid)
         count = sum(1 for w in out.values() if w == wid)

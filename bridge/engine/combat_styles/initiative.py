@@ -9,7 +9,7 @@ from bridge.engine.combat_styles.situations import fatigue_of
 from bridge.engine.combat_styles.turns import current, new_round
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice, parse
+from bridge.engine.dice import Dice, DiceTerm, parse
 
 
 def start(rules: RulesView, body: StartEncounterBody) -> JSON:
@@ -46,7 +46,10 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
         raise EngineError("initiative is rolled once, at the start of the encounter")
     state = writable(state, *state["combatants"])
     initiative = rules.model.initiative
-    faces = parse(initiative.die).terms[0].faces
+    term = parse(initiative.die).terms[0]
+    if not isinstance(term, DiceTerm):
+        raise EngineError(f"the initiative die {initiative.die!r} rolls no die")
+    faces = term.faces
     rolls: dict[str, JSON] = {}
     for cid, c in state["combatants"].items():
         die = dice.die(faces, f"{initiative.die} initiative {cid}")

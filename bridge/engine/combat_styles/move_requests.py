@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from bridge.engine.combat_styles.combatants import Body
 from bridge.engine.combat_styles.requests import EffectChoice, LuckPolicy, Situation
+from bridge.engine.combat_styles.stat_blocks import Body
 
 
 class LeapingAttackBody(Body):
@@ -23,9 +23,9 @@ class LeapingAttackBody(Body):
     not resist (counts as the no-defence level)."""
     defender_braced: bool = False
     """The defender braced, aware of the coming leap: his SIZ counts larger against the limit."""
-    attacker_augment: int = Field(0, ge=0, le=500)
-    defender_augment: int = Field(0, ge=0, le=500)
-    effects: list[EffectChoice] | None = Field(None, max_length=8)
+    attacker_augment: int = Field(default=0, ge=0, le=500)
+    defender_augment: int = Field(default=0, ge=0, le=500)
+    effects: list[EffectChoice] | None = Field(default=None, max_length=8)
     """The winner's choice made in advance: when given, the leap finishes at once."""
 
 
@@ -47,9 +47,9 @@ class SweepTarget(Body):
     defender: str
     defence: Literal["parry", "evade", "none", "counterattack"] = "parry"
     parry_weapon: str | None = None
-    defender_augment: int = Field(0, ge=0, le=500)
+    defender_augment: int = Field(default=0, ge=0, le=500)
     defender_luck: LuckPolicy | None = None
-    effects: list[EffectChoice] | None = Field(None, max_length=8)
+    effects: list[EffectChoice] | None = Field(default=None, max_length=8)
     """The winner's choice for this pair, made in advance."""
 
 
@@ -60,7 +60,7 @@ class SweepAttackBody(Body):
     weapon: str | None = None
     targets: list[SweepTarget] = Field(min_length=1, max_length=16)
     situation: Situation = Situation()
-    attacker_augment: int = Field(0, ge=0, le=500)
+    attacker_augment: int = Field(default=0, ge=0, le=500)
     attacker_luck: LuckPolicy | None = None
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from bridge.engine.combat_styles.combatants import Body, StatBlock
+from bridge.engine.combat_styles.stat_blocks import Body, StatBlock
 
 LuckPolicy = Literal["critical", "success"]
 """Spend a luck point to re-roll once when the result is worse than this level."""
@@ -18,14 +18,14 @@ class CheckBody(Body):
     skill: int = Field(ge=0, le=500)
     grades: list[str] = Field(default_factory=list, max_length=16)
     """Difficulty grades that apply; the most severe counts."""
-    grade_steps: int = Field(0, ge=-6, le=6)
+    grade_steps: int = Field(default=0, ge=-6, le=6)
     """Further steps harder (positive) or easier (negative), e.g. an unfamiliar weapon."""
-    augment: int = Field(0, ge=0, le=500)
+    augment: int = Field(default=0, ge=0, le=500)
     luck: LuckPolicy | None = None
-    label: str = Field("", max_length=64)
-    combatant: str | None = Field(None, max_length=64)
+    label: str = Field(default="", max_length=64)
+    combatant: str | None = Field(default=None, max_length=64)
     """A combatant of the encounter whose fatigue level floors the check's grade."""
-    skill_name: str | None = Field(None, max_length=64)
+    skill_name: str | None = Field(default=None, max_length=64)
     """The skill checked (e.g. ``athletics``): with ``combatant``, his load grades it when the
     rule data's encumbrance lists that skill."""
 
@@ -33,8 +33,8 @@ class CheckBody(Body):
 class Side(Body):
     skill: int = Field(ge=0, le=500)
     grades: list[str] = Field(default_factory=list, max_length=16)
-    grade_steps: int = Field(0, ge=-6, le=6)
-    augment: int = Field(0, ge=0, le=500)
+    grade_steps: int = Field(default=0, ge=-6, le=6)
+    augment: int = Field(default=0, ge=0, le=500)
     luck: LuckPolicy | None = None
 
 
@@ -56,7 +56,7 @@ class Situation(Body):
     charging: bool = False
     surprise: bool = False
     """The defender is surprised: cannot defend, and a successful attack wins a bonus effect."""
-    distance: int | None = Field(None, ge=0, le=100000)
+    distance: int | None = Field(default=None, ge=0, le=100000)
     """Metres to the target (ranged attacks)."""
     target_stationary: bool = False
     aiming: bool = False
@@ -70,7 +70,7 @@ class Situation(Body):
     """The attacker is mounted and the target is a lower biped (mounted location die)."""
     familiarity: str | None = None
     """Weapon familiarity id from the rule data (similar, broadly-similar …)."""
-    cap: str | None = Field(None, max_length=64)
+    cap: str | None = Field(default=None, max_length=64)
     """A ``skill_caps`` id from the rule data (climbing, swimming, mounted …): the attacker's and
     defender's combat skills are capped by the skill it names."""
     engaged_reach: str | None = None
@@ -118,22 +118,22 @@ class ExchangeBody(Body):
     imposes no penalty (the retroactive-parry rule)."""
     situation: Situation = Field(default_factory=Situation)
     """Circumstances (a fresh default each time: pydantic deep-copies a model default)."""
-    attacker_augment: int = Field(0, ge=0, le=500)
-    defender_augment: int = Field(0, ge=0, le=500)
+    attacker_augment: int = Field(default=0, ge=0, le=500)
+    defender_augment: int = Field(default=0, ge=0, le=500)
     attacker_luck: LuckPolicy | None = None
     defender_luck: LuckPolicy | None = None
     grapple: bool = False
     """An Unarmed grapple: the contest's winner holds the location struck instead of damaging."""
     odds: bool = False
     """Add the exact odds of this pairing to the result."""
-    effects: list[EffectChoice] | None = Field(None, max_length=8)
+    effects: list[EffectChoice] | None = Field(default=None, max_length=8)
     """The winner's choice made in advance: when given, the exchange finishes at once."""
     bystander: str | None = None
     """A combatant next to the target (firing into a crowd, Select Target)."""
     mitigate_damage: list[str] = Field(default_factory=list, max_length=32)
     """Combatants who spend Luck Points (Mitigate Damage) should a blow of this exchange leave
     them the wound level ``combat.luck.mitigate_from`` (Major)."""
-    combatants: list[StatBlock] | None = Field(None, max_length=32)
+    combatants: list[StatBlock] | None = Field(default=None, max_length=32)
     """Without an encounter: the stat blocks of both parties."""
     defended_by: str | None = None
     """The defender is a mount and its rider defends it with his own skill, paying
@@ -185,7 +185,7 @@ class ActBody(Body):
     target: str | None = None
     """A follow-up move (Trip the Entangled): the foe, needed only when several are open to it;
     Regain Footing: the engaged opponent he must beat before standing."""
-    skill: str | None = Field(None, min_length=1, max_length=64)
+    skill: str | None = Field(default=None, min_length=1, max_length=64)
     """Regain Footing: the skill the stander tests (one the rule data lists; default his best)."""
 
 
@@ -204,15 +204,15 @@ class SpiritCombatBody(Body):
     attacker: str
     defender: str
     attacker_grades: list[str] = Field(default_factory=list, max_length=16)
-    attacker_grade_steps: int = Field(0, ge=-6, le=6)
-    attacker_augment: int = Field(0, ge=0, le=500)
+    attacker_grade_steps: int = Field(default=0, ge=-6, le=6)
+    attacker_augment: int = Field(default=0, ge=0, le=500)
     attacker_luck: LuckPolicy | None = None
     defender_grades: list[str] = Field(default_factory=list, max_length=16)
-    defender_grade_steps: int = Field(0, ge=-6, le=6)
-    defender_augment: int = Field(0, ge=0, le=500)
+    defender_grade_steps: int = Field(default=0, ge=-6, le=6)
+    defender_augment: int = Field(default=0, ge=0, le=500)
     defender_luck: LuckPolicy | None = None
-    effects: list[EffectChoice] | None = Field(None, max_length=8)
+    effects: list[EffectChoice] | None = Field(default=None, max_length=8)
     """The winner's choice of spirit effects (``spirit_effects`` ids) made in advance: when
     given, the exchange finishes at once."""
-    combatants: list[StatBlock] | None = Field(None, max_length=32)
+    combatants: list[StatBlock] | None = Field(default=None, max_length=32)
     """Without an encounter: the stat blocks of both parties."""

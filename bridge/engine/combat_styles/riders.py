@@ -41,6 +41,8 @@ def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Gu
     """The defence of the mount ``dfd`` by his rider ``body.defended_by``, who substitutes his
     Combat Style or Ride at ``defend_mount_ap_cost`` points (the exchange calls this only when
     ``defended_by`` is given; otherwise the defender defends himself at one point)."""
+    if body.defended_by is None:
+        raise EngineError(f"nobody is named to defend {dfd['name']} (defended_by)")
     rider = combatant(state, body.defended_by)
     ridden = dfd["conditions"].get(RIDDEN)
     if ridden is None or ridden["by"] != rider["id"]:

@@ -7,8 +7,8 @@ this module decides which of them apply.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
-from typing import NamedTuple
 
 from bridge.engine.combat_styles import encumbrance
 from bridge.engine.combat_styles.checks import Grade
@@ -26,9 +26,12 @@ from bridge.engine.contract import JSON, EngineError
 ONE = Fraction(1)
 
 
-# A named tuple: immutable, and cheaper to build (once per exchange) than a frozen dataclass.
-class AttackTerms(NamedTuple):
-    """What the situation does to an attack."""
+# A dataclass compiled by mypyc into a native class (a named tuple's constructor is a Python
+# function, its fields are read through descriptors); mypyc compiles a dataclass's own
+# __init__ but not the one dataclasses generates, so the constructor is written out.
+@dataclass(slots=True, init=False, unsafe_hash=True)
+class AttackTerms:
+    """What the situation does to an attack (never changed once made)."""
 
     grade: Grade
     grade_without_crowd: Grade
@@ -42,6 +45,28 @@ class AttackTerms(NamedTuple):
     """The damage modifier the blow uses (the attacker's, or a charger's against a set weapon)."""
     damage_factor: Fraction
     notes: tuple[str, ...]
+
+    def __init__(
+        self,
+        grade: Grade,
+        grade_without_crowd: Grade,
+        skill: int,
+        band: str | None,
+        size_steps: int,
+        dm_steps: int,
+        damage_modifier: str,
+        damage_factor: Fraction,
+        notes: tuple[str, ...],
+    ) -> None:
+        self.grade = grade
+        self.grade_without_crowd = grade_without_crowd
+        self.skill = skill
+        self.band = band
+        self.size_steps = size_steps
+        self.dm_steps = dm_steps
+        self.damage_modifier = damage_modifier
+        self.damage_factor = damage_factor
+        self.notes = notes
 
 
 def _grade_ids(rules: RulesView, ids: list[str], c: JSON) -> list[str]:
@@ -148,7 +173,7 @@ def attack_terms(
     """Grade, capped skill, band and damage factors of an attack."""
     checks = rules.checks
     notes: list[str] = []
-    if not situation.model_fields_set:
+    if not situation.__pydantic_fields_set__:  # model_fields_set, without a property call
         # A situation that sets nothing changes nothing: only the attacker's own conditions
         # and load count (the common case, spared the dozen situation reads below).
         grades = condition_grades(rules, attacker, notes)

@@ -9,8 +9,6 @@ are recorded and change nothing.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from bridge.engine.combat_styles import follow_ups
 from bridge.engine.combat_styles.bash import bash
 from bridge.engine.combat_styles.blows import Blow, Finisher
@@ -130,18 +128,14 @@ def apply_counter(fx: Finisher) -> None:
     """Prepare Counter sprung: the counter-taker's own effect replaces the cancelled one and
     succeeds automatically (its resistance roll, if any, is failed)."""
     counter = fx.out.get("counter")
-    if not counter or not counter.get("substitute") or fx.victim is None or fx.taker is None:
+    if not counter or not counter.get("substitute") or fx.loser is None or fx.winner is None:
         return
     substitute = counter["substitute"]
-    swapped = replace(
-        fx,
-        choices=[EffectChoice(id=substitute)],
-        side="defender" if fx.side == "attacker" else "attacker",
-        taker=fx.victim,
-        victim=fx.taker,
-        applied=[],
-        forced={substitute},
-    )
+    side = "defender" if fx.side == "attacker" else "attacker"
+    choices = [EffectChoice(id=substitute)]
+    swapped = Finisher(fx.rules, fx.state, fx.pending, fx.dice, choices, side, fx.loser, fx.winner)
+    swapped.out = fx.out  # shared: what the counter does is reported with the exchange
+    swapped.forced = {substitute}
     effect = fx.rules.effects[substitute]
     rec: JSON = {"id": substitute, "name": effect.name, "by_counter": True}
     if effect.narrative:
@@ -155,7 +149,7 @@ def apply_counter(fx: Finisher) -> None:
 def escapes(fx: Finisher) -> None:
     """Winning certain effects also frees the winner from a hold (an Entangle escapes by
     Damage Weapon, Disarm Opponent or Slip Free), as each hold's ``escape`` data lists."""
-    if fx.taker is None or not fx.choices:
+    if fx.winner is None or not fx.choices:
         return
     chosen = {c.id for c in fx.choices}
     for condition in ESCAPABLE:
@@ -175,9 +169,10 @@ def apply_all(fx: Finisher, blow: Blow | None) -> None:
         if effect.narrative:
             rec["narrative"] = True
             rec["outcome"] = "recorded"
-            fx.victim.setdefault("marks", []).append(choice.id) if fx.victim is not None else None
+            if fx.loser is not None:
+                fx.loser.setdefault("marks", []).append(choice.id)
         else:
             _handler(effect)(fx, choice, blow, rec)
-            if fx.victim is not None:
-                follow_ups.arm(fx.rules, rec, fx.victim, choice.id)
+            if fx.loser is not None:
+                follow_ups.arm(fx.rules, rec, fx.loser, choice.id)
         fx.applied.append(rec)

@@ -97,7 +97,7 @@ def spirit_combat(
     spirit effects (see the module docstring)."""
     data = rules.model.combat.spirit_combat
     if state is None:
-        state = fresh_state(rules, body)  # type: ignore[arg-type]  # only .combatants is read
+        state = fresh_state(rules, body)
     if body.attacker == body.defender:
         raise EngineError("a combatant cannot engage himself in spirit combat")
     state = writable(state, body.attacker, body.defender)

@@ -32,13 +32,15 @@ def bleed(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> N
 def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     if not needs_wound(fx, choice, blow, rec):
         return
-    assert blow is not None
+    assert blow is not None and blow.location is not None  # needs_wound: a wound has a location
     resisted, roll = resist(fx, choice.id, fx.victim)
     rec["resistance"] = roll
     if resisted:
         rec["outcome"] = "resisted"
         return
     turns = duration_turns(fx, choice.id, blow) or blow.to_hp
+    # The condition's duration in turns (None: kept in its own unit until removed).
+    counted: int | None = turns
     stunned = fx.victim["conditions"].setdefault("stunned", {"turns": None, "locations": {}})
     unit = stun_unit(fx.rules, fx.taker, bool(fx.pending.get("surprised")))
     if unit is None:
@@ -51,7 +53,7 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         lasting[blow.location] = max(turns, lasting.get(blow.location, 0))
         rec["outcome"] = f"{blow.location} incapacitated for {turns} {unit}"
         rec["lasting"] = f"{turns} {unit}"
-        turns = None
+        counted = None
     rec["condition"] = "stunned"
     location = fx.rules.location(blow.location)
     if not location.limb:
@@ -59,7 +61,7 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         # leaves the victim insensible.
         senseless = location.id in fx.rules.effects[choice.id].params.senseless_locations
         condition = "incapacitated" if senseless else "cannot_attack"
-        add_condition(fx.victim, condition, turns)
+        add_condition(fx.victim, condition, counted)
         rec["outcome"] += "; insensible" if senseless else "; only able to defend"
     elif not location.leg:
         # A numbed arm can neither strike nor parry (hands.py); it may let go of its weapon.
@@ -74,7 +76,7 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
 
 def impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     rec["outcome"] = "damage rolled twice, the better kept"
-    if not wounded(blow, fx.victim) or not choice.leave_in:
+    if blow is None or not wounded(blow, fx.victim) or not choice.leave_in:
         return
     rules = fx.rules
     arm = rules.arm(fx.pending["weapon"])

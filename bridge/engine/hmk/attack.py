@@ -110,14 +110,15 @@ def attack(ix: Index, body: AttackBody, state: JSON | None, dice: Dice) -> Resol
         rows = ix.melee_rows if setup.mode == MELEE else ix.missile_rows
         table = ix.rules.melee_fumbles if setup.mode == MELEE else ix.rules.missile_fumbles
         fumble_roll = dice.roll(table.die).total
-        row = rows[fumble_roll]
+        fumble_row = rows[fumble_roll]
         fumble = {
             "table": table.id,
             "roll": fumble_roll,
-            "range": list(row.range),
-            "text": row.text,
+            "range": list(fumble_row.range),
+            "text": fumble_row.text,
         }
-        apply_all(fight, row.effects, attacker, f"{table.name} {row.range[0]}–{row.range[1]}")
+        low, high = fumble_row.range
+        apply_all(fight, fumble_row.effects, attacker, f"{table.name} {low}–{high}")
     _after_strike(setup)
     involved = [attacker, defender] + ([setup.bystander] if setup.bystander else [])
     result: JSON = {

@@ -91,7 +91,9 @@ def _roll(ix: Index, entrant: Entrant, streak: int, dice: Dice) -> JSON:
         if mod.kind == "consecutive":
             raise EngineError(f"{use.id!r} is counted from the streak, not given")
         if mod.kind == "chosen":
-            if use.value is None or not mod.minimum <= use.value <= mod.maximum:  # type: ignore[operator]
+            # The model requires minimum and maximum of a "chosen" modifier.
+            assert mod.minimum is not None and mod.maximum is not None
+            if use.value is None or not mod.minimum <= use.value <= mod.maximum:
                 raise EngineError(f"{use.id!r} needs a value from {mod.minimum} to {mod.maximum}")
             applied.append({"id": mod.id, "value": use.value})
             continue
@@ -104,7 +106,9 @@ def _roll(ix: Index, entrant: Entrant, streak: int, dice: Dice) -> JSON:
             applied.append({"id": mod.id, "value": None})
     for mod in ix.initiative.values():
         if mod.kind == "consecutive" and streak > 0:
-            bonus = min(mod.maximum, mod.value * streak)  # type: ignore[operator, type-var]
+            # The model requires value and maximum of a "consecutive" modifier.
+            assert mod.value is not None and mod.maximum is not None
+            bonus = min(mod.maximum, mod.value * streak)
             applied.append({"id": mod.id, "value": bonus})
     total = roll + sum(a["value"] or 0 for a in applied)
     return {

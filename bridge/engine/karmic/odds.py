@@ -12,6 +12,7 @@ computed with integers (no floating point).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from bridge.engine.contract import JSON, EngineError
@@ -78,7 +79,7 @@ def success_probability(
     def leaf(k: int, ok: bool) -> int:
         return falling(size - k, depth - k) if ok else 0
 
-    def pick(k: int, then) -> int:  # type: ignore[no-untyped-def]
+    def pick(k: int, then: Callable[[int, Face], int]) -> int:
         """Sum over the next unseen card: count × the rest (units of 1/falling(size, depth))."""
         acc = 0
         for i, (face, _) in enumerate(faces):

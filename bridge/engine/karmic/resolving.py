@@ -86,14 +86,15 @@ def hit_draw(table: Table, body: rq.HitDraw) -> JSON:
         raise EngineError(f"{named} is not a hit card")
     if decl["hit_card"] is not None:
         raise EngineError(f"{named} has already been hit")
-    decl["hit_card"] = table.draw(f"hit {body.combatant}")
+    hit_card = table.draw(f"hit {body.combatant}")
+    decl["hit_card"] = hit_card
     return {
         "kind": "hit_draw",
         "combatant": body.combatant,
         "register": reg["number"],
         "play": index,
         "card": table.shown(decl["card"]),
-        "drawn": table.shown(decl["hit_card"]),
+        "drawn": table.shown(hit_card),
     }
 
 

@@ -56,7 +56,7 @@ class LocationRow(TableRow):
 class HitLocationTable(DieTable):
     """A rollable hit-location table."""
 
-    rows: list[LocationRow]
+    rows: list[LocationRow]  # type: ignore[assignment]  # pydantic validates rows as this row type; never reassigned
 
     def location_for(self, roll: int) -> str:
         """The location id a die result lands on."""

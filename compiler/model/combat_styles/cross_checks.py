@@ -198,10 +198,12 @@ def _parry_rows(rules: CombatStylesRules) -> Iterator[Problem]:
     if not rows:
         yield Problem(path=("parry_reduction",), message="at least one row is required")
         return
-    lows = sorted(
-        range(len(rows)),
-        key=lambda i: -(10**9) if rows[i].steps_smaller_min is None else rows[i].steps_smaller_min,
-    )
+
+    def low(i: int) -> int:
+        smallest = rows[i].steps_smaller_min
+        return -(10**9) if smallest is None else smallest
+
+    lows = sorted(range(len(rows)), key=low)
     first = rows[lows[0]]
     if first.steps_smaller_min is not None:
         yield Problem(

@@ -85,27 +85,27 @@ def effect_links(rules: CombatStylesRules, locations: set[str]) -> Iterator[Prob
     for condition, mechanic in CONDITION_MECHANICS.items():
         path = ("combat", "effect_conditions", condition)
         effect_id = getattr(links, condition)
-        effect = effects.get(effect_id)
-        if effect is None:
+        linked = effects.get(effect_id)
+        if linked is None:
             yield Problem(
                 path=path,
                 message=f"unknown special effect {effect_id!r} "
                 f"(known: {', '.join(sorted(effects))})",
             )
             continue
-        if effect.mechanic != mechanic:
+        if linked.mechanic != mechanic:
             yield Problem(
                 path=path,
-                message=f"{effect_id!r} has mechanic {effect.mechanic!r}, but the {condition} "
+                message=f"{effect_id!r} has mechanic {linked.mechanic!r}, but the {condition} "
                 f"condition is left by an effect with mechanic {mechanic!r}",
             )
-        if condition in HOLDS and effect.escape is None:
+        if condition in HOLDS and linked.escape is None:
             yield Problem(
                 path=path,
                 message=f"{effect_id!r} has no escape, so a {condition} victim could never "
                 "struggle free",
             )
-        if condition == "impaled" and effect.params.withdraw_skill is None:
+        if condition == "impaled" and linked.params.withdraw_skill is None:
             yield Problem(
                 path=path,
                 message=f"{effect_id!r} has no params.withdraw_skill to pull the weapon free with",

@@ -50,8 +50,8 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
     luck = rules.combat.luck
     for field in ("mitigate_from", "mitigate_to"):
         yield from ref(getattr(luck, field), set(levels), "wound level", ("combat", "luck", field))
-    known = luck.mitigate_from in levels and luck.mitigate_to in levels
-    if known and levels[luck.mitigate_to] >= levels[luck.mitigate_from]:
+    both_known = luck.mitigate_from in levels and luck.mitigate_to in levels
+    if both_known and levels[luck.mitigate_to] >= levels[luck.mitigate_from]:
         yield Problem(
             path=("combat", "luck", "mitigate_to"),
             message=f"{luck.mitigate_to!r} is not a lesser wound than {luck.mitigate_from!r}",
@@ -61,13 +61,13 @@ def traits_and_combat(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Ite
         follow = effect.params.follow_up
         if follow is None:
             continue
-        where = ("special_effects", i, "params", "follow_up")
-        yield from ref(follow.action, actions, "action", (*where, "action"))
-        yield from ref(follow.effect, ids["special_effects"], "special effect", (*where, "effect"))
+        at = ("special_effects", i, "params", "follow_up")
+        yield from ref(follow.action, actions, "action", (*at, "action"))
+        yield from ref(follow.effect, ids["special_effects"], "special effect", (*at, "effect"))
         known = {e.id: e for e in rules.special_effects}
         if follow.effect in known and known[follow.effect].resisted_by is None:
             yield Problem(
-                path=(*where, "effect"),
+                path=(*at, "effect"),
                 message=f"{follow.effect!r} has no resisted_by, so the victim has nothing to resist with",
             )
     yield from _style_traits(rules, ids)

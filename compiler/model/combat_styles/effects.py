@@ -219,7 +219,7 @@ class EffectParams(RuleModel):
     """A difficulty grade imposed on the victim (e.g. an entangled body)."""
     imposes_situation: Id | None = None
     """A situational modifier imposed on the victim (e.g. blinded)."""
-    damage_rolls: int | None = Field(None, ge=1)
+    damage_rolls: int | None = Field(default=None, ge=1)
     """Roll weapon damage this many times and keep the best."""
     withdraw_damage: Fraction | None = None
     """Share of the weapon's damage roll dealt when an impaling weapon is pulled free

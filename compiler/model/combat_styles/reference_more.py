@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from compiler.model.combat_styles.reference_format import assumed_notes, signed, table
@@ -200,12 +201,7 @@ def body_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
             [
                 (
                     loc.name,
-                    *(
-                        loc.hit_points(
-                            hp.value({a: 0 for a in hp.attributes} | {hp.attributes[0]: hi})
-                        )
-                        for _, hi in totals
-                    ),
+                    *(loc.hit_points(hp.value(_first_at(hp.attributes, hi))) for _, hi in totals),
                 )
                 for loc in rules.hit_locations
             ],
@@ -256,3 +252,10 @@ def body_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
 def _hp_formula(offset: int, minimum: int) -> str:
     text = "base" if offset == 0 else f"base {signed(offset)}"
     return f"{text} (at least {minimum})" if offset < 0 else text
+
+
+def _first_at(attributes: Sequence[str], total: int) -> dict[str, int]:
+    """Stats with every attribute at 0 but the first, which is at ``total``."""
+    stats = dict.fromkeys(attributes, 0)
+    stats[attributes[0]] = total
+    return stats

@@ -273,7 +273,11 @@ def _numbers(rules: CombatStylesRules) -> ReferenceTable:
 
 def round_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
     """Actions, action points and initiative, combat styles and traits."""
-    everything = {w.id: w.name for w in (*rules.weapons, *rules.shields, *rules.ranged_weapons)}
+    everything = {
+        **{w.id: w.name for w in rules.weapons},
+        **{s.id: s.name for s in rules.shields},
+        **{r.id: r.name for r in rules.ranged_weapons},
+    }
     ap, ini = rules.action_points, rules.initiative
     return [
         table(

@@ -67,13 +67,13 @@ class StyleTraitRules(RuleModel):
     parry_size_steps: int = 0
     """Sizes larger the holder's parrying weapon counts when ``parry_size_when`` holds."""
     parry_size_when: ParrySizeWhen | None = None
-    damage_modifier_steps: int | None = Field(None, ge=1)
+    damage_modifier_steps: int | None = Field(default=None, ge=1)
     """For ``damage_modifier_steps_above_attacker``: how many steps above."""
     unarmed_parry_size: Id | None = None
     """The Size the holder's unarmed blocks and parries count as."""
     eases_situations: tuple[Id, ...] = ()
     """Situational modifiers whose grade is eased for the holder ..."""
-    eased_steps: int = Field(0, ge=0)
+    eased_steps: int = Field(default=0, ge=0)
     """... by this many grade steps."""
     lifts_skill_caps: tuple[Id, ...] = ()
     """Skill caps (``skill_caps`` ids) that do not limit the holder."""

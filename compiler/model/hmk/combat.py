@@ -80,7 +80,8 @@ class InitiativeModifier(Entry):
             if present != (name in wanted):
                 verb = "needs" if name in wanted else "does not take"
                 raise ValueError(f"a {self.kind!r} modifier {verb} {name!r}")
-        if self.kind == "chosen" and self.minimum > self.maximum:  # type: ignore[operator]
+        low, high = self.minimum, self.maximum
+        if self.kind == "chosen" and low is not None and high is not None and low > high:
             raise ValueError("minimum must not exceed maximum")
         return self
 

@@ -9,7 +9,7 @@ from compiler.model.common import Path, Problem, ReferenceTable, RulesetBase
 from compiler.model.hmk.combat import Combat, Initiative, MovementPenalty, StrikePenalty
 from compiler.model.hmk.effects import AttributeRoll, Effect
 from compiler.model.hmk.gear import Armor, ReloadRule, ThrownWeapons, Weapon
-from compiler.model.hmk.tables import CriticalTable, FumbleTable
+from compiler.model.hmk.tables import CriticalRow, CriticalTable, FumbleRow, FumbleTable
 
 RANGE_IDS = ("short", "medium", "long", "maximum")
 """The range bands the engine looks up by id."""
@@ -252,7 +252,8 @@ def _required_ids(key: str, items: Sequence[Any], required: Sequence[str]) -> It
 def _effects_allowed(
     key: str, table: CriticalTable | FumbleTable, banned: frozenset[str], what: str
 ) -> Iterator[Problem]:
-    for i, row in enumerate(table.rows):
+    rows: Sequence[CriticalRow | FumbleRow] = table.rows
+    for i, row in enumerate(rows):
         yield from _walk_effects(row.effects, (key, "rows", i, "effects"), banned, what)
 
 

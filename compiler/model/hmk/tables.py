@@ -30,7 +30,7 @@ class CriticalRow(TableRow):
 
 
 class CriticalTable(DieTable):
-    rows: list[CriticalRow]  # type: ignore[assignment]
+    rows: list[CriticalRow]  # type: ignore[assignment]  # pydantic validates rows as this row type; never reassigned
 
 
 class FumbleRow(TableRow):
@@ -40,4 +40,4 @@ class FumbleRow(TableRow):
 
 
 class FumbleTable(DieTable):
-    rows: list[FumbleRow]  # type: ignore[assignment]
+    rows: list[FumbleRow]  # type: ignore[assignment]  # pydantic validates rows as this row type; never reassigned

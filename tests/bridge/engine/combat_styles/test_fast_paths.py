@@ -12,6 +12,7 @@ from bridge.engine.combat_styles.checks import _target, target
 from bridge.engine.combat_styles.combatants import (
     StatBlock,
     action_points,
+    characteristics_of,
     healing_rate,
     hit_points,
     initiative_bonus,
@@ -28,6 +29,7 @@ from bridge.engine.combat_styles.exchange import situation_json
 from bridge.engine.combat_styles.finishing import _parry_block
 from bridge.engine.combat_styles.requests import Situation
 from bridge.engine.combat_styles.situations import attack_terms
+from bridge.engine.combat_styles.stat_blocks import Characteristics
 from bridge.engine.combat_styles.view import RulesView
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
@@ -158,3 +160,17 @@ def test_records_built_again_from_the_same_characteristics_are_equal_and_unshare
     assert third["action_points_max"] == action_points(view, stats)
     assert third["initiative_bonus"] == initiative_bonus(view, stats)
     assert third["healing_rate"] == healing_rate(view, stats)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"str": 13, "con": 12, "siz": 13, "dex": 12, "int": 12},
+        {"int": 9, "dex": 18, "siz": 7, "con": 11, "str": 8, "cha": 15, "pow": 16},
+    ],
+)
+def test_the_characteristics_read_directly_are_the_pydantic_dump_in_its_order(
+    given: dict[str, int],
+) -> None:
+    ch = Characteristics.model_validate(given)
+    assert list(characteristics_of(ch).items()) == list(ch.model_dump(by_alias=True).items())
