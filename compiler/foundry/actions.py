@@ -2,9 +2,11 @@
 
 An action is a call on the client's API (``game.modules.get("arbiter").api``). Every ruleset
 gets "draw from one of its tables"; the three bundled rulesets add dialogs for their main
-request types (the engines' ``requests``: combat-styles ``exchange``, ``check``,
-``spirit_combat``, ``start_encounter``, the hand actions and the follow-up trip (``act``) and
-the manoeuvres; hmk ``attack`` and ``initiative``; karmic ``declare`` and ``draw_initiative``).
+request types (the engines' ``requests``: combat-styles ``exchange``, ``check``, ``opposed``,
+``odds``, ``spirit_combat``, ``start_encounter``, the round's steps (``initiative``, ``next_*``,
+``state``), any combat action (``act``) with presets for the hand actions, the follow-up trip
+and Regain Footing, and the manoeuvres; hmk ``attack`` and ``initiative``; karmic ``declare``
+and ``draw_initiative``).
 A ruleset this list does not know still gets its tables macro, so house-rule rulesets work.
 """
 
@@ -47,12 +49,18 @@ RULESET_ACTIONS: dict[str, tuple[Action, ...]] = {
     "combat-styles": (
         _dialog("combat-styles", "exchange", "icons/svg/sword.svg"),
         _dialog("combat-styles", "check", "icons/svg/dice-target.svg"),
+        _dialog("combat-styles", "opposed", "icons/svg/combat.svg"),
+        _dialog("combat-styles", "odds", "icons/svg/book.svg"),
         _dialog("combat-styles", "start_encounter", "icons/svg/combat.svg"),
+        # initiative, next_turn, next_cycle, next_round, state: the form sends the chosen type.
+        _dialog("combat-styles", "round", "icons/svg/clockwork.svg"),
         _dialog("combat-styles", "spirit_combat", "icons/svg/aura.svg"),
-        # `act` with one action each: the dialog form sends type "act".
+        # `act` with one action each (and any action): the dialog form sends type "act".
         _dialog("combat-styles", "ready_weapon", "icons/svg/upgrade.svg"),
         _dialog("combat-styles", "drop_weapon", "icons/svg/downgrade.svg"),
         _dialog("combat-styles", "trip_entangled", "icons/svg/net.svg"),
+        _dialog("combat-styles", "regain_footing", "icons/svg/up.svg"),
+        _dialog("combat-styles", "act", "icons/svg/daze.svg"),
         _dialog("combat-styles", "leaping_attack", "icons/svg/falling.svg"),
         _dialog("combat-styles", "outmaneuver", "icons/svg/wingfoot.svg"),
         _dialog("combat-styles", "sweep_attack", "icons/svg/explosion.svg"),

@@ -1,5 +1,7 @@
 """Fixtures for the client e2e tests: the built module, a real server process, the harness site
-and Debian's chromium driven by Playwright (never a downloaded browser)."""
+and Debian's chromium driven by Playwright (never a downloaded browser), and the GM's harness
+page logged in and connected (``gm`` for the duel ruleset, ``bundled_gm`` for the bundled ones)
+in the Foundry generation a test names with ``generation`` (default V13)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.support.browser import Page
+from tests.e2e.support.browser import GM, OpenPage, Page
 from tests.e2e.support.duel import META, TABLES, DuelRules
 from tests.e2e.support.paths import CHROMIUM, FLAGS, HARNESS, ROOT
 from tests.e2e.support.process import Server
@@ -154,3 +156,46 @@ def pages(chromium: object) -> Iterator[list[Page]]:
     yield opened
     for p in opened:
         p.page.close()
+
+
+@pytest.fixture
+def generation() -> int:
+    """The Foundry generation the harness imitates; a test parametrizes it to choose."""
+    return 13
+
+
+@pytest.fixture
+def open_page(chromium: object, pages: list[Page], generation: int) -> OpenPage:
+    """Open a harness page on ``site`` for ``server`` (a GM unless ``user`` says otherwise, in
+    the test's generation), closed after the test: ``open_page(site, server, user=…, token=…,
+    settings=…)``."""
+
+    def open_(
+        site: str,
+        server: Server,
+        user: str = GM,
+        token: str | None = None,
+        settings: dict[str, object] | None = None,
+    ) -> Page:
+        page = Page(chromium, site, generation, server, user, token, settings)
+        pages.append(page)
+        return page
+
+    return open_
+
+
+@pytest.fixture
+def gm(site: str, server: Server, open_page: OpenPage) -> Page:
+    """The GM's page on the duel module, connected to the duel server (the server is set up
+    first, so the page closes before it stops)."""
+    page = open_page(site, server)
+    page.wait_status("open")
+    return page
+
+
+@pytest.fixture
+def bundled_gm(bundled_site: str, bundled_server: Server, open_page: OpenPage) -> Page:
+    """The GM's page on the bundled module, connected to the real ``arbiter serve``."""
+    page = open_page(bundled_site, bundled_server)
+    page.wait_status("open")
+    return page

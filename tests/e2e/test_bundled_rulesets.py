@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support.browser import BRAM, GM, PLAYER, Page, log_rows, screenshot
+from tests.e2e.support.browser import BRAM, GM, PLAYER, OpenPage, Page, log_rows, screenshot
 from tests.e2e.support.paths import ARTIFACTS, ROOT
 from tests.e2e.support.process import Server, wait_until
 
@@ -32,11 +32,20 @@ VESSA = {
 }
 
 
+@pytest.fixture
+def gm(bundled_gm: Page) -> Page:
+    """In this module the GM's page is on the bundled module, against the real ``arbiter serve``."""
+    return bundled_gm
+
+
 def message_of(page: Page, request_id: str) -> str:
-    """The id of the chat message that carries the outcome of ``request_id``."""
-    return page.call(
-        "(id) => game.messages.find((m) => m.flags.arbiter?.outcome?.id === id).id", request_id
-    )
+    """The id of the chat message that carries the outcome of ``request_id`` (waiting for it:
+    the roll is logged before the answer that posts the card is sent)."""
+    return page.page.wait_for_function(
+        "(id) => game.messages.find((m) => m.flags.arbiter?.outcome?.id === id)?.id",
+        arg=request_id,
+        timeout=15000,
+    ).json_value()
 
 
 def api_request(page: Page, ruleset: str, type_: str, body: Any, **options: Any) -> Any:
@@ -49,11 +58,8 @@ def api_request(page: Page, ruleset: str, type_: str, body: Any, **options: Any)
 
 @pytest.mark.parametrize("generation", [12, 14])
 def test_a_combat_styles_exchange_card_shows_the_rolls_then_the_winners_chosen_effects(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page], generation: int
+    gm: Page, bundled_server: Server, generation: int
 ) -> None:
-    gm = Page(chromium, bundled_site, generation, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     encounter = {"encounter": "gatehouse"}
     body = {"combatants": [GUARD, VESSA], "surprised": ["guard"]}
     api_request(gm, "combat-styles", "start_encounter", body, **encounter)
@@ -96,11 +102,8 @@ def test_a_combat_styles_exchange_card_shows_the_rolls_then_the_winners_chosen_e
 
 
 def test_a_leaping_attack_card_offers_the_winners_effects_like_an_exchange(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_server: Server
 ) -> None:
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     encounter = {"encounter": "kennel"}
     hound = {
         "id": "hound",
@@ -133,13 +136,10 @@ def test_a_leaping_attack_card_offers_the_winners_effects_like_an_exchange(
 
 
 def test_an_hmk_attack_card_shows_the_roll_against_the_effective_chance_and_the_injury(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_server: Server
 ) -> None:
     with open("docs/examples/hmk.json", encoding="utf-8") as f:
         example = json.load(f)["requests"]
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     answer = None
     for entry in example[:3]:
         options = {"encounter": entry.get("encounter") or "table"}
@@ -162,15 +162,8 @@ def test_an_hmk_attack_card_shows_the_roll_against_the_effective_chance_and_the_
 
 
 def test_the_exchange_macro_opens_a_dialog_that_sends_both_stat_blocks_and_remembers_them(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str]
 ) -> None:
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     gm.run_macro(macros[("combat-styles", "exchange")])
     dialog = gm.page.locator("dialog.application")
     dialog.locator('textarea[name="attacker"]').fill(json.dumps(VESSA))
@@ -206,16 +199,14 @@ def test_the_exchange_macro_opens_a_dialog_that_sends_both_stat_blocks_and_remem
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [14])
 def test_a_karmic_hand_is_whispered_to_its_owner_and_the_register_dialog_plays_from_it(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_site: str, bundled_server: Server, open_page: OpenPage
 ) -> None:
     with open("docs/examples/karmic.json", encoding="utf-8") as f:
         example = json.load(f)["requests"]
-    gm = Page(chromium, bundled_site, 14, bundled_server)
-    aria = Page(chromium, bundled_site, 14, bundled_server, user=PLAYER)
-    bram = Page(chromium, bundled_site, 14, bundled_server, user=BRAM)
-    pages.extend([gm, aria, bram])
-    gm.wait_status("open")
+    aria = open_page(bundled_site, bundled_server, user=PLAYER)
+    bram = open_page(bundled_site, bundled_server, user=BRAM)
     owners = {"devon": [PLAYER], "soldier": [GM]}
     for entry in example[:3]:
         # The example's shuffle, so Devon (the rule text's hero) wins the initiative.
@@ -312,15 +303,8 @@ def example_outcomes() -> list[dict[str, Any]]:
 
 
 def test_every_example_outcome_renders_a_card_with_its_dice_roll_id_and_rules_version(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    example_outcomes: list[dict[str, Any]],
+    gm: Page, bundled_server: Server, example_outcomes: list[dict[str, Any]]
 ) -> None:
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     assert {o["ruleset"] for o in example_outcomes} == {"combat-styles", "hmk", "karmic"}
     for outcome in example_outcomes:
         html = gm.call("async (o) => game.modules.get('arbiter').api.renderCard(o)", outcome)
@@ -352,17 +336,10 @@ def test_every_example_outcome_renders_a_card_with_its_dice_roll_id_and_rules_ve
 
 
 @pytest.mark.parametrize("ruleset", ["combat-styles", "hmk"])
+@pytest.mark.parametrize("generation", [14])
 def test_the_draw_macro_dialog_draws_from_a_table_and_the_card_shows_the_logged_row(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
-    ruleset: str,
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str], ruleset: str
 ) -> None:
-    gm = Page(chromium, bundled_site, 14, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     gm.run_macro(macros[(ruleset, "tables")])
     dialog = gm.page.locator("dialog.application")
     tables = dialog.locator('select[name="table"] option').evaluate_all(
@@ -381,12 +358,10 @@ def test_the_draw_macro_dialog_draws_from_a_table_and_the_card_shows_the_logged_
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [12])
 def test_the_draw_macro_of_a_ruleset_without_tables_says_so_and_sends_nothing(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_server: Server
 ) -> None:
-    gm = Page(chromium, bundled_site, 12, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     gm.call("async () => game.modules.get('arbiter').api.tables.choose('karmic')")
     notices = gm.call("() => harness.record.notifications")
     assert notices[-1]["type"] == "warning"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support.browser import BRAM, GM, PLAYER, Page, log_rows, screenshot
+from tests.e2e.support.browser import BRAM, GM, PLAYER, OpenPage, Page, log_rows, screenshot
 from tests.e2e.support.process import Server, wait_until
 
 GENERATIONS = [12, 13, 14]
@@ -20,12 +20,8 @@ EXCHANGE = """async () => game.modules.get("arbiter").api.duel.exchange(
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_a_macro_posts_the_logged_outcome_and_a_special_effect_click_updates_the_card_in_place(
-    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+    gm: Page, server: Server, generation: int
 ) -> None:
-    gm = Page(chromium, site, generation, server)
-    pages.append(gm)
-    gm.wait_status("open")
-
     answer = gm.call(EXCHANGE)
     [row] = log_rows(server)
     logged = json.loads(row["outcome"])
@@ -62,14 +58,11 @@ def test_a_macro_posts_the_logged_outcome_and_a_special_effect_click_updates_the
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_it_returns(
-    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+    gm: Page, server: Server
 ) -> None:
-    gm = Page(chromium, site, generation, server)
     gm.allowed.append(
         re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{server.port}/' failed")
     )
-    pages.append(gm)
-    gm.wait_status("open")
     server.stop()
     gm.wait_status("retrying")
     gm.call("() => { window.queued = game.modules.get('arbiter').api.duel.check({skill: 60}); }")
@@ -85,13 +78,9 @@ def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_i
 
 @pytest.mark.parametrize("generation", [12, 14])
 def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
-    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+    gm: Page, site: str, server: Server, open_page: OpenPage
 ) -> None:
-    gm = Page(chromium, site, generation, server)
-    pages.append(gm)
-    gm.wait_status("open")
-    player = Page(chromium, site, generation, server, user=PLAYER)
-    pages.append(player)
+    player = open_page(site, server, user=PLAYER)
     player.wait_status("relay")
     # The GM's client tells players which request types the server serves.
     player.page.wait_for_function("() => game.modules.get('arbiter').api.duel?.exchange")
@@ -156,10 +145,9 @@ def test_reconnect_delays_double_and_stop_at_the_cap(chromium: Any, site: str) -
 
 @pytest.mark.parametrize("generation", [12, 14])
 def test_a_wrong_secret_stops_retrying_and_the_doctor_says_which_command_fixes_it(
-    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+    site: str, server: Server, open_page: OpenPage
 ) -> None:
-    gm = Page(chromium, site, generation, server, token="not-the-secret")
-    pages.append(gm)
+    gm = open_page(site, server, token="not-the-secret")
     gm.wait_status("refused")
     gm.call("async () => game.modules.get('arbiter').api.doctor()")
     doctor = gm.page.locator(".arbiter-doctor").inner_text()
@@ -171,13 +159,10 @@ def test_a_wrong_secret_stops_retrying_and_the_doctor_says_which_command_fixes_i
 
 @pytest.mark.parametrize("generation", [13, 14])
 def test_only_the_owner_of_the_winning_side_can_press_the_special_effect_buttons(
-    chromium: Any, site: str, server: Server, pages: list[Page], generation: int
+    gm: Page, site: str, server: Server, open_page: OpenPage, generation: int
 ) -> None:
-    gm = Page(chromium, site, generation, server)
-    aria = Page(chromium, site, generation, server, user=PLAYER)
-    bram = Page(chromium, site, generation, server, user=BRAM)
-    pages.extend([gm, aria, bram])
-    gm.wait_status("open")
+    aria = open_page(site, server, user=PLAYER)
+    bram = open_page(site, server, user=BRAM)
     answer = aria.call(
         """async () => game.modules.get("arbiter").api.request("duel", "exchange",
         {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}},
@@ -216,14 +201,12 @@ def test_only_the_owner_of_the_winning_side_can_press_the_special_effect_buttons
         ("self", {GM, PLAYER}),
     ],
 )
+@pytest.mark.parametrize("generation", [12])
 def test_a_players_chat_mode_decides_who_sees_the_card(
-    chromium: Any, site: str, server: Server, pages: list[Page], mode: str, seen_by: set[str]
+    gm: Page, site: str, server: Server, open_page: OpenPage, mode: str, seen_by: set[str]
 ) -> None:
-    gm = Page(chromium, site, 12, server)
-    aria = Page(chromium, site, 12, server, user=PLAYER)
-    bram = Page(chromium, site, 12, server, user=BRAM)
-    pages.extend([gm, aria, bram])
-    gm.wait_status("open")
+    aria = open_page(site, server, user=PLAYER)
+    bram = open_page(site, server, user=BRAM)
     answer = aria.call(
         f"""async () => game.modules.get("arbiter").api.request(
           "duel", "check", {{skill: 50}}, {{mode: "{mode}"}})"""
@@ -241,13 +224,12 @@ def test_a_players_chat_mode_decides_who_sees_the_card(
 
 
 def test_requests_over_the_rate_limit_are_sent_again_and_each_decided_once(
-    chromium: Any, site: str, server: Server, pages: list[Page]
+    site: str, server: Server, open_page: OpenPage
 ) -> None:
     server.stop()
     server.extra = ("--rate", "2", "--burst", "2")
     server.start()
-    gm = Page(chromium, site, 13, server)
-    pages.append(gm)
+    gm = open_page(site, server)
     gm.wait_status("open")
     answers = gm.call(
         """async () => Promise.all([1, 2, 3, 4, 5].map((n) =>
@@ -259,12 +241,10 @@ def test_requests_over_the_rate_limit_are_sent_again_and_each_decided_once(
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [14])
 def test_a_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
-    chromium: Any, site: str, server: Server, pages: list[Page]
+    gm: Page, server: Server
 ) -> None:
-    gm = Page(chromium, site, 14, server)
-    pages.append(gm)
-    gm.wait_status("open")
     assert "match" in gm.page.get_attribute("#arbiter-status", "title")
     tables = server.rules / "duel" / "tables.toml"
     tables.write_text(tables.read_text().replace("Disarm", "Disarm and trip"))
@@ -289,19 +269,10 @@ def test_a_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
     ],
 )
 def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_generation(
-    chromium: Any,
-    site: str,
-    server: Server,
-    pages: list[Page],
-    generation: int,
-    setting: str,
-    value: str,
+    gm: Page, site: str, server: Server, open_page: OpenPage, setting: str, value: str
 ) -> None:
-    gm = Page(chromium, site, generation, server)
-    aria = Page(chromium, site, generation, server, user=PLAYER, settings={setting: value})
-    bram = Page(chromium, site, generation, server, user=BRAM)
-    pages.extend([gm, aria, bram])
-    gm.wait_status("open")
+    aria = open_page(site, server, user=PLAYER, settings={setting: value})
+    bram = open_page(site, server, user=BRAM)
     answer = aria.call(
         "async () => game.modules.get('arbiter').api.request('duel', 'check', {skill: 5})"
     )
@@ -314,10 +285,9 @@ def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_g
 
 
 def test_a_server_that_stops_answering_is_dropped_by_the_heartbeat_and_dialled_again(
-    chromium: Any, site: str, server: Server, pages: list[Page]
+    site: str, server: Server, open_page: OpenPage
 ) -> None:
-    gm = Page(chromium, site, 13, server, settings={"arbiter.heartbeat": 1})
-    pages.append(gm)
+    gm = open_page(site, server, settings={"arbiter.heartbeat": 1})
     gm.wait_status("open")
     assert server.process is not None
     server.process.send_signal(signal.SIGSTOP)

@@ -5,7 +5,6 @@ actor), the real ``arbiter serve`` decides, and each card is checked against the
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -28,18 +27,16 @@ GHOST = {
 }
 
 
+@pytest.fixture
+def gm(bundled_gm: Page) -> Page:
+    """In this module the GM's page is on the bundled module, against the real ``arbiter serve``."""
+    return bundled_gm
+
+
 @pytest.mark.parametrize("generation", [12, 13])
 def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_the_contest(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
-    generation: int,
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str], generation: int
 ) -> None:
-    gm = Page(chromium, bundled_site, generation, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     fill = {
         "attacker": json.dumps(SHAMAN),
         "defender": json.dumps(GHOST),
@@ -62,7 +59,7 @@ def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_
     assert rolled_row(card, "attack") == (str(attack["roll"]), attack["level"])
     assert rolled_row(card, "resistance") == (str(resistance["roll"]), resistance["level"])
     shown = card.locator('[data-field="spirit_damage"]')
-    assert shown.count() == (1 if result["spirit_damage"] else 0)
+    assert shown.count() == (1 if result.get("spirit_damage") else 0)  # none while parked
     outcome = json.loads(row["outcome"])
     assert card.locator(".arbiter-die").count() == len(outcome["dice"])
     # The fields were remembered on each token's actor, as the JSON is.
@@ -70,44 +67,52 @@ def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_
     assert flags["actorKara0000001"]["magic_points"] == 11
     assert flags["actorOrm00000001"]["spirit_combat"] == 50
 
-    # The rule text's procedure with known dice: 20 against 65 succeeds, 70 against 50 fails,
-    # the shaman's 65% rolls 1d8 on the Spirit Damage table: 5 of the ghost's 12 Magic Points.
+    # The rule text's procedure with known dice: 20 against 65 succeeds, 70 against 50 fails:
+    # the shaman wins one spirit effect; the card offers the eligible ones like an exchange's.
     body = {
         "attacker": "shaman",
         "defender": "ghost",
         "combatants": [
             {**SHAMAN, "spirit_combat": 65, "magic_points": 11},
-            {**GHOST, "spirit_combat": 50, "magic_points": 12},
+            {**GHOST, "spirit_combat": 50, "magic_points": 12, "spirit": True},
         ],
     }
     answer = api_request(
-        gm, "combat-styles", "spirit_combat", body, dice=[20, 70, 5], encounter="free-known"
+        gm, "combat-styles", "spirit_combat", body, dice=[20, 70], encounter="free-known"
     )
-    logged = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]
-    assert logged["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
+    parked = json.loads(log_rows(bundled_server)[-1]["outcome"])["result"]
+    assert (parked["status"], parked["chooser"]) == ("awaiting_effects", "shaman")
     card = gm.card(answer["message"])
     assert rolled_row(card, "attack") == ("20", "success")
     assert rolled_row(card, "resistance") == ("70", "failure")
     assert card.locator('[data-field="winner"]').inner_text().startswith("Winner shaman")
+    assert card.locator("[data-arbiter-toggle]").count() == len(parked["eligible"])
+    # Spirit Lance: the shaman's 1d8 is rolled twice and the best kept.
+    card.locator('[data-arbiter-toggle="spirit_lance"]').click()
+    card.locator("button.arbiter-choice__apply").click()
+    card.locator('[data-field="spirit_damage"]').wait_for(timeout=10000)
+    rows = log_rows(bundled_server)
+    assert rows[-1]["type"] == "choose_effects"
+    assert json.loads(rows[-1]["request"])["body"] == {
+        "token": parked["token"],
+        "effects": [{"id": "spirit_lance"}],
+    }
+    final = json.loads(rows[-1]["outcome"])["result"]
+    hit = final["spirit_damage"]
+    assert len(hit["rolls"]) == 2 and hit["rolled"] == max(hit["rolls"])
+    assert card.locator('[data-effect="spirit_lance"]').count() == 1
     assert card.locator('[data-field="to"]').inner_text() == "ghost"
-    assert card.locator('[data-field="rolled"]').inner_text() == "5"
-    assert card.locator('[data-field="magic_points"]').inner_text() == "12 → 7"
+    assert card.locator('[data-field="rolled"]').inner_text() == str(hit["rolled"])
+    assert card.locator('[data-field="magic_points"]').inner_text() == f"12 → {12 - hit['rolled']}"
+    assert card.locator("[data-arbiter-toggle]").count() == 0
     screenshot(gm, f"v{generation}-combat-styles-spirit-combat")
     assert gm.problems == []
 
 
 @pytest.mark.parametrize("generation", [13, 14])
 def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_its_dialog(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
-    generation: int,
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str], generation: int
 ) -> None:
-    gm = Page(chromium, bundled_site, generation, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     start = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD), "encounter": "gate"}
     send_dialog(gm, macros[("combat-styles", "start_encounter")], start, ("fatigue_checks",))
     [row] = wait_until(lambda: log_rows(bundled_server))
@@ -146,12 +151,10 @@ def test_the_hand_macros_drop_and_pick_up_a_weapon_in_an_encounter_started_by_it
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [12])
 def test_a_round_closing_with_fatigue_checks_shows_each_endurance_roll_and_the_new_level(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_server: Server
 ) -> None:
-    gm = Page(chromium, bundled_site, 12, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     # CON 4 falls in the data's 1–5 band: an Endurance check every 2 rounds.
     wisp = {
         "id": "wisp",
@@ -178,16 +181,10 @@ def test_a_round_closing_with_fatigue_checks_shows_each_endurance_roll_and_the_n
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [12])
 def test_mitigate_damage_is_asked_by_the_exchange_dialog_and_shown_on_the_wound(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str]
 ) -> None:
-    gm = Page(chromium, bundled_site, 12, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     fill = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD)}
     ticked = ("mitigate_defender", "charging")
     send_dialog(gm, macros[("combat-styles", "exchange")], fill, ticked)

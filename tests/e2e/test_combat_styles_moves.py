@@ -6,7 +6,6 @@ dialog sending a well-formed request."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -16,18 +15,16 @@ from tests.e2e.support.process import Server, wait_until
 from tests.e2e.test_bundled_rulesets import GUARD, VESSA, api_request, message_of
 
 
+@pytest.fixture
+def gm(bundled_gm: Page) -> Page:
+    """In this module the GM's page is on the bundled module, against the real ``arbiter serve``."""
+    return bundled_gm
+
+
 @pytest.mark.parametrize("generation", [12, 13])
 def test_the_outmaneuver_macro_rolls_the_group_contest_and_the_card_names_who_is_blocked(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
-    generation: int,
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str], generation: int
 ) -> None:
-    gm = Page(chromium, bundled_site, generation, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     fight = {"combatants": [VESSA, GUARD]}
     api_request(gm, "combat-styles", "start_encounter", fight, encounter="yard")
     api_request(gm, "combat-styles", "initiative", {}, dice=[6, 4], encounter="yard")
@@ -51,11 +48,8 @@ def test_the_outmaneuver_macro_rolls_the_group_contest_and_the_card_names_who_is
 
 
 def test_a_sweep_attack_card_offers_each_pairs_effects_to_its_winner_and_finishes_pairs_in_place(
-    chromium: Any, bundled_site: str, bundled_server: Server, pages: list[Page]
+    gm: Page, bundled_server: Server
 ) -> None:
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     yard = {"encounter": "yard"}
     giant, bors, cade = (
         fighter("giant", 90, "great_club"),
@@ -106,16 +100,10 @@ def test_a_sweep_attack_card_offers_each_pairs_effects_to_its_winner_and_finishe
     assert gm.problems == []
 
 
+@pytest.mark.parametrize("generation", [14])
 def test_the_mount_macro_seats_the_selected_rider_on_the_targeted_mount(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str]
 ) -> None:
-    gm = Page(chromium, bundled_site, 14, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     knight = {**fighter("knight", 60, "lance"), "skills": {"combat_style": 60, "ride": 70}}
     horse = {
         "id": "horse",
@@ -158,15 +146,8 @@ NEW_MACROS = {
 
 
 def test_every_new_combat_styles_macro_sends_a_well_formed_request_from_its_dialogs_defaults(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str]
 ) -> None:
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     start = {"attacker": json.dumps(VESSA), "defender": json.dumps(GUARD)}
     send_dialog(gm, macros[("combat-styles", "start_encounter")], start)
     refusals = set()
@@ -184,15 +165,8 @@ def test_every_new_combat_styles_macro_sends_a_well_formed_request_from_its_dial
 
 
 def test_the_trip_macro_follows_an_entangle_and_the_card_shows_both_rolls_and_the_outcome(
-    chromium: Any,
-    bundled_site: str,
-    bundled_server: Server,
-    pages: list[Page],
-    macros: dict[tuple[str, str], str],
+    gm: Page, bundled_server: Server, macros: dict[tuple[str, str], str]
 ) -> None:
-    gm = Page(chromium, bundled_site, 13, bundled_server)
-    pages.append(gm)
-    gm.wait_status("open")
     whip, foe = fighter("vessa", 60, "whip"), fighter("guard", 40, "shortspear")
     plain = {"str": 11, "con": 11, "siz": 12, "dex": 12, "int": 12, "pow": 10}  # no damage step
     whip["characteristics"] = foe["characteristics"] = plain

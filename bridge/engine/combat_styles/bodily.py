@@ -1,5 +1,6 @@
-"""The bodily part of a combatant record: Magic Points and the spirit-combat skill, carried
-ENC, the starting fatigue level and what each hand holds (optional stat-block fields)."""
+"""The bodily part of a combatant record: Magic Points, the spirit-combat skill, whether he is a
+spirit, carried ENC, the starting fatigue level and what each hand holds (optional stat-block
+fields)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from bridge.engine.contract import JSON
 
 
 def bodily_record(rules: RulesView, block: Any, stats: dict[str, int]) -> JSON:
-    """Record fields from a stat block's ``magic_points``, ``spirit_combat``, ``enc``,
+    """Record fields from a stat block's ``magic_points``, ``spirit_combat``, ``spirit``, ``enc``,
     ``fatigue`` and ``hands``; raises LookupError for an unknown fatigue level or hand."""
     mp = block.magic_points
     formula = rules.model.derived.magic_points
@@ -21,6 +22,7 @@ def bodily_record(rules: RulesView, block: Any, stats: dict[str, int]) -> JSON:
         "magic_points": mp,
         "magic_points_max": mp,
         "spirit_combat": block.spirit_combat,
+        "spirit": block.spirit,
         "enc": block.enc,
         "hands": initial_hands(rules, block.weapons, block.hands),
     }

@@ -91,6 +91,9 @@ class StatBlock(Body):
     """Magic Points (absent: the rule data's formula, if it has one)."""
     spirit_combat: int | None = Field(None, ge=0, le=500)
     """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
+    spirit: bool = False
+    """A spirit (a ghost, an elemental) rather than a mortal: spirit effects that only a mortal
+    (or only a spirit) may take, or that work only on one, read it."""
     enc: int | None = Field(None, ge=0, le=10000)
     """Total ENC carried (absent: encumbrance is not assessed)."""
     hands: dict[str, str | None] | None = None

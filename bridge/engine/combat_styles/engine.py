@@ -45,7 +45,7 @@ from bridge.engine.combat_styles.requests import (
     StartEncounterBody,
 )
 from bridge.engine.combat_styles.rules import view_of
-from bridge.engine.combat_styles.spirit import spirit_combat
+from bridge.engine.combat_styles.spirit import finish_spirit_combat, spirit_combat
 from bridge.engine.combat_styles.sweeping import sweep_attack
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -137,6 +137,9 @@ def _choose(
     if state is None or body.token not in state.get("pending", {}):
         raise EngineError(f"no exchange {body.token!r} is waiting for a choice of effects")
     pending = state["pending"][body.token]
+    if pending.get("kind") == "spirit_combat":
+        new = writable(state, pending["attacker"], pending["defender"])
+        return finish_spirit_combat(rules, new, pending, list(body.effects), dice)
     ids = [pending["attacker"], pending["defender"]]
     if pending.get("bystander"):
         ids.append(pending["bystander"])

@@ -211,5 +211,8 @@ class SpiritCombatBody(Body):
     defender_grade_steps: int = Field(0, ge=-6, le=6)
     defender_augment: int = Field(0, ge=0, le=500)
     defender_luck: LuckPolicy | None = None
+    effects: list[EffectChoice] | None = Field(None, max_length=8)
+    """The winner's choice of spirit effects (``spirit_effects`` ids) made in advance: when
+    given, the exchange finishes at once."""
     combatants: list[StatBlock] | None = Field(None, max_length=32)
     """Without an encounter: the stat blocks of both parties."""

@@ -16,6 +16,11 @@ from bridge.engine.combat_styles.combatants import (
     writable_record,
 )
 from bridge.engine.combat_styles.situations import fatigue_of
+from bridge.engine.combat_styles.spirit_engagement import (
+    check_turn_not_lost,
+    drain_at_cycle_start,
+    essence_lost_now,
+)
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 
@@ -43,6 +48,8 @@ def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) 
         level = fatigue_of(rules, c) if rules is not None else None
         change = level.action_points if level else 0
         c["ap"] = 0 if level and level.no_activity else max(0, c["action_points_max"] + change)
+    if not first:
+        drain_at_cycle_start(state)
 
 
 def able(c: JSON) -> bool:
@@ -97,6 +104,7 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
         state["cycle"] += 1
         state["acted"] = []
         state["proactive"] = []
+        drain_at_cycle_start(state)
     else:
         new_round(state, rules)
 
@@ -148,6 +156,7 @@ def spend_proactive(
         raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
     if cid in state["proactive"]:
         raise EngineError(f"{c['name']} has already taken a proactive action this cycle")
+    check_turn_not_lost(c, what)
     c["ap"] -= 1
     state["proactive"].append(cid)
     end_turn(state, cid, rules)
@@ -166,6 +175,7 @@ def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, 
     state = writable(state, cid)
     c = combatant(state, cid)
     require_turn(state, c, "delay")
+    check_turn_not_lost(c, "delay")
     state["delayed"].append(cid)
     end_turn(state, cid, rules)
     return state, {"kind": "delay", "combatant": cid, **snapshot(state)}
@@ -237,11 +247,17 @@ def require_turn(state: JSON, c: JSON, what: str) -> None:
 
 
 def snapshot(state: JSON) -> JSON:
-    """The round position and everyone's action points, for the chat card."""
-    return {
+    """The round position and everyone's action points, for the chat card (and the Magic
+    Points Bleed Essence took as this Cycle began, if any)."""
+    out: JSON = {
         "phase": state.get("phase"),
         "round": state.get("round"),
         "cycle": state.get("cycle"),
         "current": current(state),
         "action_points": {cid: c.get("ap") for cid, c in state["combatants"].items()},
     }
+    if "essence_lost" in state:
+        lost = essence_lost_now(state)
+        if lost is not None:
+            out["essence_lost"] = lost
+    return out

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from compiler.model.combat_styles.basics import Band
-from compiler.model.combat_styles.cross_checks_effects import effect_links
+from compiler.model.combat_styles.cross_checks_effects import effect_links, spirit_effect_links
 from compiler.model.combat_styles.cross_checks_traits import ref, refs, traits_and_combat
 from compiler.model.common import Problem
 
@@ -45,6 +45,7 @@ def cross_check(rules: CombatStylesRules) -> Iterator[Problem]:
     yield from _rounds(rules, ids)
     yield from traits_and_combat(rules, ids)
     yield from effect_links(rules, ids["hit_locations"])
+    yield from spirit_effect_links(rules)
 
 
 def _unique_ranks(items: list[Any], key: str, attr: str) -> Iterator[Problem]:

@@ -107,3 +107,40 @@ def effect_links(rules: CombatStylesRules, locations: set[str]) -> Iterator[Prob
                 path=path,
                 message=f"{effect_id!r} has no params.withdraw_skill to pull the weapon free with",
             )
+
+
+SPIRIT_MECHANIC_NEEDS: dict[str, tuple[str, ...]] = {
+    "spirit_lance": ("params.damage_rolls",),
+    "bleed_essence": ("params.magic_points_per_cycle",),
+    "psychic_stun": ("params.lost_turns",),
+    "restrain": ("params.condition",),
+}
+"""The values each spirit-combat mechanic reads from its effect's data."""
+
+
+def spirit_effect_links(rules: CombatStylesRules) -> Iterator[Problem]:
+    """Every spirit effect the engine applies names its mechanic and the numbers that mechanic
+    reads; the conditions ``requires.taker_free_of`` names are ones a spirit effect leaves."""
+    left = {e.params.condition for e in rules.spirit_effects if e.mechanic == "restrain"}
+    for i, effect in enumerate(rules.spirit_effects):
+        where = ("spirit_effects", i)
+        if effect.mechanic is None and not effect.narrative:
+            yield Problem(
+                path=(*where, "mechanic"),
+                message="a spirit effect the engine applies names its mechanic (e.g. mechanic = "
+                "'spirit_lance'); mark one the GM judges narrative = true",
+            )
+        for needed in SPIRIT_MECHANIC_NEEDS.get(effect.mechanic or "", ()):
+            if _value(effect, needed) is None:
+                yield Problem(
+                    path=(*where, *needed.split(".")),
+                    message=f"a spirit effect with mechanic {effect.mechanic!r} needs {needed}",
+                )
+        for j, condition in enumerate(effect.requires.taker_free_of):
+            if condition not in left:
+                known = ", ".join(sorted(c for c in left if c)) or "none"
+                yield Problem(
+                    path=(*where, "requires", "taker_free_of", j),
+                    message=f"no spirit effect leaves the condition {condition!r} "
+                    f"(left by restrain effects: {known})",
+                )

@@ -45,6 +45,7 @@ from compiler.model.combat_styles.situations import (
     SituationalModifier,
     SkillCap,
 )
+from compiler.model.combat_styles.spirit_effects import SpiritEffect
 from compiler.model.combat_styles.traits import StyleTrait, WeaponTrait
 from compiler.model.common import Assumable, Problem, ReferenceTable, RulesetBase
 
@@ -52,6 +53,7 @@ INDEXED = (
     "grades",
     "success_levels",
     "special_effects",
+    "spirit_effects",
     "sizes",
     "reaches",
     "weapon_traits",
@@ -116,6 +118,7 @@ class CombatStylesRules(RulesetBase):
     impale_effects: list[ImpaleRow]
     distance_penalties: DistancePenalties
     spirit_damage: list[SpiritDamageStep]
+    spirit_effects: list[SpiritEffect]
     knockback: Knockback
     charging: Charging
     combat: CombatRules
@@ -175,6 +178,10 @@ class CombatStylesRules(RulesetBase):
     def effect(self, ident: str) -> SpecialEffect:
         """The special effect ``ident``."""
         return self._get("special_effects", ident)
+
+    def spirit_effect(self, ident: str) -> SpiritEffect:
+        """The spirit-combat special effect ``ident``."""
+        return self._get("spirit_effects", ident)
 
     def size(self, ident: str) -> Size:
         """The weapon Size ``ident``."""

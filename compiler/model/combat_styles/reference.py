@@ -13,6 +13,7 @@ from compiler.model.combat_styles.effects import SpecialEffect
 from compiler.model.combat_styles.reference_format import assumed_notes, table
 from compiler.model.combat_styles.reference_more import body_tables, equipment_tables
 from compiler.model.combat_styles.reference_play import round_tables, situation_tables
+from compiler.model.combat_styles.spirit_effects import SpiritEffect
 from compiler.model.common import ReferenceTable
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ def reference_tables(rules: CombatStylesRules) -> list[ReferenceTable]:
         _success_levels(rules),
         _differential(rules),
         _special_effects(rules),
+        _spirit_effects(rules),
         *equipment_tables(rules),
         *body_tables(rules),
         *situation_tables(rules),
@@ -182,4 +184,53 @@ def _special_effects(rules: CombatStylesRules) -> ReferenceTable:
         "Arbiter: whether the roll server applies the effect (and as which effect of the rules, "
         "when it is a house copy) or records it for the GM to judge.",
         assumed_notes(rules.special_effects),
+    )
+
+
+def spirit_requirement_text(effect: SpiritEffect) -> str:
+    """A spirit effect's requirements as a short phrase."""
+    r = effect.requires
+    parts = []
+    if r.own_roll:
+        parts.append(f"{r.own_roll} only")
+    if r.opponent_roll:
+        parts.append(f"opponent {r.opponent_roll}s")
+    if r.taker_nature:
+        parts.append(f"{r.taker_nature}s only")
+    if r.opponent_nature:
+        parts.append(f"against a {r.opponent_nature}")
+    if r.taker_free_of:
+        parts.append("not if " + " or ".join(c.replace("_", " ") for c in r.taker_free_of))
+    return "; ".join(parts)
+
+
+def spirit_arbiter_handling(effect: SpiritEffect) -> str:
+    """How the roll server treats a spirit effect, as the journal says it."""
+    if effect.narrative or effect.mechanic is None:
+        return "GM's call (recorded)"
+    if effect.mechanic != effect.id:
+        return f"applied as {effect.mechanic.replace('_', ' ')}"
+    return "applied"
+
+
+def _spirit_effects(rules: CombatStylesRules) -> ReferenceTable:
+    rows = [
+        (
+            e.name,
+            e.taker,
+            spirit_requirement_text(e),
+            e.stackable,
+            e.description,
+            spirit_arbiter_handling(e),
+        )
+        for e in sorted(rules.spirit_effects, key=lambda e: e.name)
+    ]
+    return table(
+        "spirit_effects",
+        "Spirit Combat Special Effects",
+        ("Effect", "Taken by", "Requires", "Stacks", "Effect in play", "Arbiter"),
+        rows,
+        "Chosen by the winner of a spirit-combat exchange before the Spirit Damage is rolled. "
+        "Arbiter: whether the roll server applies the effect or records it for the GM to judge.",
+        assumed_notes(rules.spirit_effects),
     )

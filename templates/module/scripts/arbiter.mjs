@@ -5,6 +5,7 @@ import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage, renderT
 import { Connection, resolveUrl } from "./connection.mjs";
 import { errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
 import { openDialog } from "./dialogs.mjs";
+import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { createDoctor } from "./status.mjs";
 
 const MODULE = [= module.id | json =];
@@ -222,6 +223,7 @@ function onRenderCard(message, element) {
   const flags = message.flags?.[MODULE];
   if (flags?.private?.data) privateSeen[flags.private.participant] = flags.private.data;
   if (!flags?.outcome) return;
+  noteOutcome(flags.outcome);
   const choices = pendingChoices(flags.outcome, flags.owners, rules.rulesets, resolutionsOf(flags));
   for (const section of element.querySelectorAll(".arbiter-choice")) {
     const choice = choices.find((c) => (c.key ?? "") === (section.dataset.choiceKey ?? ""));
@@ -296,7 +298,7 @@ const api = {
   dialogs: {
     open(ruleset, type) {
       const data = rules.rulesets[ruleset]?.data ?? {};
-      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands() });
+      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands(), encounters: encountersOf(ruleset) });
     },
   },
   tables: {

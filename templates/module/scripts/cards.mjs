@@ -79,8 +79,8 @@ function effectsChoice(result, rules, key) {
   };
 }
 
-/** Result kinds that park like an exchange, waiting for the winner's special effects. */
-const PARKED = ["exchange", "leaping_attack"];
+/** Result kinds that park like an exchange, waiting for the winner's special effects (spirit combat: its own spirit effects). */
+const PARKED = ["exchange", "leaping_attack", "spirit_combat"];
 
 /**
  * The pending choices rulesets describe in their own words, as `{by, type, body, field,

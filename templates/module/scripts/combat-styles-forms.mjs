@@ -1,5 +1,5 @@
-// The combat-styles request forms beyond the exchange and the check: spirit combat, starting an
-// encounter, the hand actions and the follow-up trip (`act`), and the manoeuvres (leaping
+// The combat-styles request forms beyond the exchange, the check and the combat actions (`act`,
+// in combat-styles-acts.mjs): spirit combat, starting an encounter, and the manoeuvres (leaping
 // attack, outmanoeuvring, sweep attack, aerial pass, mounting, mounted withdrawal). Combatants
 // are named by their stat blocks' ids: the selected token's acts, the targeted tokens' receive.
 // The stat-block fields the combat-styles rules add (Magic Points, hands, fatigue …) are here too.
@@ -17,24 +17,26 @@ const LUCK = { success: "ARBITER.Dialog.LuckPolicy.success", critical: "ARBITER.
 const THEN = { engage: "ARBITER.Dialog.ThenChoice.engage", withdraw: "ARBITER.Dialog.ThenChoice.withdraw" };
 
 /** `<option>`s, a blank one first, of `{id: lang key}` (or ids shown as they are). */
-function choices(view, named) {
+export function choices(view, named) {
   const entries = Array.isArray(named) ? named.map((id) => [id, null]) : Object.entries(named);
   const shown = entries.map(([id, key]) => `<option value="${view.escapeHtml(id)}">${view.escapeHtml(key ? view.i18n(key) : id)}</option>`);
   return ['<option value="">—</option>', ...shown].join("");
 }
 
-const text = (view, name, key, value) => label(view, key, `<input type="text" name="${name}" value="${view.escapeHtml(value ?? "")}">`);
+export const text = (view, name, key, value) => label(view, key, `<input type="text" name="${name}" value="${view.escapeHtml(value ?? "")}">`);
 const targetIds = (view) => (view.blocks.targets ?? []).map((b) => b.id).filter(Boolean).join(", ");
-/** The attacker's weapons (else every melee weapon of the rules) as `<option>`s. */
-function weaponOptions(view, block) {
+/** The attacker's weapons (else every melee weapon of the rules) as `<option>`s, his first one
+ * selected unless `pickFirst` is false. */
+export function weaponOptions(view, block, pickFirst = true) {
   const known = [...(view.rules.weapons ?? []), ...(view.rules.ranged_weapons ?? []), ...(view.rules.shields ?? [])];
   const mine = (block.weapons ?? []).map((id) => known.find((w) => w.id === id) ?? { id });
-  return view.options(mine.length ? mine : view.rules.weapons ?? [], mine[0]?.id);
+  return view.options(mine.length ? mine : view.rules.weapons ?? [], pickFirst ? mine[0]?.id : undefined);
 }
 
-/** One side of a contest: grades, grade steps, augment and luck, fields prefixed by `side`. */
-function sideFields(view, side, legend) {
-  return `<fieldset><legend>${view.escapeHtml(view.i18n(legend))}</legend>${[
+/** One side of a contest: grades, grade steps, augment and luck, fields prefixed by `side`
+ * (after `first`, the HTML of any field the side starts with). */
+export function sideFields(view, side, legend, first = "") {
+  return `<fieldset><legend>${view.escapeHtml(view.i18n(legend))}</legend>${first}${[
     label(view, "ARBITER.Dialog.Grade", `<select name="${side}_grades" multiple>${view.options(view.rules.grades ?? [])}</select>`),
     label(view, "ARBITER.Dialog.GradeSteps", `<input type="number" name="${side}_grade_steps" value="0" min="-6" max="6">`),
     label(view, "ARBITER.Dialog.Augment", `<input type="number" name="${side}_augment" value="0" min="0">`),
@@ -42,7 +44,7 @@ function sideFields(view, side, legend) {
   ].join("")}</fieldset>`;
 }
 
-function sideBody(values, side) {
+export function sideBody(values, side) {
   const body = {
     [`${side}_grades`]: list(values[`${side}_grades`]),
     [`${side}_grade_steps`]: number(values[`${side}_grade_steps`]),
@@ -51,25 +53,6 @@ function sideBody(values, side) {
   if (values[`${side}_luck`]) body[`${side}_luck`] = values[`${side}_luck`];
   return body;
 }
-
-/** An `act` form: the selected token's combatant does `action` in the named encounter. */
-function actForm(action, extra) {
-  return {
-    statBlocks: false,
-    fields: (view) => [text(view, "combatant", "ARBITER.Dialog.Combatant", view.blocks.attacker.id), ...extra.fields(view), encounterField(view)].join(""),
-    request: (values) => ({
-      type: "act",
-      body: { combatant: values.combatant, action, ...extra.body(values) },
-      options: { encounter: values.encounter || "table" },
-    }),
-  };
-}
-
-const weaponAct = (action) =>
-  actForm(action, {
-    fields: (view) => [label(view, "ARBITER.Dialog.Weapon", `<select name="weapon">${weaponOptions(view, view.blocks.attacker)}</select>`)],
-    body: (values) => ({ weapon: values.weapon }),
-  });
 
 export const combatStylesForms = {
   "combat-styles.spirit_combat": {
@@ -100,13 +83,6 @@ export const combatStylesForms = {
       return { body, options: { encounter: values.encounter || "table", owners: owners(blocks) } };
     },
   },
-
-  "combat-styles.ready_weapon": weaponAct("ready_weapon"),
-  "combat-styles.drop_weapon": weaponAct("drop_weapon"),
-  "combat-styles.trip_entangled": actForm("trip_entangled", {
-    fields: (view) => [text(view, "target", "ARBITER.Dialog.Target", "")],
-    body: (values) => (values.target ? { target: values.target } : {}),
-  }),
 
   "combat-styles.leaping_attack": {
     statBlocks: false,

@@ -2,6 +2,8 @@
 // values become a request body. Keyed by "<ruleset>.<type>"; `generic` takes a JSON body.
 // Field names follow the request bodies documented in docs/requests-<ruleset>.md.
 
+import { combatStylesActs } from "./combat-styles-acts.mjs";
+import { combatStylesContests } from "./combat-styles-contests.mjs";
 import { combatStylesForms, DEFENCES } from "./combat-styles-forms.mjs";
 import { checkbox, freeEncounter, label, list, number, owners } from "./form-parts.mjs";
 
@@ -159,4 +161,6 @@ export const forms = {
   },
 
   ...combatStylesForms,
+  ...combatStylesActs,
+  ...combatStylesContests,
 };

@@ -12,6 +12,7 @@ from rules_fixture import TinyRules, make_rules, write_rules
 
 from compiler.errors import RuleError
 from compiler.foundry.ids import is_valid_id
+from compiler.foundry.journals import lower_journal
 from compiler.foundry.layout import MACROS, PACKS, REFERENCE, TABLES
 from compiler.foundry.lower import folder_id, lower, pack_entries
 from compiler.foundry.macros import lower_macros
@@ -316,3 +317,15 @@ def test_karmic_macros_open_the_dialogs_of_its_request_types(
     assert 'api.dialogs.open("karmic", "declare");' in macros["register"]["command"]
     assert 'api.dialogs.open("karmic", "draw_initiative");' in macros["initiative"]["command"]
     assert macros["register"]["name"] == "Tiny Rules: play a register"
+
+
+def test_the_combat_styles_journal_has_the_spirit_effects_page_with_what_arbiter_does(
+    renderer: Renderer,
+) -> None:
+    journal = lower_journal(load_ruleset("combat-styles"), "folder0000000000", renderer)
+    [page] = [p for p in journal["pages"] if p["name"] == "Spirit Combat Special Effects"]
+    content = page["text"]["content"]
+    assert "<th>Arbiter</th>" in content
+    assert "<td>Spirit Lance</td>" in content
+    assert "GM&#x27;s call (recorded)" in content
+    assert "applied as end engagement" in content

@@ -22,6 +22,7 @@ def test_there_is_one_table_per_concern() -> None:
         "success_levels",
         "differential",
         "special_effects",
+        "spirit_effects",
         "size_and_reach",
         "parry_reduction",
         "weapons",
@@ -112,7 +113,7 @@ def test_the_hit_location_table_shows_the_d20_ranges_and_hit_points() -> None:
 
 def test_every_assumed_entry_is_named_in_some_table_note() -> None:
     notes = " ".join(note for t in TABLES.values() for note in t.notes)
-    for effect in RULES.special_effects:
+    for effect in (*RULES.special_effects, *RULES.spirit_effects):
         if effect.assumed:
             assert effect.name in notes
     for weapon in (*RULES.weapons, *RULES.ranged_weapons):

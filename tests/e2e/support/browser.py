@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from tests.e2e.support.paths import ARTIFACTS
@@ -85,6 +86,10 @@ class Page:
 
     def card(self, message_id: str) -> Any:
         return self.page.locator(f'[data-message-id="{message_id}"]')
+
+
+OpenPage = Callable[..., Page]
+"""The ``open_page`` fixture: ``open_page(site, server, user=…, token=…, settings=…)``."""
 
 
 def log_rows(server: Server) -> list[dict[str, Any]]:

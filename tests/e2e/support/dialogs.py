@@ -9,7 +9,7 @@ from tests.e2e.support.browser import Page
 
 def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, ...] = ()) -> None:
     """Run a macro, fill its dialog (field name → value; textareas and inputs alike, selects by
-    option), tick ``check`` and press Send."""
+    option), tick ``check``, press Send and wait for the request's card (or error card)."""
     page.run_macro(macro)
     dialog = page.page.locator("dialog.application")
     # The optional stat-block fields are folded away until opened.
@@ -24,8 +24,11 @@ def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, 
             field.fill(value)
     for name in check:
         dialog.locator(f'input[name="{name}"]').check()
+    before = page.call("() => game.messages.size")
     dialog.locator('button[data-action="send"]').click()
     page.call("async () => window.macro")
+    # The macro does not wait for its dialog's request: its card (or error card) says it is done.
+    page.page.wait_for_function("(n) => game.messages.size > n", arg=before, timeout=15000)
 
 
 def rolled_row(card: Any, side: str) -> tuple[str, str]:
@@ -43,3 +46,26 @@ def fighter(cid: str, skill: int, weapon: str) -> dict[str, Any]:
         "skills": {"combat_style": skill, "evade": 30, "endurance": 35, "willpower": 30},
         "weapons": [weapon],
     }
+
+
+def script_next_dice(page: Page, dice: list[int]) -> None:
+    """Make the next request the page's connection sends carry ``dice`` (the server must be
+    started with --allow-scripted-dice): a dialog's request, whose body the dialog still writes,
+    gets the known dice a worked example needs. Only that one request is scripted."""
+    page.call(
+        """(dice) => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const send = connection.request;
+            connection.request = function (envelope, scripted) {
+                connection.request = send;
+                return send.call(this, envelope, scripted ?? dice);
+            };
+        }""",
+        dice,
+    )
+
+
+def option_values(page: Page, name: str) -> list[str]:
+    """The values of the open dialog's ``<select name=name>`` options, in order."""
+    select = page.page.locator(f'dialog.application select[name="{name}"]')
+    return select.locator("option").evaluate_all("els => els.map(e => e.value)")

@@ -41,7 +41,7 @@ def test_spirit_damage_comes_off_the_losers_magic_points_within_its_dice(
         fighter("a", spirit_combat=skills[0], magic_points=mp[0] + 1),
         fighter("b", spirit_combat=skills[1], magic_points=mp[1] + 1),
     ]
-    body = {"attacker": "a", "defender": "b", "combatants": blocks}
+    body = {"attacker": "a", "defender": "b", "combatants": blocks, "effects": []}
     req = {"id": "s", "ruleset": "combat-styles", "type": "spirit_combat", "body": body}
     first = run(model, req, None, KeyedSource(seed))
     assert json.loads(json.dumps(first)) == first

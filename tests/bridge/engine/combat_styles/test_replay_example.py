@@ -41,10 +41,20 @@ def test_the_documented_example_replays_to_the_expected_outcomes(
     assert odds["defence"]["levels"]["success"]["exact"] == "49/100"  # 07-55
     assert [d["result"] for d in outcomes["cs-4"]["dice"]] == [4, 2]
     spirit = outcomes["cs-7"]["result"]
-    # shaman 65 (success, 20) against the ghost's 50 (failure, 70): 1d8 → 5 off 12 MP (POW)
+    # shaman 65 (success, 20) against the ghost's 50 (failure, 70): one effect to choose
     assert spirit["differential"] == {"winner": "attacker", "effects": 1}
-    assert spirit["spirit_damage"]["dice"] == "1d8"
-    assert spirit["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
+    assert (spirit["status"], spirit["token"], spirit["chooser"]) == (
+        "awaiting_effects",
+        "s1",
+        "shaman",
+    )
+    assert "spirit_lance" in {e["id"] for e in spirit["eligible"]}
+    lance = outcomes["cs-7b"]["result"]
+    # Spirit Lance: 1d8 rolled twice (3, 5), the best 5 off the ghost's 12 MP (POW)
+    assert lance["spirit_damage"]["dice"] == "1d8"
+    assert lance["spirit_damage"]["rolls"] == [3, 5]
+    assert lance["spirit_damage"]["magic_points"] == {"before": 12, "after": 7}
+    assert [d["result"] for d in outcomes["cs-7b"]["dice"]] == [3, 5]
 
 
 def test_the_documented_leaping_attack_replays_to_the_expected_outcome(

@@ -25,7 +25,11 @@ def ghost(**over: Any) -> dict[str, Any]:
 
 
 def engage(table: Table, dice: list[int], **body: Any) -> dict[str, Any]:
-    return table("spirit_combat", {"attacker": "shaman", "defender": "ghost", **body}, dice)
+    """One spirit combat, shaman against ghost; the winner chooses no effects unless ``effects``
+    is given (so it finishes at once; tests/.../test_spirit_effects.py covers the choice)."""
+    return table(
+        "spirit_combat", {"attacker": "shaman", "defender": "ghost", "effects": [], **body}, dice
+    )
 
 
 def test_a_winning_attacker_rolls_his_skill_band_against_the_defenders_magic_points(
