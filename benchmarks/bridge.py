@@ -268,6 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-encounters", action="store_true", help="skip the exchanges-in-an-encounter figure"
     )
     args = parser.parse_args(argv)
+    from bridge import native  # after sys.path names this checkout
+
+    print(native.describe(), "(the server runs the same)")
     _load_exchange_body()
     if args.path_batches > 0:
         server_path(args.path_batches, EXCHANGE_BODY, combat_styles_exchange)

@@ -18,7 +18,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    here = Path(__file__).resolve().parent
+    sys.path[:0] = [str(here.parent), str(here)]  # the package bridge, not benchmarks/bridge.py
+    from bridge import native
+
+    print(native.describe())
     print(f"{'ruleset':<14} {'measure':<58} {'value':>14}  unit")
     for name in RULESETS:
         module = importlib.import_module(f"engine_{name}")

@@ -6,28 +6,32 @@ Each figure is printed beside a baseline measured in the same run on the same ma
   wound) through ``ENGINE.resolve`` with keyed dice, against the *dice floor*: the same keyed
   source rolling the same number of dice per exchange with no rules at all. Also the same
   exchange when the request carries both stat blocks instead of an encounter (the server's
-  stateless path: the records are built on every request).
+  stateless path: the records are built on every request). And the same full exchange run by
+  the interpreted engine (the Python sources, ``ARBITER_ENGINE=interpreted``) in a child
+  process of the same run: what compiling with mypyc buys (``docs/engine.md``).
 * odds — one exact-odds query (per-side counting) against brute force: classifying all
   100 × 100 roll pairs with the same level rules.
 
 Rates are per CPU-second (``time.process_time``), the best of short windows, so that other
 processes sharing the machine disturb them less; the 1-minute load average is printed with
-them. Goals: at least 20,000
-exchanges per second on one core, odds under 1 ms.
+them. Goals: at least 20,000 exchanges per second on one core, odds under 1 ms.
 Run: ``.venv/bin/python benchmarks/engine_combat_styles.py [seconds]``.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bridge import native
 from bridge.engine.combat_styles import ENGINE
 from bridge.engine.combat_styles.checks import Level, level_of, target
 from bridge.engine.combat_styles.requests import (
@@ -79,16 +83,19 @@ def _rate(fn: Callable[[], object], seconds: float, window: float = 0.1) -> tupl
     return best, total
 
 
-def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
-    """(figure, value, unit) rows: ours and the baseline beside each."""
-    model = load_ruleset("combat-styles").model
-    view = view_of(model)
+def _started(model: Any) -> dict[str, Any]:
+    """The state of an encounter between the two fighters, outside the round order."""
     start = StartEncounterBody.model_validate(
         {"combatants": [_fighter("a", {}), _fighter("b", {"chest": "mail", "head": "padded"})]}
     )
     state = ENGINE.resolve(model, "start_encounter", start, None, Dice(KeyedSource(SEED))).state
     assert state is not None
     state["phase"] = "free"
+    return state
+
+
+def _encounter_exchange(model: Any, state: dict[str, Any]) -> tuple[Callable[[], None], list[int]]:
+    """One full exchange inside the encounter, and the list of dice each one used."""
     body = ExchangeBody.model_validate(
         {"attacker": "a", "defender": "b", "parry_weapon": "heater", "effects": []}
     )
@@ -100,8 +107,31 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
         ENGINE.resolve(model, "exchange", body, state, dice)
         dice_used.append(len(dice.records))
 
+    return exchange, dice_used
+
+
+def _interpreted_rate(seconds: float) -> float:
+    """The full-exchange rate of the interpreted engine (the same sources, not compiled),
+    measured in a child process of this run: the baseline for the compiled engine."""
+    child = subprocess.run(
+        [sys.executable, __file__, "--exchanges-only", str(seconds)],
+        env={**os.environ, native.ENV_VAR: "interpreted"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(child.stdout.split()[-1])
+
+
+def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
+    """(figure, value, unit) rows: ours and the baseline beside each."""
+    model = load_ruleset("combat-styles").model
+    view = view_of(model)
+    state = _started(model)
+    exchange, dice_used = _encounter_exchange(model, state)
     half = seconds / 2
     ours, _ = _rate(exchange, half)
+    interpreted = _interpreted_rate(half) if native.select_engine().mode == "compiled" else ours
     with_blocks = ExchangeBody.model_validate(
         {
             "attacker": "a",
@@ -168,6 +198,7 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
     brute_rate, _ = _rate(brute_force, half)
     return [
         ("full exchanges per second (engine)", ours, "exchanges/s"),
+        ("the same, interpreted engine (sources, not compiled)", interpreted, "exchanges/s"),
         (
             "full exchanges per second, stat blocks, no encounter",
             stateless,
@@ -181,8 +212,14 @@ def run(seconds: float = 2.0) -> list[tuple[str, float, str]]:
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--exchanges-only"]:
+        model = load_ruleset("combat-styles").model
+        exchange, _ = _encounter_exchange(model, _started(model))
+        print(_rate(exchange, float(sys.argv[2]))[0])
+        return
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
     print(f"1-minute load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
+    print(native.describe())
     for name, value, unit in run(seconds):
         print(f"{name:<62} {value:>12,.3f} {unit}")
 

@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from bridge import datadir
+from bridge import datadir, native
 from bridge.building import DEFAULT_MODULE_DIR
 from bridge.limits import Limits
 from bridge.rules import RuleSource
@@ -155,6 +155,7 @@ async def _serve(config: ServerConfig) -> int:
     if config.module_dir is not None:
         print(f"  module manifest: http://{shown}:{server.port}/module.json", flush=True)
     print(f"  world secret: `arbiter token --data {config.data}`", flush=True)
+    print(f"  {native.describe()}", flush=True)
     if config.allow_scripted_dice:
         print("  WARNING: scripted dice allowed (tests only)", flush=True)
     try:
