@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from bridge.engine.combat_styles import rounds
 from bridge.engine.combat_styles.checks import contest_penalty, opposed_winner
-from bridge.engine.combat_styles.combatants import add_condition, combatant, has_condition, writable
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    has_condition,
+    needs_encounter,
+    writable,
+)
 from bridge.engine.combat_styles.contests import roll_skill, skill_value
 from bridge.engine.combat_styles.engagement import ALOFT, current_round, live
 from bridge.engine.combat_styles.move_requests import AerialBody
@@ -24,8 +30,7 @@ MOVE = "aerial_pass"
 
 def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Dice) -> Resolution:
     """Roll this round's pass and record who may attack whom."""
-    if state is None:
-        raise EngineError("an aerial pass needs an encounter: send start_encounter first")
+    state = needs_encounter(state, "an aerial pass")
     allowed = tuple(rules.model.combat.aerial.skills)
     foes = list(dict.fromkeys(body.opponents))
     if body.combatant in foes:

@@ -181,6 +181,13 @@ def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:
     return int(rules.model.derived.healing_rate.value(stats))
 
 
+def needs_encounter(state: JSON | None, what: str = "this request") -> JSON:
+    """The encounter state, or an ``EngineError`` saying ``what`` needs one."""
+    if state is None:
+        raise EngineError(f"{what} needs an encounter: send start_encounter first")
+    return state
+
+
 def combatant(state: JSON, cid: str) -> JSON:
     """The record of ``cid`` in ``state``; EngineError when there is none."""
     try:

@@ -164,6 +164,16 @@ def _situation_key(pending: JSON, side: str, taker: Party, victim: Party) -> tup
     )
 
 
+def offer(effect: Any) -> JSON:
+    """How an eligible special effect (weapon or spirit) is listed to the winner."""
+    return {
+        "id": effect.id,
+        "name": effect.name,
+        "stackable": effect.stackable,
+        "narrative": effect.narrative,
+    }
+
+
 def _eligible_effects(
     rules: RulesView, pending: JSON, side: str, taker: Party, victim: Party
 ) -> tuple[list[JSON], dict[str, str]]:
@@ -172,14 +182,7 @@ def _eligible_effects(
     for effect in rules.effects.values():
         why = refusal(rules, effect, pending, side, taker, victim)
         if why is None:
-            eligible.append(
-                {
-                    "id": effect.id,
-                    "name": effect.name,
-                    "stackable": effect.stackable,
-                    "narrative": effect.narrative,
-                }
-            )
+            eligible.append(offer(effect))
         else:
             refused[effect.id] = why
     return eligible, refused

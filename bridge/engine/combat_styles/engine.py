@@ -14,7 +14,7 @@ from bridge.engine.combat_styles.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.combatants import combatant, writable
+from bridge.engine.combat_styles.combatants import combatant, needs_encounter, writable
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.finishing import finish
 from bridge.engine.combat_styles.leaping import leaping_attack
@@ -52,7 +52,7 @@ def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) ->
     grades, steps = list(body.grades), body.grade_steps
     notes: list[str] = []
     if body.combatant is not None:
-        c = combatant(_needs_state(state), body.combatant)
+        c = combatant(needs_encounter(state), body.combatant)
         more, extra = burdens(rules, c, body.skill_name, notes)
         grades, steps = grades + more, steps + extra
     grade = _grade(rules, grades, steps)
@@ -115,12 +115,6 @@ def _choose(
     return done
 
 
-def _needs_state(state: JSON | None) -> JSON:
-    if state is None:
-        raise EngineError("this request needs an encounter: send start_encounter first")
-    return state
-
-
 def _start(
     rules: RulesView, body: StartEncounterBody, state: JSON | None, dice: Dice
 ) -> Resolution:
@@ -132,7 +126,7 @@ def _start(
 
 def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callable[..., Resolution]:
     def handler(rules: RulesView, body: object, state: JSON | None, dice: Dice) -> Resolution:
-        st = _needs_state(state)
+        st = needs_encounter(state)
         args = [getattr(body, a) for a in args_from_body]
         new, result = fn(st, *args, rules=rules)
         return Resolution(result, new)
@@ -143,19 +137,19 @@ def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callabl
 def _initiative(
     rules: RulesView, body: InitiativeBody, state: JSON | None, dice: Dice
 ) -> Resolution:
-    new, result = rounds.roll_initiative(rules, _needs_state(state), dice)
+    new, result = rounds.roll_initiative(rules, needs_encounter(state), dice)
     return Resolution(result, new)
 
 
 def _act(rules: RulesView, body: ActBody, state: JSON | None, dice: Dice) -> Resolution:
-    st = _needs_state(state)
+    st = needs_encounter(state)
     combatant(st, body.combatant)
     new, result = rounds.act(rules, st, body, dice)
     return Resolution(result, new)
 
 
 def _state(rules: RulesView, body: EmptyBody, state: JSON | None, dice: Dice) -> Resolution:
-    st = _needs_state(state)
+    st = needs_encounter(state)
     return Resolution(
         {"kind": "state", **rounds.snapshot(st), "pending": sorted(st.get("pending", {}))}, st
     )

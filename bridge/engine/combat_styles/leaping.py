@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from bridge.engine.combat_styles import rounds
 from bridge.engine.combat_styles.checks import Level, ceil_div, contest_penalty, opposed_winner
-from bridge.engine.combat_styles.combatants import add_condition, combatant, has_condition, writable
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    has_condition,
+    needs_encounter,
+    writable,
+)
 from bridge.engine.combat_styles.contests import roll_skill, skill_value
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
@@ -38,8 +44,7 @@ def leaping_attack(
     rules: RulesView, body: LeapingAttackBody, state: JSON | None, dice: Dice
 ) -> Resolution:
     """Resolve a leap; finish it, or park it until the winner chooses his effects."""
-    if state is None:
-        raise EngineError("a leaping attack needs an encounter: send start_encounter first")
+    state = needs_encounter(state, "a leaping attack")
     if body.attacker == body.defender:
         raise EngineError("a combatant cannot leap on himself")
     leap = rules.model.combat.leaping_attack

@@ -17,7 +17,12 @@ the exchange (:mod:`bridge.engine.combat_styles.riders`).
 from __future__ import annotations
 
 from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.combatants import add_condition, combatant, writable
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    needs_encounter,
+    writable,
+)
 from bridge.engine.combat_styles.engagement import check_attack
 from bridge.engine.combat_styles.exchange import start_exchange, usable_arm
 from bridge.engine.combat_styles.move_requests import MountBody, MountedWithdrawBody
@@ -51,8 +56,7 @@ def pay_action(rules: RulesView, state: JSON, c: JSON, action: str) -> None:
 
 def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> Resolution:
     """Mount ``body.mount`` (or dismount when it is None)."""
-    if state is None:
-        raise EngineError("mounting needs an encounter: send start_encounter first")
+    state = needs_encounter(state, "mounting")
     rider = combatant(state, body.rider)
     ridden = mount_of(state, rider)
     if body.mount is None:
@@ -96,8 +100,7 @@ def mounted_withdraw(
     rules: RulesView, body: MountedWithdrawBody, state: JSON | None, dice: Dice
 ) -> Resolution:
     """Withdraw a rider from ``body.opponents`` without a roll, if his mount outpaces them."""
-    if state is None:
-        raise EngineError("withdrawing needs an encounter: send start_encounter first")
+    state = needs_encounter(state, "withdrawing")
     rule = rules.model.combat.mounted
     rider = combatant(state, body.rider)
     if not rule.withdraw_freely_if_faster:

@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from bridge.engine.combat_styles import rounds
 from bridge.engine.combat_styles.checks import contest_penalty, opposed_winner
-from bridge.engine.combat_styles.combatants import add_condition, combatant, has_condition, writable
+from bridge.engine.combat_styles.combatants import (
+    add_condition,
+    combatant,
+    has_condition,
+    needs_encounter,
+    writable,
+)
 from bridge.engine.combat_styles.contests import roll_skill, skill_value
 from bridge.engine.combat_styles.engagement import OUTMANEUVERED, current_round, live
 from bridge.engine.combat_styles.hands import snared_leg
@@ -27,8 +33,7 @@ def outmaneuver(
     rules: RulesView, body: OutmaneuverBody, state: JSON | None, dice: Dice
 ) -> Resolution:
     """Resolve the group roll and record who may no longer attack the manoeuvring combatant."""
-    if state is None:
-        raise EngineError("outmanoeuvring needs an encounter: send start_encounter first")
+    state = needs_encounter(state, "outmanoeuvring")
     rule = rules.model.combat.outmaneuver
     foes = list(dict.fromkeys(body.opponents))
     if body.combatant in foes:

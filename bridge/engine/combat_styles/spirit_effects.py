@@ -16,6 +16,7 @@ from typing import Any
 
 from bridge.engine.combat_styles import spirit_engagement
 from bridge.engine.combat_styles.combatants import add_condition
+from bridge.engine.combat_styles.eligibility import offer
 from bridge.engine.combat_styles.requests import EffectChoice
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON, EngineError
@@ -57,14 +58,7 @@ def eligible(
     for effect in rules.model.spirit_effects:
         why = refusal(effect, side, taker, taker_level, victim, victim_level)
         if why is None:
-            offered.append(
-                {
-                    "id": effect.id,
-                    "name": effect.name,
-                    "stackable": effect.stackable,
-                    "narrative": effect.narrative,
-                }
-            )
+            offered.append(offer(effect))
         else:
             refused[effect.id] = why
     return offered, refused

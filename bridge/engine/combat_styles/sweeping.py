@@ -11,7 +11,7 @@ if at the same moment.
 from __future__ import annotations
 
 from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.combatants import combatant, writable
+from bridge.engine.combat_styles.combatants import combatant, needs_encounter, writable
 from bridge.engine.combat_styles.engagement import check_attack
 from bridge.engine.combat_styles.exchange import start_exchange
 from bridge.engine.combat_styles.move_requests import SweepAttackBody
@@ -27,8 +27,7 @@ def sweep_attack(
     rules: RulesView, body: SweepAttackBody, state: JSON | None, dice: Dice
 ) -> Resolution:
     """Resolve the sweep: one paid attack, one exchange per target."""
-    if state is None:
-        raise EngineError("a sweep attack needs an encounter: send start_encounter first")
+    state = needs_encounter(state, "a sweep attack")
     ids = [t.defender for t in body.targets]
     if len(set(ids)) != len(ids):
         raise EngineError("each target of a sweep is named once")

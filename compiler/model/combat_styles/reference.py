@@ -128,14 +128,20 @@ def arbiter_handling(effect: SpecialEffect) -> str:
     return "applied"
 
 
+def _roll_parts(own_roll: str | None, opponent_roll: str | None) -> list[str]:
+    """The roll requirements every kind of special effect shares, as phrases."""
+    parts = []
+    if own_roll:
+        parts.append(f"{own_roll} only")
+    if opponent_roll:
+        parts.append(f"opponent {opponent_roll}s")
+    return parts
+
+
 def requirement_text(effect: SpecialEffect) -> str:
     """The effect's requirements as a short phrase."""
     r = effect.requires
-    parts = []
-    if r.own_roll:
-        parts.append(f"{r.own_roll} only")
-    if r.opponent_roll:
-        parts.append(f"opponent {r.opponent_roll}s")
+    parts = _roll_parts(r.own_roll, r.opponent_roll)
     if r.ranged_own_roll:
         waived = f" unless {', '.join(c.replace('_', ' ') for c in r.ranged_roll_waived_when)}"
         parts.append(
@@ -190,11 +196,7 @@ def _special_effects(rules: CombatStylesRules) -> ReferenceTable:
 def spirit_requirement_text(effect: SpiritEffect) -> str:
     """A spirit effect's requirements as a short phrase."""
     r = effect.requires
-    parts = []
-    if r.own_roll:
-        parts.append(f"{r.own_roll} only")
-    if r.opponent_roll:
-        parts.append(f"opponent {r.opponent_roll}s")
+    parts = _roll_parts(r.own_roll, r.opponent_roll)
     if r.taker_nature:
         parts.append(f"{r.taker_nature}s only")
     if r.opponent_nature:
