@@ -120,10 +120,7 @@ def test_a_gm_relaying_for_a_player_acts_with_that_player_s_rights_only(tmp_path
             karmic("r-1", "declare", {"combatant": "soldier", "maneuvers": []})
             | {"player": "devon-user"}
         )
-        for_devon = relay.ask(
-            karmic("r-2", "declare", {"combatant": "devon", "maneuvers": []})
-            | {"player": "devon-user"}
-        )
+        for_devon = relay.ask(karmic("r-2", "view", {"viewer": "devon"}) | {"player": "devon-user"})
         nobody = relay.ask(
             karmic("r-3", "declare", {"combatant": "devon", "maneuvers": []})
             | {"player": "mallory"}
