@@ -225,6 +225,7 @@ class SocketDuel:
                 self.ask(self.gm, "draw_initiative", {"between": ["devon", "soldier"]})
             if self.ask(self.gm, "draw_hands", {})["type"] == "error":
                 return
+            self.state()  # Devon's new hand: cards he may be shown by id
             for _ in range(6):
                 state = self.state()
                 if state["over"] or state["round"]["over"]:
