@@ -21,10 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bridge.authority import authorize
 from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, KeyedSource, ScriptedSource
 from bridge.engine.envelope import Request, RequestError, resolve
 from bridge.engine.karmic import ENGINE
+from bridge.protocol import ProtocolError
 from bridge.records import kept
 from bridge.views import OutcomeText, Viewer
 from compiler.model.loader import load_ruleset
@@ -289,9 +291,10 @@ def test_in_random_duels_over_sockets_a_player_receives_no_hidden_die_and_no_car
 
 
 class EngineDuel:
-    """A duel played on the engine, each of Devon's requests answered twice: against the real
-    state, and against one where the soldier's hand was swapped with cards from deep in the
-    draw pile. Devon's view of the answer (outcome or error) must be the same text."""
+    """A duel played on the engine, each request of Devon's player (for Devon, and probes for
+    the soldier) answered as the server would (authority, then the engine, then Devon's view)
+    twice: against the real state, and against one where the soldier's hand was swapped with
+    cards from deep in the draw pile. The two answers (outcome or error) must be the same text."""
 
     DEPTH = 4
     """Cards on top of the pile left in place: a request of Devon's draws at most one."""
@@ -311,6 +314,11 @@ class EngineDuel:
             id=f"e-{self.n}", ruleset="karmic", type=type, body=body, encounter="duel"
         )
         source = KeyedSource(self.seed, counter)
+        try:
+            # The server's own order: who may act first, then the engine.
+            authorize(request, ENGINE.requests[type], DEVON_VIEW)
+        except ProtocolError as err:
+            return json.dumps([err.code, err.message])
         try:
             outcome = resolve(
                 request, ENGINE, self.rules.model, self.rules.content_hash, state, source
@@ -364,6 +372,12 @@ class EngineDuel:
             ("hesitate", {"combatant": "devon", "opponent": "soldier"}),
             ("charge", {"combatant": "devon", "target": "soldier"}),
         ]
+        # Probes for the soldier, with his cards and others: the answer must not tell them apart.
+        theirs = [*self.state["combatants"]["soldier"]["hand"], *self.rng.sample(DECK, 2)]
+        for card in self.rng.sample(theirs, min(2, len(theirs))):
+            decl = {"maneuver": "attack", "card": card, "target": "devon"}
+            moves.append(("declare", {"combatant": "soldier", "maneuvers": [decl]}))
+            moves.append(("hit_draw", {"combatant": "soldier", "card": card}))
         for card in self.rng.sample(cards, min(3, len(cards))):
             maneuver = self.rng.choice(MANEUVERS)
             moves.append(
@@ -376,7 +390,7 @@ class EngineDuel:
                 )
             )
         self.rng.shuffle(moves)
-        for kind, body in moves[:4]:
+        for kind, body in moves[:6]:
             self.send(kind, body, by_devon=True)
 
     def play(self, rounds: int) -> None:
