@@ -52,7 +52,7 @@ SOLDIER = {
 
 
 @contextmanager
-def karmic_server(tmp: Path) -> Iterator[Running]:
+def bundled_server(tmp: Path) -> Iterator[Running]:
     """A server of the bundled rules (karmic among them), fast to notice a revoked player."""
     config = tiny_config(
         tmp,

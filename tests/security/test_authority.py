@@ -15,9 +15,9 @@ from tests.security.support import (
     DEVON,
     SOLDIER,
     Client,
+    bundled_server,
     encounter_state,
     karmic,
-    karmic_server,
     rows,
 )
 
@@ -41,7 +41,7 @@ def deal(srv: Running) -> tuple[Client, Client, Client]:
 def test_a_player_who_passes_or_declares_for_his_opponent_is_refused_and_nothing_is_logged(
     tmp_path: Path,
 ) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         gm, devon, soldier = deal(srv)
         before, logged = encounter_state(srv), rows(srv)
         card = before["combatants"]["soldier"]["hand"][0]
@@ -73,7 +73,7 @@ def test_a_player_who_passes_or_declares_for_his_opponent_is_refused_and_nothing
 def test_probing_declare_for_the_opponent_with_every_card_id_gets_one_message_and_logs_nothing(
     tmp_path: Path,
 ) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         gm, devon, soldier = deal(srv)
         hand = set(encounter_state(srv)["combatants"]["soldier"]["hand"])
         logged = rows(srv)
@@ -110,7 +110,7 @@ def test_probing_declare_for_the_opponent_with_every_card_id_gets_one_message_an
 
 
 def test_a_gm_relaying_for_a_player_acts_with_that_player_s_rights_only(tmp_path: Path) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         gm, devon, soldier = deal(srv)
         relay = Client(srv, srv.server.secret, events=[])
         bound = relay.ask(
@@ -144,3 +144,45 @@ def test_a_gm_relaying_for_a_player_acts_with_that_player_s_rights_only(tmp_path
     assert nobody["code"] == "unknown_player" and "mallory" in nobody["message"]
     assert relaying_player["code"] == "forbidden"
     assert binding_player["code"] == "forbidden"
+
+
+GUARD = {
+    "id": "guard",
+    "name": "Gate guard",
+    "characteristics": {"str": 12, "con": 12, "siz": 13, "dex": 10, "int": 11, "pow": 9},
+    "skills": {"combat_style": 55, "evade": 40, "endurance": 35, "willpower": 30},
+    "weapons": ["shortspear", "heater"],
+}
+VESSA = {
+    "id": "vessa",
+    "name": "Vessa",
+    "characteristics": {"str": 11, "con": 12, "siz": 11, "dex": 16, "int": 14, "pow": 12},
+    "skills": {"combat_style": 70, "evade": 60, "endurance": 40, "willpower": 45},
+    "weapons": ["dagger"],
+}
+
+
+def test_a_combat_styles_player_attacks_as_his_own_fighter_only_even_in_a_free_exchange(
+    tmp_path: Path,
+) -> None:
+    def exchange(rid: str, attacker: str, defender: str, **more: object) -> dict[str, object]:
+        body = {"attacker": attacker, "defender": defender, "effects": [], **more}
+        request = {"id": rid, "ruleset": "combat-styles", "type": "exchange", "body": body}
+        return {"v": 1, "type": "request", "request": request}
+
+    with bundled_server(tmp_path) as srv:
+        token = srv.player("vessa-player", "vessa")
+        assert token is not None
+        vessa = Client(srv, token, events=[])
+        blocks = {"combatants": [GUARD, VESSA]}
+        # The guard's blow, sent by Vessa's player: refused before a die is rolled.
+        as_guard = vessa.ask(exchange("x-1", "guard", "vessa", **blocks))
+        # Her own blow, stat blocks inline (no encounter): the attacker's id is who acts.
+        own = vessa.ask(exchange("x-2", "vessa", "guard", **blocks))
+        # Spending the guard's luck points is acting for him.
+        luck = vessa.ask(exchange("x-3", "vessa", "guard", mitigate_damage=["guard"], **blocks))
+        vessa.close()
+    assert as_guard["code"] == "forbidden"
+    assert as_guard["message"] == "this connection does not act for 'guard'"
+    assert own["type"] == "outcome", own
+    assert luck["code"] == "forbidden"

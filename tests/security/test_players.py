@@ -15,13 +15,13 @@ from websockets.exceptions import ConnectionClosed
 
 from bridge.cli import main
 from tests.bridge.support import hello_message
-from tests.security.support import Client, karmic, karmic_server
+from tests.security.support import Client, bundled_server, karmic
 
 
 def test_a_revoked_player_is_closed_with_4003_and_his_token_opens_no_connection_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         token = srv.player("devon-player", "devon")
         assert token is not None
         devon = Client(srv, token, events=["outcome"])
@@ -53,7 +53,7 @@ def test_a_revoked_player_is_closed_with_4003_and_his_token_opens_no_connection_
 def test_a_rotated_token_closes_the_old_connection_and_only_the_new_token_opens_one(
     tmp_path: Path,
 ) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         old = srv.player("devon-player", "devon")
         assert old is not None
         devon = Client(srv, old, events=[])
@@ -77,7 +77,7 @@ def test_a_rotated_token_closes_the_old_connection_and_only_the_new_token_opens_
 
 
 def test_a_player_record_s_new_participants_reach_its_live_connection(tmp_path: Path) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         token = srv.player("devon-player", "devon")
         assert token is not None
         devon = Client(srv, token, events=[])

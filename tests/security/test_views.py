@@ -36,10 +36,10 @@ from tests.security.support import (
     DEVON,
     SOLDIER,
     Client,
+    bundled_server,
     dice_of,
     encounter_state,
     karmic,
-    karmic_server,
     strings,
 )
 
@@ -50,7 +50,7 @@ DEVON_VIEW = Viewer(gm=False, participants=frozenset({"devon"}), player="devon-p
 def test_the_karmic_deal_reaches_no_client_as_dice_so_no_replay_rebuilds_the_hands(
     tmp_path: Path,
 ) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         devon_token = srv.player("devon-player", "devon")
         assert devon_token is not None
         gm = Client(srv, srv.server.secret, events=[])
@@ -85,7 +85,7 @@ def test_the_karmic_deal_reaches_no_client_as_dice_so_no_replay_rebuilds_the_han
 def test_declaring_participants_in_the_hello_gets_no_other_hand_not_even_on_a_reconnect_replay(
     tmp_path: Path,
 ) -> None:
-    with karmic_server(tmp_path) as srv:
+    with bundled_server(tmp_path) as srv:
         devon_token = srv.player("devon-player", "devon")
         soldier_token = srv.player("soldier-player", "soldier")
         assert devon_token is not None and soldier_token is not None
@@ -261,7 +261,7 @@ class SocketDuel:
 def duel_server(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[Running, dict[str, str]]]:
-    with karmic_server(tmp_path_factory.mktemp("duels")) as srv:
+    with bundled_server(tmp_path_factory.mktemp("duels")) as srv:
         tokens = {cid: srv.player(f"{cid}-player", cid) for cid in ("devon", "soldier")}
         yield srv, {cid: token for cid, token in tokens.items() if token is not None}
 
