@@ -4,6 +4,10 @@
 read-state → resolve → stage sequence (the single-writer rule for encounter state). It returns
 the *staged* row: the caller answers only after the store has committed it (the server commits
 every row staged in one event-loop turn at once — group commit).
+
+A request id is decided once (:mod:`bridge.refusals`): what can refuse before the first die
+raises ProtocolError and logs nothing; a refusal after dice is staged as the id's outcome, and
+the :class:`Decided` says so in ``refusal`` (the reply is then that error, on every resend).
 """
 
 from __future__ import annotations
