@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -107,6 +107,11 @@ class EffectChoice(Body):
 class ExchangeBody(Body):
     """An attack and the defender's reaction (see docs/requests-combat-styles.md)."""
 
+    awaits_unless: ClassVar[str] = "effects"
+    """Without ``effects`` the exchange waits for the winner's choice whenever the dice award
+    special effects: without an encounter to keep that wait, the server refuses it before any
+    die (``bridge.refusals.pending_without_encounter``)."""
+
     attacker: str
     defender: str
     weapon: str | None = None
@@ -200,6 +205,9 @@ class EmptyBody(Body):
 class SpiritCombatBody(Body):
     """One exchange of spirit combat: the attacker's spirit-combat skill against the
     defender's resistance (rule data ``combat.spirit_combat``), damage to Magic Points."""
+
+    awaits_unless: ClassVar[str] = "effects"
+    """As for :class:`ExchangeBody`: the choice of spirit effects made in advance."""
 
     attacker: str
     defender: str

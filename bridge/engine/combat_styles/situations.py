@@ -234,6 +234,10 @@ def attack_terms(
             if attacker["quadruped"]
             else rules.charge.dm_steps_biped
         )
+        if dm_steps:
+            # Stepped only should the blow land: checked here, before any die is rolled, so
+            # whether a charge is refused never depends on the dice.
+            step_modifier(rules.dm_ladder, attacker["damage_modifier"], dm_steps)
         notes.append("charging")
     if situation.blind_strike:
         steps += rules.blind_strike_grade_steps
