@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles import riders, rounds
+from bridge.engine.combat_styles import familiarity, riders, rounds
 from bridge.engine.combat_styles.checks import (
     CheckResult,
     Level,
@@ -187,6 +187,17 @@ def start_exchange(
         dfd_skill = capped(rules, dfd, dfd["skills"][key], situation)
     else:
         dfd_skill = 0
+    fam_steps = 0  # the defender's unfamiliar parrying weapon ("defensive actions")
+    if situation.defender_familiarity is not None:
+        dfd_skill, fam_steps = familiarity.for_parry(
+            rules,
+            situation.defender_familiarity,
+            body.defence,
+            defence,
+            arm_owner,
+            dfd_skill,
+            notes,
+        )
     # Skills over 100: the excess of the highest comes off everyone. A defender who decides
     # only after seeing the attack imposes no penalty of his own (the retroactive-parry rule).
     contest = (
@@ -221,6 +232,16 @@ def start_exchange(
         else:
             riders.pay(rules, state, payer, guard_cost)
         dfd_grade = defence_grade(rules, situation, dfd, notes, key)
+        if fam_steps:
+            dfd_grade, dfd_skill = familiarity.floored(
+                rules,
+                arm_owner,
+                dfd_skill,
+                dfd_grade,
+                fam_steps,
+                notes,
+                f"{arm_owner['name']}'s parry: ",
+            )
         dfd_target = target(
             checks,
             dfd_skill,

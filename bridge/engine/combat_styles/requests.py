@@ -70,6 +70,8 @@ class Situation(Body):
     """The attacker is mounted and the target is a lower biped (mounted location die)."""
     familiarity: str | None = None
     """Weapon familiarity id from the rule data (similar, broadly-similar …)."""
+    defender_familiarity: str | None = None
+    """The same for the defender's parrying weapon ("offensive and defensive actions")."""
     cap: str | None = Field(default=None, max_length=64)
     """A ``skill_caps`` id from the rule data (climbing, swimming, mounted …): the attacker's and
     defender's combat skills are capped by the skill it names."""
