@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles import familiarity, riders, rounds
+from bridge.engine.combat_styles import brace, familiarity, riders, rounds
 from bridge.engine.combat_styles.checks import (
     CheckResult,
     Level,
@@ -135,6 +135,8 @@ def start_exchange(
     surprise, engaged = situation.surprise, situation.engaged_reach
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
+    if situation.charging:
+        brace.lose(rules, att, "charging", notes)
 
     surprised = surprise or "surprised" in dfd_conditions
     first_on_surprised = surprised and not dfd_conditions.get("surprised", {}).get("attacked")
@@ -254,9 +256,11 @@ def start_exchange(
             payer["luck_points"] -= 1
         dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
-        if defence == "evade" and evade_ends_prone(rules, dfd):
-            add_condition(dfd, "prone")
-            notes.append(f"{dfd['name']} ends prone after evading")
+        if defence == "evade":
+            brace.lose(rules, dfd, "evading", notes)  # a dive or roll out of the way
+            if evade_ends_prone(rules, dfd):
+                add_condition(dfd, "prone")
+                notes.append(f"{dfd['name']} ends prone after evading")
     else:
         dfd_level = Level.named(rules.no_defence_level)
         if defence == "counterattack":

@@ -16,7 +16,7 @@ the exchange (:mod:`bridge.engine.combat_styles.riders`).
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import brace, rounds
 from bridge.engine.combat_styles.combatants import (
     add_condition,
     combatant,
@@ -133,6 +133,7 @@ def mounted_withdraw(
     rider = combatant(state, rider["id"])
     pay_action(rules, state, rider, WITHDRAW_ACTION)
     rider["conditions"].pop("engaged", None)
+    brace.lose(rules, rider, "withdrawing")
     result: JSON = {
         "kind": "mounted_withdraw",
         "rider": rider["id"],

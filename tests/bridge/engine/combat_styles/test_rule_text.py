@@ -35,22 +35,31 @@ def test_at_long_range_force_is_one_step_smaller_so_a_buckler_blocks_a_short_bow
     assert table.who("b")["hit_points"] == table.who("b")["hit_points_max"]
 
 
+TOUGH = {
+    loc: 40
+    for loc in ("head", "chest", "abdomen", "right_arm", "left_arm", "right_leg", "left_leg")
+}
+"""Hit points enough that the hammer's blows below only leave minor wounds (no wound dice)."""
+
+
 def _hammer_blow(table: Table, knockback_die: list[int]) -> dict[str, Any]:
-    """The great hammer (1d10+3) hits b's chest for 13 rolled damage (b fails to parry)."""
+    """The great hammer (1d10 → 10, +3) strikes b's chest for 13 rolled damage; his parry (30)
+    with a Medium broadsword blocks none of the Huge hammer's blow."""
     out: dict[str, Any] = table(
         "exchange",
         {"attacker": "a", "defender": "b", "effects": []},
-        [50, 90, 10, 10, *knockback_die],
+        [50, 30, 10, 10, *knockback_die],
     )
+    assert out["blow"]["damage_rolls"] == [13]
     return out
 
 
 def test_a_brace_lasts_until_the_braced_fighter_moves_away(table: Table) -> None:
-    """Brace: "for the purposes of resisting Knockback … the character's SIZ is treated as 50%
+    """Brace: "For the purposes of resisting Knockback … the character's SIZ is treated as 50%
     bigger … The benefits of bracing are lost once the character moves away from the place
     they planted themselves." 13 damage against SIZ 12 knocks him back a metre; braced, his
-    SIZ counts 18, twice over, until he moves."""
-    duel(table, fighter("a", weapons=["great_hammer"]), fighter("b"))
+    SIZ counts 18, blow after blow, until he moves."""
+    duel(table, fighter("a", weapons=["great_hammer"]), fighter("b", hit_points=TOUGH))
     braced = table("act", {"combatant": "b", "action": "brace"})
     assert braced["brace"] == {"siz": 12, "against_knockback": 18, "against_bash": 24}
     assert table.who("b")["conditions"]["braced"] == {"turns": None}
@@ -63,12 +72,13 @@ def test_a_brace_lasts_until_the_braced_fighter_moves_away(table: Table) -> None
 
 
 def test_a_knockback_moves_the_braced_fighter_away_and_ends_his_brace(table: Table) -> None:
-    duel(table, fighter("a", weapons=["great_hammer"], damage_modifier="+1d6"), fighter("b"))
+    hammer = fighter("a", weapons=["great_hammer"], damage_modifier="+1d6")
+    duel(table, hammer, fighter("b", hit_points=TOUGH))
     table("act", {"combatant": "b", "action": "brace"})
     out = table(
         "exchange",
         {"attacker": "a", "defender": "b", "effects": []},
-        [50, 90, 10, 6, 10, 5],  # 13 + 6 = 19 over the braced 18: 1 m
+        [50, 30, 10, 6, 10, 5],  # 13 + 6 = 19 over the braced 18: 1 m
     )
     assert out["knockback"]["metres"] == 1
     assert "braced" not in table.who("b")["conditions"]
