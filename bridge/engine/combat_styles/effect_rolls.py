@@ -21,7 +21,9 @@ from bridge.engine.combat_styles.checks import (
 )
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.damage import expr_of
+from bridge.engine.combat_styles.hands import holds
 from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON
 
 Handler = Callable[["Finisher", EffectChoice, "Blow | None", JSON], None]
@@ -61,6 +63,8 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     if effect_id in fx.forced:
         return False, {"force_failure": True}
     skills = list(res.skills)
+    if res.with_shield and uses_shield(fx.rules, victim):
+        skills.extend(res.with_shield)
     quadruped = bool(victim.get("quadruped") and res.quadruped_skill)
     if quadruped:
         skills.append(res.quadruped_skill)
@@ -88,6 +92,14 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     if burden:
         out["encumbered_grade_steps"] = burden
     return resisted, out
+
+
+def uses_shield(rules: RulesView, c: JSON) -> bool:
+    """Whether ``c`` is using a shield: one he carries is in a hand that can use it."""
+    for arm_id in c["weapons"]:
+        if rules.arm(arm_id).kind == "shield" and holds(rules, c, arm_id):
+            return True
+    return False
 
 
 def wounded(blow: Blow | None, victim: JSON) -> bool:

@@ -24,7 +24,9 @@ class Action(Entry):
     description: str
 
 
-BraceEnd = Literal["evading", "knocked_back", "charging", "leaping", "outmaneuvering", "withdrawing"]
+BraceEnd = Literal[
+    "evading", "knocked_back", "charging", "leaping", "outmaneuvering", "withdrawing"
+]
 """Events that move a braced fighter from his spot: he evades, is knocked back (by the blow's
 knockback or Bash), charges, leaps, outmanoeuvres, or withdraws (the effect, a mounted
 withdrawal)."""

@@ -209,7 +209,7 @@ def test_luck_points_come_from_pow_when_the_stat_block_gives_none(table: Table) 
             "attacker_luck": "success",
             "effects": [],
         },
-        [90, 30, 4, 13],
+        [90, 30, 4, 10],  # missed, re-rolled 30; 1d8 → 4 to the chest (minor)
     )
     assert out["attack"]["luck_rerolled_from"] == 90
     assert out["attack"]["roll"] == 30
