@@ -24,7 +24,8 @@ class CheckBody(Body):
     luck: LuckPolicy | None = None
     label: str = Field(default="", max_length=64)
     combatant: str | None = Field(default=None, max_length=64)
-    """A combatant of the encounter whose fatigue level floors the check's grade."""
+    """A combatant of the encounter whose conditions grade the check (fatigue, blinded, an
+    entangled or grappled head or torso, an impaled weapon, prone)."""
     skill_name: str | None = Field(default=None, max_length=64)
     """The skill checked (e.g. ``athletics``): with ``combatant``, his load grades it when the
     rule data's encumbrance lists that skill."""
