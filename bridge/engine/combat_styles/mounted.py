@@ -24,11 +24,12 @@ from bridge.engine.combat_styles.combatants import (
     writable,
 )
 from bridge.engine.combat_styles.engagement import check_attack
-from bridge.engine.combat_styles.exchange import start_exchange, usable_arm
+from bridge.engine.combat_styles.exchange import start_exchange
 from bridge.engine.combat_styles.move_requests import MountBody, MountedWithdrawBody
 from bridge.engine.combat_styles.requests import ExchangeBody
 from bridge.engine.combat_styles.saddle import MOUNTED, RIDDEN, mount_of
 from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.weapons_used import usable_arm
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 
