@@ -306,9 +306,8 @@ def test_a_defender_s_unfamiliar_weapon_never_parries_below_str_plus_dex(table: 
     )
     assert (out["defence_roll"]["target"], out["defence_roll"]["skill"]) == (21, 21)  # not 20
     assert out["defence_roll"]["level"] == "success"
-    assert "b's parry: unfamiliar weapon: the penalty stops at the floor (STR+DEX 21)" in (
-        out["notes"]
-    )
+    floor = "b's parry: unfamiliar weapon: the penalty stops at the floor (STR+DEX 21)"
+    assert floor in out["notes"]
 
 
 def test_defender_familiarity_is_refused_for_an_evade(table: Table) -> None:
