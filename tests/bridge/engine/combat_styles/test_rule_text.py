@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
+from tests.bridge.engine.rule_edits import edited
 
 
 def test_at_long_range_force_is_one_step_smaller_so_a_buckler_blocks_a_short_bow(
@@ -224,3 +226,42 @@ def test_typed_luck_points_still_win_over_the_derived_ones(table: Table) -> None
 
 def _pow(power: int) -> dict[str, int]:
     return {"str": 11, "con": 11, "siz": 12, "dex": 12, "int": 12, "pow": power}
+
+
+def test_evading_moves_the_braced_fighter_and_ends_his_brace(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    table("act", {"combatant": "b", "action": "brace"})
+    out = table(
+        "exchange", {"attacker": "a", "defender": "b", "defence": "evade"}, [90, 95]
+    )  # both fail: nobody wins an effect
+    assert "b is no longer braced (evading)" in out["notes"]
+    assert "braced" not in table.who("b")["conditions"]
+
+
+def test_what_ends_a_brace_is_read_from_the_rule_data(model: RulesetBase) -> None:
+    table = Table(edited(model, "combat.brace.lost_on_actions", ()))
+    duel(table, fighter("a", weapons=["great_hammer"]), fighter("b", hit_points=TOUGH))
+    table("act", {"combatant": "b", "action": "brace"})
+    table("act", {"combatant": "b", "action": "move"})  # by this house rule he stays planted
+    assert "knockback" not in _hammer_blow(table, [])
+
+
+def test_the_defender_braced_flag_braces_him_against_this_blow_s_knockback(
+    table: Table,
+) -> None:
+    """``situation.defender_braced`` (no Brace action tracked): SIZ 12 counts 18 against the
+    13 rolled, for this exchange only."""
+    duel(table, fighter("a", weapons=["great_hammer"]), fighter("b", hit_points=TOUGH))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "situation": {"defender_braced": True},
+            "effects": [],
+        },
+        [50, 30, 10, 10],
+    )
+    assert "knockback" not in out
+    assert "braced" not in table.who("b")["conditions"]
+    assert _hammer_blow(table, [5])["knockback"]["metres"] == 1
