@@ -14,10 +14,19 @@ TRAINED_ALONGSIDE = "with_trained_weapon"
 """The familiarity id of an unfamiliar weapon used with a trained one (a grade step of its own)."""
 
 
-def base_skill(c: JSON) -> int:
-    """The default Combat Style, STR+DEX: the base skill and the familiarity floor."""
+FLOOR_ATTRIBUTES = {"str_plus_dex": ("str", "dex")}
+"""The characteristics each ``combat.familiarity.floor`` value adds up (the model admits only
+these)."""
+
+
+def base_skill(rules: RulesView, c: JSON) -> int:
+    """The default Combat Style the rule data's ``combat.familiarity.floor`` names (STR+DEX):
+    the base skill of a substantially different weapon and the floor of every other penalty."""
     stats = c["characteristics"]
-    return int(stats["str"]) + int(stats["dex"])
+    total = 0
+    for attribute in FLOOR_ATTRIBUTES[rules.model.combat.familiarity.floor]:
+        total += int(stats[attribute])
+    return total
 
 
 def skill_and_steps(
@@ -34,7 +43,7 @@ def skill_and_steps(
     steps = rules.familiarity[familiarity]
     if steps is None:
         notes.append(f"{who}unfamiliar weapon: base Combat Style (STR+DEX)")
-        return min(skill, base_skill(c)), 0
+        return min(skill, base_skill(rules, c)), 0
     return skill, steps
 
 
@@ -61,7 +70,7 @@ def floored(
     his own skill if lower) without those steps. The other grades and steps of the roll
     (``before``) apply either way, so the floor bounds the familiarity penalty alone."""
     graded = rules.checks.shifted(before, steps)
-    floor = min(skill, base_skill(c))
+    floor = min(skill, base_skill(rules, c))
     if steps <= 0 or _worth(graded, skill) >= _worth(before, floor):
         return graded, skill
     notes.append(f"{who}unfamiliar weapon: the penalty stops at the floor (STR+DEX {floor})")
