@@ -68,7 +68,8 @@ class StatBlock(Body):
     action_points: int | None = Field(default=None, ge=0, le=10)
     initiative_bonus: int | None = None
     healing_rate: int | None = Field(default=None, ge=0)
-    luck_points: int = Field(default=0, ge=0, le=20)
+    luck_points: int | None = Field(default=None, ge=0, le=20)
+    """Luck Points (absent: the rule data's ``derived.luck_points``, from POW)."""
     traits: list[str] = Field(default_factory=list)
     """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
     quadruped: bool = False
