@@ -351,6 +351,11 @@ class ClientSession:
             ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
         decided = decide(message, server.rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
+        if decided.refusal is not None:
+            # Refused after dice: the refusal is the id's logged outcome. The error goes out
+            # once its row is durable, and again on every resend; nobody else is told.
+            code, why = decided.refusal
+            return encode(ProtocolError(code, why, message.request.id).reply())
         seq, text = decided.row.seq, decided.text
         if not decided.replayed and len(server.listeners) > (self in server.listeners):
             # Somebody else listens: tell them once the row is durable.

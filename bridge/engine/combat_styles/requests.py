@@ -26,7 +26,8 @@ class CheckBody(Body):
     luck: LuckPolicy | None = None
     label: str = Field(default="", max_length=64)
     combatant: str | None = Field(default=None, max_length=64)
-    """A combatant of the encounter whose fatigue level floors the check's grade."""
+    """A combatant of the encounter whose conditions grade the check (fatigue, blinded, an
+    entangled or grappled head or torso, an impaled weapon, prone)."""
     skill_name: str | None = Field(default=None, max_length=64)
     """The skill checked (e.g. ``athletics``): with ``combatant``, his load grades it when the
     rule data's encumbrance lists that skill."""
@@ -74,6 +75,8 @@ class Situation(Body):
     """The attacker is mounted and the target is a lower biped (mounted location die)."""
     familiarity: str | None = None
     """Weapon familiarity id from the rule data (similar, broadly-similar …)."""
+    defender_familiarity: str | None = None
+    """The same for the defender's parrying weapon ("offensive and defensive actions")."""
     cap: str | None = Field(default=None, max_length=64)
     """A ``skill_caps`` id from the rule data (climbing, swimming, mounted …): the attacker's and
     defender's combat skills are capped by the skill it names."""
@@ -112,6 +115,11 @@ class ExchangeBody(Body):
     """An attack and the defender's reaction (see docs/requests-combat-styles.md)."""
 
     acting: ClassVar[tuple[str, ...]] = ("attacker", "mitigate_damage")
+
+    awaits_unless: ClassVar[str] = "effects"
+    """Without ``effects`` the exchange waits for the winner's choice whenever the dice award
+    special effects: without an encounter to keep that wait, the server refuses it before any
+    die (``bridge.refusals.pending_without_encounter``)."""
 
     attacker: str
     defender: str
@@ -222,6 +230,9 @@ class SpiritCombatBody(Body):
     defender's resistance (rule data ``combat.spirit_combat``), damage to Magic Points."""
 
     acting: ClassVar[tuple[str, ...]] = ("attacker",)
+
+    awaits_unless: ClassVar[str] = "effects"
+    """As for :class:`ExchangeBody`: the choice of spirit effects made in advance."""
 
     attacker: str
     defender: str
