@@ -23,7 +23,6 @@ from pydantic_core import PydanticSerializationError, to_json
 from bridge.engine.dice import Dice, DiceSource, KeyedSource, ScriptedDiceError, ScriptedSource
 from bridge.engine.envelope import Request
 from bridge.limits import BudgetedSource
-from bridge.outcomes import OutcomeText
 from bridge.protocol import ProtocolError, RequestMessage
 from bridge.refusals import (
     UNUSABLE,
@@ -36,6 +35,7 @@ from bridge.refusals import (
 )
 from bridge.rules import RulesSnapshot
 from bridge.store import NewRoll, Roll, Store, canonical
+from bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
 
