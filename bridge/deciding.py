@@ -20,10 +20,10 @@ from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
 from bridge.engine.envelope import Request, RequestError, resolve
 from bridge.limits import BudgetedSource
-from bridge.outcomes import OutcomeText
 from bridge.protocol import ProtocolError, RequestMessage
 from bridge.rules import RulesSnapshot
 from bridge.store import NewRoll, Roll, Store, canonical, kept
+from bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
 

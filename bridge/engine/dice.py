@@ -152,18 +152,24 @@ def _check_faces(faces: int) -> None:
 @dataclass(slots=True, init=False, unsafe_hash=True)
 class DieRecord:
     """One die as rolled: the expression it belonged to, its faces and its result (never
-    changed once made)."""
+    changed once made). ``hidden`` marks a die that decides hidden state (a shuffle of cards
+    nobody may see): it is logged, but never sent to a client (``bridge/views.py``)."""
 
     expr: str
     faces: int
     result: int
+    hidden: bool
 
-    def __init__(self, expr: str, faces: int, result: int) -> None:
+    def __init__(self, expr: str, faces: int, result: int, hidden: bool = False) -> None:
         self.expr = expr
         self.faces = faces
         self.result = result
+        self.hidden = hidden
 
     def to_json(self) -> dict[str, object]:
+        # The key only when true: every other outcome stays byte-identical in the log.
+        if self.hidden:
+            return {"expr": self.expr, "faces": self.faces, "result": self.result, "hidden": True}
         return {"expr": self.expr, "faces": self.faces, "result": self.result}
 
 
@@ -324,10 +330,11 @@ class Dice:
         self.source = source
         self.records: list[DieRecord] = []
 
-    def die(self, faces: int, expr: str | None = None) -> int:
-        """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``)."""
+    def die(self, faces: int, expr: str | None = None, hidden: bool = False) -> int:
+        """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``);
+        ``hidden`` marks it as deciding hidden state (see :class:`DieRecord`)."""
         result = self.source.randint(faces)
-        self.records.append(DieRecord(expr or f"1d{faces}", faces, result))
+        self.records.append(DieRecord(expr or f"1d{faces}", faces, result, hidden))
         return result
 
     def d100(self, expr: str = "1d100") -> int:
@@ -362,10 +369,14 @@ class Dice:
                 total += sign * result
         return total
 
-    def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
-        """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""
+    def shuffle(self, items: Sequence[T], label: str = "shuffle", hidden: bool = False) -> list[T]:
+        """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap).
+
+        ``hidden=True`` when the order must stay secret (a deck of cards): its dice are marked
+        hidden, so they are logged (and verifiable by commit-reveal) but never sent to a client.
+        """
         out: MutableSequence[T] = list(items)
         for i in range(len(out) - 1, 0, -1):
-            j = self.die(i + 1, label) - 1
+            j = self.die(i + 1, label, hidden) - 1
             out[i], out[j] = out[j], out[i]
         return list(out)

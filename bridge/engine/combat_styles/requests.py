@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -14,6 +14,8 @@ LuckPolicy = Literal["critical", "success"]
 
 class CheckBody(Body):
     """A single d100 check."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     skill: int = Field(ge=0, le=500)
     grades: list[str] = Field(default_factory=list, max_length=16)
@@ -40,6 +42,8 @@ class Side(Body):
 
 class OpposedBody(Body):
     """Two checks against each other; ``differential`` also reports special effects won."""
+
+    acting: ClassVar[tuple[str, ...]] = ()
 
     protagonist: Side
     antagonist: Side
@@ -107,6 +111,8 @@ class EffectChoice(Body):
 class ExchangeBody(Body):
     """An attack and the defender's reaction (see docs/requests-combat-styles.md)."""
 
+    acting: ClassVar[tuple[str, ...]] = ("attacker", "mitigate_damage")
+
     attacker: str
     defender: str
     weapon: str | None = None
@@ -145,12 +151,16 @@ class ExchangeBody(Body):
 class ChooseEffectsBody(Body):
     """The winner's choice of special effects for a pending exchange."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
     token: str = Field(min_length=1, max_length=32)
     effects: list[EffectChoice] = Field(default_factory=list, max_length=8)
 
 
 class OddsBody(Body):
     """Exact odds of an exchange between two skills."""
+
+    acting: ClassVar[tuple[str, ...]] = ()
 
     attack: Side
     defence: Side | None = None
@@ -159,6 +169,8 @@ class OddsBody(Body):
 
 
 class StartEncounterBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     combatants: list[StatBlock] = Field(min_length=1, max_length=32)
     surprised: list[str] = Field(default_factory=list)
     """Combatants caught by surprise (−10 initiative, cannot act offensively this round)."""
@@ -170,8 +182,12 @@ class StartEncounterBody(Body):
 class InitiativeBody(Body):
     """Roll initiative for every combatant of the encounter: the request carries nothing."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
 
 class ActBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: str
     action: str = Field(min_length=1, max_length=64)
     """An action id from the rule data's action lists (attack, dither, ready-weapon …)."""
@@ -190,16 +206,22 @@ class ActBody(Body):
 
 
 class CombatantBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: str
 
 
 class EmptyBody(Body):
     """A request whose meaning is its type alone (e.g. the next turn)."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
 
 class SpiritCombatBody(Body):
     """One exchange of spirit combat: the attacker's spirit-combat skill against the
     defender's resistance (rule data ``combat.spirit_combat``), damage to Magic Points."""
+
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
 
     attacker: str
     defender: str
