@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from bridge.players import issue
-from bridge.store import Store
 from tests.e2e.support.browser import BRAM, PLAYER, OpenPage, Page, log_rows
 from tests.e2e.support.process import Server, wait_until
 from tests.e2e.test_bundled_rulesets import api_request
@@ -219,17 +217,6 @@ def test_a_hand_in_the_answer_of_a_relayed_request_reaches_only_its_owners_page(
     assert gm.problems == aria.problems == bram.problems == []
 
 
-def player_token(server: Server, name: str, participants: list[str]) -> str:
-    """Issue ``name`` his own player token, as ``arbiter token --player`` does."""
-    store = Store(server.log_file)
-    try:
-        _record, token = issue(store, name, participants, rotate=False, now=0.0)
-    finally:
-        store.close()
-    assert token is not None
-    return token
-
-
 @pytest.mark.parametrize("generation", [12])
 def test_on_v12_a_player_without_a_token_is_refused_and_one_with_his_own_token_connects_himself(
     bundled_gm: Page,
@@ -256,13 +243,13 @@ def test_on_v12_a_player_without_a_token_is_refused_and_one_with_his_own_token_c
         bundled_site,
         bundled_server,
         user=PLAYER,
-        token=player_token(bundled_server, "Aria", ["devon"]),
+        token=bundled_server.player_token("Aria", ["devon"]),
     )
     bram = open_page(
         bundled_site,
         bundled_server,
         user=BRAM,
-        token=player_token(bundled_server, "Bram", ["soldier"]),
+        token=bundled_server.player_token("Bram", ["soldier"]),
     )
     aria.wait_status("open")
     bram.wait_status("open")

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridge.datadir import world_secret
+from bridge.players import issue
+from bridge.store import Store
 from tests.e2e.support.paths import ROOT
 
 
@@ -47,6 +49,17 @@ class Server:
     @property
     def log_file(self) -> Path:
         return self.data / "arbiter.sqlite3"
+
+    def player_token(self, name: str, participants: list[str]) -> str:
+        """Issue player ``name`` his own token for ``participants``, as ``arbiter token --player``
+        does (the store is the server's; the server reads player records at each hello)."""
+        store = Store(self.log_file)
+        try:
+            _record, token = issue(store, name, participants, rotate=False, now=time.time())
+        finally:
+            store.close()
+        assert token is not None, f"{name} already has a token"
+        return token
 
     def start(self) -> None:
         if self.bundled:
