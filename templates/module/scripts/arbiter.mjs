@@ -10,6 +10,7 @@ import { openDialog } from "./dialogs.mjs";
 import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
+import { registerSettings } from "./settings.mjs";
 import { createDoctor } from "./status.mjs";
 
 const MODULE = [= module.id | json =];
@@ -362,32 +363,7 @@ function exposeRequestTypes(rulesets) {
 }
 
 Hooks.once("init", () => {
-  game.settings.register(MODULE, "serverUrl", {
-    name: "ARBITER.Settings.ServerUrl.Name",
-    hint: "ARBITER.Settings.ServerUrl.Hint",
-    scope: "world",
-    config: true,
-    type: String,
-    default: "ws://127.0.0.1:8765",
-    onChange: () => connection?.start(),
-  });
-  game.settings.register(MODULE, "token", {
-    name: "ARBITER.Settings.Token.Name",
-    hint: "ARBITER.Settings.Token.Hint",
-    scope: "client",
-    config: true,
-    type: String,
-    default: "",
-    onChange: () => connection?.start(),
-  });
-  game.settings.register(MODULE, "heartbeat", {
-    name: "ARBITER.Settings.Heartbeat.Name",
-    hint: "ARBITER.Settings.Heartbeat.Hint",
-    scope: "client",
-    config: false,
-    type: Number,
-    default: 15,
-  });
+  registerSettings(MODULE, () => connection?.start());
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
   onRenderChatMessage(onRenderCard);
