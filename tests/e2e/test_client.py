@@ -120,6 +120,11 @@ def test_on_v12_a_player_with_his_own_token_connects_and_posts_his_own_card(
     assert row["request_id"] == answer["outcome"]["id"]
     gm.card(answer["message"]).wait_for(timeout=10000)
     assert gm.call(f"() => game.messages.get('{answer['message']}').author") == PLAYER
+    # Her choice goes over her own connection too; she re-renders her own card.
+    player.card(answer["message"]).locator('[data-arbiter-choice="bleed"]').click()
+    gm.card(answer["message"]).locator(".arbiter-resolution").wait_for(timeout=10000)
+    rows = log_rows(server)
+    assert json.loads(rows[-1]["request"])["body"] == {"by": "Kara", "choice": "bleed"}
     assert player.call("() => harness.record.socketOut.map((m) => m.args[0].action)") == ["hello"]
     assert gm.problems == []
     assert player.problems == []

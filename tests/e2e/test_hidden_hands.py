@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support.browser import BRAM, PLAYER, OpenPage, Page, log_rows
+from tests.e2e.support.browser import BRAM, GM, PLAYER, OpenPage, Page, log_rows
 from tests.e2e.support.process import Server, wait_until
 from tests.e2e.test_bundled_rulesets import api_request
 
@@ -283,4 +283,22 @@ def test_on_v12_a_player_without_a_token_is_refused_and_one_with_his_own_token_c
     for where, text in everything_received(bram).items():
         assert holding(text, secrets) == set(), where
     assert bram.call("() => harness.record.queriesIn") == []
+
+    # The soldier parries with his hit card (the GM plays him) and the register is revealed:
+    # Aria draws on her hit card over her own connection; the GM's browser, which posted the
+    # card, re-renders it from the server's event.
+    api_request(gm, "karmic", "declare", example[6]["body"], encounter=ENCOUNTER)
+    owners = {"devon": [PLAYER], "soldier": [GM]}
+    reveal = api_request(
+        gm, "karmic", "reveal", {"register": 1}, encounter=ENCOUNTER, owners=owners
+    )
+    hit = '[data-choice-key="hit-devon-0"] [data-arbiter-choice="hit"]'
+    aria.card(reveal["message"]).locator(f"{hit}:enabled").click()
+    for page in (gm, aria, bram):
+        page.card(reveal["message"]).locator(".arbiter-resolution").wait_for(timeout=10000)
+    last = log_rows(bundled_server)[-1]
+    assert (last["type"], last["request_id"]) == (
+        "hit_draw",
+        f"{reveal['outcome']['id']}-hit-devon-0",
+    )
     assert gm.problems == aria.problems == bram.problems == []
