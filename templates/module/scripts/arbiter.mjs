@@ -379,7 +379,7 @@ Hooks.once("ready", async () => {
       url: () => resolveUrl(settingUrl()),
       token: () => game.settings.get(MODULE, "token"),
       heartbeatMs: () => 1000 * game.settings.get(MODULE, "heartbeat"),
-      client: () => ({ name: MODULE, version: VERSION, user: game.user.name, role: game.user.isGM ? "gm" : "player", participants: [] }),
+      client: () => ({ name: MODULE, version: VERSION, user: game.user.id, role: game.user.isGM ? "gm" : "player", participants: [] }),
       WebSocket: globalThis.WebSocket,
     });
     connection.addEventListener("status", showStatus);
