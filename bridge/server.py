@@ -126,6 +126,7 @@ class ArbiterServer:
         self._watcher_task: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
         self._players_task: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
         self._players: dict[str, Player] = {p.name: p for p in self.store.players()}
         """The player records as last read (a change is applied to live connections)."""
         self.watcher: RulesWatcher | None = None
@@ -217,9 +218,12 @@ class ArbiterServer:
                 # hears no more events; then it is closed.
                 client.viewer = NOBODY
                 self.leave(client)
-                asyncio.get_running_loop().create_task(
+                task = asyncio.get_running_loop().create_task(
                     client.ws.close(CLOSE_REVOKED, "credential revoked")
                 )
+                # The loop keeps only a weak reference to a task: hold it until it is done.
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
             elif frozenset(record.participants) != client.viewer.participants:
                 client.bind_player(record)
 

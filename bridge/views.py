@@ -2,7 +2,7 @@
 
 The roll log keeps the canonical JSON of the whole envelope: the encounter ``state`` (which may
 hold every hand and the deck order), every participant's ``private`` entry and every die,
-hidden ones included. A connection receives :func:`project`\\ (outcome, viewer), for its reply,
+hidden ones included. A connection receives ``project(outcome, viewer)``, for its reply,
 for the replay of a retried id and for ``outcome`` events alike:
 
 * ``state`` is always null: it stays on the server;

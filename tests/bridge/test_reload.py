@@ -56,7 +56,7 @@ def test_a_table_edit_reaches_the_next_roll_and_a_broken_edit_keeps_the_old_rule
     config = tiny_config(tmp_path, rules=source, reload_interval=0.05, allow_scripted_dice=True)
     with running(config) as srv:
         gm, welcome = srv.hello(role="gm", events=["rules"])
-        player, _ = srv.hello(role="player", events=["rules"])
+        player, _ = srv.hello(token=srv.player("ann", "ann-pc"), events=["rules"])
         assert draw(gm, "before")["outcome"]["result"]["text"] == "Drop weapon"
 
         house(overlay, "Drop shield")

@@ -10,7 +10,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Body(BaseModel):
-    """Base of request models: unknown fields are errors."""
+    """Base of request models: unknown fields are errors.
+
+    Every request body declares ``acting``: the fields naming the participant(s) it acts for
+    (``bridge/authority.py``); an empty tuple makes it a table action, the GM's alone.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -12,6 +12,9 @@ RangeBand = Literal["short", "medium", "long", "maximum"]
 
 
 class Body(BaseModel):
+    """Base of request bodies. Every request body declares ``acting``: the fields naming the
+    participant(s) it acts for (``bridge/authority.py``); empty: a table action, the GM's."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
