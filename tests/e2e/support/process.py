@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridge.datadir import world_secret
-from bridge.players import issue
-from bridge.store import Store
 from tests.e2e.support.paths import ROOT
 
 
@@ -51,15 +49,14 @@ class Server:
         return self.data / "arbiter.sqlite3"
 
     def player_token(self, name: str, participants: list[str]) -> str:
-        """Issue player ``name`` his own token for ``participants``, as ``arbiter token --player``
-        does (the store is the server's; the server reads player records at each hello)."""
-        store = Store(self.log_file)
-        try:
-            _record, token = issue(store, name, participants, rotate=False, now=time.time())
-        finally:
-            store.close()
-        assert token is not None, f"{name} already has a token"
-        return token
+        """Issue player ``name`` his own token for ``participants`` with the real
+        ``arbiter token --player`` (the server reads player records at each hello)."""
+        command = [str(Path(sys.executable).parent / "arbiter"), "token", "--data", str(self.data)]
+        command += ["--player", name, "--quiet"]
+        for participant in participants:
+            command += ["--participant", participant]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
 
     def start(self) -> None:
         if self.bundled:
