@@ -138,6 +138,25 @@ def test_the_second_players_browser_never_holds_the_first_players_hand_nor_acts_
     card = gm.call(f"() => game.messages.get('{played['message']}').flags.arbiter.outcome")
     assert card["private"] == {} and card["result"]["kind"]
 
+    # Naming himself as Devon's owner gets Bram nothing: he may not ask for Devon's view, and
+    # when the GM asks for it with those owners, the hand goes to Devon's player alone.
+    owners = {"devon": [BRAM]}
+    view = {"viewer": "devon"}
+    refused = refusal(
+        bram,
+        f"""game.modules.get("arbiter").api.request("karmic", "view", {json.dumps(view)},
+            {{encounter: "{ENCOUNTER}", owners: {json.dumps(owners)}}})""",
+    )
+    assert refused["code"] == "forbidden"
+    api_request(gm, "karmic", "view", view, encounter=ENCOUNTER, owners=owners)
+    wait_until(lambda: len(aria.call("() => harness.record.queriesIn")) == 3)
+    # Bram's browser was asked only for his own hand (dealt) and to confirm his own request.
+    assert [q["name"] for q in bram.call("() => harness.record.queriesIn")] == [
+        "arbiter.private",
+        "arbiter.confirm",
+    ]
+    assert aria.call("() => harness.record.queriesIn")[-1]["data"]["participant"] == "devon"
+    rows = log_rows(bundled_server)
     # Nothing of Devon's reached Bram's browser so far.
     for where, text in everything_received(bram).items():
         assert holding(text, private_cards(bundled_server, "devon")) == set(), where
