@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from compiler.errors import RuleError, RuleProblem
+from compiler.foundry.card_faces import card_faces
 from compiler.foundry.layout import MODULE_ID, PACKS
 from compiler.foundry.lower import lower, pack_entries
-from compiler.foundry.manifest import manifest, manifest_json, module_version, project_version
+from compiler.foundry.manifest import manifest, manifest_json, project_version
 from compiler.foundry.packs import write_pack
 from compiler.foundry.publish import (
     PacksLocked,
@@ -38,6 +39,7 @@ from compiler.foundry.publish import (
 )
 from compiler.foundry.render import TEMPLATES_ROOT, Renderer
 from compiler.foundry.rules_data import RULES_DATA_PATH, rules_json
+from compiler.foundry.versions import PreviousBuild, content_key, next_version, previous_build
 from compiler.model.loader import RULES_ROOT, Ruleset, load_all
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent.parent / "module_output"
@@ -129,13 +131,14 @@ def _build(
     locked = locked_packs(module_dir)
     if locked:
         raise PacksLocked(locked)
-    module = compile_module(rulesets, templates)
+    module = compile_module(rulesets, templates, previous_build(stamp_path, module_dir))
     _publish(module, out_dir, module_dir)
     summaries = tuple(_summary(rulesets[rid]) for rid in sorted(rulesets))
     counts = {name: len(e) for name, e in module.entries.items()}
     stamp = {
         "fingerprint": fingerprint,
         "version": module.version,
+        "content": module.content,
         "manifest_sha256": hashlib.sha256(module.files["module.json"]).hexdigest(),
         "rulesets": [asdict(s) for s in summaries],
         "documents": counts,
@@ -153,6 +156,8 @@ class CompiledModule:
     """Everything the module holds, in memory: pack entries and the other files' bytes."""
 
     version: str
+    content: str
+    """Key of the module's content (``versions.content_key``): the version changes with it."""
     entries: Mapping[str, list[tuple[str, dict[str, Any]]]]
     """Pack name → its LevelDB key/value pairs."""
     files: Mapping[str, bytes]
@@ -160,21 +165,30 @@ class CompiledModule:
 
 
 def compile_module(
-    rulesets: Mapping[str, Ruleset], templates: Path = TEMPLATES_ROOT
+    rulesets: Mapping[str, Ruleset],
+    templates: Path = TEMPLATES_ROOT,
+    previous: PreviousBuild | None = None,
 ) -> CompiledModule:
-    """Lower, render and version the module from validated rulesets; writes nothing."""
+    """Lower, render and version the module from validated rulesets; writes nothing.
+
+    ``previous``: the last build in the same output folder; its version is kept when the
+    content is the same and the next build number taken when it is not (``versions.py``).
+    """
     renderer = Renderer(templates)
     documents = lower(rulesets, renderer)
     entries = {name: list(pack_entries(docs)) for name, docs in documents.items()}
     rules_bytes = rules_json(rulesets)
     schemas = {f"schemas/{rel}": data for rel, data in _tree(SCHEMAS_ROOT, "*.json")}
-    digest = _content_digest(entries, rules_bytes, templates, schemas)
-    version = module_version(rulesets, digest)
+    faces = card_faces(rulesets)
+    digest = _content_digest(entries, rules_bytes, templates, {**schemas, **faces})
+    content = content_key(rulesets, digest)
+    version = next_version(project_version(), content, previous)
     files = renderer.render_module(_context(version, renderer))
     files[RULES_DATA_PATH] = rules_bytes
     files.update(schemas)
-    files["module.json"] = manifest_json(manifest(rulesets, version, renderer))
-    return CompiledModule(version, entries, files)
+    files.update(faces)
+    files["module.json"] = manifest_json(manifest(rulesets, version, renderer, content))
+    return CompiledModule(version, content, entries, files)
 
 
 def _publish(module: CompiledModule, out_dir: Path, module_dir: Path) -> None:

@@ -148,6 +148,17 @@ export function createFoundry(generation, options = {}) {
     socket: createSocket(env),
   };
   for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
+  // Dice So Nice's API (its module.js: `game.dice3d.showForRoll(roll, user, synchronize, users,
+  // blind, messageID, speaker)`), recording what it is asked to throw beside the dice it throws
+  // itself when a message with rolls is created (documents.mjs).
+  if (modules.get("dice-so-nice")?.active) {
+    game.dice3d = {
+      async showForRoll(roll, user, synchronize, users, blind, messageID, speaker) {
+        record.dice3d.push({ message: messageID ?? null, rolls: [roll.toJSON()], by: "showForRoll", user: user?.id ?? null, synchronize: Boolean(synchronize), users: users ?? null, blind: Boolean(blind) });
+        return true;
+      },
+    };
+  }
 
   const CONST = { CHAT_MESSAGE_STYLES };
   if (generation < 14) {
