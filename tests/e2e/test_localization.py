@@ -14,11 +14,11 @@ from tests.e2e.support.paths import HARNESS, ROOT
 
 LANG = ROOT / "templates" / "module" / "lang" / "en.json"
 CHECK = """
-import { readFileSync } from "node:fs";
-import { languageCollisions } from "%s";
+import {{ readFileSync }} from "node:fs";
+import {{ languageCollisions }} from "{}";
 const flat = JSON.parse(readFileSync(process.argv[1], "utf-8"));
 process.stdout.write(JSON.stringify(languageCollisions(flat)));
-""" % (HARNESS / "foundry" / "utils.mjs").as_uri()
+""".format((HARNESS / "foundry" / "utils.mjs").as_uri())
 
 
 def collisions(path: Path) -> list[str]:

@@ -35,7 +35,9 @@ def test_build_prints_the_module_and_its_rulesets(
 ) -> None:
     assert main(["build", "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"built: {tmp_path / 'out' / 'arbiter'} (module arbiter {project_version()}.1)")
+    assert out.startswith(
+        f"built: {tmp_path / 'out' / 'arbiter'} (module arbiter {project_version()}.1)"
+    )
     assert "  tiny 1.2.0  Tiny Rules  [" in out
     assert "packs: tables 34, reference 12, macros 5 entries" in out
     assert (tmp_path / "out" / "arbiter" / "module.json").is_file()

@@ -6,6 +6,7 @@ so about half of all rebuilds looked older than the installed one)."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -96,7 +97,7 @@ def test_a_sequence_of_rebuilds_with_changed_and_unchanged_rules_only_moves_forw
         assert module_bytes(out / "arbiter") == shapes[-1]
     # "Telling blow" is the bundled text: the overlay is identical content to the first build,
     # yet it comes after a change, so it is a newer build, not the first one again.
-    for older, newer in zip(versions, versions[1:], strict=False):
+    for older, newer in itertools.pairwise(versions):
         assert is_newer_version(newer, older), (older, newer)
         assert not is_newer_version(older, newer)
     assert [v.rsplit(".", 1)[1] for v in versions] == ["1", "2", "3", "4", "5"]
