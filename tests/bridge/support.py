@@ -222,7 +222,8 @@ def bundled_request(
     rid: str, type: str = "check", body: Any = None, ruleset: str = "combat-styles", **extra: Any
 ) -> dict[str, Any]:
     """A request to a bundled ruleset; by default a combat-styles d100 check against 50."""
-    req = {"id": rid, "ruleset": ruleset, "type": type, "body": body or {"skill": 50}, **extra}
+    body = {"skill": 50} if body is None else body
+    req = {"id": rid, "ruleset": ruleset, "type": type, "body": body, **extra}
     return {"v": 1, "type": "request", "request": req}
 
 
