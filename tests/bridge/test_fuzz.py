@@ -5,6 +5,10 @@ a seeded mutator turns each into several frames (truncated, bit-flipped, fields 
 swapped, re-wrapped, binary, oversized, deeply nested). Each batch is pipelined over one
 authenticated connection. Every frame must be answered with exactly one valid reply, in order;
 afterwards no task is left over on the server and it still serves a new client.
+
+The server serves the tiny test ruleset (tests/bridge/support.py), whose request bodies the
+generator writes (well-formed and not), including its request that rolls as many dice as it is
+told, so the dice budget is hit at random too: no bundled request rolls dice on demand.
 """
 
 from __future__ import annotations
