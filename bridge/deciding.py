@@ -21,7 +21,7 @@ from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSourc
 from bridge.engine.envelope import Request, RequestError, resolve
 from bridge.limits import BudgetedSource
 from bridge.outcomes import OutcomeText
-from bridge.protocol import ProtocolError, RequestMessage
+from bridge.protocol import ProtocolError, RequestMessage, not_unicode
 from bridge.rules import RulesSnapshot
 from bridge.store import NewRoll, Roll, Store, canonical, kept
 
@@ -58,9 +58,18 @@ def decide(
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        if canonical(json.loads(stored.entry.request)) != canonical(
-            request.model_dump(mode="json")
-        ):
+        try:
+            sent = canonical(request.model_dump(mode="json"))
+        except (TypeError, ValueError):
+            # Not Unicode (a lone surrogate in the body): never the logged request, which was
+            # written as UTF-8; name the field as a new request's validation would.
+            raise ProtocolError(
+                "invalid_request",
+                f"invalid {request.type!r} request: "
+                f"{not_unicode(request.body, 'body') or 'body: not JSON'}",
+                rid,
+            ) from None
+        if canonical(json.loads(stored.entry.request)) != sent:
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
@@ -185,7 +194,7 @@ def strict_body(model: type[BaseModel], request: Request) -> Request:
             # Only text that is not Unicode (a lone surrogate) cannot be written: the
             # Python-mode validation names the field holding it.
             model.model_validate(request.body)
-            problems = "body: text that is not Unicode (a lone surrogate escape)"
+            problems = not_unicode(request.body, "body") or "body: not JSON"
         else:
             return request.model_copy(update={"body": model.model_validate_json(text, strict=True)})
     except ValidationError as err:
