@@ -19,7 +19,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 
 from bridge import datadir
 from bridge.building import build_module
@@ -108,6 +108,8 @@ class ArbiterServer:
         self.clients: set[ClientSession] = set()
         self.listeners: set[ClientSession] = set()
         """The clients subscribed to other clients' outcomes (``outcome`` events)."""
+        self.dropped = 0
+        """Connections dropped since start for not reading what they were sent (close 4008)."""
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
         limits = config.limits
@@ -138,6 +140,10 @@ class ArbiterServer:
             origins=list(self.config.origins) if self.config.origins is not None else None,
             process_request=routes(self.module, self.health),
             max_size=self.config.limits.max_frame_bytes,
+            # websockets' own writes (keepalive pings, close frames) wait only above this; the
+            # outbox drops a connection as soon as it is over it (bridge.outbox).
+            write_limit=self.config.limits.max_send_buffer_bytes,
+            close_timeout=self.config.limits.close_timeout_seconds,
             compression=None,
             server_header=f"arbiter/{self.server_info.version}",
         )
@@ -161,6 +167,10 @@ class ArbiterServer:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        for client in tuple(self.clients):
+            # Already dropped for not reading: its close frame may never get through, and
+            # shutting down must not wait the close timeout for it.
+            client.outbox.abort()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
@@ -205,11 +215,15 @@ class ArbiterServer:
         self.listeners.discard(session)
         self.store.end_session(session.id, time.time())
 
+    def count_drop(self) -> None:
+        self.dropped += 1
+
     def health(self) -> dict[str, Any]:
         return {
             "ok": True,
             "server": self.server_info.version,
             "connections": len(self.clients),
+            "dropped_too_slow": self.dropped,
             "tasks": len(asyncio.all_tasks()),
             "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
         }
@@ -257,13 +271,17 @@ class ArbiterServer:
     # --- events ---
 
     def publish(self, seq: int, outcome: OutcomeText, exclude: ClientSession) -> None:
-        """Tell every other subscribed client about an outcome (each sees what it may)."""
+        """Tell every other subscribed client about an outcome (each sees what it may).
+
+        Written without waiting on any reader; a client that stopped reading is dropped once
+        over its send buffer limit (``bridge.outbox``), so it never holds the others back nor
+        grows the server's memory."""
         for client in tuple(self.listeners):
             if client is exclude:
                 continue
             text = client.outcome_event(seq, outcome)
             if text is not None:
-                broadcast([client.ws], text)
+                client.outbox.send(text)
 
     async def swap_rules(self, rules: RulesSnapshot) -> None:
         """Rebuild the module for new rules, then serve them and tell the clients."""
@@ -276,14 +294,18 @@ class ArbiterServer:
         self.rules = rules
         settle_heap()
         text = encode(RulesUpdated(rulesets=rules.info()))
-        broadcast([c.ws for c in self.clients if "rules" in c.events], text)
+        for client in tuple(self.clients):
+            if "rules" in client.events:
+                client.outbox.send(text)
         log.info(
             "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
         )
 
     async def report_error(self, problems: list[str]) -> None:
         text = encode(RulesError(problems=problems))
-        broadcast([c.ws for c in self.clients if c.gm and "rules" in c.events], text)
+        for client in tuple(self.clients):
+            if client.gm and "rules" in client.events:
+                client.outbox.send(text)
 
     async def rebuild_module(self) -> None:
         """Build the module off the event loop (a no-op when it is up to date)."""

@@ -4,7 +4,8 @@ Each connection runs in the task ``websockets`` gives its handler. The first mes
 ``hello`` carrying the world secret within ``auth_timeout_seconds``: otherwise the connection is
 closed (4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
 included, and the connection stays up whatever the client sends (frames over the websocket size
-limit excepted: the websocket layer closes those with 1009).
+limit excepted: the websocket layer closes those with 1009). A client that stops reading what it
+is sent (replies and events) is dropped with 4008 once over its send buffer (``bridge.outbox``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
 from bridge.limits import TokenBucket
+from bridge.outbox import Outbox
 from bridge.outcomes import OutcomeText
 from bridge.protocol import (
     CLIENT_MESSAGE,
@@ -74,6 +76,11 @@ class ClientSession:
     def __init__(self, server: ArbiterServer, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
+        limits = server.config.limits
+        self.outbox = Outbox(
+            ws, limits.max_send_buffer_bytes, limits.close_timeout_seconds, server.count_drop
+        )
+        """Every frame after the welcome goes through it: bounded (close 4008 when over)."""
         self.id = uuid.uuid4().hex
         self.seed = secrets.token_bytes(32)
         self.keyed = KeyedSource(self.seed)
@@ -84,7 +91,6 @@ class ClientSession:
         self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
-        limits = server.config.limits
         loop = asyncio.get_running_loop()
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
 
@@ -97,6 +103,10 @@ class ClientSession:
         self.server.join(self)
         try:
             async for frame in self.ws:
+                if self.outbox.dropped:
+                    # Dropped for not reading (close 4008): decide nothing more for it, but read
+                    # on, so its reply to the close gets through behind what it had sent.
+                    continue
                 self.outcome_id = None
                 reply = self.handle(frame)
                 # An outcome may rest on rows not yet committed: wait for them, and never send
@@ -106,7 +116,7 @@ class ClientSession:
                 except Exception:
                     if self.outcome_id is not None:
                         reply = encode(commit_failed(self.outcome_id))
-                await self.ws.send(reply)
+                self.outbox.send(reply)
         except ConnectionClosed:
             pass
         finally:
