@@ -93,12 +93,18 @@ class ArbiterServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.rules: RulesSnapshot = snapshot(config.rules.load())
+        # Owner-only before anything is read or written there (raises, saying why, if it
+        # cannot be made so).
+        datadir.secure(config.data)
         self._lock = datadir.lock(config.data)
         try:
             self.secret = datadir.world_secret(config.data)
             path = datadir.store_path(config.data)
+            datadir.create_private(path)
             self.store = Store(path, config.synchronous, autocheckpoint=False)
             self.checkpointer = Checkpointer(path)
+            # The -wal and -shm files now exist: make sure of their modes too.
+            datadir.secure(config.data)
         except BaseException:
             self._lock.close()
             raise

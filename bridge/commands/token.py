@@ -20,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        datadir.secure(args.data)
         secret = datadir.world_secret(args.data)
     except OSError as err:
         print(f"arbiter token: {err}", file=sys.stderr)
