@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from bridge.readonly import StoreUnreadable, open_read_only
 from bridge.records import (
     GENESIS,
     Encounter,
@@ -110,19 +111,35 @@ class Store:
         path: Path,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
         autocheckpoint: bool = True,
+        read_only: bool = False,
     ) -> None:
         """Open (creating) the store. ``autocheckpoint=False`` leaves WAL checkpoints (and their
-        fsyncs) to a :class:`Checkpointer` off the writer's path."""
+        fsyncs) to a :class:`Checkpointer` off the writer's path.
+
+        ``read_only=True`` opens an existing store to read it only, writing nothing (no pragma,
+        no schema), so it works on a read-only copy (see :mod:`bridge.readonly`; raises
+        StoreUnreadable saying why when it cannot)."""
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
-        if not autocheckpoint:
-            self._db.execute("PRAGMA wal_autocheckpoint=0")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
-        version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if read_only:
+            self._db = open_read_only(path)
+            self._db.execute("PRAGMA busy_timeout=5000")
+        else:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            if not autocheckpoint:
+                self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_SCHEMA)
+        try:
+            version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError as err:
+            self._db.close()
+            raise StoreUnreadable(f"{path} is not an arbiter roll log ({err})") from None
         if version is None:
+            if read_only:
+                self._db.close()
+                raise StoreUnreadable(f"{path} has no schema version: not an arbiter roll log")
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         elif version[0] != SCHEMA_VERSION:
             raise RuntimeError(
@@ -291,6 +308,7 @@ __all__ = [
     "Roll",
     "Session",
     "Store",
+    "StoreUnreadable",
     "canonical",
     "kept",
     "row_hash",
