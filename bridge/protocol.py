@@ -55,6 +55,7 @@ ErrorCode = Literal[
     "dice_error",
     "encounter_mismatch",
     "encounter_required",
+    "unavailable",
     "internal",
 ]
 """Why a message was refused; the ``message`` field says exactly what was wrong."""

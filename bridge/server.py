@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from bridge import datadir
 from bridge.building import build_module
+from bridge.failures import FailureLog
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
 from bridge.outcomes import OutcomeText
@@ -115,6 +117,8 @@ class ArbiterServer:
         self.listeners: set[ClientSession] = set()
         """The clients subscribed to other clients' outcomes (``outcome`` events)."""
         self.dropped = 0
+        self.failures = FailureLog(log)
+        """Store failures (a full disk): one log line each, a traceback once per error."""
         """Connections dropped since start for not reading what they were sent (close 4008)."""
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
@@ -180,8 +184,12 @@ class ArbiterServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        if self.store.in_transaction:
-            self.store.commit()
+        if self.store.pending:
+            try:
+                self.store.commit()
+            except Exception as err:
+                # Nobody was told these rows are durable (answers wait for the commit).
+                self.failures.report("the roll log could not commit at shutdown", err)
         self.checkpointer.checkpoint("TRUNCATE")
         self.checkpointer.close()
         self.store.close()
@@ -219,7 +227,11 @@ class ArbiterServer:
     def leave(self, session: ClientSession) -> None:
         self.clients.discard(session)
         self.listeners.discard(session)
-        self.store.end_session(session.id, time.time())
+        try:
+            self.store.end_session(session.id, time.time())
+        except sqlite3.Error as err:
+            # The session stays open in the log; the next start closes it (end_open_sessions).
+            self.failures.report(f"session {session.id} could not be marked ended", err)
 
     def count_drop(self) -> None:
         self.dropped += 1
@@ -244,7 +256,7 @@ class ArbiterServer:
         first, and one write makes them all durable. Each waiter has a future of its own, so a
         waiter cancelled (its connection closing) cancels nobody else's wait.
         """
-        if not self.store.in_transaction:
+        if not self.store.pending:
             return
         loop = asyncio.get_running_loop()
         if not self._waiters:
@@ -263,7 +275,11 @@ class ArbiterServer:
         try:
             self.store.commit()
         except Exception as err:
-            log.exception("the roll log could not commit; its staged rows are dropped")
+            # A full disk fails every commit until someone makes room: one line each.
+            self.failures.report(
+                f"the roll log could not commit; {len(waiters)} answer(s) say nothing was decided",
+                err,
+            )
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(err)

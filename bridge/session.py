@@ -14,6 +14,7 @@ import asyncio
 import hmac
 import logging
 import secrets
+import sqlite3
 import time
 import uuid
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
+from bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
 from bridge.limits import TokenBucket
 from bridge.outbox import Outbox
 from bridge.outcomes import OutcomeText
@@ -58,12 +60,9 @@ INTERNAL_ERROR = encode(
 )
 
 
-def commit_failed(request_id: str) -> ErrorMessage:
-    return ErrorMessage(
-        id=request_id,
-        code="internal",
-        message="the roll log could not be written, so nothing was decided; retry with the same id",
-    )
+def commit_failed(request_id: str | None) -> ErrorMessage:
+    """The answer to a request the store could not log (a full disk): nothing was decided."""
+    return ErrorMessage(id=request_id, code="unavailable", message=UNAVAILABLE)
 
 
 CLOSE_AUTH_FAILED = 4001
@@ -123,6 +122,20 @@ class ClientSession:
             self.server.leave(self)
 
     async def _authenticate(self) -> bool:
+        """Read hellos until one is welcomed (True) or the connection is refused (False).
+
+        A good hello the store cannot record (a full disk) is answered ``unavailable`` and the
+        connection stays up for another hello.
+        """
+        while True:
+            hello = await self._hello()
+            if hello is None:
+                return False
+            if await self._open(hello):
+                return True
+
+    async def _hello(self) -> Hello | None:
+        """The next message if it is a good hello; otherwise refuse the connection (None)."""
         limits = self.server.config.limits
         try:
             frame = await asyncio.wait_for(self.ws.recv(), limits.auth_timeout_seconds)
@@ -149,12 +162,28 @@ class ClientSession:
                 await self.ws.close(CLOSE_AUTH_FAILED, "authentication failed")
             except ConnectionClosed:
                 pass
+            return None
+        return message
+
+    async def _open(self, hello: Hello) -> bool:
+        """Record the session and welcome it; False when the store failed or the client left."""
+        try:
+            self._welcome(hello)
+            # The welcome promises a seed commitment the log keeps: make it durable first.
+            await self.server.committed()
+        except sqlite3.Error as err:
+            self.server.failures.report(f"session {self.id}: the hello could not be logged", err)
+            try:
+                await self.ws.send(
+                    encode(ErrorMessage(id=None, code="unavailable", message=UNAVAILABLE_HELLO))
+                )
+            except ConnectionClosed:
+                return False
             return False
-        self._welcome(message)
         try:
             await self.ws.send(encode(self._welcome_message()))
         except ConnectionClosed:
-            self.server.store.end_session(self.id, time.time())
+            self.server.leave(self)
             return False
         return True
 
@@ -218,6 +247,11 @@ class ClientSession:
             return self._dispatch(message)
         except ProtocolError as err:
             return encode(err.reply())
+        except sqlite3.Error as err:
+            # The store failed (a full disk): say so, once per failure in the log.
+            self.server.failures.report(f"session {self.id}: the roll log failed", err)
+            rid = message.request.id if isinstance(message, RequestMessage) else None
+            return encode(commit_failed(rid))
         except Exception:
             # A bug must cost one error reply, never the connection.
             log.exception("session %s: unexpected failure", self.id)

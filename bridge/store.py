@@ -95,6 +95,13 @@ _ROLL_COLUMNS = (
     "outcome, counter, scripted, time, prev_hash, hash"
 )
 
+
+class RollbackLostRows(sqlite3.OperationalError):
+    """SQLite rolled back the whole transaction after a failed write (a full disk, an I/O
+    error): rows staged before it are gone, so the commit that should have made them durable
+    raises this instead."""
+
+
 _INSERT_ROLL = (
     f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
@@ -148,14 +155,37 @@ class Store:
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
         self._committed = (self._last_seq, self._last_hash)
+        self._lost = False
+        """Staged rows were rolled back by SQLite itself; the next commit must fail."""
 
     def close(self) -> None:
         self._db.close()
 
     # --- sessions ---
 
+    def _write(self, sql: str, args: tuple[Any, ...]) -> sqlite3.Cursor:
+        """Execute a write, inside the open transaction if any.
+
+        On a full disk or an I/O error SQLite may roll back the whole transaction, not only the
+        failed statement: then every row staged before it is gone too. Take note, so that the
+        commit meant for them raises (their senders are told nothing was decided) and the chain
+        continues from the last committed row.
+        """
+        try:
+            return self._db.execute(sql, args)
+        except sqlite3.Error:
+            if not self._db.in_transaction and self._last_seq != self._committed[0]:
+                self._lost = True
+                self._last_seq, self._last_hash = self._committed
+            raise
+
+    @property
+    def pending(self) -> bool:
+        """True while :meth:`commit` has something to do: staged rows, or rows SQLite lost."""
+        return self._db.in_transaction or self._lost
+
     def open_session(self, session: Session) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 session.id,
@@ -169,7 +199,7 @@ class Store:
         )
 
     def end_session(self, session_id: str, now: float) -> None:
-        self._db.execute(
+        self._write(
             "UPDATE sessions SET ended = ? WHERE id = ? AND ended IS NULL", (now, session_id)
         )
 
@@ -222,13 +252,20 @@ class Store:
             self._committed = (self._last_seq, self._last_hash)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
-        db.execute(_INSERT_ROLL, (seq, *roll, self._last_hash, digest))
+        self._write(_INSERT_ROLL, (seq, *roll, self._last_hash, digest))
         stored = Roll(seq, roll, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
 
     def commit(self) -> None:
-        """Make every staged row durable. On failure nothing staged survives, and it raises."""
+        """Make every staged row durable. On failure nothing staged survives, and it raises
+        (:class:`RollbackLostRows` when SQLite had already rolled staged rows back)."""
+        if self._lost:
+            self._lost = False
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._last_seq, self._last_hash = self._committed
+            raise RollbackLostRows("a failed write rolled back rows staged before it")
         if not self._db.in_transaction:
             return
         try:
@@ -306,6 +343,7 @@ __all__ = [
     "Encounter",
     "NewRoll",
     "Roll",
+    "RollbackLostRows",
     "Session",
     "Store",
     "StoreUnreadable",
