@@ -19,9 +19,10 @@ from pydantic_core import PydanticSerializationError, to_json
 from bridge.engine.contract import EngineError
 from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
 from bridge.engine.envelope import Request, RequestError, resolve
+from bridge.jsontext import not_unicode
 from bridge.limits import BudgetedSource
 from bridge.outcomes import OutcomeText
-from bridge.protocol import ProtocolError, RequestMessage, not_unicode
+from bridge.protocol import ProtocolError, RequestMessage
 from bridge.rules import RulesSnapshot
 from bridge.store import NewRoll, Roll, Store, canonical, kept
 

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 from bridge.engine.envelope import Request
+from bridge.jsontext import LongInteger, find, read_int
 
 VERSION = 1
 """The protocol version every message carries as ``v``."""
@@ -285,77 +285,17 @@ def guess_id(data: Any) -> str | None:
     return None
 
 
-class LongInteger:
-    """Stands in (slow path only) for a JSON integer too long for Python to read.
-
-    Python refuses to convert more than ``sys.get_int_max_str_digits()`` digits (4,300) and
-    :mod:`json` lets that ValueError escape; :func:`decode` keeps the place instead, so
-    :func:`parse_client` can name the field.
-    """
-
-    __slots__ = ("digits",)
-
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
-
-
-def _read_int(text: str) -> int | LongInteger:
-    digits = len(text) - text.startswith("-")
-    limit = sys.get_int_max_str_digits()
-    if limit and digits > limit:
-        return LongInteger(digits)
-    return int(text)
-
-
 def decode(text: str) -> Any:
     """JSON from a text frame; raises ProtocolError ``bad_json`` naming the position.
 
     An integer too long to read becomes a :class:`LongInteger` (see :func:`parse_client`).
     """
     try:
-        return json.loads(text, parse_int=_read_int)
+        return json.loads(text, parse_int=read_int)
     except (json.JSONDecodeError, RecursionError) as err:
         detail = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
         where = f" at position {err.pos}" if isinstance(err, json.JSONDecodeError) else ""
         raise ProtocolError("bad_json", f"not JSON: {detail}{where}") from None
-
-
-def find(data: Any, wanted: Callable[[Any], bool]) -> tuple[str, Any] | None:
-    """The dotted path (``request.body.x``, ``dice.3``) and value of the first part of decoded
-    JSON that ``wanted`` picks, keys included (a key is reported at its own path), or None.
-
-    Iterative: the depth is what :func:`json.loads` let through, which recursion may not take.
-    """
-    stack: list[tuple[str, Any]] = [("", data)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, dict):
-            for key, item in reversed(value.items()):
-                inner = f"{path}.{key}" if path else str(key)
-                if wanted(key):
-                    return printable(inner), key
-                stack.append((inner, item))
-        elif isinstance(value, list):
-            stack.extend(
-                (f"{path}.{i}" if path else str(i), v) for i, v in reversed(list(enumerate(value)))
-            )
-        elif wanted(value):
-            return printable(path), value
-    return None
-
-
-def is_not_unicode(value: Any) -> bool:
-    """True for a string holding a lone surrogate (``"\\ud800"``): valid JSON, not Unicode."""
-    return isinstance(value, str) and printable(value) != value
-
-
-def not_unicode(data: Any, root: str) -> str | None:
-    """``"{root}.path: text that is not Unicode ..."`` for the first lone surrogate, or None."""
-    found = find(data, is_not_unicode)
-    if found is None:
-        return None
-    path = f"{root}.{found[0]}" if found[0] else root
-    return f"{path}: text that is not Unicode (a lone surrogate escape)"
 
 
 def parse_client(data: Any) -> ClientMessage:
