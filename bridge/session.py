@@ -242,6 +242,7 @@ class ClientSession:
         wait = self.bucket.take(asyncio.get_running_loop().time())
         if wait:
             return encode(self._rate_limited(frame, wait))
+        message: ClientMessage | None = None
         try:
             message = self._parse(frame)
             return self._dispatch(message)
