@@ -399,8 +399,8 @@ def _load_exchange_body() -> None:
 
     The stat blocks travel in the body (no encounter), and the winner's choice is made in
     advance (no effects), so every request is the same complete exchange: attack roll, parry
-    roll, differential, any blow, all logged. (An exchange left awaiting a choice without an
-    encounter is refused with ``encounter_required``.)
+    roll, differential, any blow, all logged. (An exchange without an encounter must carry
+    ``effects``: otherwise it is refused with ``encounter_required`` before any die.)
     """
     example = ROOT / "docs" / "examples" / "combat-styles.json"
     if not example.is_file():

@@ -4,6 +4,10 @@
 read-state → resolve → stage sequence (the single-writer rule for encounter state). It returns
 the *staged* row: the caller answers only after the store has committed it (the server commits
 every row staged in one event-loop turn at once — group commit).
+
+A request id is decided once (:mod:`bridge.refusals`): what can refuse before the first die
+raises ProtocolError and logs nothing; a refusal after dice is staged as the id's outcome, and
+the :class:`Decided` says so in ``refusal`` (the reply is then that error, on every resend).
 """
 
 from __future__ import annotations
@@ -16,15 +20,23 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import DiceError, DiceSource, KeyedSource, ScriptedSource
-from bridge.engine.envelope import Request, RequestError, resolve
+from bridge.engine.dice import Dice, DiceSource, KeyedSource, ScriptedDiceError, ScriptedSource
+from bridge.engine.envelope import Request
 from bridge.jsontext import not_unicode
 from bridge.limits import BudgetedSource
-from bridge.outcomes import OutcomeText
 from bridge.protocol import ProtocolError, RequestMessage
+from bridge.refusals import (
+    UNUSABLE,
+    Refusal,
+    RefusedBeforeDice,
+    pending_without_encounter,
+    refusal_in,
+    refused_outcome,
+    settle,
+)
 from bridge.rules import RulesSnapshot
-from bridge.store import NewRoll, Roll, Store, canonical, kept
+from bridge.store import NewRoll, Roll, Store, canonical
+from bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
 
@@ -38,6 +50,9 @@ class Decided:
     text: OutcomeText
     """The outcome serialised: the logged text and every client's view come from it."""
     replayed: bool
+    refusal: Refusal | None = None
+    """Set when the logged outcome is a refusal after dice: the reply is this error, on the
+    first send and on every resend of the id."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +93,9 @@ def decide(
                 rid,
             )
         outcome = json.loads(stored.entry.outcome)
-        return Decided(stored, outcome, OutcomeText(outcome), replayed=True)
+        return Decided(
+            stored, outcome, OutcomeText(outcome), replayed=True, refusal=refusal_in(outcome)
+        )
 
     served = rules.served.get(request.ruleset)
     if served is None:
@@ -122,29 +139,26 @@ def decide(
     else:
         source, counter = ctx.keyed, ctx.keyed.counter
 
-    typed = strict_body(served.engine.requests[request.type], request)
-    budget = BudgetedSource(source, ctx.max_dice)
+    model = served.engine.requests[request.type]
+    typed = strict_body(model, request)
+    if request.encounter is None:
+        pending = pending_without_encounter(model, request, typed.body)
+        if pending is not None:
+            raise ProtocolError("encounter_required", pending, rid)
     ruleset = served.ruleset
+    # From the first die on, the id's outcome is decided: settle() logs a refusal after dice
+    # as the outcome (see bridge.refusals), so a resend of the id can never roll again.
+    dice = Dice(BudgetedSource(source, ctx.max_dice))
     try:
-        outcome = resolve(typed, served.engine, ruleset.model, ruleset.content_hash, state, budget)
-    except RequestError as err:
-        raise ProtocolError("invalid_request", str(err), rid) from None
-    except EngineError as err:
-        raise ProtocolError("rules_forbid", str(err), rid) from None
-    except DiceError as err:
+        outcome = settle(typed, served.engine, ruleset.model, ruleset.content_hash, state, dice)
+    except RefusedBeforeDice as refused:
+        raise ProtocolError(refused.refusal.code, refused.refusal.message, rid) from None
+    except ScriptedDiceError as err:
+        # The dice the client scripted do not fit the request: nothing is decided (with the
+        # same dice, a resend is refused the same way).
         raise ProtocolError("dice_error", str(err), rid) from None
-    status = outcome["result"].get("status")
-    if request.encounter is None and isinstance(status, str) and status.startswith("awaiting"):
-        # Only an encounter keeps the state a later request continues from; without one the
-        # pending choice could never be made, so refuse before anything is logged.
-        raise ProtocolError(
-            "encounter_required",
-            f"this {request.type!r} ends {status!r} and needs a later request to finish it, "
-            "which only works inside an encounter: name one in the request's 'encounter'",
-            rid,
-        )
-    outcome = kept(outcome, request.encounter)
-    if isinstance(source, ScriptedSource) and source.remaining:
+    if isinstance(source, ScriptedSource) and source.remaining and refusal_in(outcome) is None:
+        # Dice left over are the script's fault too (a refusal after dice stays logged).
         raise ProtocolError(
             "dice_error", f"{source.remaining} scripted dice were not used by the request", rid
         )
@@ -153,9 +167,13 @@ def decide(
     except (TypeError, ValueError) as err:
         # An engine bug, not the client's fault: say so without leaking internals.
         log.exception("engine %s returned an outcome that is not JSON", request.ruleset)
-        raise ProtocolError(
-            "internal", f"the {request.ruleset} engine produced an unusable outcome", rid
-        ) from err
+        message = UNUSABLE.format(request.ruleset)
+        if not dice.records:
+            raise ProtocolError("internal", message, rid) from err
+        outcome = refused_outcome(
+            typed, ruleset.model, ruleset.content_hash, Refusal("internal", message), dice
+        )
+        text = OutcomeText(outcome)
 
     row = store.stage(
         NewRoll(
@@ -174,7 +192,7 @@ def decide(
             time=now,
         )
     )
-    return Decided(row, outcome, text, replayed=False)
+    return Decided(row, outcome, text, replayed=False, refusal=refusal_in(outcome))
 
 
 def strict_body(model: type[BaseModel], request: Request) -> Request:

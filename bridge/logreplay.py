@@ -3,7 +3,8 @@
 Rows are replayed in log order; each encounter's state is threaded from row to row exactly as
 the server did (a row whose outcome leaves state untouched keeps it). A row matches when the
 re-derived outcome, as the log keeps it (:func:`~bridge.records.kept`), is byte-identical
-(canonical JSON) to the logged one.
+(canonical JSON) to the logged one. A row refused after dice (``bridge.refusals``) matches when
+the same request, state and dice are refused again with the same code and message.
 """
 
 from __future__ import annotations
@@ -13,10 +14,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bridge.engine import registry
-from bridge.engine.contract import JSON, Engine, EngineError
-from bridge.engine.dice import DiceError, ScriptedSource
-from bridge.engine.envelope import Request, RequestError, resolve
-from bridge.store import Roll, canonical, kept
+from bridge.engine.contract import JSON, Engine
+from bridge.engine.dice import Dice, ScriptedDiceError, ScriptedSource
+from bridge.engine.envelope import Request
+from bridge.limits import BudgetedSource
+from bridge.refusals import (
+    UNUSABLE,
+    Refusal,
+    RefusedBeforeDice,
+    refusal_in,
+    refused_outcome,
+    settle,
+)
+from bridge.store import Roll, canonical
 from compiler.model.loader import Ruleset
 
 
@@ -58,24 +68,31 @@ def replay_log(
         request = Request.model_validate_json(roll.entry.request)
         recorded = [d["result"] for d in json.loads(roll.entry.dice)]
         source = ScriptedSource(recorded)
+        logged = json.loads(roll.entry.outcome)
+        # A row refused after dice is re-derived under a budget of the dice it recorded: a
+        # refusal for the budget rolled exactly the budget, and any other refusal used no more.
+        refused = refusal_in(logged) is not None
+        dice = Dice(BudgetedSource(source, len(recorded)) if refused else source)
         state = states.get(request.encounter) if request.encounter else None
         try:
-            outcome = resolve(
-                request,
-                find(roll.entry.ruleset),
-                ruleset.model,
-                ruleset.content_hash,
-                state,
-                source,
-            )
-        except (registry.UnknownRuleset, RequestError, EngineError, DiceError) as err:
+            engine = find(roll.entry.ruleset)
+            outcome = settle(request, engine, ruleset.model, ruleset.content_hash, state, dice)
+            text = canonical(outcome)
+        except (registry.UnknownRuleset, ScriptedDiceError) as err:
             report.mismatches.append(f"{label}: cannot be re-derived: {err}{note}")
             continue
-        outcome = kept(outcome, request.encounter)
-        logged = json.loads(roll.entry.outcome)
+        except RefusedBeforeDice as err:
+            report.mismatches.append(
+                f"{label}: cannot be re-derived: refused before any die: {err}{note}"
+            )
+            continue
+        except (TypeError, ValueError):
+            # Not JSON: the server logged this engine fault as an internal refusal.
+            unusable = Refusal("internal", UNUSABLE.format(request.ruleset))
+            outcome = refused_outcome(request, ruleset.model, ruleset.content_hash, unusable, dice)
+            text = canonical(outcome)
         if request.encounter is not None and logged.get("state") is not None:
             states[request.encounter] = logged["state"]
-        text = canonical(outcome)
         if source.remaining:
             report.mismatches.append(f"{label}: {source.remaining} recorded dice unused{note}")
         # Equal values are no mismatch, whichever canonical form the row was written in.

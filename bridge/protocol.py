@@ -1,7 +1,7 @@
 """The websocket protocol between Foundry clients and ``arbiter serve`` (message version 1).
 
 Every message is one JSON text frame: an object with ``v`` (the protocol version, 1) and ``type``.
-Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``.
+Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``, ``bind``.
 Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
 ``docs/protocol.md`` describes each with an example; ``python -m bridge.protocol DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
@@ -55,6 +55,8 @@ ErrorCode = Literal[
     "dice_error",
     "encounter_mismatch",
     "encounter_required",
+    "forbidden",
+    "unknown_player",
     "unavailable",
     "internal",
 ]
@@ -90,13 +92,14 @@ class ClientInfo(BaseModel):
     participants: list[ClientId] = Field(
         default_factory=list,
         max_length=256,
-        description="participant ids whose private data (a karmic hand) this client receives; "
-        "a GM client relaying for players lists theirs",
+        description="ignored (kept so older clients still say hello): the server alone knows "
+        "which participants a connection holds, from the token it said hello with",
     )
 
 
 class Hello(ClientMessageBase):
-    """The first message: authenticates with the world secret (``arbiter token``)."""
+    """The first message: authenticates. ``token`` is the world secret (``arbiter token``: a GM
+    connection) or a player token (``arbiter token --player NAME``: that player's connection)."""
 
     type: Literal["hello"]
     token: str = Field(min_length=1, max_length=256)
@@ -111,11 +114,17 @@ class RequestMessage(ClientMessageBase):
 
     ``request.id`` is an idempotency key: sending the same id again returns the stored outcome.
     ``dice`` (scripted results) is refused unless the server runs with ``--allow-scripted-dice``.
+    ``player`` (GM connections only): relay for that player, whose rights and view apply.
     """
 
     type: Literal["request"]
     request: Request
     dice: list[int] | None = Field(default=None, max_length=10_000)
+    player: ClientId | None = Field(
+        default=None,
+        description="GM connections only: the request is a player's, relayed; it is authorised "
+        "and answered as if that player's own connection had sent it",
+    )
 
 
 class Ping(ClientMessageBase):
@@ -133,7 +142,19 @@ class Subscribe(ClientMessageBase):
     events: list[EventName]
 
 
-ClientMessage = Annotated[Hello | RequestMessage | Ping | Subscribe, Field(discriminator="type")]
+class Bind(ClientMessageBase):
+    """GM connections only: create or update a player record (no token: the player relays
+    through the GM); answered with ``pong`` carrying the same id."""
+
+    type: Literal["bind"]
+    id: ClientId | None = None
+    player: ClientId
+    participants: list[ClientId] = Field(max_length=256)
+
+
+ClientMessage = Annotated[
+    Hello | RequestMessage | Ping | Subscribe | Bind, Field(discriminator="type")
+]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
@@ -170,11 +191,24 @@ class LimitsInfo(BaseModel):
     max_dice_per_request: int
 
 
+class You(BaseModel):
+    """Who the server takes this connection for: the GM (``gm`` true, ``player`` null) or a
+    player and the participants he holds (the only ones whose private data he receives)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    player: str | None
+    gm: bool = False
+    participants: list[str] = Field(default_factory=list)
+
+
 class Welcome(Message):
     """Answer to a good ``hello``: the session and its dice commitment.
 
     ``commitment`` is the hex SHA-256 of this session's dice seed; ``arbiter reveal SESSION``
     publishes the seed once the session has ended, so anyone can recompute every roll.
+    ``you`` says who the connection is; ``players`` (GM connections only, else null) lists every
+    active player record's participants by name.
     """
 
     type: Literal["welcome"] = "welcome"
@@ -184,6 +218,8 @@ class Welcome(Message):
     server: ServerInfo
     limits: LimitsInfo
     scripted_dice: bool = False
+    you: You
+    players: dict[str, list[str]] | None = None
 
 
 class OutcomeMessage(Message):
@@ -364,7 +400,7 @@ def encode(message: BaseModel) -> str:
 def outcome_message_text(seq: int, replayed: bool, outcome: str) -> str:
     """An :class:`OutcomeMessage` as compact JSON text, around an outcome's JSON text.
 
-    The outcome is serialised once (``bridge.outcomes``); wrapping it costs no second pass.
+    The outcome is serialised once (``bridge.views``); wrapping it costs no second pass.
     """
     flag = "true" if replayed else "false"
     return f'{{"v":1,"type":"outcome","seq":{seq:d},"replayed":{flag},"outcome":{outcome}}}'

@@ -132,6 +132,35 @@ class Encounter:
     seq: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One player record as the store keeps it (never the token itself)."""
+
+    name: str
+    participants: tuple[str, ...]
+    token_hash: str | None
+    created: float
+    revoked: float | None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked is None
+
+    def row(self) -> tuple[str, str, str | None, float, float | None]:
+        return (
+            self.name,
+            json.dumps(list(self.participants)),
+            self.token_hash,
+            self.created,
+            self.revoked,
+        )
+
+    @classmethod
+    def from_row(cls, row: tuple[str, str, str | None, float, float | None]) -> Player:
+        name, participants, token_hash, created, revoked = row
+        return cls(name, tuple(json.loads(participants)), token_hash, created, revoked)
+
+
 def row_hash(prev_hash: str, fields: list[Any]) -> str:
     """SHA-256 over the previous hash and each field, every part prefixed by its byte length.
 

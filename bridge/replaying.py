@@ -15,7 +15,23 @@ from compiler.model.loader import Ruleset
 
 
 class ReplayError(ValueError):
-    """An entry could not be replayed; the message names the entry."""
+    """An entry could not be replayed; the message names the entry.
+
+    ``outcomes`` are those of the entries before it, ``entry`` its number (from 1; None when
+    the file itself is wrong), ``request_id`` its id when it has one and ``reason`` the
+    message without the entry's name: :func:`error_record` makes them a printable record."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason if reason is not None else message
+        self.outcomes: list[JSON] = []
+        self.entry: int | None = None
+        self.request_id: str | None = None
+
+
+def error_record(err: ReplayError) -> JSON:
+    """The refusal as one more record after the outcomes that led to it."""
+    return {"entry": err.entry, "id": err.request_id, "error": err.reason}
 
 
 def recorded_results(dice: list[Any]) -> list[int]:
@@ -36,7 +52,8 @@ def recorded_results(dice: list[Any]) -> list[int]:
 def replay_entries(
     entries: list[Any], rulesets: Mapping[str, Ruleset], fallback: DiceSource
 ) -> list[JSON]:
-    """Outcomes of ``entries`` in order.
+    """Outcomes of ``entries`` in order; a ReplayError at the first entry refused (carrying
+    the outcomes before it).
 
     An entry is a request (``id``, ``ruleset``, ``type``, ``body``, optional ``encounter``) plus
     optional ``dice`` (recorded results; used in order, all must be used) and ``state`` (the
@@ -48,34 +65,55 @@ def replay_entries(
     states: dict[str, JSON | None] = {}
     outcomes: list[JSON] = []
     for n, entry in enumerate(entries, start=1):
-        if not isinstance(entry, Mapping):
-            raise ReplayError(f"entry #{n} is not an object")
-        fields = {k: v for k, v in entry.items() if k not in ("dice", "state")}
         try:
-            request = Request.model_validate(fields)
-        except ValidationError as err:
-            raise ReplayError(
-                f"entry #{n}: {err.errors()[0]['loc']}: {err.errors()[0]['msg']}"
-            ) from None
-        ruleset = rulesets.get(request.ruleset)
-        if ruleset is None:
-            raise ReplayError(f"entry #{n} ({request.id}): unknown ruleset {request.ruleset!r}")
-        scripted = "dice" in entry and entry["dice"] is not None
+            outcomes.append(_replay_one(n, entry, rulesets, fallback, states))
+        except ReplayError as err:
+            err.outcomes = outcomes
+            err.entry = n
+            if isinstance(entry, Mapping) and isinstance(entry.get("id"), str):
+                err.request_id = entry["id"]
+            raise
+    return outcomes
+
+
+def _replay_one(
+    n: int,
+    entry: Any,
+    rulesets: Mapping[str, Ruleset],
+    fallback: DiceSource,
+    states: dict[str, JSON | None],
+) -> JSON:
+    """The outcome of entry number ``n``; ``states`` (by encounter) is threaded on."""
+    if not isinstance(entry, Mapping):
+        raise ReplayError(f"entry #{n} is not an object", "not an object")
+    fields = {k: v for k, v in entry.items() if k not in ("dice", "state")}
+    try:
+        request = Request.model_validate(fields)
+    except ValidationError as err:
+        first = err.errors()[0]
+        reason = f"{first['loc']}: {first['msg']}"
+        raise ReplayError(f"entry #{n}: {reason}", reason) from None
+    ruleset = rulesets.get(request.ruleset)
+    if ruleset is None:
+        reason = f"unknown ruleset {request.ruleset!r}"
+        raise ReplayError(f"entry #{n} ({request.id}): {reason}", reason)
+    scripted = "dice" in entry and entry["dice"] is not None
+    try:
         source: DiceSource = (
             ScriptedSource(recorded_results(entry["dice"])) if scripted else fallback
         )
-        key = request.encounter
-        state = entry["state"] if "state" in entry else states.get(key) if key else None
-        try:
-            engine = get_engine(request.ruleset)
-            outcome = resolve(request, engine, ruleset.model, ruleset.content_hash, state, source)
-        except (UnknownRuleset, RequestError, EngineError, DiceError) as err:
-            raise ReplayError(f"entry #{n} ({request.id}): {err}") from None
-        if scripted and isinstance(source, ScriptedSource) and source.remaining:
-            raise ReplayError(
-                f"entry #{n} ({request.id}): {source.remaining} recorded dice were not used"
-            )
-        if key is not None and outcome["state"] is not None:
-            states[key] = outcome["state"]
-        outcomes.append(outcome)
-    return outcomes
+    except ReplayError as err:
+        raise ReplayError(f"entry #{n} ({request.id}): {err}", str(err)) from None
+    key = request.encounter
+    state = entry["state"] if "state" in entry else states.get(key) if key else None
+    try:
+        engine = get_engine(request.ruleset)
+        outcome = resolve(request, engine, ruleset.model, ruleset.content_hash, state, source)
+    except (UnknownRuleset, RequestError, EngineError, DiceError) as err:
+        raise ReplayError(f"entry #{n} ({request.id}): {err}", str(err)) from None
+    if scripted and isinstance(source, ScriptedSource) and source.remaining:
+        reason = f"{source.remaining} recorded dice were not used"
+        raise ReplayError(f"entry #{n} ({request.id}): {reason}", reason)
+    if key is not None and outcome["state"] is not None:
+        states[key] = outcome["state"]
+    return outcome

@@ -27,7 +27,6 @@ from bridge.building import build_module
 from bridge.failures import FailureLog
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
-from bridge.outcomes import OutcomeText
 from bridge.protocol import (
     LimitsInfo,
     RulesError,
@@ -37,8 +36,9 @@ from bridge.protocol import (
 )
 from bridge.reload import RulesWatcher
 from bridge.rules import RuleSource, RulesSnapshot, snapshot
-from bridge.session import ClientSession
-from bridge.store import Checkpointer, Store
+from bridge.session import CLOSE_REVOKED, ClientSession
+from bridge.store import Checkpointer, Player, Store
+from bridge.views import NOBODY, OutcomeText
 from compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.server")
@@ -87,6 +87,8 @@ class ServerConfig:
     reload_interval: float | None = 1.0
     """Seconds between polls of the rule sources; None turns hot rules off."""
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
+    players_interval: float = 1.0
+    """Seconds between reads of the player records (a revoked player is closed within it)."""
 
 
 class ArbiterServer:
@@ -135,6 +137,10 @@ class ArbiterServer:
         self._server: Server | None = None
         self._watcher_task: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
+        self._players_task: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        self._players: dict[str, Player] = {p.name: p for p in self.store.players()}
+        """The player records as last read (a change is applied to live connections)."""
         self.watcher: RulesWatcher | None = None
 
     # --- lifecycle ---
@@ -159,6 +165,7 @@ class ArbiterServer:
         )
         settle_heap()
         self._checkpoint_task = asyncio.create_task(self._checkpoints(), name="wal-checkpoints")
+        self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
         if self.config.reload_interval is not None:
             self.watcher = RulesWatcher(
                 self.config.rules, self.config.reload_interval, self.swap_rules, self.report_error
@@ -172,7 +179,7 @@ class ArbiterServer:
 
     async def close(self) -> None:
         """Stop listening, close every connection, end their sessions and close the store."""
-        for task in (self._watcher_task, self._checkpoint_task):
+        for task in (self._watcher_task, self._checkpoint_task, self._players_task):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -207,6 +214,42 @@ class ArbiterServer:
                 await asyncio.to_thread(self.checkpointer.checkpoint)
             except Exception:
                 log.exception("WAL checkpoint failed (will retry)")
+
+    async def _watch_players(self) -> None:
+        """Apply changes of the player records (``arbiter token`` writes them from another
+        process) to live connections, every ``players_interval`` seconds."""
+        while True:
+            await asyncio.sleep(self.config.players_interval)
+            try:
+                self.players_changed()
+            except Exception:
+                log.exception("reading the player records failed (will retry)")
+
+    def players_changed(self) -> None:
+        """Read the player records; close the connections of a player revoked (or whose token
+        was rotated) with 4003, and give the others their current participants."""
+        current = {p.name: p for p in self.store.players()}
+        if current == self._players:
+            return
+        self._players = current
+        for client in tuple(self.clients):
+            name = client.viewer.player
+            if name is None or client.token_hash is None:
+                continue
+            record = current.get(name)
+            if record is None or not record.active or record.token_hash != client.token_hash:
+                # It acts for nobody from now on (a message already in flight is refused), and
+                # hears no more events; then it is closed.
+                client.viewer = NOBODY
+                self.leave(client)
+                task = asyncio.get_running_loop().create_task(
+                    client.ws.close(CLOSE_REVOKED, "credential revoked")
+                )
+                # The loop keeps only a weak reference to a task: hold it until it is done.
+                self._closing.add(task)
+                task.add_done_callback(self._closing.discard)
+            elif frozenset(record.participants) != client.viewer.participants:
+                client.bind_player(record)
 
     # --- connections ---
 

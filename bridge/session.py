@@ -1,11 +1,14 @@
 """One client connection: authenticate, then answer every message until the client leaves.
 
 Each connection runs in the task ``websockets`` gives its handler. The first message must be a
-``hello`` carrying the world secret within ``auth_timeout_seconds``: otherwise the connection is
-closed (4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
+``hello`` within ``auth_timeout_seconds``, carrying the world secret (a GM connection) or a player
+token (that player's connection, holding his participants): otherwise the connection is closed
+(4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
 included, and the connection stays up whatever the client sends (frames over the websocket size
-limit excepted: the websocket layer closes those with 1009). A client that stops reading what it
-is sent (replies and events) is dropped with 4008 once over its send buffer (``bridge.outbox``).
+limit excepted: the websocket layer closes those with 1009; a revoked player's connection is
+closed with 4003). A client that stops reading what it is sent (replies and events) is dropped
+with 4008 once over its send buffer (:mod:`bridge.outbox`). Who may act is checked by
+:mod:`bridge.authority`, what each connection sees of an outcome is :mod:`bridge.views`'s.
 """
 
 from __future__ import annotations
@@ -17,20 +20,23 @@ import secrets
 import sqlite3
 import time
 import uuid
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from bridge import players
+from bridge.authority import authorize
 from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
 from bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
 from bridge.limits import TokenBucket
 from bridge.outbox import Outbox
-from bridge.outcomes import OutcomeText
 from bridge.protocol import (
     CLIENT_MESSAGE,
+    Bind,
     ClientMessage,
     ErrorMessage,
     EventName,
@@ -41,6 +47,7 @@ from bridge.protocol import (
     RequestMessage,
     Subscribe,
     Welcome,
+    You,
     decode,
     encode,
     guess_id,
@@ -48,7 +55,9 @@ from bridge.protocol import (
     outcome_message_text,
     parse_client,
 )
+from bridge.records import Player
 from bridge.store import Session
+from bridge.views import NOBODY, OutcomeText, Viewer
 
 if TYPE_CHECKING:
     from bridge.server import ArbiterServer
@@ -67,6 +76,7 @@ def commit_failed(request_id: str | None) -> ErrorMessage:
 
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
+CLOSE_REVOKED = 4003
 
 
 class ClientSession:
@@ -84,12 +94,16 @@ class ClientSession:
         self.seed = secrets.token_bytes(32)
         self.keyed = KeyedSource(self.seed)
         self.user = ""
-        self.gm = False
-        self.participants: frozenset[str] = frozenset()
+        self.viewer: Viewer = NOBODY
+        """Who this connection is and which private entries it sees (set by the hello)."""
+        self.token_hash: str | None = None
+        """The hash of the player token this connection said hello with (None: the GM)."""
         self.events: frozenset[EventName] = frozenset()
         self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
+        self.on_commit_failure: ErrorMessage | None = None
+        """The reply to send instead of the current one should the commit fail (a bind)."""
         loop = asyncio.get_running_loop()
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
 
@@ -107,6 +121,7 @@ class ClientSession:
                     # on, so its reply to the close gets through behind what it had sent.
                     continue
                 self.outcome_id = None
+                self.on_commit_failure = None
                 reply = self.handle(frame)
                 # An outcome may rest on rows not yet committed: wait for them, and never send
                 # an outcome whose row did not make it to disk.
@@ -115,6 +130,8 @@ class ClientSession:
                 except Exception:
                     if self.outcome_id is not None:
                         reply = encode(commit_failed(self.outcome_id))
+                    elif self.on_commit_failure is not None:
+                        reply = encode(self.on_commit_failure)
                 self.outbox.send(reply)
         except ConnectionClosed:
             pass
@@ -131,11 +148,12 @@ class ClientSession:
             hello = await self._hello()
             if hello is None:
                 return False
-            if await self._open(hello):
+            if await self._open(*hello):
                 return True
 
-    async def _hello(self) -> Hello | None:
-        """The next message if it is a good hello; otherwise refuse the connection (None)."""
+    async def _hello(self) -> tuple[Hello, Player | None] | None:
+        """The next message if it is a good hello, with the player its token names (None: the
+        GM); otherwise refuse the connection (None)."""
         limits = self.server.config.limits
         try:
             frame = await asyncio.wait_for(self.ws.recv(), limits.auth_timeout_seconds)
@@ -143,19 +161,16 @@ class ClientSession:
             await self.ws.close(
                 CLOSE_AUTH_TIMEOUT, f"no hello within {limits.auth_timeout_seconds:g} s"
             )
-            return False
+            return None
         except ConnectionClosed:
-            return False
+            return None
         try:
             message = self._parse(frame)
             if not isinstance(message, Hello):
                 raise ProtocolError(
                     "unauthorized", f"the first message must be a hello, not {message.type!r}"
                 )
-            if not hmac.compare_digest(message.token.encode(), self.server.secret.encode()):
-                raise ProtocolError(
-                    "unauthorized", "wrong world secret (see `arbiter token` on the server)"
-                )
+            player = self._identify(message.token)
         except ProtocolError as err:
             try:
                 await self.ws.send(encode(err.reply()))
@@ -163,12 +178,12 @@ class ClientSession:
             except ConnectionClosed:
                 pass
             return None
-        return message
+        return message, player
 
-    async def _open(self, hello: Hello) -> bool:
+    async def _open(self, hello: Hello, player: Player | None) -> bool:
         """Record the session and welcome it; False when the store failed or the client left."""
         try:
-            self._welcome(hello)
+            self._welcome(hello, player)
             # The welcome promises a seed commitment the log keeps: make it durable first.
             await self.server.committed()
         except sqlite3.Error as err:
@@ -187,11 +202,40 @@ class ClientSession:
             return False
         return True
 
-    def _welcome(self, hello: Hello) -> None:
+    def _identify(self, token: str) -> Player | None:
+        """The player ``token`` belongs to, None for the world secret (the GM); else refused.
+
+        What the hello says of its role and participants never counts: only the token does.
+        """
+        secret = self.server.secret
+        if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), secret.encode()):
+            return None
+        player = players.by_token(self.server.store, token)
+        if player is None:
+            raise ProtocolError(
+                "unauthorized",
+                "wrong world secret or player token, or a revoked one (see `arbiter token` on "
+                "the server)",
+            )
+        return player
+
+    @property
+    def gm(self) -> bool:
+        return self.viewer.gm
+
+    def bind_player(self, player: Player | None) -> None:
+        """Take this connection for ``player`` (None: the GM), or follow a change of his record."""
+        if player is None:
+            self.viewer = Viewer(gm=True, participants=frozenset(), player=None)
+            self.token_hash = None
+        else:
+            self.viewer = Viewer(False, frozenset(player.participants), player.name)
+            self.token_hash = player.token_hash
+
+    def _welcome(self, hello: Hello, player: Player | None) -> None:
         client = hello.client
-        self.user = client.user or client.name
-        self.gm = client.role == "gm"
-        self.participants = frozenset(client.participants)
+        self.bind_player(player)
+        self.user = player.name if player is not None else client.user or client.name
         self.events = frozenset(hello.events)
         self.server.store.open_session(
             Session(
@@ -214,6 +258,16 @@ class ClientSession:
             server=server.server_info,
             limits=server.limits_info,
             scripted_dice=server.config.allow_scripted_dice,
+            you=You(
+                player=self.viewer.player,
+                gm=self.viewer.gm,
+                participants=sorted(self.viewer.participants),
+            ),
+            players=(
+                {p.name: list(p.participants) for p in server.store.players() if p.active}
+                if self.viewer.gm
+                else None
+            ),
         )
 
     # --- messages ---
@@ -283,10 +337,52 @@ class ClientSession:
             self.events = frozenset(message.events)
             self.server.subscribed(self)
             return encode(Pong(id=message.id))
+        if isinstance(message, Bind):
+            return self._bind(message)
         raise ProtocolError("already_authenticated", "this connection has already said hello")
+
+    def _bind(self, message: Bind) -> str:
+        if not self.viewer.gm:
+            raise ProtocolError("forbidden", "only a GM connection may bind players", message.id)
+        try:
+            players.bind(self.server.store, message.player, message.participants, time.time())
+        except ValueError as err:
+            raise ProtocolError("invalid_message", str(err), message.id) from None
+        self.on_commit_failure = ErrorMessage(
+            id=message.id,
+            code="internal",
+            message="the player record could not be written; retry the bind",
+        )
+        self.server.players_changed()
+        return encode(Pong(id=message.id))
+
+    def _relayed(self, message: RequestMessage) -> Viewer:
+        """The viewer a request is decided for: this connection's, or the relayed player's."""
+        name = message.player
+        if name is None:
+            return self.viewer
+        rid = message.request.id
+        if not self.viewer.gm:
+            raise ProtocolError("forbidden", "only a GM connection may relay for a player", rid)
+        record = self.server.store.player(name)
+        if record is None or not record.active:
+            raise ProtocolError(
+                "unknown_player",
+                f"no active player {name!r}: `arbiter token --players` lists them; a GM "
+                "connection adds one with bind",
+                rid,
+            )
+        return Viewer(False, frozenset(record.participants), record.name)
 
     def _request(self, message: RequestMessage) -> str:
         server = self.server
+        viewer = self._relayed(message)
+        request = message.request
+        served = server.rules.served.get(request.ruleset)
+        model = served.engine.requests.get(request.type) if served is not None else None
+        # Before the idempotency lookup, the encounter and any die: the refusal depends on
+        # nothing but the request and who sent it.
+        authorize(request, model, viewer)
         ctx = self._context
         if ctx is None:
             # Who asks and under which limits does not change once the hello is done.
@@ -297,16 +393,23 @@ class ClientSession:
                 allow_scripted_dice=server.config.allow_scripted_dice,
                 max_dice=server.config.limits.max_dice_per_request,
             )
+        if viewer is not self.viewer:
+            ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
         decided = decide(message, server.rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
+        if decided.refusal is not None:
+            # Refused after dice: the refusal is the id's logged outcome. The error goes out
+            # once its row is durable, and again on every resend; nobody else is told.
+            code, why = decided.refusal
+            return encode(ProtocolError(code, why, message.request.id).reply())
         seq, text = decided.row.seq, decided.text
         if not decided.replayed and len(server.listeners) > (self in server.listeners):
             # Somebody else listens: tell them once the row is durable.
             server.after_commit(lambda: server.publish(seq, text, exclude=self))
-        return outcome_message_text(seq, decided.replayed, text.shown(self.participants))
+        return outcome_message_text(seq, decided.replayed, text.shown(viewer))
 
     def outcome_event(self, seq: int, outcome: OutcomeText) -> str | None:
         """The event text announcing another client's outcome, or None when not subscribed."""
         if "outcome" not in self.events:
             return None
-        return outcome_event_text(seq, outcome.shown(self.participants))
+        return outcome_event_text(seq, outcome.shown(self.viewer))

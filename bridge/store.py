@@ -8,6 +8,8 @@
   Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
 * ``encounters`` — the current state of every encounter, written in the same transaction as the
   row that changed it.
+* ``players`` — who may connect as a player and the participants he holds (``bridge/players.py``):
+  the SHA-256 of his token, never the token.
 
 One process writes (single writer). :meth:`Store.append` returns only after COMMIT, so a caller
 that answers afterwards never answers with an outcome a crash could lose. ``synchronous=NORMAL``
@@ -27,6 +29,7 @@ from bridge.records import (
     GENESIS,
     Encounter,
     NewRoll,
+    Player,
     Roll,
     Session,
     canonical,
@@ -87,6 +90,13 @@ CREATE TRIGGER IF NOT EXISTS rolls_move_encounter AFTER INSERT ON rolls
     ON CONFLICT (id) DO UPDATE SET state = excluded.state, seq = excluded.seq
       WHERE excluded.state IS NOT NULL;
   END;
+CREATE TABLE IF NOT EXISTS players (
+  name TEXT PRIMARY KEY,
+  participants TEXT NOT NULL,
+  token_hash TEXT UNIQUE,
+  created REAL NOT NULL,
+  revoked REAL
+);
 """
 
 
@@ -105,6 +115,7 @@ class RollbackLostRows(sqlite3.OperationalError):
 _INSERT_ROLL = (
     f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
 _FIND_ROLL = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?"
 # One statement text each (built once, not per call), so sqlite3's statement cache prepares
 # each once.
@@ -311,6 +322,31 @@ class Store:
             return None
         return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
 
+    # --- players ---
+
+    def player(self, name: str) -> Player | None:
+        row = self._db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE name = ?", (name,))
+        found = row.fetchone()
+        return Player.from_row(found) if found else None
+
+    def player_by_hash(self, token_hash: str) -> Player | None:
+        row = self._db.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE token_hash = ?", (token_hash,)
+        ).fetchone()
+        return Player.from_row(row) if row else None
+
+    def players(self) -> list[Player]:
+        """Every player record (revoked ones included), by name."""
+        rows = self._db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players ORDER BY name")
+        return [Player.from_row(r) for r in rows]
+
+    def put_player(self, player: Player) -> None:
+        """Create or replace a player record (inside the open transaction, if one is open)."""
+        self._db.execute(
+            f"INSERT OR REPLACE INTO players ({_PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+            player.row(),
+        )
+
 
 class Checkpointer:
     """Copies the WAL back into the database from its own connection (run it in a thread).
@@ -342,6 +378,7 @@ __all__ = [
     "Checkpointer",
     "Encounter",
     "NewRoll",
+    "Player",
     "Roll",
     "RollbackLostRows",
     "Session",

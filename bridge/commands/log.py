@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bridge import datadir
+from bridge.refusals import REFUSED
 from bridge.store import Roll, Store, StoreUnreadable
 
 HELP = "list the roll log (--verify checks its hash chain); reads only: works on a read-only copy"
@@ -31,9 +32,13 @@ def summary(roll: Roll) -> str:
     dice = " ".join(str(d["result"]) for d in json.loads(roll.entry.dice)) or "-"
     when = datetime.fromtimestamp(roll.entry.time, UTC).strftime("%Y-%m-%d %H:%M:%S")
     scripted = " scripted" if roll.entry.scripted else ""
+    kind = result.get("kind", "?")
+    if kind == REFUSED:
+        # Refused after dice: the refusal is the id's outcome (bridge.refusals).
+        kind = f"{kind} {result.get('code', '?')}"
     return (
         f"{roll.seq:>6}  {when}  {roll.entry.user or '-':<12} {roll.entry.ruleset}/{roll.entry.type:<14} "
-        f"{roll.entry.request_id}  {result.get('kind', '?')}  dice: {dice}{scripted}"
+        f"{roll.entry.request_id}  {kind}  dice: {dice}{scripted}"
     )
 
 

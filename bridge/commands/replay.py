@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from bridge.datadir import STORE_FILE
 from bridge.engine.dice import KeyedSource, ScriptedSource, SecureSource
 from bridge.engine.envelope import Request
 from bridge.logreplay import replay_log
-from bridge.replaying import ReplayError, replay_entries
+from bridge.replaying import ReplayError, error_record, replay_entries
 from bridge.store import Store, StoreUnreadable
 from compiler.errors import RuleError
 from compiler.model.loader import RULES_ROOT, load_all
@@ -68,11 +69,34 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcomes = replay_entries(entries, rulesets, fallback)
     except ReplayError as err:
+        # Every outcome up to the refusal, then the refusal as a record of its own: a file
+        # can show a refused move beside the outcomes that led to it.
+        _emit([*err.outcomes, error_record(err)])
         print(f"arbiter replay: {err}", file=sys.stderr)
         return 1
-    json.dump(outcomes, sys.stdout, indent=2, sort_keys=True)
-    sys.stdout.write("\n")
-    return 0
+    return 0 if _emit(outcomes) else PIPE_CLOSED
+
+
+PIPE_CLOSED = 141
+"""Exit status when the reader of stdout went away (``arbiter replay FILE | head``): what a
+shell reports for a program ended by SIGPIPE."""
+
+
+def _emit(records: list[Any]) -> bool:
+    """Print ``records`` as JSON; False when the reader closed the pipe before the end (the
+    rest is not wanted, and no traceback is printed for it)."""
+    try:
+        json.dump(records, sys.stdout, indent=2, sort_keys=True)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Point stdout at /dev/null so that the interpreter's last flush at exit, which would
+        # meet the closed pipe again, has nowhere to fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return False
+    return True
 
 
 def _from_log(args: argparse.Namespace) -> int:

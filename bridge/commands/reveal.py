@@ -1,4 +1,9 @@
-"""``arbiter reveal SESSION``: publish an ended session's dice seed and verify its rolls."""
+"""``arbiter reveal SESSION``: publish an ended session's dice seed and verify its rolls.
+
+The seed re-derives every die of the session, hidden ones included (a karmic deck shuffle): it
+is refused while such a die still decides a running encounter (its duel is not over), since the
+seed would then show every hand and the draw pile; ``--force`` publishes it anyway.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,10 @@ from pathlib import Path
 
 from bridge import datadir
 from bridge.fairness import verify_session
-from bridge.store import Store, StoreUnreadable
+from bridge.store import Roll, Store, StoreUnreadable
+
+HIDDEN_MARK = '"hidden":true'
+"""How a hidden die reads in a row's canonical dice JSON (see ``bridge/views.py``)."""
 
 HELP = (
     "publish a finished session's dice seed so anyone can recompute its rolls (reads only: works "
@@ -21,6 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("session", nargs="?", default=None, help="session id (omit to list them)")
     parser.add_argument(
         "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="reveal even though the session's hidden dice still decide a running encounter",
     )
 
 
@@ -49,8 +62,19 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
+        rolls = list(store.rolls(session=session.id))
+        running = running_hidden(store, rolls)
+        if running and not args.force:
+            names = ", ".join(repr(e) for e in running)
+            print(
+                f"arbiter reveal: session {args.session} shuffled the hidden cards of encounter "
+                f"{names}, which is still running: its seed would show every hand and the draw "
+                "pile. Reveal it once the encounter is over, or pass --force.",
+                file=sys.stderr,
+            )
+            return 1
         seed = bytes.fromhex(session.seed)
-        check = verify_session(seed, session.commitment, store.rolls(session=session.id))
+        check = verify_session(seed, session.commitment, iter(rolls))
     finally:
         store.close()
     print(
@@ -71,3 +95,24 @@ def run(args: argparse.Namespace) -> int:
         )
     )
     return 0 if check.ok else 1
+
+
+def running_hidden(store: Store, rolls: list[Roll]) -> list[str]:
+    """The encounters, still running, whose state rests on hidden dice of ``rolls``.
+
+    An encounter runs until its state says ``"over": true`` (a karmic duel); one without a state
+    decides nothing hidden any more.
+    """
+    found: list[str] = []
+    for roll in rolls:
+        encounter = roll.entry.encounter
+        if encounter is None or encounter in found or HIDDEN_MARK not in roll.entry.dice:
+            continue
+        current = store.encounter(encounter)
+        if (
+            current is not None
+            and current.state is not None
+            and current.state.get("over") is not True
+        ):
+            found.append(encounter)
+    return found

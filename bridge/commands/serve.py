@@ -154,7 +154,11 @@ async def _serve(config: ServerConfig) -> int:
         print(f"  not served (no engine yet): {', '.join(server.rules.skipped)}", flush=True)
     if config.module_dir is not None:
         print(f"  module manifest: http://{shown}:{server.port}/module.json", flush=True)
-    print(f"  world secret: `arbiter token --data {config.data}`", flush=True)
+    print(f"  world secret (the GM's): `arbiter token --data {config.data}`", flush=True)
+    print(
+        f"  a player's token: `arbiter token --data {config.data} --player NAME --participant ID`",
+        flush=True,
+    )
     print(f"  {native.describe()}", flush=True)
     if config.allow_scripted_dice:
         print("  WARNING: scripted dice allowed (tests only)", flush=True)

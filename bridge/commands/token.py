@@ -1,26 +1,58 @@
-"""``arbiter token``: print the world secret clients authenticate with."""
+"""``arbiter token``: print the world secret, or issue, list and revoke player tokens.
+
+* ``arbiter token``: the world secret (a GM connection says hello with it).
+* ``arbiter token --player NAME --participant ID [--participant ID …] [--rotate]``: issue NAME's
+  token (printed once: only its hash is stored), or update the participants he holds (his token
+  stays; ``--rotate`` makes a new one and the old one stops working).
+* ``arbiter token --player NAME --revoke``: NAME's token and relays stop working; a running
+  server closes his connections (code 4003) within a second.
+* ``arbiter token --players``: every player record (never a token).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
-from bridge import datadir
+from bridge import datadir, players
+from bridge.store import Store
 
-HELP = "print the world secret (created on first use) and where to paste it"
+HELP = "print the world secret, or issue, list and revoke player tokens"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
     )
-    parser.add_argument("--quiet", action="store_true", help="print the secret only")
+    parser.add_argument("--quiet", action="store_true", help="print the secret (or token) only")
+    parser.add_argument("--player", metavar="NAME", help="issue or update this player's token")
+    parser.add_argument(
+        "--participant",
+        metavar="ID",
+        action="append",
+        help="a participant the player holds (repeat for several; replaces the list)",
+    )
+    parser.add_argument("--rotate", action="store_true", help="issue the player a new token")
+    parser.add_argument("--revoke", action="store_true", help="revoke the player's token")
+    parser.add_argument("--players", action="store_true", help="list the player records")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
+        # The secret, the player records and the store: the owner's alone (see datadir).
         datadir.secure(args.data)
+    except OSError as err:
+        print(f"arbiter token: {err}", file=sys.stderr)
+        return 2
+    if args.players or args.player is not None:
+        return _players(args)
+    if args.participant or args.rotate or args.revoke:
+        print("arbiter token: --participant, --rotate and --revoke need --player", file=sys.stderr)
+        return 2
+    try:
         secret = datadir.world_secret(args.data)
     except OSError as err:
         print(f"arbiter token: {err}", file=sys.stderr)
@@ -31,8 +63,70 @@ def run(args: argparse.Namespace) -> int:
     print(secret)
     print(
         "\nIn Foundry: Game Settings → Configure Settings → Arbiter → World secret: paste the line"
-        "\nabove. Anyone holding it can ask this server for rolls; to change it, stop the server,"
-        f"\ndelete {datadir.prepare(args.data) / datadir.SECRET_FILE} and start it again.",
+        "\nabove. It makes a connection the GM's: it acts for every participant and sees every"
+        "\nhand. Give players their own token instead (arbiter token --player NAME --participant"
+        "\nID). To change the secret, stop the server, delete"
+        f"\n{datadir.prepare(args.data) / datadir.SECRET_FILE} and start it again.",
         file=sys.stderr,
     )
     return 0
+
+
+def _players(args: argparse.Namespace) -> int:
+    path = datadir.store_path(args.data)
+    datadir.create_private(path)  # SQLite's -wal and -shm then get its 0600 too
+    store = Store(path)
+    try:
+        if args.players:
+            if args.player is not None:
+                print("arbiter token: --players lists every player; drop --player", file=sys.stderr)
+                return 2
+            _list(store)
+            return 0
+        name: str = args.player
+        if args.revoke:
+            if args.participant or args.rotate:
+                print("arbiter token: --revoke takes no other option", file=sys.stderr)
+                return 2
+            try:
+                players.revoke(store, name, time.time())
+            except KeyError:
+                print(f"arbiter token: no player {name!r}", file=sys.stderr)
+                return 2
+            print(
+                f"{name}: revoked; a running server closes his connections within a second",
+                file=sys.stderr,
+            )
+            return 0
+        try:
+            record, token = players.issue(store, name, args.participant, args.rotate, time.time())
+        except ValueError as err:
+            print(f"arbiter token: {err}", file=sys.stderr)
+            return 2
+    finally:
+        store.close()
+    held = ", ".join(record.participants) or "no participant"
+    if token is None:
+        print(f"{name}: holds {held}; his token is unchanged", file=sys.stderr)
+        return 0
+    print(token)
+    if not args.quiet:
+        print(
+            f"\n{name} holds {held}. Give him the line above to paste into the Arbiter module's"
+            "\ntoken setting in his own browser. It is shown this once: only its hash is kept."
+            "\n`arbiter token --player NAME --rotate` issues a new one.",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _list(store: Store) -> None:
+    for p in store.players():
+        state = f"revoked {_when(p.revoked)}" if p.revoked is not None else "active"
+        token = "token" if p.token_hash is not None else "no token (relays through the GM)"
+        held = ",".join(p.participants) or "-"
+        print(f"{p.name}\t{held}\tcreated {_when(p.created)}\t{state}\t{token}")
+
+
+def _when(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%d %H:%M:%SZ")

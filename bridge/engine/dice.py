@@ -21,18 +21,26 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import NamedTuple, Protocol, TypeVar
 
+from compiler.model.dice_limits import MAX_DICE as MAX_DICE
+from compiler.model.dice_limits import MAX_FACES as MAX_FACES
+from compiler.model.dice_limits import MAX_TEXT
+
 T = TypeVar("T")
 
-MAX_DICE = 200
-"""Budget: most dice one expression may roll."""
-MAX_FACES = 1000
-"""Budget: most faces one die may have."""
+# MAX_DICE (most dice one expression may roll) and MAX_FACES (most faces one die may have) are
+# the rule data's limits too: the loader refuses a rule file with dice beyond them, so they live
+# in compiler.model (which never imports bridge) and are read from there.
 _SHA256_BLOCK = 64
 """SHA-256's block size in bytes: the length HMAC pads its key to."""
 
 
 class DiceError(ValueError):
     """A dice expression is malformed or over budget, or a scripted source ran dry or mismatched."""
+
+
+class ScriptedDiceError(DiceError):
+    """A scripted source ran dry or holds a result its die cannot show: the fault of the dice
+    given, not of the request (the server does not log it as the request's outcome)."""
 
 
 class DiceSource(Protocol):
@@ -126,12 +134,12 @@ class ScriptedSource:
     def randint(self, faces: int) -> int:
         _check_faces(faces)
         if self.position >= len(self._results):
-            raise DiceError(
+            raise ScriptedDiceError(
                 f"scripted dice ran out: a d{faces} was needed after {len(self._results)} results"
             )
         value = self._results[self.position]
         if not isinstance(value, int) or not 1 <= value <= faces:
-            raise DiceError(
+            raise ScriptedDiceError(
                 f"scripted die #{self.position + 1} is {value!r} but a d{faces} was rolled"
             )
         self.position += 1
@@ -152,18 +160,24 @@ def _check_faces(faces: int) -> None:
 @dataclass(slots=True, init=False, unsafe_hash=True)
 class DieRecord:
     """One die as rolled: the expression it belonged to, its faces and its result (never
-    changed once made)."""
+    changed once made). ``hidden`` marks a die that decides hidden state (a shuffle of cards
+    nobody may see): it is logged, but never sent to a client (``bridge/views.py``)."""
 
     expr: str
     faces: int
     result: int
+    hidden: bool
 
-    def __init__(self, expr: str, faces: int, result: int) -> None:
+    def __init__(self, expr: str, faces: int, result: int, hidden: bool = False) -> None:
         self.expr = expr
         self.faces = faces
         self.result = result
+        self.hidden = hidden
 
     def to_json(self) -> dict[str, object]:
+        # The key only when true: every other outcome stays byte-identical in the log.
+        if self.hidden:
+            return {"expr": self.expr, "faces": self.faces, "result": self.result, "hidden": True}
         return {"expr": self.expr, "faces": self.faces, "result": self.result}
 
 
@@ -277,8 +291,8 @@ def parse(text: str, *, max_dice: int = MAX_DICE, max_faces: int = MAX_FACES) ->
 def _parse(text: str, max_dice: int, max_faces: int) -> DiceExpr:
     """:func:`parse` of a non-empty string (cached: the result is immutable and depends on the
     arguments alone; errors are raised afresh each time, never cached)."""
-    if len(text) > 200:
-        raise DiceError("dice expression longer than 200 characters")
+    if len(text) > MAX_TEXT:
+        raise DiceError(f"dice expression longer than {MAX_TEXT} characters")
     pos = 0
     terms: list[Term] = []
     while pos < len(text):
@@ -324,10 +338,11 @@ class Dice:
         self.source = source
         self.records: list[DieRecord] = []
 
-    def die(self, faces: int, expr: str | None = None) -> int:
-        """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``)."""
+    def die(self, faces: int, expr: str | None = None, hidden: bool = False) -> int:
+        """Roll one die of ``faces`` faces and record it under ``expr`` (default ``1dF``);
+        ``hidden`` marks it as deciding hidden state (see :class:`DieRecord`)."""
         result = self.source.randint(faces)
-        self.records.append(DieRecord(expr or f"1d{faces}", faces, result))
+        self.records.append(DieRecord(expr or f"1d{faces}", faces, result, hidden))
         return result
 
     def d100(self, expr: str = "1d100") -> int:
@@ -362,10 +377,14 @@ class Dice:
                 total += sign * result
         return total
 
-    def shuffle(self, items: Sequence[T], label: str = "shuffle") -> list[T]:
-        """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap)."""
+    def shuffle(self, items: Sequence[T], label: str = "shuffle", hidden: bool = False) -> list[T]:
+        """A uniformly shuffled copy of ``items`` (Fisher–Yates, one recorded die per swap).
+
+        ``hidden=True`` when the order must stay secret (a deck of cards): its dice are marked
+        hidden, so they are logged (and verifiable by commit-reveal) but never sent to a client.
+        """
         out: MutableSequence[T] = list(items)
         for i in range(len(out) - 1, 0, -1):
-            j = self.die(i + 1, label) - 1
+            j = self.die(i + 1, label, hidden) - 1
             out[i], out[j] = out[j], out[i]
         return list(out)

@@ -61,8 +61,20 @@ def resolve(
 
     Raises RequestError for a malformed body and EngineError for a move the rules forbid.
     """
+    return resolve_with(request, engine, rules, rules_hash, state, Dice(source))
+
+
+def resolve_with(
+    request: Request,
+    engine: Engine,
+    rules: RulesetBase,
+    rules_hash: str,
+    state: JSON | None,
+    dice: Dice,
+) -> JSON:
+    """:func:`resolve` rolling with ``dice``: when it raises, ``dice.records`` still holds every
+    die rolled before (the server logs a refusal after dice as the request's outcome)."""
     body = validate_body(engine, request)
-    dice = Dice(source)
     resolution = engine.resolve(rules, request.type, body, state, dice)
     return {
         "id": request.id,
@@ -78,4 +90,4 @@ def resolve(
     }
 
 
-__all__ = ["EngineError", "Request", "RequestError", "resolve", "validate_body"]
+__all__ = ["EngineError", "Request", "RequestError", "resolve", "resolve_with", "validate_body"]

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from compiler.errors import RuleError, RuleProblem
 from compiler.model.common import RulesetBase
+from compiler.model.dice_limits import dice_problem
 
 RULES_ROOT = Path(__file__).resolve().parent.parent / "rules"
 META_FILE = "ruleset.toml"
@@ -123,12 +124,17 @@ def load_ruleset(
         raise RuleError(problems)
 
     cls = model or model_class(ruleset_id)
+    # Dice the engine could not roll are refused with the rest, whatever field holds them.
+    dice = _dice_problems(raw, ruleset_id)
     try:
         # Strict JSON-mode validation: TOML arrays become tuples where declared, but a string
         # is never silently turned into a number.
         validated = cls.model_validate_json(json.dumps(raw.data))
     except ValidationError as err:
-        raise RuleError([_problem_from_loc(raw, ruleset_id, e) for e in err.errors()]) from None
+        found = [_problem_from_loc(raw, ruleset_id, e) for e in err.errors()]
+        raise RuleError([*found, *(p for p in dice if p not in found)]) from None
+    if dice:
+        raise RuleError(dice)
 
     if validated.ruleset.id != ruleset_id:
         raise RuleError(
@@ -150,6 +156,28 @@ def load_ruleset(
         content_hash=content_hash(validated),
         files=tuple(raw.files),
     )
+
+
+def _dice_problems(raw: _Raw, ruleset_id: str) -> list[RuleProblem]:
+    """Every dice expression of the rule data the engine could not roll (over its limits of
+    dice and faces, see :mod:`compiler.model.dice_limits`), each named by file, entry, field.
+
+    The walk covers every string of the data, so every dice field of every ruleset (weapon
+    damage, table dice, ladders, durations …) is held to the engine's limits, new ones too.
+    """
+    problems: list[RuleProblem] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), raw.data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, str):
+            problem = dice_problem(node)
+            if problem is not None:
+                problems.append(_located(raw, path, problem, ruleset_id))
+        elif isinstance(node, dict):
+            stack.extend(((*path, k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
+    return sorted(problems, key=lambda p: (p.file, p.entry or "", p.field or ""))
 
 
 def content_hash(model: RulesetBase) -> str:

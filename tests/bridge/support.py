@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from websockets.sync.client import ClientConnection, connect
 
+from bridge import players
 from bridge.engine import registry
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -69,6 +71,9 @@ class Tally(Body):
 
 
 class Secret(Body):
+    acting: ClassVar[tuple[str, ...]] = ("owner",)
+    """The owner draws his own secret card (``bridge/authority.py``)."""
+
     owner: str
 
 
@@ -162,11 +167,32 @@ class Running:
     def connect(self, **kwargs: Any) -> ClientConnection:
         return connect(self.url, open_timeout=5, close_timeout=2, **kwargs)
 
-    def hello(self, role: str = "gm", **kwargs: Any) -> tuple[ClientConnection, dict[str, Any]]:
-        """A connected, authenticated client and its welcome message."""
+    def hello(
+        self, role: str = "gm", token: str | None = None, **kwargs: Any
+    ) -> tuple[ClientConnection, dict[str, Any]]:
+        """A connected, authenticated client and its welcome message (``token``: a player
+        token; default the world secret, a GM connection)."""
         ws = self.connect()
-        send(ws, hello_message(self.server.secret, role=role, **kwargs))
+        send(ws, hello_message(token or self.server.secret, role=role, **kwargs))
         return ws, receive(ws)
+
+    def player(self, name: str, *participants: str, rotate: bool = False) -> str | None:
+        """Issue (or update) player ``name``'s record as ``arbiter token --player`` does, on
+        the server's loop; returns the token when one was made."""
+
+        async def issue() -> str | None:
+            return players.issue(self.server.store, name, list(participants), rotate, time.time())[
+                1
+            ]
+
+        token: str | None = self.call(issue())
+        return token
+
+    def revoke(self, name: str) -> None:
+        async def revoke() -> None:
+            players.revoke(self.server.store, name, time.time())
+
+        self.call(revoke())
 
 
 def hello_message(

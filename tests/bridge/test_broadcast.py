@@ -15,25 +15,23 @@ def test_an_outcome_is_broadcast_to_other_clients_with_each_ones_private_view(
     tmp_path: Path,
 ) -> None:
     with running(tiny_config(tmp_path)) as srv:
-        relay, _ = srv.hello(role="gm", user="gm", participants=["alice-pc"])
-        gm, _ = srv.hello(role="gm", user="gm-2")
-        alice, _ = srv.hello(role="player", user="alice", participants=["alice-pc"])
-        bob, _ = srv.hello(role="player", user="bob", participants=["bob-pc"])
+        gm, _ = srv.hello(role="gm", user="gm")
+        alice, _ = srv.hello(token=srv.player("alice", "alice-pc"))
+        # What a hello declares counts for nothing: bob's token holds bob-pc only.
+        bob, _ = srv.hello(token=srv.player("bob", "bob-pc"), participants=["alice-pc"])
         send(alice, request("hand-1", "secret", {"owner": "alice-pc"}))
         mine = receive(alice)
         seen_by_bob = receive(bob)
         seen_by_gm = receive(gm)
-        seen_by_relay = receive(relay)
-        for ws in (relay, gm, alice, bob):
+        for ws in (gm, alice, bob):
             ws.close()
     card = mine["outcome"]["private"]["alice-pc"]["card"]
     assert mine["type"] == "outcome" and 1 <= card <= 10
     assert seen_by_bob["type"] == "event" and seen_by_bob["event"] == "outcome"
     assert seen_by_bob["seq"] == mine["seq"]
     assert seen_by_bob["outcome"]["private"] == {}
-    # Being a GM is no key to hands: only a client that declared the participant gets it.
-    assert seen_by_gm["outcome"]["private"] == {}
-    assert seen_by_relay["outcome"]["private"] == {"alice-pc": {"card": card}}
+    # The GM connection sees every private entry.
+    assert seen_by_gm["outcome"]["private"] == {"alice-pc": {"card": card}}
 
 
 def test_encounter_state_carries_between_requests_but_never_reaches_a_client(

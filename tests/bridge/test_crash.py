@@ -19,13 +19,11 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge.outcomes import visible
 from bridge.store import Store
+from bridge.views import GM, project
 from tests.bridge.support import hello_message, write_rules
 
 ROOT = Path(__file__).resolve().parents[2]
-NOBODY: frozenset[str] = frozenset()
-"""The test client declares no participants: it sees each outcome without private parts or state."""
 TOTAL = 5000
 KILL_AFTER = 1500
 
@@ -138,7 +136,7 @@ def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once
     log = logged(data)
     for rid, reply in before.items():
         seq, outcome = log[rid]
-        assert visible(outcome, NOBODY) == reply["outcome"] and seq == reply["seq"]
+        assert project(outcome, GM) == reply["outcome"] and seq == reply["seq"]
     committed_unanswered = set(log) - set(before)
 
     server = ServerProcess(data, rules)
@@ -151,7 +149,7 @@ def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once
     for rid, reply in after.items():
         assert reply["replayed"] is (rid in committed_unanswered)
         if rid in committed_unanswered:
-            assert reply["outcome"] == visible(log[rid][1], NOBODY)
+            assert reply["outcome"] == project(log[rid][1], GM)
 
     final = logged(data)
     assert set(final) == {f"c-{n}" for n in range(TOTAL)}

@@ -18,7 +18,7 @@ def combat_styles_example() -> dict[str, dict[str, Any]]:
     return {entry["id"]: entry for entry in entries}
 
 
-def test_an_exchange_awaiting_effects_without_an_encounter_is_refused_and_not_logged(
+def test_an_exchange_that_could_await_effects_without_an_encounter_is_refused_before_its_dice(
     tmp_path: Path,
 ) -> None:
     example = combat_styles_example()
@@ -33,8 +33,15 @@ def test_an_exchange_awaiting_effects_without_an_encounter_is_refused_and_not_lo
         assert reply["type"] == "error", reply
         assert reply["code"] == "encounter_required"
         assert reply["id"] == "loose-1"
-        assert "'awaiting_effects'" in reply["message"]
+        assert "must carry 'effects'" in reply["message"]
         assert srv.server.store.find("loose-1") is None
+
+        # With the choice made in advance it needs no encounter.
+        chosen = {**request, "id": "loose-2", "body": {**body, "effects": []}}
+        send(ws, {"v": 1, "type": "request", "request": chosen})
+        reply = receive(ws)
+        assert reply["type"] == "outcome", reply
+        assert reply["outcome"]["result"]["status"] == "complete"
 
         # The same exchange inside an encounter is decided and waits for the winner's choice.
         named = {**request, "id": "named-1", "encounter": "alley"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -56,7 +57,7 @@ def test_a_table_edit_reaches_the_next_roll_and_a_broken_edit_keeps_the_old_rule
     config = tiny_config(tmp_path, rules=source, reload_interval=0.05, allow_scripted_dice=True)
     with running(config) as srv:
         gm, welcome = srv.hello(role="gm", events=["rules"])
-        player, _ = srv.hello(role="player", events=["rules"])
+        player, _ = srv.hello(token=srv.player("ann", "ann-pc"), events=["rules"])
         assert draw(gm, "before")["outcome"]["result"]["text"] == "Drop weapon"
 
         house(overlay, "Drop shield")
@@ -80,3 +81,32 @@ def test_a_table_edit_reaches_the_next_roll_and_a_broken_edit_keeps_the_old_rule
         assert receive(player)["type"] == "pong"
         gm.close()
         player.close()
+
+
+def test_a_rule_edit_with_dice_beyond_the_engine_is_refused_and_the_old_rules_keep_serving(
+    tmp_path: Path,
+) -> None:
+    overlay = tmp_path / "house"
+    house(overlay, "Drop weapon")
+    source = tiny_source(write_rules(tmp_path / "rules"), overlay)
+    config = tiny_config(tmp_path, rules=source, reload_interval=0.05, allow_scripted_dice=True)
+    with running(config) as srv:
+        gm, welcome = srv.hello(role="gm", events=["rules"])
+        path = overlay / "tiny" / "tables.toml"
+        # Rows that cover the huge die exactly: only its size is wrong.
+        path.write_text(
+            '[[tables]]\nid = "fumble"\nname = "Fumble"\ndie = "1000000d1000000"\n'
+            'rows = [{ range = [1000000, 1000000000000], text = "Everything" }]\n'
+        )
+        later = time.time() + 2
+        os.utime(path, (later, later))
+        error = receive(gm)
+        assert error["event"] == "rules_error"
+        assert error["problems"] == [
+            "house/tiny/tables.toml: entry tables 'fumble': field 'die': '1000000d1000000': "
+            "d1000000 is over the engine's limit of 1000 faces"
+        ]
+        kept = draw(gm, "kept")["outcome"]
+        assert kept["result"]["text"] == "Drop weapon"
+        assert kept["rules_hash"] == welcome["rulesets"]["tiny"]["hash"]
+        gm.close()

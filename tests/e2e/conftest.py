@@ -1,7 +1,9 @@
 """Fixtures for the client e2e tests: the built module, a real server process, the harness site
-and Debian's chromium driven by Playwright (never a downloaded browser), and the GM's harness
-page logged in and connected (``gm`` for the duel ruleset, ``bundled_gm`` for the bundled ones)
-in the Foundry generation a test names with ``generation`` (default V13)."""
+and Debian's chromium driven by Playwright (never a downloaded browser), the hub that plays
+Foundry's server between the pages (``support/hub.py``), and the GM's harness page logged in and
+connected (``gm`` for the duel ruleset, ``bundled_gm`` for the bundled ones) in the Foundry
+generation a test names with ``generation`` (default V13). Every page has its own browser
+context, as every user has his own browser: pages share nothing but what the hub delivers."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import contextlib
 import functools
 import shutil
 import threading
+import uuid
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,6 +20,7 @@ import pytest
 
 from tests.e2e.support.browser import GM, OpenPage, Page
 from tests.e2e.support.duel import META, TABLES, DuelRules
+from tests.e2e.support.hub import running_hub
 from tests.e2e.support.paths import CHROMIUM, FLAGS, HARNESS, ROOT
 from tests.e2e.support.process import Server
 
@@ -133,21 +137,31 @@ def bundled_server(tmp_path: Path) -> Iterator[Server]:
 
 @pytest.fixture(scope="session")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    """Debian's chromium (a persistent context with a fresh profile)."""
+    """Debian's chromium; each page opens its own context in it (``browser.new_context``)."""
     if not CHROMIUM.exists() or shutil.which("node") is None:
         pytest.fail("chromium and node are needed: run scripts/setup --test")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=FLAGS,
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=FLAGS
         )
-        yield context
+        yield browser
         with contextlib.suppress(Exception):
-            context.close()
+            browser.close()
+
+
+@pytest.fixture(scope="session")
+def hub() -> Iterator[str]:
+    """Foundry's server between the harness pages (module socket, chat messages, user queries)."""
+    with running_hub() as url:
+        yield url
+
+
+@pytest.fixture
+def world() -> str:
+    """This test's world on the hub: pages of other tests never hear from it."""
+    return uuid.uuid4().hex
 
 
 @pytest.fixture
@@ -155,7 +169,7 @@ def pages(chromium: object) -> Iterator[list[Page]]:
     opened: list[Page] = []
     yield opened
     for p in opened:
-        p.page.close()
+        p.close()
 
 
 @pytest.fixture
@@ -165,7 +179,9 @@ def generation() -> int:
 
 
 @pytest.fixture
-def open_page(chromium: object, pages: list[Page], generation: int) -> OpenPage:
+def open_page(
+    chromium: object, pages: list[Page], generation: int, hub: str, world: str
+) -> OpenPage:
     """Open a harness page on ``site`` for ``server`` (a GM unless ``user`` says otherwise, in
     the test's generation), closed after the test: ``open_page(site, server, user=…, token=…,
     settings=…)``."""
@@ -177,7 +193,9 @@ def open_page(chromium: object, pages: list[Page], generation: int) -> OpenPage:
         token: str | None = None,
         settings: dict[str, object] | None = None,
     ) -> Page:
-        page = Page(chromium, site, generation, server, user, token, settings)
+        page = Page(
+            chromium, site, generation, server, user, token, settings, hub=f"{hub}/?world={world}"
+        )
         pages.append(page)
         return page
 

@@ -76,24 +76,56 @@ def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_i
     assert gm.problems == []
 
 
-@pytest.mark.parametrize("generation", [12, 14])
+BIND_ARIA = "async () => game.modules.get('arbiter').api.players.bind('Aria', ['Kara'])"
+KARA = '{id: "Kara", name: "Kara", skill: 200}'
+
+
+@pytest.mark.parametrize("generation", [13, 14])
 def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
     gm: Page, site: str, server: Server, open_page: OpenPage
 ) -> None:
     player = open_page(site, server, user=PLAYER)
     player.wait_status("relay")
+    gm.call(BIND_ARIA)
     # The GM's client tells players which request types the server serves.
     player.page.wait_for_function("() => game.modules.get('arbiter').api.duel?.exchange")
     answer = player.call(
-        """async () => game.modules.get("arbiter").api.duel.exchange(
-        {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}},
-        {owners: {Kara: ["harnessPlayerAa"]}})"""
+        f"""async () => game.modules.get("arbiter").api.duel.exchange(
+        {{attacker: {KARA}, defender: {{name: "Orm", skill: 0}}}},
+        {{owners: {{Kara: ["harnessPlayerAa"]}}}})"""
     )
     [row] = log_rows(server)
     assert row["request_id"] == answer["outcome"]["id"]
     assert row["request_id"].startswith(PLAYER)
-    # The GM's client posted the card (one connection per world).
+    # The GM's client posted the card; the request went to the GM's browser by a user query,
+    # never over the module socket (which every browser receives).
     assert gm.card(answer["message"]).count() == 1
+    assert player.call("() => harness.record.socketOut.map((m) => m.args[0].action)") == ["hello"]
+    assert [q["name"] for q in gm.call("() => harness.record.queriesIn")] == ["arbiter.request"]
+    assert gm.problems == []
+    assert player.problems == []
+
+
+@pytest.mark.parametrize("generation", [12])
+def test_on_v12_a_player_with_his_own_token_connects_and_posts_his_own_card(
+    gm: Page, site: str, server: Server, open_page: OpenPage
+) -> None:
+    player = open_page(site, server, user=PLAYER, token=server.player_token("Aria", ["Kara"]))
+    player.wait_status("open")
+    answer = player.call(
+        f"""async () => game.modules.get("arbiter").api.duel.exchange(
+        {{attacker: {KARA}, defender: {{name: "Orm", skill: 0}}}})"""
+    )
+    [row] = log_rows(server)
+    assert row["request_id"] == answer["outcome"]["id"]
+    gm.card(answer["message"]).wait_for(timeout=10000)
+    assert gm.call(f"() => game.messages.get('{answer['message']}').author") == PLAYER
+    # Her choice goes over her own connection too; she re-renders her own card.
+    player.card(answer["message"]).locator('[data-arbiter-choice="bleed"]').click()
+    gm.card(answer["message"]).locator(".arbiter-resolution").wait_for(timeout=10000)
+    rows = log_rows(server)
+    assert json.loads(rows[-1]["request"])["body"] == {"by": "Kara", "choice": "bleed"}
+    assert player.call("() => harness.record.socketOut.map((m) => m.args[0].action)") == ["hello"]
     assert gm.problems == []
     assert player.problems == []
 
@@ -163,30 +195,36 @@ def test_only_the_owner_of_the_winning_side_can_press_the_special_effect_buttons
 ) -> None:
     aria = open_page(site, server, user=PLAYER)
     bram = open_page(site, server, user=BRAM)
+    gm.call(BIND_ARIA)
     answer = aria.call(
-        """async () => game.modules.get("arbiter").api.request("duel", "exchange",
-        {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}},
-        {owners: {Kara: ["harnessPlayerAa"]}, mode: "public"})"""
+        f"""async () => game.modules.get("arbiter").api.request("duel", "exchange",
+        {{attacker: {KARA}, defender: {{name: "Orm", skill: 0}}}},
+        {{owners: {{Kara: ["harnessPlayerAa"]}}, mode: "public"}})"""
     )
     message = answer["message"]
     for page in (gm, aria, bram):
         page.card(message).locator("[data-arbiter-choice]").first.wait_for(timeout=10000)
     assert aria.card(message).locator("[data-arbiter-choice]:disabled").count() == 0
     assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
-    # A forged click from Bram's client is refused by the GM's client: nothing is rolled.
-    bram.call(f"""() => game.socket.emit("module.arbiter",
-        {{action: "choose", message: "{message}", option: "trip", from: "{BRAM}"}})""")
-    wait_until(lambda: bram.call("() => harness.record.notifications.length"))
-    assert bram.call("() => harness.record.notifications") == [
-        {"type": "warning", "message": "Arbiter: this choice belongs to another player."}
-    ]
+    # Bram's own client will not send Aria's choice …
+    refused = bram.call(
+        f"""async () => game.modules.get("arbiter").api.choose("{message}", "trip")
+            .then(() => null, (err) => err.message)"""
+    )
+    assert refused == "Arbiter: this choice belongs to another player."
+    # … and a query to the GM's browser claiming to be Aria is not confirmed by hers.
+    forged = bram.call(
+        f"""async () => game.users.activeGM.query("arbiter.choose",
+            {{user: "{PLAYER}", ticket: "forged", payload: {{message: "{message}", option: "trip"}}}})"""
+    )
+    assert forged["error"]["code"] == "forbidden"
     assert len(log_rows(server)) == 1
     aria.card(message).locator('[data-arbiter-choice="bleed"]').click()
     for page in (gm, aria, bram):
         page.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
     rows = log_rows(server)
     assert [r["type"] for r in rows] == ["exchange", "choose"]
-    assert json.loads(rows[1]["request"])["body"] == {"choice": "bleed"}
+    assert json.loads(rows[1]["request"])["body"] == {"by": "Kara", "choice": "bleed"}
     screenshot(aria, f"v{generation}-owner-chose")
     for page in (gm, aria, bram):
         assert page.problems == []
@@ -201,15 +239,16 @@ def test_only_the_owner_of_the_winning_side_can_press_the_special_effect_buttons
         ("self", {GM, PLAYER}),
     ],
 )
-@pytest.mark.parametrize("generation", [12])
+@pytest.mark.parametrize("generation", [13])
 def test_a_players_chat_mode_decides_who_sees_the_card(
     gm: Page, site: str, server: Server, open_page: OpenPage, mode: str, seen_by: set[str]
 ) -> None:
     aria = open_page(site, server, user=PLAYER)
     bram = open_page(site, server, user=BRAM)
+    gm.call(BIND_ARIA)
     answer = aria.call(
         f"""async () => game.modules.get("arbiter").api.request(
-          "duel", "check", {{skill: 50}}, {{mode: "{mode}"}})"""
+          "duel", "check", {{skill: 50, who: "Kara"}}, {{mode: "{mode}"}})"""
     )
     message = answer["message"]
     gm.card(message).wait_for(timeout=10000)
@@ -269,12 +308,24 @@ def test_a_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
     ],
 )
 def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_generation(
-    gm: Page, site: str, server: Server, open_page: OpenPage, setting: str, value: str
+    gm: Page,
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    setting: str,
+    value: str,
+    generation: int,
 ) -> None:
-    aria = open_page(site, server, user=PLAYER, settings={setting: value})
+    # V12: Aria connects with her own token; V13+: through the GM, who binds her.
+    token = server.player_token("Aria", ["Kara"]) if generation == 12 else None
+    aria = open_page(site, server, user=PLAYER, settings={setting: value}, token=token)
     bram = open_page(site, server, user=BRAM)
+    if token:
+        aria.wait_status("open")
+    else:
+        gm.call(BIND_ARIA)
     answer = aria.call(
-        "async () => game.modules.get('arbiter').api.request('duel', 'check', {skill: 5})"
+        "async () => game.modules.get('arbiter').api.request('duel', 'check', {skill: 5, who: 'Kara'})"
     )
     message = answer["message"]
     gm.card(message).wait_for(timeout=10000)

@@ -31,3 +31,11 @@ def test_a_stand_in_with_the_wrong_parameters_is_reported_as_drift() -> None:
     assert result.returncode == 1
     assert "MISMATCH V12 Roll.fromData" in result.stdout
     assert "MISMATCH V14 Roll.fromData" in result.stdout
+
+
+def test_the_user_query_stand_in_is_checked_on_v13_and_v14_and_must_be_absent_on_v12() -> None:
+    result = run_check(drift="game.user.query")
+    assert result.returncode == 1
+    assert "MISMATCH V13 game.user.query" in result.stdout
+    assert "MISMATCH V14 game.user.query" in result.stdout
+    assert "MISMATCH V12 game.user.query: should be absent" in result.stdout

@@ -10,12 +10,15 @@ Modules, one job each:
 * ``checks``, ``differential``, ``odds`` — d100 checks, special effects won, exact odds;
 * ``requests``, ``combatants`` — request bodies, stat blocks and state records;
 * ``situations`` — grades, caps, range bands, conditions that grade rolls, fatigue;
-* ``exchange`` → ``eligibility`` → ``finishing`` (``blows``, ``wounds``, ``damage``) — the
-  exchange from attack roll to wound and knockback;
+  ``familiarity`` — unfamiliar weapons for attack and parry, and their STR+DEX floor;
+* ``exchange`` (``weapons_used``: the arms it strikes and parries with, reach) →
+  ``eligibility`` → ``finishing`` (``blows``, ``wounds``, ``damage``) — the exchange from
+  attack roll to wound and knockback; ``brace`` — the Brace action's lasting SIZ bonus;
 * ``special_effects`` (the dispatcher), ``effect_rolls``, ``wounding_effects``,
   ``weapon_effects``, ``bash``, ``manoeuvres`` — each special effect's consequence;
 * ``rounds`` (the entry point), ``initiative``, ``turns``, ``combat_actions``, ``guards``,
   ``holds`` — the round state machine, Ward Location, Struggle and pulling impaled weapons free;
+  ``death_timers`` — a Major Wound's "dies unless treated" running out as rounds pass;
 * ``bodily``, ``hands``, ``encumbrance``, ``fatigue_checks`` — the optional stat-block fields
   (Magic Points, spirit-combat skill, ENC, starting fatigue, hands), which hand holds what,
   the grade steps of a load, and the Endurance checks against fatigue as rounds close;

@@ -3,6 +3,7 @@ and the fall when he is knocked into an obstacle."""
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles import brace
 from bridge.engine.combat_styles.astride import displace
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.checks import roll_check, target
@@ -16,8 +17,9 @@ def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     if blow is None or blow.target != fx.victim["id"]:
         rec["outcome"] = "no effect: the blow did not land"
         return
-    braced = (
-        fx.pending["situation"]["defender_braced"] and fx.victim["id"] == fx.pending["defender"]
+    braced = brace.is_braced(
+        fx.victim,
+        fx.pending["situation"]["defender_braced"] and fx.victim["id"] == fx.pending["defender"],
     )
     scale = fx.rules.brace_vs_bash if braced else None
     why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim, scale)
@@ -38,6 +40,7 @@ def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     rec["metres"] = metres
     if metres > 0:
         displace(fx.victim)
+        brace.lose(fx.rules, fx.victim, "knocked_back")
     if fx.pending["situation"]["obstacle"] and metres > 0:
         checks = fx.rules.effects[choice.id].params.obstacle_checks
         best = max(checks, key=lambda c: fx.victim["skills"].get(c.skill, 0))

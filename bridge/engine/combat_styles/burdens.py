@@ -1,10 +1,12 @@
-"""What a combatant's own body does to a plain check: his fatigue level's grade floor and the
-grade steps of his load for the skill checked."""
+"""What a combatant's own state does to a plain check: the grades his conditions impose (his
+fatigue level's floor, blinded, an entangled or grappled head or torso, a weapon impaled in him,
+prone — every roll he makes, as the text's "future skill attempts") and the grade steps of his
+load for the skill checked."""
 
 from __future__ import annotations
 
 from bridge.engine.combat_styles import encumbrance
-from bridge.engine.combat_styles.situations import fatigue_of
+from bridge.engine.combat_styles.situations import condition_grades
 from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON
 
@@ -12,12 +14,8 @@ from bridge.engine.contract import JSON
 def burdens(
     rules: RulesView, c: JSON, skill: str | None, notes: list[str]
 ) -> tuple[list[str], int]:
-    """(grade ids, grade steps) that ``c``'s fatigue and load add to a check of ``skill``
+    """(grade ids, grade steps) that ``c``'s conditions and load add to a check of ``skill``
     (None: a skill encumbrance cannot grade); each one is explained in ``notes``."""
-    grades: list[str] = []
-    level = fatigue_of(rules, c)
-    if level is not None and level.grade is not None:
-        grades.append(level.grade)
-        notes.append(f"{c['name']}: {level.id}")
+    grades = condition_grades(rules, c, notes)
     steps = encumbrance.grade_steps(rules, c, skill, notes) if skill else 0
     return grades, steps

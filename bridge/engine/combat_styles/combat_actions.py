@@ -3,7 +3,7 @@ Struggle and pulling an impaled weapon free have consequences of their own."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import follow_ups, footing
+from bridge.engine.combat_styles import brace, follow_ups, footing
 from bridge.engine.combat_styles.combatants import combatant, writable
 from bridge.engine.combat_styles.guards import ward
 from bridge.engine.combat_styles.hands import HAND_ACTIONS, snared_leg
@@ -85,7 +85,10 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         if state.get("phase") == "turns":
             c["ap"] -= cost
     result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
-    if follow_up_on is not None:
+    brace.lose(rules, c, body.action)  # moving away from where he planted himself
+    if body.action == rules.model.combat.brace.action:
+        result["brace"] = brace.take(rules, c)
+    elif follow_up_on is not None:
         result["follow_up"] = follow_ups.resolve(rules, state, c, follow_up_on, body.action, dice)
     elif body.action == "ward_location":
         result["warding"] = ward(rules, c, body)

@@ -77,6 +77,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     ap_given: int | None = given["action_points"]
     initiative_given: int | None = given["initiative_bonus"]
     healing_given: int | None = given["healing_rate"]
+    luck_given: int | None = given["luck_points"]
     return {
         "id": given["id"],
         "name": given["name"] or given["id"],
@@ -101,7 +102,7 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
         "healing_rate": healing_given
         if healing_given is not None
         else derived(rules, healing_rate, stats, key),
-        "luck_points": given["luck_points"],
+        "luck_points": luck_given if luck_given is not None else derived(rules, luck, stats, key),
         "traits": sorted(traits),
         "quadruped": given["quadruped"],
         "body_plan": plan,
@@ -179,6 +180,11 @@ def initiative_bonus(rules: RulesView, stats: dict[str, int]) -> int:
 
 def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:
     return int(rules.model.derived.healing_rate.value(stats))
+
+
+def luck(rules: RulesView, stats: dict[str, int]) -> int:
+    """Luck Points by the rule data's ``derived.luck_points`` (POW ÷ 6, rounded up)."""
+    return int(rules.model.derived.luck_points.value(stats))
 
 
 def needs_encounter(state: JSON | None, what: str = "this request") -> JSON:

@@ -12,6 +12,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from bridge.engine.combat_styles.checks import ceil_div
+from bridge.engine.contract import EngineError
 from bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
 
 
@@ -67,12 +68,17 @@ def step_modifier(ladder: Sequence[str], current: str, steps: int) -> str:
     """The damage modifier ``steps`` rows along ``ladder`` from ``current`` (clamped).
 
     ``ladder`` lists modifiers from weakest to strongest (``-1d8`` … ``+0`` … ``+2d10``);
-    a charging biped moves one step, a charging quadruped two.
+    a charging biped moves one step, a charging quadruped two. EngineError when ``current`` is
+    not on the ladder.
     """
     key = normalize_modifier(current)
     normalized = [normalize_modifier(m) for m in ladder]
     if key not in normalized:
-        raise ValueError(f"damage modifier {current!r} is not on the ladder ({', '.join(ladder)})")
+        # A stat block may give any rollable modifier; only one on the ladder can be stepped.
+        raise EngineError(
+            f"damage modifier {current!r} is not on the ladder ({', '.join(ladder)}), "
+            "so it cannot be stepped"
+        )
     index = max(0, min(len(ladder) - 1, normalized.index(key) + steps))
     return ladder[index]
 

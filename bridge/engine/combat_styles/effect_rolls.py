@@ -21,7 +21,10 @@ from bridge.engine.combat_styles.checks import (
 )
 from bridge.engine.combat_styles.combatants import add_condition
 from bridge.engine.combat_styles.damage import expr_of
+from bridge.engine.combat_styles.eligibility import limit_refusal
+from bridge.engine.combat_styles.hands import holds
 from bridge.engine.combat_styles.requests import EffectChoice
+from bridge.engine.combat_styles.view import RulesView
 from bridge.engine.contract import JSON
 
 Handler = Callable[["Finisher", EffectChoice, "Blow | None", JSON], None]
@@ -61,6 +64,8 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     if effect_id in fx.forced:
         return False, {"force_failure": True}
     skills = list(res.skills)
+    if res.with_shield and uses_shield(fx.rules, victim):
+        skills.extend(res.with_shield)
     quadruped = bool(victim.get("quadruped") and res.quadruped_skill)
     if quadruped:
         skills.append(res.quadruped_skill)
@@ -88,6 +93,14 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     if burden:
         out["encumbered_grade_steps"] = burden
     return resisted, out
+
+
+def uses_shield(rules: RulesView, c: JSON) -> bool:
+    """Whether ``c`` is using a shield: one he carries is in a hand that can use it."""
+    for arm_id in c["weapons"]:
+        if rules.arm(arm_id).kind == "shield" and holds(rules, c, arm_id):
+            return True
+    return False
 
 
 def wounded(blow: Blow | None, victim: JSON) -> bool:
@@ -133,19 +146,10 @@ def target_limit_refusal(
     fx: Finisher, effect_id: str, taker: JSON, victim: JSON, victim_scale: Fraction | None = None
 ) -> str | None:
     """Why the effect's target limit (e.g. SIZ up to 2× the taker's) rules the victim out;
-    ``victim_scale`` enlarges the victim's value (a Brace against Bash)."""
-    limit = fx.rules.effects[effect_id].params.target_limit
-    if limit is None:
-        return None
-    mine = taker["characteristics"].get(limit.attribute, 0)
-    theirs = victim["characteristics"].get(limit.attribute, 0)
-    if victim_scale is not None:
-        theirs = theirs * victim_scale
-    if theirs > mine * limit.multiple:
-        return (
-            f"works only on targets up to {limit.multiple}× the taker's {limit.attribute.upper()}"
-        )
-    return None
+    ``victim_scale`` enlarges the victim's value (a Brace against Bash). Checked again here,
+    though the exchange already refuses such a choice, for an effect applied without one (a
+    Prepare Counter's substitute)."""
+    return limit_refusal(fx.rules, effect_id, taker, victim, victim_scale)
 
 
 def stay_on_feet(fx: Finisher, victim: JSON, options_: tuple[tuple[str, str], ...]) -> JSON:

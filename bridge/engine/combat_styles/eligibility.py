@@ -7,8 +7,10 @@ rolls it needs, the weapon it needs, the situation it needs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+from bridge.engine.combat_styles.brace import is_braced
 from bridge.engine.combat_styles.checks import Level
 from bridge.engine.combat_styles.combatants import has_condition
 from bridge.engine.combat_styles.view import Arm, RulesView
@@ -136,7 +138,52 @@ def eligible_effects(
             cache.clear()
         hit = cache[key] = _eligible_effects(rules, pending, side, taker, victim)
     eligible, refused = hit
-    return [dict(e) for e in eligible], dict(refused)
+    out, why_not = [dict(e) for e in eligible], dict(refused)
+    limited = _limited(rules)
+    if limited:
+        # A target limit reads the two records' characteristics (and a brace), which the memo
+        # key leaves out: checked afresh, so an effect that could do nothing is never offered.
+        braced = (
+            pending["situation"]["defender_braced"] and victim.record["id"] == pending["defender"]
+        )
+        for effect_id, scaled in limited:
+            scale = rules.brace_vs_bash if scaled and is_braced(victim.record, braced) else None
+            why = limit_refusal(rules, effect_id, taker.record, victim.record, scale)
+            if why is not None and effect_id not in why_not:
+                out = [e for e in out if e["id"] != effect_id]
+                why_not[effect_id] = why
+    return out, why_not
+
+
+def _limited(rules: RulesView) -> list[tuple[str, bool]]:
+    """(id, braced SIZ counts double) of every effect with a target limit (memoised per view)."""
+    found: list[tuple[str, bool]] | None = rules.memo.get("limited_effects")
+    if found is None:
+        found = rules.memo["limited_effects"] = [
+            (e.id, e.mechanic == "bash")
+            for e in rules.effects.values()
+            if e.params.target_limit is not None
+        ]
+    return found
+
+
+def limit_refusal(
+    rules: RulesView, effect_id: str, taker: JSON, victim: JSON, scale: Fraction | None = None
+) -> str | None:
+    """Why the effect's target limit (e.g. STR up to 2× the taker's) rules the victim out;
+    ``scale`` enlarges the victim's value (a Brace against Bash). None: it does not."""
+    limit = rules.effects[effect_id].params.target_limit
+    if limit is None:
+        return None
+    mine = taker["characteristics"].get(limit.attribute, 0)
+    theirs = victim["characteristics"].get(limit.attribute, 0)
+    if scale is not None:
+        theirs = theirs * scale
+    if theirs > mine * limit.multiple:
+        return (
+            f"works only on targets up to {limit.multiple}× the taker's {limit.attribute.upper()}"
+        )
+    return None
 
 
 def _situation_key(pending: JSON, side: str, taker: Party, victim: Party) -> tuple:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from bridge.engine.combat_styles import astride, fatigue_checks, mounted, rounds
+from bridge.engine.combat_styles import astride, death_timers, fatigue_checks, mounted, rounds
 from bridge.engine.combat_styles.aerial import aerial_pass
 from bridge.engine.combat_styles.burdens import burdens
 from bridge.engine.combat_styles.checks import (
@@ -201,7 +201,8 @@ class CombatStylesEngine:
         view = view_of(rules)
         try:
             done = astride.settle(view, kind, body, handler(view, body, state, dice))
-            return fatigue_checks.after_request(view, state, done, dice)
+            done = fatigue_checks.after_request(view, state, done, dice)
+            return death_timers.after_request(view, state, done)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
 

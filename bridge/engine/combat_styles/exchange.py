@@ -11,7 +11,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles import riders, rounds
+from bridge.engine.combat_styles import brace, familiarity, riders, rounds
 from bridge.engine.combat_styles.checks import (
     CheckResult,
     Level,
@@ -29,12 +29,13 @@ from bridge.engine.combat_styles.combatants import (
 from bridge.engine.combat_styles.differential import differential
 from bridge.engine.combat_styles.eligibility import Party, eligible_effects
 from bridge.engine.combat_styles.finishing import finish
-from bridge.engine.combat_styles.hands import holds, require_free_hand, require_held
+from bridge.engine.combat_styles.hands import require_free_hand
 from bridge.engine.combat_styles.odds import odds_of_targets
 from bridge.engine.combat_styles.requests import ExchangeBody, Situation, SpiritCombatBody
 from bridge.engine.combat_styles.situations import ONE, attack_terms, capped, defence_grade
 from bridge.engine.combat_styles.traits import evade_ends_prone
 from bridge.engine.combat_styles.view import Arm, RulesView
+from bridge.engine.combat_styles.weapons_used import inside_reach, outreached, usable_arm
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 
@@ -50,43 +51,6 @@ def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON
     except LookupError as err:
         raise EngineError(str(err)) from None
     return {"combatants": records, "phase": "free", "pending": {}, "seq": 0}
-
-
-def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:
-    """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
-    weapons = c["weapons"]
-    if arm_id is None:
-        arm_id = rules.unarmed_id
-        for w in weapons:
-            if w != arm_id and _can_use(rules, c, w):
-                arm_id = w
-                break
-    state = weapons.get(arm_id)
-    if state is None:
-        raise EngineError(f"{c['name']} does not carry {arm_id!r}")
-    if state["broken"]:
-        raise EngineError(f"{c['name']}'s {rules.arm(arm_id).name} is broken")
-    conditions = c["conditions"]
-    for cond in _WEAPON_CONDITIONS if conditions else ():
-        if arm_id in conditions.get(cond, {}).get("weapons", []):
-            raise EngineError(
-                f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
-            )
-    require_held(rules, c, arm_id, purpose)
-    return rules.arm(arm_id)
-
-
-_WEAPON_CONDITIONS = ("disarmed", "taken", "pinned", "impaled_in", "malfunction")
-"""Conditions that keep the weapons they list out of use."""
-
-
-def _can_use(rules: RulesView, c: JSON, arm_id: str) -> bool:
-    if c["weapons"][arm_id]["broken"] or not holds(rules, c, arm_id):
-        return False
-    conditions = c["conditions"]
-    return not conditions or not any(
-        arm_id in conditions.get(cond, {}).get("weapons", []) for cond in _WEAPON_CONDITIONS
-    )
 
 
 def start_exchange(
@@ -135,6 +99,8 @@ def start_exchange(
     surprise, engaged = situation.surprise, situation.engaged_reach
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
+    if situation.charging:
+        brace.lose(rules, att, "charging", notes)
 
     surprised = surprise or "surprised" in dfd_conditions
     first_on_surprised = surprised and not dfd_conditions.get("surprised", {}).get("attacked")
@@ -187,6 +153,17 @@ def start_exchange(
         dfd_skill = capped(rules, dfd, dfd["skills"][key], situation)
     else:
         dfd_skill = 0
+    fam_steps = 0  # the defender's unfamiliar parrying weapon ("defensive actions")
+    if situation.defender_familiarity is not None:
+        dfd_skill, fam_steps = familiarity.for_parry(
+            rules,
+            situation.defender_familiarity,
+            body.defence,
+            defence,
+            arm_owner,
+            dfd_skill,
+            notes,
+        )
     # Skills over 100: the excess of the highest comes off everyone. A defender who decides
     # only after seeing the attack imposes no penalty of his own (the retroactive-parry rule).
     contest = (
@@ -221,6 +198,16 @@ def start_exchange(
         else:
             riders.pay(rules, state, payer, guard_cost)
         dfd_grade = defence_grade(rules, situation, dfd, notes, key)
+        if fam_steps:
+            dfd_grade, dfd_skill = familiarity.floored(
+                rules,
+                arm_owner,
+                dfd_skill,
+                dfd_grade,
+                fam_steps,
+                notes,
+                f"{arm_owner['name']}'s parry: ",
+            )
         dfd_target = target(
             checks,
             dfd_skill,
@@ -233,9 +220,11 @@ def start_exchange(
             payer["luck_points"] -= 1
         dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
-        if defence == "evade" and evade_ends_prone(rules, dfd):
-            add_condition(dfd, "prone")
-            notes.append(f"{dfd['name']} ends prone after evading")
+        if defence == "evade":
+            brace.lose(rules, dfd, "evading", notes)  # a dive or roll out of the way
+            if evade_ends_prone(rules, dfd):
+                add_condition(dfd, "prone")
+                notes.append(f"{dfd['name']} ends prone after evading")
     else:
         dfd_level = Level.named(rules.no_defence_level)
         if defence == "counterattack":
@@ -329,25 +318,6 @@ def start_exchange(
     if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state)
-
-
-def outreached(rules: RulesView, arm: Arm, engaged: str | None) -> bool:
-    """Fighting at a reach longer than one's own weapon: only the opposing weapon can be hit."""
-    if engaged is None or arm.reach is None or arm.is_ranged:
-        return False
-    if engaged not in rules.reaches:
-        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
-    return rules.reach_index[arm.reach] < rules.reach_index[engaged]
-
-
-def inside_reach(rules: RulesView, arm: Arm, engaged: str | None) -> int:
-    """Reach steps by which a wielded melee weapon is fighting inside its own reach (natural
-    weapons are exempt)."""
-    if engaged is None or arm.reach is None or arm.kind != "melee":
-        return 0
-    if engaged not in rules.reaches:
-        raise EngineError(f"unknown reach {engaged!r} (known: {', '.join(rules.reaches)})")
-    return max(0, rules.reach_index[arm.reach] - rules.reach_index[engaged])
 
 
 _DEFAULT_SITUATION: JSON = Situation().model_dump()

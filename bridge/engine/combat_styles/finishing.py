@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from bridge.engine.combat_styles import riders, special_effects
+from bridge.engine.combat_styles import brace, riders, special_effects
 from bridge.engine.combat_styles.astride import displace
 from bridge.engine.combat_styles.blows import (
     Blow,
@@ -372,7 +372,8 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
     rules = fx.rules
     victim = combatant(fx.state, blow.target)
     siz = victim["characteristics"]["siz"]
-    if fx.pending["situation"]["defender_braced"] and victim["id"] == fx.pending["defender"]:
+    flagged = fx.pending["situation"]["defender_braced"] and victim["id"] == fx.pending["defender"]
+    if brace.is_braced(victim, flagged):
         braced = siz * rules.knockback.brace_multiplier
         siz = ceil_div(braced.numerator, braced.denominator)
     if blow.rolled <= siz:
@@ -387,6 +388,7 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
         return
     metres = ceil_div(blow.rolled - siz, rules.knockback.per_metre)
     displace(victim)
+    brace.lose(rules, victim, "knocked_back")
     out: JSON = {"target": victim["id"], "metres": metres}
     if ride is not None:
         out["ride"] = ride

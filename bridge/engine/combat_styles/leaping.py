@@ -12,7 +12,7 @@ code with no blow.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import brace, rounds
 from bridge.engine.combat_styles.checks import Level, ceil_div, contest_penalty, opposed_winner
 from bridge.engine.combat_styles.combatants import (
     add_condition,
@@ -62,13 +62,14 @@ def leaping_attack(
     if has_condition(att, MOUNTED):
         raise EngineError(f"{att['name']} is mounted: he must dismount to leap")
     check_attack(state, att["id"], dfd["id"])
-    siz_counted = _siz_limit(leap, att, dfd, body.defender_braced)
+    siz_counted = _siz_limit(leap, att, dfd, brace.is_braced(dfd, body.defender_braced))
     resist = _resist_skill(leap, dfd, body.resist_with)
     if resist == "evade" and has_condition(dfd, "entangled"):
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
     rounds.spend_for_attack(rules, state, att)
 
     notes: list[str] = []
+    brace.lose(rules, att, "leaping", notes)
     steps = 0
     if dfd["quadruped"] and leap.grade_steps_vs_quadruped:
         steps = leap.grade_steps_vs_quadruped

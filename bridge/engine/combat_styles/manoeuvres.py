@@ -4,6 +4,7 @@ Flurry/Remise, Overpenetration."""
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles import brace
 from bridge.engine.combat_styles.astride import release
 from bridge.engine.combat_styles.blows import Blow, Finisher
 from bridge.engine.combat_styles.combatants import add_condition
@@ -70,6 +71,7 @@ def withdraw(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
     if fx.victim["id"] in engaged:
         engaged.remove(fx.victim["id"])
     rec["outcome"] = f"withdraws out of {fx.victim['name']}'s reach"
+    brace.lose(fx.rules, fx.taker, "withdrawing")
     # Out of reach, a leaper has left his victim, and a victim is no longer under him.
     if release(fx.taker, fx.victim):
         rec["outcome"] += f", no longer astride {fx.victim['name']}"

@@ -16,7 +16,7 @@ the exchange (:mod:`bridge.engine.combat_styles.riders`).
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import brace, rounds
 from bridge.engine.combat_styles.combatants import (
     add_condition,
     combatant,
@@ -24,11 +24,12 @@ from bridge.engine.combat_styles.combatants import (
     writable,
 )
 from bridge.engine.combat_styles.engagement import check_attack
-from bridge.engine.combat_styles.exchange import start_exchange, usable_arm
+from bridge.engine.combat_styles.exchange import start_exchange
 from bridge.engine.combat_styles.move_requests import MountBody, MountedWithdrawBody
 from bridge.engine.combat_styles.requests import ExchangeBody
 from bridge.engine.combat_styles.saddle import MOUNTED, RIDDEN, mount_of
 from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.weapons_used import usable_arm
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 
@@ -133,6 +134,7 @@ def mounted_withdraw(
     rider = combatant(state, rider["id"])
     pay_action(rules, state, rider, WITHDRAW_ACTION)
     rider["conditions"].pop("engaged", None)
+    brace.lose(rules, rider, "withdrawing")
     result: JSON = {
         "kind": "mounted_withdraw",
         "rider": rider["id"],

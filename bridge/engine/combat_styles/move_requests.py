@@ -3,7 +3,7 @@ aerial passes and mounting (validated at the edge by pydantic)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -14,6 +14,8 @@ from bridge.engine.combat_styles.stat_blocks import Body
 class LeapingAttackBody(Body):
     """A leap meant to knock the defender prone: the leaper's skill against the defender's
     (``combat.leaping_attack``)."""
+
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
 
     attacker: str
     defender: str
@@ -32,6 +34,8 @@ class LeapingAttackBody(Body):
 class OutmaneuverBody(Body):
     """A group opposed roll of ``combat.outmaneuver.skill`` against the foes who try to corner
     ``combatant``."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     combatant: str
     opponents: list[str] = Field(min_length=1, max_length=31)
@@ -56,6 +60,8 @@ class SweepTarget(Body):
 class SweepAttackBody(Body):
     """One attack applied to every target in its path; each pair is its own exchange."""
 
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
+
     attacker: str
     weapon: str | None = None
     targets: list[SweepTarget] = Field(min_length=1, max_length=16)
@@ -66,6 +72,8 @@ class SweepAttackBody(Body):
 
 class AerialBody(Body):
     """The opposed roll that decides who may attack on this round's pass."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     combatant: str
     """The lone participant."""
@@ -78,6 +86,8 @@ class AerialBody(Body):
 class MountBody(Body):
     """A rider mounts (or dismounts from) a mount that is a combatant of the encounter."""
 
+    acting: ClassVar[tuple[str, ...]] = ("rider",)
+
     rider: str
     mount: str | None = None
     """The mount's combatant id; None: dismount."""
@@ -85,6 +95,8 @@ class MountBody(Body):
 
 class MountedWithdrawBody(Body):
     """A rider withdraws freely from the foes engaging him, his mount being faster."""
+
+    acting: ClassVar[tuple[str, ...]] = ("rider",)
 
     rider: str
     opponents: list[str] = Field(min_length=1, max_length=31)

@@ -9,7 +9,7 @@ every foe he may engage one of them alone (the others stay blocked) or withdraw 
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles import brace, rounds
 from bridge.engine.combat_styles.checks import contest_penalty, opposed_winner
 from bridge.engine.combat_styles.combatants import (
     add_condition,
@@ -56,6 +56,7 @@ def outmaneuver(
     _pay_proactive(rules, state, mover, rule.ap_cost_each)
 
     notes: list[str] = []
+    brace.lose(rules, mover, "outmaneuvering", notes)
     trying = []
     for fid in foes:
         foe = combatant(state, fid)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -15,6 +15,8 @@ LuckPolicy = Literal["critical", "success"]
 class CheckBody(Body):
     """A single d100 check."""
 
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     skill: int = Field(ge=0, le=500)
     grades: list[str] = Field(default_factory=list, max_length=16)
     """Difficulty grades that apply; the most severe counts."""
@@ -24,7 +26,8 @@ class CheckBody(Body):
     luck: LuckPolicy | None = None
     label: str = Field(default="", max_length=64)
     combatant: str | None = Field(default=None, max_length=64)
-    """A combatant of the encounter whose fatigue level floors the check's grade."""
+    """A combatant of the encounter whose conditions grade the check (fatigue, blinded, an
+    entangled or grappled head or torso, an impaled weapon, prone)."""
     skill_name: str | None = Field(default=None, max_length=64)
     """The skill checked (e.g. ``athletics``): with ``combatant``, his load grades it when the
     rule data's encumbrance lists that skill."""
@@ -40,6 +43,8 @@ class Side(Body):
 
 class OpposedBody(Body):
     """Two checks against each other; ``differential`` also reports special effects won."""
+
+    acting: ClassVar[tuple[str, ...]] = ()
 
     protagonist: Side
     antagonist: Side
@@ -70,6 +75,8 @@ class Situation(Body):
     """The attacker is mounted and the target is a lower biped (mounted location die)."""
     familiarity: str | None = None
     """Weapon familiarity id from the rule data (similar, broadly-similar …)."""
+    defender_familiarity: str | None = None
+    """The same for the defender's parrying weapon ("offensive and defensive actions")."""
     cap: str | None = Field(default=None, max_length=64)
     """A ``skill_caps`` id from the rule data (climbing, swimming, mounted …): the attacker's and
     defender's combat skills are capped by the skill it names."""
@@ -106,6 +113,13 @@ class EffectChoice(Body):
 
 class ExchangeBody(Body):
     """An attack and the defender's reaction (see docs/requests-combat-styles.md)."""
+
+    acting: ClassVar[tuple[str, ...]] = ("attacker", "mitigate_damage")
+
+    awaits_unless: ClassVar[str] = "effects"
+    """Without ``effects`` the exchange waits for the winner's choice whenever the dice award
+    special effects: without an encounter to keep that wait, the server refuses it before any
+    die (``bridge.refusals.pending_without_encounter``)."""
 
     attacker: str
     defender: str
@@ -145,12 +159,16 @@ class ExchangeBody(Body):
 class ChooseEffectsBody(Body):
     """The winner's choice of special effects for a pending exchange."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
     token: str = Field(min_length=1, max_length=32)
     effects: list[EffectChoice] = Field(default_factory=list, max_length=8)
 
 
 class OddsBody(Body):
     """Exact odds of an exchange between two skills."""
+
+    acting: ClassVar[tuple[str, ...]] = ()
 
     attack: Side
     defence: Side | None = None
@@ -159,6 +177,8 @@ class OddsBody(Body):
 
 
 class StartEncounterBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     combatants: list[StatBlock] = Field(min_length=1, max_length=32)
     surprised: list[str] = Field(default_factory=list)
     """Combatants caught by surprise (−10 initiative, cannot act offensively this round)."""
@@ -170,8 +190,12 @@ class StartEncounterBody(Body):
 class InitiativeBody(Body):
     """Roll initiative for every combatant of the encounter: the request carries nothing."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
 
 class ActBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: str
     action: str = Field(min_length=1, max_length=64)
     """An action id from the rule data's action lists (attack, dither, ready-weapon …)."""
@@ -190,16 +214,25 @@ class ActBody(Body):
 
 
 class CombatantBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: str
 
 
 class EmptyBody(Body):
     """A request whose meaning is its type alone (e.g. the next turn)."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
 
 class SpiritCombatBody(Body):
     """One exchange of spirit combat: the attacker's spirit-combat skill against the
     defender's resistance (rule data ``combat.spirit_combat``), damage to Magic Points."""
+
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
+
+    awaits_unless: ClassVar[str] = "effects"
+    """As for :class:`ExchangeBody`: the choice of spirit effects made in advance."""
 
     attacker: str
     defender: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bridge.engine.combat_styles import encumbrance
+from bridge.engine.combat_styles import encumbrance, familiarity
 from bridge.engine.combat_styles.checks import Grade
 from bridge.engine.combat_styles.damage import step_modifier
 from bridge.engine.combat_styles.requests import Situation
@@ -194,21 +194,12 @@ def attack_terms(
     skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
     steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
     skill = attacker["skills"][skill_name]
+    fam_steps = 0
     if situation.familiarity is not None:
-        if (
-            situation.familiarity not in rules.familiarity
-            and situation.familiarity != "with_trained_weapon"
-        ):
-            raise EngineError(f"unknown weapon familiarity {situation.familiarity!r}")
-        fam = rules.familiarity.get(situation.familiarity, 0)
-        base = attacker["characteristics"]["str"] + attacker["characteristics"]["dex"]
-        if situation.familiarity == "with_trained_weapon":
-            steps += rules.with_trained_weapon_steps
-        elif fam is None:
-            skill = min(skill, base)
-            notes.append("unfamiliar weapon: base Combat Style (STR+DEX)")
-        else:
-            steps += fam
+        skill, fam_steps = familiarity.skill_and_steps(
+            rules, attacker, skill, situation.familiarity, notes
+        )
+        steps += fam_steps
     skill = capped(rules, attacker, skill, situation)
     size_steps = 0
     dm_steps = 0
@@ -234,6 +225,10 @@ def attack_terms(
             if attacker["quadruped"]
             else rules.charge.dm_steps_biped
         )
+        if dm_steps:
+            # Stepped only should the blow land: checked here, before any die is rolled, so
+            # whether a charge is refused never depends on the dice.
+            step_modifier(rules.dm_ladder, attacker["damage_modifier"], dm_steps)
         notes.append("charging")
     if situation.blind_strike:
         steps += rules.blind_strike_grade_steps
@@ -243,12 +238,20 @@ def attack_terms(
         steps += distance_steps(rules, situation.distance, defender["characteristics"]["siz"])
         if band == "long":
             factor *= rules.long_range_damage
-            size_steps -= rules.long_range_force_steps
-            notes.append("long range: damage halved, Force one step lower")
+            # The data's steps are signed like charging's (+1 larger): Long range's −1 is one
+            # step *smaller* ("Force is reduced by one step").
+            size_steps += rules.long_range_force_steps
+            notes.append("long range: damage halved, Force one step smaller")
     if situation.pulled_blow:
         factor *= rules.pulled_blow_damage
         notes.append("pulled blow")
-    grade = checks.shifted(checks.most_severe(ids), steps)
+    worst = checks.most_severe(ids)
+    if fam_steps:
+        grade, skill = familiarity.floored(
+            rules, attacker, skill, checks.shifted(worst, steps - fam_steps), fam_steps, notes
+        )
+    else:
+        grade = checks.shifted(worst, steps)
     if situation.aiming:
         grade = aimed(rules, grade)
     grade_without_crowd = grade

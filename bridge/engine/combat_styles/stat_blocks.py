@@ -6,11 +6,32 @@ record from it, so that module imports no pydantic and is compiled with the engi
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from bridge.engine.combat_styles.damage import modifier_expr
+
+
+def _rollable(text: str | None) -> str | None:
+    """``text`` when the engine can roll it as a damage modifier; otherwise the parser's
+    DiceError (a ValueError: pydantic names the field). Checked at the door, before any die,
+    so a stat block the engine cannot roll never gets as far as a landed blow."""
+    if text is not None:
+        modifier_expr(text)  # cached: a stat block's usual modifiers cost a lookup
+    return text
+
+
+DamageModifier = Annotated[str | None, AfterValidator(_rollable)]
+"""A damage modifier (``+1d4``, ``-1d6``, ``+0``) within the dice grammar's limits."""
 
 
 class Body(BaseModel):
-    """Base of request models: unknown fields are errors."""
+    """Base of request models: unknown fields are errors.
+
+    Every request body declares ``acting``: the fields naming the participant(s) it acts for
+    (``bridge/authority.py``); an empty tuple makes it a table action, the GM's alone.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -46,11 +67,13 @@ class StatBlock(Body):
     """Hit location id → armour id worn there."""
     natural_armor: dict[str, int] = Field(default_factory=dict)
     hit_points: dict[str, int] | None = None
-    damage_modifier: str | None = None
+    damage_modifier: DamageModifier = None
+    """Absent: derived from STR+SIZ. Refused at the door when the engine could not roll it."""
     action_points: int | None = Field(default=None, ge=0, le=10)
     initiative_bonus: int | None = None
     healing_rate: int | None = Field(default=None, ge=0)
-    luck_points: int = Field(default=0, ge=0, le=20)
+    luck_points: int | None = Field(default=None, ge=0, le=20)
+    """Luck Points (absent: the rule data's ``derived.luck_points``, from POW)."""
     traits: list[str] = Field(default_factory=list)
     """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
     quadruped: bool = False

@@ -181,7 +181,9 @@ def apply_wound(
     if outcome.timer is not None and not (failed and outcome.on_failure == "death"):
         multiple, unit = outcome.timer
         limit = multiple * victim["healing_rate"]
-        add_condition(victim, "dying", None, within=limit, unit=unit)
+        add_condition(
+            victim, "dying", None, within=limit, unit=unit, wound=rule.id, location=location.id
+        )
         consequences.append(f"dies unless treated within {limit} {unit}")
     out["consequences"] = consequences
     return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -12,6 +12,9 @@ RangeBand = Literal["short", "medium", "long", "maximum"]
 
 
 class Body(BaseModel):
+    """Base of request bodies. Every request body declares ``acting``: the fields naming the
+    participant(s) it acts for (``bridge/authority.py``); empty: a table action, the GM's."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -67,6 +70,8 @@ class AttackBody(Body):
     opened by a fumble grants; ``bonus_strike``: spend a Second Strike instead of an action.
     """
 
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
+
     attacker: Who
     defender: Who
     weapon: str | None = None
@@ -110,6 +115,8 @@ class InitiativeBody(Body):
     """Roll initiative by party (the default) or by individual. In an encounter the entrants
     are its parties or combatants; ``entrants`` then only adds modifiers to some of them."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
     mode: Literal["party", "individual"] = "party"
     entrants: list[Entrant] = Field(default_factory=list, max_length=100)
 
@@ -117,15 +124,21 @@ class InitiativeBody(Body):
 class StartBody(Body):
     """Start an encounter (round 1) with these combatants."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
     combatants: list[StatBlock] = Field(min_length=1, max_length=100)
 
 
 class NextRoundBody(Body):
     """End the round: bleeding, death timers, knock-outs and lost rounds advance."""
 
+    acting: ClassVar[tuple[str, ...]] = ()
+
 
 class DeclareBody(Body):
     """First-action declarations: defending this round, and how fast the combatant moves."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     combatant: CombatantId
     defending: bool = False
@@ -135,11 +148,15 @@ class DeclareBody(Body):
 class CombatantBody(Body):
     """A request about one combatant (reload, stand)."""
 
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: CombatantId
 
 
 class ReadyBody(Body):
     """Ready a carried (or dropped) weapon, e.g. another weapon to throw."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     combatant: CombatantId
     weapon: str
@@ -149,6 +166,8 @@ class AidBody(Body):
     """Medical assistance and healing. ``stabilize`` stops the death timer; ``heal_ip`` restores
     IP (up to the unhurt value); ``cure`` ends bleeding and every until-healed effect
     (incapacitation, lasting penalties, conditions). Permanent attribute losses stay."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     combatant: CombatantId
     stabilize: bool = True

@@ -57,6 +57,12 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
     table.require_running()
     rnd = table.round
     if rnd["over"]:
+        passed = [r["number"] for r in rnd["registers"] if all_passed(table, r)]
+        if passed:
+            raise EngineError(
+                f"everyone passed in register {passed[-1]}: the round is over "
+                "(draw hands for the next one)"
+            )
         raise EngineError("this round is over: draw hands for the next one")
     cid = body.combatant
     c = table.combatant(cid)
@@ -109,14 +115,37 @@ def declare(table: Table, body: rq.Declare) -> tuple[JSON, list[JSON]]:
             used["ended"] = True
         for t in decl["targets"]:
             table.pair(cid, t)["hesitated"] = []
+    close_if_all_passed(table)
     result: JSON = {
         "kind": "declare",
         "combatant": cid,
         "register": number,
         "passed": not stored,
         "maneuvers": len(stored),
+        "round_over": rnd["over"],
     }
     return result, stored
+
+
+def all_passed(table: Table, reg: JSON) -> bool:
+    """Whether everyone is done with register ``reg`` and nobody declared a maneuver in it."""
+    return not any(reg["declarations"].values()) and all(
+        table.done_with(cid, int(reg["number"])) for cid in table.combatants
+    )
+
+
+def close_if_all_passed(table: Table) -> None:
+    """The round is over once everyone has passed in its last register and every register
+    before it is resolved: there is nothing to reveal or resolve, so ``draw_hands`` may start
+    the next round at once (revealing the empty register is allowed and changes nothing)."""
+    rnd = table.round
+    registers = rnd["registers"]
+    if (
+        registers
+        and all_passed(table, registers[-1])
+        and all(r["resolved"] for r in registers[:-1])
+    ):
+        rnd["over"] = True
 
 
 def _validate(table: Table, cid: str, decls: list[rq.Declaration], number: int) -> list[JSON]:

@@ -151,11 +151,16 @@ def odds(table: Table, body: rq.Odds) -> JSON:
     reg, decl = found
     open_ = reg["revealed"] or decl.get("open")
     sees_attack = open_ or viewer == attacker
+    real = book.maneuvers[decl["maneuver"]]
+    shown = real.id if sees_attack else (real.declared_as or real.id)
+    if shown != real.id:
+        # The viewer sees the maneuver as declared (a feint shows as an attack): count the odds
+        # of what he sees, so they never tell him what it really is.
+        decl = {**decl, "maneuver": shown}
+    m = book.maneuvers[shown]
     attack_base = total(table, attacker, decl)[0] - _card_parts(table, decl)
     attack_card = _face(table, decl["card"]) if sees_attack else None
     attack_hit = _hit(table, decl, open_ or viewer == attacker)
-    m = book.maneuvers[decl["maneuver"]]
-    shown = m.id if sees_attack else (m.declared_as or m.id)
     defense_base = defense_card = defense_hit = None
     problem = table.reach_problem(attacker, target, m, decl["weapon"])
     for d in reg["declarations"].get(target, ()):

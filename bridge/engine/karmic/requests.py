@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -15,6 +15,9 @@ class Body(BaseModel):
 
     The JSON field ``register`` is ``register_number`` in Python (``register`` is taken by
     the ABC machinery of pydantic models).
+
+    Every request body declares ``acting``: the fields naming the participant(s) the request
+    acts for (``bridge/authority.py``); an empty tuple makes it a table action, the GM's alone.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -38,17 +41,21 @@ class CombatantSpec(Body):
 
 
 class StartDuel(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     combatants: list[CombatantSpec] = Field(min_length=2, max_length=12)
     start_range: int | None = Field(default=None, ge=0, le=100)
 
 
 class DrawInitiative(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     between: tuple[Name, Name]
     showdown: bool = False
 
 
 class DrawHands(Body):
-    pass
+    acting: ClassVar[tuple[str, ...]] = ()
 
 
 class Declaration(Body):
@@ -69,12 +76,16 @@ class Declaration(Body):
 class Declare(Body):
     """A player's sealed maneuvers for one register; an empty list passes."""
 
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: Name
     register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
     maneuvers: list[Declaration] = Field(default_factory=list, max_length=12)
 
 
 class Reveal(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
 
 
@@ -82,6 +93,8 @@ class HitDraw(Body):
     """A draw on one revealed hit card, named by its id (``card``, which only its holder
     knows) or by its place among the combatant's plays of the register (``play``, from 0, the
     order the reveal lists them in): exactly one of the two."""
+
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
 
     combatant: Name
     card: str | None = Field(default=None, min_length=1, max_length=80)
@@ -98,15 +111,21 @@ class HitDraw(Body):
 
 
 class ResolveRegister(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     register_number: int | None = Field(default=None, ge=1, le=100, alias="register")
 
 
 class ChargeBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: Name
     target: Name
 
 
 class SurpriseBody(Body):
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
+
     attacker: Name
     target: Name
     weapon: Slot = "main"
@@ -114,17 +133,23 @@ class SurpriseBody(Body):
 
 
 class Hesitate(Body):
+    acting: ClassVar[tuple[str, ...]] = ("combatant",)
+
     combatant: Name
     opponent: Name
 
 
 class Entangle(Body):
+    acting: ClassVar[tuple[str, ...]] = ()
+
     combatant: Name
     by: Name
     limb_vitality: int = Field(ge=0, le=100)
 
 
 class Odds(Body):
+    acting: ClassVar[tuple[str, ...]] = ("viewer",)
+
     viewer: Name
     attacker: Name
     target: Name
@@ -132,6 +157,8 @@ class Odds(Body):
 
 
 class View(Body):
+    acting: ClassVar[tuple[str, ...]] = ("viewer",)
+
     viewer: Name
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.karmic import effects
 from bridge.engine.karmic import requests as rq
+from bridge.engine.karmic.declaring import close_if_all_passed
 from bridge.engine.karmic.table import Table
 from bridge.engine.karmic.views import public_declaration
 from compiler.model.karmic import Maneuver
@@ -154,10 +155,12 @@ def resolve_register(table: Table, body: rq.ResolveRegister) -> JSON:
 
 
 def _close_round_after(table: Table, reg: JSON) -> None:
-    """The round ends with its last register once everyone passed in it or nobody can act."""
+    """The round ends with its last register once everyone passed in it or nobody can act;
+    a later register in which everyone passed ends it as soon as those before are resolved."""
     rnd = table.round
     if reg["number"] < len(rnd["registers"]):
-        return  # later registers are already declared
+        close_if_all_passed(table)  # later registers are already declared
+        return
     if not any(reg["declarations"].values()) or not any(table.able(c) for c in table.combatants):
         rnd["over"] = True
 

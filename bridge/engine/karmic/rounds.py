@@ -55,7 +55,7 @@ def start_duel(book: Rulebook, body: rq.StartDuel, dice: Dice) -> Table:
                     "hesitated": [],
                     "ended": False,
                 }
-    draw = dice.shuffle(list(book.deck), "shuffle")
+    draw = dice.shuffle(list(book.deck), "shuffle", hidden=True)
     return Table(book, new_state(combatants, pairs, draw), dice)
 
 

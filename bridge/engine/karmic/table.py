@@ -196,7 +196,9 @@ class Table:
         if not deck["draw"]:
             if not deck["discard"]:
                 raise EngineError("no cards left: every card is in someone's hand")
-            deck["draw"] = self.dice.shuffle([card for card, _ in deck["discard"]], "reshuffle")
+            deck["draw"] = self.dice.shuffle(
+                [card for card, _ in deck["discard"]], "reshuffle", hidden=True
+            )
             deck["discard"] = []
             deck["reshuffles"] += 1
         return deck["draw"].pop(0)

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
 from compiler.model.combat_styles.effects import WeaponKind
-from compiler.model.combat_styles.rounds import RegainFooting, Struggle
+from compiler.model.combat_styles.rounds import Brace, RegainFooting, Struggle
 from compiler.model.common import Assumable, Id, RuleModel
 
 
@@ -336,6 +336,7 @@ class CombatRules(RuleModel):
     stat block names another."""
     surprise: Surprise
     leaping_attack: LeapingAttack
+    brace: Brace
     evading: Evading
     outmaneuver: Outmaneuver
     passive_block: PassiveBlock

@@ -319,6 +319,11 @@ def _situations(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[
         "action",
         ("combat", "leaping_attack", "leaving_actions"),
     )
+    brace = rules.combat.brace
+    yield from ref(brace.action, actions, "action", ("combat", "brace", "action"))
+    yield from refs(
+        brace.lost_on_actions, actions, "action", ("combat", "brace", "lost_on_actions")
+    )
 
 
 def _rounds(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Problem]:

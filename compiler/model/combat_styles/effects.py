@@ -157,6 +157,9 @@ class Resistance(RuleModel):
     """A quadruped (or more legs) may use this skill instead."""
     quadruped_grade_steps: int = 0
     """Grade steps for a quadruped's roll (negative: easier)."""
+    with_shield: tuple[Skill, ...] = ()
+    """Skills the victim may also use while he is using a shield (holds one he can use):
+    Blind Opponent's "his Evade skill (or Weapon style if using a shield)"."""
 
 
 class Escape(RuleModel):

@@ -170,6 +170,9 @@ def _special_effects(rules: CombatStylesRules) -> ReferenceTable:
         resist = (
             ", ".join(s.replace("_", " ") for s in e.resisted_by.skills) if e.resisted_by else ""
         )
+        if e.resisted_by and e.resisted_by.with_shield:
+            shield = ", ".join(s.replace("_", " ") for s in e.resisted_by.with_shield)
+            resist += f" (or {shield} if using a shield)"
         rows.append(
             (
                 e.name,

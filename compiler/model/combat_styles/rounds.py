@@ -24,6 +24,26 @@ class Action(Entry):
     description: str
 
 
+BraceEnd = Literal[
+    "evading", "knocked_back", "charging", "leaping", "outmaneuvering", "withdrawing"
+]
+"""Events that move a braced fighter from his spot: he evades, is knocked back (by the blow's
+knockback or Bash), charges, leaps, outmanoeuvres, or withdraws (the effect, a mounted
+withdrawal)."""
+
+
+class Brace(Assumable):
+    """Brace (text "Brace"): the action leaves the fighter ``braced`` — SIZ counted larger
+    against Knockback, Leaping Attacks and Bash (``knockback``, ``combat.leaping_attack``) —
+    until he "moves away from the place [he] planted [himself]": he takes one of
+    ``lost_on_actions`` or one of the ``lost_when`` events happens to him."""
+
+    action: Id
+    """The ``actions`` id that braces."""
+    lost_on_actions: tuple[Id, ...] = ()
+    lost_when: tuple[BraceEnd, ...] = ()
+
+
 class RegainFooting(Assumable):
     """Regain Footing (text "Regain Footing"): unengaged, a prone fighter stands; engaged, he
     must first win an opposed test of these skills against the opponent. Each side rolls his

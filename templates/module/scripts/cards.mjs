@@ -248,12 +248,15 @@ async function rerender({ module, cards, message, resolution, rules }) {
   return message.update({ content, flags: { [module]: { resolution, resolutions } } });
 }
 
-/** An error card (a refused request), so the table sees why nothing was rolled. */
-export async function errorMessage({ module, cards, error, request, speaker }) {
+/**
+ * An error card (a refused request), whispered to whoever asked: why nothing was rolled. It
+ * names the request's type, never its body (which may name a card of a hidden hand).
+ */
+export async function errorMessage({ module, cards, error, request, speaker, requester }) {
   const content = await renderTemplate(`modules/${module}/${cards.error}`, {
     message: error.message,
     code: error.code,
     request,
   });
-  return messageData({ content, speaker, mode: "public", flags: { [module]: { error: error.message, request } } });
+  return messageData({ content, speaker, mode: "self", requester, flags: { [module]: { error: error.message, request } } });
 }

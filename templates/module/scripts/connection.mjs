@@ -1,7 +1,8 @@
 // The one connection a world keeps to the Arbiter server (held by the active GM's browser).
 //
-// Protocol v1 (docs/protocol.md): the first message is `hello` with the world secret; the server
-// answers `welcome` (rulesets with versions) or closes with 4001. Requests carry an id that the
+// Protocol v1 (docs/protocol.md): the first message is `hello` with the world secret (a GM) or a
+// player token; the server answers `welcome` (rulesets with versions) or closes with 4001 (4003:
+// a revoked player token). Requests carry an id that the
 // server treats as an idempotency key, so every request still unanswered when the socket drops
 // is queued and sent again, with the same id, once a new socket is welcomed: the server returns
 // the stored outcome instead of rolling twice. A ping every HEARTBEAT_MS notices a dead link.
@@ -47,6 +48,7 @@ export class Connection extends EventTarget {
   #options;
   #socket = null;
   #queue = new Map(); // request id → {message, resolve, reject}
+  #controls = new Map(); // control message id (bind) → {resolve, reject}
   #attempt = 0;
   #timers = { retry: null, ping: null, pong: null, welcome: null };
   #stopped = false;
@@ -99,12 +101,15 @@ export class Connection extends EventTarget {
   /**
    * Send a request envelope (and, for tests, scripted dice); resolves with `{outcome, seq, replayed}`, rejects with an Error
    * carrying `code` when the server refuses it. Queued while offline, re-sent with its id.
+   * `player` relays it for that player (a GM connection only): the server authorises and
+   * answers it as that player's own connection.
    */
-  request(envelope, dice = null) {
+  request(envelope, dice = null, player = undefined) {
     const existing = this.#queue.get(envelope.id);
     if (existing) return existing.promise;
     let entry;
     const message = { v: 1, type: "request", request: envelope };
+    if (player) message.player = player;
     // Scripted dice: only servers started with --allow-scripted-dice (tests) accept them.
     if (dice) message.dice = dice;
     const promise = new Promise((resolve, reject) => {
@@ -115,6 +120,18 @@ export class Connection extends EventTarget {
     if (this.status === "open") this.#send(entry.message);
     else if (this.status === "idle" || this.status === "failed") this.start();
     return promise;
+  }
+
+  /**
+   * Send a control message with an `id` (e.g. `bind`) on the open connection; resolves with
+   * the `pong` carrying that id, rejects with an Error carrying the `code` of its error.
+   */
+  control(message) {
+    if (this.status !== "open") return Promise.reject(new Error(`not connected (${this.status})`));
+    return new Promise((resolve, reject) => {
+      this.#controls.set(message.id, { resolve, reject });
+      this.#send(message);
+    });
   }
 
   #set(status, problem = null) {
@@ -175,8 +192,9 @@ export class Connection extends EventTarget {
       clearTimeout(this.#timers.pong);
       clearTimeout(this.#timers.welcome);
       if (this.#stopped) return;
-      if (event.code === 4001) {
-        this.#set("refused", { key: "WrongSecret", data: { reason: event.reason } });
+      if (event.code === 4001 || event.code === 4003) {
+        // A wrong token, or a player token revoked: dialling again cannot help.
+        this.#set("refused", { key: event.code === 4003 ? "Revoked" : "WrongSecret", data: { reason: event.reason } });
         return;
       }
       const delay = backoff(this.#attempt++);
@@ -219,6 +237,13 @@ export class Connection extends EventTarget {
   }
 
   #receive(message) {
+    const control = this.#controls.get(message.id);
+    if (control && (message.type === "pong" || message.type === "error")) {
+      this.#controls.delete(message.id);
+      if (message.type === "pong") control.resolve(message);
+      else control.reject(Object.assign(new Error(message.message), { code: message.code }));
+      return;
+    }
     if (message.type === "pong") {
       clearTimeout(this.#timers.pong);
       this.#heartbeat();

@@ -17,6 +17,7 @@ const DOCTOR = {
   NoToken: "ARBITER.Doctor.NoToken",
   MixedContent: "ARBITER.Doctor.MixedContent",
   WrongSecret: "ARBITER.Doctor.WrongSecret",
+  Revoked: "ARBITER.Doctor.Revoked",
   ServerDown: "ARBITER.Doctor.ServerDown",
   Lost: "ARBITER.Doctor.Lost",
 };

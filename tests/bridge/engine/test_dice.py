@@ -151,3 +151,14 @@ def test_a_shuffle_is_a_permutation_and_replays_from_its_records(items: list[int
     assert sorted(shuffled) == sorted(items)
     again = Dice(ScriptedSource([d.result for d in dice.records])).shuffle(items)
     assert again == shuffled
+
+
+def test_a_hidden_shuffle_marks_its_dice_and_only_those_carry_the_hidden_key() -> None:
+    dice = Dice(KeyedSource(b"\x01" * 32))
+    dice.d100()
+    shuffled = dice.shuffle(list(range(5)), "shuffle", hidden=True)
+    dice.shuffle([1, 2], "open")
+    records = [d.to_json() for d in dice.records]
+    assert sorted(shuffled) == [0, 1, 2, 3, 4]
+    assert [r.get("hidden") for r in records] == [None, True, True, True, True, None]
+    assert "hidden" not in records[0] and "hidden" not in records[-1]

@@ -291,3 +291,22 @@ def test_a_schema_change_rebuilds_with_a_new_version(
     assert not second.skipped and second.version != first.version
     shipped = second.module_dir / "schemas" / "server-message.schema.json"
     assert shipped.read_bytes() == server.read_bytes()
+
+
+def test_dice_beyond_the_engine_are_refused_and_leave_the_previous_module_untouched(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    good = build_module(tmp_path, rules_root)
+    before = tree(good.module_dir)
+    overlay = tmp_path / "house"
+    (overlay / "tiny").mkdir(parents=True)
+    (overlay / "tiny" / "weapons.toml").write_text(
+        '[[weapons]]\nid = "club"\nname = "Club"\ndamage = "1000000d1000000"\nsize = "m"\n'
+    )
+    with pytest.raises(RuleError) as refused:
+        build_module(tmp_path, rules_root, overlay)
+    assert [str(p) for p in refused.value.problems] == [
+        "house/tiny/weapons.toml: entry weapons 'club': field 'damage': '1000000d1000000': "
+        "d1000000 is over the engine's limit of 1000 faces"
+    ]
+    assert tree(good.module_dir) == before

@@ -1,7 +1,8 @@
 // Boot a Foundry-shaped page: build the flavour's globals, load the module exactly as Foundry
 // would (its manifest's language file and esmodules), then run the lifecycle hooks.
-// Query: v (12|13|14), user (user id), world (JSON: settings, actors, tokens, controlled,
-// targets, modules).
+// Query: v (12|13|14), user (user id), hub (the ws:// address of the hub that plays Foundry's
+// server between pages, tests/e2e/support/hub.py), world (JSON: settings, actors, tokens,
+// controlled, targets, modules).
 import { createFoundry } from "/harness/foundry/index.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -12,6 +13,32 @@ async function text(path) {
   const response = await fetch(`/${path}`);
   if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
   return response.text();
+}
+
+/** The page's line to the hub: `send(message)`, `on(op, fn)`; open before anything runs. */
+async function connectHub(address, user) {
+  const handlers = new Map();
+  if (!address) return null;
+  const url = new URL(address);
+  url.searchParams.set("user", user);
+  const socket = new WebSocket(url.href);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener("open", resolve, { once: true });
+    socket.addEventListener("error", () => reject(new Error(`harness hub ${url.href} unreachable`)), { once: true });
+  });
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(event.data);
+    for (const fn of handlers.get(message.op) ?? []) fn(message);
+  });
+  return {
+    send(message) {
+      socket.send(JSON.stringify(message));
+    },
+    on(op, fn) {
+      if (!handlers.has(op)) handlers.set(op, []);
+      handlers.get(op).push(fn);
+    },
+  };
 }
 
 const manifest = JSON.parse(await text("modules/arbiter/module.json"));
@@ -25,7 +52,7 @@ const globals = createFoundry(generation, {
   Handlebars: window.Handlebars,
   fetchText: text,
   storage: window.localStorage,
-  channel: (name) => new BroadcastChannel(name),
+  hub: await connectHub(params.get("hub"), params.get("user")),
   actors: world.actors,
   tokens: world.tokens,
   controlled: world.controlled,

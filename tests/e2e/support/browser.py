@@ -7,6 +7,7 @@ import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from tests.e2e.support.paths import ARTIFACTS
 from tests.e2e.support.process import Server
@@ -30,34 +31,51 @@ WORLD: dict[str, Any] = {
 
 
 class Page:
-    """One harness page; collects every console error, warning and uncaught exception."""
+    """One harness page in its own browser context (a user's own browser); collects every
+    console error, warning and uncaught exception, and every websocket frame it sends or
+    receives (``frames``: the hub's, i.e. what Foundry's server delivers, and the Arbiter
+    server's)."""
 
     def __init__(
         self,
-        context: Any,
+        browser: Any,
         site: str,
         generation: int,
         server: Server,
         user: str = GM,
         token: str | None = None,
         settings: dict[str, Any] | None = None,
+        hub: str = "",
     ):
         self.problems: list[str] = []
-        self.page = context.new_page()
+        self.frames: list[tuple[str, str, str]] = []  # (url, "sent" | "received", payload)
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda err: self.problems.append(f"pageerror: {err}"))
+        self.page.on("websocket", self._websocket)
         self.allowed: list[re.Pattern[str]] = []
+        # The world secret is the GM's; a player has no token unless a test gives him his own.
+        default_token = server.secret if user == GM else ""
         world = {
             **WORLD,
             "settings": {
                 "arbiter.serverUrl": server.url,
-                "arbiter.token": server.secret if token is None else token,
+                "arbiter.token": default_token if token is None else token,
                 **(settings or {}),
             },
         }
-        query = f"?v={generation}&user={user}&world={json.dumps(world)}"
-        self.page.goto(site + "/" + query.replace(" ", ""))
+        query = f"?v={generation}&user={user}&hub={quote(hub)}&world={quote(json.dumps(world))}"
+        self.page.goto(site + "/" + query)
         self.page.wait_for_function("window.harnessBooted === true")
+
+    def _websocket(self, ws: Any) -> None:
+        url = ws.url
+        ws.on("framesent", lambda payload: self.frames.append((url, "sent", str(payload))))
+        ws.on("framereceived", lambda payload: self.frames.append((url, "received", str(payload))))
+
+    def close(self) -> None:
+        self.context.close()
 
     def _console(self, message: Any) -> None:
         if message.type in ("error", "warning"):

@@ -4,11 +4,16 @@ It has what a chat card needs to show: a d100 ``check`` against a skill, and an 
 whose winner must choose special effects (a pending choice answered by a ``choose`` request
 that reads and updates the encounter state). The server, store, protocol and module build are
 the real ones; only the rules are this small test ruleset.
+
+Like the bundled rulesets' bodies, each body declares ``acting`` (the fields naming the
+participants it acts for, bridge/authority.py): a check acts for its optional ``who``, an
+exchange for its attacker's ``id``, a choice for its ``by`` (the exchange's pending choice
+names it). A body naming nobody is the GM's to send.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -41,23 +46,29 @@ class Body(BaseModel):
 
 
 class Check(Body):
+    acting: ClassVar[tuple[str, ...]] = ("who",)
     skill: int = Field(ge=1, le=200)
+    who: str | None = None
 
 
 class Fighter(Body):
-    """A combatant's stat block as the exchange dialog sends it."""
+    """A combatant's stat block as the exchange dialog sends it (``id``: the participant)."""
 
     name: str = Field(min_length=1)
     skill: int = Field(ge=0, le=200)
+    id: str | None = None
 
 
 class Exchange(Body):
+    acting: ClassVar[tuple[str, ...]] = ("attacker",)
     attacker: Fighter
     defender: Fighter
 
 
 class Choose(Body):
+    acting: ClassVar[tuple[str, ...]] = ("by",)
     choice: str
+    by: str | None = None
 
 
 class DuelEngine:
@@ -90,6 +101,7 @@ class DuelEngine:
                 result["pending"] = {
                     "by": body.attacker.name,
                     "type": "choose",
+                    "body": {"by": body.attacker.id} if body.attacker.id else {},
                     "options": [{"id": k, "label": v} for k, v in EFFECTS.items()],
                 }
             return Resolution(result, state={"pending": body.attacker.name if hit else None})

@@ -48,6 +48,16 @@ class Server:
     def log_file(self) -> Path:
         return self.data / "arbiter.sqlite3"
 
+    def player_token(self, name: str, participants: list[str]) -> str:
+        """Issue player ``name`` his own token for ``participants`` with the real
+        ``arbiter token --player`` (the server reads player records at each hello)."""
+        command = [str(Path(sys.executable).parent / "arbiter"), "token", "--data", str(self.data)]
+        command += ["--player", name, "--quiet"]
+        for participant in participants:
+            command += ["--participant", participant]
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
     def start(self) -> None:
         if self.bundled:
             command = [str(Path(sys.executable).parent / "arbiter"), "serve", "--no-build"]

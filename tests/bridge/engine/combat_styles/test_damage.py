@@ -14,6 +14,7 @@ from bridge.engine.combat_styles.damage import (
     step_modifier,
 )
 from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.contract import EngineError
 from bridge.engine.dice import parse
 
 
@@ -61,3 +62,8 @@ def test_parry_with_an_equal_or_larger_weapon_blocks_all(
 def test_a_charge_moves_the_weapon_one_size_up(view: RulesView) -> None:
     assert size_step(view.sizes, "medium", view.charge.size_steps) == "large"
     assert size_step(view.sizes, "enormous", 1) == "enormous"
+
+
+def test_a_damage_modifier_off_the_ladder_cannot_be_stepped(view: RulesView) -> None:
+    with pytest.raises(EngineError, match=r"'\+1d3' is not on the ladder"):
+        step_modifier(view.dm_ladder, "+1d3", 1)

@@ -271,6 +271,59 @@ def test_an_unfamiliar_weapon_is_one_or_two_grades_harder_or_base_skill(table: T
     assert out["attack"]["target"] == 23  # STR+DEX
 
 
+def test_a_defender_parrying_with_an_unfamiliar_weapon_is_graded_as_an_attacker_is(
+    table: Table,
+) -> None:
+    """Unfamiliar weapons affect "offensive and defensive actions": b parries with a weapon
+    reasonably different from his style's, two grades harder (60 → 30), so 35 fails."""
+    duel(table, fighter("a"), fighter("b"))
+    body = {
+        "attacker": "a",
+        "defender": "b",
+        "situation": {"defender_familiarity": "reasonably_different"},
+    }
+    out = table("exchange", body | {"effects": []}, [90, 35])
+    assert (out["defence_roll"]["grade"], out["defence_roll"]["target"]) == ("formidable", 30)
+    assert out["defence_roll"]["level"] == "failure"
+    body["situation"] = {"defender_familiarity": "substantially_different"}
+    out = table("exchange", body | {"effects": []}, [90, 35])
+    assert (out["defence_roll"]["skill"], out["defence_roll"]["target"]) == (23, 23)  # STR+DEX
+    assert "b's parry: unfamiliar weapon: base Combat Style (STR+DEX)" in out["notes"]
+
+
+def test_a_defender_s_unfamiliar_weapon_never_parries_below_str_plus_dex(table: Table) -> None:
+    stats = {"str": 10, "con": 11, "siz": 12, "dex": 11, "int": 12, "pow": 10}
+    duel(table, fighter("a"), fighter("b", characteristics=stats, skills={"combat_style": 40}))
+    out = table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "situation": {"defender_familiarity": "reasonably_different"},
+            "effects": [],
+        },
+        [90, 21],
+    )
+    assert (out["defence_roll"]["target"], out["defence_roll"]["skill"]) == (21, 21)  # not 20
+    assert out["defence_roll"]["level"] == "success"
+    floor = "b's parry: unfamiliar weapon: the penalty stops at the floor (STR+DEX 21)"
+    assert floor in out["notes"]
+
+
+def test_defender_familiarity_is_refused_for_an_evade(table: Table) -> None:
+    duel(table, fighter("a"), fighter("b"))
+    with pytest.raises(EngineError, match="defender_familiarity is for a parry"):
+        table(
+            "exchange",
+            {
+                "attacker": "a",
+                "defender": "b",
+                "defence": "evade",
+                "situation": {"defender_familiarity": "similar"},
+            },
+        )
+
+
 def test_a_warded_location_is_parried_passively_and_cannot_be_chosen(table: Table) -> None:
     duel(table, fighter("a"), fighter("b"))
     table.who("b")["conditions"]["warding"] = {"turns": None, "locations": {"head": "heater"}}

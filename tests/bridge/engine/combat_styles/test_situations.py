@@ -358,3 +358,18 @@ def test_prepare_counter_substitutes_its_own_effect_and_keeps_it_secret(table: T
     assert out["effects"][0]["by_counter"] is True
     assert "prone" in table.who("a")["conditions"]
     assert "prone" not in table.who("b")["conditions"]
+
+
+def test_a_charge_with_a_damage_modifier_off_the_ladder_is_refused_before_any_die(
+    table: Table,
+) -> None:
+    # +1d3 is rollable but not on the ladder, so a charge cannot step it: the exchange is
+    # refused whatever its dice would be, and before the first of them.
+    duel(table, fighter("a", damage_modifier="+1d3"), fighter("b"))
+    charge = {"attacker": "a", "defender": "b", "situation": {"charging": True}, "effects": []}
+    with pytest.raises(EngineError, match=r"'\+1d3' is not on the ladder .* cannot be stepped"):
+        table("exchange", charge, [30, 80, 4, 2])
+    assert table.rolled == []
+    # Without the charge nothing steps it: the same blow lands with its +1d3.
+    hit = table("exchange", {**charge, "situation": {}}, [30, 80, 4, 3, 2, 1, 1])
+    assert hit["status"] == "complete" and ("1d3", 3) in table.rolled

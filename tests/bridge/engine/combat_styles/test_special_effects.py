@@ -438,16 +438,18 @@ def test_a_stunned_torso_can_only_defend_and_a_stunned_head_is_insensible(table:
 
 
 def test_a_braced_target_counts_double_against_bash(table: Table) -> None:
+    """Bash on a target over its SIZ limit is refused when chosen, like every ineligible effect
+    (it used to be offered and then do nothing)."""
     small = fighter("a", characteristics={"str": 11, "con": 11, "siz": 7, "dex": 12, "int": 12})
     duel(table, small, fighter("b"))  # b's SIZ 12 ≤ 2 × 7, but braced 24 > 14
-    out = swing(
-        table,
-        [30, 90, 4, 1, 10],  # heater 1d4 → 4, damage modifier −1d2 → 1
-        [{"id": "bash"}],
-        weapon="heater",
-        situation={"defender_braced": True},
-    )
-    assert effect(out, "bash")["outcome"].startswith("no effect: works only on targets up to 2×")
+    body = {"attacker": "a", "defender": "b", "weapon": "heater"}
+    out = table("exchange", body, [30, 90])
+    assert "bash" in {e["id"] for e in out["eligible"]}
+    out = table("exchange", body | {"situation": {"defender_braced": True}}, [30, 90])
+    assert "bash" not in {e["id"] for e in out["eligible"]}
+    assert out["ineligible"]["bash"] == "works only on targets up to 2× the taker's SIZ"
+    with pytest.raises(EngineError, match="Bash cannot be chosen: works only on targets up to 2×"):
+        table("choose_effects", {"token": out["token"], "effects": [{"id": "bash"}]})
 
 
 def test_a_resistance_over_100_lowers_the_original_roll_too(table: Table) -> None:
@@ -484,3 +486,31 @@ def test_winning_damage_weapon_frees_an_entangled_fighter(table: Table) -> None:
     out = swing(table, [80, 30, 2], [{"id": "damage_weapon"}], parry_weapon="broadsword")
     assert "b breaks free (entangled)" in out["notes"]
     assert "entangled" not in table.who("b")["conditions"]
+
+
+def test_disarm_and_take_weapon_are_refused_up_front_against_a_foe_over_twice_the_str(
+    table: Table,
+) -> None:
+    """Disarm Opponent and Take Weapon work "only on targets up to 2× STR": against a giant
+    (STR 25 > 2 × 11) they are listed as ineligible with that reason and cannot be chosen."""
+    giant = fighter("b", characteristics={"str": 25, "con": 11, "siz": 12, "dex": 12, "int": 12})
+    duel(table, fighter("a", weapons=[]), giant)  # unarmed: Take Weapon needs empty hands
+    body = {"attacker": "a", "defender": "b", "weapon": "unarmed", "parry_weapon": "broadsword"}
+    out = table("exchange", body, [30, 90])
+    assert {"disarm_opponent", "take_weapon"}.isdisjoint({e["id"] for e in out["eligible"]})
+    reason = "works only on targets up to 2× the taker's STR"
+    assert out["ineligible"]["disarm_opponent"] == reason
+    assert out["ineligible"]["take_weapon"] == reason
+    for effect_id, name in (("disarm_opponent", "Disarm Opponent"), ("take_weapon", "Take Weapon")):
+        with pytest.raises(EngineError, match=f"{name} cannot be chosen: {reason}"):
+            table("choose_effects", {"token": out["token"], "effects": [{"id": effect_id}]})
+
+
+def test_the_str_limit_reads_each_fight_s_own_stat_blocks(table: Table) -> None:
+    giant = fighter("b", characteristics={"str": 25, "con": 11, "siz": 12, "dex": 12, "int": 12})
+    duel(table, fighter("a"), giant)
+    out = table("exchange", {"attacker": "a", "defender": "b"}, [30, 90])
+    assert "disarm_opponent" in out["ineligible"]
+    duel(table, fighter("a"), fighter("b"))  # the same ids, an ordinary foe
+    out = table("exchange", {"attacker": "a", "defender": "b"}, [30, 90])
+    assert "disarm_opponent" in {e["id"] for e in out["eligible"]}

@@ -289,6 +289,29 @@ def test_when_everyone_passes_in_a_register_the_round_is_over() -> None:
     assert duel.last.result["round"] == 2
 
 
+def test_after_everyone_passes_the_next_round_is_drawn_without_revealing_anything() -> None:
+    """The documented flow: when everybody passes in a register the round is over, so
+    draw_hands starts the next one; the last pass says so."""
+    duel = ready([A, B], {"a": ["plus-1#1"], "b": ["zero#1"]})
+    assert duel.declare("a").result["round_over"] is False
+    assert duel.declare("b").result["round_over"] is True
+    duel.send("draw_hands", {})
+    assert duel.last.result["round"] == 2
+
+
+def test_a_register_everyone_passed_ends_the_round_once_the_earlier_one_is_resolved() -> None:
+    duel = ready([A, B], {"a": ["plus-1#1"], "b": ["zero#1"]})
+    duel.declare("a", attack("plus-1#1", "b"))
+    duel.declare("b")
+    duel.declare("a")
+    assert duel.declare("b").result["round_over"] is False  # register 1 is still to resolve
+    with pytest.raises(EngineError, match="register 1 of this round is not resolved yet"):
+        duel.send("draw_hands", {})
+    assert duel.play(1)["round_over"] is True
+    duel.send("draw_hands", {})
+    assert duel.last.result["round"] == 2
+
+
 def test_a_register_far_ahead_cannot_be_declared() -> None:
     duel = ready([A, B], {"a": ["plus-1#1"], "b": ["zero#1"]})
     with pytest.raises(EngineError, match="register 3 is not open: the next is 1"):

@@ -9,6 +9,7 @@ from karmic_duel import DECK, RULES, attack, fighter, ready
 
 from bridge.engine.karmic.odds import success_probability
 from bridge.engine.karmic.rulebook import rulebook
+from tests.bridge.engine.rule_edits import edited
 
 BOOK = rulebook(RULES)
 A = fighter("a", "heroes", force=1, skills={"sword": 1})
@@ -112,3 +113,20 @@ def test_a_target_who_cannot_parry_that_attack_is_not_assumed_to_parry() -> None
         False,
         "1/1",
     )
+
+
+def test_the_odds_of_a_sealed_feint_are_those_of_the_attack_it_is_declared_as() -> None:
+    # A house rule makes a feint harder than an attack: the foe, who sees an attack, must get
+    # the odds of an attack, or the odds would tell him it is a feint.
+    rules = edited(RULES, "maneuvers.feint.difficulty", -4)
+    answers = {}
+    for maneuver in ("attack", "feint"):
+        duel = ready([A, B], {"a": ["plus-3#1"], "b": ["plus-5#1"]}, rules=rules)
+        duel.declare("a", {"maneuver": maneuver, "card": "plus-3#1", "target": "b"})
+        seen = duel.send("odds", {"viewer": "b", "attacker": "a", "target": "b"}).private["b"]
+        own = duel.send("odds", {"viewer": "a", "attacker": "a", "target": "b"}).private["a"]
+        answers[maneuver] = (seen, own["probability"])
+    assert answers["feint"][0] == answers["attack"][0]
+    assert answers["feint"][0]["maneuver"] == "attack"
+    # Its own player counts the feint as it is.
+    assert answers["feint"][1] != answers["attack"][1]

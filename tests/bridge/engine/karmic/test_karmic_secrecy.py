@@ -21,6 +21,8 @@ from karmic_duel import DECK, RULES, fighter
 from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import Dice, KeyedSource
 from bridge.engine.karmic import ENGINE
+from bridge.engine.karmic.rulebook import rulebook
+from bridge.engine.karmic.table import Table
 
 ROUNDS = 1000
 ALL_CARDS = set(DECK)
@@ -195,3 +197,20 @@ def test_no_view_or_result_shows_an_unseen_card_in_a_randomized_thousand_round_g
     for _ in range(ROUNDS):
         game.round()
     assert game.requests > ROUNDS * 5
+
+
+def test_the_deck_shuffle_and_every_reshuffle_roll_only_hidden_dice() -> None:
+    body = ENGINE.requests["start_duel"].model_validate(
+        {"combatants": [fighter("ann", "heroes"), fighter("bob", "villains")]}
+    )
+    dice = Dice(KeyedSource(b"\x02" * 32))
+    res = ENGINE.resolve(RULES, "start_duel", body, None, dice)
+    assert len(dice.records) == len(DECK) - 1
+    assert all(d.hidden for d in dice.records)
+    state = res.state
+    assert state is not None
+    state["deck"]["discard"] = [[card, "*"] for card in state["deck"]["draw"][:5]]
+    state["deck"]["draw"] = []
+    again = Dice(KeyedSource(b"\x03" * 32))
+    Table(rulebook(RULES), state, again).draw("hit ann")
+    assert len(again.records) == 4 and all(d.to_json()["hidden"] for d in again.records)

@@ -173,7 +173,7 @@ export class Collection extends Map {
   }
 }
 
-/** The users of the harness world: one full GM and two players. */
+/** The users of the harness world: one full GM and two players. `query` since V13. */
 export function createUsers(env) {
   class User {
     constructor(data) {
@@ -188,6 +188,11 @@ export function createUsers(env) {
       return env.currentUserId === this.id;
     }
   }
+  if (env.generation >= 13) {
+    User.prototype.query = function query(queryName, queryData, { timeout } = {}) {
+      return env.query(this, queryName, queryData, timeout);
+    };
+  }
   class Users extends Collection {
     get activeGM() {
       const gms = this.filter((u) => u.active && u.isGM).sort((a, b) => b.role - a.role || (a.id < b.id ? -1 : 1));
@@ -200,20 +205,16 @@ export function createUsers(env) {
 }
 
 /**
- * `game.socket` for module events: a BroadcastChannel shared by the harness pages of one browser,
- * so a player's page and the GM's page talk as they would through Foundry's server. Like Foundry,
- * the sender does not receive its own emit.
+ * `game.socket` for module events, through the hub that plays Foundry's server: an emit reaches
+ * every other page of the world, whoever it is meant for (each in its own browser context). Like
+ * Foundry, the sender does not receive its own emit. Every message received is recorded.
  */
 export function createSocket(env) {
   const handlers = new Map();
-  const channel = env.channel?.("harness.socket");
-  if (channel) {
-    channel.onmessage = (event) => {
-      const { name, args } = event.data;
-      env.record.socketIn.push({ name, args });
-      for (const fn of handlers.get(name) ?? []) fn(...args);
-    };
-  }
+  env.hub?.on("socket", ({ name, args }) => {
+    env.record.socketIn.push({ name, args });
+    for (const fn of handlers.get(name) ?? []) fn(...args);
+  });
   class Socket {
     on(ev, listener) {
       if (!handlers.has(ev)) handlers.set(ev, []);
@@ -225,9 +226,47 @@ export function createSocket(env) {
         throw new Error(`game.socket: only module.* and system.* events can be emitted, not "${ev}"`);
       }
       env.record.socketOut.push({ name: ev, args });
-      channel?.postMessage({ name: ev, args: JSON.parse(JSON.stringify(args)) });
+      env.hub?.send({ op: "socket", name: ev, args: JSON.parse(JSON.stringify(args)) });
       return this;
     }
   }
   return new Socket();
+}
+
+/**
+ * V13+ user queries as Foundry's `Users` collection handles them: the hub delivers a query to
+ * the target user's pages only, with the asking user's id stamped by the server; the handler in
+ * `CONFIG.queries` gets `(queryData, {timeout})` and nothing about the sender; its value (or
+ * error message) returns to the asking page alone.
+ */
+export function createQueries(env) {
+  const waiting = new Map(); // query id → resolve
+  env.hub?.on("query", async ({ id, from, name, data, options }) => {
+    env.record.queriesIn.push({ from, name, data });
+    const handler = env.CONFIG.queries?.[name];
+    let result;
+    try {
+      if (!handler) throw new Error(`Received invalid User query '${name}'`);
+      result = { status: "fulfilled", value: await handler(data, { timeout: options?.timeout }) };
+    } catch (err) {
+      result = { status: "rejected", reason: err.message };
+    }
+    env.hub.send({ op: "query-answer", id, result: JSON.parse(JSON.stringify(result)) });
+  });
+  env.hub?.on("query-result", ({ id, result }) => {
+    waiting.get(id)?.(result);
+    waiting.delete(id);
+  });
+  /** `User#query`: Foundry's checks, then the round trip through the hub. */
+  return async function query(user, queryName, queryData, timeout) {
+    if (!(queryName in env.CONFIG.queries)) throw new Error(`User query '${queryName}' is not registered`);
+    if (!user.active) throw new Error(`User [${user.id}] is not active`);
+    const id = `q${Math.random().toString(36).slice(2)}`;
+    const result = await new Promise((resolve) => {
+      waiting.set(id, resolve);
+      env.hub.send({ op: "query", id, target: user.id, name: queryName, data: JSON.parse(JSON.stringify(queryData ?? null)), options: { timeout } });
+    });
+    if (result.status === "rejected") throw new Error(result.reason);
+    return result.value;
+  };
 }

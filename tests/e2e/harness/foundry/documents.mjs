@@ -122,10 +122,10 @@ export function createActors(env) {
 /** `ChatMessage` and the chat log it renders into. */
 export function createChatMessage(env) {
   const messages = new Collection();
-  // Foundry's server sends every created or updated message to every client: the harness pages
-  // of one browser share them over a BroadcastChannel.
-  const channel = env.channel?.("harness.chat");
-  const broadcast = (op, message) => channel?.postMessage({ op, data: JSON.parse(JSON.stringify(message.toObject())) });
+  // Foundry's server sends a created or updated message to the other clients, and the browser
+  // hides a whisper from non-recipients (`visible`): the hub delivers every message to every
+  // other page of the world, and each page keeps it in `game.messages` (docs/client.md).
+  const broadcast = (op, message) => env.hub?.send({ op: "chat", action: op, data: JSON.parse(JSON.stringify(message.toObject())) });
   class ChatMessage {
     constructor(data) {
       Object.assign(this, data);
@@ -277,6 +277,6 @@ export function createChatMessage(env) {
       };
     }
   }
-  if (channel) channel.onmessage = (event) => ChatMessage._receive(event.data);
+  env.hub?.on("chat", ({ action, data }) => ChatMessage._receive({ op: action, data }));
   return { ChatMessage, messages };
 }

@@ -6,14 +6,14 @@
 // touches the DOM until a function is called, so check-declarations.mjs can build the same
 // globals in node and compare every stand-in listed in STAND_INS with the type declarations.
 
-import { createHooks, createI18n, createNotifications, createSettings, createSocket, createUsers, Collection } from "./core.mjs";
+import { createHooks, createI18n, createNotifications, createQueries, createSettings, createSocket, createUsers, Collection } from "./core.mjs";
 import { CHAT_MESSAGE_STYLES, createActors, createChatMessage, createRoll } from "./documents.mjs";
 import { createDialogV2 } from "./dialogs.mjs";
 import { createTemplates, templateGlobals } from "./templates.mjs";
 
 /** Per flavour: the types package that describes it, its build, and what Foundry removed. */
 export const FLAVOURS = {
-  12: { types: "foundry-types-v12", build: "331", absent: ["foundry.applications.handlebars", "ui.notifications.success"] },
+  12: { types: "foundry-types-v12", build: "331", absent: ["foundry.applications.handlebars", "ui.notifications.success", "CONFIG.queries", "game.user.query"] },
   13: { types: "foundry-types-v13", build: "351", absent: [] },
   14: { types: "foundry-types-newest", build: "366", absent: ["CONST.CHAT_MESSAGE_TYPES"] },
 };
@@ -37,9 +37,12 @@ export const STAND_INS = [
   { path: "game.i18n.has", owner: "Localization", member: "has" },
   { path: "game.users.activeGM", owner: "Users", member: "activeGM", kind: "property" },
   { path: "game.users.get", owner: ["Collection", "Methods"], member: "get" },
+  { path: "game.users.find", owner: ["Collection", "Methods"], member: "find" },
   { path: "game.user.isGM", owner: ["User", "BaseUser"], member: "isGM", kind: "property" },
   { path: "game.user.isSelf", owner: "User", member: "isSelf", kind: "property" },
   { path: "game.user.targets", owner: "User", member: "targets", kind: "property" },
+  { path: "game.user.query", owner: "User", member: "query", since: 13 },
+  { path: "CONFIG.queries", owner: "CONFIG", member: "queries", kind: "property", since: 13 },
   { path: "game.modules.get", owner: ["Collection", "Methods"], member: "get" },
   { path: "game.messages.get", owner: ["Collection", "Methods"], member: "get" },
   { path: "game.release.generation", owner: "Schema", member: "generation", kind: "property", file: "common/config" },
@@ -89,13 +92,13 @@ export const USERS = [
 /**
  * Build the globals of one flavour. `options`: document (or null in node), user (id), settings
  * (initial values by "namespace.key"), translations, Handlebars, fetchText(path), storage,
- * channel(name) → BroadcastChannel, actors, tokens, targets (token ids), modules (extra
+ * hub (the page's line to the hub that plays Foundry's server: send, on), actors, tokens, targets (token ids), modules (extra
  * active module ids such as "dice-so-nice"), console.
  */
 export function createFoundry(generation, options = {}) {
   const record = {
     notifications: [], created: [], updated: [], dice3d: [], dialogs: [], flags: [], socketOut: [],
-    socketIn: [], missingKeys: [],
+    socketIn: [], queriesIn: [], missingKeys: [],
   };
   const env = {
     generation,
@@ -106,7 +109,7 @@ export function createFoundry(generation, options = {}) {
     translations: options.translations ?? {},
     Handlebars: options.Handlebars ?? null,
     fetchText: options.fetchText ?? (async (path) => { throw new Error(`no fetch for ${path}`); }),
-    channel: options.channel ?? null,
+    hub: options.hub ?? null,
     userList: USERS,
     actorList: options.actors ?? [],
     tokenList: options.tokens ?? [],
@@ -117,6 +120,9 @@ export function createFoundry(generation, options = {}) {
   env.game = () => game;
   env.currentUser = () => game.users.get(env.currentUserId);
 
+  // CONFIG.queries exists since V13 (core registers its own, unprefixed, queries there).
+  env.CONFIG = generation >= 13 ? { queries: {} } : {};
+  env.query = createQueries(env);
   const Hooks = createHooks(env);
   env.Hooks = Hooks;
   const users = createUsers(env);
@@ -166,6 +172,7 @@ export function createFoundry(generation, options = {}) {
     ChatMessage,
     Roll,
     CONST,
+    CONFIG: env.CONFIG,
     canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
     foundry: { applications, utils: { randomID(length) { return Array.from({ length: length ?? 16 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join(""); } } },
     ...templateGlobals(env, templates),

@@ -1,0 +1,111 @@
+"""What a connection may see of an outcome: the one place a logged outcome becomes a view.
+
+The roll log keeps the canonical JSON of the whole envelope: the encounter ``state`` (which may
+hold every hand and the deck order), every participant's ``private`` entry and every die,
+hidden ones included. A connection receives ``project(outcome, viewer)``, for its reply,
+for the replay of a retried id and for ``outcome`` events alike:
+
+* ``state`` is always null: it stays on the server;
+* ``private`` holds only the viewer's own participants' entries (a GM viewer: all of them);
+* dice marked ``hidden`` (they decide hidden state, e.g. a karmic deck shuffle) are withheld
+  from everybody, the GM included, and the view says how many: ``"hidden_dice": N`` (the key
+  only when N > 0). They stay in the log for ``arbiter reveal`` and ``replay --from-log``.
+
+:class:`OutcomeText` serialises each view once. Usually (no state kept, no private entries, no
+hidden die) the view is the envelope itself, so the logged text is sent as it is: one
+serialisation serves the log, the requester and every subscriber. Otherwise the public view
+(nobody's private entries) is serialised once for every viewer who owns none, the GM's view once
+for every GM, and only a player owning an entry gets a text of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bridge.records import canonical
+
+_HIDDEN_MARK = '"hidden":true'
+"""How a hidden die reads in canonical dice JSON. A string value cannot hold it (its quotes
+would be escaped), so finding it in the dice text means a die is hidden."""
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who receives a view: the GM (sees every private entry) or a player and the
+    participants it holds (``player`` is None for a GM, or for a viewer bound to nobody)."""
+
+    gm: bool
+    participants: frozenset[str]
+    player: str | None = None
+
+    def sees(self, participant: str) -> bool:
+        """Whether this viewer may see ``participant``'s private entries."""
+        return self.gm or participant in self.participants
+
+
+GM = Viewer(gm=True, participants=frozenset(), player=None)
+"""The GM's view: every private entry."""
+NOBODY = Viewer(gm=False, participants=frozenset(), player=None)
+"""The public view: no private entry."""
+
+
+def project(outcome: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """The outcome as ``viewer`` may see it (see the module's docstring).
+
+    Returns ``outcome`` itself when the view is the whole envelope (nothing to withhold).
+    """
+    private = outcome.get("private") or {}
+    shown = private if viewer.gm else {k: v for k, v in private.items() if k in viewer.participants}
+    dice = outcome.get("dice") or []
+    hidden = sum(1 for d in dice if isinstance(d, dict) and d.get("hidden") is True)
+    if not hidden and len(shown) == len(private) and outcome.get("state") is None:
+        return outcome
+    view = {**outcome, "private": shown, "state": None}
+    if hidden:
+        view["dice"] = [d for d in dice if not (isinstance(d, dict) and d.get("hidden") is True)]
+        view["hidden_dice"] = hidden
+    return view
+
+
+class OutcomeText:
+    """The texts of one outcome envelope: what the log keeps and what each viewer receives.
+
+    Raises TypeError or ValueError (as :func:`~bridge.records.canonical` does) when the outcome
+    is not JSON.
+    """
+
+    __slots__ = ("_gm", "_hidden", "_outcome", "_public", "dice", "logged")
+
+    def __init__(self, outcome: dict[str, Any]) -> None:
+        self._outcome = outcome
+        self.logged = canonical(outcome)
+        """Canonical JSON of the whole envelope: what the roll log keeps."""
+        self.dice = canonical(outcome.get("dice", []))
+        """Canonical JSON of the dice records: the roll log's ``dice`` column."""
+        self._hidden = _HIDDEN_MARK in self.dice
+        self._public: str | None = None
+        self._gm: str | None = None
+
+    def shown(self, viewer: Viewer) -> str:
+        """``canonical(project(outcome, viewer))``, serialising as little as it can."""
+        outcome = self._outcome
+        private = outcome.get("private")
+        if not private and not self._hidden and outcome.get("state") is None:
+            return self.logged  # the common case: nothing to withhold from anybody
+        if viewer.gm:
+            if self._gm is None:
+                self._gm = self._text(GM)
+            return self._gm
+        if private and not viewer.participants.isdisjoint(private):
+            return self._text(viewer)
+        if self._public is None:
+            self._public = self._text(NOBODY)
+        return self._public
+
+    def _text(self, viewer: Viewer) -> str:
+        view = project(self._outcome, viewer)
+        return self.logged if view is self._outcome else canonical(view)
+
+
+__all__ = ["GM", "NOBODY", "OutcomeText", "Viewer", "project"]

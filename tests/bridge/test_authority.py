@@ -1,0 +1,106 @@
+"""Who may act: every request type of every ruleset says whom it acts for, and a player's
+connection may send only requests for participants it holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from bridge.authority import acting_fields, acting_ids, authorize
+from bridge.engine.combat_styles.request_types import REQUESTS as COMBAT_STYLES
+from bridge.engine.envelope import Request
+from bridge.engine.hmk.engine import ENGINE as HMK
+from bridge.engine.karmic.requests import REQUESTS as KARMIC
+from bridge.protocol import ProtocolError
+from bridge.views import GM, Viewer
+
+RULESETS: dict[str, dict[str, type[BaseModel]]] = {
+    "karmic": dict(KARMIC),
+    "hmk": dict(HMK.requests),
+    "combat-styles": dict(COMBAT_STYLES),
+}
+EVERY_TYPE = [(r, t, m) for r, types in RULESETS.items() for t, m in types.items()]
+DEVON = Viewer(gm=False, participants=frozenset({"devon"}), player="devon-player")
+
+
+def req(type: str, body: dict[str, Any], ruleset: str = "karmic") -> Request:
+    return Request(id="r-1", ruleset=ruleset, type=type, body=body)
+
+
+@pytest.mark.parametrize(("ruleset", "type", "model"), EVERY_TYPE)
+def test_every_request_type_declares_whom_it_acts_for_with_fields_of_its_body(
+    ruleset: str, type: str, model: type[BaseModel]
+) -> None:
+    assert "acting" in vars(model), f"{ruleset} {type}: {model.__name__} declares no 'acting'"
+    for field in acting_fields(model):
+        assert field in model.model_fields, f"{ruleset} {type}: no field {field!r}"
+
+
+def test_the_table_actions_are_the_ones_that_act_for_nobody_in_particular() -> None:
+    table = {(r, t) for r, t, m in EVERY_TYPE if not acting_fields(m)}
+    assert {(r, t) for r, t in table if r == "karmic"} == {
+        ("karmic", t)
+        for t in (
+            "start_duel",
+            "draw_initiative",
+            "draw_hands",
+            "reveal",
+            "resolve_register",
+            "entangle",
+        )
+    }
+    assert {t for r, t in table if r == "hmk"} == {"start", "initiative", "round"}
+    assert {t for r, t in table if r == "combat-styles"} == {
+        "opposed",
+        "choose_effects",
+        "odds",
+        "start_encounter",
+        "initiative",
+        "next_turn",
+        "next_cycle",
+        "next_round",
+        "state",
+    }
+
+
+def test_a_player_acts_for_his_own_participant_and_is_refused_for_another_s() -> None:
+    authorize(req("declare", {"combatant": "devon", "maneuvers": []}), KARMIC["declare"], DEVON)
+    with pytest.raises(ProtocolError) as refused:
+        authorize(
+            req("declare", {"combatant": "soldier", "maneuvers": []}), KARMIC["declare"], DEVON
+        )
+    assert refused.value.code == "forbidden"
+    assert refused.value.message == "this connection does not act for 'soldier'"
+    assert refused.value.id == "r-1"
+
+
+def test_a_table_action_is_the_gm_s_and_the_gm_may_send_anything() -> None:
+    with pytest.raises(ProtocolError) as refused:
+        authorize(req("reveal", {}), KARMIC["reveal"], DEVON)
+    assert refused.value.message == "'reveal' is the GM's to send"
+    authorize(req("reveal", {}), KARMIC["reveal"], GM)
+    authorize(req("declare", {"combatant": "soldier"}), KARMIC["declare"], GM)
+
+
+def test_every_id_of_a_list_field_counts_and_a_stat_block_counts_by_its_id() -> None:
+    exchange = COMBAT_STYLES["exchange"]
+    body = {"attacker": "devon", "defender": "orc", "mitigate_damage": ["devon", "orc"]}
+    assert acting_ids(exchange, body) == ["devon", "devon", "orc"]
+    with pytest.raises(ProtocolError, match="'orc'"):
+        authorize(req("exchange", body, "combat-styles"), exchange, DEVON)
+    attack = HMK.requests["attack"]
+    assert acting_ids(attack, {"attacker": {"id": "devon"}, "defender": "orc"}) == ["devon"]
+
+
+def test_a_request_naming_nobody_it_acts_for_is_the_gm_s() -> None:
+    check = COMBAT_STYLES["check"]
+    with pytest.raises(ProtocolError) as refused:
+        authorize(req("check", {"skill": 50}, "combat-styles"), check, DEVON)
+    assert refused.value.message == "'check' is the GM's to send"
+    authorize(req("check", {"skill": 50, "combatant": "devon"}, "combat-styles"), check, DEVON)
+
+
+def test_an_unknown_type_is_left_to_the_server_s_own_refusal() -> None:
+    authorize(req("nonsense", {}), None, DEVON)

@@ -1,0 +1,112 @@
+"""The harness's stand-in for Foundry's server between the pages of one world.
+
+Every harness page opens one websocket here (``?world=W&user=U``) and gets what Foundry's server
+would deliver to that user's browser, each page in its own browser context:
+
+- ``socket``: a module socket message (``game.socket.emit("module.x", …)``) goes to every *other*
+  connected page of the world, whoever the message is meant for (Foundry relays module events to
+  all other clients; only the receiving code can filter).
+- ``chat``: a created or updated ChatMessage goes to every other page of the world, whispers
+  included: Foundry hides a whisper from non-recipients in the browser (``ChatMessage#visible``),
+  so the data is treated as delivered (docs/client.md, "What Foundry delivers to whom").
+- ``query``: ``User#query`` (V13+) goes to the pages of the target user only, stamped with the
+  sender's user id as Foundry's server does; the first answer goes back to the sender alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.server import ServerConnection, serve
+
+
+@dataclass(eq=False)
+class Client:
+    """One page's connection: its world, its user, and a lock so two threads never interleave
+    frames on it."""
+
+    world: str
+    user: str
+    ws: ServerConnection
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def send(self, message: dict[str, Any]) -> None:
+        with self.lock, contextlib.suppress(ConnectionClosed):
+            self.ws.send(json.dumps(message))
+
+
+@dataclass
+class Hub:
+    """The rooms (one per test world) and the queries waiting for an answer."""
+
+    clients: list[Client] = field(default_factory=list)
+    waiting: dict[tuple[str, str], Client] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def others(self, sender: Client) -> list[Client]:
+        with self.lock:
+            return [c for c in self.clients if c.world == sender.world and c is not sender]
+
+    def pages_of(self, world: str, user: str) -> list[Client]:
+        with self.lock:
+            return [c for c in self.clients if c.world == world and c.user == user]
+
+    def handle(self, ws: ServerConnection) -> None:
+        """Serve one page until it closes."""
+        query = parse_qs(urlparse(ws.request.path if ws.request else "").query)
+        client = Client(world=query["world"][0], user=query["user"][0], ws=ws)
+        with self.lock:
+            self.clients.append(client)
+        try:
+            for frame in ws:
+                self.route(client, json.loads(frame))
+        except ConnectionClosed:
+            pass
+        finally:
+            with self.lock:
+                self.clients.remove(client)
+
+    def route(self, sender: Client, message: dict[str, Any]) -> None:
+        op = message["op"]
+        if op in ("socket", "chat"):
+            for other in self.others(sender):
+                other.send(message)
+        elif op == "query":
+            targets = self.pages_of(sender.world, message["target"])
+            if not targets:
+                reason = f"User [{message['target']}] is not active"
+                result = {"status": "rejected", "reason": reason}
+                sender.send({"op": "query-result", "id": message["id"], "result": result})
+                return
+            with self.lock:
+                self.waiting[(sender.world, message["id"])] = sender
+            # Foundry's server stamps who asks; the payload cannot choose it.
+            delivered = {**message, "from": sender.user}
+            for target in targets:
+                target.send(delivered)
+        elif op == "query-answer":
+            with self.lock:
+                asker = self.waiting.pop((sender.world, message["id"]), None)
+            if asker is not None:
+                asker.send({"op": "query-result", "id": message["id"], "result": message["result"]})
+
+
+@contextlib.contextmanager
+def running_hub() -> Iterator[str]:
+    """A hub on a free loopback port; yields its ws:// address."""
+    hub = Hub()
+    with serve(hub.handle, "127.0.0.1", 0) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        port = server.socket.getsockname()[1]
+        try:
+            yield f"ws://127.0.0.1:{port}"
+        finally:
+            server.shutdown()

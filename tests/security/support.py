@@ -1,0 +1,155 @@
+"""A real ``ArbiterServer`` with the bundled rules, and the clients the security tests play.
+
+Each test is a hostile client written from docs/protocol.md: it connects over real websockets on
+loopback, says hello with whatever it holds (a player token, a list of ``participants`` it has no
+right to), and keeps every frame the server sends it, so the test can search all of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection
+
+from bridge.engine.karmic.rulebook import rulebook
+from bridge.limits import Limits
+from bridge.rules import RuleSource
+from compiler.model.karmic import KarmicRules
+from compiler.model.loader import load_ruleset
+from tests.bridge.support import Running, hello_message, running, tiny_config
+
+RULES: KarmicRules = load_ruleset("karmic").model  # type: ignore[assignment]
+DECK: tuple[str, ...] = rulebook(RULES).deck
+"""Every card id of the karmic deck."""
+
+DEVON = {
+    "id": "devon",
+    "name": "Devon",
+    "side": "heroes",
+    "finesse": 0,
+    "force": 1,
+    "armor": "none",
+    "vitality": 10,
+    "main": "sword",
+    "skills": {"sword": 3, "combat_training": 1},
+}
+SOLDIER = {
+    "id": "soldier",
+    "name": "Enemy soldier",
+    "side": "guards",
+    "finesse": 0,
+    "force": 1,
+    "armor": "leather",
+    "vitality": 10,
+    "main": "sword",
+    "skills": {"sword": 2},
+}
+
+
+@contextmanager
+def bundled_server(tmp: Path) -> Iterator[Running]:
+    """A server of the bundled rules (karmic among them), fast to notice a revoked player."""
+    config = tiny_config(
+        tmp,
+        rules=RuleSource(),
+        limits=Limits(auth_timeout_seconds=2.0, rate_per_second=100_000.0, burst=100_000),
+        players_interval=0.05,
+    )
+    with running(config) as srv:
+        yield srv
+
+
+def karmic(rid: str, type: str, body: dict[str, Any], encounter: str = "duel") -> dict[str, Any]:
+    request = {"id": rid, "ruleset": "karmic", "type": type, "body": body}
+    if encounter:
+        request["encounter"] = encounter
+    return {"v": 1, "type": "request", "request": request}
+
+
+class Client:
+    """One connection that keeps every frame the server sent it (``received``)."""
+
+    def __init__(self, srv: Running, token: str, **hello: Any) -> None:
+        self.ws: ClientConnection = srv.connect()
+        self.received: list[dict[str, Any]] = []
+        self.ws.send(json.dumps(hello_message(token, **hello)))
+        self.welcome = self._next(5)
+
+    def _next(self, timeout: float) -> dict[str, Any]:
+        message: dict[str, Any] = json.loads(self.ws.recv(timeout))
+        self.received.append(message)
+        return message
+
+    def ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send ``message`` and return its answer (events that come first are kept too)."""
+        ident = message.get("id") or message.get("request", {}).get("id")
+        self.ws.send(json.dumps(message))
+        while True:
+            reply = self._next(5)
+            if reply["type"] == "outcome" and reply["outcome"]["id"] == ident:
+                return reply
+            if reply["type"] in ("error", "pong") and reply.get("id") == ident:
+                return reply
+
+    def drain(self, timeout: float = 0.2) -> None:
+        """Keep whatever else arrives within ``timeout`` seconds."""
+        try:
+            while True:
+                self._next(timeout)
+        except (TimeoutError, ConnectionClosed):
+            pass
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def strings(value: Any) -> set[str]:
+    """Every string anywhere in ``value``, keys included."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        out: set[str] = set()
+        for k, v in value.items():
+            out |= strings(k) | strings(v)
+        return out
+    if isinstance(value, list | tuple):
+        out = set()
+        for v in value:
+            out |= strings(v)
+        return out
+    return set()
+
+
+def dice_of(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every die record in the outcomes and outcome events among ``messages``."""
+    return [
+        die
+        for m in messages
+        if m.get("type") == "outcome" or m.get("event") == "outcome"
+        for die in m["outcome"]["dice"]
+    ]
+
+
+def encounter_state(srv: Running, encounter: str = "duel") -> dict[str, Any]:
+    """The encounter state the server holds (read on the server's own loop)."""
+
+    async def read() -> dict[str, Any]:
+        found = srv.server.store.encounter(encounter)
+        assert found is not None and found.state is not None
+        return found.state
+
+    state: dict[str, Any] = srv.call(read())
+    return state
+
+
+def rows(srv: Running) -> int:
+    async def count() -> int:
+        return srv.server.store.count()
+
+    counted: int = srv.call(count())
+    return counted
