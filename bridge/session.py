@@ -14,6 +14,7 @@ with 4008 once over its send buffer (:mod:`bridge.outbox`). Who may act is check
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import secrets
@@ -188,12 +189,10 @@ class ClientSession:
             await self.server.committed()
         except sqlite3.Error as err:
             self.server.failures.report(f"session {self.id}: the hello could not be logged", err)
-            try:
+            with contextlib.suppress(ConnectionClosed):
                 await self.ws.send(
                     encode(ErrorMessage(id=None, code="unavailable", message=UNAVAILABLE_HELLO))
                 )
-            except ConnectionClosed:
-                return False
             return False
         try:
             await self.ws.send(encode(self._welcome_message()))
