@@ -304,7 +304,10 @@ class ClientSession:
         except sqlite3.Error as err:
             # The store failed (a full disk): say so, once per failure in the log.
             self.server.failures.report(f"session {self.id}: the roll log failed", err)
-            rid = message.request.id if isinstance(message, RequestMessage) else None
+            if isinstance(message, RequestMessage):
+                rid: str | None = message.request.id
+            else:
+                rid = getattr(message, "id", None)  # a bind's or a ping's id
             return encode(commit_failed(rid))
         except Exception:
             # A bug must cost one error reply, never the connection.
