@@ -8,7 +8,11 @@
 3. Refuse (:class:`PacksLocked`) when a running Foundry world holds the current packs open.
 4. Lower to documents, write the packs, render the templates, write ``data/rules.json``, the
    protocol's JSON Schemas (``docs/schemas`` → ``schemas/``) and ``module.json`` into a
-   temporary folder next to the target, then swap it in.
+   temporary folder next to the target.
+5. Read that folder back and check it (:mod:`compiler.foundry.validate`: Foundry's document and
+   manifest rules, every translation key in the language file); any problem raises
+   :class:`ModuleInvalid` naming the document, file or key, the folder is deleted and the
+   previous module stays as it was. Otherwise swap it in.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from compiler.foundry.publish import (
 )
 from compiler.foundry.render import TEMPLATES_ROOT, Renderer
 from compiler.foundry.rules_data import RULES_DATA_PATH, rules_json
+from compiler.foundry.validate import ModuleInvalid, module_problems
 from compiler.foundry.versions import PreviousBuild, content_key, next_version, previous_build
 from compiler.model.loader import RULES_ROOT, Ruleset, load_all
 
@@ -100,9 +105,10 @@ def build_module(
 ) -> BuildReport:
     """Build ``out_dir/arbiter`` from the rules under ``rules_root`` (plus ``overlay``).
 
-    Raises RuleError (nothing written) for bad rule sources, PacksLocked when a running
-    Foundry world holds the existing module's packs, and BuildBusy when another build is
-    writing into ``out_dir``.
+    Raises RuleError (nothing written) for bad rule sources, ModuleInvalid (nothing swapped in)
+    when the compiled module fails its own checks, PacksLocked when a running Foundry world
+    holds the existing module's packs, and BuildBusy when another build is writing into
+    ``out_dir``.
     """
     with exclusive_build(out_dir, MODULE_ID):
         return _build(out_dir, rules_root, overlay, zip_, templates)
@@ -192,7 +198,8 @@ def compile_module(
 
 
 def _publish(module: CompiledModule, out_dir: Path, module_dir: Path) -> None:
-    """Write ``module`` into a staging folder next to ``module_dir``, then swap it in."""
+    """Write ``module`` into a staging folder next to ``module_dir``, check what was written,
+    then swap it in; raises ModuleInvalid (and removes the staging folder) when a check fails."""
     (out_dir / STAMP).unlink(missing_ok=True)  # a crash from here on must not look up to date
     staged = staging_dir(out_dir, MODULE_ID)
     try:
@@ -200,6 +207,10 @@ def _publish(module: CompiledModule, out_dir: Path, module_dir: Path) -> None:
             write_pack(staged / pack.path, module.entries[pack.name])
         for path, data in sorted(module.files.items()):
             write_file(staged / path, data)
+        # Checked as written (read back from disk), under the name it will have once swapped in.
+        problems = module_problems(staged, module_dir.name)
+        if problems:
+            raise ModuleInvalid(problems)
         swap_in(staged, module_dir)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
