@@ -102,27 +102,34 @@ def build_module(
     *,
     zip_: bool = False,
     templates: Path = TEMPLATES_ROOT,
+    public_url: str | None = None,
 ) -> BuildReport:
     """Build ``out_dir/arbiter`` from the rules under ``rules_root`` (plus ``overlay``).
 
     Raises RuleError (nothing written) for bad rule sources, ModuleInvalid (nothing swapped in)
     when the compiled module fails its own checks, PacksLocked when a running Foundry world
     holds the existing module's packs, and BuildBusy when another build is writing into
-    ``out_dir``.
+    ``out_dir``. ``public_url``: where the zip will be published (its ``module.json`` then
+    names ``<url>/module.json`` and ``<url>/module.zip`` as ``manifest`` and ``download``).
     """
     with exclusive_build(out_dir, MODULE_ID):
-        return _build(out_dir, rules_root, overlay, zip_, templates)
+        return _build(out_dir, rules_root, overlay, zip_, templates, public_url)
 
 
 def _build(
-    out_dir: Path, rules_root: Path, overlay: Path | None, zip_: bool, templates: Path
+    out_dir: Path,
+    rules_root: Path,
+    overlay: Path | None,
+    zip_: bool,
+    templates: Path,
+    public_url: str | None = None,
 ) -> BuildReport:
     module_dir = out_dir / MODULE_ID
     stamp_path = out_dir / STAMP
     fingerprint = _fingerprint(rules_root, overlay, templates)
     previous = _up_to_date(stamp_path, module_dir, fingerprint)
     if previous is not None:
-        zip_path = _zip(module_dir, out_dir, zip_, refresh=False)
+        zip_path = _zip(module_dir, out_dir, zip_, refresh=bool(public_url), url=public_url)
         return _report_from_stamp(module_dir, previous, zip_path)
 
     rulesets = load_all(rules_root, overlay)
@@ -151,7 +158,7 @@ def _build(
         "files": len(module.files),
     }
     replace_file(stamp_path, json.dumps(stamp, indent=1).encode())
-    zip_path = _zip(module_dir, out_dir, zip_, refresh=True)
+    zip_path = _zip(module_dir, out_dir, zip_, refresh=True, url=public_url)
     return BuildReport(
         module_dir, module.version, summaries, counts, len(module.files), False, zip_path
     )
@@ -231,12 +238,14 @@ def _summary(ruleset: Ruleset) -> RulesetSummary:
     return RulesetSummary(ruleset.id, meta.title, meta.version, ruleset.content_hash)
 
 
-def _zip(module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool) -> Path | None:
+def _zip(
+    module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool, url: str | None = None
+) -> Path | None:
     if not wanted:
         return None
     zip_path = out_dir / f"{MODULE_ID}.zip"
     if refresh or not zip_path.is_file():
-        zip_module(module_dir, zip_path)
+        zip_module(module_dir, zip_path, url)
     return zip_path
 
 

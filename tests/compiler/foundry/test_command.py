@@ -4,6 +4,8 @@ field, and leaves the previous module exactly as it was."""
 from __future__ import annotations
 
 import hashlib
+import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,25 @@ def test_build_prints_the_module_and_its_rulesets(
     again = capsys.readouterr().out
     assert again.startswith("up to date: ")
     assert f"zip: {tmp_path / 'out' / 'arbiter.zip'}" in again
+
+
+def test_a_zip_built_for_a_public_url_carries_its_manifest_and_download(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    url = "https://vtt.example/arbiter/"
+    assert main(["build", "--out", str(tmp_path / "out"), "--zip", "--public-url", url]) == 0
+    with zipfile.ZipFile(tmp_path / "out" / "arbiter.zip") as archive:
+        packaged = json.loads(archive.read("arbiter/module.json"))
+    assert packaged["manifest"] == "https://vtt.example/arbiter/module.json"
+    assert packaged["download"] == "https://vtt.example/arbiter/module.zip"
+    # The folder itself stays without URLs: arbiter serve adds its own host's.
+    folder = json.loads((tmp_path / "out" / "arbiter" / "module.json").read_text())
+    assert "manifest" not in folder and "download" not in folder
+    assert packaged == {
+        **folder,
+        "manifest": packaged["manifest"],
+        "download": packaged["download"],
+    }
 
 
 BAD_HOUSE_RULES = {
