@@ -78,12 +78,10 @@ def test_the_examples_hold_a_request_of_every_type_every_engine_serves() -> None
 
 
 def test_every_result_kind_of_every_ruleset_renders_a_designed_card(
-    gm: Page, outcomes: list[dict[str, Any]], request: pytest.FixtureRequest
+    gm: Page, outcomes: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # Said on the terminal whatever pytest captures: where the screenshots are.
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line(f"card screenshots: {CARDS}")
+    with capsys.disabled():  # said on the terminal whatever pytest captures
+        print(f"\ncard screenshots: {CARDS}")
     CARDS.mkdir(parents=True, exist_ok=True)
     kinds: dict[tuple[str, str], dict[str, Any]] = {}
     for outcome in outcomes:
