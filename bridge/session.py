@@ -30,6 +30,7 @@ from websockets.exceptions import ConnectionClosed
 
 from bridge import players
 from bridge.authority import authorize
+from bridge.checking import Check, checked
 from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
 from bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
@@ -341,6 +342,8 @@ class ClientSession:
             return encode(Pong(id=message.id))
         if isinstance(message, Bind):
             return self._bind(message)
+        if isinstance(message, Check):
+            return checked(message, frozenset(self.server.rules.served)).model_dump_json()
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
     def _bind(self, message: Bind) -> str:
