@@ -11,6 +11,7 @@ import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
 import { registerSettings } from "./settings.mjs";
+import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block-editor.mjs";
 import { createDoctor } from "./status.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
@@ -294,6 +295,18 @@ function wireChoice(message, section, choice) {
   }
 }
 
+/**
+ * What the server says of a stat block (its own validation messages, field by field; nothing is
+ * logged): asked over this browser's connection, or null when it holds none (the server then
+ * validates the block when a request carries it).
+ */
+async function checkStatBlock(ruleset, block) {
+  if (!isConnector() || connection?.status !== "open") return null;
+  return connection.control({ v: 1, type: "check", id: newId(), ruleset, stat_block: block });
+}
+
+const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock };
+
 const api = {
   version: VERSION,
   get rules() {
@@ -337,6 +350,18 @@ const api = {
       style: CONST.CHAT_MESSAGE_STYLES.OTHER,
     });
   },
+  statBlocks: {
+    /** Open the stat-block editor for an actor (or its id); resolves with the saved block. */
+    edit(actorOrId, ruleset) {
+      const actor = typeof actorOrId === "string" ? game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor : actorOrId;
+      if (!actor) throw new Error(i18n("ARBITER.Editor.NoActor"));
+      return openEditor(editorContext, actor, ruleset);
+    },
+    /** The server's verdict on a stat block ({ok, problems}), or null without a connection. */
+    check: checkStatBlock,
+    /** The JSON Schema of a ruleset's stat block (shipped by the build). */
+    schema: (ruleset) => statBlockSchema(MODULE, ruleset),
+  },
   dialogs: {
     open(ruleset, type) {
       const data = rules.rulesets[ruleset]?.data ?? {};
@@ -368,6 +393,7 @@ Hooks.once("init", () => {
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
   onRenderChatMessage(onRenderCard);
+  registerEditorEntries(editorContext, (actor) => api.statBlocks.edit(actor).catch((err) => ui.notifications.error(err.message)));
   // Foundry's own Roll button on one of our tables asks the server (tables.mjs).
   routeTableDraws({ module: MODULE, draw: (ruleset, table) => api.tables.draw(ruleset, table) });
   game.modules.get(MODULE).api = api;

@@ -107,6 +107,11 @@ export function createActors(env) {
     get id() {
       return this._id;
     }
+    /** The GM owns every actor; a player those whose `ownership` names him with level 3. */
+    get isOwner() {
+      const user = env.currentUser();
+      return user.isGM || (this.ownership?.[user.id] ?? this.ownership?.default ?? 0) >= 3;
+    }
     getFlag(scope, key) {
       return this.flags[scope]?.[key];
     }

@@ -67,6 +67,7 @@ export const STAND_INS = [
   { path: "CONFIG.RollTable.documentClass.prototype.getResultsForRoll", owner: "RollTable", member: "getResultsForRoll" },
   { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
   { path: "harness.Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "harness.Actor.prototype.isOwner", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "isOwner", kind: "property" },
   { path: "harness.Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
   { path: "canvas.tokens.controlled", owner: "PlaceablesLayer", member: "controlled", kind: "property" },
   { path: "foundry.utils.randomID", owner: null, member: "randomID" },
