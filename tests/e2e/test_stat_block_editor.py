@@ -83,7 +83,14 @@ def test_a_gm_builds_stat_blocks_in_the_editor_and_attacks_with_only_the_tokens(
     wait_until(lambda: saved(gm, KARA))
     block = saved(gm, KARA)["combat-styles"]  # type: ignore[index]
     assert block["id"] == KARA and block["name"] == "Kara"
-    assert block["characteristics"] == {"str": 11, "con": 12, "siz": 11, "dex": 16, "int": 14, "pow": 12}
+    assert block["characteristics"] == {
+        "str": 11,
+        "con": 12,
+        "siz": 11,
+        "dex": 16,
+        "int": 14,
+        "pow": 12,
+    }
     assert block["traits"] == ["assassination"]
 
     # hmk for both: Kara from Ana, Orm from a typical foe; karmic for Kara from Devon.
