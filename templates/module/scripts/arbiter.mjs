@@ -12,6 +12,8 @@ import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
 import { registerSettings } from "./settings.mjs";
 import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block-editor.mjs";
+import { editMapping } from "./mapping-editor.mjs";
+import { mappingFor, readStatBlock } from "./presets.mjs";
 import { createDoctor } from "./status.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
@@ -361,6 +363,15 @@ const api = {
     check: checkStatBlock,
     /** The JSON Schema of a ruleset's stat block (shipped by the build). */
     schema: (ruleset) => statBlockSchema(MODULE, ruleset),
+    /** The stat block this world's system data gives an actor for a ruleset (presets.mjs), or null. */
+    fromSystem(actor, ruleset) {
+      const mapping = mappingFor(MODULE, game.system?.id, ruleset);
+      return mapping ? readStatBlock(actor, mapping) : null;
+    },
+    /** The mapping from this world's system (or `system`) to a ruleset: the GM's, or a preset. */
+    mapping: (ruleset, system = game.system?.id) => mappingFor(MODULE, system, ruleset),
+    /** The GM edits that mapping: a data path per field, rules for embedded items. */
+    editMapping: (ruleset, system) => editMapping(editorContext, ruleset, system),
   },
   dialogs: {
     open(ruleset, type) {

@@ -7,6 +7,7 @@
 // the request dialogs read it for the selected and targeted tokens.
 
 import { escapeHtml } from "./dialogs.mjs";
+import { mappingFor, readStatBlock } from "./presets.mjs";
 
 export const FLAG = "statBlocks";
 export const EDITED = "editedStatBlocks"; // ruleset → true once the editor saved that block
@@ -231,6 +232,9 @@ export async function openEditor(ctx, actor, ruleset = undefined) {
       buttons: [
         { action: "save", label: ctx.i18n("ARBITER.Editor.Save"), default: true, callback: (_e, button) => ({ action: "save", form: button.form }) },
         { action: "load", label: ctx.i18n("ARBITER.Editor.Load"), callback: (_e, button) => ({ action: "load", form: button.form }) },
+        ...(mappingFor(ctx.module, game.system?.id, ruleset)
+          ? [{ action: "system", label: ctx.i18n("ARBITER.Editor.FromSystem", { system: game.system.title ?? game.system.id }), callback: (_e, button) => ({ action: "system", form: button.form }) }]
+          : []),
         { action: "cancel", label: ctx.i18n("ARBITER.Dialog.Cancel"), callback: () => null },
       ],
     });
@@ -253,6 +257,11 @@ export async function openEditor(ctx, actor, ruleset = undefined) {
         // The ready combatant's numbers and gear, under this actor's id and name.
         block = { ...structuredClone(ready.stat_block), id: edited.id ?? actor.id, name: edited.name ?? actor.name };
       } else block = edited;
+      continue;
+    }
+    if (result.action === "system") {
+      // The actor's own data read by the mapping, for the GM to review before saving.
+      block = readStatBlock(actor, mappingFor(ctx.module, game.system.id, ruleset));
       continue;
     }
     block = edited;

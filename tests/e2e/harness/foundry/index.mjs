@@ -44,6 +44,8 @@ export const STAND_INS = [
   { path: "game.user.targets", owner: "User", member: "targets", kind: "property" },
   { path: "game.user.query", owner: "User", member: "query", since: 13 },
   { path: "CONFIG.queries", owner: "CONFIG", member: "queries", kind: "property", since: 13 },
+  { path: "game.system.id", owner: "Schema", member: "id", kind: "property", file: "common/packages/base-package" },
+  { path: "game.system.title", owner: "Schema", member: "title", kind: "property", file: "common/packages/base-package" },
   { path: "game.modules.get", owner: ["Collection", "Methods"], member: "get" },
   { path: "game.messages.get", owner: ["Collection", "Methods"], member: "get" },
   { path: "game.release.generation", owner: "Schema", member: "generation", kind: "property", file: "common/config" },
@@ -154,6 +156,8 @@ export function createFoundry(generation, options = {}) {
     modules,
     messages,
     socket: createSocket(env),
+    // The world's game system (the package whose actor data the module's presets read).
+    system: { id: options.system?.id ?? "worldbuilding", title: options.system?.title ?? "Simple Worldbuilding" },
   };
   for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
   // Dice So Nice's API (its module.js: `game.dice3d.showForRoll(roll, user, synchronize, users,
