@@ -123,3 +123,48 @@ def test_a_gm_builds_stat_blocks_in_the_editor_and_attacks_with_only_the_tokens(
     assert body["defender"]["id"] == ORM and body["defender"]["armor"] == "leather"
     assert json.loads(row["outcome"])["result"].get("kind") != "refused"
     assert gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_the_actor_sheet_header_offers_the_editor_on_v1_and_v2_sheets(
+    gm: Page, generation: int
+) -> None:
+    # A V1 sheet (every generation; systems such as HârnMaster 3 still use them): Foundry asks
+    # for its header buttons and calls the chosen one's onclick.
+    labels = gm.call(
+        """() => {
+            const actor = canvas.tokens.placeables[0].actor;
+            const buttons = [];
+            Hooks.callAll("getActorSheetHeaderButtons", { actor }, buttons);
+            window.headerButton = buttons[0];
+            return buttons.map((b) => b.label);
+        }"""
+    )
+    assert labels == ["Arbiter stat block"]
+    gm.call("() => window.headerButton.onclick(new Event('click'))")
+    gm.page.locator(EDITOR).wait_for()
+    assert "Kara" in gm.page.locator(f"{EDITOR} .window-title").inner_text()
+    gm.page.locator(f'{EDITOR} button[data-action="cancel"]').click()
+    # An ApplicationV2 sheet (V13+): a header control whose action the sheet looks up in its
+    # options at click time.
+    control = gm.call(
+        """() => {
+            const app = { document: canvas.tokens.placeables[1].actor, options: { actions: {} } };
+            const controls = [];
+            Hooks.callAll("getHeaderControlsActorSheetV2", app, controls);
+            window.sheetApp = app;
+            return controls;
+        }"""
+    )
+    assert control == [
+        {
+            "icon": "fa-solid fa-shield-halved",
+            "label": "Arbiter stat block",
+            "action": "arbiterStatBlock",
+            "ownership": "OWNER",
+        }
+    ]
+    gm.call("() => window.sheetApp.options.actions.arbiterStatBlock()")
+    gm.page.locator(EDITOR).wait_for()
+    assert "Orm" in gm.page.locator(f"{EDITOR} .window-title").inner_text()
+    assert gm.problems == []

@@ -95,6 +95,11 @@ export const PRESETS = {
   },
 };
 
+// Simple Worldbuilding's actors carry `health` {value, min, max} (its template): vitals only,
+// written back after each outcome (tabletop.mjs) so the token's bar shows them.
+const WORLDBUILDING_VITALS = { fields: {}, items: [], vitals: { value: "system.health.value", max: "system.health.max" } };
+for (const ruleset of ["hmk", "combat-styles", "karmic"]) PRESETS[`worldbuilding/${ruleset}`] = { ruleset, ...WORLDBUILDING_VITALS };
+
 /** The value at a dotted path of an object (`system.abilities.strength.base`). */
 export function valueAt(object, path) {
   let value = object;

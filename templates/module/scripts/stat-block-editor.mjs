@@ -232,7 +232,7 @@ export async function openEditor(ctx, actor, ruleset = undefined) {
       buttons: [
         { action: "save", label: ctx.i18n("ARBITER.Editor.Save"), default: true, callback: (_e, button) => ({ action: "save", form: button.form }) },
         { action: "load", label: ctx.i18n("ARBITER.Editor.Load"), callback: (_e, button) => ({ action: "load", form: button.form }) },
-        ...(mappingFor(ctx.module, game.system?.id, ruleset)
+        ...(Object.keys(mappingFor(ctx.module, game.system?.id, ruleset)?.fields ?? {}).length
           ? [{ action: "system", label: ctx.i18n("ARBITER.Editor.FromSystem", { system: game.system.title ?? game.system.id }), callback: (_e, button) => ({ action: "system", form: button.form }) }]
           : []),
         { action: "cancel", label: ctx.i18n("ARBITER.Dialog.Cancel"), callback: () => null },
