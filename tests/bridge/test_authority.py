@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from bridge.authority import acting_fields, acting_ids, authorize
-from bridge.engine.combat_styles.request_types import REQUESTS as COMBAT_STYLES
+from bridge.engine.combat_styles.bodies.request_types import REQUESTS as COMBAT_STYLES
 from bridge.engine.envelope import Request
 from bridge.engine.hmk.engine import ENGINE as HMK
 from bridge.engine.karmic.requests import REQUESTS as KARMIC

@@ -4,24 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from bridge.engine.combat_styles import astride, death_timers, fatigue_checks, mounted, rounds
-from bridge.engine.combat_styles.aerial import aerial_pass
-from bridge.engine.combat_styles.burdens import burdens
-from bridge.engine.combat_styles.checks import (
-    Level,
-    contest_penalty,
-    opposed_winner,
-    roll_check,
-    target,
-)
-from bridge.engine.combat_styles.combatants import combatant, needs_encounter, writable
-from bridge.engine.combat_styles.differential import differential
-from bridge.engine.combat_styles.finishing import finish
-from bridge.engine.combat_styles.leaping import leaping_attack
-from bridge.engine.combat_styles.odds import exchange_odds
-from bridge.engine.combat_styles.outmaneuvering import outmaneuver
-from bridge.engine.combat_styles.request_types import REQUESTS
-from bridge.engine.combat_styles.requests import (
+from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles.bodies.request_types import REQUESTS
+from bridge.engine.combat_styles.bodies.requests import (
     ActBody,
     CheckBody,
     ChooseEffectsBody,
@@ -32,10 +17,28 @@ from bridge.engine.combat_styles.requests import (
     Side,
     StartEncounterBody,
 )
-from bridge.engine.combat_styles.rules import view_of
-from bridge.engine.combat_styles.spirit import finish_spirit_combat, spirit_combat
-from bridge.engine.combat_styles.sweeping import sweep_attack
-from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.core.checks import (
+    Level,
+    contest_penalty,
+    opposed_winner,
+    roll_check,
+    target,
+)
+from bridge.engine.combat_styles.core.differential import differential
+from bridge.engine.combat_styles.core.rules import view_of
+from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.combat_styles.encounter.combatants import combatant, needs_encounter, writable
+from bridge.engine.combat_styles.exchange.finishing import finish
+from bridge.engine.combat_styles.exchange.odds import exchange_odds
+from bridge.engine.combat_styles.grades.burdens import burdens
+from bridge.engine.combat_styles.moves import mounted
+from bridge.engine.combat_styles.moves.aerial import aerial_pass
+from bridge.engine.combat_styles.moves.leaping import leaping_attack
+from bridge.engine.combat_styles.moves.outmaneuvering import outmaneuver
+from bridge.engine.combat_styles.moves.sweeping import sweep_attack
+from bridge.engine.combat_styles.riding import astride
+from bridge.engine.combat_styles.rounds import death_timers, fatigue_checks
+from bridge.engine.combat_styles.spirit.spirit import finish_spirit_combat, spirit_combat
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 from compiler.model.common import RulesetBase
