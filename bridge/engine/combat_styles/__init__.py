@@ -28,7 +28,8 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
   each effect lives), ``effect_rolls``, ``wounding_effects``, ``weapon_effects``, ``bash``,
   ``manoeuvres``;
 * ``exchange/`` — ``exchange`` (attack roll to differential, parking the pending exchange),
-  ``finishing`` (chosen effects, blow, wound, knockback), ``odds`` (exact odds);
+  ``finishing`` (chosen effects, blow, wound, knockback), ``odds`` (exact odds), ``choices``
+  (the pending choices a result describes, in the shape every ruleset shares);
 * ``moves/`` — requests beyond a plain exchange: ``leaping``, ``sweeping``,
   ``outmaneuvering``, ``aerial``, ``mounted``;
 * ``spirit/`` — ``spirit`` (spirit combat, Spirit Damage to Magic Points) and

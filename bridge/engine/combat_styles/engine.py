@@ -28,6 +28,7 @@ from bridge.engine.combat_styles.core.differential import differential
 from bridge.engine.combat_styles.core.rules import view_of
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter.combatants import combatant, needs_encounter, writable
+from bridge.engine.combat_styles.exchange.choices import pending_choices
 from bridge.engine.combat_styles.exchange.finishing import finish
 from bridge.engine.combat_styles.exchange.odds import exchange_odds
 from bridge.engine.combat_styles.grades.burdens import burdens
@@ -104,6 +105,12 @@ def _choose(
     if state is None or body.token not in state.get("pending", {}):
         raise EngineError(f"no exchange {body.token!r} is waiting for a choice of effects")
     pending = state["pending"][body.token]
+    if body.by is not None and body.by != pending.get("chooser"):
+        # Who won is on the card (public): refusing says nothing the sender cannot see.
+        raise EngineError(
+            f"{body.by} does not choose the effects of {body.token!r}: "
+            f"{pending.get('chooser')} does"
+        )
     if pending.get("kind") == "spirit_combat":
         new = writable(state, pending["attacker"], pending["defender"])
         return finish_spirit_combat(rules, new, pending, list(body.effects), dice)
@@ -153,9 +160,7 @@ def _act(rules: RulesView, body: ActBody, state: JSON | None, dice: Dice) -> Res
 
 def _state(rules: RulesView, body: EmptyBody, state: JSON | None, dice: Dice) -> Resolution:
     st = needs_encounter(state)
-    return Resolution(
-        {"kind": "state", **rounds.snapshot(st), "pending": sorted(st.get("pending", {}))}, st
-    )
+    return Resolution({"kind": "state", **rounds.snapshot(st)}, st)
 
 
 def _odds(rules: RulesView, body: OddsBody, state: JSON | None, dice: Dice) -> Resolution:
@@ -205,9 +210,14 @@ class CombatStylesEngine:
         try:
             done = astride.settle(view, kind, body, handler(view, body, state, dice))
             done = fatigue_checks.after_request(view, state, done, dice)
-            return death_timers.after_request(view, state, done)
+            done = death_timers.after_request(view, state, done)
+            # Every choice the outcome leaves open, in the shape all rulesets share.
+            choices = pending_choices(view, kind, done.result, done.state)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
+        if choices or kind == "state":
+            done.result["pending"] = choices
+        return done
 
 
 ENGINE = CombatStylesEngine()

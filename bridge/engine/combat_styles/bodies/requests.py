@@ -159,9 +159,13 @@ class ExchangeBody(Body):
 class ChooseEffectsBody(Body):
     """The winner's choice of special effects for a pending exchange."""
 
-    acting: ClassVar[tuple[str, ...]] = ()
+    acting: ClassVar[tuple[str, ...]] = ("by",)
 
     token: str = Field(min_length=1, max_length=32)
+    by: str | None = Field(default=None, min_length=1, max_length=64)
+    """Who chooses: the exchange's winner (its pending choice's ``by``). A player holding him
+    may send the choice; a ``by`` that is not the winner is refused. Absent: the GM chooses
+    for him (a table action)."""
     effects: list[EffectChoice] = Field(default_factory=list, max_length=8)
 
 

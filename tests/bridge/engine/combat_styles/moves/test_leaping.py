@@ -217,4 +217,5 @@ def test_a_parked_leap_shows_the_exchange_summary_without_the_weapons(table: Tab
         "eligible",
         "ineligible",
         "notes",
+        "pending",
     ]

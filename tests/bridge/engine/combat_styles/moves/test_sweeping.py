@@ -85,7 +85,10 @@ def test_each_pair_waits_for_its_own_choice_of_effects(table: Table) -> None:
         [4],
     )
     assert (done["defender"], done["blow"]["location"], done["blow"]["damage"]) == ("c", "head", 4)
-    assert table("state", {})["pending"] == ["x1"]
+    waiting = table("state", {})["pending"]
+    assert [(c["key"], c["by"], c["body"]) for c in waiting] == [
+        ("x1", "giant", {"token": "x1", "by": "giant"})
+    ]
 
 
 def test_a_sweep_respects_the_blocks_of_the_round(table: Table) -> None:
