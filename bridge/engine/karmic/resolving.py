@@ -84,7 +84,6 @@ def hit_draws(register: int, shown: JSON) -> list[JSON]:
                     "body": {"combatant": cid, "register": register, "play": play},
                     "complete": True,
                     "options": [{"id": "hit", "label": f"{cid}: draw for the hit ({shown_value})"}],
-                    "count": 1,
                 }
             )
     return draws

@@ -31,7 +31,6 @@ def test_each_revealed_hit_card_is_a_choice_for_its_own_player() -> None:
             "body": {"combatant": "a", "register": reveal["register"], "play": play},
             "complete": True,
             "options": [{"id": "hit", "label": f"a: draw for the hit ({shown})"}],
-            "count": 1,
         }
         for play, shown in ((0, "+2"), (1, "-1"))
     ]
