@@ -9,6 +9,7 @@ rounds are counted, a block lasts until the next manoeuvre replaces it).
 from __future__ import annotations
 
 from bridge.engine.combat_styles.encounter.combatants import combatant
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.contract import JSON, EngineError
 
 OUTMANEUVERED = "outmaneuvered"
@@ -17,7 +18,7 @@ ALOFT = "aloft"
 
 def current_round(state: JSON) -> int | None:
     """The round a block won now belongs to (None outside the turn phase)."""
-    return state.get("round") if state.get("phase") == "turns" else None
+    return state.get("round") if tracks_turns(state) else None
 
 
 def live(state: JSON, condition: JSON | None) -> bool:

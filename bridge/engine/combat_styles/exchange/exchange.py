@@ -35,6 +35,7 @@ from bridge.engine.combat_styles.encounter.combatants import (
     record,
     writable,
 )
+from bridge.engine.combat_styles.encounter.phases import FREE, tracks_turns
 from bridge.engine.combat_styles.exchange.finishing import finish
 from bridge.engine.combat_styles.exchange.odds import odds_of_targets
 from bridge.engine.combat_styles.grades.situations import ONE, attack_terms, capped, defence_grade
@@ -53,7 +54,7 @@ def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON
         records = {b.id: record(rules, b) for b in body.combatants}
     except LookupError as err:
         raise EngineError(str(err)) from None
-    return {"combatants": records, "phase": "free", "pending": {}, "seq": 0}
+    return {"combatants": records, "phase": FREE, "pending": {}, "seq": 0}
 
 
 def start_exchange(
@@ -117,7 +118,7 @@ def start_exchange(
         elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
             notes.append(f"{dfd['name']} is helpless")
             defence = "none"
-        elif state.get("phase") == "turns" and payer.get("ap", 0) < guard_cost:
+        elif tracks_turns(state) and payer.get("ap", 0) < guard_cost:
             notes.append(f"{payer['name']} has no action points left: counts as a failure")
             defence = "none"
     if "warding" in att_conditions:

@@ -21,6 +21,7 @@ from bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from bridge.engine.combat_styles.encounter.engagement import ALOFT, current_round, live
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -40,7 +41,7 @@ def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Di
         if cid not in everyone:
             raise EngineError(f"skills names {cid!r}, who is not in this pass")
     state = writable(state, *everyone)
-    turns = state.get("phase") == "turns"
+    turns = tracks_turns(state)
     if turns and (state["cycle"] != 1 or state["acted"]):
         raise EngineError("the aerial pass is rolled at the start of a round, before anyone acts")
     skills: dict[str, str] = {}

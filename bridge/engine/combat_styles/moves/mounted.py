@@ -29,6 +29,7 @@ from bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from bridge.engine.combat_styles.encounter.engagement import check_attack
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.combat_styles.encounter.saddle import MOUNTED, RIDDEN, mount_of
 from bridge.engine.combat_styles.exchange.exchange import start_exchange
 from bridge.engine.contract import JSON, EngineError, Resolution
@@ -44,7 +45,7 @@ def pay_action(rules: RulesView, state: JSON, c: JSON, action: str) -> None:
     before initiative or outside the turn phase)."""
     if action not in rules.actions:
         raise EngineError(f"the rule data has no combat action {action!r}")
-    if state.get("phase") != "turns":
+    if not tracks_turns(state):
         return
     _, cost = rules.actions[action]
     if c["ap"] < cost:
@@ -129,7 +130,7 @@ def mounted_withdraw(
             )
         speeds[fid] = foe["movement"]
     # Every attack records its Round on the attacker (``attacked_round``).
-    if state.get("phase") == "turns" and steed.get("attacked_round") == state["round"]:
+    if tracks_turns(state) and steed.get("attacked_round") == state["round"]:
         raise EngineError(f"{steed['name']} is attacking this round: no free withdrawal")
     state = writable(state, rider["id"])
     rider = combatant(state, rider["id"])

@@ -23,6 +23,7 @@ from bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from bridge.engine.combat_styles.encounter.engagement import OUTMANEUVERED, current_round, live
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
@@ -121,17 +122,17 @@ def _block(state: JSON, foe: JSON, mover_id: str) -> None:
 
 def _pay_proactive(rules: RulesView, state: JSON, c: JSON, cost: int) -> None:
     """The manoeuvre is ``c``'s proactive action; it costs ``cost`` points in all."""
-    if state.get("phase") == "turns" and c["ap"] < cost:
+    if tracks_turns(state) and c["ap"] < cost:
         raise EngineError(f"{c['name']} needs {cost} action point(s) to outmanoeuvre")
     rounds.spend_proactive(state, c, ACTION, rules)  # one point, and his turn ends
-    if state.get("phase") == "turns" and cost == 0:
+    if tracks_turns(state) and cost == 0:
         c["ap"] += 1
     for _ in range(cost - 1):
         rounds.spend_reaction(state, c, rules)
 
 
 def _can_pay(state: JSON, c: JSON, cost: int) -> bool:
-    return state.get("phase") != "turns" or c["ap"] >= cost
+    return not tracks_turns(state) or c["ap"] >= cost
 
 
 def _pay(rules: RulesView, state: JSON, c: JSON, cost: int) -> None:

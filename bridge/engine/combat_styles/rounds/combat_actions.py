@@ -8,6 +8,7 @@ from bridge.engine.combat_styles.core.hands import HAND_ACTIONS, snared_leg
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter import brace, follow_ups
 from bridge.engine.combat_styles.encounter.combatants import combatant, writable
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.combat_styles.rounds import footing
 from bridge.engine.combat_styles.rounds.guards import ward
 from bridge.engine.combat_styles.rounds.holds import held_by, pull_free, struggle
@@ -78,12 +79,12 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         if body.action == "struggle" and not held_by(rules, c):
             raise EngineError(f"{c['name']} is not held by anything")
         spend_proactive(state, c, body.action, rules)
-        if cost == 0 and state.get("phase") == "turns":
+        if cost == 0 and tracks_turns(state):
             c["ap"] += 1
     elif kind == "reactive":
-        if state.get("phase") == "turns" and c["ap"] < cost:
+        if tracks_turns(state) and c["ap"] < cost:
             raise EngineError(f"{c['name']} has no action points left for {body.action}")
-        if state.get("phase") == "turns":
+        if tracks_turns(state):
             c["ap"] -= cost
     result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
     brace.lose(rules, c, body.action)  # moving away from where he planted himself

@@ -16,6 +16,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.core.checks import ceil_div
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter.combatants import add_condition, writable
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.contract import JSON, Resolution
 
 DYING = "dying"
@@ -36,8 +37,8 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
     if (
         before is None
         or after is None
-        or before.get("phase") != "turns"
-        or after.get("phase") != "turns"
+        or not tracks_turns(before)
+        or not tracks_turns(after)
         or after["round"] <= before["round"]
     ):
         return done

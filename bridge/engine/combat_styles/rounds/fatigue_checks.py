@@ -13,6 +13,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.core.checks import roll_check, target
 from bridge.engine.combat_styles.core.view import Fatigue, RulesView
 from bridge.engine.combat_styles.encounter.combatants import has_condition, writable
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.combat_styles.grades.situations import fatigue_of
 from bridge.engine.combat_styles.rounds import OUT
 from bridge.engine.contract import JSON, Resolution
@@ -74,8 +75,8 @@ def after_request(
         before is None
         or after is None
         or not after.get("fatigue_checks")
-        or before.get("phase") != "turns"
-        or after.get("phase") != "turns"
+        or not tracks_turns(before)
+        or not tracks_turns(after)
         or after["round"] <= before["round"]
     ):
         return done

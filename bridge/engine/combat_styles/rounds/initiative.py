@@ -6,6 +6,7 @@ from __future__ import annotations
 from bridge.engine.combat_styles.bodies.requests import StartEncounterBody
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter.combatants import has_condition, record, writable
+from bridge.engine.combat_styles.encounter.phases import INITIATIVE, SETUP, require
 from bridge.engine.combat_styles.grades.situations import fatigue_of
 from bridge.engine.combat_styles.rounds.turns import current, new_round
 from bridge.engine.contract import JSON, EngineError
@@ -27,7 +28,7 @@ def start(rules: RulesView, body: StartEncounterBody) -> JSON:
         records[sid]["conditions"]["surprised"] = {"turns": None}
     return {
         "combatants": records,
-        "phase": "setup",
+        "phase": SETUP,
         "round": 0,
         "cycle": 0,
         "order": [],
@@ -42,8 +43,7 @@ def start(rules: RulesView, body: StartEncounterBody) -> JSON:
 
 def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JSON]:
     """Roll initiative for everyone and open round 1. Returns (state, result)."""
-    if state.get("phase") not in ("setup",):
-        raise EngineError("initiative is rolled once, at the start of the encounter")
+    require(state, INITIATIVE)
     state = writable(state, *state["combatants"])
     initiative = rules.model.initiative
     term = parse(initiative.die).terms[0]

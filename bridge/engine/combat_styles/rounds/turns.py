@@ -16,6 +16,20 @@ from bridge.engine.combat_styles.encounter.combatants import (
     writable,
     writable_record,
 )
+from bridge.engine.combat_styles.encounter.phases import (
+    INTERRUPT,
+    NEW_ROUND,
+    NEXT_CYCLE,
+    NEXT_ROUND,
+    NEXT_TURN,
+    ON_TURN,
+    PROACTIVE,
+    REACTION,
+    TURNS,
+    phase_of,
+    require,
+    tracks_turns,
+)
 from bridge.engine.combat_styles.encounter.spirit_engagement import (
     check_turn_not_lost,
     drain_at_cycle_start,
@@ -28,7 +42,7 @@ OUT = ("dead", "unconscious", "incapacitated", "surrendered")
 
 
 def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) -> None:
-    state["phase"] = "turns"
+    state["phase"] = require(state, NEW_ROUND)
     state["round"] = 1 if first else state["round"] + 1
     state["cycle"] = 1
     state["acted"] = []
@@ -58,7 +72,7 @@ def able(c: JSON) -> bool:
 
 def current(state: JSON) -> str | None:
     """Whose turn it is (None outside the turn phase or when the cycle is over)."""
-    if state.get("phase") != "turns":
+    if not tracks_turns(state):
         return None
     for cid in state["order"]:
         c = state["combatants"][cid]
@@ -111,12 +125,12 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
 
 def has_ap(state: JSON, c: JSON) -> bool:
     """Whether ``c`` can pay for a reaction (always, outside the turn phase)."""
-    return state.get("phase") != "turns" or c.get("ap", 0) > 0
+    return not tracks_turns(state) or c.get("ap", 0) > 0
 
 
 def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
     """Pay one action point for a reaction (parry, evade, interrupt)."""
-    if state.get("phase") != "turns":
+    if require(state, REACTION) != TURNS:
         return
     if c["ap"] <= 0:
         raise EngineError(f"{c['name']} has no action points left this round")
@@ -139,9 +153,7 @@ def spend_proactive(
     state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
 ) -> None:
     """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay)."""
-    if state.get("phase") == "setup":
-        raise EngineError("roll initiative before anyone acts")
-    if state.get("phase") != "turns":
+    if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
         return
     cid = c["id"]
     if cid in state["delayed"]:
@@ -185,8 +197,7 @@ def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JS
     """A delaying combatant acts now, paying the point his delay held back."""
     state = writable(state, cid)
     c = combatant(state, cid)
-    if state.get("phase") != "turns":
-        raise EngineError("interrupts happen during turns")
+    require(state, INTERRUPT)
     if cid not in state["delayed"]:
         raise EngineError(f"{c['name']} is not delaying and cannot interrupt")
     return state, {
@@ -199,8 +210,7 @@ def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JS
 
 def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """The current combatant dithers: his turn passes and costs an action point."""
-    if state.get("phase") != "turns":
-        raise EngineError("there are no turns before initiative is rolled")
+    require(state, NEXT_TURN)
     cid = current(state)
     if cid is None:
         raise EngineError("nobody has a turn left in this cycle")
@@ -213,8 +223,7 @@ def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
 
 def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Everyone still to act this cycle dithers; the next cycle (or round) begins."""
-    if state.get("phase") != "turns":
-        raise EngineError("there are no cycles before initiative is rolled")
+    require(state, NEXT_CYCLE)
     waiting = [cid for cid in state["order"] if cid not in state["acted"]]
     state = writable(state, *waiting)
     for cid in waiting:
@@ -228,8 +237,7 @@ def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
 
 def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Remaining action points are lost; a new round begins."""
-    if state.get("phase") != "turns":
-        raise EngineError("there are no rounds before initiative is rolled")
+    require(state, NEXT_ROUND)
     state = writable(state, *state["combatants"])
     for c in state["combatants"].values():
         c["ap"] = 0
@@ -238,8 +246,7 @@ def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
 
 
 def require_turn(state: JSON, c: JSON, what: str) -> None:
-    if state.get("phase") != "turns":
-        raise EngineError(f"{c['name']} cannot {what} before initiative is rolled")
+    require(state, ON_TURN, c["name"], what)
     now = current(state)
     if now != c["id"]:
         who = state["combatants"][now]["name"] if now else "nobody"
@@ -250,7 +257,7 @@ def snapshot(state: JSON) -> JSON:
     """The round position and everyone's action points, for the chat card (and the Magic
     Points Bleed Essence took as this Cycle began, if any)."""
     out: JSON = {
-        "phase": state.get("phase"),
+        "phase": phase_of(state),
         "round": state.get("round"),
         "cycle": state.get("cycle"),
         "current": current(state),

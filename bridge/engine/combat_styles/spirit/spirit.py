@@ -33,6 +33,7 @@ from bridge.engine.combat_styles.encounter.combatants import (
     has_condition,
     writable,
 )
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
 from bridge.engine.combat_styles.exchange.exchange import fresh_state
 from bridge.engine.combat_styles.grades.situations import fatigue_of
 from bridge.engine.combat_styles.spirit import spirit_effects
@@ -189,7 +190,7 @@ def spirit_combat(
         if body.effects is None and offered:
             state["pending"] = {**state.get("pending", {}), pending["token"]: pending}
             result: JSON = {"status": "awaiting_effects", **_summary(pending)}
-            if state.get("phase") == "turns":
+            if tracks_turns(state):
                 result.update(rounds.snapshot(state))
             return Resolution(result, state)
     return finish_spirit_combat(rules, state, pending, list(body.effects or []), dice)
@@ -261,7 +262,7 @@ def finish_spirit_combat(
         "engaged": spirit_engagement.engaged(state, att["id"], dfd["id"]),
         "notes": notes,
     }
-    if state.get("phase") == "turns":
+    if tracks_turns(state):
         result.update(rounds.snapshot(state))
     return Resolution(result, state)
 
