@@ -59,7 +59,7 @@ def test_an_illegal_move_is_refused_with_its_reason(phase: str, event: str, mess
 
 
 def test_a_turn_move_names_who_tried_what() -> None:
-    with pytest.raises(EngineError, match="^Bors cannot delay before initiative is rolled$"):
+    with pytest.raises(EngineError, match=r"^Bors cannot delay before initiative is rolled$"):
         require({"phase": FREE}, "on_turn", "Bors", "delay")
 
 
