@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge.engine.combat_styles.core.hands import initial_hands
+from bridge.engine.combat_styles.core.memo import memo_of
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.contract import JSON
 
@@ -19,13 +20,11 @@ def bodily_record(rules: RulesView, block: Any, stats: dict[str, int]) -> JSON:
     if mp is None and formula is not None:
         # Memoised per view on the characteristics (a pure function of them, and a Python
         # call into the rule model).
-        memo: dict[tuple[int, ...], int] = rules.memo.setdefault("magic_points", {})
+        memo = memo_of(rules.memo, "magic_points")
         key = tuple(stats.values())
         mp = memo.get(key)
         if mp is None:
-            if len(memo) >= 4096:
-                memo.clear()
-            mp = memo[key] = formula.value(stats)
+            mp = memo.put(key, formula.value(stats))
     out: JSON = {
         "magic_points": mp,
         "magic_points_max": mp,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
 
+from bridge.engine.combat_styles.core.memo import Memo
 from bridge.engine.dice import Dice
 
 
@@ -93,7 +94,7 @@ class CheckRules:
     """An augment adds this share of the augmenting skill (rounded up)."""
     by_id: Mapping[str, Grade] = field(init=False, repr=False, compare=False)
     """Grades by id (the first of the ladder wins, as a search along it would)."""
-    targets: dict[tuple[int, int, int, int], tuple[Grade | None, Target]] = field(
+    targets: Memo[tuple[int, int, int, int], tuple[Grade | None, Target]] = field(
         init=False, repr=False, compare=False
     )
     """Memo of :func:`target` (a pure function of these rules and its arguments), keyed by the
@@ -101,7 +102,7 @@ class CheckRules:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {g.id: g for g in reversed(self.grades)})
-        object.__setattr__(self, "targets", {})
+        object.__setattr__(self, "targets", Memo())
 
     def grade(self, grade_id: str) -> Grade:
         found = self.by_id.get(grade_id)
@@ -166,14 +167,8 @@ def target(
     key = (skill, id(grade), augment, penalty)
     found = rules.targets.get(key)
     if found is None:
-        if len(rules.targets) >= _TARGETS_KEPT:
-            rules.targets.clear()
-        found = rules.targets[key] = (grade, _target(rules, skill, grade, augment, penalty))
+        found = rules.targets.put(key, (grade, _target(rules, skill, grade, augment, penalty)))
     return found[1]
-
-
-_TARGETS_KEPT = 4096
-"""Bound on the target memo (skills, grades and augments in play are few)."""
 
 
 def _target(

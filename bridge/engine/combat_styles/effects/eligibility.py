@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from bridge.engine.combat_styles.core.checks import Level
+from bridge.engine.combat_styles.core.memo import memo_of
 from bridge.engine.combat_styles.core.view import Arm, RulesView
 from bridge.engine.combat_styles.encounter.brace import is_braced
 from bridge.engine.combat_styles.encounter.combatants import has_condition
@@ -131,12 +132,10 @@ def eligible_effects(
     Memoised per view on everything a requirement can look at, since the answer is a pure
     function of it (the same pairings recur constantly in play)."""
     key = _situation_key(pending, side, taker, victim)
-    cache = rules.memo.setdefault("eligibility", {})
+    cache = memo_of(rules.memo, "eligibility")
     hit = cache.get(key)
     if hit is None:
-        if len(cache) > 4096:
-            cache.clear()
-        hit = cache[key] = _eligible_effects(rules, pending, side, taker, victim)
+        hit = cache.put(key, _eligible_effects(rules, pending, side, taker, victim))
     eligible, refused = hit
     out, why_not = [dict(e) for e in eligible], dict(refused)
     limited = _limited(rules)

@@ -11,6 +11,7 @@ from bridge.engine.combat_styles.core.checks import (
     ceil_div,
 )
 from bridge.engine.combat_styles.core.damage import expr_of, maximize, modifier_expr, step_modifier
+from bridge.engine.combat_styles.core.memo import memo_of
 from bridge.engine.combat_styles.core.view import Arm, Location, RulesView
 from bridge.engine.combat_styles.encounter.combatants import combatant, deep_copy
 from bridge.engine.combat_styles.encounter.wounds import apply_wound, armor_points, roll_location
@@ -174,16 +175,14 @@ def damage_expr(
     # A pure function of these rules and the key: memoised per view (few weapons and modifiers
     # are in play), which spares the parse, Maximize and ladder lookups on every blow.
     key = (arm.id, maximized, dm_text, dm_steps, with_dm)
-    memo = rules.memo.setdefault("damage_expr", {})
+    memo = memo_of(rules.memo, "damage_expr")
     found = memo.get(key)
     if found is None:
-        if len(memo) >= 4096:
-            memo.clear()
         weapon = maximize(expr_of(arm.damage), maximized)
         if dm_steps:
             dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
         dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
-        found = memo[key] = (weapon, dm)
+        found = memo.put(key, (weapon, dm))
     return found
 
 

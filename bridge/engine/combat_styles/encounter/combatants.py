@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from bridge.engine.combat_styles.bodies.stat_blocks import Characteristics, StatBlock
 from bridge.engine.combat_styles.core.bodily import bodily_record
 from bridge.engine.combat_styles.core.checks import ceil_div
+from bridge.engine.combat_styles.core.memo import memo_of
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.contract import JSON, EngineError
 
@@ -142,12 +143,10 @@ def derived(
     """``formula(rules, stats, *args)``, memoised per view on the characteristics ``key`` and
     ``args`` (the same stat blocks come again and again; a formula is a pure function of them).
     A dict result is shared: the caller copies it before handing it out."""
-    memo = rules.memo.setdefault("derived", {})
+    memo = memo_of(rules.memo, "derived")
     found = memo.get((formula, key, args))
     if found is None:
-        if len(memo) >= 4096:
-            memo.clear()
-        found = memo[(formula, key, args)] = formula(rules, stats, *args)
+        found = memo.put((formula, key, args), formula(rules, stats, *args))
     return found
 
 

@@ -13,6 +13,7 @@ from bridge.engine.combat_styles.core.damage import (
     parry_block,
     size_step,
 )
+from bridge.engine.combat_styles.core.memo import memo_of
 from bridge.engine.combat_styles.core.traits import parry_size
 from bridge.engine.combat_styles.core.view import Arm, Location, RulesView
 from bridge.engine.combat_styles.effects import special_effects
@@ -309,11 +310,11 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
 def _parry_block(rules: RulesView, attacking: str, parrying: str) -> tuple[ParryBlock, str]:
     """:func:`parry_block` of two sizes and the text of its fraction, memoised per view (a
     pure function of the size ladder and the reduction table)."""
-    memo = rules.memo.setdefault("parry_block", {})
+    memo = memo_of(rules.memo, "parry_block")
     found = memo.get((attacking, parrying))
     if found is None:
         block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
-        found = memo[(attacking, parrying)] = (block, str(block.fraction))
+        found = memo.put((attacking, parrying), (block, str(block.fraction)))
     return found
 
 
