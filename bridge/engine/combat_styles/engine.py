@@ -28,6 +28,7 @@ from bridge.engine.combat_styles.core.differential import differential
 from bridge.engine.combat_styles.core.rules import view_of
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter.combatants import combatant, needs_encounter, writable
+from bridge.engine.combat_styles.encounter.pending import parked
 from bridge.engine.combat_styles.exchange.choices import pending_choices
 from bridge.engine.combat_styles.exchange.finishing import finish
 from bridge.engine.combat_styles.exchange.odds import exchange_odds
@@ -102,22 +103,18 @@ def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice
 def _choose(
     rules: RulesView, body: ChooseEffectsBody, state: JSON | None, dice: Dice
 ) -> Resolution:
-    if state is None or body.token not in state.get("pending", {}):
-        raise EngineError(f"no exchange {body.token!r} is waiting for a choice of effects")
-    pending = state["pending"][body.token]
-    if body.by is not None and body.by != pending.get("chooser"):
+    waiting = parked(state, body.token)
+    assert state is not None  # parked() found the exchange in it
+    if body.by is not None and body.by != waiting.chooser:
         # Who won is on the card (public): refusing says nothing the sender cannot see.
         raise EngineError(
-            f"{body.by} does not choose the effects of {body.token!r}: "
-            f"{pending.get('chooser')} does"
+            f"{body.by} does not choose the effects of {body.token!r}: {waiting.chooser} does"
         )
-    if pending.get("kind") == "spirit_combat":
-        new = writable(state, pending["attacker"], pending["defender"])
+    pending = waiting.record
+    if waiting.spirit:
+        new = writable(state, waiting.attacker, waiting.defender)
         return finish_spirit_combat(rules, new, pending, list(body.effects), dice)
-    ids = [pending["attacker"], pending["defender"]]
-    if pending.get("bystander"):
-        ids.append(pending["bystander"])
-    new = writable(state, *ids)
+    new = writable(state, *waiting.involved())
     new["pending"] = dict(state["pending"])
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.

@@ -13,6 +13,7 @@ the encounter (the victim's hit locations and weapons).
 from __future__ import annotations
 
 from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.combat_styles.encounter.pending import Parked
 from bridge.engine.contract import JSON
 
 LOCATION = "location"
@@ -47,8 +48,8 @@ def option_of(rules: RulesView, effect_id: str) -> str | None:
     return OPTION_OF_MECHANIC.get(mechanic) if mechanic is not None else None
 
 
-def _locations(rules: RulesView, parked: JSON, victim: JSON, chooses: bool) -> list[JSON]:
-    warded = parked.get("warded", {}) if chooses and not rules.choose_location_bypasses_ward else {}
+def _locations(rules: RulesView, waiting: Parked, victim: JSON, chooses: bool) -> list[JSON]:
+    warded = waiting.warded if chooses and not rules.choose_location_bypasses_ward else ()
     his = victim.get("hit_points", {})
     # In his hit-location table's order (the record's key order is not kept by every store).
     return [
@@ -58,8 +59,8 @@ def _locations(rules: RulesView, parked: JSON, victim: JSON, chooses: bool) -> l
     ]
 
 
-def _weapons(rules: RulesView, parked: JSON, victim: JSON, side: str) -> list[JSON]:
-    used = parked.get("parry_weapon") if side == "attacker" else parked.get("weapon")
+def _weapons(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+    used = waiting.parry_weapon if waiting.chooser == waiting.attacker else waiting.weapon
     held: list[str] = sorted(w for w in victim.get("weapons", {}) if w != rules.unarmed_id)
     # The weapon he used in the exchange first (the one the effect aims at by default), then
     # the others by id (the record's key order is not kept by every store).
@@ -67,40 +68,38 @@ def _weapons(rules: RulesView, parked: JSON, victim: JSON, side: str) -> list[JS
     return [{"id": w, "name": rules.arm(w).name} for w in ordered]
 
 
-def effects_choice(rules: RulesView, state: JSON, parked: JSON, key: str | None = None) -> JSON:
-    """The choice of special effects a parked exchange ``parked`` (its record in
+def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None = None) -> JSON:
+    """The choice of special effects a parked exchange (its ``record`` in
     ``state["pending"]``) waits for."""
-    chooser: str = parked["chooser"]
-    side = "attacker" if chooser == parked["attacker"] else "defender"
-    victim = state["combatants"][parked["defender" if side == "attacker" else "attacker"]]
-    spirit = parked.get("kind") == "spirit_combat"  # spirit effects take no options
+    waiting = Parked.of(record)
+    chooser = waiting.chooser
+    victim = state["combatants"][waiting.loser]
     options: list[JSON] = []
-    for effect in parked.get("eligible", []):
-        option: JSON = {"id": effect["id"], "label": effect["name"]}
-        kind = None if spirit else option_of(rules, effect["id"])
+    for effect_id, name in waiting.eligible:
+        option: JSON = {"id": effect_id, "label": name}
+        kind = None if waiting.spirit else option_of(rules, effect_id)
         choices: list[JSON] = []
         if kind == LOCATION:
-            chooses = rules.effects[effect["id"]].params.chooses_location
-            choices = _locations(rules, parked, victim, chooses)
+            chooses = rules.effects[effect_id].params.chooses_location
+            choices = _locations(rules, waiting, victim, chooses)
         elif kind == WEAPON:
-            choices = _weapons(rules, parked, victim, side)
+            choices = _weapons(rules, waiting, victim)
         elif kind == BYPASS:
             choices = [dict(c) for c in _BYPASS_CHOICES]
         if choices:
             option["param"] = {"name": kind, "choices": choices}
         options.append(option)
-    differential = parked.get("differential", {})
     choice: JSON = {
         "by": chooser,
         "key": key,
         "type": "choose_effects",
-        "body": {"token": parked["token"], "by": chooser},
+        "body": {"token": waiting.token, "by": chooser},
         "field": "effects",
         "options": options,
-        "count": differential.get("effects", 0) + differential.get("bonus_effects", 0),
+        "count": waiting.effects,
     }
     if key is not None:
-        choice["heading"] = f"{parked['attacker']} ⟶ {parked['defender']}"
+        choice["heading"] = f"{waiting.attacker} ⟶ {waiting.defender}"
     return choice
 
 
