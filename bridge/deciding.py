@@ -22,6 +22,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from bridge.engine.dice import Dice, DiceSource, KeyedSource, ScriptedDiceError, ScriptedSource
 from bridge.engine.envelope import Request
+from bridge.jsontext import not_unicode
 from bridge.limits import BudgetedSource
 from bridge.protocol import ProtocolError, RequestMessage
 from bridge.refusals import (
@@ -73,9 +74,18 @@ def decide(
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        if canonical(json.loads(stored.entry.request)) != canonical(
-            request.model_dump(mode="json")
-        ):
+        try:
+            sent = canonical(request.model_dump(mode="json"))
+        except (TypeError, ValueError):
+            # Not Unicode (a lone surrogate in the body): never the logged request, which was
+            # written as UTF-8; name the field as a new request's validation would.
+            raise ProtocolError(
+                "invalid_request",
+                f"invalid {request.type!r} request: "
+                f"{not_unicode(request.body, 'body') or 'body: not JSON'}",
+                rid,
+            ) from None
+        if canonical(json.loads(stored.entry.request)) != sent:
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
@@ -203,7 +213,7 @@ def strict_body(model: type[BaseModel], request: Request) -> Request:
             # Only text that is not Unicode (a lone surrogate) cannot be written: the
             # Python-mode validation names the field holding it.
             model.model_validate(request.body)
-            problems = "body: text that is not Unicode (a lone surrogate escape)"
+            problems = not_unicode(request.body, "body") or "body: not JSON"
         else:
             return request.model_copy(update={"body": model.model_validate_json(text, strict=True)})
     except ValidationError as err:

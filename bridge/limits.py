@@ -23,6 +23,11 @@ class Limits:
     auth_timeout_seconds: float = 5.0
     max_dice_per_request: int = 2000
     """Every die and every card shuffle swap counts; an engine asking for more is refused."""
+    max_send_buffer_bytes: int = 1024 * 1024
+    """Bytes sent to a connection and not yet read by it; over this it is dropped (close 4008,
+    see ``bridge.outbox``). Far above what a client that reads ever holds."""
+    close_timeout_seconds: float = 10.0
+    """How long a closing handshake may take before the transport is aborted."""
 
 
 class TokenBucket:

@@ -18,14 +18,22 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
 from bridge.engine.envelope import Request
+from bridge.jsontext import LongInteger, find, read_int
 
 VERSION = 1
 """The protocol version every message carries as ``v``."""
 
 ClientId = Annotated[str, Field(min_length=1, max_length=128)]
+ProtocolVersion = Annotated[
+    int,
+    Field(strict=True, ge=VERSION, le=VERSION),
+    WithJsonSchema({"const": VERSION, "title": "V", "type": "integer"}),
+]
+"""``v`` as a client must write it: the JSON integer 1. ``Literal[1]`` would also take ``true``
+and ``1.0`` (equal to 1 in Python), even in strict mode."""
 EventName = Literal["outcome", "rules"]
 """Event streams a client may subscribe to: other clients' outcomes, rule changes."""
 
@@ -49,6 +57,7 @@ ErrorCode = Literal[
     "encounter_required",
     "forbidden",
     "unknown_player",
+    "unavailable",
     "internal",
 ]
 """Why a message was refused; the ``message`` field says exactly what was wrong."""
@@ -68,7 +77,7 @@ class Message(BaseModel):
 class ClientMessageBase(Message):
     """A client message must say which protocol version it speaks."""
 
-    v: Literal[1]
+    v: ProtocolVersion  # type: ignore[assignment]  # narrower at the edge: the integer 1 only
 
 
 class ClientInfo(BaseModel):
@@ -313,9 +322,12 @@ def guess_id(data: Any) -> str | None:
 
 
 def decode(text: str) -> Any:
-    """JSON from a text frame; raises ProtocolError ``bad_json`` naming the position."""
+    """JSON from a text frame; raises ProtocolError ``bad_json`` naming the position.
+
+    An integer too long to read becomes a :class:`LongInteger` (see :func:`parse_client`).
+    """
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=read_int)
     except (json.JSONDecodeError, RecursionError) as err:
         detail = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
         where = f" at position {err.pos}" if isinstance(err, json.JSONDecodeError) else ""
@@ -329,12 +341,28 @@ def parse_client(data: Any) -> ClientMessage:
         raise ProtocolError(
             "invalid_message", f"a message must be a JSON object, not {type(data).__name__}"
         )
+    long = find(data, lambda value: isinstance(value, LongInteger))
+    if long is not None:
+        raise ProtocolError(
+            "invalid_message",
+            f"{long[0]}: an integer of {long[1].digits} digits, over the "
+            f"{sys.get_int_max_str_digits()} this server reads",
+            ident,
+        )
     if "v" not in data:
         raise ProtocolError("invalid_message", "missing field 'v' (the protocol version, 1)", ident)
-    if data["v"] != VERSION or isinstance(data["v"], bool):
+    version = data["v"]
+    if type(version) is not int:
+        written = json.dumps(version)[:32]
+        raise ProtocolError(
+            "invalid_message",
+            f"v: the protocol version is the JSON integer {VERSION}, not {written}",
+            ident,
+        )
+    if version != VERSION:
         raise ProtocolError(
             "unsupported_version",
-            f"protocol version {data['v']!r} is not supported; this server speaks v {VERSION}",
+            f"protocol version {version!r} is not supported; this server speaks v {VERSION}",
             ident,
         )
     try:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,10 +20,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
 
-from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+from websockets.asyncio.server import Server, ServerConnection, serve
 
 from bridge import datadir
 from bridge.building import build_module
+from bridge.failures import FailureLog
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
 from bridge.protocol import (
@@ -95,12 +97,18 @@ class ArbiterServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.rules: RulesSnapshot = snapshot(config.rules.load())
+        # Owner-only before anything is read or written there (raises, saying why, if it
+        # cannot be made so).
+        datadir.secure(config.data)
         self._lock = datadir.lock(config.data)
         try:
             self.secret = datadir.world_secret(config.data)
             path = datadir.store_path(config.data)
+            datadir.create_private(path)
             self.store = Store(path, config.synchronous, autocheckpoint=False)
             self.checkpointer = Checkpointer(path)
+            # The -wal and -shm files now exist: make sure of their modes too.
+            datadir.secure(config.data)
         except BaseException:
             self._lock.close()
             raise
@@ -110,6 +118,10 @@ class ArbiterServer:
         self.clients: set[ClientSession] = set()
         self.listeners: set[ClientSession] = set()
         """The clients subscribed to other clients' outcomes (``outcome`` events)."""
+        self.dropped = 0
+        self.failures = FailureLog(log)
+        """Store failures (a full disk): one log line each, a traceback once per error."""
+        """Connections dropped since start for not reading what they were sent (close 4008)."""
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
         limits = config.limits
@@ -144,6 +156,10 @@ class ArbiterServer:
             origins=list(self.config.origins) if self.config.origins is not None else None,
             process_request=routes(self.module, self.health),
             max_size=self.config.limits.max_frame_bytes,
+            # websockets' own writes (keepalive pings, close frames) wait only above this; the
+            # outbox drops a connection as soon as it is over it (bridge.outbox).
+            write_limit=self.config.limits.max_send_buffer_bytes,
+            close_timeout=self.config.limits.close_timeout_seconds,
             compression=None,
             server_header=f"arbiter/{self.server_info.version}",
         )
@@ -168,11 +184,19 @@ class ArbiterServer:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        for client in tuple(self.clients):
+            # Already dropped for not reading: its close frame may never get through, and
+            # shutting down must not wait the close timeout for it.
+            client.outbox.abort()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        if self.store.in_transaction:
-            self.store.commit()
+        if self.store.pending:
+            try:
+                self.store.commit()
+            except Exception as err:
+                # Nobody was told these rows are durable (answers wait for the commit).
+                self.failures.report("the roll log could not commit at shutdown", err)
         self.checkpointer.checkpoint("TRUNCATE")
         self.checkpointer.close()
         self.store.close()
@@ -246,13 +270,21 @@ class ArbiterServer:
     def leave(self, session: ClientSession) -> None:
         self.clients.discard(session)
         self.listeners.discard(session)
-        self.store.end_session(session.id, time.time())
+        try:
+            self.store.end_session(session.id, time.time())
+        except sqlite3.Error as err:
+            # The session stays open in the log; the next start closes it (end_open_sessions).
+            self.failures.report(f"session {session.id} could not be marked ended", err)
+
+    def count_drop(self) -> None:
+        self.dropped += 1
 
     def health(self) -> dict[str, Any]:
         return {
             "ok": True,
             "server": self.server_info.version,
             "connections": len(self.clients),
+            "dropped_too_slow": self.dropped,
             "tasks": len(asyncio.all_tasks()),
             "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
         }
@@ -267,7 +299,7 @@ class ArbiterServer:
         first, and one write makes them all durable. Each waiter has a future of its own, so a
         waiter cancelled (its connection closing) cancels nobody else's wait.
         """
-        if not self.store.in_transaction:
+        if not self.store.pending:
             return
         loop = asyncio.get_running_loop()
         if not self._waiters:
@@ -286,7 +318,11 @@ class ArbiterServer:
         try:
             self.store.commit()
         except Exception as err:
-            log.exception("the roll log could not commit; its staged rows are dropped")
+            # A full disk fails every commit until someone makes room: one line each.
+            self.failures.report(
+                f"the roll log could not commit; {len(waiters)} answer(s) say nothing was decided",
+                err,
+            )
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(err)
@@ -300,13 +336,17 @@ class ArbiterServer:
     # --- events ---
 
     def publish(self, seq: int, outcome: OutcomeText, exclude: ClientSession) -> None:
-        """Tell every other subscribed client about an outcome (each sees what it may)."""
+        """Tell every other subscribed client about an outcome (each sees what it may).
+
+        Written without waiting on any reader; a client that stopped reading is dropped once
+        over its send buffer limit (``bridge.outbox``), so it never holds the others back nor
+        grows the server's memory."""
         for client in tuple(self.listeners):
             if client is exclude:
                 continue
             text = client.outcome_event(seq, outcome)
             if text is not None:
-                broadcast([client.ws], text)
+                client.outbox.send(text)
 
     async def swap_rules(self, rules: RulesSnapshot) -> None:
         """Rebuild the module for new rules, then serve them and tell the clients."""
@@ -319,14 +359,18 @@ class ArbiterServer:
         self.rules = rules
         settle_heap()
         text = encode(RulesUpdated(rulesets=rules.info()))
-        broadcast([c.ws for c in self.clients if "rules" in c.events], text)
+        for client in tuple(self.clients):
+            if "rules" in client.events:
+                client.outbox.send(text)
         log.info(
             "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
         )
 
     async def report_error(self, problems: list[str]) -> None:
         text = encode(RulesError(problems=problems))
-        broadcast([c.ws for c in self.clients if c.gm and "rules" in c.events], text)
+        for client in tuple(self.clients):
+            if client.gm and "rules" in client.events:
+                client.outbox.send(text)
 
     async def rebuild_module(self) -> None:
         """Build the module off the event loop (a no-op when it is up to date)."""

@@ -6,16 +6,19 @@ token (that player's connection, holding his participants): otherwise the connec
 (4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
 included, and the connection stays up whatever the client sends (frames over the websocket size
 limit excepted: the websocket layer closes those with 1009; a revoked player's connection is
-closed with 4003). Who may act is checked by :mod:`bridge.authority`, what each connection sees
-of an outcome is :mod:`bridge.views`'s.
+closed with 4003). A client that stops reading what it is sent (replies and events) is dropped
+with 4008 once over its send buffer (:mod:`bridge.outbox`). Who may act is checked by
+:mod:`bridge.authority`, what each connection sees of an outcome is :mod:`bridge.views`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 import secrets
+import sqlite3
 import time
 import uuid
 from dataclasses import replace
@@ -29,7 +32,9 @@ from bridge import players
 from bridge.authority import authorize
 from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
+from bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
 from bridge.limits import TokenBucket
+from bridge.outbox import Outbox
 from bridge.protocol import (
     CLIENT_MESSAGE,
     Bind,
@@ -65,12 +70,9 @@ INTERNAL_ERROR = encode(
 )
 
 
-def commit_failed(request_id: str) -> ErrorMessage:
-    return ErrorMessage(
-        id=request_id,
-        code="internal",
-        message="the roll log could not be written, so nothing was decided; retry with the same id",
-    )
+def commit_failed(request_id: str | None) -> ErrorMessage:
+    """The answer to a request the store could not log (a full disk): nothing was decided."""
+    return ErrorMessage(id=request_id, code="unavailable", message=UNAVAILABLE)
 
 
 CLOSE_AUTH_FAILED = 4001
@@ -84,6 +86,11 @@ class ClientSession:
     def __init__(self, server: ArbiterServer, ws: ServerConnection) -> None:
         self.server = server
         self.ws = ws
+        limits = server.config.limits
+        self.outbox = Outbox(
+            ws, limits.max_send_buffer_bytes, limits.close_timeout_seconds, server.count_drop
+        )
+        """Every frame after the welcome goes through it: bounded (close 4008 when over)."""
         self.id = uuid.uuid4().hex
         self.seed = secrets.token_bytes(32)
         self.keyed = KeyedSource(self.seed)
@@ -98,7 +105,6 @@ class ClientSession:
         """The request id of the outcome the current reply carries (None: not an outcome)."""
         self.on_commit_failure: ErrorMessage | None = None
         """The reply to send instead of the current one should the commit fail (a bind)."""
-        limits = server.config.limits
         loop = asyncio.get_running_loop()
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
 
@@ -111,6 +117,10 @@ class ClientSession:
         self.server.join(self)
         try:
             async for frame in self.ws:
+                if self.outbox.dropped:
+                    # Dropped for not reading (close 4008): decide nothing more for it, but read
+                    # on, so its reply to the close gets through behind what it had sent.
+                    continue
                 self.outcome_id = None
                 self.on_commit_failure = None
                 reply = self.handle(frame)
@@ -123,13 +133,28 @@ class ClientSession:
                         reply = encode(commit_failed(self.outcome_id))
                     elif self.on_commit_failure is not None:
                         reply = encode(self.on_commit_failure)
-                await self.ws.send(reply)
+                self.outbox.send(reply)
         except ConnectionClosed:
             pass
         finally:
             self.server.leave(self)
 
     async def _authenticate(self) -> bool:
+        """Read hellos until one is welcomed (True) or the connection is refused (False).
+
+        A good hello the store cannot record (a full disk) is answered ``unavailable`` and the
+        connection stays up for another hello.
+        """
+        while True:
+            hello = await self._hello()
+            if hello is None:
+                return False
+            if await self._open(*hello):
+                return True
+
+    async def _hello(self) -> tuple[Hello, Player | None] | None:
+        """The next message if it is a good hello, with the player its token names (None: the
+        GM); otherwise refuse the connection (None)."""
         limits = self.server.config.limits
         try:
             frame = await asyncio.wait_for(self.ws.recv(), limits.auth_timeout_seconds)
@@ -137,9 +162,9 @@ class ClientSession:
             await self.ws.close(
                 CLOSE_AUTH_TIMEOUT, f"no hello within {limits.auth_timeout_seconds:g} s"
             )
-            return False
+            return None
         except ConnectionClosed:
-            return False
+            return None
         try:
             message = self._parse(frame)
             if not isinstance(message, Hello):
@@ -153,12 +178,26 @@ class ClientSession:
                 await self.ws.close(CLOSE_AUTH_FAILED, "authentication failed")
             except ConnectionClosed:
                 pass
+            return None
+        return message, player
+
+    async def _open(self, hello: Hello, player: Player | None) -> bool:
+        """Record the session and welcome it; False when the store failed or the client left."""
+        try:
+            self._welcome(hello, player)
+            # The welcome promises a seed commitment the log keeps: make it durable first.
+            await self.server.committed()
+        except sqlite3.Error as err:
+            self.server.failures.report(f"session {self.id}: the hello could not be logged", err)
+            with contextlib.suppress(ConnectionClosed):
+                await self.ws.send(
+                    encode(ErrorMessage(id=None, code="unavailable", message=UNAVAILABLE_HELLO))
+                )
             return False
-        self._welcome(message, player)
         try:
             await self.ws.send(encode(self._welcome_message()))
         except ConnectionClosed:
-            self.server.store.end_session(self.id, time.time())
+            self.server.leave(self)
             return False
         return True
 
@@ -256,11 +295,20 @@ class ClientSession:
         wait = self.bucket.take(asyncio.get_running_loop().time())
         if wait:
             return encode(self._rate_limited(frame, wait))
+        message: ClientMessage | None = None
         try:
             message = self._parse(frame)
             return self._dispatch(message)
         except ProtocolError as err:
             return encode(err.reply())
+        except sqlite3.Error as err:
+            # The store failed (a full disk): say so, once per failure in the log.
+            self.server.failures.report(f"session {self.id}: the roll log failed", err)
+            if isinstance(message, RequestMessage):
+                rid: str | None = message.request.id
+            else:
+                rid = getattr(message, "id", None)  # a bind's or a ping's id
+            return encode(commit_failed(rid))
         except Exception:
             # A bug must cost one error reply, never the connection.
             log.exception("session %s: unexpected failure", self.id)

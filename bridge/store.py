@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from bridge.readonly import StoreUnreadable, open_read_only
 from bridge.records import (
     GENESIS,
     Encounter,
@@ -104,6 +105,13 @@ _ROLL_COLUMNS = (
     "outcome, counter, scripted, time, prev_hash, hash"
 )
 
+
+class RollbackLostRows(sqlite3.OperationalError):
+    """SQLite rolled back the whole transaction after a failed write (a full disk, an I/O
+    error): rows staged before it are gone, so the commit that should have made them durable
+    raises this instead."""
+
+
 _INSERT_ROLL = (
     f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
@@ -121,19 +129,35 @@ class Store:
         path: Path,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
         autocheckpoint: bool = True,
+        read_only: bool = False,
     ) -> None:
         """Open (creating) the store. ``autocheckpoint=False`` leaves WAL checkpoints (and their
-        fsyncs) to a :class:`Checkpointer` off the writer's path."""
+        fsyncs) to a :class:`Checkpointer` off the writer's path.
+
+        ``read_only=True`` opens an existing store to read it only, writing nothing (no pragma,
+        no schema), so it works on a read-only copy (see :mod:`bridge.readonly`; raises
+        StoreUnreadable saying why when it cannot)."""
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
-        if not autocheckpoint:
-            self._db.execute("PRAGMA wal_autocheckpoint=0")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.executescript(_SCHEMA)
-        version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if read_only:
+            self._db = open_read_only(path)
+            self._db.execute("PRAGMA busy_timeout=5000")
+        else:
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            if not autocheckpoint:
+                self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_SCHEMA)
+        try:
+            version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError as err:
+            self._db.close()
+            raise StoreUnreadable(f"{path} is not an arbiter roll log ({err})") from None
         if version is None:
+            if read_only:
+                self._db.close()
+                raise StoreUnreadable(f"{path} has no schema version: not an arbiter roll log")
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
         elif version[0] != SCHEMA_VERSION:
             raise RuntimeError(
@@ -142,14 +166,37 @@ class Store:
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
         self._committed = (self._last_seq, self._last_hash)
+        self._lost = False
+        """Staged rows were rolled back by SQLite itself; the next commit must fail."""
 
     def close(self) -> None:
         self._db.close()
 
     # --- sessions ---
 
+    def _write(self, sql: str, args: tuple[Any, ...]) -> sqlite3.Cursor:
+        """Execute a write, inside the open transaction if any.
+
+        On a full disk or an I/O error SQLite may roll back the whole transaction, not only the
+        failed statement: then every row staged before it is gone too. Take note, so that the
+        commit meant for them raises (their senders are told nothing was decided) and the chain
+        continues from the last committed row.
+        """
+        try:
+            return self._db.execute(sql, args)
+        except sqlite3.Error:
+            if not self._db.in_transaction and self._last_seq != self._committed[0]:
+                self._lost = True
+                self._last_seq, self._last_hash = self._committed
+            raise
+
+    @property
+    def pending(self) -> bool:
+        """True while :meth:`commit` has something to do: staged rows, or rows SQLite lost."""
+        return self._db.in_transaction or self._lost
+
     def open_session(self, session: Session) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 session.id,
@@ -163,7 +210,7 @@ class Store:
         )
 
     def end_session(self, session_id: str, now: float) -> None:
-        self._db.execute(
+        self._write(
             "UPDATE sessions SET ended = ? WHERE id = ? AND ended IS NULL", (now, session_id)
         )
 
@@ -216,13 +263,20 @@ class Store:
             self._committed = (self._last_seq, self._last_hash)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
-        db.execute(_INSERT_ROLL, (seq, *roll, self._last_hash, digest))
+        self._write(_INSERT_ROLL, (seq, *roll, self._last_hash, digest))
         stored = Roll(seq, roll, self._last_hash, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
 
     def commit(self) -> None:
-        """Make every staged row durable. On failure nothing staged survives, and it raises."""
+        """Make every staged row durable. On failure nothing staged survives, and it raises
+        (:class:`RollbackLostRows` when SQLite had already rolled staged rows back)."""
+        if self._lost:
+            self._lost = False
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            self._last_seq, self._last_hash = self._committed
+            raise RollbackLostRows("a failed write rolled back rows staged before it")
         if not self._db.in_transaction:
             return
         try:
@@ -326,8 +380,10 @@ __all__ = [
     "NewRoll",
     "Player",
     "Roll",
+    "RollbackLostRows",
     "Session",
     "Store",
+    "StoreUnreadable",
     "canonical",
     "kept",
     "row_hash",

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from bridge import datadir
 from bridge.refusals import REFUSED
-from bridge.store import Roll, Store
+from bridge.store import Roll, Store, StoreUnreadable
 
-HELP = "list the roll log (--verify checks its hash chain)"
+HELP = "list the roll log (--verify checks its hash chain); reads only: works on a read-only copy"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,11 +43,14 @@ def summary(roll: Roll) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = datadir.prepare(args.data) / datadir.STORE_FILE
-    if not path.exists():
-        print(f"arbiter log: no roll log at {path}", file=sys.stderr)
+    # Read-only: nothing is created or written, so a read-only copy of the data directory
+    # can be listed and verified (bridge.readonly).
+    path = args.data.expanduser() / datadir.STORE_FILE
+    try:
+        store = Store(path, read_only=True)
+    except StoreUnreadable as err:
+        print(f"arbiter log: {err}", file=sys.stderr)
         return 2
-    store = Store(path)
     try:
         if args.verify:
             problems = store.verify_chain()

@@ -18,7 +18,7 @@ from bridge.engine.dice import KeyedSource, ScriptedSource, SecureSource
 from bridge.engine.envelope import Request
 from bridge.logreplay import replay_log
 from bridge.replaying import ReplayError, error_record, replay_entries
-from bridge.store import Store
+from bridge.store import Store, StoreUnreadable
 from compiler.errors import RuleError
 from compiler.model.loader import RULES_ROOT, load_all
 
@@ -101,15 +101,17 @@ def _emit(records: list[Any]) -> bool:
 
 def _from_log(args: argparse.Namespace) -> int:
     path = args.from_log / STORE_FILE
-    if not path.is_file():
-        print(f"arbiter replay: no roll log at {path}", file=sys.stderr)
+    try:
+        store = Store(path, read_only=True)
+    except StoreUnreadable as err:
+        print(f"arbiter replay: {err}", file=sys.stderr)
         return 2
     try:
         rulesets = load_all(RULES_ROOT, args.rules)
     except RuleError as err:
+        store.close()
         print(err.report(), file=sys.stderr)
         return 2
-    store = Store(path)
     try:
         report = replay_log(store.rolls(), rulesets)
     finally:

@@ -14,12 +14,15 @@ from pathlib import Path
 
 from bridge import datadir
 from bridge.fairness import verify_session
-from bridge.store import Roll, Store
+from bridge.store import Roll, Store, StoreUnreadable
 
 HIDDEN_MARK = '"hidden":true'
 """How a hidden die reads in a row's canonical dice JSON (see ``bridge/views.py``)."""
 
-HELP = "publish a finished session's dice seed so anyone can recompute its rolls"
+HELP = (
+    "publish a finished session's dice seed so anyone can recompute its rolls (reads only: works "
+    "on a read-only copy)"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,11 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = datadir.prepare(args.data) / datadir.STORE_FILE
-    if not path.exists():
-        print(f"arbiter reveal: no store at {path}", file=sys.stderr)
+    # Read-only: works on a read-only copy of the data directory (bridge.readonly).
+    path = args.data.expanduser() / datadir.STORE_FILE
+    try:
+        store = Store(path, read_only=True)
+    except StoreUnreadable as err:
+        print(f"arbiter reveal: {err}", file=sys.stderr)
         return 2
-    store = Store(path)
     try:
         if args.session is None:
             for s in store.sessions():

@@ -41,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        # The secret, the player records and the store: the owner's alone (see datadir).
+        datadir.secure(args.data)
+    except OSError as err:
+        print(f"arbiter token: {err}", file=sys.stderr)
+        return 2
     if args.players or args.player is not None:
         return _players(args)
     if args.participant or args.rotate or args.revoke:
@@ -67,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _players(args: argparse.Namespace) -> int:
-    store = Store(datadir.store_path(args.data))
+    path = datadir.store_path(args.data)
+    datadir.create_private(path)  # SQLite's -wal and -shm then get its 0600 too
+    store = Store(path)
     try:
         if args.players:
             if args.player is not None:

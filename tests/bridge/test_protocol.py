@@ -65,7 +65,8 @@ def test_every_example_in_the_protocol_doc_is_a_valid_message() -> None:
     ("message", "code", "words"),
     [
         ({"v": 1, "type": "hello", "token": "t", "client": {}}, "invalid_message", "client.name"),
-        ({"v": True, "type": "ping"}, "unsupported_version", "True"),
+        ({"v": True, "type": "ping"}, "invalid_message", "v: the protocol version"),
+        ({"v": 2, "type": "ping"}, "unsupported_version", "2"),
         (
             {"v": 1, "type": "request", "request": {"id": "", "ruleset": "x", "type": "y"}},
             "invalid_message",

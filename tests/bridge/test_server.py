@@ -293,7 +293,7 @@ def test_an_outcome_whose_row_cannot_be_committed_is_never_sent(tmp_path: Path) 
         decided = receive(ws)
         ws.close()
         assert store.verify_chain() == []
-    assert refused["code"] == "internal" and "nothing was decided" in refused["message"]
+    assert refused["code"] == "unavailable" and "nothing was decided" in refused["message"]
     assert refused["id"] == "fragile"
     assert decided["type"] == "outcome" and decided["replayed"] is False
     assert [r for r, _ in log_rows(tmp_path / "data")] == ["fragile"]

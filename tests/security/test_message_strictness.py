@@ -1,0 +1,145 @@
+"""A hostile client sends JSON that is valid but outside what the protocol promises to read.
+
+Integers of more digits than Python converts (4,300), a lone surrogate in a request whose id
+is already logged, and a protocol version written ``true`` or ``1.0``: each gets a named error
+(``invalid_message`` / ``invalid_request``) naming the field, never ``internal``, and the
+connection stays up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.bridge.support import Running, receive, request, running, send, tiny_config
+
+pytestmark = pytest.mark.usefixtures("tiny_engine")
+
+HUGE = "7" * 5000
+
+
+def with_huge(template: str) -> str:
+    """``template`` with ``HUGE`` replaced by a 5,000-digit integer."""
+    return template.replace("HUGE", HUGE)
+
+
+def answer(srv: Running, text: str) -> dict[str, object]:
+    """The reply to one raw frame, from a fresh authenticated connection that must stay up."""
+    ws, _ = srv.hello()
+    send(ws, text)
+    reply = receive(ws)
+    send(ws, {"v": 1, "type": "ping", "id": "still-there"})
+    assert receive(ws) == {"v": 1, "type": "pong", "id": "still-there"}
+    ws.close()
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("frame", "field"),
+    [
+        (with_huge('{"v":HUGE,"type":"ping"}'), "v"),
+        (with_huge('{"v":1,"type":"ping","id":HUGE}'), "id"),
+        (
+            with_huge(
+                '{"v":1,"type":"request","request":{"id":"big-dice","ruleset":"tiny",'
+                '"type":"check","body":{"skill":50}},"dice":[3,HUGE]}'
+            ),
+            "dice.1",
+        ),
+        (
+            with_huge(
+                '{"v":1,"type":"request","request":{"id":"big-skill","ruleset":"tiny",'
+                '"type":"check","body":{"skill":HUGE}}}'
+            ),
+            "request.body.skill",
+        ),
+        (
+            with_huge(
+                '{"v":1,"type":"request","request":{"id":"big-extra","ruleset":"tiny",'
+                '"type":"check","body":{"skill":5,"note":{"n":[-HUGE]}}}}'
+            ),
+            "request.body.note.n.0",
+        ),
+    ],
+)
+def test_an_integer_of_five_thousand_digits_is_refused_naming_its_field(
+    tmp_path: Path, frame: str, field: str
+) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        reply = answer(srv, frame)
+    assert reply["type"] == "error"
+    assert reply["code"] == "invalid_message"
+    assert (
+        reply["message"] == f"{field}: an integer of 5000 digits, over the 4300 this server reads"
+    )
+
+
+def test_a_logged_id_resent_with_a_lone_surrogate_in_its_body_names_the_field(
+    tmp_path: Path,
+) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        ws, _ = srv.hello()
+        send(ws, request("r1", "draw", {"table": "fumble"}))
+        assert receive(ws)["type"] == "outcome"
+        ws.close()
+        reply = answer(
+            srv,
+            '{"v":1,"type":"request","request":{"id":"r1","ruleset":"tiny","type":"draw",'
+            '"body":{"table":"\\udc00"}}}',
+        )
+    assert reply == {
+        "v": 1,
+        "type": "error",
+        "id": "r1",
+        "code": "invalid_request",
+        "message": "invalid 'draw' request: body.table: text that is not Unicode "
+        "(a lone surrogate escape)",
+        "retry_after": None,
+    }
+
+
+def test_a_new_id_with_a_lone_surrogate_in_its_body_names_the_field(
+    tmp_path: Path,
+) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        reply = answer(
+            srv,
+            '{"v":1,"type":"request","request":{"id":"r2","ruleset":"tiny","type":"draw",'
+            '"body":{"table":"fum\\ud800ble"}}}',
+        )
+    assert reply["code"] == "invalid_request"
+    assert "body.table: text that is not Unicode" in str(reply["message"])
+
+
+@pytest.mark.parametrize("version", ["true", "1.0", "1e0"])
+def test_a_protocol_version_that_is_not_the_integer_1_is_refused_naming_v(
+    tmp_path: Path, version: str
+) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        reply = answer(srv, '{"v":VERSION,"type":"ping","id":"p"}'.replace("VERSION", version))
+        request_reply = answer(
+            srv,
+            '{"v":VERSION,"type":"request","request":{"id":"v-VERSION","ruleset":"tiny",'
+            '"type":"check","body":{"skill":50}}}'.replace("VERSION", version),
+        )
+        logged = srv.server.store.find(f"v-{version}")
+    for got in (reply, request_reply):
+        assert got["type"] == "error"
+        assert got["code"] == "invalid_message"
+        assert str(got["message"]).startswith("v: the protocol version is the JSON integer 1, not ")
+    assert logged is None
+
+
+def test_a_hello_whose_version_is_true_is_refused_naming_v(tmp_path: Path) -> None:
+    with running(tiny_config(tmp_path)) as srv:
+        ws = srv.connect()
+        send(
+            ws,
+            '{"v":true,"type":"hello","token":"SECRET","client":{"name":"hostile"}}'.replace(
+                "SECRET", srv.server.secret
+            ),
+        )
+        reply = receive(ws)
+    assert reply["code"] == "invalid_message"
+    assert reply["message"] == "v: the protocol version is the JSON integer 1, not true"
