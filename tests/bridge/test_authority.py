@@ -54,7 +54,6 @@ def test_the_table_actions_are_the_ones_that_act_for_nobody_in_particular() -> N
     assert {t for r, t in table if r == "hmk"} == {"start", "initiative", "round"}
     assert {t for r, t in table if r == "combat-styles"} == {
         "opposed",
-        "choose_effects",
         "odds",
         "start_encounter",
         "initiative",
