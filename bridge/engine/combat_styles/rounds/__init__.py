@@ -16,7 +16,8 @@ when nobody has any, the round ends and a new one begins with full action points
 
 Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
 raises :class:`~bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
-An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points.
+An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points. The
+phases and every legal move between them are one table: :mod:`bridge.engine.combat_styles.encounter.phases`.
 """
 
 from __future__ import annotations
