@@ -46,15 +46,17 @@ class Parked:
         """The typed view of a stored parked exchange."""
         differential: JSON = record.get("differential") or {}
         eligible: list[Any] = record.get("eligible") or []
-        kind = record.get("kind") or record.get("move") or "exchange"
+        kind: str = record.get("kind") or record.get("move") or "exchange"
+        won: int = differential.get("effects", 0)
+        bonus: int = differential.get("bonus_effects", 0)
         return Parked(
             token=record["token"],
-            kind=str(kind),
+            kind=kind,
             attacker=record["attacker"],
             defender=record["defender"],
             chooser=record.get("chooser"),
-            effects=int(differential.get("effects", 0)) + int(differential.get("bonus_effects", 0)),
-            eligible=tuple((str(e["id"]), str(e["name"])) for e in eligible),
+            effects=won + bonus,
+            eligible=tuple([(e["id"], e["name"]) for e in eligible]),
             weapon=record.get("weapon"),
             parry_weapon=record.get("parry_weapon"),
             warded=tuple(record.get("warded") or ()),

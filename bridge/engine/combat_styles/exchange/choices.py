@@ -12,6 +12,7 @@ the encounter (the victim's hit locations and weapons).
 
 from __future__ import annotations
 
+from bridge.engine.combat_styles.core.memo import memo_of
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter.pending import Parked
 from bridge.engine.contract import JSON
@@ -73,7 +74,45 @@ def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None 
     ``state["pending"]``) waits for."""
     waiting = Parked.of(record)
     chooser = waiting.chooser
-    victim = state["combatants"][waiting.loser]
+    choice: JSON = {
+        "by": chooser,
+        "key": key,
+        "type": "choose_effects",
+        "body": {"token": waiting.token, "by": chooser},
+        "field": "effects",
+        "options": _options(rules, waiting, state["combatants"][waiting.loser]),
+        "count": waiting.effects,
+    }
+    if key is not None:
+        choice["heading"] = f"{waiting.attacker} ⟶ {waiting.defender}"
+    return choice
+
+
+def _options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+    """The options of a choice: each eligible effect with the parameter it takes.
+
+    A pure function of the rules and the key below, memoised per view: the same pairings
+    park again and again, and building every location and weapon list anew would cost a fifth
+    of a parked exchange. The list is shared by the outcomes with the same key; like every
+    outcome it is only ever serialised, never changed."""
+    used = waiting.parry_weapon if waiting.chooser == waiting.attacker else waiting.weapon
+    key = (
+        waiting.eligible,
+        waiting.spirit,
+        victim.get("body_plan"),
+        tuple(victim.get("hit_points", {})),
+        tuple(victim.get("weapons", {})),
+        used,
+        waiting.warded,
+    )
+    memo = memo_of(rules.memo, "choice_options")
+    found: list[JSON] | None = memo.get(key)
+    if found is None:
+        found = memo.put(key, _build_options(rules, waiting, victim))
+    return found
+
+
+def _build_options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
     options: list[JSON] = []
     for effect_id, name in waiting.eligible:
         option: JSON = {"id": effect_id, "label": name}
@@ -89,18 +128,7 @@ def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None 
         if choices:
             option["param"] = {"name": kind, "choices": choices}
         options.append(option)
-    choice: JSON = {
-        "by": chooser,
-        "key": key,
-        "type": "choose_effects",
-        "body": {"token": waiting.token, "by": chooser},
-        "field": "effects",
-        "options": options,
-        "count": waiting.effects,
-    }
-    if key is not None:
-        choice["heading"] = f"{waiting.attacker} ⟶ {waiting.defender}"
-    return choice
+    return options
 
 
 def pending_choices(rules: RulesView, kind: str, result: JSON, state: JSON | None) -> list[JSON]:

@@ -119,3 +119,18 @@ def test_an_outcome_that_waits_for_nothing_has_no_pending_choices(table: Table) 
     duel(table, fighter("a"), fighter("b"))
     out = table("exchange", {"attacker": "a", "defender": "b", "defence": "none"}, [70])
     assert "pending" not in out
+
+
+def test_the_memoised_options_are_the_ones_built_afresh(table: Table) -> None:
+    from bridge.engine.combat_styles.core.rules import view_of
+    from bridge.engine.combat_styles.encounter.pending import parked
+    from bridge.engine.combat_styles.exchange.choices import _build_options
+
+    first = critical_hit(table)
+    view = view_of(table.model)
+    waiting = parked(table.state, first["token"])
+    assert table.state is not None
+    victim = table.state["combatants"]["b"]
+    assert first["pending"][0]["options"] == _build_options(view, waiting, victim)
+    again = table("exchange", {"attacker": "a", "defender": "b", "parry_weapon": "heater"}, [5, 80])
+    assert again["pending"][0]["options"] == first["pending"][0]["options"]
