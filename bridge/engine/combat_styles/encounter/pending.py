@@ -12,15 +12,18 @@ record with ``move`` set) and a ``spirit_combat`` (token ``s…``, spirit effect
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from bridge.engine.contract import JSON, EngineError
 
 
-@dataclass(frozen=True, slots=True)
 class Parked:
-    """The typed view of one parked exchange (its stored JSON is ``record``)."""
+    """The typed view of one parked exchange (its stored JSON is ``record``). Read-only by
+    convention: answering the choice changes the stored record's copy, never this view.
+
+    A plain class with its constructor written out: mypyc compiles it to a native class (a
+    frozen dataclass would set each field through ``object.__setattr__``, several times
+    slower on the path of every parked exchange)."""
 
     token: str
     kind: str
@@ -41,6 +44,34 @@ class Parked:
     bystander: str | None
     record: JSON
 
+    def __init__(
+        self,
+        token: str,
+        kind: str,
+        attacker: str,
+        defender: str,
+        chooser: str | None,
+        effects: int,
+        eligible: tuple[tuple[str, str], ...],
+        weapon: str | None,
+        parry_weapon: str | None,
+        warded: tuple[str, ...],
+        bystander: str | None,
+        record: JSON,
+    ) -> None:
+        self.token = token
+        self.kind = kind
+        self.attacker = attacker
+        self.defender = defender
+        self.chooser = chooser
+        self.effects = effects
+        self.eligible = eligible
+        self.weapon = weapon
+        self.parry_weapon = parry_weapon
+        self.warded = warded
+        self.bystander = bystander
+        self.record = record
+
     @staticmethod
     def of(record: JSON) -> Parked:
         """The typed view of a stored parked exchange."""
@@ -50,18 +81,18 @@ class Parked:
         won: int = differential.get("effects", 0)
         bonus: int = differential.get("bonus_effects", 0)
         return Parked(
-            token=record["token"],
-            kind=kind,
-            attacker=record["attacker"],
-            defender=record["defender"],
-            chooser=record.get("chooser"),
-            effects=won + bonus,
-            eligible=tuple([(e["id"], e["name"]) for e in eligible]),
-            weapon=record.get("weapon"),
-            parry_weapon=record.get("parry_weapon"),
-            warded=tuple(record.get("warded") or ()),
-            bystander=record.get("bystander"),
-            record=record,
+            record["token"],
+            kind,
+            record["attacker"],
+            record["defender"],
+            record.get("chooser"),
+            won + bonus,
+            tuple([(e["id"], e["name"]) for e in eligible]),
+            record.get("weapon"),
+            record.get("parry_weapon"),
+            tuple(record.get("warded") or ()),
+            record.get("bystander"),
+            record,
         )
 
     @property
