@@ -19,7 +19,7 @@ from typing import Any
 from bridge.engine.combat_styles.core.view import RulesView
 from bridge.engine.combat_styles.encounter.combatants import writable
 from bridge.engine.combat_styles.encounter.saddle import MOUNTED
-from bridge.engine.combat_styles.rounds.turns import OUT
+from bridge.engine.combat_styles.rounds import OUT
 from bridge.engine.contract import JSON, Resolution
 
 ASTRIDE = "astride"

@@ -117,3 +117,17 @@ def test_the_package_map_names_every_module() -> None:
     missing = sorted(name for name in named if f"``{name}``" not in text)
     assert missing == []
     assert all(f"``{layer}/``" in text for layer in LAYERS)
+
+
+def test_other_layers_enter_the_rounds_through_their_entry_point() -> None:
+    # rounds/__init__ is the round machine's one entry point; only the dispatcher also calls
+    # the round-close hooks (death_timers, fatigue_checks) by name.
+    inside = {p.stem for p in (ROOT / "rounds").glob("*.py") if p.stem != "__init__"}
+    reached = sorted(
+        f"{relative(path)} imports {target}"
+        for path in MODULES
+        if relative(path).split(".")[0] not in ("rounds", "engine")
+        for _, target in imported(path.read_text(encoding="utf-8"))
+        if target.startswith("rounds.") and target.split(".")[1] in inside
+    )
+    assert reached == []
