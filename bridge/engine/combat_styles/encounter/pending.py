@@ -34,8 +34,8 @@ class Parked:
     """The winner, who chooses (None when nobody won anything)."""
     effects: int
     """How many effects he chooses: those the differential won, and any bonus (surprise)."""
-    eligible: tuple[tuple[str, str], ...]
-    """(id, name) of each effect he may choose, in the order offered."""
+    eligible: tuple[str, ...]
+    """The id of each effect he may choose, in the order offered (their names: ``record``)."""
     weapon: str | None
     """The attacker's weapon (an exchange; the leaper's unarmed attack)."""
     parry_weapon: str | None
@@ -52,7 +52,7 @@ class Parked:
         defender: str,
         chooser: str | None,
         effects: int,
-        eligible: tuple[tuple[str, str], ...],
+        eligible: tuple[str, ...],
         weapon: str | None,
         parry_weapon: str | None,
         warded: tuple[str, ...],
@@ -87,7 +87,7 @@ class Parked:
             record["defender"],
             record.get("chooser"),
             won + bonus,
-            tuple([(e["id"], e["name"]) for e in eligible]),
+            tuple([e["id"] for e in eligible]),
             record.get("weapon"),
             record.get("parry_weapon"),
             tuple(record.get("warded") or ()),

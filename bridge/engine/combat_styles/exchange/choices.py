@@ -114,8 +114,9 @@ def _options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
 
 def _build_options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
     options: list[JSON] = []
-    for effect_id, name in waiting.eligible:
-        option: JSON = {"id": effect_id, "label": name}
+    for effect in waiting.record.get("eligible") or []:
+        effect_id: str = effect["id"]
+        option: JSON = {"id": effect_id, "label": effect["name"]}
         kind = None if waiting.spirit else option_of(rules, effect_id)
         choices: list[JSON] = []
         if kind == LOCATION:

@@ -17,7 +17,7 @@ def test_a_parked_exchange_reads_as_who_fought_who_chooses_and_what(table: Table
     waiting = parked(table.state, out["token"])
     assert (waiting.kind, waiting.attacker, waiting.defender) == ("exchange", "a", "b")
     assert (waiting.chooser, waiting.loser, waiting.effects) == ("a", "b", 2)
-    assert [i for i, _ in waiting.eligible] == [e["id"] for e in out["eligible"]]
+    assert list(waiting.eligible) == [e["id"] for e in out["eligible"]]
     assert (waiting.weapon, waiting.parry_weapon) == ("broadsword", "heater")
     assert waiting.involved() == ("a", "b") and not waiting.spirit
     assert table.state is not None
