@@ -26,6 +26,7 @@ from bridge.jsontext import not_unicode
 from bridge.limits import BudgetedSource
 from bridge.protocol import ProtocolError, RequestMessage
 from bridge.reading import Sent
+from bridge.records import canonical_bytes
 from bridge.refusals import (
     UNUSABLE,
     Refusal,
@@ -89,7 +90,7 @@ def decide(
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        sent = request_text(request, written)
+        sent = request_json(request, written).decode()
         if stored.entry.request != sent and canonical(json.loads(stored.entry.request)) != sent:
             # (Rows logged before the request text was canonical compare in canonical form.)
             raise ProtocolError(
@@ -182,6 +183,7 @@ def decide(
         )
         text = OutcomeText(outcome)
 
+    logged_request = request_json(request, written)
     row = store.stage(
         NewRoll(
             request_id=rid,
@@ -191,18 +193,19 @@ def decide(
             type=request.type,
             encounter=request.encounter,
             rules_hash=ruleset.content_hash,
-            request=request_text(request, written),
+            request=logged_request.decode(),
             dice=text.dice,
             outcome=text.logged,
             counter=counter,
             scripted=counter is None,
             time=now,
-        )
+        ),
+        (logged_request, text.dice_bytes, text.logged_bytes),
     )
     return Decided(row, outcome, text, replayed=False, refusal=refusal_in(outcome))
 
 
-def request_text(request: Request, written: dict[str, Any] | None) -> str:
+def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
     """The request as the roll log keeps it: canonical JSON of the envelope the client wrote
     (``written``, from the fast path; else ``request``, whose body is still as written).
 
@@ -218,7 +221,7 @@ def request_text(request: Request, written: dict[str, Any] | None) -> str:
             "encounter": request.encounter,
         }
     try:
-        return canonical(written)
+        return canonical_bytes(written)
     except (TypeError, ValueError):
         raise ProtocolError(
             "invalid_request",

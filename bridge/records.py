@@ -38,12 +38,16 @@ def canonical(value: Any) -> str:
     there too). A value neither can write (a lone surrogate, which is not Unicode; an object
     that is not JSON) raises TypeError or ValueError.
     """
+    return canonical_bytes(value).decode()
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """:func:`canonical` as UTF-8 bytes (what is hashed and sent), without a text in between."""
     try:
-        return orjson.dumps(value, option=_SORTED).decode()
+        return orjson.dumps(value, option=_SORTED)
     except TypeError:
-        text = _FALLBACK.encode(_finite(value))
-        text.encode("utf-8")  # a lone surrogate raises UnicodeEncodeError (a ValueError) here
-        return text
+        # A lone surrogate raises UnicodeEncodeError (a ValueError) here.
+        return _FALLBACK.encode(_finite(value)).encode("utf-8")
 
 
 def _finite(value: Any) -> Any:
@@ -166,10 +170,12 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
 
     Text fields go in as UTF-8, other fields as their JSON text (``null``, ``true``, ``17``,
     ``1700000000.25``); the length prefixes (8 bytes, big-endian) make the encoding unambiguous.
+    A text field may be given as its UTF-8 bytes already (the same digest, without encoding
+    the text again).
     """
     parts: list[bytes] = []
     for part in (prev_hash, *fields):
-        data = _text(part).encode("utf-8")
+        data = part if type(part) is bytes else _text(part).encode("utf-8")
         parts += (len(data).to_bytes(8, "big"), data)
     # One update over the joined bytes: the same digest as an update per part, in one call.
     return hashlib.sha256(b"".join(parts)).hexdigest()
@@ -197,6 +203,7 @@ __all__ = [
     "Roll",
     "Session",
     "canonical",
+    "canonical_bytes",
     "kept",
     "row_hash",
 ]

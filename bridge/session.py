@@ -50,15 +50,14 @@ from bridge.protocol import (
     decode,
     encode,
     guess_id,
-    outcome_event_text,
-    outcome_message_text,
+    outcome_message_bytes,
     parse_client,
 )
 from bridge.reading import Sent
 from bridge.records import Player
 from bridge.rules import RulesSnapshot
 from bridge.store import Session
-from bridge.views import NOBODY, OutcomeText, Viewer
+from bridge.views import NOBODY, Viewer
 
 if TYPE_CHECKING:
     from bridge.server import ArbiterServer
@@ -299,8 +298,9 @@ class ClientSession:
             return read
         return parse_client(decode(frame))
 
-    def handle(self, frame: str | bytes) -> str:
-        """The answer to one frame (JSON text); decides requests synchronously (see deciding)."""
+    def handle(self, frame: str | bytes) -> str | bytes:
+        """The answer to one frame (JSON text; bytes: UTF-8 JSON text); decides requests
+        synchronously (see deciding)."""
         wait = self.bucket.take(asyncio.get_running_loop().time())
         if wait:
             return encode(self._rate_limited(frame, wait))
@@ -342,7 +342,7 @@ class ClientSession:
             retry_after=round(wait, 3),
         )
 
-    def _dispatch(self, message: ClientMessage | Sent, rules: RulesSnapshot) -> str:
+    def _dispatch(self, message: ClientMessage | Sent, rules: RulesSnapshot) -> str | bytes:
         if isinstance(message, Sent | RequestMessage):
             return self._request(message, rules)
         if isinstance(message, Ping):
@@ -388,7 +388,7 @@ class ClientSession:
             )
         return Viewer(False, frozenset(record.participants), record.name)
 
-    def _request(self, read: RequestMessage | Sent, rules: RulesSnapshot) -> str:
+    def _request(self, read: RequestMessage | Sent, rules: RulesSnapshot) -> str | bytes:
         server = self.server
         message = read.message if isinstance(read, Sent) else read
         viewer = self._relayed(message)
@@ -421,11 +421,5 @@ class ClientSession:
         seq, text = decided.row.seq, decided.text
         if not decided.replayed and len(server.listeners) > (self in server.listeners):
             # Somebody else listens: tell them once the row is durable.
-            server.after_commit(lambda: server.publish(seq, text, exclude=self))
-        return outcome_message_text(seq, decided.replayed, text.shown(viewer))
-
-    def outcome_event(self, seq: int, outcome: OutcomeText) -> str | None:
-        """The event text announcing another client's outcome, or None when not subscribed."""
-        if "outcome" not in self.events:
-            return None
-        return outcome_event_text(seq, outcome.shown(self.viewer))
+            server.announce(seq, text, origin=self)
+        return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))
