@@ -100,8 +100,9 @@ def server_path(
                     await server.committed()
             await server.committed()
             total = time.process_time() - started
-            if '"type":"outcome"' not in reply:
-                raise RuntimeError(f"not an outcome: {reply[:300]}")
+            text = reply.decode() if isinstance(reply, bytes) else reply
+            if '"type":"outcome"' not in text:
+                raise RuntimeError(f"not an outcome: {text[:300]}")
             alone = engine_alone(served, requests, twin)
             if twin.counter != session.keyed.counter:
                 raise RuntimeError("the engine alone drew other dice than the session")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import struct
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -165,6 +166,10 @@ class Player:
         return cls(name, tuple(json.loads(participants)), token_hash, created, revoked)
 
 
+_LENGTH = struct.Struct(">Q").pack
+"""A part's length prefix: 8 bytes, big-endian."""
+
+
 def row_hash(prev_hash: str, fields: list[Any]) -> str:
     """SHA-256 over the previous hash and each field, every part prefixed by its byte length.
 
@@ -174,9 +179,17 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
     the text again).
     """
     parts: list[bytes] = []
+    append = parts.append
     for part in (prev_hash, *fields):
-        data = part if type(part) is bytes else _text(part).encode("utf-8")
-        parts += (len(data).to_bytes(8, "big"), data)
+        kind = type(part)
+        if kind is str:
+            data = part.encode("utf-8")
+        elif kind is bytes:
+            data = part
+        else:
+            data = _text(part).encode("utf-8")
+        append(_LENGTH(len(data)))
+        append(data)
     # One update over the joined bytes: the same digest as an update per part, in one call.
     return hashlib.sha256(b"".join(parts)).hexdigest()
 
