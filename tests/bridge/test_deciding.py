@@ -51,3 +51,46 @@ def test_a_request_naming_an_encounter_keeps_its_state_in_the_row_and_the_encoun
     encounter = store.encounter("e")
     assert [json.loads(r.entry.outcome)["state"] for r in rows] == [{"total": 4}, {"total": 7}]
     assert encounter is not None and encounter.state == {"total": 7} and encounter.seq == 2
+
+
+def test_the_log_keeps_the_request_as_written_in_canonical_json(tmp_path: Path) -> None:
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    decide(message("d1", "draw", {"table": "fumble"}), rules, store, CTX, 1.0)
+    store.commit()
+    [row] = store.rolls()
+    assert row.entry.request == (
+        '{"body":{"table":"fumble"},"encounter":null,"id":"d1","ruleset":"tiny","type":"draw"}'
+    )
+
+
+def test_a_request_read_in_one_pass_is_logged_and_decided_as_one_read_slowly(
+    tmp_path: Path,
+) -> None:
+    rules = tiny_rules(tmp_path)
+    fast, slow = Store(tmp_path / "fast.db"), Store(tmp_path / "slow.db")
+    frame = json.dumps(request("c1", "check", {"skill": 40}))
+    read = rules.reader.read(frame)
+    assert read is not None
+    ctx = [Context("s", "t", KeyedSource(b"k" * 32), False, 100) for _ in range(2)]
+    one = decide(read, rules, fast, ctx[0], 1.0)  # type: ignore[arg-type]
+    two = decide(message("c1", "check", {"skill": 40}), rules, slow, ctx[1], 1.0)
+    assert one.row.entry == two.row.entry and one.row.hash == two.row.hash
+
+
+def test_a_retry_of_an_id_logged_before_the_request_text_was_canonical_is_replayed(
+    tmp_path: Path,
+) -> None:
+    from bridge.store import NewRoll
+
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    decided = decide(message("c1", "check", {"skill": 40}), rules, store, CTX, 1.0)
+    store.commit()
+    # A row as earlier servers wrote it: the envelope in the model's field order.
+    old = NewRoll(
+        *decided.row.entry[:7],
+        '{"id":"c2","ruleset":"tiny","type":"check","body":{"skill":40},"encounter":null}',
+        *decided.row.entry[8:],
+    )
+    store.append(old._replace(request_id="c2"))
+    again = decide(message("c2", "check", {"skill": 40}), rules, store, CTX, 2.0)
+    assert again.replayed
