@@ -17,6 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -90,9 +91,12 @@ def decide(
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        sent = request_json(request, written).decode()
-        if stored.entry.request != sent and canonical(json.loads(stored.entry.request)) != sent:
-            # (Rows logged before the request text was canonical compare in canonical form.)
+        sent = request_json(request, written)
+        if stored.entry.request.encode() != sent and canonical(
+            json.loads(stored.entry.request)
+        ) != canonical(json.loads(sent)):
+            # The same request may be written with its keys in another order: compare the
+            # canonical forms when the texts differ.
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
@@ -206,8 +210,9 @@ def decide(
 
 
 def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
-    """The request as the roll log keeps it: canonical JSON of the envelope the client wrote
-    (``written``, from the fast path; else ``request``, whose body is still as written).
+    """The request as the roll log keeps it: compact JSON (UTF-8) of the envelope the client
+    wrote, its keys in the order written (``written``, from the fast path; else ``request``,
+    whose body is still as written).
 
     Raises ProtocolError ``invalid_request`` naming the field for text that is not Unicode
     (a lone surrogate), which the log, written as UTF-8, can never hold.
@@ -220,6 +225,10 @@ def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
             "body": request.body,
             "encounter": request.encounter,
         }
+    try:
+        return orjson.dumps(written)
+    except TypeError:
+        pass  # an integer beyond 64 bits (or text that is not Unicode): see canonical
     try:
         return canonical_bytes(written)
     except (TypeError, ValueError):

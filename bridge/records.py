@@ -51,6 +51,17 @@ def canonical_bytes(value: Any) -> bytes:
         return _FALLBACK.encode(_finite(value)).encode("utf-8")
 
 
+def canonical_around(value: dict[str, Any], key: str, text: bytes) -> bytes:
+    """:func:`canonical_bytes` of ``value``, whose ``key`` (when present) holds the value that
+    ``text`` is the canonical JSON of: that part is not serialised a second time."""
+    if key not in value:
+        return canonical_bytes(value)
+    try:
+        return orjson.dumps({**value, key: orjson.Fragment(text)}, option=_SORTED)
+    except TypeError:
+        return canonical_bytes(value)
+
+
 def _finite(value: Any) -> Any:
     # ``value`` with NaN and the infinities replaced by None, as orjson writes them.
     if isinstance(value, float):
@@ -216,6 +227,7 @@ __all__ = [
     "Roll",
     "Session",
     "canonical",
+    "canonical_around",
     "canonical_bytes",
     "kept",
     "row_hash",

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.records import canonical_bytes
+from bridge.records import canonical_around, canonical_bytes
 
 _HIDDEN_MARK = b'"hidden":true'
 """How a hidden die reads in canonical dice JSON. A string value cannot hold it (its quotes
@@ -89,12 +89,12 @@ class OutcomeText:
 
     def __init__(self, outcome: dict[str, Any]) -> None:
         self._outcome = outcome
-        self.logged_bytes = canonical_bytes(outcome)
-        """Canonical JSON of the whole envelope: what the roll log keeps."""
-        self.logged = self.logged_bytes.decode()
         self.dice_bytes = canonical_bytes(outcome.get("dice", []))
         """Canonical JSON of the dice records: the roll log's ``dice`` column."""
         self.dice = self.dice_bytes.decode()
+        self.logged_bytes = canonical_around(outcome, "dice", self.dice_bytes)
+        """Canonical JSON of the whole envelope: what the roll log keeps."""
+        self.logged = self.logged_bytes.decode()
         self.same_for_all = (
             not outcome.get("private")
             and _HIDDEN_MARK not in self.dice_bytes
