@@ -82,6 +82,7 @@ def server_path(
             await server.close()
             return [], []
         served = server.rules.served["combat-styles"]
+        _ = server.rules.reader
         settle_heap()  # as ArbiterServer.start() does before it listens
         session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
         session.user = "benchmark"

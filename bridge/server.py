@@ -167,6 +167,7 @@ class ArbiterServer:
             compression=None,
             server_header=f"arbiter/{self.server_info.version}",
         )
+        _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
         self._checkpoint_task = asyncio.create_task(self._checkpoints(), name="wal-checkpoints")
         self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
@@ -393,6 +394,7 @@ class ArbiterServer:
             except RuleError as err:
                 await self.report_error([str(p) for p in err.problems])
                 return
+        _ = rules.reader  # built before the first frame, and settled with the rules
         self.rules = rules
         settle_heap()
         text = encode(RulesUpdated(rulesets=rules.info()))
