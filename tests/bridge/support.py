@@ -1,8 +1,11 @@
-"""A tiny ruleset and engine, and a server running in a background thread, for server tests.
+"""A server running in a background thread for server tests, with the bundled rules
+(``bundled_config``, ``bundled_request``) or the tiny test ruleset (``tiny_config``).
 
-The ``tiny`` ruleset has one rollable table; its engine knows a d100 check, a table draw, a
-running tally kept in encounter state, a secret card for one participant, a move the rules
-always forbid, and a request that rolls as many dice as it is told (the dice budget).
+Server tests whose scenario is a bundled ruleset's (a check, an exchange, a karmic duel, a table
+draw) serve the bundled rules with their real engines. The ``tiny`` ruleset and engine are kept
+for what no bundled ruleset can produce on demand: a request that rolls as many dice as it is
+told (the dice budget), a running tally whose every value the test can predict, a secret card
+for any participant named, and a move the rules always forbid. It has one rollable table.
 """
 
 from __future__ import annotations
@@ -149,6 +152,11 @@ def tiny_config(tmp: Path, **changes: Any) -> ServerConfig:
     return replace(base, **changes)
 
 
+def bundled_config(tmp: Path, **changes: Any) -> ServerConfig:
+    """A config serving the bundled rulesets with their real engines and a fresh data dir."""
+    return tiny_config(tmp, **{"rules": RuleSource(), **changes})
+
+
 @dataclass
 class Running:
     """A server running in a background thread; ``call`` runs a coroutine on its loop."""
@@ -207,6 +215,15 @@ def hello_message(
 
 def request(rid: str, type: str = "check", body: Any = None, **extra: Any) -> dict[str, Any]:
     req = {"id": rid, "ruleset": "tiny", "type": type, "body": body or {"skill": 50}, **extra}
+    return {"v": 1, "type": "request", "request": req}
+
+
+def bundled_request(
+    rid: str, type: str = "check", body: Any = None, ruleset: str = "combat-styles", **extra: Any
+) -> dict[str, Any]:
+    """A request to a bundled ruleset; by default a combat-styles d100 check against 50."""
+    body = {"skill": 50} if body is None else body
+    req = {"id": rid, "ruleset": ruleset, "type": type, "body": body, **extra}
     return {"v": 1, "type": "request", "request": req}
 
 

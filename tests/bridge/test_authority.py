@@ -3,6 +3,7 @@ connection may send only requests for participants it holds."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from bridge.engine.hmk.engine import ENGINE as HMK
 from bridge.engine.karmic.requests import REQUESTS as KARMIC
 from bridge.protocol import ProtocolError
 from bridge.views import GM, Viewer
+from tests.security.support import Client, bundled_server, karmic, rows
 
 RULESETS: dict[str, dict[str, type[BaseModel]]] = {
     "karmic": dict(KARMIC),
@@ -102,5 +104,17 @@ def test_a_request_naming_nobody_it_acts_for_is_the_gm_s() -> None:
     authorize(req("check", {"skill": 50, "combatant": "devon"}, "combat-styles"), check, DEVON)
 
 
-def test_an_unknown_type_is_left_to_the_server_s_own_refusal() -> None:
-    authorize(req("nonsense", {}), None, DEVON)
+def test_an_unknown_type_is_left_to_the_server_s_own_refusal(tmp_path: Path) -> None:
+    # authorize has no model to read acting fields from and lets it through …
+    assert authorize(req("nonsense", {}), None, DEVON) is None
+    # … and the server refuses it by its own rule, naming the type (not as 'forbidden', which
+    # would say the type exists and is another's), logging nothing.
+    with bundled_server(tmp_path) as srv:
+        token = srv.player("devon-player", "devon")
+        assert token is not None
+        devon = Client(srv, token, events=[])
+        refused = devon.ask(karmic("n-1", "nonsense", {"combatant": "devon"}))
+        devon.close()
+        assert rows(srv) == 0
+    assert (refused["type"], refused["code"]) == ("error", "unknown_request_type")
+    assert refused["message"].startswith("unknown request type 'nonsense' for ruleset 'karmic'")

@@ -1,7 +1,9 @@
-"""A crash test: the server process is SIGKILLed while a client fires 5,000 requests.
+"""A crash test: the real ``arbiter serve`` with the bundled rules is SIGKILLed while a client
+fires 5,000 requests (combat-styles checks, and rounds advanced in one encounter).
 
 Whatever the client was told must be in the log; after a restart, retrying every unanswered id
-succeeds exactly once; no id is logged twice; the hash chain is intact.
+succeeds exactly once; no id is logged twice; the encounter's rounds count on from where the
+log says they stood; the hash chain is intact.
 """
 
 from __future__ import annotations
@@ -21,21 +23,46 @@ from websockets.exceptions import ConnectionClosed
 
 from bridge.store import Store
 from bridge.views import GM, project
-from tests.bridge.support import hello_message, write_rules
+from tests.bridge.support import hello_message
 
 ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 5000
 KILL_AFTER = 1500
 
 
+ARBITER = str(Path(sys.executable).parent / "arbiter")
+FIGHTER = {
+    "characteristics": {"str": 12, "con": 12, "siz": 13, "dex": 10, "int": 11, "pow": 9},
+    "skills": {"combat_style": 55, "evade": 40, "endurance": 35, "willpower": 30},
+    "weapons": ["shortspear"],
+}
+SETUP = [
+    {
+        "id": "setup-1",
+        "ruleset": "combat-styles",
+        "type": "start_encounter",
+        "encounter": "e",
+        "body": {"combatants": [{"id": "a", **FIGHTER}, {"id": "b", **FIGHTER}]},
+    },
+    {
+        "id": "setup-2",
+        "ruleset": "combat-styles",
+        "type": "initiative",
+        "encounter": "e",
+        "body": {},
+    },
+]
+"""The encounter whose rounds the run advances (initiative puts it in round 1)."""
+
+
 class ServerProcess:
-    def __init__(self, data: Path, rules: Path) -> None:
+    """``arbiter serve`` (the installed command) on a free port, without a module build."""
+
+    def __init__(self, data: Path) -> None:
         self.proc = subprocess.Popen(
             [
-                sys.executable,
-                "-m",
-                "tests.bridge.serve_tiny",
-                str(rules),
+                ARBITER,
+                "serve",
                 "--data",
                 str(data),
                 "--port",
@@ -74,14 +101,24 @@ def the_request(n: int) -> dict[str, Any]:
     if n % 3 == 0:
         req = {
             "id": f"c-{n}",
-            "ruleset": "tiny",
-            "type": "tally",
-            "body": {"add": 1},
+            "ruleset": "combat-styles",
+            "type": "next_round",
+            "body": {},
             "encounter": "e",
         }
     else:
-        req = {"id": f"c-{n}", "ruleset": "tiny", "type": "check", "body": {"skill": 50}}
+        req = {"id": f"c-{n}", "ruleset": "combat-styles", "type": "check", "body": {"skill": 50}}
     return {"v": 1, "type": "request", "request": req}
+
+
+async def set_up(url: str, secret: str) -> None:
+    """Start the encounter and roll its initiative, one request after the other."""
+    async with connect(url, compression=None) as ws:
+        await ws.send(json.dumps(hello_message(secret, events=[])))
+        assert json.loads(await ws.recv())["type"] == "welcome"
+        for request in SETUP:
+            await ws.send(json.dumps({"v": 1, "type": "request", "request": request}))
+            assert json.loads(await ws.recv())["type"] == "outcome"
 
 
 async def fire(
@@ -124,10 +161,11 @@ def logged(data: Path) -> dict[str, tuple[int, dict[str, Any]]]:
 def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once(
     tmp_path: Path,
 ) -> None:
-    data, rules = tmp_path / "data", write_rules(tmp_path / "rules")
-    server = ServerProcess(data, rules)
+    data = tmp_path / "data"
+    server = ServerProcess(data)
     secret = (data / "world.secret").read_text().strip()
     try:
+        asyncio.run(set_up(server.url, secret))
         before = asyncio.run(fire(server.url, secret, list(range(TOTAL)), server))
     finally:
         server.stop()
@@ -139,7 +177,7 @@ def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once
         assert project(outcome, GM) == reply["outcome"] and seq == reply["seq"]
     committed_unanswered = set(log) - set(before)
 
-    server = ServerProcess(data, rules)
+    server = ServerProcess(data)
     try:
         unanswered = [n for n in range(TOTAL) if f"c-{n}" not in before]
         after = asyncio.run(fire(server.url, secret, unanswered, None))
@@ -152,11 +190,12 @@ def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once
             assert reply["outcome"] == project(log[rid][1], GM)
 
     final = logged(data)
-    assert set(final) == {f"c-{n}" for n in range(TOTAL)}
-    tallies = sorted(
-        o["result"]["total"] for _, o in final.values() if o["result"]["kind"] == "tally"
+    assert set(final) == {f"c-{n}" for n in range(TOTAL)} | {r["id"] for r in SETUP}
+    rounds = sorted(
+        o["result"]["round"] for _, o in final.values() if o["result"]["kind"] == "next_round"
     )
-    assert tallies == list(range(1, len(tallies) + 1)), "encounter state survived the crash"
+    assert len(rounds) == len(range(0, TOTAL, 3))
+    assert rounds == list(range(2, len(rounds) + 2)), "encounter state survived the crash"
     store = Store(data / "arbiter.sqlite3")
     assert store.verify_chain() == []
     assert all(s.ended is not None for s in store.sessions())

@@ -1,4 +1,9 @@
-"""Deciding a request: what the roll log keeps of its outcome."""
+"""Deciding a request: what the roll log keeps of its outcome.
+
+The tiny test ruleset (tests/bridge/support.py) serves here, not a bundled one: its tally's
+state after every request is a number the test states exactly, and a tally needs no
+encounter, so the same request shows what is kept with and without one.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,10 @@
-"""One decision per request id: refusals before dice stay unlogged, refusals after dice are logged."""
+"""One decision per request id: refusals before dice stay unlogged, refusals after dice are logged.
+
+Test engines serve here, not the bundled ones: the refusals after dice need a request that
+rolls exactly as many dice as it is told and then ends as told (refused, crashed, pending), and
+a dice budget met on demand; no bundled request does either. Combat-styles bodies are checked
+where their own rule is the subject (pending exchanges without an encounter).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Hot rules: editing a house-rule table while connected changes the next roll; a bad edit does not."""
+"""Hot rules on the bundled rules: a house-rule edit of the combat-styles hit-location table
+while connected changes the next draw; a bad edit does not."""
 
 from __future__ import annotations
 
@@ -6,75 +7,78 @@ import os
 import time
 from pathlib import Path
 
-import pytest
+from bridge.rules import RuleSource
+from compiler.model.loader import RULES_ROOT
+from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
-from tests.bridge.support import (
-    receive,
-    request,
-    running,
-    send,
-    tiny_config,
-    tiny_source,
-    write_rules,
-)
-
-pytestmark = pytest.mark.usefixtures("tiny_engine")
-
-HOUSE_TABLE = """
-[[tables]]
-id = "fumble"
-name = "Fumble"
-die = "1d4"
-rows = [
-  {{ range = [1, 2], text = "{text}" }},
-  {{ range = [{second}, 4], text = "Trip" }},
-]
-"""
+TABLES = "hit_location_tables.toml"
+BUNDLED = (RULES_ROOT / "combat-styles" / TABLES).read_text(encoding="utf-8")
+FIRST_ROW = 'text = "Right Leg"'
+SECOND_RANGE = "range = [4, 6]"
+HOUSE_FILE = f"house/combat-styles/{TABLES}"
 
 
-def house(folder: Path, text: str, second: int = 3) -> None:
-    (folder / "tiny").mkdir(parents=True, exist_ok=True)
-    path = folder / "tiny" / "tables.toml"
-    path.write_text(HOUSE_TABLE.format(text=text, second=second))
+def house(folder: Path, text: str) -> Path:
+    """Write ``text`` as the house rules' hit-location tables, visibly newer than before."""
+    (folder / "combat-styles").mkdir(parents=True, exist_ok=True)
+    path = folder / "combat-styles" / TABLES
+    path.write_text(text, encoding="utf-8")
     # Make the change visible even on filesystems with coarse modification times.
     later = time.time() + 2
-    import os
-
     os.utime(path, (later, later))
+    return path
+
+
+def first_row(name: str) -> str:
+    """The bundled tables with the first row of the humanoid table renamed."""
+    assert FIRST_ROW in BUNDLED and SECOND_RANGE in BUNDLED
+    return BUNDLED.replace(FIRST_ROW, f'text = "{name}"')
 
 
 def draw(ws, rid: str) -> dict:
-    send(ws, request(rid, "draw", {"table": "fumble"}) | {"dice": [1]})
+    """Draw on the humanoid table with a 1 (its first row)."""
+    send(ws, bundled_request(rid, "draw", {"table": "humanoid"}) | {"dice": [1]})
     return receive(ws)
+
+
+def config(tmp_path: Path, overlay: Path):  # type: ignore[no-untyped-def]
+    return bundled_config(
+        tmp_path,
+        rules=RuleSource(overlay=overlay),
+        reload_interval=0.05,
+        allow_scripted_dice=True,
+    )
 
 
 def test_a_table_edit_reaches_the_next_roll_and_a_broken_edit_keeps_the_old_rules(
     tmp_path: Path,
 ) -> None:
     overlay = tmp_path / "house"
-    house(overlay, "Drop weapon")
-    source = tiny_source(write_rules(tmp_path / "rules"), overlay)
-    config = tiny_config(tmp_path, rules=source, reload_interval=0.05, allow_scripted_dice=True)
-    with running(config) as srv:
+    house(overlay, first_row("Right shin"))
+    with running(config(tmp_path, overlay)) as srv:
         gm, welcome = srv.hello(role="gm", events=["rules"])
         player, _ = srv.hello(token=srv.player("ann", "ann-pc"), events=["rules"])
-        assert draw(gm, "before")["outcome"]["result"]["text"] == "Drop weapon"
+        assert draw(gm, "before")["outcome"]["result"]["text"] == "Right shin"
 
-        house(overlay, "Drop shield")
+        house(overlay, first_row("Right foot"))
         updated = receive(gm)
         assert updated["event"] == "rules_updated"
-        assert updated["rulesets"]["tiny"]["hash"] != welcome["rulesets"]["tiny"]["hash"]
+        assert (
+            updated["rulesets"]["combat-styles"]["hash"]
+            != welcome["rulesets"]["combat-styles"]["hash"]
+        )
         assert receive(player)["event"] == "rules_updated"
         after = draw(gm, "after")["outcome"]
-        assert after["result"]["text"] == "Drop shield"
-        assert after["rules_hash"] == updated["rulesets"]["tiny"]["hash"]
+        assert after["result"]["text"] == "Right foot"
+        assert after["rules_hash"] == updated["rulesets"]["combat-styles"]["hash"]
 
-        house(overlay, "Drop helmet", second=4)  # rows 1-2 and 4-4 leave 3 uncovered
+        # Rows 1-3 and 5-6 leave 4 uncovered.
+        house(overlay, first_row("Right toe").replace(SECOND_RANGE, "range = [5, 6]"))
         error = receive(gm)
         assert error["event"] == "rules_error"
-        assert any("house/tiny/tables.toml" in p and "fumble" in p for p in error["problems"])
+        assert any(HOUSE_FILE in p and "humanoid" in p for p in error["problems"])
         kept = draw(gm, "kept")["outcome"]
-        assert kept["result"]["text"] == "Drop shield"
+        assert kept["result"]["text"] == "Right foot"
         assert kept["rules_hash"] == after["rules_hash"]
         # Players are not told about the GM's broken file: their next message is their own reply.
         send(player, {"v": 1, "type": "ping", "id": "p"})
@@ -87,26 +91,18 @@ def test_a_rule_edit_with_dice_beyond_the_engine_is_refused_and_the_old_rules_ke
     tmp_path: Path,
 ) -> None:
     overlay = tmp_path / "house"
-    house(overlay, "Drop weapon")
-    source = tiny_source(write_rules(tmp_path / "rules"), overlay)
-    config = tiny_config(tmp_path, rules=source, reload_interval=0.05, allow_scripted_dice=True)
-    with running(config) as srv:
+    house(overlay, first_row("Right shin"))
+    with running(config(tmp_path, overlay)) as srv:
         gm, welcome = srv.hello(role="gm", events=["rules"])
-        path = overlay / "tiny" / "tables.toml"
-        # Rows that cover the huge die exactly: only its size is wrong.
-        path.write_text(
-            '[[tables]]\nid = "fumble"\nname = "Fumble"\ndie = "1000000d1000000"\n'
-            'rows = [{ range = [1000000, 1000000000000], text = "Everything" }]\n'
-        )
-        later = time.time() + 2
-        os.utime(path, (later, later))
+        house(overlay, first_row("Right shin").replace('die = "1d20"', 'die = "1000000d1000000"'))
         error = receive(gm)
         assert error["event"] == "rules_error"
-        assert error["problems"] == [
-            "house/tiny/tables.toml: entry tables 'fumble': field 'die': '1000000d1000000': "
+        assert (
+            f"{HOUSE_FILE}: entry hit_location_tables 'humanoid': field 'die': '1000000d1000000': "
             "d1000000 is over the engine's limit of 1000 faces"
-        ]
+        ) in error["problems"]
+        assert all(HOUSE_FILE in p for p in error["problems"])
         kept = draw(gm, "kept")["outcome"]
-        assert kept["result"]["text"] == "Drop weapon"
-        assert kept["rules_hash"] == welcome["rulesets"]["tiny"]["hash"]
+        assert kept["result"]["text"] == "Right shin"
+        assert kept["rules_hash"] == welcome["rulesets"]["combat-styles"]["hash"]
         gm.close()

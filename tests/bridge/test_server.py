@@ -1,4 +1,8 @@
-"""The server over real sockets: authentication, outcomes, idempotency, bad messages."""
+"""The server over real sockets: authentication, outcomes, idempotency, bad messages.
+
+The server serves the bundled rulesets with their real engines (combat-styles checks and
+exchanges are the requests here); no test ruleset is needed.
+"""
 
 from __future__ import annotations
 
@@ -14,15 +18,13 @@ from bridge.engine.dice import KeyedSource
 from bridge.limits import Limits
 from bridge.rules import snapshot
 from tests.bridge.support import (
+    bundled_config,
+    bundled_request,
     hello_message,
     receive,
-    request,
     running,
     send,
-    tiny_config,
 )
-
-pytestmark = pytest.mark.usefixtures("tiny_engine")
 
 
 def log_rows(data: Path) -> list[tuple[str, str]]:
@@ -31,24 +33,23 @@ def log_rows(data: Path) -> list[tuple[str, str]]:
 
 
 def test_a_good_hello_is_welcomed_with_a_session_and_its_seed_commitment(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, welcome = srv.hello()
         assert welcome["type"] == "welcome"
         assert welcome["v"] == 1
         assert len(welcome["commitment"]) == 64
-        assert welcome["rulesets"]["tiny"]["version"] == "1.0.0"
-        assert (
-            welcome["rulesets"]["tiny"]["hash"]
-            == srv.server.rules.served["tiny"].ruleset.content_hash
-        )
-        assert "check" in welcome["rulesets"]["tiny"]["requests"]
+        assert sorted(welcome["rulesets"]) == ["combat-styles", "hmk", "karmic"]
+        served = welcome["rulesets"]["combat-styles"]
+        assert served["version"] == "1.0.0"
+        assert served["hash"] == srv.server.rules.served["combat-styles"].ruleset.content_hash
+        assert {"check", "exchange", "choose_effects"} <= set(served["requests"])
         assert welcome["limits"]["max_message_bytes"] == Limits().max_message_bytes
         assert welcome["scripted_dice"] is False
         ws.close()
 
 
 def test_a_wrong_secret_is_answered_and_the_connection_closed_with_4001(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws = srv.connect()
         send(ws, hello_message("not-the-secret"))
         reply = receive(ws)
@@ -60,9 +61,9 @@ def test_a_wrong_secret_is_answered_and_the_connection_closed_with_4001(tmp_path
 
 
 def test_a_first_message_that_is_not_hello_closes_with_4001(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws = srv.connect()
-        send(ws, request("r1"))
+        send(ws, bundled_request("r1"))
         reply = receive(ws)
         assert reply["code"] == "unauthorized"
         assert "first message must be a hello" in reply["message"]
@@ -72,7 +73,7 @@ def test_a_first_message_that_is_not_hello_closes_with_4001(tmp_path: Path) -> N
 
 
 def test_a_silent_client_is_closed_with_1008_after_the_auth_timeout(tmp_path: Path) -> None:
-    config = tiny_config(tmp_path, limits=Limits(auth_timeout_seconds=0.3))
+    config = bundled_config(tmp_path, limits=Limits(auth_timeout_seconds=0.3))
     with running(config) as srv:
         ws = srv.connect()
         with pytest.raises(ConnectionClosed) as closed:
@@ -82,9 +83,9 @@ def test_a_silent_client_is_closed_with_1008_after_the_auth_timeout(tmp_path: Pa
 
 
 def test_an_outcome_is_logged_and_its_dice_follow_from_the_session_seed(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, welcome = srv.hello()
-        send(ws, request("r1", "check", {"skill": 40}))
+        send(ws, bundled_request("r1", "check", {"skill": 40}))
         reply = receive(ws)
         ws.close()
         store = srv.server.store
@@ -103,16 +104,16 @@ def test_an_outcome_is_logged_and_its_dice_follow_from_the_session_seed(tmp_path
 
 
 def test_a_retried_id_returns_the_stored_outcome_and_never_rolls_again(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, _ = srv.hello()
-        send(ws, request("same", "check", {"skill": 50}))
+        send(ws, bundled_request("same", "check", {"skill": 50}))
         first = receive(ws)
-        send(ws, request("same", "check", {"skill": 50}))
+        send(ws, bundled_request("same", "check", {"skill": 50}))
         second = receive(ws)
         ws.close()
         # A new connection (a reconnecting client) retrying the id gets the same outcome too.
         ws, _ = srv.hello()
-        send(ws, request("same", "check", {"skill": 50}))
+        send(ws, bundled_request("same", "check", {"skill": 50}))
         third = receive(ws)
         ws.close()
     assert second["replayed"] is True and third["replayed"] is True
@@ -122,17 +123,30 @@ def test_a_retried_id_returns_the_stored_outcome_and_never_rolls_again(tmp_path:
 
 
 def test_reusing_an_id_for_a_different_request_is_refused(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, _ = srv.hello()
-        send(ws, request("dup", "check", {"skill": 50}))
+        send(ws, bundled_request("dup", "check", {"skill": 50}))
         receive(ws)
-        send(ws, request("dup", "check", {"skill": 51}))
+        send(ws, bundled_request("dup", "check", {"skill": 51}))
         reply = receive(ws)
         ws.close()
     assert reply["code"] == "id_conflict" and reply["id"] == "dup"
     assert "already used (log row 1)" in reply["message"]
 
 
+FIGHTER = {
+    "characteristics": {"str": 12, "con": 12, "siz": 13, "dex": 10, "int": 11, "pow": 9},
+    "skills": {"combat_style": 55, "evade": 40, "endurance": 35, "willpower": 30},
+    "weapons": ["shortspear"],
+}
+EXCHANGE = {
+    "attacker": "a",
+    "defender": "b",
+    "weapon": "shortspear",
+    "defence": "parry",
+    "combatants": [{"id": "a", **FIGHTER}, {"id": "b", **FIGHTER}],
+}
+"""A free exchange: at least two dice (attack and parry), over a budget of one die."""
 BAD_MESSAGES = [
     ("not json {", "bad_json", "not JSON"),
     (b"\x00\x01", "binary_frame", "binary frames"),
@@ -141,25 +155,41 @@ BAD_MESSAGES = [
     ({"v": 2, "type": "ping"}, "unsupported_version", "version 2"),
     ({"v": 1, "type": "shout"}, "invalid_message", "'shout'"),
     ({"v": 1, "type": "ping", "id": 5}, "invalid_message", "id: Input should be a valid string"),
-    ({**request("u9"), "dice": ["3"]}, "invalid_message", "dice.0: Input should be a valid int"),
+    (
+        {**bundled_request("u9"), "dice": ["3"]},
+        "invalid_message",
+        "dice.0: Input should be a valid int",
+    ),
     ({"v": 1, "type": "hello", "token": "t", "client": {"name": 7}}, "invalid_message", "name"),
     (
-        {"v": 1, "type": "request", "request": {"id": "w1", "ruleset": "tiny"}},
+        {"v": 1, "type": "request", "request": {"id": "w1", "ruleset": "hmk"}},
         "invalid_message",
         "request.type: Field required",
     ),
     (
-        request("u1") | {"request": {"id": "u1", "ruleset": "chess", "type": "check"}},
+        bundled_request("u1") | {"request": {"id": "u1", "ruleset": "chess", "type": "check"}},
         "unknown_ruleset",
-        "unknown ruleset 'chess' (served: tiny)",
+        "unknown ruleset 'chess' (served: combat-styles, hmk, karmic)",
     ),
-    (request("u2", "dance"), "unknown_request_type", "unknown request type 'dance'"),
-    (request("u3", "check", {"skill": "high"}), "invalid_request", "body.skill"),
-    (request("u4", "forbidden", {"x": 1}), "invalid_request", "body.x"),
-    (request("u5", "forbidden", {"": None}) | {}, "invalid_request", "body"),
-    (request("u6", "draw", {"table": "nope"}), "rules_forbid", "no table 'nope'"),
-    (request("u7", "check") | {"dice": [5]}, "scripted_dice_refused", "--allow-scripted-dice"),
-    (request("u8", "greedy", {"dice": 5000}), "dice_error", "over the budget"),
+    (bundled_request("u2", "dance"), "unknown_request_type", "unknown request type 'dance'"),
+    (bundled_request("u3", "check", {"skill": "high"}), "invalid_request", "body.skill"),
+    (bundled_request("u4", "next_turn", {"x": 1}), "invalid_request", "body.x"),
+    (bundled_request("u5", "next_turn", {"": None}) | {}, "invalid_request", "body"),
+    (
+        bundled_request("u6", "draw", {"table": "nope"}),
+        "rules_forbid",
+        "no rollable table 'nope' in combat-styles",
+    ),
+    (
+        bundled_request("u7", "check") | {"dice": [5]},
+        "scripted_dice_refused",
+        "--allow-scripted-dice",
+    ),
+    (
+        bundled_request("u8", "exchange", EXCHANGE, encounter="free"),
+        "dice_error",
+        "over the budget",
+    ),
     (hello_message("x"), "already_authenticated", "already said hello"),
     ({"v": 1, "type": "state", "id": "s1", "encounter": "e"}, "invalid_message", "'state'"),
     ("x" * 70_000, "too_large", "over the limit of 65536"),
@@ -167,7 +197,9 @@ BAD_MESSAGES = [
 
 
 def test_every_kind_of_bad_message_is_answered_while_others_are_served(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    # One die a request: a check rolls one, the exchange needs more and is refused after it.
+    config = bundled_config(tmp_path, limits=Limits(max_dice_per_request=1))
+    with running(config) as srv:
         bad, _ = srv.hello(events=["rules"])
         good, _ = srv.hello(events=[])
         for n, (message, code, words) in enumerate(BAD_MESSAGES):
@@ -176,7 +208,7 @@ def test_every_kind_of_bad_message_is_answered_while_others_are_served(tmp_path:
             assert reply["type"] == "error", message
             assert reply["code"] == code, (message, reply)
             assert words in reply["message"], (message, reply)
-            send(good, request(f"good-{n}"))
+            send(good, bundled_request(f"good-{n}"))
             assert receive(good)["type"] == "outcome"
         send(bad, {"v": 1, "type": "ping", "id": "still-there"})
         assert receive(bad) == {"v": 1, "type": "pong", "id": "still-there"}
@@ -184,40 +216,45 @@ def test_every_kind_of_bad_message_is_answered_while_others_are_served(tmp_path:
         good.close()
     rows = log_rows(tmp_path / "data")
     # Every good request is logged, and of the bad ones only the refusal that came after dice
-    # (the greedy request rolled up to the budget): its refusal is its outcome.
+    # (the exchange rolled up to the budget): its refusal is its outcome.
     assert [rid for rid, _ in rows if not rid.startswith("good-")] == ["u8"]
     assert len(rows) == len(BAD_MESSAGES) + 1
 
 
 def test_an_error_names_the_id_of_the_request_it_refuses(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, _ = srv.hello()
-        send(ws, request("named", "check", {"skill": 0}))
+        send(ws, bundled_request("named", "check", {"skill": -1}))
         reply = receive(ws)
         ws.close()
     assert reply["id"] == "named" and reply["code"] == "invalid_request"
 
 
 def test_too_fast_is_answered_with_retry_after_and_the_connection_stays_up(tmp_path: Path) -> None:
-    config = tiny_config(tmp_path, limits=Limits(rate_per_second=2, burst=3))
+    # One token every 1000 s: however slow the machine, the burst is all this test gets, so
+    # nothing here depends on how fast the pings go out (the refill is tests/bridge/test_limits.py).
+    config = bundled_config(tmp_path, limits=Limits(rate_per_second=0.001, burst=3))
     with running(config) as srv:
         ws, _ = srv.hello()
         for n in range(5):
             send(ws, {"v": 1, "type": "ping", "id": f"p{n}"})
         replies = [receive(ws) for _ in range(5)]
         assert [r["type"] for r in replies] == ["pong"] * 3 + ["error"] * 2
-        assert replies[3]["code"] == "rate_limited" and replies[3]["id"] == "p3"
-        assert 0 < replies[3]["retry_after"] <= 0.5
-        import time
-
-        time.sleep(replies[4]["retry_after"] + 0.05)
+        assert [(r["code"], r["id"]) for r in replies[3:]] == [
+            ("rate_limited", "p3"),
+            ("rate_limited", "p4"),
+        ]
+        # The wait is what one token takes at this rate, less what has refilled meanwhile.
+        assert all(990 < r["retry_after"] <= 1000 for r in replies[3:])
+        assert "at most 0.001 messages a second (bursts of 3)" in replies[3]["message"]
+        # Still limited, still connected: a further message is answered, not dropped.
         send(ws, {"v": 1, "type": "ping", "id": "later"})
-        assert receive(ws)["type"] == "pong"
+        assert receive(ws)["id"] == "later"
         ws.close()
 
 
 def test_a_frame_beyond_the_websocket_limit_closes_with_1009(tmp_path: Path) -> None:
-    config = tiny_config(tmp_path, limits=Limits(max_message_bytes=1000, max_frame_bytes=4000))
+    config = bundled_config(tmp_path, limits=Limits(max_message_bytes=1000, max_frame_bytes=4000))
     with running(config) as srv:
         ws, _ = srv.hello()
         send(ws, "y" * 2000)
@@ -229,12 +266,12 @@ def test_a_frame_beyond_the_websocket_limit_closes_with_1009(tmp_path: Path) -> 
 
 
 def test_scripted_dice_are_used_only_when_the_test_flag_allows_them(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path, allow_scripted_dice=True)) as srv:
+    with running(bundled_config(tmp_path, allow_scripted_dice=True)) as srv:
         ws, welcome = srv.hello()
         assert welcome["scripted_dice"] is True
-        send(ws, request("s1", "check", {"skill": 50}) | {"dice": [42]})
+        send(ws, bundled_request("s1", "check", {"skill": 50}) | {"dice": [42]})
         reply = receive(ws)
-        send(ws, request("s2", "check", {"skill": 50}) | {"dice": [42, 7]})
+        send(ws, bundled_request("s2", "check", {"skill": 50}) | {"dice": [42, 7]})
         unused = receive(ws)
         ws.close()
     assert reply["outcome"]["result"]["roll"] == 42
@@ -242,7 +279,7 @@ def test_scripted_dice_are_used_only_when_the_test_flag_allows_them(tmp_path: Pa
 
 
 def test_an_origin_not_allowed_is_refused_at_the_handshake(tmp_path: Path) -> None:
-    config = tiny_config(tmp_path, origins=("http://localhost:30000",))
+    config = bundled_config(tmp_path, origins=("http://localhost:30000",))
     with running(config) as srv:
         with pytest.raises(InvalidStatus) as refused:
             srv.connect(origin="http://evil.example")
@@ -259,10 +296,10 @@ def test_a_second_server_on_the_same_world_is_refused(tmp_path: Path) -> None:
     from bridge.server import ArbiterServer
 
     with (
-        running(tiny_config(tmp_path)),
+        running(bundled_config(tmp_path)),
         pytest.raises(DataDirBusy, match="one `arbiter serve` per world"),
     ):
-        ArbiterServer(tiny_config(tmp_path))
+        ArbiterServer(bundled_config(tmp_path))
 
 
 class FailingCommit:
@@ -283,13 +320,13 @@ class FailingCommit:
 
 
 def test_an_outcome_whose_row_cannot_be_committed_is_never_sent(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         store = srv.server.store
         store._db = FailingCommit(store._db)  # type: ignore[assignment]
         ws, _ = srv.hello()
-        send(ws, request("fragile", "check", {"skill": 50}))
+        send(ws, bundled_request("fragile", "check", {"skill": 50}))
         refused = receive(ws)
-        send(ws, request("fragile", "check", {"skill": 50}))
+        send(ws, bundled_request("fragile", "check", {"skill": 50}))
         decided = receive(ws)
         ws.close()
         assert store.verify_chain() == []
@@ -305,10 +342,10 @@ def frozen(obj: object) -> bool:
 
 
 def test_the_rules_served_are_kept_out_of_the_garbage_collectors_walks(tmp_path: Path) -> None:
-    with running(tiny_config(tmp_path)) as srv:
-        first = srv.server.rules.served["tiny"].ruleset.model
+    with running(bundled_config(tmp_path)) as srv:
+        first = srv.server.rules.served["combat-styles"].ruleset.model
         assert frozen(first)
         reloaded = snapshot(srv.server.config.rules.load())
         srv.call(srv.server.swap_rules(reloaded))
         assert srv.server.rules is reloaded
-        assert frozen(reloaded.served["tiny"].ruleset.model)
+        assert frozen(reloaded.served["combat-styles"].ruleset.model)

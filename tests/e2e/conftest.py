@@ -1,9 +1,15 @@
-"""Fixtures for the client e2e tests: the built module, a real server process, the harness site
-and Debian's chromium driven by Playwright (never a downloaded browser), the hub that plays
+"""Fixtures for the client e2e tests: the module built from the bundled rules, the real
+``arbiter serve`` in its own process with the bundled rulesets and their engines, the harness
+site and Debian's chromium driven by Playwright (never a downloaded browser), the hub that plays
 Foundry's server between the pages (``support/hub.py``), and the GM's harness page logged in and
-connected (``gm`` for the duel ruleset, ``bundled_gm`` for the bundled ones) in the Foundry
-generation a test names with ``generation`` (default V13). Every page has its own browser
-context, as every user has his own browser: pages share nothing but what the hub delivers."""
+connected in the Foundry generation a test names with ``generation`` (default V13).
+
+Every page has its own fresh browser context, as every user has his own browser, closed at the
+end of the test: pages share nothing but what the hub delivers, and nothing a test leaves in a
+browser (client settings in localStorage, cookies) reaches the next test
+(tests/e2e/test_contexts.py proves it). ``site``, ``server`` and ``gm`` are the bundled ones
+(``bundled_site``, ``bundled_server``, ``bundled_gm`` are the same fixtures by their older
+names)."""
 
 from __future__ import annotations
 
@@ -19,45 +25,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.support.browser import GM, OpenPage, Page
-from tests.e2e.support.duel import META, TABLES, DuelRules
 from tests.e2e.support.hub import running_hub
 from tests.e2e.support.paths import CHROMIUM, FLAGS, HARNESS, ROOT
 from tests.e2e.support.process import Server
-
-
-@pytest.fixture(scope="session")
-def rules_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("rules")
-    (root / "duel").mkdir()
-    (root / "duel" / "ruleset.toml").write_text(META)
-    (root / "duel" / "tables.toml").write_text(TABLES)
-    return root
-
-
-@pytest.fixture(scope="session")
-def module_dir(rules_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The module built by the real ``build_module`` from the duel rules and our templates."""
-    from compiler.foundry.build import build_module
-    from compiler.model import loader
-
-    original = loader.model_class
-    loader.model_class = lambda rid: DuelRules if rid == "duel" else original(rid)
-    try:
-        report = build_module(tmp_path_factory.mktemp("out"), rules_root)
-    finally:
-        loader.model_class = original
-    return report.module_dir
-
-
-@pytest.fixture
-def server(rules_root: Path, tmp_path: Path) -> Iterator[Server]:
-    """The server with its own copy of the duel rules (a test may edit them: hot rules)."""
-    rules = tmp_path / "rules"
-    shutil.copytree(rules_root, rules)
-    running = Server(rules=rules, data=tmp_path / "data")
-    running.start()
-    yield running
-    running.stop()
 
 
 class Site(SimpleHTTPRequestHandler):
@@ -92,13 +62,6 @@ def serving(module: Path) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def site(module_dir: Path) -> Iterator[str]:
-    """The harness with the module built from the duel test ruleset."""
-    with serving(module_dir) as url:
-        yield url
-
-
-@pytest.fixture(scope="session")
 def bundled_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The module built by ``build_module`` from the bundled rulesets."""
     from compiler.foundry.build import build_module
@@ -129,7 +92,7 @@ def macros(bundled_module: Path) -> dict[tuple[str, str], str]:
 @pytest.fixture
 def bundled_server(tmp_path: Path) -> Iterator[Server]:
     """The real ``arbiter serve`` with the bundled rulesets and their engines."""
-    running = Server(rules=Path(), data=tmp_path / "data", bundled=True)
+    running = Server(data=tmp_path / "data")
     running.start()
     yield running
     running.stop()
@@ -203,17 +166,27 @@ def open_page(
 
 
 @pytest.fixture
-def gm(site: str, server: Server, open_page: OpenPage) -> Page:
-    """The GM's page on the duel module, connected to the duel server (the server is set up
-    first, so the page closes before it stops)."""
-    page = open_page(site, server)
-    page.wait_status("open")
-    return page
-
-
-@pytest.fixture
 def bundled_gm(bundled_site: str, bundled_server: Server, open_page: OpenPage) -> Page:
     """The GM's page on the bundled module, connected to the real ``arbiter serve``."""
     page = open_page(bundled_site, bundled_server)
     page.wait_status("open")
     return page
+
+
+@pytest.fixture(scope="session")
+def site(bundled_site: str) -> str:
+    """The harness with the module built from the bundled rulesets."""
+    return bundled_site
+
+
+@pytest.fixture
+def server(bundled_server: Server) -> Server:
+    """The real ``arbiter serve`` with the bundled rulesets (a test may restart it with other
+    options, or with a house-rule folder: ``server.rules``, ``server.reload_interval``)."""
+    return bundled_server
+
+
+@pytest.fixture
+def gm(bundled_gm: Page) -> Page:
+    """The GM's page on the bundled module, connected to the real ``arbiter serve``."""
+    return bundled_gm

@@ -1,55 +1,101 @@
-"""The module's client in Debian's chromium, in V12, V13 and V14 harness flavours, against a
-real ``arbiter serve`` process and its SQLite roll log."""
+"""The module's client in Debian's chromium, in V12, V13 and V14 harness flavours, against the
+real ``arbiter serve`` with the bundled rules (in its own process) and its SQLite roll log.
+
+The scenarios are the bundled rulesets' own: a combat-styles exchange whose winner is offered
+special effects (answered by the GM: ``choose_effects`` is a table action), a combat-styles
+check for a player's combatant, a karmic reveal whose hit draws belong to each duellist's
+player, and house rules laid over the bundled ones."""
 
 from __future__ import annotations
 
 import json
 import re
 import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.support.browser import BRAM, GM, PLAYER, OpenPage, Page, log_rows, screenshot
 from tests.e2e.support.process import Server, wait_until
+from tests.e2e.test_bundled_rulesets import GUARD, VESSA, api_request
 
 GENERATIONS = [12, 13, 14]
-EXCHANGE = """async () => game.modules.get("arbiter").api.duel.exchange(
-  {attacker: {name: "Kara", skill: 200}, defender: {name: "Orm", skill: 0}})"""
+EXCHANGE = {
+    "attacker": "vessa",
+    "defender": "guard",
+    "weapon": "dagger",
+    "defence": "parry",
+    "combatants": [VESSA, GUARD],
+}
+"""A free exchange (the stat blocks inline): with the dice 30 and 90, Vessa (70) hits and the
+guard (55) fails his parry, so she wins one special effect and the exchange waits for it."""
+WINNING = [30, 90]
+CHECK = "async (body) => game.modules.get('arbiter').api['combat-styles'].check(body)"
+BIND_ARIA = "async () => game.modules.get('arbiter').api.players.bind('Aria', ['vessa'])"
+
+
+def exchange(page: Page, encounter: str, dice: list[int] | None = WINNING, **options: Any) -> Any:
+    """Vessa's free exchange against the guard, sent from ``page`` (scripted ``dice``)."""
+    if dice is not None:
+        options["dice"] = dice
+    return api_request(page, "combat-styles", "exchange", EXCHANGE, encounter=encounter, **options)
+
+
+def choose_first_effect(page: Page, message: str) -> str:
+    """Press the first eligible effect's toggle on the card and apply it; returns its id."""
+    card = page.card(message)
+    toggle = card.locator("[data-arbiter-toggle]:enabled").first
+    effect = toggle.get_attribute("data-arbiter-toggle")
+    assert effect is not None
+    toggle.click()
+    card.locator("button.arbiter-choice__apply").click()
+    return effect
 
 
 @pytest.mark.parametrize("generation", GENERATIONS)
 def test_a_macro_posts_the_logged_outcome_and_a_special_effect_click_updates_the_card_in_place(
     gm: Page, server: Server, generation: int
 ) -> None:
-    answer = gm.call(EXCHANGE)
+    answer = exchange(gm, "free-gate")
     [row] = log_rows(server)
     logged = json.loads(row["outcome"])
+    result = logged["result"]
     assert row["request_id"] == answer["outcome"]["id"]
-    assert answer["outcome"]["result"] == logged["result"]
+    assert answer["outcome"]["result"] == result
+    assert (result["status"], result["chooser"]) == ("awaiting_effects", "vessa")
     card = gm.card(answer["message"])
-    text = card.inner_text()
-    assert f"{logged['result']['attack']}" in card.locator('[data-field="attack"]').inner_text()
-    assert f"{logged['result']['parry']}" in card.locator('[data-field="parry"]').inner_text()
+    attack, defence = card.locator('[data-side="attack"]'), card.locator('[data-side="defence"]')
+    assert attack.locator('[data-field="roll"]').inner_text() == "30"
+    assert attack.locator('[data-field="level"]').inner_text() == result["attack"]["level"]
+    assert defence.locator('[data-field="level"]').inner_text() == result["defence_level"]
     assert card.locator(".arbiter-die").all_inner_texts() == [
         f"{d['result']}/d{d['faces']}" for d in logged["dice"]
     ]
     assert logged["id"] in card.locator("[data-roll-id]").inner_text()
-    assert "1.2.0" in text
+    assert logged["rules_version"] in card.locator(".arbiter-card__rules").inner_text()
+    assert card.locator("[data-arbiter-toggle]").count() == len(result["eligible"])
     # Dice So Nice gets evaluated rolls carrying exactly the server's dice.
     dice3d = gm.call("() => harness.record.dice3d")
-    assert [r["total"] for r in dice3d[0]["rolls"]] == [d["result"] for d in logged["dice"]]
+    assert [r["total"] for r in dice3d[0]["rolls"]] == [30, 90]
     screenshot(gm, f"v{generation}-exchange-pending")
 
     cards_before = gm.page.locator(".chat-message").count()
-    card.locator('[data-arbiter-choice="disarm"]').click()
-    card.locator(".arbiter-resolution").wait_for(timeout=10000)
+    effect = choose_first_effect(gm, answer["message"])
+    card.locator('[data-field="blow"]').wait_for(timeout=10000)
     rows = log_rows(server)
     assert len(rows) == 2
-    effect = json.loads(rows[1]["outcome"])
     assert rows[1]["request_id"] == f"{logged['id']}-choice"
-    assert card.locator(".arbiter-resolution__text").inner_text() == effect["result"]["summary"]
-    assert card.locator("[data-arbiter-choice]").count() == 0
+    assert json.loads(rows[1]["request"])["body"] == {
+        "token": result["token"],
+        "effects": [{"id": effect}],
+    }
+    final = json.loads(rows[1]["outcome"])["result"]
+    assert [e["id"] for e in final["effects"]] == [effect]
+    shown = card.locator("[data-effect]").evaluate_all("els => els.map(e => e.dataset.effect)")
+    assert shown == [effect]
+    assert card.locator('[data-field="location"]').inner_text() == final["blow"]["location"]
+    assert card.locator("[data-arbiter-toggle]").count() == 0
     assert gm.page.locator(".chat-message").count() == cards_before
     screenshot(gm, f"v{generation}-exchange-resolved")
     assert gm.call("() => harness.record.missingKeys") == []
@@ -65,19 +111,19 @@ def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_i
     )
     server.stop()
     gm.wait_status("retrying")
-    gm.call("() => { window.queued = game.modules.get('arbiter').api.duel.check({skill: 60}); }")
+    gm.call(
+        "() => { window.queued = game.modules.get('arbiter').api['combat-styles']"
+        ".check({skill: 60}); }"
+    )
     assert gm.call("() => game.modules.get('arbiter').api.connection.queued") == 1
     server.start()
     answer = gm.call("async () => window.queued")
     rows = log_rows(server)
     assert [r["request_id"] for r in rows] == [answer["outcome"]["id"]]
+    assert json.loads(rows[0]["outcome"])["result"]["kind"] == "check"
     assert gm.page.locator(".chat-message").count() == 1
     assert gm.call("() => game.modules.get('arbiter').api.connection.queued") == 0
     assert gm.problems == []
-
-
-BIND_ARIA = "async () => game.modules.get('arbiter').api.players.bind('Aria', ['Kara'])"
-KARA = '{id: "Kara", name: "Kara", skill: 200}'
 
 
 @pytest.mark.parametrize("generation", [13, 14])
@@ -88,15 +134,18 @@ def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
     player.wait_status("relay")
     gm.call(BIND_ARIA)
     # The GM's client tells players which request types the server serves.
-    player.page.wait_for_function("() => game.modules.get('arbiter').api.duel?.exchange")
+    player.page.wait_for_function(
+        "() => game.modules.get('arbiter').api['combat-styles']?.exchange"
+    )
     answer = player.call(
-        f"""async () => game.modules.get("arbiter").api.duel.exchange(
-        {{attacker: {KARA}, defender: {{name: "Orm", skill: 0}}}},
-        {{owners: {{Kara: ["harnessPlayerAa"]}}}})"""
+        """async (body) => game.modules.get("arbiter").api["combat-styles"].exchange(body,
+        {encounter: "free-relay", owners: {vessa: ["harnessPlayerAa"]}})""",
+        EXCHANGE,
     )
     [row] = log_rows(server)
     assert row["request_id"] == answer["outcome"]["id"]
     assert row["request_id"].startswith(PLAYER)
+    assert json.loads(row["request"])["body"]["attacker"] == "vessa"
     # The GM's client posted the card; the request went to the GM's browser by a user query,
     # never over the module socket (which every browser receives).
     assert gm.card(answer["message"]).count() == 1
@@ -110,21 +159,20 @@ def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
 def test_on_v12_a_player_with_his_own_token_connects_and_posts_his_own_card(
     gm: Page, site: str, server: Server, open_page: OpenPage
 ) -> None:
-    player = open_page(site, server, user=PLAYER, token=server.player_token("Aria", ["Kara"]))
+    player = open_page(site, server, user=PLAYER, token=server.player_token("Aria", ["vessa"]))
     player.wait_status("open")
-    answer = player.call(
-        f"""async () => game.modules.get("arbiter").api.duel.exchange(
-        {{attacker: {KARA}, defender: {{name: "Orm", skill: 0}}}})"""
-    )
+    answer = exchange(player, "free-v12")
     [row] = log_rows(server)
     assert row["request_id"] == answer["outcome"]["id"]
     gm.card(answer["message"]).wait_for(timeout=10000)
     assert gm.call(f"() => game.messages.get('{answer['message']}').author") == PLAYER
-    # Her choice goes over her own connection too; she re-renders her own card.
-    player.card(answer["message"]).locator('[data-arbiter-choice="bleed"]').click()
-    gm.card(answer["message"]).locator(".arbiter-resolution").wait_for(timeout=10000)
+    # The effects are the GM's to apply (combat-styles choose_effects is a table action): he
+    # answers on her card, and her browser sees it re-rendered in place.
+    effect = choose_first_effect(gm, answer["message"])
+    player.card(answer["message"]).locator('[data-field="blow"]').wait_for(timeout=10000)
     rows = log_rows(server)
-    assert json.loads(rows[-1]["request"])["body"] == {"by": "Kara", "choice": "bleed"}
+    assert json.loads(rows[-1]["request"])["body"]["effects"] == [{"id": effect}]
+    assert player.card(answer["message"]).locator("[data-arbiter-toggle]").count() == 0
     assert player.call("() => harness.record.socketOut.map((m) => m.args[0].action)") == ["hello"]
     assert gm.problems == []
     assert player.problems == []
@@ -145,8 +193,9 @@ def test_on_v12_a_player_with_his_own_token_connects_and_posts_his_own_card(
 def test_the_server_address_gets_ws_or_wss_from_the_page_and_host(
     chromium: Any, site: str, page: str, setting: str, expected: dict[str, str]
 ) -> None:
-    tab = chromium.new_page()
+    context = chromium.new_context()
     try:
+        tab = context.new_page()
         tab.goto(site + "/harness/boot.mjs")
         resolved = tab.evaluate(
             """async ([protocol, setting]) => {
@@ -156,13 +205,14 @@ def test_the_server_address_gets_ws_or_wss_from_the_page_and_host(
             [page, setting],
         )
     finally:
-        tab.close()
+        context.close()
     assert resolved == expected
 
 
 def test_reconnect_delays_double_and_stop_at_the_cap(chromium: Any, site: str) -> None:
-    tab = chromium.new_page()
+    context = chromium.new_context()
     try:
+        tab = context.new_page()
         tab.goto(site + "/harness/boot.mjs")
         delays = tab.evaluate(
             """async () => {
@@ -171,7 +221,7 @@ def test_reconnect_delays_double_and_stop_at_the_cap(chromium: Any, site: str) -
             }"""
         )
     finally:
-        tab.close()
+        context.close()
     assert delays == [500, 1000, 2000, 4000, 8000, 15000, 15000, 15000]
 
 
@@ -189,45 +239,71 @@ def test_a_wrong_secret_stops_retrying_and_the_doctor_says_which_command_fixes_i
     assert gm.problems == []
 
 
+def karmic_reveal(gm: Page, encounter: str) -> tuple[str, str]:
+    """The rule text's first register of Devon against the soldier (docs/examples/karmic.json),
+    played by the GM and revealed with two hit draws: Devon's owned by Aria, the soldier's by
+    the GM. Returns the reveal's message and outcome id."""
+    with open("docs/examples/karmic.json", encoding="utf-8") as f:
+        example = json.load(f)["requests"]
+    owners = {"devon": [PLAYER], "soldier": [GM]}
+    for entry in [*example[:3], example[3], example[6]]:
+        dice = {"dice": entry["dice"]} if entry.get("dice") else {}
+        api_request(gm, "karmic", entry["type"], entry["body"], encounter=encounter, **dice)
+    reveal = api_request(
+        gm, "karmic", "reveal", {"register": 1}, encounter=encounter, owners=owners, mode="public"
+    )
+    return reveal["message"], reveal["outcome"]["id"]
+
+
 @pytest.mark.parametrize("generation", [13, 14])
-def test_only_the_owner_of_the_winning_side_can_press_the_special_effect_buttons(
+def test_only_the_owner_of_a_pending_choice_can_press_its_button(
     gm: Page, site: str, server: Server, open_page: OpenPage, generation: int
 ) -> None:
     aria = open_page(site, server, user=PLAYER)
     bram = open_page(site, server, user=BRAM)
-    gm.call(BIND_ARIA)
-    answer = aria.call(
-        f"""async () => game.modules.get("arbiter").api.request("duel", "exchange",
-        {{attacker: {KARA}, defender: {{name: "Orm", skill: 0}}}},
-        {{owners: {{Kara: ["harnessPlayerAa"]}}, mode: "public"}})"""
-    )
-    message = answer["message"]
+    gm.call("async () => game.modules.get('arbiter').api.players.bind('Aria', ['devon'])")
+    message, reveal_id = karmic_reveal(gm, "owners")
+    devon_hit = '[data-choice-key="hit-devon-0"] [data-arbiter-choice="hit"]'
     for page in (gm, aria, bram):
-        page.card(message).locator("[data-arbiter-choice]").first.wait_for(timeout=10000)
-    assert aria.card(message).locator("[data-arbiter-choice]:disabled").count() == 0
+        page.card(message).locator(devon_hit).wait_for(timeout=10000)
+    assert aria.card(message).locator(f"{devon_hit}:enabled").count() == 1
     assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
-    # Bram's own client will not send Aria's choice …
+    rows = log_rows(server)
+    # Bram's own client will not send Aria's draw …
     refused = bram.call(
-        f"""async () => game.modules.get("arbiter").api.choose("{message}", "trip")
-            .then(() => null, (err) => err.message)"""
+        f"""async () => game.modules.get("arbiter").api.choose("{message}", "hit", undefined,
+            "hit-devon-0").then(() => null, (err) => err.message)"""
     )
     assert refused == "Arbiter: this choice belongs to another player."
     # … and a query to the GM's browser claiming to be Aria is not confirmed by hers.
     forged = bram.call(
-        f"""async () => game.users.activeGM.query("arbiter.choose",
-            {{user: "{PLAYER}", ticket: "forged", payload: {{message: "{message}", option: "trip"}}}})"""
+        f"""async () => game.users.activeGM.query("arbiter.choose", {{user: "{PLAYER}",
+            ticket: "forged", payload: {{message: "{message}", option: "hit",
+            key: "hit-devon-0"}}}})"""
     )
     assert forged["error"]["code"] == "forbidden"
-    assert len(log_rows(server)) == 1
-    aria.card(message).locator('[data-arbiter-choice="bleed"]').click()
+    assert log_rows(server) == rows
+    aria.card(message).locator(devon_hit).click()
     for page in (gm, aria, bram):
         page.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
-    rows = log_rows(server)
-    assert [r["type"] for r in rows] == ["exchange", "choose"]
-    assert json.loads(rows[1]["request"])["body"] == {"by": "Kara", "choice": "bleed"}
+    last = log_rows(server)[-1]
+    assert (last["type"], last["request_id"]) == ("hit_draw", f"{reveal_id}-hit-devon-0")
+    assert json.loads(last["request"])["body"] == {"combatant": "devon", "register": 1, "play": 0}
     screenshot(aria, f"v{generation}-owner-chose")
     for page in (gm, aria, bram):
         assert page.problems == []
+
+
+def start_gate(gm: Page) -> None:
+    """The GM starts the encounter "gate" (Vessa and the guard) and binds Aria to Vessa."""
+    api_request(
+        gm, "combat-styles", "start_encounter", {"combatants": [VESSA, GUARD]}, encounter="gate"
+    )
+    gm.call(BIND_ARIA)
+
+
+ARIAS_CHECK = """async ([mode]) => game.modules.get("arbiter").api.request("combat-styles", "check",
+    {skill: 50, combatant: "vessa"}, {encounter: "gate", ...(mode ? {mode} : {})})"""
 
 
 @pytest.mark.parametrize(
@@ -245,14 +321,12 @@ def test_a_players_chat_mode_decides_who_sees_the_card(
 ) -> None:
     aria = open_page(site, server, user=PLAYER)
     bram = open_page(site, server, user=BRAM)
-    gm.call(BIND_ARIA)
-    answer = aria.call(
-        f"""async () => game.modules.get("arbiter").api.request(
-          "duel", "check", {{skill: 50, who: "Kara"}}, {{mode: "{mode}"}})"""
-    )
+    start_gate(gm)
+    answer = aria.call(ARIAS_CHECK, [mode])
     message = answer["message"]
+    assert log_rows(server)[-1]["request_id"] == answer["outcome"]["id"]
     gm.card(message).wait_for(timeout=10000)
-    # Give the other pages time to receive (or not) the broadcast message.
+    # Every page holds the message (Foundry delivers it to all; a whisper hides it on render).
     wait_until(lambda: all(p.call(f"() => game.messages.has('{message}')") for p in (aria, bram)))
     seen = {
         user
@@ -272,25 +346,37 @@ def test_requests_over_the_rate_limit_are_sent_again_and_each_decided_once(
     gm.wait_status("open")
     answers = gm.call(
         """async () => Promise.all([1, 2, 3, 4, 5].map((n) =>
-            game.modules.get("arbiter").api.duel.check({skill: 10 * n})))"""
+            game.modules.get("arbiter").api["combat-styles"].check({skill: 10 * n})))"""
     )
     rows = log_rows(server)
     assert sorted(r["request_id"] for r in rows) == sorted(a["outcome"]["id"] for a in answers)
+    assert sorted(json.loads(r["request"])["body"]["skill"] for r in rows) == [10, 20, 30, 40, 50]
     assert gm.page.locator(".chat-message").count() == 5
     assert gm.problems == []
 
 
 @pytest.mark.parametrize("generation", [14])
-def test_a_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
-    gm: Page, server: Server
+def test_a_house_rule_change_on_the_server_makes_the_doctor_say_the_module_is_older(
+    site: str, server: Server, open_page: OpenPage, tmp_path: Path
 ) -> None:
+    # The bundled module was built from the bundled rules; the server watches an (empty) house
+    # rule folder over them, so both start with the same rules.
+    server.stop()
+    server.rules = tmp_path / "house"
+    (server.rules / "combat-styles").mkdir(parents=True)
+    server.reload_interval = 0.2
+    server.start()
+    gm = open_page(site, server)
+    gm.wait_status("open")
     assert "match" in gm.page.get_attribute("#arbiter-status", "title")
-    tables = server.rules / "duel" / "tables.toml"
-    tables.write_text(tables.read_text().replace("Disarm", "Disarm and trip"))
+    bundled = Path("compiler/rules/combat-styles/ruleset.toml").read_text(encoding="utf-8")
+    (server.rules / "combat-styles" / "ruleset.toml").write_text(
+        bundled.replace('version = "1.0.0"', 'version = "1.0.1"'), encoding="utf-8"
+    )
     wait_until(lambda: gm.call("() => harness.record.notifications.length"), timeout=15)
     [notice] = gm.call("() => harness.record.notifications")
     assert notice["type"] == "warning"
-    assert "older than the server's rules (duel)" in notice["message"]
+    assert "older than the server's rules (combat-styles)" in notice["message"]
     gm.call("async () => game.modules.get('arbiter').api.doctor()")
     assert (
         "Reinstall it from the server's /module.json"
@@ -317,16 +403,17 @@ def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_g
     generation: int,
 ) -> None:
     # V12: Aria connects with her own token; V13+: through the GM, who binds her.
-    token = server.player_token("Aria", ["Kara"]) if generation == 12 else None
+    token = server.player_token("Aria", ["vessa"]) if generation == 12 else None
     aria = open_page(site, server, user=PLAYER, settings={setting: value}, token=token)
     bram = open_page(site, server, user=BRAM)
+    api_request(
+        gm, "combat-styles", "start_encounter", {"combatants": [VESSA, GUARD]}, encounter="gate"
+    )
     if token:
         aria.wait_status("open")
     else:
         gm.call(BIND_ARIA)
-    answer = aria.call(
-        "async () => game.modules.get('arbiter').api.request('duel', 'check', {skill: 5, who: 'Kara'})"
-    )
+    answer = aria.call(ARIAS_CHECK, [None])
     message = answer["message"]
     gm.card(message).wait_for(timeout=10000)
     wait_until(lambda: all(p.call(f"() => game.messages.has('{message}')") for p in (aria, bram)))
@@ -344,9 +431,7 @@ def test_a_server_that_stops_answering_is_dropped_by_the_heartbeat_and_dialled_a
     server.process.send_signal(signal.SIGSTOP)
     try:
         gm.wait_status("retrying")
-        gm.call(
-            "() => { window.queued = game.modules.get('arbiter').api.duel.check({skill: 40}); }"
-        )
+        gm.call(f"() => {{ window.queued = ({CHECK})({{skill: 40}}); }}")
     finally:
         server.process.send_signal(signal.SIGCONT)
     answer = gm.call("async () => window.queued")

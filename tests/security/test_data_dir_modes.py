@@ -18,9 +18,7 @@ import pytest
 from bridge import datadir
 from bridge.engine.dice import KeyedSource
 from bridge.server import ArbiterServer
-from tests.bridge.support import receive, request, running, send, tiny_config
-
-pytestmark = pytest.mark.usefixtures("tiny_engine")
+from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
 
 def modes(folder: Path) -> dict[str, int]:
@@ -34,9 +32,9 @@ def modes(folder: Path) -> dict[str, int]:
 def world_left_readable(tmp_path: Path) -> Path:
     """A data directory as an earlier run under umask 022 could leave it: folder 0755, files
     0644, the store's -wal and -shm present (another process holds the store open)."""
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, _ = srv.hello()
-        send(ws, request("before", "check", {"skill": 30}))
+        send(ws, bundled_request("before", "check", {"skill": 30}))
         receive(ws)
         ws.close()
     data = tmp_path / "data"
@@ -55,9 +53,9 @@ def test_an_existing_world_readable_data_directory_is_made_owner_only(tmp_path: 
     assert before[datadir.STORE_FILE + "-wal"] == 0o644
     assert before[datadir.STORE_FILE + "-shm"] == 0o644
     try:
-        with running(tiny_config(tmp_path)) as srv:
+        with running(bundled_config(tmp_path)) as srv:
             ws, _ = srv.hello()
-            send(ws, request("after", "check", {"skill": 30}))
+            send(ws, bundled_request("after", "check", {"skill": 30}))
             receive(ws)
             live = modes(data)
             ws.close()
@@ -79,9 +77,9 @@ def test_a_fresh_data_directory_under_a_lax_umask_is_owner_only_while_serving(
 ) -> None:
     old = os.umask(0o000)
     try:
-        with running(tiny_config(tmp_path)) as srv:
+        with running(bundled_config(tmp_path)) as srv:
             ws, welcome = srv.hello()
-            send(ws, request("r1", "check", {"skill": 30}))
+            send(ws, bundled_request("r1", "check", {"skill": 30}))
             receive(ws)
             live = modes(tmp_path / "data")
             ws.close()
@@ -96,7 +94,7 @@ def test_a_seed_the_other_user_could_read_before_is_no_longer_readable_by_others
     tmp_path: Path,
 ) -> None:
     data = world_left_readable(tmp_path)
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, welcome = srv.hello()
         session = srv.server.store.session(welcome["session"])
         ws.close()
@@ -123,7 +121,7 @@ def test_the_server_refuses_to_start_when_a_file_cannot_be_made_private(
     monkeypatch.setattr(os, "chmod", not_the_owner)
     with pytest.raises(OSError) as refused:
         # Constructing is where a server opens its data directory: it must not get that far.
-        ArbiterServer(tiny_config(tmp_path)).store.close()
+        ArbiterServer(bundled_config(tmp_path)).store.close()
     said = str(refused.value)
     assert f"cannot make {store} private (mode 0600, now 0644)" in said
     assert "chown the data directory to this user, or use another --data" in said

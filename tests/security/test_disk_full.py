@@ -27,24 +27,22 @@ from bridge.server import ServerConfig
 from bridge.store import RollbackLostRows, Session, Store
 from tests.bridge.support import (
     Running,
+    bundled_config,
+    bundled_request,
     hello_message,
     receive,
-    request,
     running,
     send,
-    tiny_config,
 )
 from tests.bridge.test_store import new_roll
-
-pytestmark = pytest.mark.usefixtures("tiny_engine")
 
 ATTEMPTS = 300
 """More than the rows that fit in the pages left (a few dozen): the disk is full well before."""
 
 
 def config(tmp_path: Path) -> ServerConfig:
-    """The tiny world, with no rate limit in the way of the attempts."""
-    return tiny_config(tmp_path, limits=Limits(rate_per_second=1e6, burst=10**6))
+    """A world of the bundled rules, with no rate limit in the way of the attempts."""
+    return bundled_config(tmp_path, limits=Limits(rate_per_second=1e6, burst=10**6))
 
 
 def store_pragma(srv: Running, pragma: str) -> Any:
@@ -82,7 +80,7 @@ def test_a_hello_on_a_full_disk_is_told_why_and_may_say_hello_again(tmp_path: Pa
             again = receive(ws)
         send(ws, hello_message(srv.server.secret))
         welcome = receive(ws)
-        send(ws, request("after-room", "check", {"skill": 50}))
+        send(ws, bundled_request("after-room", "check", {"skill": 50}))
         outcome = receive(ws)
         ws.close()
     assert reply == {
@@ -107,7 +105,7 @@ def test_a_request_on_a_full_disk_is_not_decided_and_its_id_is_decided_once_room
         ws, _ = srv.hello()
         with disk_full(srv):
             for n in range(ATTEMPTS):
-                send(ws, request(f"r{n}", "check", {"skill": 50}))
+                send(ws, bundled_request(f"r{n}", "check", {"skill": 50}))
                 reply = receive(ws)
                 if reply["type"] == "error":
                     break
@@ -115,7 +113,7 @@ def test_a_request_on_a_full_disk_is_not_decided_and_its_id_is_decided_once_room
             logged_while_full = srv.server.store.find(refused_id)
             send(ws, {"v": 1, "type": "ping", "id": "still-up"})
             pong = receive(ws)
-        send(ws, request(refused_id, "check", {"skill": 50}))
+        send(ws, bundled_request(refused_id, "check", {"skill": 50}))
         retried = receive(ws)
         ws.close()
     assert reply == {
@@ -141,7 +139,7 @@ def test_each_failure_on_a_full_disk_logs_one_line_and_one_traceback_in_all(
         with disk_full(srv):
             failures = 0
             for n in range(ATTEMPTS):
-                send(ws, request(f"r{n}", "check", {"skill": 50}))
+                send(ws, bundled_request(f"r{n}", "check", {"skill": 50}))
                 reply = receive(ws)
                 if reply["type"] == "error":
                     assert reply["code"] == "unavailable"

@@ -24,9 +24,7 @@ from pathlib import Path
 import pytest
 
 from bridge import datadir
-from tests.bridge.support import Running, receive, request, running, send, tiny_config
-
-pytestmark = pytest.mark.usefixtures("tiny_engine")
+from tests.bridge.support import Running, bundled_config, bundled_request, receive, running, send
 
 ROOT = Path(__file__).resolve().parents[2]
 PR_CAPBSET_DROP = 24
@@ -61,7 +59,7 @@ def play(srv: Running) -> str:
     """Four logged rolls in one session; returns the session id."""
     ws, welcome = srv.hello(user="gm-anna")
     for n in range(4):
-        send(ws, request(f"c{n}", "check", {"skill": 40 + n}))
+        send(ws, bundled_request(f"c{n}", "check", {"skill": 40 + n}))
         assert receive(ws)["type"] == "outcome"
     ws.close()
     return str(welcome["session"])
@@ -87,7 +85,7 @@ def read_only(folder: Path, folder_too: bool) -> Iterator[Path]:
 
 def finished_world(tmp_path: Path) -> tuple[Path, str]:
     """A copy of a world whose server stopped: the store file alone holds the log."""
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         session = play(srv)
     copy = tmp_path / "copy"
     shutil.copytree(tmp_path / "data", copy)
@@ -117,15 +115,15 @@ def test_log_reveal_and_replay_read_a_read_only_copy_and_write_nothing(
     ]
     assert revealed.returncode == 0, revealed.stderr
     assert json.loads(revealed.stdout)["verified"] is True
-    # The tiny test ruleset is not among the real ones replay loads: read, and set aside.
-    assert "4 rows re-derived" in replayed.stdout, replayed.stderr
+    # The world was written with the bundled rules: replay re-derives every row from the copy.
+    assert "4 rows re-derived: 4 identical, 0 mismatched" in replayed.stdout, replayed.stderr
     assert before == after
 
 
 def test_a_read_only_copy_of_a_live_world_with_its_wal_and_shm_is_read_whole(
     tmp_path: Path,
 ) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         play(srv)
         # Copied while the server runs: the newest rows may be in the -wal file only.
         copy = tmp_path / "copy"
@@ -144,7 +142,7 @@ def test_a_read_only_copy_of_a_live_world_with_its_wal_and_shm_is_read_whole(
 def test_a_read_only_copy_missing_the_shm_of_its_wal_is_refused_saying_what_to_copy(
     tmp_path: Path,
 ) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         play(srv)
         copy = tmp_path / "copy"
         shutil.copytree(tmp_path / "data", copy)

@@ -1,4 +1,5 @@
-"""token, log, reveal and replay --from-log against a world the server really wrote."""
+"""token, log, reveal and replay --from-log against a world the server really wrote with the
+bundled rules (a combat-styles check, a table draw, an encounter started and its initiative)."""
 
 from __future__ import annotations
 
@@ -9,25 +10,31 @@ from pathlib import Path
 import pytest
 
 from bridge.cli import main
-from bridge.commands import replay as replay_command
-from tests.bridge.support import receive, request, running, send, tiny_config, tiny_source
+from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
-pytestmark = pytest.mark.usefixtures("tiny_engine")
+FIGHTER = {
+    "characteristics": {"str": 12, "con": 12, "siz": 13, "dex": 10, "int": 11, "pow": 9},
+    "skills": {"combat_style": 55, "evade": 40, "endurance": 35, "willpower": 30},
+    "weapons": ["shortspear"],
+}
+START = {"combatants": [{"id": "a", **FIGHTER}, {"id": "b", **FIGHTER}]}
 
 
 def play(tmp_path: Path) -> tuple[Path, str, str]:
-    """A finished session of three rolls (one in an encounter); returns data dir, session, secret."""
-    config = tiny_config(tmp_path)
+    """A finished session of four requests and four dice (a check, a draw, an encounter started
+    and its initiative rolled); returns data dir, session, secret."""
+    config = bundled_config(tmp_path)
     with running(config) as srv:
         ws, welcome = srv.hello(user="gm-anna")
-        send(ws, request("c1", "check", {"skill": 60}))
-        receive(ws)
-        send(ws, request("d1", "draw", {"table": "fumble"}))
-        receive(ws)
-        send(ws, request("t1", "tally", {"add": 2}, encounter="e"))
-        receive(ws)
-        send(ws, request("t2", "tally", {"add": 3}, encounter="e"))
-        receive(ws)
+        for message in (
+            bundled_request("c1", "check", {"skill": 60}),
+            bundled_request("d1", "draw", {"table": "humanoid"}),
+            bundled_request("t1", "start_encounter", START, encounter="e"),
+            bundled_request("t2", "initiative", {}, encounter="e"),
+        ):
+            send(ws, message)
+            reply = receive(ws)
+            assert reply["type"] == "outcome", reply
         ws.close()
         secret = srv.server.secret
     return config.data, welcome["session"], secret
@@ -49,11 +56,17 @@ def test_log_lists_every_row_and_verifies_the_chain(
     assert main(["log", "--data", str(data)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 4
-    assert "gm-anna" in lines[0] and "tiny/check" in lines[0] and "c1" in lines[0]
+    assert "gm-anna" in lines[0] and "combat-styles/check" in lines[0] and "c1" in lines[0]
     assert main(["log", "--data", str(data), "--json", "--after", "3"]) == 0
     [row] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["request_id"] == "t2" and row["session"] == session
-    assert row["outcome"]["result"]["total"] == 5
+    # Initiative found the encounter the row before started: its state carried between them.
+    result = row["outcome"]["result"]
+    assert (result["kind"], sorted(result["order"]), result["round"]) == (
+        "initiative",
+        ["a", "b"],
+        1,
+    )
     assert main(["log", "--data", str(data), "--verify"]) == 0
     assert "4 rows, hash chain intact" in capsys.readouterr().out
 
@@ -65,7 +78,7 @@ def test_reveal_publishes_the_seed_of_an_ended_session_and_every_die_checks_out(
     assert main(["reveal", session, "--data", str(data)]) == 0
     revealed = json.loads(capsys.readouterr().out)
     assert revealed["verified"] is True
-    assert revealed["rolls"] == 4 and revealed["dice"] == 2
+    assert revealed["rolls"] == 4 and revealed["dice"] == 4
     import hashlib
 
     assert hashlib.sha256(bytes.fromhex(revealed["seed"])).hexdigest() == revealed["commitment"]
@@ -74,7 +87,7 @@ def test_reveal_publishes_the_seed_of_an_ended_session_and_every_die_checks_out(
 def test_reveal_refuses_a_session_that_is_still_open(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with running(tiny_config(tmp_path)) as srv:
+    with running(bundled_config(tmp_path)) as srv:
         ws, welcome = srv.hello()
         code = main(["reveal", welcome["session"], "--data", str(tmp_path / "data")])
         ws.close()
@@ -83,12 +96,9 @@ def test_reveal_refuses_a_session_that_is_still_open(
 
 
 def test_replay_from_log_re_derives_every_outcome_and_names_a_tampered_row(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data, _, _ = play(tmp_path)
-    monkeypatch.setattr(
-        replay_command, "load_all", lambda root, overlay: tiny_source(tmp_path / "rules").load()
-    )
     assert main(["replay", "--from-log", str(data)]) == 0
     assert "4 rows re-derived: 4 identical, 0 mismatched" in capsys.readouterr().out
     with sqlite3.connect(data / "arbiter.sqlite3") as db:

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from document_rules import document_problems
 from rules_fixture import RULESETS, make_rules
 
 from compiler.foundry.build import build_module
+from compiler.foundry.document_rules import document_problems
 from compiler.foundry.layout import PACKS, REFERENCE, TABLES
 from compiler.foundry.lower import lower
 from compiler.foundry.packs import read_pack

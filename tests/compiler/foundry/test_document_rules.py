@@ -6,9 +6,9 @@ import copy
 from typing import Any
 
 import pytest
-from document_rules import document_problems
 from rules_fixture import make_rules
 
+from compiler.foundry.document_rules import document_problems
 from compiler.foundry.layout import PACKS
 from compiler.foundry.lower import lower
 from compiler.foundry.render import Renderer

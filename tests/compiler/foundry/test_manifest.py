@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from manifest_rules import check, manifest_problems
 from rules_fixture import make_rules
 
 from compiler.foundry.build import build_module
+from compiler.foundry.manifest_rules import check, manifest_problems
 
 
 @pytest.fixture(scope="module")

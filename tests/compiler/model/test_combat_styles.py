@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from compiler.model.combat_styles import CombatStylesRules
-from compiler.model.loader import load_ruleset
+from compiler.model.loader import RULES_ROOT, load_ruleset
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -21,8 +28,41 @@ def test_the_bundled_ruleset_loads_with_its_metadata(rules: CombatStylesRules) -
     assert rules.ruleset.source == "003_91e53ebead5f971e.txt"
 
 
-def test_two_loads_give_the_same_content_hash() -> None:
-    assert load_ruleset("combat-styles").content_hash == load_ruleset("combat-styles").content_hash
+HASH_SCRIPT = "from compiler.model.loader import load_ruleset; "
+HASH_SCRIPT += "print(load_ruleset('combat-styles').content_hash)"
+
+
+def test_the_content_hash_follows_the_rule_data_not_the_process_nor_the_formatting(
+    tmp_path: Path,
+) -> None:
+    here = load_ruleset("combat-styles").content_hash
+    # Another process, another hash seed (set and dict orders): the same hash.
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", HASH_SCRIPT],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.strip() == here
+    weapons = (RULES_ROOT / "combat-styles" / "weapons.toml").read_text(encoding="utf-8")
+    first = weapons.index("[[weapons]]")
+    dagger = weapons[first : weapons.index("[[weapons]]", first + 1)]
+    assert 'id = "dagger"' in dagger and "ap = 6" in dagger
+    # A house rule restating the dagger as it is (reformatted, with a comment): the same hash.
+    same = tmp_path / "same" / "combat-styles"
+    same.mkdir(parents=True)
+    (same / "weapons.toml").write_text("# as bundled\n" + dagger.replace(" = ", "="))
+    assert load_ruleset("combat-styles", overlay=same.parent).content_hash == here
+    # One number changed: another hash.
+    other = tmp_path / "other" / "combat-styles"
+    other.mkdir(parents=True)
+    (other / "weapons.toml").write_text(dagger.replace("ap = 6", "ap = 7"))
+    changed = load_ruleset("combat-styles", overlay=other.parent)
+    assert next(w.ap for w in changed.model.weapons if w.id == "dagger") == 7
+    assert changed.content_hash != here
 
 
 @pytest.mark.parametrize(

@@ -73,6 +73,11 @@ def test_a_valid_ruleset_loads_with_a_stable_content_hash(tmp_path: Path) -> Non
     assert first.model.weapons[0].name == "Dagger"
     assert first.content_hash == second.content_hash
     assert len(first.content_hash) == 64
+    # Not a constant: one changed value gives another hash.
+    renamed = make(tmp_path / "renamed", weapons=WEAPONS.replace('"Dagger"', '"Dirk"'))
+    third = load_ruleset("tiny", root=renamed, model=TinyRules)
+    assert third.model.weapons[0].name == "Dirk"
+    assert third.content_hash != first.content_hash
 
 
 def test_comments_and_formatting_do_not_change_the_content_hash(tmp_path: Path) -> None:

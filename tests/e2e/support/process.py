@@ -22,18 +22,19 @@ def free_port() -> int:
 
 @dataclass
 class Server:
-    """``arbiter serve`` in its own process; ``restart`` kills it and starts it on the same port.
+    """The real ``arbiter serve`` command in its own process, serving the bundled rulesets with
+    their engines (scripted dice allowed, for exact cards); ``restart`` kills it and starts it
+    on the same port with the same data (world secret, roll log).
 
-    With ``bundled`` it is the real ``arbiter serve`` command serving the bundled rulesets with
-    their engines (scripted dice allowed, for exact cards); otherwise the same serve code with
-    the duel test ruleset (tests/e2e/support/serve.py).
+    ``rules``: a house-rule folder laid over the bundled rules (``--rules``), watched every
+    ``reload_interval`` seconds (0: hot rules off); ``extra``: more ``arbiter serve`` options.
     """
 
-    rules: Path
     data: Path
+    rules: Path | None = None
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[str] | None = None
-    bundled: bool = False
+    reload_interval: float = 0
     extra: tuple[str, ...] = ()
 
     @property
@@ -59,11 +60,10 @@ class Server:
         return done.stdout.strip()
 
     def start(self) -> None:
-        if self.bundled:
-            command = [str(Path(sys.executable).parent / "arbiter"), "serve", "--no-build"]
-            command += ["--allow-scripted-dice", "--reload-interval", "0"]
-        else:
-            command = [sys.executable, "-m", "tests.e2e.support.serve", "--rules", str(self.rules)]
+        command = [str(Path(sys.executable).parent / "arbiter"), "serve", "--no-build"]
+        command += ["--allow-scripted-dice", "--reload-interval", str(self.reload_interval)]
+        if self.rules is not None:
+            command += ["--rules", str(self.rules)]
         command += ["--port", str(self.port), "--data", str(self.data), *self.extra]
         self.process = subprocess.Popen(
             command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

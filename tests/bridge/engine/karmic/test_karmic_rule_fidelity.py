@@ -33,6 +33,15 @@ def test_a_maneuver_flagged_barred_by_flank_is_refused_against_the_flanker() -> 
 
 
 def test_without_the_flag_a_flanked_target_may_dodge_the_flanker() -> None:
+    dodge = {"maneuver": "dodge", "card": "plus-2#1", "target": "a"}
+    # The same dodge the bundled data bars …
+    with pytest.raises(EngineError, match="giant cannot dodge his blows"):
+        _flanked(RULES).declare("giant", dodge)
+    # … is declared in the next register once the flag is off.
     house = edited(RULES, "maneuvers.dodge.barred_by_flank", False)
     duel = _flanked(house)
-    duel.declare("giant", {"maneuver": "dodge", "card": "plus-2#1", "target": "a"})
+    declared = duel.declare("giant", dodge).result
+    assert (declared["kind"], declared["register"], declared["passed"]) == ("declare", 2, False)
+    assert duel.state is not None
+    [entry] = duel.state["round"]["registers"][1]["declarations"]["giant"]
+    assert (entry["maneuver"], entry["card"], entry["targets"]) == ("dodge", "plus-2#1", ["a"])

@@ -10,10 +10,13 @@ const MESSAGE_FIELDS = new Set([
 ]);
 export const CHAT_MESSAGE_STYLES = Object.freeze({ OTHER: 0, OOC: 1, IC: 2, EMOTE: 3 });
 
-let idCounter = 0;
+// Foundry's ids are 16 random alphanumerics, unique across every browser of the world: a
+// per-page counter would give two pages' messages the same id (the GM's first card and a V12
+// player's own first card), and a page would take one for the other.
+const ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 function randomID() {
-  idCounter += 1;
-  return `harness${String(idCounter).padStart(9, "0")}`;
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => ID_CHARS[b % ID_CHARS.length]).join("");
 }
 
 /** A jQuery-like wrapper (what V12 hands to `renderChatMessage`). */

@@ -1,9 +1,10 @@
-"""A validator written from Foundry's manifest rules (shared/reference/foundry.md §2).
+"""Foundry's manifest rules (shared/reference/foundry.md §2), as a validator the build runs.
 
 ``manifest_problems(module_dir)`` reads ``module_dir/module.json`` and lists every rule it
 breaks; an empty list means Foundry V12–V14 accepts it. It checks the manifest on its own terms
 (ids, required fields, pack types, ownership names) and against the folder (folder name = id,
-every file and pack it names exists).
+every file and pack it names exists). The build checks its staging folder before it swaps it in,
+so it names the folder the module will have (``folder_name``).
 """
 
 from __future__ import annotations
@@ -34,16 +35,20 @@ LEVELS = {"NONE", "LIMITED", "OBSERVER", "OWNER"}
 PACK_FOLDER_DEPTH = 3
 
 
-def manifest_problems(module_dir: Path) -> list[str]:
-    """Every rule ``module_dir/module.json`` breaks (empty: valid)."""
+def manifest_problems(module_dir: Path, folder_name: str | None = None) -> list[str]:
+    """Every rule ``module_dir/module.json`` breaks (empty: valid); ``folder_name`` is the name
+    the folder will have when installed (default: its name now)."""
     try:
         data = json.loads((module_dir / "module.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         return [f"module.json unreadable: {err}"]
-    return check(data, module_dir)
+    if not isinstance(data, dict):
+        return ["module.json: not a JSON object"]
+    return check(data, module_dir, folder_name)
 
 
-def check(data: dict[str, Any], module_dir: Path) -> list[str]:
+def check(data: dict[str, Any], module_dir: Path, folder_name: str | None = None) -> list[str]:
+    """Every rule the manifest ``data`` breaks, its files looked up under ``module_dir``."""
     problems: list[str] = []
     add = problems.append
     for field in ("id", "title", "version"):
@@ -54,8 +59,9 @@ def check(data: dict[str, Any], module_dir: Path) -> list[str]:
     ident = data.get("id", "")
     if isinstance(ident, str):
         problems.extend(_id_problems("id", ident))
-        if module_dir.name != ident:
-            add(f"id: {ident!r} differs from the folder name {module_dir.name!r}")
+        folder = module_dir.name if folder_name is None else folder_name
+        if folder != ident:
+            add(f"id: {ident!r} differs from the folder name {folder!r}")
     version = data.get("version", "")
     if isinstance(version, str) and VERSION_FORBIDDEN & set(version):
         add(f"version: {version!r} contains one of ' \" < > &")

@@ -1,9 +1,11 @@
-"""A validator written from Foundry's document rules (shared/reference/foundry.md §4).
+"""Foundry's document rules (shared/reference/foundry.md §4), as a validator the build runs.
 
-``document_problems(pack_type, documents)`` checks documents as the official CLI unpacks them
-(embedded documents inline, each with its ``_key``) and lists every rule they break: ids,
-keys, required names, the V12 TableResult shape, ranges and weights, page formats, macro
-types and scopes, folders and ownership levels.
+``document_problems(pack_type, documents)`` checks documents in the shape the official CLI
+unpacks them (embedded documents inline, each with its ``_key``) and lists every rule they
+break, each problem starting with the document's key: ids, keys, required names, the V12
+TableResult shape, ranges and weights, page formats, macro types and scopes, folders and
+ownership levels. ``arbiter build`` refuses a module whose packs break any
+(:mod:`compiler.foundry.validate`); the tests apply it to what the official CLI unpacks too.
 """
 
 from __future__ import annotations
@@ -146,4 +148,8 @@ def _macro(where: str, doc: dict[str, Any]) -> list[str]:
         out.append(f"{where}: macro scope {doc.get('scope')!r}")
     if not isinstance(doc.get("command"), str):
         out.append(f"{where}: command must be a string")
+    # V13+: `author` is a DocumentAuthorField (nullable: false): a 16-character document id.
+    author = doc.get("author")
+    if not (isinstance(author, str) and re.fullmatch(r"[a-zA-Z0-9]{16}", author)):
+        out.append(f"{where}: macro author {author!r} is not a document id")
     return out
