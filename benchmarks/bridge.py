@@ -18,9 +18,8 @@ What it measures, and what makes the comparison like with like:
   connections, each sending its next message as soon as the previous answer arrives. All get
   the very same request frames; the echoes answer each with a frame as long as Arbiter's
   answer to that request (measured once at the start), so all move the same bytes each way.
-* The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny
-  test ruleset's d100 check, and the report says so), its two stat blocks carried in the body
-  (no encounter). Every Arbiter request has a new id, so each one is decided by the engine and
+* The Arbiter request is a combat-styles exchange (the benchmark stops when that ruleset is
+  not served), its two stat blocks carried in the body (no encounter). Every Arbiter request has a new id, so each one is decided by the engine and
   committed to the roll log before it is answered.
 * The servers alternate in ``--rounds`` rounds and the median round is shown, so a burst of
   load from elsewhere on the machine hits all of them. The server's rate limit is raised for the
@@ -125,10 +124,6 @@ EXCHANGE_BODY: dict[str, Any] = {}
 """Filled from ``docs/examples`` of the combat-styles engine when it is present."""
 
 
-def tiny_check(n: int) -> dict[str, Any]:
-    return {"id": f"bench-{n}", "ruleset": "tiny", "type": "check", "body": {"skill": 50}}
-
-
 class Process:
     """A server subprocess; the first stdout line names its URL."""
 
@@ -229,7 +224,11 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
-    """Our server with the bundled rules, or with the tiny test ruleset when none is served."""
+    """Our server with the bundled rules; the benchmark's request is a combat-styles exchange.
+
+    (The tiny test ruleset's server wrapper it fell back on is gone from the tests: without
+    combat-styles there is nothing like for like to measure, so it says so and stops.)
+    """
     server = Process(
         [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS]
     )
@@ -238,24 +237,8 @@ def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, A
     if "combat-styles" in served and EXCHANGE_BODY:
         return server, secret, combat_styles_exchange, "combat-styles exchange"
     server.stop()
-    rules = Path(tempfile.mkdtemp(prefix="arbiter-bench-rules-"))
-    sys.path.insert(0, str(ROOT))
-    from tests.bridge.support import write_rules
-
-    write_rules(rules)
-    server = Process(
-        [
-            sys.executable,
-            "-m",
-            "tests.bridge.serve_tiny",
-            str(rules),
-            "--data",
-            str(data),
-            *SERVE_ARGS,
-        ]
-    )
-    why = "combat-styles not served here" if "combat-styles" not in served else "no exchange body"
-    return server, secret, tiny_check, f"tiny d100 check (FALLBACK: {why})"
+    why = "combat-styles is not served" if "combat-styles" not in served else "no exchange body"
+    raise SystemExit(f"benchmarks/bridge.py needs the combat-styles exchange: {why}")
 
 
 async def _reply_size(url: str, secret: str, make: Callable[[int], dict[str, Any]]) -> int:
@@ -337,12 +320,12 @@ def main(argv: list[str] | None = None) -> int:
         ),
     ]
     engine = None
-    if EXCHANGE_BODY and "FALLBACK" not in what:
+    if EXCHANGE_BODY:
 
         def engine() -> float:
             return engine_cpu_per_request(combat_styles_exchange)
 
-    fighters = example_fighters(ROOT) if "FALLBACK" not in what else []
+    fighters = example_fighters(ROOT)
     try:
         if fighters and not args.no_encounters:
             workloads += _encounter_workloads(arbiter, secret, fighters, processes)
