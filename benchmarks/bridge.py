@@ -127,8 +127,8 @@ EXCHANGE_BODY: dict[str, Any] = {}
 class Process:
     """A server subprocess; the first stdout line names its URL."""
 
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    def __init__(self, args: list[str], cwd: Path = ROOT) -> None:
+        self.proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if "ws://" not in line:
@@ -223,14 +223,16 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
+def start_arbiter(
+    data: Path, root: Path = ROOT
+) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
     """Our server with the bundled rules; the benchmark's request is a combat-styles exchange.
 
     (The tiny test ruleset's server wrapper it fell back on is gone from the tests: without
     combat-styles there is nothing like for like to measure, so it says so and stops.)
     """
     server = Process(
-        [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS]
+        [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS], root
     )
     secret = (data / "world.secret").read_text().strip()
     served = asyncio.run(_served(server.url, secret))
@@ -276,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-encounters", action="store_true", help="skip the exchanges-in-an-encounter figure"
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout whose server is measured in the same rounds as 'baseline' (run "
+        "by this Python from that folder: its own bridge package, this one's dependencies)",
+    )
     args = parser.parse_args(argv)
     from bridge import native  # after sys.path names this checkout
 
@@ -290,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
     durable_log = data.parent / f"{data.name}-durable.sqlite"
     durable = Process([sys.executable, str(DURABLE_SERVER), str(reply_bytes), str(durable_log)])
     processes = [arbiter, echo, durable]
+    baseline = None
+    if args.baseline is not None:
+        base_data = Path(tempfile.mkdtemp(prefix="arbiter-bench-baseline-"))
+        baseline, base_secret, _, _ = start_arbiter(base_data, args.baseline.resolve())
+        processes.append(baseline)
 
     def frames(first: int) -> Callable[[int], str]:
         # Fresh ids every time: each Arbiter request is decided, never replayed.
@@ -319,6 +332,17 @@ def main(argv: list[str] | None = None) -> int:
             ),
         ),
     ]
+    if baseline is not None:
+        base = baseline
+        workloads.append(
+            (
+                "baseline",
+                base,
+                lambda n, t, first: asyncio.run(
+                    measure(base.url, base_secret, n, t, frames(first))
+                ),
+            )
+        )
     engine = None
     if EXCHANGE_BODY:
 
@@ -447,6 +471,13 @@ def ratios(results: Results) -> list[str]:
                     f"throughput {a[2] / b[2]:.2f} of {base}, p99 {a[1] / b[1]:.2f}x {base}"
                 )
             lines.append(f"at {n:>3} connections: {ours}: " + "; ".join(parts))
+    for n in CONNECTIONS:
+        if ("baseline", n) in results and ("arbiter", n) in results:
+            a, b = results[("arbiter", n)], results[("baseline", n)]
+            lines.append(
+                f"at {n:>3} connections: arbiter against the baseline checkout: CPU/req "
+                f"{a[3] / b[3]:.2f}x, throughput {a[2] / b[2]:.2f}x, p99 {a[1] / b[1]:.2f}x"
+            )
     for n in CONNECTIONS:
         if ("durable", n) not in results or ("arbiter", n) not in results:
             continue
