@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from bridge.engine.combat_styles.stat_blocks import StatBlock as CombatStylesStatBlock
+from bridge.engine.combat_styles.bodies.stat_blocks import StatBlock as CombatStylesStatBlock
 from bridge.engine.hmk.requests import StatBlock as HmkStatBlock
 from bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
 
