@@ -141,7 +141,7 @@ def test_the_actor_sheet_header_offers_the_editor_on_v1_and_v2_sheets(
         }"""
     )
     assert labels == ["Arbiter stat block"]
-    gm.call("() => window.headerButton.onclick(new Event('click'))")
+    gm.call("() => { window.headerButton.onclick(new Event('click')); }")
     gm.page.locator(EDITOR).wait_for()
     assert "Kara" in gm.page.locator(f"{EDITOR} .window-title").inner_text()
     gm.page.locator(f'{EDITOR} button[data-action="cancel"]').click()
@@ -164,7 +164,7 @@ def test_the_actor_sheet_header_offers_the_editor_on_v1_and_v2_sheets(
             "ownership": "OWNER",
         }
     ]
-    gm.call("() => window.sheetApp.options.actions.arbiterStatBlock()")
+    gm.call("() => { window.sheetApp.options.actions.arbiterStatBlock(); }")
     gm.page.locator(EDITOR).wait_for()
     assert "Orm" in gm.page.locator(f"{EDITOR} .window-title").inner_text()
     assert gm.problems == []

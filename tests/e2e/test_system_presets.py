@@ -133,7 +133,9 @@ def test_a_gm_maps_another_systems_fields_and_items_in_the_mapping_dialog(
         site, server, scene=scene({"id": "worldbuilding", "title": "Simple Worldbuilding"}, plain)
     )
     gm.wait_status("open")
-    assert gm.call("() => game.modules.get('arbiter').api.statBlocks.mapping('karmic')") is None
+    # Simple Worldbuilding's preset only writes vitals back (its `health`): no field is read.
+    preset = gm.call("() => game.modules.get('arbiter').api.statBlocks.mapping('karmic')")
+    assert preset["fields"] == {} and preset["vitals"]["value"] == "system.health.value"
     gm.call(
         "() => { window.mapped = game.modules.get('arbiter').api.statBlocks.editMapping('karmic'); }"
     )
