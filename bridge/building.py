@@ -12,12 +12,14 @@ import logging
 from pathlib import Path
 
 from bridge.rules import RuleSource
+from compiler.paths import DEFAULT_OUT
 
 log = logging.getLogger("arbiter.build")
 
 MODULE_ID = "arbiter"
-DEFAULT_MODULE_DIR = Path(__file__).resolve().parent.parent / "module_output" / MODULE_ID
-"""The project's build output (``arbiter build`` writes here by default)."""
+DEFAULT_MODULE_DIR = DEFAULT_OUT / MODULE_ID
+"""Where ``arbiter build`` writes by default: the checkout's ``module_output/arbiter``, or
+``./module_output/arbiter`` when installed from a wheel (``compiler.paths``)."""
 
 
 class ModuleBuildUnavailable(RuntimeError):

@@ -2,7 +2,9 @@
 
 A GM installs the module by pasting ``http://HOST:PORT/module.json`` into Foundry; its
 ``download`` points at ``/module.zip`` on the same host (behind a TLS proxy, the
-``X-Forwarded-Proto`` and ``X-Forwarded-Prefix`` headers give the public scheme and path).
+``X-Forwarded-Proto`` and ``X-Forwarded-Prefix`` headers give the public scheme and path). The
+``module.json`` inside the zip carries the same ``manifest`` and ``download``: Foundry keeps the
+installed copy's manifest, and checks it for updates.
 Anything that is not one of these routes and not a websocket upgrade gets 404.
 """
 
@@ -49,7 +51,7 @@ class ModuleFiles:
     """The built module folder, zipped on demand (cached until its manifest changes)."""
 
     folder: Path | None
-    _cache_key: tuple[int, int] | None = None
+    _cache_key: tuple[int, int, str] | None = None
     _cache: bytes = b""
 
     def manifest(self) -> dict[str, Any] | None:
@@ -60,45 +62,75 @@ class ModuleFiles:
         except (OSError, ValueError):
             return None
 
-    def zipped(self) -> bytes | None:
-        """The module as a zip whose entries sit under the module id's folder."""
+    def zipped(self, base: str = "") -> bytes | None:
+        """The module as a zip whose entries sit under the module id's folder; its
+        ``module.json`` names ``base`` (the public URL prefix) as its manifest and download."""
         if self.folder is None:
             return None
         try:
             stat = (self.folder / "module.json").stat()
         except OSError:
             return None
-        key = (stat.st_mtime_ns, stat.st_size)
+        key = (stat.st_mtime_ns, stat.st_size, base)
         if key != self._cache_key:
-            self._cache = zip_folder(self.folder)
+            manifest = self.manifest()
+            if manifest is None:
+                return None
+            published = manifest_json(with_urls(manifest, base)) if base else None
+            self._cache = zip_folder(self.folder, published)
             self._cache_key = key
         return self._cache
 
 
-def zip_folder(folder: Path) -> bytes:
-    """Deterministic zip of ``folder`` (sorted entries, fixed times) under ``folder.name/``."""
+def with_urls(manifest: dict[str, Any], base: str) -> dict[str, Any]:
+    """The manifest as published from ``base``: ``manifest`` and ``download`` URLs added."""
+    return {**manifest, "manifest": f"{base}/module.json", "download": f"{base}/module.zip"}
+
+
+def manifest_json(manifest: dict[str, Any]) -> bytes:
+    """A manifest's bytes as the build writes them (two-space JSON, UTF-8, final newline)."""
+    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def zip_folder(folder: Path, manifest: bytes | None = None) -> bytes:
+    """Deterministic zip of ``folder`` (sorted entries, fixed times) under ``folder.name/``;
+    ``manifest`` replaces its ``module.json`` when given."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            name = f"{folder.name}/{path.relative_to(folder).as_posix()}"
-            info = zipfile.ZipInfo(name, ZIP_EPOCH)
+            rel = path.relative_to(folder).as_posix()
+            info = zipfile.ZipInfo(f"{folder.name}/{rel}", ZIP_EPOCH)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
+            data = manifest if rel == "module.json" and manifest is not None else path.read_bytes()
+            archive.writestr(info, data)
     return buffer.getvalue()
 
 
-def public_base(request: Request) -> str:
-    """The URL prefix clients reached us by, e.g. ``http://127.0.0.1:8765``."""
+def public_base(request: Request, scheme: str = "http") -> str:
+    """The URL prefix clients reached us by, e.g. ``http://127.0.0.1:8765`` (``scheme``: ours,
+    ``https`` when we serve TLS ourselves; a proxy's ``X-Forwarded-Proto`` overrides it)."""
     headers = request.headers
-    scheme = headers.get("X-Forwarded-Proto", "http").split(",")[0].strip() or "http"
+    scheme = headers.get("X-Forwarded-Proto", scheme).split(",")[0].strip() or scheme
     host = headers.get("X-Forwarded-Host") or headers.get("Host") or "127.0.0.1"
     prefix = headers.get("X-Forwarded-Prefix", "").rstrip("/")
     return f"{scheme}://{host}{prefix}"
 
 
-def routes(module: ModuleFiles, health: Callable[[], dict[str, Any]]) -> Callable[..., Any]:
-    """A ``process_request`` hook for ``websockets.asyncio.server.serve``."""
+def routes(
+    module: ModuleFiles,
+    health: Callable[[], dict[str, Any]],
+    public_url: str | None = None,
+    tls: bool = False,
+) -> Callable[..., Any]:
+    """A ``process_request`` hook for ``websockets.asyncio.server.serve``. ``public_url``
+    (``arbiter serve --public-url``) is the address every manifest names, whatever the request's
+    Host: Foundry's server fetches the manifest and the zip itself, maybe from another machine.
+    ``tls``: this port serves TLS itself (``--certfile``), so its own addresses are https."""
+    scheme = "https" if tls else "http"
+
+    def base_of(request: Request) -> str:
+        return public_url.rstrip("/") if public_url else public_base(request, scheme)
 
     def process_request(connection: object, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
@@ -114,12 +146,9 @@ def routes(module: ModuleFiles, health: Callable[[], dict[str, Any]]) -> Callabl
                     "the module has not been built: run `arbiter build` (or restart "
                     "`arbiter serve`, which builds it)",
                 )
-            base = public_base(request)
-            manifest = {**manifest, "manifest": f"{base}/module.json"}
-            manifest["download"] = f"{base}/module.zip"
-            return json_response(HTTPStatus.OK, manifest)
+            return json_response(HTTPStatus.OK, with_urls(manifest, base_of(request)))
         if path == "/module.zip":
-            data = module.zipped()
+            data = module.zipped(base_of(request))
             if data is None:
                 return problem(HTTPStatus.SERVICE_UNAVAILABLE, "the module has not been built")
             return response(HTTPStatus.OK, data, "application/zip")

@@ -119,9 +119,13 @@ def inspect(root: Path) -> EngineStatus:
     if not path.is_file():
         return EngineStatus("interpreted", f"not compiled: no {MANIFEST.as_posix()}")
     try:
-        modules = json.loads(path.read_text(encoding="utf-8"))["modules"]
+        record = json.loads(path.read_text(encoding="utf-8"))
+        modules = record["modules"]
     except (ValueError, KeyError, TypeError) as err:
         return EngineStatus("interpreted", f"{MANIFEST.as_posix()} is unreadable ({err})")
+    if isinstance(record, dict) and record.get("compiler") is None and "reason" in record:
+        # The install could not compile (no C compiler, not CPython) and said why (setup.py).
+        return EngineStatus("interpreted", f"not compiled at install: {record['reason']}")
     if _extension(root, GROUP + "__mypyc") is None:
         return EngineStatus("interpreted", f"not compiled for this Python: no {GROUP}__mypyc")
     missing = tuple(name for name in modules if _extension(root, name) is None)

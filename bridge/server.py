@@ -13,6 +13,7 @@ import contextlib
 import gc
 import logging
 import sqlite3
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,6 +90,30 @@ class ServerConfig:
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
     players_interval: float = 1.0
     """Seconds between reads of the player records (a revoked player is closed within it)."""
+    certfile: Path | None = None
+    """PEM certificate chain: the port then serves ``wss://`` and ``https://`` (with keyfile)."""
+    keyfile: Path | None = None
+    """The certificate's PEM private key (None: it is in ``certfile``)."""
+    public_url: str | None = None
+    """The address Foundry's server fetches the module from (``/module.json``'s ``manifest`` and
+    ``download``, and the zip's module.json); None: the address each request came by."""
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The server's TLS context, or None without a certificate. Raises ``OSError`` (an
+        ``ssl.SSLError`` among them) naming the file when it cannot be read."""
+        if self.certfile is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.load_cert_chain(self.certfile, self.keyfile)
+        except OSError as err:  # ssl.SSLError included
+            why = getattr(err, "reason", None) or err.strerror or str(err)
+            raise OSError(
+                f"cannot use the certificate {self.certfile} with the key "
+                f"{self.keyfile or self.certfile}: {why}"
+            ) from err
+        return context
 
 
 class ArbiterServer:
@@ -147,6 +172,7 @@ class ArbiterServer:
 
     async def start(self) -> None:
         """Build the module if stale, then listen."""
+        tls = self.config.tls_context()  # a bad certificate stops us before any work
         if self.config.build and self.config.module_dir is not None:
             await self.rebuild_module()
         self._server = await serve(
@@ -154,7 +180,10 @@ class ArbiterServer:
             self.config.host,
             self.config.port,
             origins=list(self.config.origins) if self.config.origins is not None else None,
-            process_request=routes(self.module, self.health),
+            process_request=routes(
+                self.module, self.health, self.config.public_url, self.config.certfile is not None
+            ),
+            ssl=tls,
             max_size=self.config.limits.max_frame_bytes,
             # websockets' own writes (keepalive pings, close frames) wait only above this; the
             # outbox drops a connection as soon as it is over it (bridge.outbox).

@@ -44,13 +44,14 @@ from compiler.foundry.render import TEMPLATES_ROOT, Renderer
 from compiler.foundry.rules_data import RULES_DATA_PATH, rules_json
 from compiler.foundry.validate import ModuleInvalid, module_problems
 from compiler.model.loader import RULES_ROOT, Ruleset, load_all
+from compiler.paths import DEFAULT_OUT, PACKAGE_ROOT
+from compiler.paths import SCHEMAS_ROOT as PACKAGED_SCHEMAS
 
-DEFAULT_OUT = Path(__file__).resolve().parent.parent.parent / "module_output"
 STAMP = f".{MODULE_ID}-build.json"
 """Written next to the module after a successful build: the inputs' fingerprint."""
-CODE_ROOT = Path(__file__).resolve().parent.parent
+CODE_ROOT = PACKAGE_ROOT
 """The ``compiler`` package: its code is an input too (a fix to lowering must rebuild)."""
-SCHEMAS_ROOT = CODE_ROOT.parent / "docs" / "schemas"
+SCHEMAS_ROOT = PACKAGED_SCHEMAS
 """The server protocol's JSON Schemas (written by ``python -m bridge.protocol``), shipped as
 they are under ``schemas/`` for the client. Copied, not generated: the compiler never imports
 the server."""

@@ -22,8 +22,8 @@ from pydantic import ValidationError
 from compiler.errors import RuleError, RuleProblem
 from compiler.model.common import RulesetBase
 from compiler.model.dice_limits import dice_problem
+from compiler.paths import RULES_ROOT
 
-RULES_ROOT = Path(__file__).resolve().parent.parent / "rules"
 META_FILE = "ruleset.toml"
 
 
