@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -44,8 +45,8 @@ class Tree:
     label: str
     folder: Path
     venv: Path
-    compile_seconds: float | None = None
-    setup_seconds: float | None = None
+    compile_time: Timing | None = None
+    setup_time: Timing | None = None
     exchanges: list[int] = field(default_factory=list)
 
 
@@ -71,14 +72,32 @@ def export(ref: str, target: Path) -> None:
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
 
 
-def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
-    """Run ``command``; its wall time in seconds. Raises with its output when it fails."""
+@dataclass(frozen=True)
+class Timing:
+    """Wall time, and the CPU time (user + system) of every process the command ran: on a
+    machine other work shares, the CPU time moves less than the wall time."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:.1f} s (CPU {self.cpu:.1f} s)"
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> Timing:
+    """Run ``command``; its timing. Raises with its output when it fails."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
-    return elapsed
+    return Timing(elapsed, _children_cpu() - cpu)
 
 
 def prepare(tree: Tree) -> None:
@@ -91,12 +110,12 @@ def prepare(tree: Tree) -> None:
 def compile_engine(tree: Tree) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ARBITER_ENGINE"}
     pip = [str(tree.venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-    tree.compile_seconds = run(
+    tree.compile_time = run(
         [*pip, "--no-deps", "--no-build-isolation", "-e", str(tree.folder)], tree.folder, env
     )
 
 
-def fresh_setup(ref: str, scratch: Path) -> float:
+def fresh_setup(ref: str, scratch: Path) -> Timing:
     folder = scratch / "setup"
     export(ref, folder)
     env = {k: v for k, v in os.environ.items() if k not in ("ARBITER_ENGINE", "VIRTUAL_ENV")}
@@ -145,20 +164,20 @@ def main(argv: list[str] | None = None) -> int:
             export(ref, tree.folder)
             prepare(tree)
             compile_engine(tree)
-            print(f"{label}: compile {tree.compile_seconds:.1f} s", flush=True)
+            print(f"{label}: compile {tree.compile_time}", flush=True)
             if args.setup:
-                tree.setup_seconds = fresh_setup(ref, base)
-                print(f"{label}: fresh scripts/setup {tree.setup_seconds:.1f} s", flush=True)
+                tree.setup_time = fresh_setup(ref, base)
+                print(f"{label}: fresh scripts/setup {tree.setup_time}", flush=True)
             trees.append(tree)
         for _ in range(args.rounds if args.engine else 0):
             for tree in trees:
                 tree.exchanges.append(engine_rate(tree, args.engine))
         print(f"\nload average (1 min): {os.getloadavg()[0]:.1f}; cores: {os.cpu_count()}")
-        print(f"{'tree':<16} {'compile s':>10} {'setup s':>9}  exchanges/CPU-s (each run)")
+        print(f"{'tree':<14} {'compile':>24} {'fresh scripts/setup':>24}  exchanges/CPU-s (each)")
         for tree in trees:
-            setup = f"{tree.setup_seconds:.1f}" if tree.setup_seconds is not None else "-"
+            setup = str(tree.setup_time) if tree.setup_time is not None else "-"
             rates = ", ".join(f"{rate:,}" for rate in tree.exchanges) or "-"
-            print(f"{tree.label:<16} {tree.compile_seconds or 0:>10.1f} {setup:>9}  {rates}")
+            print(f"{tree.label:<14} {tree.compile_time!s:>24} {setup:>24}  {rates}")
     return 0
 
 

@@ -74,8 +74,15 @@ class ServeProcess:
     """``arbiter serve`` as a child process: started on entry, its banner read up to the engine
     line (``url``: where it listens, from the banner), stopped with SIGTERM on exit."""
 
-    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        command: list[str],
+        cwd: Path,
+        env: dict[str, str] | None = None,
+        timeout: float = 120,
+    ) -> None:
         self.command = command
+        self.timeout = timeout
         self.cwd = cwd
         self.env = env if env is not None else outside_env()
         self.banner = ""
@@ -96,9 +103,9 @@ class ServeProcess:
         assert stdout is not None
         threading.Thread(target=lambda: [lines.put(line) for line in stdout], daemon=True).start()
         seen: list[str] = []
-        while not any("engine:" in line for line in seen):
+        while not any(line.startswith("  engine:") for line in seen):
             try:
-                seen.append(lines.get(timeout=120))
+                seen.append(lines.get(timeout=self.timeout))
             except queue.Empty:
                 self.__exit__(None, None, None)
                 raise RuntimeError("arbiter serve did not start:\n" + "".join(seen)) from None
