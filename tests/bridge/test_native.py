@@ -96,6 +96,20 @@ def test_without_the_shared_library_or_a_manifest_nothing_compiled_runs(tmp_path
     assert native.inspect(root).reason == "not compiled: no bridge/engine/compiled.json"
 
 
+def test_an_install_that_could_not_compile_runs_the_sources_and_says_why(tmp_path: Path) -> None:
+    root = _tree(tmp_path, SOURCES)
+    record = {"compiler": None, "reason": "no working C compiler: 'cc' failed", "modules": {}}
+    (root / native.MANIFEST).parent.mkdir(parents=True, exist_ok=True)
+    (root / native.MANIFEST).write_text(json.dumps(record), encoding="utf-8")
+    status = native.inspect(root)
+    assert (status.mode, status.reason) == (
+        "interpreted",
+        "not compiled at install: no working C compiler: 'cc' failed",
+    )
+    with pytest.raises(RuntimeError, match="not compiled at install: no working C compiler"):
+        native.choose(root, {native.ENV_VAR: "compiled"})
+
+
 def test_a_module_added_after_the_build_is_reported_not_compiled(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
     (root / "bridge/engine/odds.py").write_text("X = 1\n")
