@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -11,6 +12,7 @@ from bridge.engine.contract import JSON, EngineError
 from bridge.engine.dice import DiceError, DiceSource, ScriptedSource
 from bridge.engine.envelope import Request, RequestError, resolve
 from bridge.engine.registry import UnknownRuleset, get_engine
+from bridge.records import canonical
 from compiler.model.loader import Ruleset
 
 
@@ -115,5 +117,8 @@ def _replay_one(
         reason = f"{source.remaining} recorded dice were not used"
         raise ReplayError(f"entry #{n} ({request.id}): {reason}", reason)
     if key is not None and outcome["state"] is not None:
-        states[key] = outcome["state"]
+        # The next request reads the state as the server would: back from the roll log's
+        # canonical JSON (keys sorted). Engines iterate some of it in key order (e.g. the
+        # combatants an initiative rolls for), so in-memory order would roll differently.
+        states[key] = json.loads(canonical(outcome["state"]))
     return outcome

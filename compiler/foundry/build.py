@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from compiler.errors import RuleError, RuleProblem
+from compiler.foundry.card_faces import card_faces
 from compiler.foundry.layout import MODULE_ID, PACKS
 from compiler.foundry.lower import lower, pack_entries
-from compiler.foundry.manifest import manifest, manifest_json, module_version, project_version
+from compiler.foundry.manifest import manifest, manifest_json, project_version
 from compiler.foundry.packs import write_pack
 from compiler.foundry.publish import (
     PacksLocked,
@@ -43,6 +44,7 @@ from compiler.foundry.publish import (
 from compiler.foundry.render import TEMPLATES_ROOT, Renderer
 from compiler.foundry.rules_data import RULES_DATA_PATH, rules_json
 from compiler.foundry.validate import ModuleInvalid, module_problems
+from compiler.foundry.versions import PreviousBuild, content_key, next_version, previous_build
 from compiler.model.loader import RULES_ROOT, Ruleset, load_all
 from compiler.paths import DEFAULT_OUT, PACKAGE_ROOT
 from compiler.paths import SCHEMAS_ROOT as PACKAGED_SCHEMAS
@@ -101,27 +103,34 @@ def build_module(
     *,
     zip_: bool = False,
     templates: Path = TEMPLATES_ROOT,
+    public_url: str | None = None,
 ) -> BuildReport:
     """Build ``out_dir/arbiter`` from the rules under ``rules_root`` (plus ``overlay``).
 
     Raises RuleError (nothing written) for bad rule sources, ModuleInvalid (nothing swapped in)
     when the compiled module fails its own checks, PacksLocked when a running Foundry world
     holds the existing module's packs, and BuildBusy when another build is writing into
-    ``out_dir``.
+    ``out_dir``. ``public_url``: where the zip will be published (its ``module.json`` then
+    names ``<url>/module.json`` and ``<url>/module.zip`` as ``manifest`` and ``download``).
     """
     with exclusive_build(out_dir, MODULE_ID):
-        return _build(out_dir, rules_root, overlay, zip_, templates)
+        return _build(out_dir, rules_root, overlay, zip_, templates, public_url)
 
 
 def _build(
-    out_dir: Path, rules_root: Path, overlay: Path | None, zip_: bool, templates: Path
+    out_dir: Path,
+    rules_root: Path,
+    overlay: Path | None,
+    zip_: bool,
+    templates: Path,
+    public_url: str | None = None,
 ) -> BuildReport:
     module_dir = out_dir / MODULE_ID
     stamp_path = out_dir / STAMP
     fingerprint = _fingerprint(rules_root, overlay, templates)
     previous = _up_to_date(stamp_path, module_dir, fingerprint)
     if previous is not None:
-        zip_path = _zip(module_dir, out_dir, zip_, refresh=False)
+        zip_path = _zip(module_dir, out_dir, zip_, refresh=bool(public_url), url=public_url)
         return _report_from_stamp(module_dir, previous, zip_path)
 
     rulesets = load_all(rules_root, overlay)
@@ -136,20 +145,21 @@ def _build(
     locked = locked_packs(module_dir)
     if locked:
         raise PacksLocked(locked)
-    module = compile_module(rulesets, templates)
+    module = compile_module(rulesets, templates, previous_build(stamp_path, module_dir))
     _publish(module, out_dir, module_dir)
     summaries = tuple(_summary(rulesets[rid]) for rid in sorted(rulesets))
     counts = {name: len(e) for name, e in module.entries.items()}
     stamp = {
         "fingerprint": fingerprint,
         "version": module.version,
+        "content": module.content,
         "manifest_sha256": hashlib.sha256(module.files["module.json"]).hexdigest(),
         "rulesets": [asdict(s) for s in summaries],
         "documents": counts,
         "files": len(module.files),
     }
     replace_file(stamp_path, json.dumps(stamp, indent=1).encode())
-    zip_path = _zip(module_dir, out_dir, zip_, refresh=True)
+    zip_path = _zip(module_dir, out_dir, zip_, refresh=True, url=public_url)
     return BuildReport(
         module_dir, module.version, summaries, counts, len(module.files), False, zip_path
     )
@@ -160,6 +170,8 @@ class CompiledModule:
     """Everything the module holds, in memory: pack entries and the other files' bytes."""
 
     version: str
+    content: str
+    """Key of the module's content (``versions.content_key``): the version changes with it."""
     entries: Mapping[str, list[tuple[str, dict[str, Any]]]]
     """Pack name → its LevelDB key/value pairs."""
     files: Mapping[str, bytes]
@@ -167,21 +179,30 @@ class CompiledModule:
 
 
 def compile_module(
-    rulesets: Mapping[str, Ruleset], templates: Path = TEMPLATES_ROOT
+    rulesets: Mapping[str, Ruleset],
+    templates: Path = TEMPLATES_ROOT,
+    previous: PreviousBuild | None = None,
 ) -> CompiledModule:
-    """Lower, render and version the module from validated rulesets; writes nothing."""
+    """Lower, render and version the module from validated rulesets; writes nothing.
+
+    ``previous``: the last build in the same output folder; its version is kept when the
+    content is the same and the next build number taken when it is not (``versions.py``).
+    """
     renderer = Renderer(templates)
     documents = lower(rulesets, renderer)
     entries = {name: list(pack_entries(docs)) for name, docs in documents.items()}
     rules_bytes = rules_json(rulesets)
     schemas = {f"schemas/{rel}": data for rel, data in _tree(SCHEMAS_ROOT, "*.json")}
-    digest = _content_digest(entries, rules_bytes, templates, schemas)
-    version = module_version(rulesets, digest)
+    faces = card_faces(rulesets)
+    digest = _content_digest(entries, rules_bytes, templates, {**schemas, **faces})
+    content = content_key(rulesets, digest)
+    version = next_version(project_version(), content, previous)
     files = renderer.render_module(_context(version, renderer))
     files[RULES_DATA_PATH] = rules_bytes
     files.update(schemas)
-    files["module.json"] = manifest_json(manifest(rulesets, version, renderer))
-    return CompiledModule(version, entries, files)
+    files.update(faces)
+    files["module.json"] = manifest_json(manifest(rulesets, version, renderer, content))
+    return CompiledModule(version, content, entries, files)
 
 
 def _publish(module: CompiledModule, out_dir: Path, module_dir: Path) -> None:
@@ -218,12 +239,14 @@ def _summary(ruleset: Ruleset) -> RulesetSummary:
     return RulesetSummary(ruleset.id, meta.title, meta.version, ruleset.content_hash)
 
 
-def _zip(module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool) -> Path | None:
+def _zip(
+    module_dir: Path, out_dir: Path, wanted: bool, *, refresh: bool, url: str | None = None
+) -> Path | None:
     if not wanted:
         return None
     zip_path = out_dir / f"{MODULE_ID}.zip"
     if refresh or not zip_path.is_file():
-        zip_module(module_dir, zip_path)
+        zip_module(module_dir, zip_path, url)
     return zip_path
 
 

@@ -32,6 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--zip", action="store_true", help="also write DIR/arbiter.zip, ready to install"
     )
+    parser.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="with --zip: where module.json and module.zip will be published; the zipped "
+        "module.json names them as its manifest and download (arbiter serve does this itself)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     fails of its own checks (exit 1, the previous module kept), or why the output is busy:
     packs held open by Foundry, or another build running (exit 2)."""
     try:
-        report = build_module(args.out, RULES_ROOT, args.rules, zip_=args.zip)
+        report = build_module(
+            args.out, RULES_ROOT, args.rules, zip_=args.zip, public_url=args.public_url
+        )
     except RuleError as err:
         print(f"arbiter build: nothing written.\n{err.report()}", file=sys.stderr)
         return 1

@@ -148,4 +148,8 @@ def _macro(where: str, doc: dict[str, Any]) -> list[str]:
         out.append(f"{where}: macro scope {doc.get('scope')!r}")
     if not isinstance(doc.get("command"), str):
         out.append(f"{where}: command must be a string")
+    # V13+: `author` is a DocumentAuthorField (nullable: false): a 16-character document id.
+    author = doc.get("author")
+    if not (isinstance(author, str) and re.fullmatch(r"[a-zA-Z0-9]{16}", author)):
+        out.append(f"{where}: macro author {author!r} is not a document id")
     return out

@@ -14,6 +14,16 @@ from compiler.foundry.layout import MACROS, MODULE_ID, SORT_STEP, stats
 from compiler.foundry.render import Renderer
 from compiler.model.loader import Ruleset
 
+MACRO_AUTHOR = document_id("User", MODULE_ID, "author")
+"""The ``author`` of every packed macro. Since V13 a Macro's ``author`` is a
+``DocumentAuthorField`` (a ``ForeignDocumentField`` of ``User``: ``nullable: false``,
+``gmOnly: true``, initial ``() => game.user?.id``). Left out, a pack read where no user is
+logged in (the server indexing the compendium, the official CLI) has no initial value for it;
+``null`` is refused. Validation asks for a well-formed 16-character document id, not for a user
+of the world — and no world user can be named by a module's pack anyway — so every macro names
+this fixed, deterministic id (same bytes on every build). A GM who imports a macro may take it
+over like any document he edits (V12: the field is a nullable ``ForeignDocumentField``)."""
+
 
 def macro_id(owner: str, action_id: str) -> str:
     """The document id of the macro for ``action_id`` of ``owner`` (a ruleset id or the module)."""
@@ -55,6 +65,7 @@ def _macro(
         "_key": f"!{MACROS.collection}!{mid}",
         "name": name,
         "type": "script",
+        "author": MACRO_AUTHOR,
         "img": action.icon,
         "scope": "global",
         "command": renderer.render_document("macro-command.js", action=action),

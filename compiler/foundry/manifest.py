@@ -5,14 +5,13 @@ name), compatibility minimum "12" and verified "14" with no maximum (a maximum m
 unavailable the day a new generation goes stable), pack names without periods, every pack
 with its ``ownership``, ``socket: true`` for the relay between GM and players.
 
-The version is derived, not typed: the project version followed by a digest of everything the
-module contains (ruleset ids, versions and content hashes, every pack document and every
-shipped file). Same sources → same version; any change → a new version.
+The version is ``<project version>.<build number>`` (``versions.py``): the number grows with
+every build whose content changed, so Foundry's ``isNewerVersion`` sees each as an update, and
+stays when nothing changed. ``flags.arbiter.content`` keys the content it was given for.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from importlib import metadata
@@ -25,7 +24,6 @@ from compiler.model.loader import Ruleset
 VERIFIED_GENERATION = "14"
 SCRIPT = "scripts/arbiter.mjs"
 STYLE = "styles/arbiter.css"
-DIGEST_LENGTH = 12
 
 
 def project_version() -> str:
@@ -36,18 +34,11 @@ def project_version() -> str:
         return "0.0.0"
 
 
-def module_version(rulesets: Mapping[str, Ruleset], content_digest: str) -> str:
-    """``<project version>-<digest>``: the digest covers the rulesets and the module's content."""
-    h = hashlib.sha256()
-    for rid in sorted(rulesets):
-        ruleset = rulesets[rid]
-        h.update(f"{rid}\0{ruleset.model.ruleset.version}\0{ruleset.content_hash}\n".encode())
-    h.update(content_digest.encode())
-    return f"{project_version()}-{h.hexdigest()[:DIGEST_LENGTH]}"
-
-
-def manifest(rulesets: Mapping[str, Ruleset], version: str, renderer: Renderer) -> dict[str, Any]:
-    """The manifest as a dict (see the module docstring for the rules it follows)."""
+def manifest(
+    rulesets: Mapping[str, Ruleset], version: str, renderer: Renderer, content: str = ""
+) -> dict[str, Any]:
+    """The manifest as a dict (see the module docstring for the rules it follows); ``content``
+    is the content key the next build compares its own with (``versions.py``)."""
     return {
         "id": MODULE_ID,
         "title": renderer.label("ARBITER.Module.Title"),
@@ -87,6 +78,7 @@ def manifest(rulesets: Mapping[str, Ruleset], version: str, renderer: Renderer) 
                     for rid in sorted(rulesets)
                 },
                 "data": "data/rules.json",
+                "content": content,
             }
         },
     }

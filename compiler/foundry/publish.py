@@ -10,6 +10,7 @@ would corrupt what that world sees.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -137,20 +138,28 @@ def replace_file(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def zip_module(module_dir: Path, zip_path: Path) -> None:
+def zip_module(module_dir: Path, zip_path: Path, public_url: str | None = None) -> None:
     """A reproducible zip of ``module_dir`` with the folder itself as the top entry.
 
     Foundry installs a module from a zip holding ``module.json`` at the top or in one folder;
     entries are sorted, dated 1980-01-01 and ``0644``, so the same module gives the same bytes.
+    With ``public_url`` (where the module will be published: ``<url>/module.json`` and
+    ``<url>/module.zip``) the zipped ``module.json`` carries those as ``manifest`` and
+    ``download``, which the installed copy keeps to look for updates.
     """
     tmp = zip_path.with_name(f".{zip_path.name}.tmp-{os.getpid()}")
     files = sorted(p for p in module_dir.rglob("*") if p.is_file())
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for file in files:
-            info = zipfile.ZipInfo(
-                f"{module_dir.name}/{file.relative_to(module_dir).as_posix()}", ZIP_DATE
-            )
+            rel = file.relative_to(module_dir).as_posix()
+            info = zipfile.ZipInfo(f"{module_dir.name}/{rel}", ZIP_DATE)
             info.external_attr = 0o644 << 16
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, file.read_bytes())
+            data = file.read_bytes()
+            if rel == "module.json" and public_url:
+                base = public_url.rstrip("/")
+                manifest = json.loads(data)
+                manifest.update(manifest=f"{base}/module.json", download=f"{base}/module.zip")
+                data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+            archive.writestr(info, data)
     os.replace(tmp, zip_path)

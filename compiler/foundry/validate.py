@@ -105,14 +105,29 @@ def label_problems(module_dir: Path) -> list[str]:
         return [f"{LANG_FILE}: unreadable: {err}"]
     if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
         return [f"{LANG_FILE}: not a JSON object of strings"]
-    problems = []
+    # Foundry expands the file with `expandObject`: a key that also prefixes others is both a
+    # string and an object, and one of them is lost (docs/client.md, Language).
+    problems = [
+        f"{LANG_FILE}: key {key!r} is both a string and an object ({other!r})"
+        for key in sorted(labels)
+        for other in sorted(labels)
+        if other.startswith(f"{key}.")
+    ][:20]
     for path in sorted(module_dir.rglob("*")):
         if not path.is_file() or path.suffix not in LABELLED_SUFFIXES:
             continue
         used = set(LABEL.findall(path.read_text(encoding="utf-8")))
         rel = path.relative_to(module_dir).as_posix()
+        # A key ending in a dot is a family a card completes from the result
+        # (`concat "ARBITER.Event." kind`): it must name at least one label.
+        families = {key for key in used if key.endswith(".")}
+        problems.extend(
+            f"{rel}: translation key family {key!r} has no label in {LANG_FILE}"
+            for key in sorted(families)
+            if not any(label.startswith(key) for label in labels)
+        )
         problems.extend(
             f"{rel}: translation key {key!r} is not in {LANG_FILE}"
-            for key in sorted(used - set(labels))
+            for key in sorted(used - families - set(labels))
         )
     return problems

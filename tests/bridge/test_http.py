@@ -63,6 +63,10 @@ def test_module_json_points_its_download_at_module_zip_on_the_same_host(tmp_path
         )
         zip_status, zip_kind, data = get(f"{base}/module.zip")
         again = get(f"{base}/module.zip")[2]
+        proxied_zip = get(
+            f"{base}/module.zip",
+            {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "vtt.example"},
+        )[2]
     manifest = json.loads(body)
     assert status == 200
     assert manifest["download"] == f"{base}/module.zip"
@@ -71,7 +75,16 @@ def test_module_json_points_its_download_at_module_zip_on_the_same_host(tmp_path
     assert (zip_status, zip_kind) == (200, "application/zip")
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         assert sorted(archive.namelist()) == ["arbiter/module.json", "arbiter/scripts/arbiter.mjs"]
-        assert json.loads(archive.read("arbiter/module.json"))["id"] == "arbiter"
+        packaged = json.loads(archive.read("arbiter/module.json"))
+    # The installed copy keeps the packaged manifest: it must say where updates come from.
+    assert packaged == manifest
+    assert (packaged["manifest"], packaged["download"]) == (
+        f"{base}/module.json",
+        f"{base}/module.zip",
+    )
+    with zipfile.ZipFile(io.BytesIO(proxied_zip)) as archive:
+        packaged = json.loads(archive.read("arbiter/module.json"))
+    assert packaged["download"] == "https://vtt.example/module.zip"
     assert data == again
 
 

@@ -12,6 +12,7 @@ import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
 import { registerSettings } from "./settings.mjs";
 import { createDoctor } from "./status.mjs";
+import { routeTableDraws } from "./tables.mjs";
 
 const MODULE = [= module.id | json =];
 const VERSION = [= module.version | json =];
@@ -367,6 +368,8 @@ Hooks.once("init", () => {
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
   onRenderChatMessage(onRenderCard);
+  // Foundry's own Roll button on one of our tables asks the server (tables.mjs).
+  routeTableDraws({ module: MODULE, draw: (ruleset, table) => api.tables.draw(ruleset, table) });
   game.modules.get(MODULE).api = api;
 });
 

@@ -2,6 +2,7 @@
 // carrying the server's dice as evaluated Rolls (so Dice So Nice animates exactly those dice),
 // and the card is re-rendered in place when a pending choice on it is resolved.
 
+import { cardView } from "./card-views.mjs";
 import { messageData, renderTemplate } from "./compat.mjs";
 
 /** An evaluated Roll rebuilt from one die the server rolled (no local randomness). */
@@ -25,18 +26,33 @@ export function rollFromDie(die) {
 /** Cards shared by every ruleset, by outcome kind. */
 const SHARED_CARDS = { draw: "table-draw" };
 
+/** Result kinds that share one card of their ruleset (the card tells them apart). */
+const SAME_CARD = {
+  "combat-styles": {
+    delay: "turn", interrupt: "turn", next_turn: "turn", next_cycle: "turn", next_round: "turn", state: "turn",
+  },
+  hmk: { start: "roster", round: "roster", reload: "action", ready: "action", stand: "action" },
+  karmic: { view: "duel" },
+};
+
 /**
- * Whether a recorded die is a die roll worth showing as 3D dice. A deck shuffle draws many
- * numbers too (karmic's `shuffle`): the card lists them, Dice So Nice does not throw them.
+ * Whether a recorded die is a die roll its viewer may see thrown as 3D dice: never a die that
+ * decides hidden state (`hidden`: a deck shuffle, which the server withholds anyway), and
+ * only dice of a dice expression (`1d100 …`).
  */
 export function isDieRoll(die) {
-  return /^\d*d\d+/i.test(die.expr ?? "");
+  return !die.hidden && /^\d*d\d+/i.test(die.expr ?? "");
 }
 
-/** The card template for an outcome: `<ruleset>-<kind>`, else a shared one, else the generic one. */
+/**
+ * The card template for an outcome: `<ruleset>-<kind>`, else the card its ruleset shares
+ * between kinds, else a shared one; an unknown kind gets the card that says so.
+ */
 export function cardName(cards, outcome) {
   const kind = outcome.result?.kind;
-  return [`${outcome.ruleset}-${kind}`, SHARED_CARDS[kind], kind].find((n) => n && n in cards) ?? "outcome";
+  const same = SAME_CARD[outcome.ruleset]?.[kind];
+  const names = [`${outcome.ruleset}-${kind}`, same && `${outcome.ruleset}-${same}`, SHARED_CARDS[kind]];
+  return names.find((n) => n && n in cards) ?? "unknown";
 }
 
 /** Which effects take an option in `choose_effects` (docs/requests-combat-styles.md). */
@@ -152,21 +168,6 @@ export function resolutionsOf(flags) {
   return flags?.resolutions ?? (flags?.resolution ? [flags.resolution] : []);
 }
 
-/** A value as one line of text: lists joined, objects as `key: value` pairs (one level). */
-function plain(value) {
-  if (value === null || value === undefined) return "—";
-  if (Array.isArray(value)) return value.map(plain).join(", ");
-  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${k}: ${plain(v)}`).join("; ");
-  return String(value);
-}
-
-/** The result's own fields for the generic card (everything but kind, summary and pending). */
-function fields(result) {
-  return Object.entries(result ?? {})
-    .filter(([key]) => !["kind", "summary", "pending", "fatigue_checks"].includes(key))
-    .map(([key, value]) => ({ key, text: plain(value) }));
-}
-
 /**
  * What a card shows: the resolved outcome once a choice completed it (combat-styles returns
  * the whole finished exchange or leap), else the outcome itself; a sweep attack shows each
@@ -187,10 +188,7 @@ export function cardContext(outcome, { title, seq, owners, resolutions = [], rul
   const choices = pendingChoices(outcome, owners, rules, resolutions);
   const resolution = resolutions[resolutions.length - 1] ?? null;
   const final = finalResult(outcome, resolutions);
-  // A resolution the card shows in place (the finished exchange or leap, a sweep's finished
-  // pair) is not listed again as fields.
-  const sweepPair = (r) => outcome.result?.kind === "sweep_attack" && r.result?.kind === "exchange";
-  const shownInPlace = (r) => r.result?.summary || r.result?.kind === outcome.result?.kind || sweepPair(r);
+  const dice = (outcome.dice ?? []).filter((d) => !d.hidden);
   return {
     outcome,
     result: outcome.result,
@@ -200,8 +198,11 @@ export function cardContext(outcome, { title, seq, owners, resolutions = [], rul
     choice: choices[0] ?? null,
     choices,
     resolution,
-    resolutions: resolutions.map((r) => ({ outcome: r, fields: shownInPlace(r) ? [] : fields(r.result) })),
-    fields: fields(outcome.result),
+    resolutions: resolutions.map((r) => ({ outcome: r })),
+    view: cardView(outcome, final, rules),
+    dice,
+    // The server withholds hidden dice and counts them; a logged outcome still holds them.
+    hiddenDice: outcome.hidden_dice ?? (outcome.dice ?? []).length - dice.length,
     roll: { id: outcome.id, version: outcome.rules_version, hash: outcome.rules_hash },
   };
 }
@@ -245,7 +246,24 @@ async function rerender({ module, cards, message, resolution, rules }) {
     path,
     cardContext(flags.outcome, { title: flags.title, seq: flags.seq, owners: flags.owners, resolutions, rules }),
   );
-  return message.update({ content, flags: { [module]: { resolution, resolutions } } });
+  const updated = await message.update({ content, flags: { [module]: { resolution, resolutions } } });
+  throwDice(resolution, message);
+  return updated;
+}
+
+/**
+ * Dice So Nice throws a message's rolls when the message is created, never when it is updated:
+ * the dice of a resolved choice (the blow after the effects were chosen) are thrown here, once,
+ * by the one client that re-rendered the card, synchronised to everybody the card is for.
+ * Only dice the viewer may see: the server never sends hidden ones, and `isDieRoll` skips any.
+ */
+function throwDice(resolution, message) {
+  const dice3d = game.dice3d;
+  if (typeof dice3d?.showForRoll !== "function") return;
+  const users = message.whisper?.length ? [...message.whisper] : null;
+  for (const die of (resolution.dice ?? []).filter(isDieRoll)) {
+    Promise.resolve(dice3d.showForRoll(rollFromDie(die), game.user, true, users, Boolean(message.blind), message.id, message.speaker)).catch(() => null);
+  }
 }
 
 /**

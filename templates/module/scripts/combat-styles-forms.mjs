@@ -7,10 +7,10 @@
 import { checkbox, encounterField, freeEncounter, ids, label, list, number, owners } from "./form-parts.mjs";
 
 export const DEFENCES = {
-  parry: "ARBITER.Dialog.Defence.parry",
-  evade: "ARBITER.Dialog.Defence.evade",
-  none: "ARBITER.Dialog.Defence.none",
-  counterattack: "ARBITER.Dialog.Defence.counterattack",
+  parry: "ARBITER.Dialog.Defences.parry",
+  evade: "ARBITER.Dialog.Defences.evade",
+  none: "ARBITER.Dialog.Defences.none",
+  counterattack: "ARBITER.Dialog.Defences.counterattack",
 };
 
 const LUCK = { success: "ARBITER.Dialog.LuckPolicy.success", critical: "ARBITER.Dialog.LuckPolicy.critical" };

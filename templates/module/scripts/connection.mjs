@@ -7,6 +7,8 @@
 // is queued and sent again, with the same id, once a new socket is welcomed: the server returns
 // the stored outcome instead of rolling twice. A ping every HEARTBEAT_MS notices a dead link.
 
+import { blockedBy, browserOf, localNetworkPermission } from "./network-doctor.mjs";
+
 export const HEARTBEAT_MS = 15000; // default; the `heartbeat` setting (seconds) overrides it
 export const BACKOFF_FIRST_MS = 500;
 export const BACKOFF_CAP_MS = 15000;
@@ -16,9 +18,9 @@ const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
  * The WebSocket URL to dial, or an error naming why it cannot work from this page.
  * An http(s) address is turned into ws(s); a bare host:port gets the page's scheme, except that
  * loopback always may use ws (browsers treat it as trustworthy), while any other host needs wss
- * from an https page (mixed content).
+ * from an https page (mixed content) — and Safari refuses even loopback ws from https.
  */
-export function resolveUrl(setting, page = globalThis.location) {
+export function resolveUrl(setting, page = globalThis.location, userAgent = globalThis.navigator?.userAgent ?? "") {
   let text = String(setting ?? "").trim();
   if (!text) return { error: "NoUrl" };
   if (!/^[a-z]+:\/\//i.test(text)) {
@@ -35,6 +37,9 @@ export function resolveUrl(setting, page = globalThis.location) {
   if (url.protocol !== "ws:" && url.protocol !== "wss:") return { error: "BadUrl" };
   if (url.protocol === "ws:" && page?.protocol === "https:" && !LOOPBACK.has(url.hostname)) {
     return { error: "MixedContent", url: url.href };
+  }
+  if (url.protocol === "ws:" && page?.protocol === "https:" && browserOf(userAgent) === "safari") {
+    return { error: "SafariLoopback", url: url.href };
   }
   return { url: url.href };
 }
@@ -154,12 +159,18 @@ export class Connection extends EventTarget {
       return;
     }
     this.#set("connecting", this.problem);
+    // Chrome's Local Network Access state, known by the time a refused socket closes.
+    let permission = null;
+    localNetworkPermission(new URL(resolved.url).hostname).then((state) => (permission = state), () => null);
+    const page = globalThis.location;
+    const userAgent = globalThis.navigator?.userAgent ?? "";
     let socket;
     try {
       socket = new this.#options.WebSocket(resolved.url);
     } catch (err) {
-      // Browsers throw synchronously for blocked mixed content.
-      this.#set("failed", { key: "MixedContent", data: { url: resolved.url, detail: err.message } });
+      // Browsers throw synchronously for blocked mixed content (Safari: loopback ws too).
+      const key = blockedBy({ page, url: resolved.url, userAgent, thrown: true }) ?? "MixedContent";
+      this.#set("failed", { key, data: { url: resolved.url, detail: err.message } });
       return;
     }
     this.#socket = socket;
@@ -168,7 +179,9 @@ export class Connection extends EventTarget {
     // behind a proxy) is dropped like a dead link and dialled again.
     clearTimeout(this.#timers.welcome);
     this.#timers.welcome = setTimeout(() => welcomed || this.#dropDeadLink(), Math.max(5000, this.#options.heartbeatMs?.() || 0));
+    let opened = false;
     socket.addEventListener("open", () => {
+      opened = true;
       socket.send(JSON.stringify({ v: 1, type: "hello", token, client: this.#options.client() }));
     });
     socket.addEventListener("message", (event) => {
@@ -198,8 +211,12 @@ export class Connection extends EventTarget {
         return;
       }
       const delay = backoff(this.#attempt++);
-      const key = welcomed ? "Lost" : "ServerDown";
-      this.#set("retrying", { key, data: { url: resolved.url, seconds: Math.ceil(delay / 1000) } });
+      // A socket that never opened may have been refused by the browser, not the server:
+      // Local Network Access (retrying helps once the user allows it) says so.
+      const blocked = opened ? null : blockedBy({ page, url: resolved.url, userAgent, permission });
+      const key = welcomed ? "Lost" : (blocked ?? "ServerDown");
+      const data = { url: resolved.url, seconds: Math.ceil(delay / 1000), page: page?.host ?? "" };
+      this.#set("retrying", { key, data });
       this.#timers.retry = setTimeout(() => this.#dial(), delay);
     });
   }

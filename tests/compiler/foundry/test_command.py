@@ -4,6 +4,8 @@ field, and leaves the previous module exactly as it was."""
 from __future__ import annotations
 
 import hashlib
+import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from rules_fixture import SIZES, TABLES, WEAPONS, make_rules
 
 from bridge.cli import main
 from compiler.foundry import command
+from compiler.foundry.manifest import project_version
 
 
 @pytest.fixture
@@ -34,7 +37,9 @@ def test_build_prints_the_module_and_its_rulesets(
 ) -> None:
     assert main(["build", "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"built: {tmp_path / 'out' / 'arbiter'} (module arbiter 0.1.0-")
+    assert out.startswith(
+        f"built: {tmp_path / 'out' / 'arbiter'} (module arbiter {project_version()}.1)"
+    )
     assert "  tiny 1.2.0  Tiny Rules  [" in out
     assert "packs: tables 34, reference 12, macros 5 entries" in out
     assert (tmp_path / "out" / "arbiter" / "module.json").is_file()
@@ -42,6 +47,25 @@ def test_build_prints_the_module_and_its_rulesets(
     again = capsys.readouterr().out
     assert again.startswith("up to date: ")
     assert f"zip: {tmp_path / 'out' / 'arbiter.zip'}" in again
+
+
+def test_a_zip_built_for_a_public_url_carries_its_manifest_and_download(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    url = "https://vtt.example/arbiter/"
+    assert main(["build", "--out", str(tmp_path / "out"), "--zip", "--public-url", url]) == 0
+    with zipfile.ZipFile(tmp_path / "out" / "arbiter.zip") as archive:
+        packaged = json.loads(archive.read("arbiter/module.json"))
+    assert packaged["manifest"] == "https://vtt.example/arbiter/module.json"
+    assert packaged["download"] == "https://vtt.example/arbiter/module.zip"
+    # The folder itself stays without URLs: arbiter serve adds its own host's.
+    folder = json.loads((tmp_path / "out" / "arbiter" / "module.json").read_text())
+    assert "manifest" not in folder and "download" not in folder
+    assert packaged == {
+        **folder,
+        "manifest": packaged["manifest"],
+        "download": packaged["download"],
+    }
 
 
 BAD_HOUSE_RULES = {

@@ -86,7 +86,11 @@ def test_every_label_the_module_uses_is_in_the_language_file() -> None:
     labels = json.loads((TEMPLATES_ROOT / "module" / "lang" / "en.json").read_text())
     used = _used_labels()
     assert len(used) > 40
-    assert used - set(labels) == set()
+    # A key ending in a dot is a family the card completes from the result (`concat
+    # "ARBITER.Event." kind`): it must name at least one label.
+    families = {u for u in used if u.endswith(".")}
+    assert {f for f in families if not any(k.startswith(f) for k in labels)} == set()
+    assert used - families - set(labels) == set()
     assert 'i18n("ARBITER' in (TEMPLATES_ROOT / "module" / "scripts" / "arbiter.mjs").read_text()
     for action in (
         *actions.MODULE_ACTIONS,
@@ -104,7 +108,8 @@ def test_every_label_in_the_language_file_is_used() -> None:
         *(a for acts in actions.RULESET_ACTIONS.values() for a in acts),
     )
     used = _used_labels() | {a.label_key for a in actions_}
-    assert set(labels) - used == set()
+    families = tuple(u for u in used if u.endswith("."))
+    assert {k for k in labels if k not in used and not k.startswith(families)} == set()
 
 
 def test_a_missing_label_is_named() -> None:

@@ -168,3 +168,33 @@ def test_a_broken_language_file_is_named(tmp_path: Path, rules_root: Path) -> No
     shutil.copytree(module_dir, copy)
     (copy / "lang" / "en.json").write_text(json.dumps({"ARBITER.Module.Title": 3}))
     assert module_problems(copy) == ["lang/en.json: not a JSON object of strings"]
+
+
+def test_a_language_key_that_is_both_a_string_and_an_object_is_named(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    module_dir = build_module(tmp_path / "out", rules_root).module_dir
+    copy = tmp_path / "arbiter"
+    shutil.copytree(module_dir, copy)
+    labels = json.loads((copy / "lang" / "en.json").read_text())
+    # Main's language file before issue #14: Foundry's expandObject loses one of the two.
+    labels["ARBITER.Dialog.Defence.parry"] = "Parry"
+    (copy / "lang" / "en.json").write_text(json.dumps(labels))
+    assert module_problems(copy) == [
+        "lang/en.json: key 'ARBITER.Dialog.Defence' is both a string and an object "
+        "('ARBITER.Dialog.Defence.parry')"
+    ]
+
+
+def test_a_key_family_a_card_completes_must_name_at_least_one_label(
+    tmp_path: Path, rules_root: Path
+) -> None:
+    module_dir = build_module(tmp_path / "out", rules_root).module_dir
+    copy = tmp_path / "arbiter"
+    shutil.copytree(module_dir, copy)
+    card = copy / "templates" / "cards" / "unknown.hbs"
+    card.write_text(card.read_text() + '{{localize (concat "ARBITER.Nowhere." result.kind)}}\n')
+    assert module_problems(copy) == [
+        "templates/cards/unknown.hbs: translation key family 'ARBITER.Nowhere.' has no label "
+        "in lang/en.json"
+    ]

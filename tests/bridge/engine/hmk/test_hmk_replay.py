@@ -40,7 +40,7 @@ def test_the_example_fight_at_the_ford_replays_to_the_documented_numbers(capsys)
     assert by_id["ford-7"]["combatants"]["bo"]["ip"] == 5  # 28 - 21 - 2 bleeding
     assert (by_id["ford-8"]["loaded"], by_id["ford-8"]["progress"]) == (False, 1)
     assert by_id["ford-9"]["hit"]["exact"] == "3/5"
-    assert outcomes[-2]["state"]["combatants"]["bo"]["gear"]["light-crossbow"] == {
+    assert {o["id"]: o for o in outcomes}["ford-8"]["state"]["combatants"]["bo"]["gear"]["light-crossbow"] == {
         "where": "hand", "broken": False, "loaded": False, "reload_progress": 1,
         "distance_feet": None,
     }  # fmt: skip

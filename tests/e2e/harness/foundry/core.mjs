@@ -1,3 +1,5 @@
+import { expandObject, getProperty } from "./utils.mjs";
+
 // Core stand-ins: Hooks, settings, i18n, notifications, users, modules, the module socket.
 // Each imitates the Foundry API it is named after closely enough for the Arbiter module, and
 // records what happened so a test can read it (see `env.record`).
@@ -100,22 +102,27 @@ export function createSettings(env) {
   return new ClientSettings();
 }
 
-/** `game.i18n`: flat translation keys from the module's language file. */
+/**
+ * `game.i18n`: the module's language file as Foundry loads it — expanded with
+ * `foundry.utils.expandObject` (a key that is both a string and an object loses one of them)
+ * and read with `getProperty`; a key that is no string is recorded as missing.
+ */
 export function createI18n(env) {
   class Localization {
     constructor() {
       this.lang = "en";
-      this.translations = env.translations ?? {};
+      this.translations = expandObject(env.translations ?? {});
     }
     has(key, fallback) {
-      return Object.hasOwn(this.translations, key);
+      return typeof getProperty(this.translations, key) === "string";
     }
     localize(stringId) {
       if (!this.has(stringId)) env.record.missingKeys.push(stringId);
-      return this.translations[stringId] ?? stringId;
+      return getProperty(this.translations, stringId) ?? stringId;
     }
     format(stringId, data) {
       const text = this.localize(stringId);
+      if (typeof text !== "string") return text;
       return text.replace(/{([^}]+)}/g, (match, name) => (data && name in data ? String(data[name]) : match));
     }
   }

@@ -9,6 +9,7 @@
 import { createHooks, createI18n, createNotifications, createQueries, createSettings, createSocket, createUsers, Collection } from "./core.mjs";
 import { CHAT_MESSAGE_STYLES, createActors, createChatMessage, createRoll } from "./documents.mjs";
 import { createDialogV2 } from "./dialogs.mjs";
+import { createRollTable } from "./tables.mjs";
 import { createTemplates, templateGlobals } from "./templates.mjs";
 
 /** Per flavour: the types package that describes it, its build, and what Foundry removed. */
@@ -60,6 +61,10 @@ export const STAND_INS = [
   { path: "ChatMessage.prototype.isAuthor", owner: ["ChatMessage", "Document", "ClientDocument"], member: "isAuthor", kind: "property" },
   { path: "CONST.CHAT_MESSAGE_STYLES", owner: null, member: "CHAT_MESSAGE_STYLES", kind: "property", constant: true },
   { path: "Roll.fromData", owner: "Roll", member: "fromData", static: true },
+  { path: "CONFIG.RollTable.documentClass.prototype.draw", owner: "RollTable", member: "draw" },
+  { path: "CONFIG.RollTable.documentClass.prototype.roll", owner: "RollTable", member: "roll" },
+  { path: "CONFIG.RollTable.documentClass.prototype.toMessage", owner: "RollTable", member: "toMessage" },
+  { path: "CONFIG.RollTable.documentClass.prototype.getResultsForRoll", owner: "RollTable", member: "getResultsForRoll" },
   { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
   { path: "harness.Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
   { path: "harness.Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
@@ -98,7 +103,7 @@ export const USERS = [
 export function createFoundry(generation, options = {}) {
   const record = {
     notifications: [], created: [], updated: [], dice3d: [], dialogs: [], flags: [], socketOut: [],
-    socketIn: [], queriesIn: [], missingKeys: [],
+    socketIn: [], queriesIn: [], missingKeys: [], localTableRolls: [],
   };
   const env = {
     generation,
@@ -130,6 +135,8 @@ export function createFoundry(generation, options = {}) {
   env.Roll = Roll;
   const { Actor, tokens } = createActors(env);
   const { ChatMessage, messages } = createChatMessage(env);
+  env.ChatMessage = ChatMessage;
+  env.CONFIG.RollTable = { documentClass: createRollTable(env) };
   const templates = createTemplates(env);
   const modules = new Collection();
   modules.set("arbiter", { id: "arbiter", active: true, title: "Arbiter" });
@@ -148,6 +155,17 @@ export function createFoundry(generation, options = {}) {
     socket: createSocket(env),
   };
   for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
+  // Dice So Nice's API (its module.js: `game.dice3d.showForRoll(roll, user, synchronize, users,
+  // blind, messageID, speaker)`), recording what it is asked to throw beside the dice it throws
+  // itself when a message with rolls is created (documents.mjs).
+  if (modules.get("dice-so-nice")?.active) {
+    game.dice3d = {
+      async showForRoll(roll, user, synchronize, users, blind, messageID, speaker) {
+        record.dice3d.push({ message: messageID ?? null, rolls: [roll.toJSON()], by: "showForRoll", user: user?.id ?? null, synchronize: Boolean(synchronize), users: users ?? null, blind: Boolean(blind) });
+        return true;
+      },
+    };
+  }
 
   const CONST = { CHAT_MESSAGE_STYLES };
   if (generation < 14) {
