@@ -13,7 +13,7 @@ the interpreted engine (same outcomes, about half as fast), says why in one line
 the reason in the manifest, so ``arbiter serve`` prints it too.
 
 Speed of the build (``benchmarks/install.py``): mypyc writes one C file per module
-(``multi_file``) and they are compiled in parallel, one job per core; ``-O2``, ``-g0``.
+(``multi_file``) and they are compiled in parallel, one job per core; ``-O3``, ``-g0``.
 """
 
 from __future__ import annotations
@@ -39,8 +39,9 @@ native = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = native  # dataclasses look their module up while it executes
 _spec.loader.exec_module(native)
 
-OPT_LEVEL = "2"
-"""-O2: measured as fast as -O3 on the combat-styles exchange, and quicker to compile."""
+OPT_LEVEL = "3"
+"""-O3, as before: -O2 compiled no quicker here (CPU 81 s against 84 s for the whole install) and
+its engine measured 1-2 % slower on the combat-styles exchange (benchmarks/install.py)."""
 MULTI_FILE = True
 """One C file per module instead of one for the whole engine, so they compile in parallel."""
 DEBUG_LEVEL = "0"
