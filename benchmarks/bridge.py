@@ -1,24 +1,38 @@
-"""Round trips through ``arbiter serve`` beside a bare ``websockets`` echo server, same run.
+"""Round trips through ``arbiter serve`` beside a bare and a durable ``websockets`` echo, same run.
 
 Run: ``.venv/bin/python benchmarks/bridge.py [--seconds S] [--rounds R] [--idle N]
 [--path-batches B] [--no-encounters]``
 
 What it measures, and what makes the comparison like with like:
 
-* Both servers run in their own process on 127.0.0.1, on the same ``websockets`` asyncio API,
-  with compression off on both sides (no permessage-deflate: the client offers none, and both
-  servers are told ``compression=None``) and the same 1 MiB frame limit.
+* Three servers: ``arbiter`` itself; ``echo``, a bare echo; ``durable``, the durable echo
+  (``bridge_durable.py``: per message it parses the JSON, looks the id up, chains a SHA-256 over
+  the previous hash, the request and the reply, INSERTs the row into SQLite in WAL mode with
+  ``synchronous=NORMAL`` and commits once per event-loop turn for every row staged in it, then
+  answers). The durable echo is the floor: what any server that answers only with what it has
+  durably logged pays before it decides anything.
+* Every server runs in its own process on 127.0.0.1, on the same ``websockets`` asyncio API,
+  with compression off on both sides (no permessage-deflate: the client offers none, and every
+  server is told ``compression=None``) and the same 1 MiB frame limit.
 * One client process (the same code, the same client library) drives each with 1, 10 and 100
-  connections, each sending its next message as soon as the previous answer arrives. Both get
-  the very same request frames; the echo server answers each with a frame as long as Arbiter's
-  answer to that request (measured once at the start), so both move the same bytes each way.
-* The Arbiter request is a combat-styles exchange when that ruleset is served (else the tiny
-  test ruleset's d100 check, and the report says so), its two stat blocks carried in the body
-  (no encounter). Every Arbiter request has a new id, so each one is decided by the engine and
+  connections, each sending its next message as soon as the previous answer arrives. All get
+  the very same request frames; the echoes answer each with a frame as long as Arbiter's
+  answer to that request (measured once at the start), so all move the same bytes each way.
+* The Arbiter request is a combat-styles exchange (the benchmark stops when that ruleset is
+  not served), its two stat blocks carried in the body (no encounter). Every Arbiter request has a new id, so each one is decided by the engine and
   committed to the roll log before it is answered.
-* Echo and Arbiter alternate in ``--rounds`` rounds and the median round is shown, so a burst of
-  load from elsewhere on the machine hits both. The server's rate limit is raised for the run
-  (a table of humans never comes near it).
+* The servers alternate in ``--rounds`` rounds and the median round is shown, so a burst of
+  load from elsewhere on the machine hits all of them. The server's rate limit is raised for the
+  run (a table of humans never comes near it).
+* ``engine``: the engine's own CPU per request on the same requests (bodies validated
+  beforehand, as the server hands them over: the decision and its outcome envelope only),
+  measured in this process in every round, beside the servers.
+* ``arbiter-sub``: Arbiter with every connection subscribed to ``outcome`` events, so each
+  outcome is also sent to every other connection (the client skips the events); its CPU per
+  request is compared with ``arbiter``'s (goal: at most 2x at 100 connections).
+* The goals of issue #16 are checked at the end of the table: Arbiter's CPU per request at
+  most 1.2 x (the durable echo's + the engine's), its throughput at least 0.75 of the durable
+  echo's, its p99 no worse.
 * ``CPU us/req``: the server process's CPU time (user + system, from /proc) per round trip.
   It moves much less than the wall-clock figures when other work shares the machine, so it is
   the figure to compare between two versions of the server.
@@ -57,9 +71,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script, this folder is first on the path
 
 from benchmarks.bridge_encounter import example_fighters, run_fights, sample_fight  # noqa: E402
-from benchmarks.bridge_path import server_path  # noqa: E402
+from benchmarks.bridge_path import engine_cpu_per_request, server_path  # noqa: E402
 
 CONNECTIONS = (1, 10, 100)
+DURABLE_SERVER = Path(__file__).resolve().parent / "bridge_durable.py"
 MAX_REQUESTS = 200_000
 """A bound on each measurement besides its time."""
 
@@ -109,15 +124,11 @@ EXCHANGE_BODY: dict[str, Any] = {}
 """Filled from ``docs/examples`` of the combat-styles engine when it is present."""
 
 
-def tiny_check(n: int) -> dict[str, Any]:
-    return {"id": f"bench-{n}", "ruleset": "tiny", "type": "check", "body": {"skill": 50}}
-
-
 class Process:
     """A server subprocess; the first stdout line names its URL."""
 
-    def __init__(self, args: list[str]) -> None:
-        self.proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    def __init__(self, args: list[str], cwd: Path = ROOT) -> None:
+        self.proc = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if "ws://" not in line:
@@ -144,14 +155,14 @@ class Process:
             self.proc.stdout.close()
 
 
-async def _open(url: str, secret: str | None) -> ClientConnection:
+async def _open(url: str, secret: str | None, events: tuple[str, ...] = ()) -> ClientConnection:
     ws = await connect(url, compression=None, max_size=2**22, open_timeout=30)
     if secret is not None:
         hello = {
             "v": 1,
             "type": "hello",
             "token": secret,
-            "events": [],
+            "events": list(events),
             "client": {"name": "benchmark", "role": "gm"},
         }
         await ws.send(json.dumps(hello))
@@ -161,10 +172,18 @@ async def _open(url: str, secret: str | None) -> ClientConnection:
 
 
 async def measure(
-    url: str, secret: str | None, connections: int, seconds: float, make: Callable[[int], str]
+    url: str,
+    secret: str | None,
+    connections: int,
+    seconds: float,
+    make: Callable[[int], str],
+    events: tuple[str, ...] = (),
 ) -> tuple[list[float], float]:
-    """Round-trip times (s) of every message and the wall time the run took."""
-    sockets = [await _open(url, secret) for _ in range(connections)]
+    """Round-trip times (s) of every message and the wall time the run took.
+
+    With ``events``, every connection subscribes to them and skips them while it waits for
+    its answer."""
+    sockets = [await _open(url, secret, events) for _ in range(connections)]
     counter = iter(range(10**9))
     times: list[float] = []
     stop_at = time.perf_counter() + seconds
@@ -175,6 +194,8 @@ async def measure(
             start = time.perf_counter()
             await ws.send(frame)
             reply = await ws.recv()
+            while events and str(reply).startswith('{"v":1,"type":"event"'):
+                reply = await ws.recv()
             times.append(time.perf_counter() - start)
             if secret is not None and '"type":"outcome"' not in str(reply):
                 raise RuntimeError(f"not an outcome: {str(reply)[:300]}")
@@ -202,34 +223,24 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
 
 
-def start_arbiter(data: Path) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
-    """Our server with the bundled rules, or with the tiny test ruleset when none is served."""
+def start_arbiter(
+    data: Path, root: Path = ROOT
+) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
+    """Our server with the bundled rules; the benchmark's request is a combat-styles exchange.
+
+    (The tiny test ruleset's server wrapper it fell back on is gone from the tests: without
+    combat-styles there is nothing like for like to measure, so it says so and stops.)
+    """
     server = Process(
-        [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS]
+        [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS], root
     )
     secret = (data / "world.secret").read_text().strip()
     served = asyncio.run(_served(server.url, secret))
     if "combat-styles" in served and EXCHANGE_BODY:
         return server, secret, combat_styles_exchange, "combat-styles exchange"
     server.stop()
-    rules = Path(tempfile.mkdtemp(prefix="arbiter-bench-rules-"))
-    sys.path.insert(0, str(ROOT))
-    from tests.bridge.support import write_rules
-
-    write_rules(rules)
-    server = Process(
-        [
-            sys.executable,
-            "-m",
-            "tests.bridge.serve_tiny",
-            str(rules),
-            "--data",
-            str(data),
-            *SERVE_ARGS,
-        ]
-    )
-    why = "combat-styles not served here" if "combat-styles" not in served else "no exchange body"
-    return server, secret, tiny_check, f"tiny d100 check (FALLBACK: {why})"
+    why = "combat-styles is not served" if "combat-styles" not in served else "no exchange body"
+    raise SystemExit(f"benchmarks/bridge.py needs the combat-styles exchange: {why}")
 
 
 async def _reply_size(url: str, secret: str, make: Callable[[int], dict[str, Any]]) -> int:
@@ -267,6 +278,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-encounters", action="store_true", help="skip the exchanges-in-an-encounter figure"
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout whose server is measured in the same rounds as 'baseline' (run "
+        "by this Python from that folder: its own bridge package, this one's dependencies)",
+    )
     args = parser.parse_args(argv)
     from bridge import native  # after sys.path names this checkout
 
@@ -278,7 +295,14 @@ def main(argv: list[str] | None = None) -> int:
     arbiter, secret, make_request, what = start_arbiter(data)
     reply_bytes = asyncio.run(_reply_size(arbiter.url, secret, make_request))
     echo = Process([sys.executable, "-c", ECHO_SERVER, str(reply_bytes)])
-    processes = [arbiter, echo]
+    durable_log = data.parent / f"{data.name}-durable.sqlite"
+    durable = Process([sys.executable, str(DURABLE_SERVER), str(reply_bytes), str(durable_log)])
+    processes = [arbiter, echo, durable]
+    baseline = None
+    if args.baseline is not None:
+        base_data = Path(tempfile.mkdtemp(prefix="arbiter-bench-baseline-"))
+        baseline, base_secret, _, _ = start_arbiter(base_data, args.baseline.resolve())
+        processes.append(baseline)
 
     def frames(first: int) -> Callable[[int], str]:
         # Fresh ids every time: each Arbiter request is decided, never replayed.
@@ -291,16 +315,45 @@ def main(argv: list[str] | None = None) -> int:
             lambda n, t, first: asyncio.run(measure(echo.url, None, n, t, frames(first))),
         ),
         (
+            "durable",
+            durable,
+            lambda n, t, first: asyncio.run(measure(durable.url, None, n, t, frames(first))),
+        ),
+        (
             "arbiter",
             arbiter,
             lambda n, t, first: asyncio.run(measure(arbiter.url, secret, n, t, frames(first))),
         ),
+        (
+            "arbiter-sub",
+            arbiter,
+            lambda n, t, first: asyncio.run(
+                measure(arbiter.url, secret, n, t, frames(first), events=("outcome",))
+            ),
+        ),
     ]
-    fighters = example_fighters(ROOT) if "FALLBACK" not in what else []
+    if baseline is not None:
+        base = baseline
+        workloads.append(
+            (
+                "baseline",
+                base,
+                lambda n, t, first: asyncio.run(
+                    measure(base.url, base_secret, n, t, frames(first))
+                ),
+            )
+        )
+    engine = None
+    if EXCHANGE_BODY:
+
+        def engine() -> float:
+            return engine_cpu_per_request(combat_styles_exchange)
+
+    fighters = example_fighters(ROOT)
     try:
         if fighters and not args.no_encounters:
             workloads += _encounter_workloads(arbiter, secret, fighters, processes)
-        _report(workloads, what, args.seconds, args.rounds)
+        _report(workloads, what, args.seconds, args.rounds, engine)
         a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
         e_mem = asyncio.run(idle_memory(echo, None, args.idle))
         print(
@@ -344,9 +397,14 @@ def _encounter_workloads(
 
 
 def _report(
-    workloads: list[tuple[str, Process, Runner]], what: str, seconds: float, rounds_: int
+    workloads: list[tuple[str, Process, Runner]],
+    what: str,
+    seconds: float,
+    rounds_: int,
+    engine: Callable[[], float] | None = None,
 ) -> None:
-    """Measure every workload at each connection count, interleaved, and print the table."""
+    """Measure every workload at each connection count, interleaved, and print the table,
+    then Arbiter's ratios to both echoes and the goals of issue #16."""
     print(
         f"request: {what}; loopback; {os.cpu_count()} CPUs; {rounds_} interleaved rounds of "
         f"{seconds:g} s per measurement, median shown"
@@ -355,13 +413,16 @@ def _report(
         f"{'server':<11} {'conns':>5} {'requests':>9} {'p50 ms':>8} {'p99 ms':>8} {'req/s':>9} "
         f"{'CPU us/req':>10}"
     )
-    results: dict[tuple[str, int], tuple[float, float, float]] = {}
+    results: dict[tuple[str, int], tuple[float, float, float, float]] = {}
     offset = 0
     for n in CONNECTIONS:
         rounds: dict[str, list[tuple[int, float, float, float, float]]] = {
             name: [] for name, _, _ in workloads
         }
+        engine_rounds: list[float] = []
         for _ in range(rounds_):
+            if engine is not None:
+                engine_rounds.append(engine())
             for name, server, runner in workloads:
                 cpu_before = server.cpu_seconds()
                 times, wall = runner(n, seconds, offset)
@@ -381,17 +442,64 @@ def _report(
             p50, p99, rate, per = (
                 statistics.median(r[i] for r in rounds[name]) for i in (1, 2, 3, 4)
             )
-            results[(name, n)] = (p50, p99, rate)
+            results[(name, n)] = (p50, p99, rate, per)
             print(f"{name:<11} {n:>5} {count:>9} {p50:>8.3f} {p99:>8.3f} {rate:>9.0f} {per:>10.0f}")
-    for ours, base in (("arbiter", "echo"), ("arbiter-enc", "echo-enc")):
-        if (ours, CONNECTIONS[0]) not in results:
-            continue
+        if engine_rounds:
+            per = statistics.median(engine_rounds)
+            results[("engine", n)] = (0.0, 0.0, 0.0, per)
+            print(f"{'engine':<11} {n:>5} {'':>9} {'':>8} {'':>8} {'':>9} {per:>10.0f}")
+    for line in ratios(results):
+        print(line)
+
+
+Results = dict[tuple[str, int], tuple[float, float, float, float]]
+"""(workload, connections) -> (p50 ms, p99 ms, requests/s, server CPU µs per request)."""
+
+
+def ratios(results: Results) -> list[str]:
+    """Arbiter's figures against both echoes, and issue #16's goals (met or not)."""
+    lines = []
+    for ours, bases in (("arbiter", ("echo", "durable")), ("arbiter-enc", ("echo-enc",))):
         for n in CONNECTIONS:
-            e, a = results[(base, n)], results[(ours, n)]
-            print(
-                f"at {n:>3} connections: {ours} p99 = {a[1] / e[1]:.2f}x {base}, "
-                f"throughput = {a[2] / e[2]:.0%} of {base}"
+            if (ours, n) not in results:
+                continue
+            a = results[(ours, n)]
+            parts = []
+            for base in bases:
+                b = results[(base, n)]
+                parts.append(
+                    f"throughput {a[2] / b[2]:.2f} of {base}, p99 {a[1] / b[1]:.2f}x {base}"
+                )
+            lines.append(f"at {n:>3} connections: {ours}: " + "; ".join(parts))
+    for n in CONNECTIONS:
+        if ("baseline", n) in results and ("arbiter", n) in results:
+            a, b = results[("arbiter", n)], results[("baseline", n)]
+            lines.append(
+                f"at {n:>3} connections: arbiter against the baseline checkout: CPU/req "
+                f"{a[3] / b[3]:.2f}x, throughput {a[2] / b[2]:.2f}x, p99 {a[1] / b[1]:.2f}x"
             )
+    for n in CONNECTIONS:
+        if ("durable", n) not in results or ("arbiter", n) not in results:
+            continue
+        a, d = results[("arbiter", n)], results[("durable", n)]
+        floor = d[3] + results.get(("engine", n), (0.0, 0.0, 0.0, 0.0))[3]
+        goals = [
+            ("CPU/req vs durable + engine", a[3] / floor, 1.2, f"{a[3]:.0f} / {floor:.0f} us"),
+            ("throughput vs durable", a[2] / d[2], 0.75, ""),
+            ("p99 vs durable", a[1] / d[1], 1.0, ""),
+        ]
+        if ("arbiter-sub", n) in results:
+            s = results[("arbiter-sub", n)]
+            goals.append(("CPU/req subscribed vs not", s[3] / a[3], 2.0, f"{s[3]:.0f} us"))
+        for label, value, goal, detail in goals:
+            upward = label.startswith("throughput")
+            met = value >= goal if upward else value <= goal
+            sign = ">=" if upward else "<="
+            lines.append(
+                f"goal at {n:>3} connections: {label:<28} {value:5.2f} (goal {sign} {goal:g}) "
+                f"{'met' if met else 'NOT met'}{'; ' + detail if detail else ''}"
+            )
+    return lines
 
 
 def _load_exchange_body() -> None:

@@ -23,6 +23,43 @@ GROUP = 10
 """Rows per commit in the server path measurement (what 10 busy connections give)."""
 
 
+def engine_alone(served: Any, requests: list[dict[str, Any]], source: Any) -> float:
+    """CPU seconds the engine alone takes to decide ``requests`` (their bodies validated
+    beforehand, as the server hands them over) drawing from ``source``: the engine's own cost,
+    without the server's reading, validation, logging and sending."""
+    from bridge.engine.envelope import Request, resolve
+
+    engine, model, digest = served.engine, served.ruleset.model, served.ruleset.content_hash
+    typed = [
+        Request.model_validate(r).model_copy(
+            update={
+                "body": engine.requests[r["type"]].model_validate_json(
+                    json.dumps(r["body"]), strict=True
+                )
+            }
+        )
+        for r in requests
+    ]
+    started = time.process_time()
+    for request in typed:
+        resolve(request, engine, model, digest, None, source)
+    return time.process_time() - started
+
+
+def engine_cpu_per_request(
+    exchange: Callable[[int], dict[str, Any]], count: int = 400, rounds: int = 3
+) -> float:
+    """The engine's own CPU per request (µs) on ``count`` of the benchmark's requests, the
+    minimum of ``rounds`` (the figure least disturbed by other work on the machine)."""
+    from bridge.engine.dice import KeyedSource
+    from bridge.rules import RuleSource, snapshot
+
+    served = snapshot(RuleSource().load()).served["combat-styles"]
+    requests = [exchange(i) for i in range(count)]
+    source = KeyedSource(bytes(32))
+    return min(engine_alone(served, requests, source) for _ in range(rounds)) / count * 1e6
+
+
 def server_path(
     batches: int, exchange_body: dict[str, Any], exchange: Callable[[int], dict[str, Any]]
 ) -> None:
@@ -31,7 +68,6 @@ def server_path(
         print("server path: skipped (no combat-styles exchange example)")
         return
     from bridge.engine.dice import KeyedSource
-    from bridge.engine.envelope import Request, resolve
     from bridge.limits import Limits
     from bridge.server import ArbiterServer, ServerConfig, settle_heap
     from bridge.session import ClientSession
@@ -46,9 +82,11 @@ def server_path(
             await server.close()
             return [], []
         served = server.rules.served["combat-styles"]
+        _ = server.rules.reader
         settle_heap()  # as ArbiterServer.start() does before it listens
         session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
         session.user = "benchmark"
+        session.bind_player(None)  # the GM's connection, as the socket benchmark's hello says
         twin = KeyedSource(session.seed)  # the same dice the session's source draws
         totals, engine = [], []
         for batch in range(batches + 1):  # batch 0 warms up
@@ -63,14 +101,10 @@ def server_path(
                     await server.committed()
             await server.committed()
             total = time.process_time() - started
-            if '"type":"outcome"' not in reply:
-                raise RuntimeError(f"not an outcome: {reply[:300]}")
-            parsed = [Request.model_validate(r) for r in requests]
-            model, digest = served.ruleset.model, served.ruleset.content_hash
-            started = time.process_time()
-            for request in parsed:
-                resolve(request, served.engine, model, digest, None, twin)
-            alone = time.process_time() - started
+            text = reply.decode() if isinstance(reply, bytes) else reply
+            if '"type":"outcome"' not in text:
+                raise RuntimeError(f"not an outcome: {text[:300]}")
+            alone = engine_alone(served, requests, twin)
             if twin.counter != session.keyed.counter:
                 raise RuntimeError("the engine alone drew other dice than the session")
             if batch:

@@ -33,13 +33,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bridge import native
 from bridge.engine.combat_styles import ENGINE
-from bridge.engine.combat_styles.checks import Level, level_of, target
-from bridge.engine.combat_styles.requests import (
+from bridge.engine.combat_styles.bodies.requests import (
     ExchangeBody,
     OddsBody,
     StartEncounterBody,
 )
-from bridge.engine.combat_styles.rules import view_of
+from bridge.engine.combat_styles.core.checks import Level, level_of, target
+from bridge.engine.combat_styles.core.rules import view_of
 from bridge.engine.dice import Dice, KeyedSource
 from bridge.engine.envelope import Request, resolve
 from compiler.model.loader import load_ruleset

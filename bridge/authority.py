@@ -54,8 +54,16 @@ def _ids(value: Any) -> Iterator[str]:
                 yield from _ids(item)
 
 
-def authorize(request: Request, model: type[BaseModel] | None, viewer: Viewer) -> None:
+def authorize(
+    request: Request,
+    model: type[BaseModel] | None,
+    viewer: Viewer,
+    body: Mapping[str, Any] | None = None,
+) -> None:
     """Refuse (ProtocolError ``forbidden``) a request ``viewer`` may not send.
+
+    ``body`` is the request's body as the client sent it (default: ``request.body``, which is
+    that until the body is validated).
 
     The GM may send anything. A player may send a request that names at least one participant
     in its acting fields and holds every participant named; a table action, or a request naming
@@ -64,7 +72,7 @@ def authorize(request: Request, model: type[BaseModel] | None, viewer: Viewer) -
     """
     if viewer.gm or model is None:
         return
-    ids = acting_ids(model, request.body)
+    ids = acting_ids(model, request.body if body is None else body)
     if not ids:
         raise ProtocolError("forbidden", f"{request.type!r} is the GM's to send", request.id)
     for participant in ids:

@@ -17,6 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
@@ -25,6 +26,8 @@ from bridge.engine.envelope import Request
 from bridge.jsontext import not_unicode
 from bridge.limits import BudgetedSource
 from bridge.protocol import ProtocolError, RequestMessage
+from bridge.reading import Sent
+from bridge.records import canonical_bytes
 from bridge.refusals import (
     UNUSABLE,
     Refusal,
@@ -67,25 +70,33 @@ class Context:
 
 
 def decide(
-    message: RequestMessage, rules: RulesSnapshot, store: Store, ctx: Context, now: float
+    message: RequestMessage | Sent,
+    rules: RulesSnapshot,
+    store: Store,
+    ctx: Context,
+    now: float,
 ) -> Decided:
-    """Decide and log ``message.request``; raises ProtocolError naming why it was refused."""
+    """Decide and log ``message.request``; raises ProtocolError naming why it was refused.
+
+    ``message`` read by the fast path (:class:`~bridge.reading.Sent`) carries its body
+    validated already; otherwise the body is validated here (:func:`strict_body`), after the
+    idempotency lookup and the checks of the ruleset, type and encounter, as it always was.
+    """
+    written: dict[str, Any] | None
+    if isinstance(message, Sent):
+        message, written, typed = message.message, message.request, message.message.request
+    else:
+        written, typed = None, None
     request = message.request
     rid = request.id
     stored = store.find(rid)
     if stored is not None:
-        try:
-            sent = canonical(request.model_dump(mode="json"))
-        except (TypeError, ValueError):
-            # Not Unicode (a lone surrogate in the body): never the logged request, which was
-            # written as UTF-8; name the field as a new request's validation would.
-            raise ProtocolError(
-                "invalid_request",
-                f"invalid {request.type!r} request: "
-                f"{not_unicode(request.body, 'body') or 'body: not JSON'}",
-                rid,
-            ) from None
-        if canonical(json.loads(stored.entry.request)) != sent:
+        sent = request_json(request, written)
+        if stored.entry.request.encode() != sent and canonical(
+            json.loads(stored.entry.request)
+        ) != canonical(json.loads(sent)):
+            # The same request may be written with its keys in another order: compare the
+            # canonical forms when the texts differ.
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
@@ -140,7 +151,8 @@ def decide(
         source, counter = ctx.keyed, ctx.keyed.counter
 
     model = served.engine.requests[request.type]
-    typed = strict_body(model, request)
+    if typed is None:
+        typed = strict_body(model, request)
     if request.encounter is None:
         pending = pending_without_encounter(model, request, typed.body)
         if pending is not None:
@@ -175,6 +187,7 @@ def decide(
         )
         text = OutcomeText(outcome)
 
+    logged_request = request_json(request, written)
     row = store.stage(
         NewRoll(
             request_id=rid,
@@ -184,15 +197,47 @@ def decide(
             type=request.type,
             encounter=request.encounter,
             rules_hash=ruleset.content_hash,
-            request=request.model_dump_json(),
+            request=logged_request.decode(),
             dice=text.dice,
             outcome=text.logged,
             counter=counter,
             scripted=counter is None,
             time=now,
-        )
+        ),
+        (logged_request, text.dice_bytes, text.logged_bytes),
     )
     return Decided(row, outcome, text, replayed=False, refusal=refusal_in(outcome))
+
+
+def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
+    """The request as the roll log keeps it: compact JSON (UTF-8) of the envelope the client
+    wrote, its keys in the order written (``written``, from the fast path; else ``request``,
+    whose body is still as written).
+
+    Raises ProtocolError ``invalid_request`` naming the field for text that is not Unicode
+    (a lone surrogate), which the log, written as UTF-8, can never hold.
+    """
+    if written is None:
+        written = {
+            "id": request.id,
+            "ruleset": request.ruleset,
+            "type": request.type,
+            "body": request.body,
+            "encounter": request.encounter,
+        }
+    try:
+        return orjson.dumps(written)
+    except TypeError:
+        pass  # an integer beyond 64 bits (or text that is not Unicode): see canonical
+    try:
+        return canonical_bytes(written)
+    except (TypeError, ValueError):
+        raise ProtocolError(
+            "invalid_request",
+            f"invalid {request.type!r} request: "
+            f"{not_unicode(written['body'], 'body') or 'body: not JSON'}",
+            request.id,
+        ) from None
 
 
 def strict_body(model: type[BaseModel], request: Request) -> Request:

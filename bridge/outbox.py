@@ -14,8 +14,13 @@ through an :class:`Outbox`:
   already buffered, so if the peer has not read up to it within ``close_timeout`` seconds the
   transport is aborted. Nothing more is written to it meanwhile.
 
-So a connection never holds more than ``limit`` plus one frame in the server's memory (the
-kernel's socket buffers aside). The server also gives websockets ``write_limit=limit``: its own
+So a connection never holds more than ``limit`` plus one write in the server's memory (the
+kernel's socket buffers aside).
+
+Frames are written already framed (:func:`text_frame`): a server's frames are not masked, so
+the bytes of one text frame are the same for every connection it goes to, and an outcome sent to
+many connections (its events) is framed once. :meth:`Outbox.send_frames` writes several in one
+write (the events of one group commit, to one connection). The server also gives websockets ``write_limit=limit``: its own
 writes (the keepalive ping, the close frame) then only wait once a connection is over the
 limit, which it no longer stays.
 """
@@ -24,7 +29,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Sequence
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.protocol import State
@@ -34,6 +40,17 @@ log = logging.getLogger("arbiter.outbox")
 CLOSE_TOO_SLOW = 4008
 """Close code of a connection dropped for not reading what it was sent (see docs/protocol.md)."""
 TOO_SLOW_REASON = "too slow: stopped reading"
+
+
+def text_frame(payload: bytes) -> bytes:
+    """One unmasked, final text frame (RFC 6455 section 5.2) carrying ``payload`` (UTF-8 text):
+    what websockets writes for ``send(text)`` on a server connection without extensions."""
+    size = len(payload)
+    if size < 126:
+        return bytes((0x81, size)) + payload
+    if size < 1 << 16:
+        return struct.pack("!BBH", 0x81, 126, size) + payload
+    return struct.pack("!BBQ", 0x81, 127, size) + payload
 
 
 class Outbox:
@@ -60,19 +77,33 @@ class Outbox:
         transport = self.ws.transport
         return transport.get_write_buffer_size() if transport is not None else 0
 
-    def send(self, text: str) -> bool:
-        """Write ``text`` as one frame without waiting; False when it was not written.
+    def send(self, text: str | bytes) -> bool:
+        """Write ``text`` (bytes: UTF-8 text) as one text frame without waiting; False when it
+        was not written.
 
         Not written when the connection is closing or was dropped, or is over the limit already
         (then it is dropped now). Written, it may put the connection over the limit: it is then
         dropped, the frame staying queued ahead of the close.
         """
-        if self.dropped or self.ws.state is not State.OPEN:
+        payload = text.encode() if isinstance(text, str) else text
+        return self.send_frames((text_frame(payload),))
+
+    def send_frames(self, frames: Sequence[bytes]) -> bool:
+        """Write text frames already framed (:func:`text_frame`) in one write, as :meth:`send`
+        writes one."""
+        ws = self.ws
+        if self.dropped or ws.state is not State.OPEN:
             return False
         if self.unsent() > self.limit:
             self.drop()
             return False
-        broadcast([self.ws], text)
+        protocol = ws.protocol
+        if protocol.extensions or protocol.writes or ws.fragmented_send_waiter is not None:
+            # Not the plain case the frames were made for: let websockets frame them.
+            for frame in frames:
+                broadcast([ws], _payload(frame).decode())
+        else:
+            ws.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
         if self.unsent() > self.limit:
             self.drop()
         return True
@@ -108,3 +139,9 @@ class Outbox:
             )
         except TimeoutError:
             self.ws.transport.abort()
+
+
+def _payload(frame: bytes) -> bytes:
+    """The payload of a frame made by :func:`text_frame`."""
+    size = frame[1]
+    return frame[2 + (2 if size == 126 else 8 if size == 127 else 0) :]

@@ -411,6 +411,17 @@ def outcome_event_text(seq: int, outcome: str) -> str:
     return f'{{"v":1,"type":"event","event":"outcome","seq":{seq:d},"outcome":{outcome}}}'
 
 
+def outcome_message_bytes(seq: int, replayed: bool, outcome: bytes) -> bytes:
+    """:func:`outcome_message_text` as UTF-8 bytes, around an outcome's UTF-8 JSON text."""
+    flag = b"true" if replayed else b"false"
+    return b'{"v":1,"type":"outcome","seq":%d,"replayed":%s,"outcome":%s}' % (seq, flag, outcome)
+
+
+def outcome_event_bytes(seq: int, outcome: bytes) -> bytes:
+    """:func:`outcome_event_text` as UTF-8 bytes, around an outcome's UTF-8 JSON text."""
+    return b'{"v":1,"type":"event","event":"outcome","seq":%d,"outcome":%s}' % (seq, outcome)
+
+
 # --- schemas --------------------------------------------------------------------------------------
 
 

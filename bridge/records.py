@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import struct
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -38,12 +39,27 @@ def canonical(value: Any) -> str:
     there too). A value neither can write (a lone surrogate, which is not Unicode; an object
     that is not JSON) raises TypeError or ValueError.
     """
+    return canonical_bytes(value).decode()
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """:func:`canonical` as UTF-8 bytes (what is hashed and sent), without a text in between."""
     try:
-        return orjson.dumps(value, option=_SORTED).decode()
+        return orjson.dumps(value, option=_SORTED)
     except TypeError:
-        text = _FALLBACK.encode(_finite(value))
-        text.encode("utf-8")  # a lone surrogate raises UnicodeEncodeError (a ValueError) here
-        return text
+        # A lone surrogate raises UnicodeEncodeError (a ValueError) here.
+        return _FALLBACK.encode(_finite(value)).encode("utf-8")
+
+
+def canonical_around(value: dict[str, Any], key: str, text: bytes) -> bytes:
+    """:func:`canonical_bytes` of ``value``, whose ``key`` (when present) holds the value that
+    ``text`` is the canonical JSON of: that part is not serialised a second time."""
+    if key not in value:
+        return canonical_bytes(value)
+    try:
+        return orjson.dumps({**value, key: orjson.Fragment(text)}, option=_SORTED)
+    except TypeError:
+        return canonical_bytes(value)
 
 
 def _finite(value: Any) -> Any:
@@ -161,16 +177,30 @@ class Player:
         return cls(name, tuple(json.loads(participants)), token_hash, created, revoked)
 
 
+_LENGTH = struct.Struct(">Q").pack
+"""A part's length prefix: 8 bytes, big-endian."""
+
+
 def row_hash(prev_hash: str, fields: list[Any]) -> str:
     """SHA-256 over the previous hash and each field, every part prefixed by its byte length.
 
     Text fields go in as UTF-8, other fields as their JSON text (``null``, ``true``, ``17``,
     ``1700000000.25``); the length prefixes (8 bytes, big-endian) make the encoding unambiguous.
+    A text field may be given as its UTF-8 bytes already (the same digest, without encoding
+    the text again).
     """
     parts: list[bytes] = []
+    append = parts.append
     for part in (prev_hash, *fields):
-        data = _text(part).encode("utf-8")
-        parts += (len(data).to_bytes(8, "big"), data)
+        kind = type(part)
+        if kind is str:
+            data = part.encode("utf-8")
+        elif kind is bytes:
+            data = part
+        else:
+            data = _text(part).encode("utf-8")
+        append(_LENGTH(len(data)))
+        append(data)
     # One update over the joined bytes: the same digest as an update per part, in one call.
     return hashlib.sha256(b"".join(parts)).hexdigest()
 
@@ -197,6 +227,8 @@ __all__ = [
     "Roll",
     "Session",
     "canonical",
+    "canonical_around",
+    "canonical_bytes",
     "kept",
     "row_hash",
 ]

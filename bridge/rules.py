@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
 from bridge.engine import registry
 from bridge.engine.contract import Engine
 from bridge.protocol import RulesetInfo
+from bridge.reading import FrameReader
 from compiler.model.common import RulesetBase
 from compiler.model.loader import RULES_ROOT, Ruleset, available_rulesets, load_all, load_ruleset
 
@@ -77,6 +79,11 @@ class RulesSnapshot:
 
     def info(self) -> dict[str, RulesetInfo]:
         return {rid: s.info() for rid, s in sorted(self.served.items())}
+
+    @cached_property
+    def reader(self) -> FrameReader:
+        """The one-pass reader of client messages, request bodies typed by these engines."""
+        return FrameReader({rid: s.engine for rid, s in self.served.items()})
 
 
 def snapshot(

@@ -15,7 +15,7 @@ import logging
 import sqlite3
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -28,12 +28,14 @@ from bridge.building import build_module
 from bridge.failures import FailureLog
 from bridge.http import ModuleFiles, routes
 from bridge.limits import Limits
+from bridge.outbox import text_frame
 from bridge.protocol import (
     LimitsInfo,
     RulesError,
     RulesUpdated,
     ServerInfo,
     encode,
+    outcome_event_bytes,
 )
 from bridge.reload import RulesWatcher
 from bridge.rules import RuleSource, RulesSnapshot, snapshot
@@ -159,6 +161,8 @@ class ArbiterServer:
         )
         self._waiters: list[asyncio.Future[None]] = []
         self._after_commit: list[Callable[[], None]] = []
+        self._events: list[tuple[int, OutcomeText, ClientSession]] = []
+        """Outcomes staged in this turn to announce to the listeners once committed."""
         self._server: Server | None = None
         self._watcher_task: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
@@ -192,6 +196,7 @@ class ArbiterServer:
             compression=None,
             server_header=f"arbiter/{self.server_info.version}",
         )
+        _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
         self._checkpoint_task = asyncio.create_task(self._checkpoints(), name="wal-checkpoints")
         self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
@@ -341,9 +346,15 @@ class ArbiterServer:
         """Run ``callback`` once the rows staged so far are committed (never if the commit fails)."""
         self._after_commit.append(callback)
 
+    def announce(self, seq: int, outcome: OutcomeText, origin: ClientSession) -> None:
+        """Tell every listener but ``origin`` about an outcome once its row is committed
+        (never if the commit fails); see :meth:`publish`."""
+        self._events.append((seq, outcome, origin))
+
     def _do_commit(self) -> None:
         waiters, self._waiters = self._waiters, []
         callbacks, self._after_commit = self._after_commit, []
+        events, self._events = self._events, []
         try:
             self.store.commit()
         except Exception as err:
@@ -356,6 +367,8 @@ class ArbiterServer:
                 if not waiter.done():
                     waiter.set_exception(err)
             return
+        if events:
+            self.publish(events)
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
@@ -364,18 +377,43 @@ class ArbiterServer:
 
     # --- events ---
 
-    def publish(self, seq: int, outcome: OutcomeText, exclude: ClientSession) -> None:
-        """Tell every other subscribed client about an outcome (each sees what it may).
+    def publish(self, events: Sequence[tuple[int, OutcomeText, ClientSession]]) -> None:
+        """Send the outcomes of one group commit to every listener but the client each came
+        from, each in its view of it (``bridge.views``), in log order.
 
-        Written without waiting on any reader; a client that stopped reading is dropped once
-        over its send buffer limit (``bridge.outbox``), so it never holds the others back nor
-        grows the server's memory."""
-        for client in tuple(self.listeners):
-            if client is exclude:
+        An outcome nobody has anything withheld from (the common case) is framed once for all;
+        a listener that sent none of them gets them all in one write. Written without waiting
+        on any reader: a client that stopped reading is dropped once over its send buffer limit
+        (``bridge.outbox``), so it never holds the others back nor grows the server's memory.
+        Clients that did not subscribe are not in :attr:`listeners` and cost nothing here.
+        """
+        listeners = tuple(self.listeners)
+        if not listeners:
+            return
+        shared = [
+            text_frame(outcome_event_bytes(seq, text.logged_bytes)) if text.same_for_all else None
+            for seq, text, _ in events
+        ]
+        origins = {origin for _, _, origin in events}
+        everything = b"".join(shared) if None not in shared else None  # type: ignore[arg-type]
+        views: dict[tuple[int, bytes], bytes] = {}
+        for client in listeners:
+            if everything is not None and client not in origins:
+                client.outbox.send_frames((everything,))
                 continue
-            text = client.outcome_event(seq, outcome)
-            if text is not None:
-                client.outbox.send(text)
+            frames = []
+            for index, (seq, text, origin) in enumerate(events):
+                if origin is client:
+                    continue
+                frame = shared[index]
+                if frame is None:
+                    view = text.shown_bytes(client.viewer)
+                    frame = views.get((index, view))
+                    if frame is None:
+                        frame = views[(index, view)] = text_frame(outcome_event_bytes(seq, view))
+                frames.append(frame)
+            if frames:
+                client.outbox.send_frames(frames)
 
     async def swap_rules(self, rules: RulesSnapshot) -> None:
         """Rebuild the module for new rules, then serve them and tell the clients."""
@@ -385,6 +423,7 @@ class ArbiterServer:
             except RuleError as err:
                 await self.report_error([str(p) for p in err.problems])
                 return
+        _ = rules.reader  # built before the first frame, and settled with the rules
         self.rules = rules
         settle_heap()
         text = encode(RulesUpdated(rulesets=rules.info()))

@@ -24,7 +24,6 @@ import uuid
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
@@ -36,7 +35,6 @@ from bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
 from bridge.limits import TokenBucket
 from bridge.outbox import Outbox
 from bridge.protocol import (
-    CLIENT_MESSAGE,
     Bind,
     ClientMessage,
     ErrorMessage,
@@ -52,13 +50,14 @@ from bridge.protocol import (
     decode,
     encode,
     guess_id,
-    outcome_event_text,
-    outcome_message_text,
+    outcome_message_bytes,
     parse_client,
 )
+from bridge.reading import Sent
 from bridge.records import Player
+from bridge.rules import RulesSnapshot
 from bridge.store import Session
-from bridge.views import NOBODY, OutcomeText, Viewer
+from bridge.views import NOBODY, Viewer
 
 if TYPE_CHECKING:
     from bridge.server import ArbiterServer
@@ -166,7 +165,8 @@ class ClientSession:
         except ConnectionClosed:
             return None
         try:
-            message = self._parse(frame)
+            read = self._parse(frame)
+            message = read.message if isinstance(read, Sent) else read
             if not isinstance(message, Hello):
                 raise ProtocolError(
                     "unauthorized", f"the first message must be a hello, not {message.type!r}"
@@ -271,7 +271,15 @@ class ClientSession:
 
     # --- messages ---
 
-    def _parse(self, frame: str | bytes) -> ClientMessage:
+    def _parse(
+        self, frame: str | bytes, rules: RulesSnapshot | None = None
+    ) -> ClientMessage | Sent:
+        """The message ``frame`` holds, validated; raises ProtocolError naming what is wrong.
+
+        A request read by the fast path comes as :class:`~bridge.reading.Sent` (its body
+        validated by the request type's model of ``rules``); by the slow path, as the message
+        alone (its body validated when it is decided).
+        """
         limits = self.server.config.limits
         if isinstance(frame, bytes):
             raise ProtocolError("binary_frame", "binary frames are not accepted: send JSON text")
@@ -283,27 +291,31 @@ class ClientSession:
                     "too_large",
                     f"message of {size} bytes is over the limit of {limits.max_message_bytes}",
                 )
-        try:
-            # Fast path: parse and validate in one pass. Anything it refuses takes the slow path,
-            # which names the problem precisely.
-            return CLIENT_MESSAGE.validate_json(frame, strict=True)
-        except ValidationError:
-            return parse_client(decode(frame))
+        # Fast path: parse and validate in one pass, request bodies included (bridge.reading).
+        # Anything it refuses takes the slow path, which names the problem precisely.
+        read = (rules or self.server.rules).reader.read(frame)
+        if read is not None:
+            return read
+        return parse_client(decode(frame))
 
-    def handle(self, frame: str | bytes) -> str:
-        """The answer to one frame (JSON text); decides requests synchronously (see deciding)."""
+    def handle(self, frame: str | bytes) -> str | bytes:
+        """The answer to one frame (JSON text; bytes: UTF-8 JSON text); decides requests
+        synchronously (see deciding)."""
         wait = self.bucket.take(asyncio.get_running_loop().time())
         if wait:
             return encode(self._rate_limited(frame, wait))
-        message: ClientMessage | None = None
+        message: ClientMessage | Sent | None = None
+        rules = self.server.rules  # one snapshot reads and decides the message
         try:
-            message = self._parse(frame)
-            return self._dispatch(message)
+            message = self._parse(frame, rules)
+            return self._dispatch(message, rules)
         except ProtocolError as err:
             return encode(err.reply())
         except sqlite3.Error as err:
             # The store failed (a full disk): say so, once per failure in the log.
             self.server.failures.report(f"session {self.id}: the roll log failed", err)
+            if isinstance(message, Sent):
+                message = message.message
             if isinstance(message, RequestMessage):
                 rid: str | None = message.request.id
             else:
@@ -330,9 +342,9 @@ class ClientSession:
             retry_after=round(wait, 3),
         )
 
-    def _dispatch(self, message: ClientMessage) -> str:
-        if isinstance(message, RequestMessage):
-            return self._request(message)
+    def _dispatch(self, message: ClientMessage | Sent, rules: RulesSnapshot) -> str | bytes:
+        if isinstance(message, Sent | RequestMessage):
+            return self._request(message, rules)
         if isinstance(message, Ping):
             return encode(Pong(id=message.id))
         if isinstance(message, Subscribe):
@@ -376,15 +388,17 @@ class ClientSession:
             )
         return Viewer(False, frozenset(record.participants), record.name)
 
-    def _request(self, message: RequestMessage) -> str:
+    def _request(self, read: RequestMessage | Sent, rules: RulesSnapshot) -> str | bytes:
         server = self.server
+        message = read.message if isinstance(read, Sent) else read
         viewer = self._relayed(message)
         request = message.request
-        served = server.rules.served.get(request.ruleset)
+        served = rules.served.get(request.ruleset)
         model = served.engine.requests.get(request.type) if served is not None else None
         # Before the idempotency lookup, the encounter and any die: the refusal depends on
-        # nothing but the request and who sent it.
-        authorize(request, model, viewer)
+        # nothing but the request as sent and who sent it.
+        body = read.request["body"] if isinstance(read, Sent) else request.body
+        authorize(request, model, viewer, body)
         ctx = self._context
         if ctx is None:
             # Who asks and under which limits does not change once the hello is done.
@@ -397,7 +411,7 @@ class ClientSession:
             )
         if viewer is not self.viewer:
             ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
-        decided = decide(message, server.rules, server.store, ctx, time.time())
+        decided = decide(read, rules, server.store, ctx, time.time())
         self.outcome_id = message.request.id
         if decided.refusal is not None:
             # Refused after dice: the refusal is the id's logged outcome. The error goes out
@@ -407,11 +421,5 @@ class ClientSession:
         seq, text = decided.row.seq, decided.text
         if not decided.replayed and len(server.listeners) > (self in server.listeners):
             # Somebody else listens: tell them once the row is durable.
-            server.after_commit(lambda: server.publish(seq, text, exclude=self))
-        return outcome_message_text(seq, decided.replayed, text.shown(viewer))
-
-    def outcome_event(self, seq: int, outcome: OutcomeText) -> str | None:
-        """The event text announcing another client's outcome, or None when not subscribed."""
-        if "outcome" not in self.events:
-            return None
-        return outcome_event_text(seq, outcome.shown(self.viewer))
+            server.announce(seq, text, origin=self)
+        return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))

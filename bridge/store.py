@@ -247,8 +247,11 @@ class Store:
         """True while staged rows wait for :meth:`commit`."""
         return self._db.in_transaction
 
-    def stage(self, roll: NewRoll) -> Roll:
+    def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
         """Write a row inside the open transaction (opening one); visible to this store only.
+
+        ``encoded``: the UTF-8 bytes of the row's ``request``, ``dice`` and ``outcome`` texts
+        when the caller has them at hand (they are hashed as they are, not encoded again).
 
         Nobody may be told about a staged row before :meth:`commit` returns. Staging several
         rows and committing once (group commit) is what lets many connections share one write.
@@ -256,7 +259,10 @@ class Store:
         before it stay staged.
         """
         seq = self._last_seq + 1
-        digest = row_hash(self._last_hash, [seq, *roll])
+        fields: list[Any] = [seq, *roll]
+        if encoded is not None:
+            fields[8:11] = encoded  # seq, then NewRoll's request, dice, outcome
+        digest = row_hash(self._last_hash, fields)
         db = self._db
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")

@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.records import canonical
+from bridge.records import canonical_around, canonical_bytes
 
-_HIDDEN_MARK = '"hidden":true'
+_HIDDEN_MARK = b'"hidden":true'
 """How a hidden die reads in canonical dice JSON. A string value cannot hold it (its quotes
 would be escaped), so finding it in the dice text means a die is hidden."""
 
@@ -71,41 +71,64 @@ def project(outcome: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
 class OutcomeText:
     """The texts of one outcome envelope: what the log keeps and what each viewer receives.
 
-    Raises TypeError or ValueError (as :func:`~bridge.records.canonical` does) when the outcome
-    is not JSON.
+    Each is serialised once, as UTF-8 bytes (what is hashed into the chain and sent); the
+    ``str`` forms are decoded from them. Raises TypeError or ValueError (as
+    :func:`~bridge.records.canonical` does) when the outcome is not JSON.
     """
 
-    __slots__ = ("_gm", "_hidden", "_outcome", "_public", "dice", "logged")
+    __slots__ = (
+        "_gm",
+        "_outcome",
+        "_public",
+        "dice",
+        "dice_bytes",
+        "logged",
+        "logged_bytes",
+        "same_for_all",
+    )
 
     def __init__(self, outcome: dict[str, Any]) -> None:
         self._outcome = outcome
-        self.logged = canonical(outcome)
-        """Canonical JSON of the whole envelope: what the roll log keeps."""
-        self.dice = canonical(outcome.get("dice", []))
+        self.dice_bytes = canonical_bytes(outcome.get("dice", []))
         """Canonical JSON of the dice records: the roll log's ``dice`` column."""
-        self._hidden = _HIDDEN_MARK in self.dice
-        self._public: str | None = None
-        self._gm: str | None = None
+        self.dice = self.dice_bytes.decode()
+        self.logged_bytes = canonical_around(outcome, "dice", self.dice_bytes)
+        """Canonical JSON of the whole envelope: what the roll log keeps."""
+        self.logged = self.logged_bytes.decode()
+        self.same_for_all = (
+            not outcome.get("private")
+            and _HIDDEN_MARK not in self.dice_bytes
+            and outcome.get("state") is None
+        )
+        """Nothing to withhold from anybody: every viewer receives the logged text itself."""
+        self._public: bytes | None = None
+        self._gm: bytes | None = None
 
     def shown(self, viewer: Viewer) -> str:
         """``canonical(project(outcome, viewer))``, serialising as little as it can."""
-        outcome = self._outcome
-        private = outcome.get("private")
-        if not private and not self._hidden and outcome.get("state") is None:
-            return self.logged  # the common case: nothing to withhold from anybody
+        if self.same_for_all:
+            return self.logged
+        return self.shown_bytes(viewer).decode()
+
+    def shown_bytes(self, viewer: Viewer) -> bytes:
+        """:meth:`shown` as UTF-8 bytes; the same bytes object for every viewer of one view
+        (the logged text, the GM's view, the public view), so callers may cache by it."""
+        if self.same_for_all:
+            return self.logged_bytes  # the common case: nothing to withhold from anybody
         if viewer.gm:
             if self._gm is None:
                 self._gm = self._text(GM)
             return self._gm
+        private = self._outcome.get("private")
         if private and not viewer.participants.isdisjoint(private):
             return self._text(viewer)
         if self._public is None:
             self._public = self._text(NOBODY)
         return self._public
 
-    def _text(self, viewer: Viewer) -> str:
+    def _text(self, viewer: Viewer) -> bytes:
         view = project(self._outcome, viewer)
-        return self.logged if view is self._outcome else canonical(view)
+        return self.logged_bytes if view is self._outcome else canonical_bytes(view)
 
 
 __all__ = ["GM", "NOBODY", "OutcomeText", "Viewer", "project"]

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from bridge.authority import acting_fields, acting_ids, authorize
-from bridge.engine.combat_styles.request_types import REQUESTS as COMBAT_STYLES
+from bridge.engine.combat_styles.bodies.request_types import REQUESTS as COMBAT_STYLES
 from bridge.engine.envelope import Request
 from bridge.engine.hmk.engine import ENGINE as HMK
 from bridge.engine.karmic.requests import REQUESTS as KARMIC
@@ -56,7 +56,6 @@ def test_the_table_actions_are_the_ones_that_act_for_nobody_in_particular() -> N
     assert {t for r, t in table if r == "hmk"} == {"start", "initiative", "round"}
     assert {t for r, t in table if r == "combat-styles"} == {
         "opposed",
-        "choose_effects",
         "odds",
         "start_encounter",
         "initiative",

@@ -11,9 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bridge.deciding import Context, decide
 from bridge.engine.dice import KeyedSource
-from bridge.protocol import CLIENT_MESSAGE, RequestMessage
+from bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
 from bridge.rules import RulesSnapshot, snapshot
 from bridge.store import Store
 from tests.bridge.support import request, tiny_get_engine, tiny_source, write_rules
@@ -56,3 +58,45 @@ def test_a_request_naming_an_encounter_keeps_its_state_in_the_row_and_the_encoun
     encounter = store.encounter("e")
     assert [json.loads(r.entry.outcome)["state"] for r in rows] == [{"total": 4}, {"total": 7}]
     assert encounter is not None and encounter.state == {"total": 7} and encounter.seq == 2
+
+
+def test_the_log_keeps_the_request_as_written_in_compact_json(tmp_path: Path) -> None:
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    decide(message("d1", "draw", {"table": "fumble"}), rules, store, CTX, 1.0)
+    store.commit()
+    [row] = store.rolls()
+    assert row.entry.request == (
+        '{"id":"d1","ruleset":"tiny","type":"draw","body":{"table":"fumble"},"encounter":null}'
+    )
+
+
+def test_a_request_read_in_one_pass_is_logged_and_decided_as_one_read_slowly(
+    tmp_path: Path,
+) -> None:
+    rules = tiny_rules(tmp_path)
+    fast, slow = Store(tmp_path / "fast.db"), Store(tmp_path / "slow.db")
+    frame = json.dumps(request("c1", "check", {"skill": 40}))
+    read = rules.reader.read(frame)
+    assert read is not None
+    ctx = [Context("s", "t", KeyedSource(b"k" * 32), False, 100) for _ in range(2)]
+    one = decide(read, rules, fast, ctx[0], 1.0)  # type: ignore[arg-type]
+    two = decide(message("c1", "check", {"skill": 40}), rules, slow, ctx[1], 1.0)
+    assert one.row.entry == two.row.entry and one.row.hash == two.row.hash
+
+
+def test_a_retry_writing_the_same_request_with_its_keys_in_another_order_is_replayed(
+    tmp_path: Path,
+) -> None:
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    first = '{"v":1,"type":"request","request":{"id":"c1","ruleset":"tiny","type":"check",'
+    first += '"body":{"skill":40}}}'
+    again = '{"v":1,"type":"request","request":{"body":{"skill":40},"type":"check",'
+    again += '"ruleset":"tiny","id":"c1","encounter":null}}'
+    decide(rules.reader.read(first), rules, store, CTX, 1.0)  # type: ignore[arg-type]
+    store.commit()
+    retried = decide(rules.reader.read(again), rules, store, CTX, 2.0)  # type: ignore[arg-type]
+    assert retried.replayed
+    other = again.replace('"skill":40', '"skill":41')
+    with pytest.raises(ProtocolError) as refused:
+        decide(rules.reader.read(other), rules, store, CTX, 3.0)  # type: ignore[arg-type]
+    assert refused.value.code == "id_conflict"

@@ -48,9 +48,9 @@ BUILT = ("bridge/engine/__init__.py", "bridge/engine/dice.py")
 
 def test_the_build_compiles_every_engine_module_except_those_that_import_pydantic() -> None:
     chosen = {native.module_name(ROOT, path) for path in native.compiled_sources(ROOT)}
-    assert {"bridge.engine.dice", "bridge.engine.combat_styles.exchange"} <= chosen
+    assert {"bridge.engine.dice", "bridge.engine.combat_styles.exchange.exchange"} <= chosen
     assert "bridge.engine.combat_styles" in chosen  # a package is named by its __init__
-    assert "bridge.engine.combat_styles.requests" not in chosen
+    assert "bridge.engine.combat_styles.bodies.requests" not in chosen
     assert not any(name.startswith(("bridge.server", "compiler")) for name in chosen)
 
 
@@ -118,6 +118,47 @@ def test_a_module_added_after_the_build_is_reported_not_compiled(tmp_path: Path)
     assert status.not_compiled == ("bridge.engine.odds",)
 
 
+NESTED = {
+    **SOURCES,
+    "bridge/engine/styles/__init__.py": '"""styles"""\n',
+    "bridge/engine/styles/rounds/__init__.py": "from bridge.engine.styles.rounds.turns import turn\n",
+    "bridge/engine/styles/rounds/turns.py": "def turn() -> int:\n    return 1\n",
+    "bridge/engine/styles/bodies/requests.py": "from pydantic import BaseModel\n",
+}
+NESTED_BUILT = (
+    *BUILT,
+    "bridge/engine/styles/__init__.py",
+    "bridge/engine/styles/rounds/__init__.py",
+    "bridge/engine/styles/rounds/turns.py",
+)
+
+
+def test_sub_packages_two_levels_down_are_compiled_recorded_and_guarded(tmp_path: Path) -> None:
+    root = _tree(tmp_path, NESTED, compiled=NESTED_BUILT)
+    chosen = [native.module_name(root, path) for path in native.compiled_sources(root)]
+    assert "bridge.engine.styles.rounds" in chosen  # the sub-package, by its __init__
+    assert "bridge.engine.styles.rounds.turns" in chosen
+    assert "bridge.engine.styles.bodies.requests" not in chosen
+    modules = json.loads((root / native.MANIFEST).read_text(encoding="utf-8"))["modules"]
+    assert {"bridge.engine.styles.rounds", "bridge.engine.styles.rounds.turns"} <= set(modules)
+    assert native.inspect(root).mode == "compiled"
+    (root / "bridge/engine/styles/rounds/turns.py").write_text("def turn() -> int:\n    return 2\n")
+    (root / "bridge/engine/styles/rounds/__init__.py").write_text("")
+    status = native.inspect(root)
+    assert status.mode == "interpreted"
+    assert status.changed == ("bridge.engine.styles.rounds", "bridge.engine.styles.rounds.turns")
+
+
+def test_a_missing_nested_package_extension_makes_the_sources_run(tmp_path: Path) -> None:
+    root = _tree(tmp_path, NESTED, compiled=NESTED_BUILT)
+    (root / f"bridge/engine/styles/rounds/__init__{SUFFIX}").unlink()
+    status = native.inspect(root)
+    assert (status.mode, status.reason) == (
+        "interpreted",
+        "compiled modules missing: bridge.engine.styles.rounds",
+    )
+
+
 def test_arbiter_engine_compiled_refuses_a_stale_build_and_says_why(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
     (root / "bridge/engine/dice.py").write_text("def roll() -> int:\n    return 6\n")
@@ -136,7 +177,7 @@ def test_the_test_suite_runs_the_compiled_engine() -> None:
     # compiled engine matches the sources again.
     status = native.select_engine()
     assert (status.mode, status.changed) == ("compiled", ()), status.reason
-    from bridge.engine.combat_styles import exchange
+    from bridge.engine.combat_styles.exchange import exchange
 
     assert exchange.__file__ is not None and exchange.__file__.endswith(SUFFIX)
 
@@ -154,12 +195,12 @@ def _python(code: str, mode: str) -> subprocess.CompletedProcess[str]:
 
 def test_arbiter_engine_interpreted_loads_every_engine_module_from_its_source() -> None:
     code = (
-        "import bridge.engine.combat_styles.exchange as m, bridge.engine.dice as d\n"
+        "import bridge.engine.combat_styles.exchange.exchange as m, bridge.engine.dice as d\n"
         "from bridge import native\n"
         "print(m.__file__, d.__file__, native.describe())"
     )
     exchange_file, dice_file, *described = _python(code, "interpreted").stdout.split()
-    assert exchange_file.endswith("combat_styles/exchange.py")
+    assert exchange_file.endswith("combat_styles/exchange/exchange.py")
     assert dice_file.endswith("engine/dice.py")
     assert " ".join(described) == "engine: interpreted (ARBITER_ENGINE=interpreted)"
 

@@ -64,3 +64,14 @@ def test_text_that_is_not_unicode_is_refused() -> None:
         canonical({"label": "\ud800"})
     with pytest.raises(TypeError):
         canonical({"thing": object()})
+
+
+def test_a_row_hashes_the_same_whether_its_texts_come_as_text_or_as_their_utf8_bytes() -> None:
+    from bridge.records import canonical_bytes, row_hash
+
+    outcome = {"id": "é-1", "result": {"text": "naïve 𝄞"}, "dice": []}
+    texts = [canonical(outcome), "[]", canonical({"id": "é-1"})]
+    fields = [3, "é-1", "s", "u", "tiny", "check", None, "h", *texts, 7, False, 1.25]
+    as_bytes = [*fields[:8], *(t.encode() for t in texts), *fields[11:]]
+    assert row_hash("0" * 64, as_bytes) == row_hash("0" * 64, fields)
+    assert canonical_bytes(outcome) == canonical(outcome).encode()

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from bridge.commands.log import summary
 from bridge.deciding import Context, decide
-from bridge.engine.combat_styles.requests import ExchangeBody, SpiritCombatBody
+from bridge.engine.combat_styles.bodies.requests import ExchangeBody, SpiritCombatBody
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice, KeyedSource, ScriptedDiceError, ScriptedSource
 from bridge.engine.envelope import Request

@@ -128,3 +128,21 @@ def test_a_die_label_that_reads_like_the_hidden_mark_hides_nothing() -> None:
     die = {"expr": '"hidden":true', "faces": 6, "result": 4}
     outcome = {"id": "c-2", "result": {}, "dice": [die], "state": None, "private": {}}
     assert OutcomeText(outcome).shown(NOBODY) == canonical(outcome)
+
+
+def test_every_view_in_bytes_is_its_text_and_one_object_per_shared_view() -> None:
+    outcome = {
+        "id": "s-1",
+        "result": {"kind": "secret"},
+        "dice": [{"expr": "shuffle", "faces": 3, "result": 2, "hidden": True}],
+        "state": {"deck": [1, 2, 3]},
+        "private": {"ann": {"card": 4}, "bo": {"card": 7}},
+    }
+    text = OutcomeText(outcome)
+    ann = Viewer(False, frozenset({"ann"}), "alice")
+    for viewer in (GM, NOBODY, ann, Viewer(False, frozenset({"zed"}), "zed")):
+        assert text.shown_bytes(viewer) == text.shown(viewer).encode()
+    assert text.logged_bytes == text.logged.encode() and text.dice_bytes == text.dice.encode()
+    assert text.shown_bytes(GM) is text.shown_bytes(GM)
+    assert text.shown_bytes(NOBODY) is text.shown_bytes(Viewer(False, frozenset(), "x"))
+    assert not text.same_for_all

@@ -88,7 +88,7 @@ def test_a_combat_styles_exchange_card_shows_the_rolls_then_the_winners_chosen_e
     assert rows[-1]["type"] == "choose_effects"
     request = json.loads(rows[-1]["request"])
     chosen = [{"id": "choose_location", "location": "head"}, {"id": "kill_silently"}]
-    assert request["body"] == {"token": result["token"], "effects": chosen}
+    assert request["body"] == {"token": result["token"], "by": "vessa", "effects": chosen}
     final = json.loads(rows[-1]["outcome"])["result"]
     assert card.locator("[data-effect]").evaluate_all("els => els.map(e => e.dataset.effect)") == [
         e["id"] for e in final["effects"]
@@ -127,6 +127,7 @@ def test_a_leaping_attack_card_offers_the_winners_effects_like_an_exchange(
     assert rows[-1]["type"] == "choose_effects"
     assert json.loads(rows[-1]["request"])["body"] == {
         "token": result["token"],
+        "by": "hound",
         "effects": [{"id": "grip"}],
     }
     final = json.loads(rows[-1]["outcome"])["result"]

@@ -88,6 +88,7 @@ def test_a_macro_posts_the_logged_outcome_and_a_special_effect_click_updates_the
     assert rows[1]["request_id"] == f"{logged['id']}-choice"
     assert json.loads(rows[1]["request"])["body"] == {
         "token": result["token"],
+        "by": "vessa",
         "effects": [{"id": effect}],
     }
     final = json.loads(rows[1]["outcome"])["result"]

@@ -95,6 +95,7 @@ def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_
     assert rows[-1]["type"] == "choose_effects"
     assert json.loads(rows[-1]["request"])["body"] == {
         "token": parked["token"],
+        "by": parked["chooser"],
         "effects": [{"id": "spirit_lance"}],
     }
     final = json.loads(rows[-1]["outcome"])["result"]

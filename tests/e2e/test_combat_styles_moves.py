@@ -85,7 +85,8 @@ def test_a_sweep_attack_card_offers_each_pairs_effects_to_its_winner_and_finishe
     assert rows[-1]["request_id"] == f"{answer['outcome']['id']}-sweep-bors"
     token = result["exchanges"][0]["token"]
     chosen = [{"id": "choose_location", "location": "head"}]
-    assert json.loads(rows[-1]["request"])["body"] == {"token": token, "effects": chosen}
+    body = {"token": token, "by": "giant", "effects": chosen}
+    assert json.loads(rows[-1]["request"])["body"] == body
     finished = json.loads(rows[-1]["outcome"])["result"]
     shown = card.locator('[data-exchange="bors"]')
     assert shown.locator('[data-field="location"]').inner_text() == "head"

@@ -4,26 +4,39 @@ Pure: no I/O, no clock, no randomness but the injected :class:`~bridge.engine.di
 Request types and their bodies are listed in :data:`REQUESTS`; see
 ``docs/requests-combat-styles.md``.
 
-Modules, one job each:
+Sub-packages by phase of play, bottom to top; a module imports only its own sub-package and
+those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`` keeps it so):
 
-* ``rules`` / ``view`` — the rule data as the engine reads it (built once per model);
-* ``checks``, ``differential``, ``odds`` — d100 checks, special effects won, exact odds;
-* ``requests``, ``combatants`` — request bodies, stat blocks and state records;
-* ``situations`` — grades, caps, range bands, conditions that grade rolls, fatigue;
-  ``familiarity`` — unfamiliar weapons for attack and parry, and their STR+DEX floor;
-* ``exchange`` (``weapons_used``: the arms it strikes and parries with, reach) →
-  ``eligibility`` → ``finishing`` (``blows``, ``wounds``, ``damage``) — the exchange from
-  attack roll to wound and knockback; ``brace`` — the Brace action's lasting SIZ bonus;
-* ``special_effects`` (the dispatcher), ``effect_rolls``, ``wounding_effects``,
-  ``weapon_effects``, ``bash``, ``manoeuvres`` — each special effect's consequence;
-* ``rounds`` (the entry point), ``initiative``, ``turns``, ``combat_actions``, ``guards``,
-  ``holds`` — the round state machine, Ward Location, Struggle and pulling impaled weapons free;
-  ``death_timers`` — a Major Wound's "dies unless treated" running out as rounds pass;
-* ``bodily``, ``hands``, ``encumbrance``, ``fatigue_checks`` — the optional stat-block fields
-  (Magic Points, spirit-combat skill, ENC, starting fatigue, hands), which hand holds what,
-  the grade steps of a load, and the Endurance checks against fatigue as rounds close;
-* ``spirit`` — spirit combat and Spirit Damage to Magic Points;
-* ``engine`` — the ``ENGINE`` object and the request dispatcher.
+* ``core/`` — the rule data as the engine reads it (``view``, ``rules``, built once per model),
+  d100 checks (``checks``), special effects won (``differential``), ``damage``, and what a stat
+  block implies: ``hands`` (which hand holds what), ``memo`` (the one bounded memo every cache
+  of a pure function uses), ``traits``, ``bodily`` (Magic Points,
+  spirit-combat skill, ENC, starting fatigue), ``encumbrance``, ``familiarity`` (unfamiliar
+  weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);
+* ``bodies/`` — request bodies and stat blocks (pydantic, interpreted): ``stat_blocks``,
+  ``requests``, ``move_requests``, ``request_types``;
+* ``encounter/`` — the encounter's records: ``combatants``, ``wounds``, ``blows`` (a blow
+  landing), ``brace`` (the Brace action's lasting SIZ bonus), ``follow_ups``, ``engagement``,
+  ``spirit_engagement``, ``saddle`` (who rides whom), ``pending`` (the typed record of a parked exchange), ``phases`` (the encounter's phases and
+  the one table of moves between them, with its essay);
+* ``grades/`` — what grades a roll: ``situations`` (grades, caps, range bands, conditions,
+  fatigue), ``contests``, ``burdens``;
+* ``rounds/`` — the round state machine; its ``__init__`` is the entry point other layers call
+  (``initiative``, ``turns``, ``combat_actions``), with ``guards`` (Ward Location), ``holds``
+  (Struggle, pulling impaled weapons free), ``footing``, ``death_timers`` (a Major Wound's "dies
+  unless treated" running out) and ``fatigue_checks`` (Endurance checks as rounds close);
+* ``riding/`` — ``astride`` (a mount and rider acting together) and ``riders``;
+* ``effects/`` — special effects: ``eligibility``, ``special_effects`` (the dispatcher: where
+  each effect lives), ``effect_rolls``, ``wounding_effects``, ``weapon_effects``, ``bash``,
+  ``manoeuvres``;
+* ``exchange/`` — ``exchange`` (attack roll to differential, parking the pending exchange),
+  ``finishing`` (chosen effects, blow, wound, knockback), ``odds`` (exact odds), ``choices``
+  (the pending choices a result describes, in the shape every ruleset shares);
+* ``moves/`` — requests beyond a plain exchange: ``leaping``, ``sweeping``,
+  ``outmaneuvering``, ``aerial``, ``mounted``;
+* ``spirit/`` — ``spirit`` (spirit combat, Spirit Damage to Magic Points) and
+  ``spirit_effects``;
+* ``engine`` (here, above every layer) — the ``ENGINE`` object and the request dispatcher.
 """
 
 from bridge.engine.combat_styles.engine import ENGINE, REQUESTS, CombatStylesEngine

@@ -4,24 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from bridge.engine.combat_styles import astride, death_timers, fatigue_checks, mounted, rounds
-from bridge.engine.combat_styles.aerial import aerial_pass
-from bridge.engine.combat_styles.burdens import burdens
-from bridge.engine.combat_styles.checks import (
-    Level,
-    contest_penalty,
-    opposed_winner,
-    roll_check,
-    target,
-)
-from bridge.engine.combat_styles.combatants import combatant, needs_encounter, writable
-from bridge.engine.combat_styles.differential import differential
-from bridge.engine.combat_styles.finishing import finish
-from bridge.engine.combat_styles.leaping import leaping_attack
-from bridge.engine.combat_styles.odds import exchange_odds
-from bridge.engine.combat_styles.outmaneuvering import outmaneuver
-from bridge.engine.combat_styles.request_types import REQUESTS
-from bridge.engine.combat_styles.requests import (
+from bridge.engine.combat_styles import rounds
+from bridge.engine.combat_styles.bodies.request_types import REQUESTS
+from bridge.engine.combat_styles.bodies.requests import (
     ActBody,
     CheckBody,
     ChooseEffectsBody,
@@ -32,10 +17,30 @@ from bridge.engine.combat_styles.requests import (
     Side,
     StartEncounterBody,
 )
-from bridge.engine.combat_styles.rules import view_of
-from bridge.engine.combat_styles.spirit import finish_spirit_combat, spirit_combat
-from bridge.engine.combat_styles.sweeping import sweep_attack
-from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.core.checks import (
+    Level,
+    contest_penalty,
+    opposed_winner,
+    roll_check,
+    target,
+)
+from bridge.engine.combat_styles.core.differential import differential
+from bridge.engine.combat_styles.core.rules import view_of
+from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.combat_styles.encounter.combatants import combatant, needs_encounter, writable
+from bridge.engine.combat_styles.encounter.pending import parked
+from bridge.engine.combat_styles.exchange.choices import pending_choices
+from bridge.engine.combat_styles.exchange.finishing import finish
+from bridge.engine.combat_styles.exchange.odds import exchange_odds
+from bridge.engine.combat_styles.grades.burdens import burdens
+from bridge.engine.combat_styles.moves import mounted
+from bridge.engine.combat_styles.moves.aerial import aerial_pass
+from bridge.engine.combat_styles.moves.leaping import leaping_attack
+from bridge.engine.combat_styles.moves.outmaneuvering import outmaneuver
+from bridge.engine.combat_styles.moves.sweeping import sweep_attack
+from bridge.engine.combat_styles.riding import astride
+from bridge.engine.combat_styles.rounds import death_timers, fatigue_checks
+from bridge.engine.combat_styles.spirit.spirit import finish_spirit_combat, spirit_combat
 from bridge.engine.contract import JSON, EngineError, Resolution
 from bridge.engine.dice import Dice
 from compiler.model.common import RulesetBase
@@ -98,16 +103,18 @@ def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice
 def _choose(
     rules: RulesView, body: ChooseEffectsBody, state: JSON | None, dice: Dice
 ) -> Resolution:
-    if state is None or body.token not in state.get("pending", {}):
-        raise EngineError(f"no exchange {body.token!r} is waiting for a choice of effects")
-    pending = state["pending"][body.token]
-    if pending.get("kind") == "spirit_combat":
-        new = writable(state, pending["attacker"], pending["defender"])
+    waiting = parked(state, body.token)
+    assert state is not None  # parked() found the exchange in it
+    if body.by is not None and body.by != waiting.chooser:
+        # Who won is on the card (public): refusing says nothing the sender cannot see.
+        raise EngineError(
+            f"{body.by} does not choose the effects of {body.token!r}: {waiting.chooser} does"
+        )
+    pending = waiting.record
+    if waiting.spirit:
+        new = writable(state, waiting.attacker, waiting.defender)
         return finish_spirit_combat(rules, new, pending, list(body.effects), dice)
-    ids = [pending["attacker"], pending["defender"]]
-    if pending.get("bystander"):
-        ids.append(pending["bystander"])
-    new = writable(state, *ids)
+    new = writable(state, *waiting.involved())
     new["pending"] = dict(state["pending"])
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
@@ -150,9 +157,7 @@ def _act(rules: RulesView, body: ActBody, state: JSON | None, dice: Dice) -> Res
 
 def _state(rules: RulesView, body: EmptyBody, state: JSON | None, dice: Dice) -> Resolution:
     st = needs_encounter(state)
-    return Resolution(
-        {"kind": "state", **rounds.snapshot(st), "pending": sorted(st.get("pending", {}))}, st
-    )
+    return Resolution({"kind": "state", **rounds.snapshot(st)}, st)
 
 
 def _odds(rules: RulesView, body: OddsBody, state: JSON | None, dice: Dice) -> Resolution:
@@ -202,9 +207,14 @@ class CombatStylesEngine:
         try:
             done = astride.settle(view, kind, body, handler(view, body, state, dice))
             done = fatigue_checks.after_request(view, state, done, dice)
-            return death_timers.after_request(view, state, done)
+            done = death_timers.after_request(view, state, done)
+            # Every choice the outcome leaves open, in the shape all rulesets share.
+            choices = pending_choices(view, kind, done.result, done.state)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
+        if choices or kind == "state":
+            done.result["pending"] = choices
+        return done
 
 
 ENGINE = CombatStylesEngine()

@@ -52,12 +52,41 @@ def reveal(table: Table, body: rq.Reveal) -> JSON:
     if not any(reg["declarations"].values()):
         reg["resolved"] = True
         _close_round_after(table, reg)
-    return {
+    out: JSON = {
         "kind": "reveal",
         "register": number,
         "declarations": shown,
         "round_over": table.round["over"],
     }
+    draws = hit_draws(number, shown)
+    if draws:
+        out["pending"] = draws
+    return out
+
+
+def hit_draws(register: int, shown: JSON) -> list[JSON]:
+    """The pending choices a reveal leaves (docs/requests.md, "Pending choices"): one
+    ``hit_draw`` per revealed hit card, for its own player, named by its place among his plays
+    (so no card id, known only to its holder, is needed); each may be drawn in any order."""
+    draws: list[JSON] = []
+    for cid, plays in shown.items():
+        for play, decl in enumerate(plays):
+            card = decl.get("card") or {}
+            if not card.get("hit") or decl.get("hit_card"):
+                continue
+            value = card["value"]
+            shown_value = f"+{value}" if value > 0 else str(value)
+            draws.append(
+                {
+                    "by": cid,
+                    "key": f"hit-{cid}-{play}",
+                    "type": "hit_draw",
+                    "body": {"combatant": cid, "register": register, "play": play},
+                    "complete": True,
+                    "options": [{"id": "hit", "label": f"{cid}: draw for the hit ({shown_value})"}],
+                }
+            )
+    return draws
 
 
 def hit_draw(table: Table, body: rq.HitDraw) -> JSON:

@@ -5,7 +5,7 @@
 // parts; those reach only their owners' browsers (private.mjs). docs/client.md: the trust model.
 import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage } from "./compat.mjs";
 import { Connection, resolveUrl } from "./connection.mjs";
-import { errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
+import { choiceRequestId, errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
 import { openDialog } from "./dialogs.mjs";
 import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { hands, publicView, showPrivate } from "./private.mjs";
@@ -174,7 +174,10 @@ function choiceValue(choice, option) {
 
 /**
  * Answer a pending choice on a card with one of its options (or several, as an array). `key`
- * names the choice when a card has several (a karmic reveal's hit draws); default the first.
+ * names the choice when a card has several (a karmic reveal's hit draws, a sweep's pairs);
+ * default the first. The request is the one the choice describes (`result.pending`): its body
+ * names who answers (`by` for combat-styles' effects), so the server lets the player who holds
+ * him send it, on his own connection or relayed by the GM's (`player`).
  */
 async function choose(messageId, option, from = game.user.id, key = undefined, player = undefined) {
   const message = game.messages.get(messageId);
@@ -193,7 +196,7 @@ async function choose(messageId, option, from = game.user.id, key = undefined, p
   const outcome = flags.outcome;
   // Each choice of a card is its own request: a retry of one is never taken for another.
   return decide({
-    id: `${outcome.id}-${choice.key ?? "choice"}`, ruleset: outcome.ruleset, type: choice.type,
+    id: choiceRequestId(outcome, choice), ruleset: outcome.ruleset, type: choice.type,
     body: choice.complete ? choice.body : { ...(choice.body ?? {}), [choice.field ?? "choice"]: choiceValue(choice, option) },
     encounter: outcome.encounter, resolves: messageId,
   }, { player });

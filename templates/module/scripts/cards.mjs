@@ -55,112 +55,28 @@ export function cardName(cards, outcome) {
   return names.find((n) => n && n in cards) ?? "unknown";
 }
 
-/** Which effects take an option in `choose_effects` (docs/requests-combat-styles.md). */
-const EFFECT_PARAMS = {
-  choose_location: "location",
-  marksman: "location",
-  entangle: "location",
-  damage_weapon: "weapon",
-  pin_weapon: "weapon",
-  disarm_opponent: "weapon",
-  take_weapon: "weapon",
-  bypass_armor: "bypass",
-};
-
-/** The option an effect needs, with its choices: hit locations, the opponent's weapon, armour. */
-function effectParam(id, result, data) {
-  const name = EFFECT_PARAMS[id];
-  if (!name) return null;
-  let choices = [];
-  if (name === "location") choices = (data.hit_locations ?? []).map((l) => ({ id: l.id, name: l.name ?? l.id }));
-  if (name === "bypass") choices = [{ id: "worn", name: "worn" }, { id: "natural", name: "natural" }];
-  if (name === "weapon") {
-    const theirs = result.chooser === result.attacker ? result.parry_weapon : result.weapon;
-    choices = theirs ? [{ id: theirs, name: theirs }] : [];
-  }
-  return choices.length ? { name, choices } : null;
-}
-
-/** combat-styles' choice of special effects for one parked exchange-like result. */
-function effectsChoice(result, rules, key) {
-  const data = rules?.["combat-styles"]?.data ?? {};
-  return {
-    by: result.chooser,
-    key,
-    type: "choose_effects",
-    body: { token: result.token },
-    field: "effects",
-    options: (result.eligible ?? []).map((e) => ({ id: e.id, label: e.name, param: effectParam(e.id, result, data) })),
-    count: (result.differential?.effects ?? 0) + (result.differential?.bonus_effects ?? 0),
-  };
-}
-
-/** Result kinds that park like an exchange, waiting for the winner's special effects (spirit combat: its own spirit effects). */
-const PARKED = ["exchange", "leaping_attack", "spirit_combat"];
-
-/**
- * The pending choices rulesets describe in their own words, as `{by, type, body, field,
- * options, count}`: combat-styles' exchange (and leaping attack) waits for the winner's
- * special effects (`choose_effects` with the exchange's token; each effect sent as `{id}`).
- */
-function rulesetPending(outcome, rules) {
-  const result = outcome.result;
-  if (outcome.ruleset === "combat-styles" && PARKED.includes(result?.kind) && result.status === "awaiting_effects") {
-    return effectsChoice(result, rules);
-  }
-  return null;
+/** The request id that answers `choice` on the card of `outcome` (a card's only choice: `-choice`). */
+export function choiceRequestId(outcome, choice) {
+  return `${outcome.id}-${choice.key ?? "choice"}`;
 }
 
 /**
- * A sweep attack's open pairs: each pair still `awaiting_effects` is a choice of its own, for
- * its own winner (`key` names the pair's defender), until a resolution finished that pair.
- */
-function sweepChoices(result, rules, done) {
-  const finished = new Set(done.filter((o) => o.result?.kind === "exchange").map((o) => o.result.defender));
-  return (result.exchanges ?? [])
-    .filter((pair) => pair.status === "awaiting_effects" && !finished.has(pair.defender))
-    .map((pair) => ({ ...effectsChoice(pair, rules, `sweep-${pair.defender}`), heading: `${pair.attacker} ⟶ ${pair.defender}` }));
-}
-
-/**
- * A karmic reveal's open hit draws: every revealed "hit" card its player has not drawn on yet
- * (`done`: the outcomes that resolved choices on this card). Each is its own choice, for its
- * own player, named by its place among his plays (the order the reveal lists them in), so
- * neither the card id nor any private data is needed and several may be drawn in any order.
- */
-function karmicHitDraws(result, done) {
-  const drawn = new Set(done.filter((o) => o.result?.kind === "hit_draw").map((o) => `${o.result.combatant}/${o.result.play}`));
-  const open = [];
-  for (const [combatant, plays] of Object.entries(result.declarations ?? {})) {
-    plays.forEach((p, play) => {
-      if (!p.card?.hit || drawn.has(`${combatant}/${play}`)) return;
-      const card = `${p.card.value > 0 ? "+" : ""}${p.card.value}`;
-      open.push({
-        by: combatant,
-        key: `hit-${combatant}-${play}`,
-        type: "hit_draw",
-        body: { combatant, register: result.register, play },
-        complete: true,
-        options: [{ id: "hit", label: game.i18n.format("ARBITER.Card.HitDraw", { combatant, card }) }],
-      });
-    });
-  }
-  return open;
-}
-
-/**
- * The pending choices of an outcome, normalised: who may choose each (user ids), its options,
- * and the request that resolves it (`key` tells the choices of one card apart). Engines
- * describe one as `result.pending`; once a choice is resolved (`done`) there is none left,
- * except a karmic reveal's further hit draws.
+ * The pending choices of an outcome, for any ruleset (docs/requests.md, "Pending choices"): the
+ * engine lists them in `result.pending`, each with who answers it (`by`: a participant, or null
+ * for the GM), the request that answers it (`type`, `body`, and the `field` that receives the
+ * chosen options, or `complete` when the body is complete), its `options` (id, label, and the
+ * `param` an option takes, with its choices) and `count`; `key` tells the choices of one card
+ * apart. A choice is done once a resolution on the card (`done`) carries its request id; the
+ * others stay open. `users`: who may answer (the owners of `by`; GMs always may). `rules` is not
+ * read: the choices carry everything.
  */
 export function pendingChoices(outcome, owners, rules, done = []) {
-  const result = outcome.result;
-  let pending = [];
-  if (outcome.ruleset === "karmic" && result?.kind === "reveal") pending = karmicHitDraws(result, done);
-  else if (outcome.ruleset === "combat-styles" && result?.kind === "sweep_attack") pending = sweepChoices(result, rules, done);
-  else if (!done.length) pending = [result?.pending ?? rulesetPending(outcome, rules)].filter(Boolean);
-  return pending.map((p) => ({ ...p, users: [...new Set(owners?.[p.by] ?? owners?.["*"] ?? [])] }));
+  const listed = outcome.result?.pending;
+  const pending = Array.isArray(listed) ? listed : listed ? [listed] : [];
+  const answered = new Set(done.map((o) => o?.id));
+  return pending
+    .filter((p) => p && !answered.has(choiceRequestId(outcome, p)))
+    .map((p) => ({ ...p, users: [...new Set((p.by == null ? null : owners?.[p.by]) ?? owners?.["*"] ?? [])] }));
 }
 
 /** The outcomes that resolved choices on a card, oldest first (`resolution` is the latest). */

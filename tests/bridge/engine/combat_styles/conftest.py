@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.combat_styles.rules import view_of
-from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.core.rules import view_of
+from bridge.engine.combat_styles.core.view import RulesView
 from compiler.model.common import RulesetBase
 from compiler.model.loader import load_ruleset
 from tests.bridge.engine.combat_styles.helpers import Table

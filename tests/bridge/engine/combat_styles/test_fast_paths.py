@@ -7,9 +7,19 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.combat_styles.blows import damage_expr
-from bridge.engine.combat_styles.checks import _target, target
-from bridge.engine.combat_styles.combatants import (
+from bridge.engine.combat_styles.bodies.requests import Situation
+from bridge.engine.combat_styles.bodies.stat_blocks import Characteristics
+from bridge.engine.combat_styles.core.checks import _target, target
+from bridge.engine.combat_styles.core.damage import (
+    expr_of,
+    maximize,
+    modifier_expr,
+    parry_block,
+    step_modifier,
+)
+from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.combat_styles.encounter.blows import damage_expr
+from bridge.engine.combat_styles.encounter.combatants import (
     StatBlock,
     action_points,
     characteristics_of,
@@ -18,19 +28,9 @@ from bridge.engine.combat_styles.combatants import (
     initiative_bonus,
     record,
 )
-from bridge.engine.combat_styles.damage import (
-    expr_of,
-    maximize,
-    modifier_expr,
-    parry_block,
-    step_modifier,
-)
-from bridge.engine.combat_styles.exchange import situation_json
-from bridge.engine.combat_styles.finishing import _parry_block
-from bridge.engine.combat_styles.requests import Situation
-from bridge.engine.combat_styles.situations import attack_terms
-from bridge.engine.combat_styles.stat_blocks import Characteristics
-from bridge.engine.combat_styles.view import RulesView
+from bridge.engine.combat_styles.exchange.exchange import situation_json
+from bridge.engine.combat_styles.exchange.finishing import _parry_block
+from bridge.engine.combat_styles.grades.situations import attack_terms
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.combat_styles.requests import Situation
-from bridge.engine.combat_styles.rules import view_of
-from bridge.engine.combat_styles.situations import attack_terms
+from bridge.engine.combat_styles.bodies.requests import Situation
+from bridge.engine.combat_styles.core.rules import view_of
+from bridge.engine.combat_styles.grades.situations import attack_terms
 from bridge.engine.contract import EngineError
 from compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter

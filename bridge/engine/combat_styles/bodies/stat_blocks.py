@@ -1,0 +1,100 @@
+"""The stat block a request supplies for a combatant (validated at the edge by pydantic).
+
+Kept apart from :mod:`bridge.engine.combat_styles.encounter.combatants`, which builds the encounter
+record from it, so that module imports no pydantic and is compiled with the engine.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from bridge.engine.combat_styles.core.damage import modifier_expr
+
+
+def _rollable(text: str | None) -> str | None:
+    """``text`` when the engine can roll it as a damage modifier; otherwise the parser's
+    DiceError (a ValueError: pydantic names the field). Checked at the door, before any die,
+    so a stat block the engine cannot roll never gets as far as a landed blow."""
+    if text is not None:
+        modifier_expr(text)  # cached: a stat block's usual modifiers cost a lookup
+    return text
+
+
+DamageModifier = Annotated[str | None, AfterValidator(_rollable)]
+"""A damage modifier (``+1d4``, ``-1d6``, ``+0``) within the dice grammar's limits."""
+
+
+class Body(BaseModel):
+    """Base of request models: unknown fields are errors.
+
+    Every request body declares ``acting``: the fields naming the participant(s) it acts for
+    (``bridge/authority.py``); an empty tuple makes it a table action, the GM's alone.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Characteristics(Body):
+    """The seven characteristics (JSON keys ``str``, ``con``, ``siz``, ``dex``, ``int``,
+    ``pow``, ``cha``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    STR: int = Field(alias="str", ge=0, le=200)
+    CON: int = Field(alias="con", ge=0, le=200)
+    SIZ: int = Field(alias="siz", ge=1, le=500)
+    DEX: int = Field(alias="dex", ge=0, le=200)
+    INT: int = Field(alias="int", ge=0, le=200)
+    POW: int = Field(default=0, alias="pow", ge=0, le=200)
+    CHA: int = Field(default=0, alias="cha", ge=0, le=200)
+
+
+class StatBlock(Body):
+    """One combatant as a request describes it."""
+
+    id: str = Field(min_length=1, max_length=64)
+    name: str = Field(default="", max_length=128)
+    characteristics: Characteristics
+    skills: dict[str, int] = Field(default_factory=dict)
+    """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
+    acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
+    style)."""
+    weapons: list[str] = Field(default_factory=list, max_length=8)
+    """Weapon, shield and ranged-weapon ids from the rule data; unarmed is always available."""
+    armor: dict[str, str] = Field(default_factory=dict)
+    """Hit location id → armour id worn there."""
+    natural_armor: dict[str, int] = Field(default_factory=dict)
+    hit_points: dict[str, int] | None = None
+    damage_modifier: DamageModifier = None
+    """Absent: derived from STR+SIZ. Refused at the door when the engine could not roll it."""
+    action_points: int | None = Field(default=None, ge=0, le=10)
+    initiative_bonus: int | None = None
+    healing_rate: int | None = Field(default=None, ge=0)
+    luck_points: int | None = Field(default=None, ge=0, le=20)
+    """Luck Points (absent: the rule data's ``derived.luck_points``, from POW)."""
+    traits: list[str] = Field(default_factory=list)
+    """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
+    quadruped: bool = False
+    body_plan: str | None = None
+    """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
+    rule data's ``combat.body_plan``)."""
+    fatigue_initiative: int = 0
+    """Initiative penalty from fatigue (0 when fresh)."""
+    movement: int | None = Field(default=None, ge=0, le=1000)
+    """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
+    fatigue: str | None = Field(default=None, max_length=64)
+    """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
+    magic_points: int | None = Field(default=None, ge=0, le=500)
+    """Magic Points (absent: the rule data's formula, if it has one)."""
+    spirit_combat: int | None = Field(default=None, ge=0, le=500)
+    """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
+    spirit: bool = False
+    """A spirit (a ghost, an elemental) rather than a mortal: spirit effects that only a mortal
+    (or only a spirit) may take, or that work only on one, read it."""
+    enc: int | None = Field(default=None, ge=0, le=10000)
+    """Total ENC carried (absent: encumbrance is not assessed)."""
+    hands: dict[str, str | None] | None = None
+    """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
+    Absent: the listed weapons fill the hands in order; what does not fit is carried."""

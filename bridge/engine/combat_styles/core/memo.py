@@ -1,0 +1,52 @@
+"""One bounded memo for the engine's pure functions of rule data.
+
+A rules view (:class:`~bridge.engine.combat_styles.core.view.RulesView`) lives as long as its
+ruleset, and a few computations recur on nearly every request with the same arguments (derived
+attributes of a stat block, a weapon's damage dice, the effects a pairing may choose, a parry's
+reduction, a check's target). Each keeps its answers in a :class:`Memo` found by name in the
+view's ``memo`` (:func:`memo_of`), so every one of them is bounded the same way: at
+:data:`LIMIT` answers the memo starts afresh (the keys in play at a table are few; a flood of
+distinct ones costs a recomputation, never unbounded memory).
+
+A memo only ever holds what its function returned for that key, so it changes no outcome: a
+cleared memo computes the same answers again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+LIMIT: Final = 4096
+"""Answers a memo keeps before it starts afresh."""
+
+
+class Memo(Generic[K, V]):
+    """Answers by key, at most :data:`LIMIT` of them."""
+
+    def __init__(self) -> None:
+        self.found: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        """The answer kept for ``key``, or None."""
+        return self.found.get(key)
+
+    def put(self, key: K, value: V) -> V:
+        """Keep ``value`` as the answer for ``key`` (first emptying a full memo); returns it."""
+        if len(self.found) >= LIMIT:
+            self.found.clear()
+        self.found[key] = value
+        return value
+
+    def __len__(self) -> int:
+        return len(self.found)
+
+
+def memo_of(memos: dict[str, Any], name: str) -> Memo[Any, Any]:
+    """The memo named ``name`` among a view's ``memos`` (made on first use)."""
+    found: Memo[Any, Any] | None = memos.get(name)
+    if found is None:
+        found = memos[name] = Memo()
+    return found

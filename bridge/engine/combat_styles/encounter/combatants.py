@@ -1,0 +1,267 @@
+"""Combatants: the JSON record kept in encounter state, built from the stat block a request
+supplies (:mod:`bridge.engine.combat_styles.bodies.stat_blocks`).
+
+A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
+out is derived from the characteristics by the rule data (hit points per location, damage
+modifier, initiative bonus, healing rate) or defaults from it (action points).
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from bridge.engine.combat_styles.bodies.stat_blocks import Characteristics, StatBlock
+from bridge.engine.combat_styles.core.bodily import bodily_record
+from bridge.engine.combat_styles.core.checks import ceil_div
+from bridge.engine.combat_styles.core.memo import memo_of
+from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.contract import JSON, EngineError
+
+SKILLS = (
+    "combat_style",
+    "evade",
+    "endurance",
+    "willpower",
+    "brawn",
+    "athletics",
+    "acrobatics",
+    "unarmed",
+    "ride",
+    "swim",
+    "fly",
+)
+
+
+def record(rules: RulesView, block: StatBlock) -> JSON:
+    """The encounter-state record of a combatant (plain JSON)."""
+    # The validated fields are read from the instance dict, where pydantic keeps them: an
+    # attribute read goes through pydantic's __getattr__ hook, a third of a record's cost.
+    given: dict[str, Any] = block.__dict__
+    stats = characteristics_of(given["characteristics"])
+    key = tuple(stats.values())
+    weapons: list[str] = given["weapons"]
+    traits: list[str] = given["traits"]
+    for wid in weapons:
+        rules.arm(wid)
+    for trait in traits:
+        if trait not in rules.style_trait_ids:
+            known = ", ".join(sorted(rules.style_trait_ids))
+            raise LookupError(f"unknown style trait {trait!r} (known: {known})")
+    plan = rules.body_plan({"body_plan": given["body_plan"]}).id
+    given_hp: dict[str, int] | None = given["hit_points"]
+    if given_hp is not None:
+        hp = dict(given_hp)
+        for loc in hp:
+            rules.location(loc)
+    else:  # the body plan's own locations: known ones
+        hp = dict(derived(rules, hit_points, stats, key, plan))
+    armor_ap: dict[str, int] = {}
+    worn_enc = 0
+    armor: dict[str, str] = given["armor"]
+    for loc, armor_id in armor.items():
+        rules.location(loc)
+        if armor_id not in rules.armors:
+            raise LookupError(f"unknown armour {armor_id!r} on {loc}")
+        ap, enc = rules.armors[armor_id]
+        armor_ap[loc] = ap
+        worn_enc += enc
+    given_skills: dict[str, int] = given["skills"]
+    skills = {name: int(given_skills.get(name, 0)) for name in SKILLS}
+    for name in given_skills:
+        if name not in SKILLS:
+            raise LookupError(f"unknown skill {name!r} (known: {', '.join(SKILLS)})")
+    if "unarmed" not in given_skills:
+        skills["unarmed"] = skills["combat_style"]
+    natural: dict[str, int] = given["natural_armor"]
+    ap_given: int | None = given["action_points"]
+    initiative_given: int | None = given["initiative_bonus"]
+    healing_given: int | None = given["healing_rate"]
+    luck_given: int | None = given["luck_points"]
+    return {
+        "id": given["id"],
+        "name": given["name"] or given["id"],
+        "characteristics": dict(stats),
+        "skills": skills,
+        "weapons": {
+            wid: {"hp": rules.arm(wid).hp, "broken": False} for wid in [*weapons, rules.unarmed_id]
+        },
+        "hit_points_max": hp,
+        "hit_points": dict(hp),
+        "armor": armor_ap,
+        "natural_armor": {loc: int(v) for loc, v in natural.items()},
+        "armor_penalty": ceil_div(worn_enc, rules.armor_penalty_divisor),
+        "damage_modifier": given["damage_modifier"]
+        or damage_modifier(rules, stats["str"] + stats["siz"]),
+        "action_points_max": ap_given
+        if ap_given is not None
+        else derived(rules, action_points, stats, key),
+        "initiative_bonus": initiative_given
+        if initiative_given is not None
+        else derived(rules, initiative_bonus, stats, key),
+        "healing_rate": healing_given
+        if healing_given is not None
+        else derived(rules, healing_rate, stats, key),
+        "luck_points": luck_given if luck_given is not None else derived(rules, luck, stats, key),
+        "traits": sorted(traits),
+        "quadruped": given["quadruped"],
+        "body_plan": plan,
+        "fatigue_initiative": given["fatigue_initiative"],
+        "movement": given["movement"],
+        "conditions": {},
+        "wounds": {},
+        **bodily_record(rules, block, stats),
+    }
+
+
+def characteristics_of(ch: Characteristics) -> dict[str, int]:
+    """``ch.model_dump(by_alias=True)``: the seven characteristics by their JSON keys, in
+    order (read directly: the pydantic dump is a Python call costing a fifth of a record)."""
+    fields: dict[str, int] = ch.__dict__  # where pydantic keeps them (see :func:`record`)
+    return {
+        "str": fields["STR"],
+        "con": fields["CON"],
+        "siz": fields["SIZ"],
+        "dex": fields["DEX"],
+        "int": fields["INT"],
+        "pow": fields["POW"],
+        "cha": fields["CHA"],
+    }
+
+
+T = TypeVar("T")
+
+
+def derived(
+    rules: RulesView,
+    formula: Callable[..., T],
+    stats: dict[str, int],
+    key: tuple[int, ...],
+    *args: Any,
+) -> T:
+    """``formula(rules, stats, *args)``, memoised per view on the characteristics ``key`` and
+    ``args`` (the same stat blocks come again and again; a formula is a pure function of them).
+    A dict result is shared: the caller copies it before handing it out."""
+    memo = memo_of(rules.memo, "derived")
+    found = memo.get((formula, key, args))
+    if found is None:
+        found = memo.put((formula, key, args), formula(rules, stats, *args))
+    return found
+
+
+def action_points(rules: RulesView, stats: dict[str, int]) -> int:
+    """Action points per round by the rule data's method (fixed, or the attribute table)."""
+    try:
+        return int(rules.model.action_points.points(stats))
+    except KeyError as err:
+        raise LookupError(str(err).strip("'\"")) from None
+
+
+def hit_points(rules: RulesView, stats: dict[str, int], plan: str | None = None) -> dict[str, int]:
+    """Hit points per location of the body plan (the default one unless named) from the
+    characteristics, by the rule data's formula."""
+    base = rules.model.hit_points.value(stats)
+    locations = rules.body_plan({"body_plan": plan}).locations
+    return {loc.id: max(loc.hp_minimum, base + loc.hp_offset) for loc in locations}
+
+
+def damage_modifier(rules: RulesView, str_siz: int) -> str:
+    for low, high, dm in rules.dm_bands:
+        if str_siz >= low and (high is None or str_siz <= high):
+            return dm
+    return rules.dm_ladder[-1]
+
+
+def initiative_bonus(rules: RulesView, stats: dict[str, int]) -> int:
+    return rules.model.initiative.bonus.value(stats)
+
+
+def healing_rate(rules: RulesView, stats: dict[str, int]) -> int:
+    return int(rules.model.derived.healing_rate.value(stats))
+
+
+def luck(rules: RulesView, stats: dict[str, int]) -> int:
+    """Luck Points by the rule data's ``derived.luck_points`` (POW ÷ 6, rounded up)."""
+    return int(rules.model.derived.luck_points.value(stats))
+
+
+def needs_encounter(state: JSON | None, what: str = "this request") -> JSON:
+    """The encounter state, or an ``EngineError`` saying ``what`` needs one."""
+    if state is None:
+        raise EngineError(f"{what} needs an encounter: send start_encounter first")
+    return state
+
+
+def combatant(state: JSON, cid: str) -> JSON:
+    """The record of ``cid`` in ``state``; EngineError when there is none."""
+    try:
+        return state["combatants"][cid]
+    except KeyError:
+        known = ", ".join(sorted(state.get("combatants", {})))
+        raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
+
+
+def writable(state: JSON, *ids: str) -> JSON:
+    """A copy of ``state`` in which the records of ``ids`` may be changed freely.
+
+    The input state is never mutated (the server keeps it). Only the touched records are
+    copied, and of those only the parts requests change (hit points, armour, weapons,
+    conditions, wounds, marks); characteristics, skills and the like are shared.
+    """
+    out = dict(state)
+    out["combatants"] = dict(state["combatants"])
+    # The round bookkeeping is small and changes on most requests: copy it outright.
+    for key in ("acted", "proactive", "delayed", "order"):
+        if key in state:
+            out[key] = list(state[key])
+    for key in ("pending", "initiative"):
+        if key in state:
+            out[key] = dict(state[key])
+    records = out["combatants"]
+    for cid in ids:
+        old = records.get(cid)
+        records[cid] = writable_record(old if old is not None else combatant(state, cid))
+    return out
+
+
+def writable_record(old: JSON) -> JSON:
+    """A copy of one record whose changeable parts are its own."""
+    rec = dict(old)
+    rec["hit_points"] = dict(old["hit_points"])
+    rec["armor"] = dict(old["armor"])
+    rec["weapons"] = weapons = dict(old["weapons"])
+    for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
+        weapons[wid] = dict(held)
+    rec["conditions"] = deep_copy(old["conditions"]) if old["conditions"] else {}
+    rec["wounds"] = dict(old["wounds"])
+    if "marks" in old:
+        rec["marks"] = list(old["marks"])
+    return rec
+
+
+def deep_copy(value: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, strings, numbers, None).
+
+    ``marshal`` round-trips exactly these types in C, an order of magnitude faster than a
+    recursive copy; it is used on engine-built state only, never on untrusted bytes.
+    """
+    return marshal.loads(marshal.dumps(value))
+
+
+def has_condition(c: JSON, name: str) -> bool:
+    return name in c["conditions"]
+
+
+def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> None:
+    """Set a condition; ``turns`` counts the bearer's turns left (None: until removed)."""
+    entry: dict[str, Any] = {"turns": turns, **data}
+    old = c["conditions"].get(name)
+    if old is not None:
+        # A lasting condition stays lasting; two counted ones keep the longer count.
+        if old.get("turns") is None or turns is None:
+            entry["turns"] = None
+        else:
+            entry["turns"] = max(turns, old["turns"])
+        entry = {**old, **entry}
+    c["conditions"][name] = entry

@@ -1,0 +1,51 @@
+"""Who may attack whom this round after a manoeuvre: foes an outmanoeuvring combatant blocked,
+and fliers who lost this round's aerial pass.
+
+Both blocks last for the remainder of the Combat Round they were won in: each records its
+round, and a block from an earlier round no longer counts (outside the turn phase, where no
+rounds are counted, a block lasts until the next manoeuvre replaces it).
+"""
+
+from __future__ import annotations
+
+from bridge.engine.combat_styles.encounter.combatants import combatant
+from bridge.engine.combat_styles.encounter.phases import tracks_turns
+from bridge.engine.contract import JSON, EngineError
+
+OUTMANEUVERED = "outmaneuvered"
+ALOFT = "aloft"
+
+
+def current_round(state: JSON) -> int | None:
+    """The round a block won now belongs to (None outside the turn phase)."""
+    return state.get("round") if tracks_turns(state) else None
+
+
+def live(state: JSON, condition: JSON | None) -> bool:
+    """Whether a round-long block is still in force."""
+    return condition is not None and condition.get("round") == current_round(state)
+
+
+def check_attack(state: JSON, attacker_id: str, defender_id: str) -> None:
+    """Refuse an attack a manoeuvre of this round forbids (EngineError naming it)."""
+    att = combatant(state, attacker_id)
+    conditions = att["conditions"]
+    if not conditions:
+        return
+    blocked = conditions.get(OUTMANEUVERED)
+    if live(state, blocked) and defender_id in blocked["by"]:
+        dfd = combatant(state, defender_id)
+        raise EngineError(
+            f"{att['name']} was outmanoeuvred by {dfd['name']} and cannot attack him this round"
+        )
+    aloft = conditions.get(ALOFT)
+    if (
+        live(state, aloft)
+        and defender_id in aloft["opponents"]
+        and defender_id not in aloft["may_attack"]
+    ):
+        dfd = combatant(state, defender_id)
+        raise EngineError(
+            f"{att['name']} did not win this round's aerial pass against {dfd['name']} "
+            "and cannot attack him"
+        )

@@ -1,0 +1,121 @@
+"""A parked exchange, as the encounter keeps it while its winner chooses special effects.
+
+The encounter stores each one as JSON under ``state["pending"][token]`` (the server keeps the
+state as JSON, and replays depend on its exact bytes). :class:`Parked` is the typed record of
+what every reader outside the exchange's own finishing needs — who fought, who chooses, what he
+won and may choose — read once from that JSON by :meth:`Parked.of`, so that answering a choice
+(``choose_effects``) and describing it (``exchange/choices.py``) never reach into the dict.
+
+Three kinds are parked: an ``exchange`` (token ``x…``), a ``leaping_attack`` (an exchange-shaped
+record with ``move`` set) and a ``spirit_combat`` (token ``s…``, spirit effects).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge.engine.contract import JSON, EngineError
+
+
+class Parked:
+    """The typed view of one parked exchange (its stored JSON is ``record``). Read-only by
+    convention: answering the choice changes the stored record's copy, never this view.
+
+    A plain class with its constructor written out: mypyc compiles it to a native class (a
+    frozen dataclass would set each field through ``object.__setattr__``, several times
+    slower on the path of every parked exchange)."""
+
+    token: str
+    kind: str
+    """``exchange``, ``leaping_attack`` or ``spirit_combat``."""
+    attacker: str
+    defender: str
+    chooser: str | None
+    """The winner, who chooses (None when nobody won anything)."""
+    effects: int
+    """How many effects he chooses: those the differential won, and any bonus (surprise)."""
+    eligible: tuple[str, ...]
+    """The id of each effect he may choose, in the order offered (their names: ``record``)."""
+    weapon: str | None
+    """The attacker's weapon (an exchange; the leaper's unarmed attack)."""
+    parry_weapon: str | None
+    warded: tuple[str, ...]
+    """Hit locations the defender wards."""
+    bystander: str | None
+    record: JSON
+
+    def __init__(
+        self,
+        token: str,
+        kind: str,
+        attacker: str,
+        defender: str,
+        chooser: str | None,
+        effects: int,
+        eligible: tuple[str, ...],
+        weapon: str | None,
+        parry_weapon: str | None,
+        warded: tuple[str, ...],
+        bystander: str | None,
+        record: JSON,
+    ) -> None:
+        self.token = token
+        self.kind = kind
+        self.attacker = attacker
+        self.defender = defender
+        self.chooser = chooser
+        self.effects = effects
+        self.eligible = eligible
+        self.weapon = weapon
+        self.parry_weapon = parry_weapon
+        self.warded = warded
+        self.bystander = bystander
+        self.record = record
+
+    @staticmethod
+    def of(record: JSON) -> Parked:
+        """The typed view of a stored parked exchange."""
+        differential: JSON = record.get("differential") or {}
+        eligible: list[Any] = record.get("eligible") or []
+        kind: str = record.get("kind") or record.get("move") or "exchange"
+        won: int = differential.get("effects", 0)
+        bonus: int = differential.get("bonus_effects", 0)
+        return Parked(
+            record["token"],
+            kind,
+            record["attacker"],
+            record["defender"],
+            record.get("chooser"),
+            won + bonus,
+            tuple([e["id"] for e in eligible]),
+            record.get("weapon"),
+            record.get("parry_weapon"),
+            tuple(record.get("warded") or ()),
+            record.get("bystander"),
+            record,
+        )
+
+    @property
+    def spirit(self) -> bool:
+        """A spirit combat: spirit effects, which take no options."""
+        return self.kind == "spirit_combat"
+
+    @property
+    def loser(self) -> str:
+        """The one the chooser's effects fall on."""
+        return self.defender if self.chooser == self.attacker else self.attacker
+
+    def involved(self) -> tuple[str, ...]:
+        """Every combatant whose record finishing the exchange may change."""
+        if self.bystander:
+            return (self.attacker, self.defender, self.bystander)
+        return (self.attacker, self.defender)
+
+
+def parked(state: JSON | None, token: str) -> Parked:
+    """The exchange parked as ``token``; EngineError when none waits under it."""
+    waiting: JSON = (state or {}).get("pending", {})
+    record = waiting.get(token)
+    if record is None:
+        raise EngineError(f"no exchange {token!r} is waiting for a choice of effects")
+    return Parked.of(record)

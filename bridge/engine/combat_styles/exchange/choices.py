@@ -1,0 +1,151 @@
+"""Pending choices, in the one shape every ruleset's result uses (``docs/requests.md``,
+"Pending choices"): who answers, with which request, and the options with anything an option
+needs (a hit location, the opponent's weapon, the armour bypassed).
+
+A parked exchange (an ``exchange``, a ``leaping_attack``, a ``spirit_combat``, each pair of a
+``sweep_attack``) waits for its winner's special effects: one choice, answered by
+``choose_effects`` with the exchange's token and the chooser in ``by``; the chosen effects go
+in ``effects`` as ``{id, <option>}``. The client renders and answers it without knowing any
+combat-styles rule: which effect takes which option is decided here, from the rule data and
+the encounter (the victim's hit locations and weapons).
+"""
+
+from __future__ import annotations
+
+from bridge.engine.combat_styles.core.memo import memo_of
+from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.combat_styles.encounter.pending import Parked
+from bridge.engine.contract import JSON
+
+LOCATION = "location"
+WEAPON = "weapon"
+BYPASS = "bypass"
+
+OPTION_OF_MECHANIC: dict[str, str] = {
+    "entangle": LOCATION,  # the location held (default: where the blow lands)
+    "disarm_opponent": WEAPON,
+    "take_weapon": WEAPON,
+    "pin_weapon": WEAPON,
+}
+"""Effects whose handler reads an option from the choice (``effects/``), by mechanic; effects
+that choose or move the location hit, and those that ignore worn or natural armour, are read
+from their parameters instead (:func:`option_of`)."""
+
+_BYPASS_CHOICES: list[JSON] = [{"id": "worn", "name": "worn"}, {"id": "natural", "name": "natural"}]
+
+
+def option_of(rules: RulesView, effect_id: str) -> str | None:
+    """The option ``effect_id`` takes in ``choose_effects`` (``location``, ``weapon``,
+    ``bypass``), or None."""
+    effect = rules.effects.get(effect_id)
+    if effect is None:
+        return None  # a spirit effect: no options
+    params = effect.params
+    if params.chooses_location or params.location_steps is not None:
+        return LOCATION
+    if params.ignores_armor == "worn_or_natural":
+        return BYPASS
+    mechanic = effect.mechanic
+    return OPTION_OF_MECHANIC.get(mechanic) if mechanic is not None else None
+
+
+def _locations(rules: RulesView, waiting: Parked, victim: JSON, chooses: bool) -> list[JSON]:
+    warded = waiting.warded if chooses and not rules.choose_location_bypasses_ward else ()
+    his = victim.get("hit_points", {})
+    # In his hit-location table's order (the record's key order is not kept by every store).
+    return [
+        {"id": loc.id, "name": loc.name}
+        for loc in rules.body_plan(victim).locations
+        if loc.id in his and loc.id not in warded
+    ]
+
+
+def _weapons(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+    used = waiting.parry_weapon if waiting.chooser == waiting.attacker else waiting.weapon
+    held: list[str] = sorted(w for w in victim.get("weapons", {}) if w != rules.unarmed_id)
+    # The weapon he used in the exchange first (the one the effect aims at by default), then
+    # the others by id (the record's key order is not kept by every store).
+    ordered = sorted(held, key=lambda w: w != used)
+    return [{"id": w, "name": rules.arm(w).name} for w in ordered]
+
+
+def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None = None) -> JSON:
+    """The choice of special effects a parked exchange (its ``record`` in
+    ``state["pending"]``) waits for."""
+    waiting = Parked.of(record)
+    chooser = waiting.chooser
+    choice: JSON = {
+        "by": chooser,
+        "key": key,
+        "type": "choose_effects",
+        "body": {"token": waiting.token, "by": chooser},
+        "field": "effects",
+        "options": _options(rules, waiting, state["combatants"][waiting.loser]),
+        "count": waiting.effects,
+    }
+    if key is not None:
+        choice["heading"] = f"{waiting.attacker} ⟶ {waiting.defender}"
+    return choice
+
+
+def _options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+    """The options of a choice: each eligible effect with the parameter it takes.
+
+    A pure function of the rules and the key below, memoised per view: the same pairings
+    park again and again, and building every location and weapon list anew would cost a fifth
+    of a parked exchange. The list is shared by the outcomes with the same key; like every
+    outcome it is only ever serialised, never changed."""
+    used = waiting.parry_weapon if waiting.chooser == waiting.attacker else waiting.weapon
+    key = (
+        waiting.eligible,
+        waiting.spirit,
+        victim.get("body_plan"),
+        tuple(victim.get("hit_points", {})),
+        tuple(victim.get("weapons", {})),
+        used,
+        waiting.warded,
+    )
+    memo = memo_of(rules.memo, "choice_options")
+    found: list[JSON] | None = memo.get(key)
+    if found is None:
+        found = memo.put(key, _build_options(rules, waiting, victim))
+    return found
+
+
+def _build_options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+    options: list[JSON] = []
+    for effect in waiting.record.get("eligible") or []:
+        effect_id: str = effect["id"]
+        option: JSON = {"id": effect_id, "label": effect["name"]}
+        kind = None if waiting.spirit else option_of(rules, effect_id)
+        choices: list[JSON] = []
+        if kind == LOCATION:
+            chooses = rules.effects[effect_id].params.chooses_location
+            choices = _locations(rules, waiting, victim, chooses)
+        elif kind == WEAPON:
+            choices = _weapons(rules, waiting, victim)
+        elif kind == BYPASS:
+            choices = [dict(c) for c in _BYPASS_CHOICES]
+        if choices:
+            option["param"] = {"name": kind, "choices": choices}
+        options.append(option)
+    return options
+
+
+def pending_choices(rules: RulesView, kind: str, result: JSON, state: JSON | None) -> list[JSON]:
+    """The choices an outcome of request ``kind`` leaves open (its ``result["pending"]``)."""
+    if state is None:
+        return []
+    parked: JSON = state.get("pending", {})
+    if kind == "sweep_attack":
+        return [
+            effects_choice(rules, state, parked[pair["token"]], f"sweep-{pair['defender']}")
+            for pair in result.get("exchanges", [])
+            if pair.get("status") == "awaiting_effects" and pair.get("token") in parked
+        ]
+    if kind == "state":
+        return [effects_choice(rules, state, parked[token], token) for token in sorted(parked)]
+    token = result.get("token")
+    if result.get("status") == "awaiting_effects" and token in parked:
+        return [effects_choice(rules, state, parked[token])]
+    return []

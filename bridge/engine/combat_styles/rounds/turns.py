@@ -1,0 +1,270 @@
+"""Turns, cycles and action points: whose turn it is, what a proactive action or a reaction
+costs, delays and interrupts, dithering, and the close of each cycle and round.
+
+Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
+raises :class:`~bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
+An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points.
+"""
+
+from __future__ import annotations
+
+from bridge.engine.combat_styles.core.view import RulesView
+from bridge.engine.combat_styles.encounter import follow_ups
+from bridge.engine.combat_styles.encounter.combatants import (
+    combatant,
+    has_condition,
+    writable,
+    writable_record,
+)
+from bridge.engine.combat_styles.encounter.phases import (
+    INTERRUPT,
+    NEW_ROUND,
+    NEXT_CYCLE,
+    NEXT_ROUND,
+    NEXT_TURN,
+    ON_TURN,
+    PROACTIVE,
+    REACTION,
+    TURNS,
+    phase_of,
+    require,
+    tracks_turns,
+)
+from bridge.engine.combat_styles.encounter.spirit_engagement import (
+    check_turn_not_lost,
+    drain_at_cycle_start,
+    essence_lost_now,
+)
+from bridge.engine.combat_styles.grades.situations import fatigue_of
+from bridge.engine.contract import JSON, EngineError
+
+OUT = ("dead", "unconscious", "incapacitated", "surrendered")
+
+
+def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) -> None:
+    state["phase"] = require(state, NEW_ROUND)
+    state["round"] = 1 if first else state["round"] + 1
+    state["cycle"] = 1
+    state["acted"] = []
+    state["proactive"] = []
+    state["delayed"] = []
+    for cid in list(state["combatants"]):
+        # A new round touches everyone: give each record its own copy first.
+        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
+        if not first:
+            c["conditions"].pop("surprised", None)
+            bleeding = c["conditions"].get("bleeding")
+            if bleeding:
+                # Blood loss: a fatigue level at the start of each Combat Round.
+                c["fatigue_levels"] = c.get("fatigue_levels", 0) + bleeding.get(
+                    "fatigue_per_round", 1
+                )
+        level = fatigue_of(rules, c) if rules is not None else None
+        change = level.action_points if level else 0
+        c["ap"] = 0 if level and level.no_activity else max(0, c["action_points_max"] + change)
+    if not first:
+        drain_at_cycle_start(state)
+
+
+def able(c: JSON) -> bool:
+    return not any(has_condition(c, o) for o in OUT)
+
+
+def current(state: JSON) -> str | None:
+    """Whose turn it is (None outside the turn phase or when the cycle is over)."""
+    if not tracks_turns(state):
+        return None
+    for cid in state["order"]:
+        c = state["combatants"][cid]
+        if cid not in state["acted"] and c["ap"] > 0 and able(c):
+            return cid
+    return None
+
+
+def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
+    state["acted"].append(cid)
+    follow_ups.lapse(state, cid)
+    c = state["combatants"][cid]
+    if "surprised" in c["conditions"]:
+        # His initiative has come: from now on he may defend (but not attack this round).
+        c["conditions"]["surprised"]["turn_come"] = True
+    for name in list(c["conditions"]):
+        cond = c["conditions"][name]
+        if name == "stunned":
+            locs = {k: v - 1 for k, v in cond["locations"].items() if v > 1}
+            if locs or any(k not in ("turns", "locations") and v for k, v in cond.items()):
+                # Stuns kept in minutes (Knockout Blow) last until removed.
+                cond["locations"] = locs
+            else:
+                del c["conditions"][name]
+        elif cond.get("turns") is not None:
+            cond["turns"] -= 1
+            if cond["turns"] <= 0:
+                del c["conditions"][name]
+    settle(state, rules)
+
+
+def settle(state: JSON, rules: RulesView | None = None) -> None:
+    """Close finished cycles and rounds."""
+    if current(state) is not None:
+        return
+    for cid in state["delayed"]:
+        # A delay not used before the cycle ends is a dither: the point is lost.
+        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
+        c["ap"] = max(0, c["ap"] - 1)
+    state["delayed"] = []
+    anyone = [cid for cid, c in state["combatants"].items() if c["ap"] > 0 and able(c)]
+    if anyone:
+        state["cycle"] += 1
+        state["acted"] = []
+        state["proactive"] = []
+        drain_at_cycle_start(state)
+    else:
+        new_round(state, rules)
+
+
+def has_ap(state: JSON, c: JSON) -> bool:
+    """Whether ``c`` can pay for a reaction (always, outside the turn phase)."""
+    return not tracks_turns(state) or c.get("ap", 0) > 0
+
+
+def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
+    """Pay one action point for a reaction (parry, evade, interrupt)."""
+    if require(state, REACTION) != TURNS:
+        return
+    if c["ap"] <= 0:
+        raise EngineError(f"{c['name']} has no action points left this round")
+    c["ap"] -= 1
+    settle(state, rules)
+
+
+def check_can_attack(c: JSON) -> None:
+    """Conditions that forbid an attack (press advantage, serious wound, surprise …)."""
+    if has_condition(c, "cannot_attack"):
+        turns = c["conditions"]["cannot_attack"].get("turns")
+        raise EngineError(f"{c['name']} cannot attack this turn ({turns} turn(s) left)")
+    if has_condition(c, "surprised"):
+        raise EngineError(f"{c['name']} was surprised and may not act offensively this round")
+    if has_condition(c, "surrendered"):
+        raise EngineError(f"{c['name']} has surrendered")
+
+
+def spend_proactive(
+    state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
+) -> None:
+    """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay)."""
+    if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
+        return
+    cid = c["id"]
+    if cid in state["delayed"]:
+        state["delayed"].remove(cid)
+        if c["ap"] <= 0:
+            raise EngineError(f"{c['name']} has no action points left this round")
+        c["ap"] -= 1
+        return
+    now = current(state)
+    if now != cid:
+        who = state["combatants"][now]["name"] if now else "nobody"
+        raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
+    if cid in state["proactive"]:
+        raise EngineError(f"{c['name']} has already taken a proactive action this cycle")
+    check_turn_not_lost(c, what)
+    c["ap"] -= 1
+    state["proactive"].append(cid)
+    end_turn(state, cid, rules)
+
+
+def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
+    check_can_attack(c)
+    round_now = state.get("round", 0)
+    spend_proactive(state, c, "attack", rules)
+    # The Round he last attacked in (Defensive Minded parries better in a Round without one).
+    c["attacked_round"] = round_now
+
+
+def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+    """The current combatant holds his action for a later interrupt or reaction."""
+    state = writable(state, cid)
+    c = combatant(state, cid)
+    require_turn(state, c, "delay")
+    check_turn_not_lost(c, "delay")
+    state["delayed"].append(cid)
+    end_turn(state, cid, rules)
+    return state, {"kind": "delay", "combatant": cid, **snapshot(state)}
+
+
+def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+    """A delaying combatant acts now, paying the point his delay held back."""
+    state = writable(state, cid)
+    c = combatant(state, cid)
+    require(state, INTERRUPT)
+    if cid not in state["delayed"]:
+        raise EngineError(f"{c['name']} is not delaying and cannot interrupt")
+    return state, {
+        "kind": "interrupt",
+        "combatant": cid,
+        "note": "send the interrupting action next",
+        **snapshot(state),
+    }
+
+
+def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+    """The current combatant dithers: his turn passes and costs an action point."""
+    require(state, NEXT_TURN)
+    cid = current(state)
+    if cid is None:
+        raise EngineError("nobody has a turn left in this cycle")
+    state = writable(state, cid)
+    c = combatant(state, cid)
+    c["ap"] -= 1
+    end_turn(state, cid, rules)
+    return state, {"kind": "next_turn", "dithered": cid, **snapshot(state)}
+
+
+def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+    """Everyone still to act this cycle dithers; the next cycle (or round) begins."""
+    require(state, NEXT_CYCLE)
+    waiting = [cid for cid in state["order"] if cid not in state["acted"]]
+    state = writable(state, *waiting)
+    for cid in waiting:
+        c = state["combatants"][cid]
+        if c["ap"] > 0 and able(c):
+            c["ap"] -= 1
+        state["acted"].append(cid)
+    settle(state, rules)
+    return state, {"kind": "next_cycle", "dithered": waiting, **snapshot(state)}
+
+
+def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+    """Remaining action points are lost; a new round begins."""
+    require(state, NEXT_ROUND)
+    state = writable(state, *state["combatants"])
+    for c in state["combatants"].values():
+        c["ap"] = 0
+    new_round(state, rules)
+    return state, {"kind": "next_round", **snapshot(state)}
+
+
+def require_turn(state: JSON, c: JSON, what: str) -> None:
+    require(state, ON_TURN, c["name"], what)
+    now = current(state)
+    if now != c["id"]:
+        who = state["combatants"][now]["name"] if now else "nobody"
+        raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
+
+
+def snapshot(state: JSON) -> JSON:
+    """The round position and everyone's action points, for the chat card (and the Magic
+    Points Bleed Essence took as this Cycle began, if any)."""
+    out: JSON = {
+        "phase": phase_of(state),
+        "round": state.get("round"),
+        "cycle": state.get("cycle"),
+        "current": current(state),
+        "action_points": {cid: c.get("ap") for cid, c in state["combatants"].items()},
+    }
+    if "essence_lost" in state:
+        lost = essence_lost_now(state)
+        if lost is not None:
+            out["essence_lost"] = lost
+    return out

@@ -1,0 +1,127 @@
+"""Reading a client frame once: parse and validate in one pass, straight from its text.
+
+A request's body is validated by its request type's model, which depends on the served rules:
+the generic :data:`~bridge.protocol.CLIENT_MESSAGE` can only take the body as untyped JSON, to be
+validated again once the ruleset and type are known. :class:`FrameReader` builds, for a set of
+served engines, one pydantic validator of every client message in which a request's envelope is
+a union discriminated by ``ruleset`` and then by ``type``, its ``body`` the request type's own
+model: pydantic parses the frame's JSON and validates the whole message, body included, in one
+pass in Rust, in strict JSON mode (``"5"`` is not 5, as everywhere in the protocol).
+
+That fast path is all or nothing. A frame it refuses for any reason (bad JSON, an unknown
+ruleset or type, a wrong field, an integer too long, a lone surrogate, a missing body …) is
+read again by the slow path (:func:`bridge.protocol.parse_client`, then the body's own strict
+validation when the request is decided), which names exactly what is wrong, in the order the
+protocol promises (who may act before the idempotency lookup, before the body). A frame the
+fast path accepts is one the slow path accepts too, with the same validated body.
+
+The request is also kept as the client sent it (:class:`Sent`): the roll log keeps that, not
+the validated form (which fills in defaults and normalises values), and :mod:`bridge.authority`
+reads the participants a request acts for from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
+from pydantic_core import from_json
+
+from bridge.engine.contract import Engine
+from bridge.engine.envelope import Request
+from bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """A request message as the fast path read it.
+
+    ``message`` is the message validated (its ``request.body`` the request type's model);
+    ``request`` is the request envelope as the client wrote it (``id``, ``ruleset``, ``type``,
+    ``body``, ``encounter``, in that order, ``body`` and ``encounter`` filled in with their
+    defaults): plain JSON values, what the roll log keeps.
+    """
+
+    message: RequestMessage
+    request: dict[str, Any]
+
+
+def _name(*parts: str) -> str:
+    return "_".join(re.sub(r"\W", "_", p) for p in parts)
+
+
+def typed_request(ruleset: str, type: str, body: type[BaseModel]) -> type[Request]:
+    """The request envelope of one ruleset's request type, its body validated by ``body``."""
+    return create_model(  # type: ignore[no-any-return]
+        _name("Request", ruleset, type),
+        __base__=Request,
+        ruleset=(Literal[ruleset], ...),
+        type=(Literal[type], ...),
+        body=(body, ...),
+    )
+
+
+def _union(members: list[Any], discriminator: str) -> Any:
+    if len(members) == 1:
+        return members[0]
+    return Annotated[Union[tuple(members)], Field(discriminator=discriminator)]  # noqa: UP007
+
+
+def client_messages(engines: Mapping[str, Engine]) -> TypeAdapter[ClientMessage]:
+    """A validator of every client message, each request's body typed by its request type.
+
+    Without any engine it is the generic one (no request can be decided anyway).
+    """
+    per_ruleset = []
+    for rid, engine in sorted(engines.items()):
+        members = [typed_request(rid, t, m) for t, m in sorted(engine.requests.items())]
+        if members:
+            per_ruleset.append(_union(members, "type"))
+    if not per_ruleset:
+        return TypeAdapter(Annotated[Hello | Ping | Subscribe | Bind, Field(discriminator="type")])
+    typed = create_model(
+        _name("RequestMessage", *sorted(engines)),
+        __base__=RequestMessage,
+        request=(_union(per_ruleset, "ruleset"), ...),
+    )
+    return TypeAdapter(
+        Annotated[
+            Union[Hello, typed, Ping, Subscribe, Bind],  # noqa: UP007
+            Field(discriminator="type"),
+        ]
+    )
+
+
+class FrameReader:
+    """The fast path of message reading for one set of served engines."""
+
+    def __init__(self, engines: Mapping[str, Engine]) -> None:
+        self._adapter = client_messages(engines)
+
+    def read(self, frame: str) -> ClientMessage | Sent | None:
+        """The message ``frame`` holds, validated in one pass (a request as :class:`Sent`),
+        or None when the fast path refuses it (the slow path then says why)."""
+        try:
+            message = self._adapter.validate_json(frame, strict=True)
+        except ValidationError:
+            return None
+        if not isinstance(message, RequestMessage):
+            return message
+        # The request as written, for the log: the JSON values are read again from the text
+        # (by the same parser), since the validated body is no longer what the client wrote.
+        # No validation runs on them.
+        written = from_json(frame)["request"]
+        request = {
+            "id": written["id"],
+            "ruleset": written["ruleset"],
+            "type": written["type"],
+            "body": written.get("body", {}),
+            "encounter": written.get("encounter"),
+        }
+        return Sent(message, request)
+
+
+__all__ = ["FrameReader", "Sent", "client_messages", "typed_request"]

@@ -1,0 +1,115 @@
+"""Outcome events of one group commit: each listener gets its view of every other client's
+outcome, in log order, in one write; a view shared by all is framed once."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge.outbox import _payload
+from bridge.protocol import SERVER_MESSAGE, OutcomeEvent
+from bridge.server import ArbiterServer
+from bridge.views import GM, NOBODY, OutcomeText, Viewer
+
+
+@dataclass(eq=False)
+class FakeOutbox:
+    writes: list[list[bytes]] = field(default_factory=list)
+
+    def send_frames(self, frames: Any) -> bool:
+        self.writes.append(list(frames))
+        return True
+
+
+@dataclass(eq=False)
+class FakeClient:
+    viewer: Viewer
+    outbox: FakeOutbox = field(default_factory=FakeOutbox)
+
+
+@dataclass
+class FakeServer:
+    listeners: set[FakeClient]
+
+
+def outcome(rid: str, private: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "id": rid,
+        "ruleset": "tiny",
+        "type": "secret",
+        "encounter": None,
+        "rules_version": "1",
+        "rules_hash": "h",
+        "result": {"kind": "secret"},
+        "dice": [{"expr": "1d10", "faces": 10, "result": 3}],
+        "state": None,
+        "private": private or {},
+    }
+
+
+def frames_in(data: bytes) -> list[bytes]:
+    """The text frames (made by ``text_frame``) one write holds, in order."""
+    frames = []
+    while data:
+        size, head = data[1], 2
+        if size == 126:
+            size, head = int.from_bytes(data[2:4], "big"), 4
+        elif size == 127:
+            size, head = int.from_bytes(data[2:10], "big"), 10
+        assert data[0] == 0x81  # a final, unmasked text frame
+        frames.append(data[: head + size])
+        data = data[head + size :]
+    return frames
+
+
+def events_of(client: FakeClient) -> list[list[dict[str, Any]]]:
+    """Every write the client got, as the messages it holds."""
+    return [
+        [json.loads(_payload(frame)) for part in write for frame in frames_in(part)]
+        for write in client.outbox.writes
+    ]
+
+
+def publish(listeners: list[FakeClient], events: list[tuple[int, OutcomeText, Any]]) -> None:
+    ArbiterServer.publish(FakeServer(set(listeners)), events)  # type: ignore[arg-type]
+
+
+def test_a_listener_gets_all_the_outcomes_of_a_commit_in_one_write_in_log_order() -> None:
+    a, b, c = (FakeClient(GM) for _ in range(3))
+    events = [(7, OutcomeText(outcome("r-7")), a), (8, OutcomeText(outcome("r-8")), b)]
+    publish([a, b, c], events)
+    assert [[m["seq"] for m in w] for w in events_of(c)] == [[7, 8]]
+    # Nobody hears of his own outcome (his reply says it).
+    assert [[m["seq"] for m in w] for w in events_of(a)] == [[8]]
+    assert [[m["seq"] for m in w] for w in events_of(b)] == [[7]]
+    for write in events_of(c):
+        for message in write:
+            assert isinstance(SERVER_MESSAGE.validate_python(message), OutcomeEvent)
+
+
+def test_each_listener_gets_its_own_view_of_a_private_outcome() -> None:
+    origin = FakeClient(GM)
+    ann = FakeClient(Viewer(False, frozenset({"ann-pc"}), "ann"))
+    bo = FakeClient(Viewer(False, frozenset({"bo-pc"}), "bo"))
+    gm = FakeClient(GM)
+    nobody = FakeClient(NOBODY)
+    secret = OutcomeText(outcome("r-1", {"ann-pc": {"card": 4}}))
+    publish([origin, ann, bo, gm, nobody], [(1, secret, origin)])
+    [[for_ann]], [[for_bo]] = events_of(ann), events_of(bo)
+    [[for_gm]], [[for_nobody]] = events_of(gm), events_of(nobody)
+    assert for_ann["outcome"]["private"] == {"ann-pc": {"card": 4}}
+    assert for_bo["outcome"]["private"] == {} and for_nobody["outcome"]["private"] == {}
+    assert for_gm["outcome"]["private"] == {"ann-pc": {"card": 4}}
+    assert origin.outbox.writes == []
+
+
+def test_listeners_seeing_the_same_view_get_the_very_same_frame_bytes() -> None:
+    a, b, c = (FakeClient(GM) for _ in range(3))
+    publish([a, b, c], [(1, OutcomeText(outcome("r-1")), a), (2, OutcomeText(outcome("r-2")), a)])
+    [[for_b]], [[for_c]] = b.outbox.writes, c.outbox.writes
+    assert for_b is for_c and len(frames_in(for_b)) == 2
+
+
+def test_nobody_listening_costs_nothing() -> None:
+    publish([], [(1, OutcomeText(outcome("r-1")), FakeClient(GM))])
