@@ -33,7 +33,9 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("arbiter_native", ROOT / "bridge" / "native.py")
+_spec = importlib.util.spec_from_file_location(
+    "arbiter_native", ROOT / "arbiter" / "bridge" / "native.py"
+)
 assert _spec is not None and _spec.loader is not None
 native = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = native  # dataclasses look their module up while it executes
@@ -213,16 +215,16 @@ class BuildPy(build_py):
         for stale in Path(self.build_lib).glob(f"{native.GROUP}__mypyc*"):
             stale.unlink()
         for pattern in ("*.so", "*.pyd"):
-            for stale in Path(self.build_lib, "bridge").rglob(pattern):
+            for stale in Path(self.build_lib, "arbiter").rglob(pattern):
                 stale.unlink()
         if MANIFEST is not None:
             _write_manifest(self.build_lib, bool(getattr(self, "editable_mode", False)), MANIFEST)
 
 
 PACKAGES = [
-    *find_packages(include=["bridge", "bridge.*", "compiler", "compiler.*"]),
-    "compiler.templates",
-    "compiler.schemas",
+    *find_packages(include=["arbiter", "arbiter.*"]),
+    "arbiter.compiler.templates",
+    "arbiter.compiler.schemas",
 ]
 
 setup(

@@ -62,8 +62,10 @@ def export(ref: str, target: Path) -> None:
         ).stdout.decode()
         for name in filter(None, listed.split("\0")):
             source = REPO / name
-            if source.is_file():
-                (target / name).parent.mkdir(parents=True, exist_ok=True)
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            if source.is_symlink():  # arbiter/bridge and arbiter/compiler link the folders
+                (target / name).symlink_to(os.readlink(source))
+            elif source.is_file():
                 shutil.copy2(source, target / name)
         return
     archive = subprocess.run(

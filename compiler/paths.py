@@ -3,7 +3,7 @@
 A checkout keeps them in the repository's top-level folders (``templates/``, ``docs/schemas/``,
 ``compiler/rules/``) and builds into ``module_output/``. A wheel cannot install top-level folders
 beside its packages, so ``pyproject.toml`` maps ``templates/`` to the package
-``compiler.templates`` and ``docs/schemas/`` to ``compiler.schemas`` (package-dir): installed,
+``arbiter.compiler.templates`` and ``docs/schemas/`` to ``arbiter.compiler.schemas`` (package-dir): installed,
 they sit inside the ``compiler`` package, and this module finds them there. The installed
 package has no project folder to build into: ``arbiter build`` and ``arbiter serve`` then use
 ``./module_output`` (relative to where they run, like ``--data``'s ``./.arbiter-data``).

@@ -11,13 +11,13 @@ import sys
 import urllib.parse
 from pathlib import Path
 
-from bridge import datadir, native
-from bridge.building import DEFAULT_MODULE_DIR
-from bridge.limits import Limits
-from bridge.rules import RuleSource
-from bridge.server import LOOPBACK, ArbiterServer, ServerConfig
-from compiler.errors import RuleError
-from compiler.model.loader import RULES_ROOT
+from arbiter.bridge import datadir, native
+from arbiter.bridge.building import DEFAULT_MODULE_DIR
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.rules import RuleSource
+from arbiter.bridge.server import LOOPBACK, ArbiterServer, ServerConfig
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.loader import RULES_ROOT
 
 HELP = "serve rolls to Foundry over websockets (and the module at /module.json)"
 

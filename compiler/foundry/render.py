@@ -20,7 +20,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from compiler.paths import TEMPLATES_ROOT
+from arbiter.compiler.paths import TEMPLATES_ROOT
 
 MODULE_TEMPLATES = "module"
 """``templates/module/<path>`` renders to ``<module>/<path>`` one to one."""

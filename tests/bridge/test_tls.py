@@ -157,7 +157,7 @@ def test_a_certificate_that_cannot_be_read_stops_serve_naming_the_file(tmp_path:
         [
             sys.executable,
             "-m",
-            "bridge.cli",
+            "arbiter.bridge.cli",
             "serve",
             "--port",
             "0",
@@ -187,7 +187,7 @@ def test_a_public_url_that_is_not_an_http_address_is_refused_with_its_reason(
     tmp_path: Path, url: str, problem: str
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "serve", "--no-build", "--public-url", url],
+        [sys.executable, "-m", "arbiter.bridge.cli", "serve", "--no-build", "--public-url", url],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -28,8 +28,10 @@ def export_tree(target: Path) -> Path:
     ).stdout.decode()
     for name in filter(None, listed.split("\0")):
         source = REPO / name
-        if source.is_file() and not source.is_symlink():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():  # arbiter/bridge, arbiter/compiler (node_modules is ignored)
+            (target / name).symlink_to(os.readlink(source))
+        elif source.is_file():
             shutil.copy2(source, target / name)
     return target
 

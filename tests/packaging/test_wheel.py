@@ -35,11 +35,11 @@ def test_the_sdist_carries_the_templates_schemas_rules_and_build_hook(built: Bui
     for needed in (
         "setup.py",
         "pyproject.toml",
-        "bridge/native.py",
+        "arbiter/bridge/native.py",
         "templates/module/lang/en.json",
         "templates/module/scripts/connection.mjs",
         "docs/schemas/server-message.schema.json",
-        "compiler/rules/combat-styles/ruleset.toml",
+        "arbiter/compiler/rules/combat-styles/ruleset.toml",
         "Dockerfile",
     ):
         assert needed in names, f"{needed} is missing from the sdist"
@@ -55,7 +55,7 @@ def test_without_a_c_compiler_the_wheel_installs_the_interpreted_engine_and_says
     assert built.wheel.name.endswith("-py3-none-any.whl")
     with zipfile.ZipFile(built.wheel) as wheel:
         names = wheel.namelist()
-        record = json.loads(wheel.read("bridge/engine/compiled.json"))
+        record = json.loads(wheel.read("arbiter/bridge/engine/compiled.json"))
     assert not [name for name in names if name.endswith(".so")]
     assert record["compiler"] is None and "no working C compiler" in record["reason"]
     described = subprocess.run(
@@ -80,11 +80,11 @@ def test_the_wheel_carries_the_module_templates_and_schemas_inside_the_compiler_
 ) -> None:
     with zipfile.ZipFile(built.wheel) as wheel:
         names = set(wheel.namelist())
-    assert "compiler/templates/module/lang/en.json" in names
-    assert "compiler/schemas/client-message.schema.json" in names
-    assert "compiler/rules/hmk/ruleset.toml" in names
+    assert "arbiter/compiler/templates/module/lang/en.json" in names
+    assert "arbiter/compiler/schemas/client-message.schema.json" in names
+    assert "arbiter/compiler/rules/hmk/ruleset.toml" in names
     tops = {name.split("/", 1)[0] for name in names if not name.startswith("vtt_arbiter-")}
-    assert tops <= {"bridge", "compiler"}, tops
+    assert tops == {"arbiter"}, tops  # one import package
 
 
 def test_the_installed_arbiter_builds_the_module_from_another_folder(built: Built) -> None:
@@ -138,7 +138,7 @@ def test_the_installed_arbiter_replays_every_documented_example_as_the_checkout_
 ) -> None:
     installed = built.arbiter("replay", str(example))
     checkout = subprocess.run(
-        [sys.executable, "-m", "bridge.cli", "replay", str(example)],
+        [sys.executable, "-m", "arbiter.bridge.cli", "replay", str(example)],
         cwd=REPO,
         env={**os.environ, "ARBITER_ENGINE": "interpreted"},
         capture_output=True,
