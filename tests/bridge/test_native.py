@@ -207,7 +207,7 @@ def _python(code: str, mode: str) -> subprocess.CompletedProcess[str]:
 def test_arbiter_engine_interpreted_loads_every_engine_module_from_its_source() -> None:
     code = (
         "import arbiter.bridge.engine.combat_styles.exchange.exchange as m, arbiter.bridge.engine.dice as d\n"
-        "from bridge import native\n"
+        "from arbiter.bridge import native\n"
         "print(m.__file__, d.__file__, native.describe())"
     )
     exchange_file, dice_file, *described = _python(code, "interpreted").stdout.split()

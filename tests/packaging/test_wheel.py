@@ -62,7 +62,7 @@ def test_without_a_c_compiler_the_wheel_installs_the_interpreted_engine_and_says
         [
             str(built.bin / "python"),
             "-c",
-            "from bridge import native; print(native.describe())",
+            "from arbiter.bridge import native; print(native.describe())",
         ],
         cwd=built.elsewhere,
         env=outside_env(),
