@@ -1,11 +1,13 @@
-"""Build hook: compiles the pure engine (``bridge/engine``) with mypyc when Arbiter is installed.
+"""Build hook: compiles the pure engine (``arbiter.bridge.engine``, the folder ``bridge/engine``)
+with mypyc when Arbiter is installed.
 
 Everything else about the package is declared in ``pyproject.toml``; the packages are listed
-here (every ``bridge*`` and ``compiler*`` package, plus the two folders pyproject.toml maps into
-``compiler``: ``templates/`` and ``docs/schemas/``). The modules compiled are those
-:func:`bridge.native.compiled_sources` selects; after a successful build, a manifest of their
-source digests goes beside them, so that a later edit to a source makes ``bridge`` run the sources
-rather than stale compiled code (see ``bridge/native.py`` and ``docs/engine.md``).
+here (``arbiter`` and every package under it, found through the links ``arbiter/bridge`` and
+``arbiter/compiler``, plus the two folders pyproject.toml maps into ``arbiter.compiler``:
+``templates/`` and ``docs/schemas/``). The modules compiled are those
+:func:`arbiter.bridge.native.compiled_sources` selects; after a successful build, a manifest of
+their source digests goes beside them, so that a later edit to a source makes ``arbiter.bridge``
+run the sources rather than stale compiled code (see ``bridge/native.py``, ``docs/engine.md``).
 
 ``ARBITER_ENGINE=interpreted pip install .`` skips the compiler. So does a machine that cannot
 compile (no working C compiler or Python headers, not CPython): the install then succeeds with
