@@ -232,7 +232,8 @@ def start_arbiter(
     combat-styles there is nothing like for like to measure, so it says so and stops.)
     """
     server = Process(
-        [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data), *SERVE_ARGS], root
+        [sys.executable, "-m", "arbiter.bridge.cli", "serve", "--data", str(data), *SERVE_ARGS],
+        root,
     )
     secret = (data / "world.secret").read_text().strip()
     served = asyncio.run(_served(server.url, secret))
@@ -285,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
         "by this Python from that folder: its own bridge package, this one's dependencies)",
     )
     args = parser.parse_args(argv)
-    from bridge import native  # after sys.path names this checkout
+    from arbiter.bridge import native  # after sys.path names this checkout
 
     print(native.describe(), "(the server runs the same)")
     _load_exchange_body()

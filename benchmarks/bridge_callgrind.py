@@ -45,7 +45,7 @@ def main() -> int:
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p"]
     secret: str | None = None
     if args.server == "arbiter":
-        serve = [sys.executable, "-m", "bridge.cli", "serve", "--data", str(data / "world")]
+        serve = [sys.executable, "-m", "arbiter.bridge.cli", "serve", "--data", str(data / "world")]
         bench.Process([*serve, *bench.SERVE_ARGS], args.root.resolve()).stop()  # its secret
         secret = (data / "world" / "world.secret").read_text().strip()
         command = [*valgrind, *serve, *bench.SERVE_ARGS]

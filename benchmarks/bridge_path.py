@@ -27,7 +27,7 @@ def engine_alone(served: Any, requests: list[dict[str, Any]], source: Any) -> fl
     """CPU seconds the engine alone takes to decide ``requests`` (their bodies validated
     beforehand, as the server hands them over) drawing from ``source``: the engine's own cost,
     without the server's reading, validation, logging and sending."""
-    from bridge.engine.envelope import Request, resolve
+    from arbiter.bridge.engine.envelope import Request, resolve
 
     engine, model, digest = served.engine, served.ruleset.model, served.ruleset.content_hash
     typed = [
@@ -51,8 +51,8 @@ def engine_cpu_per_request(
 ) -> float:
     """The engine's own CPU per request (µs) on ``count`` of the benchmark's requests, the
     minimum of ``rounds`` (the figure least disturbed by other work on the machine)."""
-    from bridge.engine.dice import KeyedSource
-    from bridge.rules import RuleSource, snapshot
+    from arbiter.bridge.engine.dice import KeyedSource
+    from arbiter.bridge.rules import RuleSource, snapshot
 
     served = snapshot(RuleSource().load()).served["combat-styles"]
     requests = [exchange(i) for i in range(count)]
@@ -67,10 +67,10 @@ def server_path(
     if not exchange_body:
         print("server path: skipped (no combat-styles exchange example)")
         return
-    from bridge.engine.dice import KeyedSource
-    from bridge.limits import Limits
-    from bridge.server import ArbiterServer, ServerConfig, settle_heap
-    from bridge.session import ClientSession
+    from arbiter.bridge.engine.dice import KeyedSource
+    from arbiter.bridge.limits import Limits
+    from arbiter.bridge.server import ArbiterServer, ServerConfig, settle_heap
+    from arbiter.bridge.session import ClientSession
 
     async def run() -> tuple[list[float], list[float]]:
         data = Path(tempfile.mkdtemp(prefix="arbiter-bench-path-"))

@@ -25,7 +25,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from compiler.foundry.packs import read_pack, write_pack  # noqa: E402
+from arbiter.compiler.foundry.packs import read_pack, write_pack  # noqa: E402
 
 FVTT = REPO / "node_modules" / ".bin" / "fvtt"
 
@@ -202,11 +202,11 @@ def _fresh_dirs(base: Path) -> Callable[[], Path]:
 def bundled_build(work: Path, repeat: int) -> Measurement:
     """Build the bundled rulesets from nothing: ``arbiter build`` vs the same lowering with the
     packs written as JSON sources and packed by ``fvtt package pack`` (the usual pipeline)."""
-    from compiler.foundry.build import build_module
-    from compiler.foundry.layout import PACKS
-    from compiler.foundry.lower import lower
-    from compiler.foundry.render import Renderer
-    from compiler.model.loader import load_all
+    from arbiter.compiler.foundry.build import build_module
+    from arbiter.compiler.foundry.layout import PACKS
+    from arbiter.compiler.foundry.lower import lower
+    from arbiter.compiler.foundry.render import Renderer
+    from arbiter.compiler.model.loader import load_all
 
     fresh = _fresh_dirs(work / "ours")
     ours = timed(lambda: build_module(fresh()), repeat)
@@ -238,7 +238,7 @@ def bundled_build(work: Path, repeat: int) -> Measurement:
 
 def no_change_rebuild(work: Path, repeat: int) -> Measurement:
     """``arbiter build`` when nothing changed (goal: under 0.3 s) vs a full build of the same."""
-    from compiler.foundry.build import build_module
+    from arbiter.compiler.foundry.build import build_module
 
     out = work / "module"
     first = build_module(out)

@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parent
     sys.path[:0] = [str(here.parent), str(here)]  # the package bridge, not benchmarks/bridge.py
-    from bridge import native
+    from arbiter.bridge import native
 
     print(native.describe())
     print(f"{'ruleset':<14} {'measure':<58} {'value':>14}  unit")

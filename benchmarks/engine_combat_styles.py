@@ -31,18 +31,18 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bridge import native
-from bridge.engine.combat_styles import ENGINE
-from bridge.engine.combat_styles.bodies.requests import (
+from arbiter.bridge import native
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.bodies.requests import (
     ExchangeBody,
     OddsBody,
     StartEncounterBody,
 )
-from bridge.engine.combat_styles.core.checks import Level, level_of, target
-from bridge.engine.combat_styles.core.rules import view_of
-from bridge.engine.dice import Dice, KeyedSource
-from bridge.engine.envelope import Request, resolve
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.combat_styles.core.checks import Level, level_of, target
+from arbiter.bridge.engine.combat_styles.core.rules import view_of
+from arbiter.bridge.engine.dice import Dice, KeyedSource
+from arbiter.bridge.engine.envelope import Request, resolve
+from arbiter.compiler.model.loader import load_ruleset
 
 SEED = bytes(range(32))
 SIMPLE = {"bleed", "trip_opponent", "press_advantage", "withdraw", "overextend_opponent", "arise"}

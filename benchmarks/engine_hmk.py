@@ -30,11 +30,11 @@ from typing import Any
 # benchmark) would shadow the bridge package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bridge.engine.dice import Dice, KeyedSource
-from bridge.engine.envelope import Request, resolve
-from bridge.engine.hmk import ENGINE
-from bridge.engine.hmk.requests import AttackBody
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.dice import Dice, KeyedSource
+from arbiter.bridge.engine.envelope import Request, resolve
+from arbiter.bridge.engine.hmk import ENGINE
+from arbiter.bridge.engine.hmk.requests import AttackBody
+from arbiter.compiler.model.loader import load_ruleset
 
 SEED = bytes(range(32))
 

@@ -30,13 +30,19 @@ from pathlib import Path
 # benchmark) would shadow the bridge package.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bridge.engine.contract import JSON
-from bridge.engine.dice import Dice, ScriptedSource
-from bridge.engine.karmic import ENGINE
-from bridge.engine.karmic.requests import Declare, DrawHands, ResolveRegister, Reveal, StartDuel
-from bridge.engine.karmic.rulebook import rulebook
-from compiler.model.karmic import KarmicRules
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.contract import JSON
+from arbiter.bridge.engine.dice import Dice, ScriptedSource
+from arbiter.bridge.engine.karmic import ENGINE
+from arbiter.bridge.engine.karmic.requests import (
+    Declare,
+    DrawHands,
+    ResolveRegister,
+    Reveal,
+    StartDuel,
+)
+from arbiter.bridge.engine.karmic.rulebook import rulebook
+from arbiter.compiler.model.karmic import KarmicRules
+from arbiter.compiler.model.loader import load_ruleset
 
 FIGHTERS = [
     {

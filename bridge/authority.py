@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.engine.envelope import Request
-from bridge.protocol import ProtocolError
-from bridge.views import Viewer
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.views import Viewer
 
 
 def acting_fields(model: type[BaseModel]) -> tuple[str, ...]:

@@ -1,6 +1,6 @@
 """Keep the Foundry module in step with the rules the server decides with.
 
-The compiler (``compiler.foundry.build.build_module``) skips work when nothing changed, so
+The compiler (``arbiter.compiler.foundry.build.build_module``) skips work when nothing changed, so
 "build if stale" is simply "build": a fresh module costs a fraction of a second. The server calls
 this at start and after every valid rule change, off the event loop.
 """
@@ -11,17 +11,19 @@ import importlib
 import logging
 from pathlib import Path
 
-from bridge.rules import RuleSource
+from arbiter.bridge.rules import RuleSource
+from arbiter.compiler.paths import DEFAULT_OUT
 
 log = logging.getLogger("arbiter.build")
 
 MODULE_ID = "arbiter"
-DEFAULT_MODULE_DIR = Path(__file__).resolve().parent.parent / "module_output" / MODULE_ID
-"""The project's build output (``arbiter build`` writes here by default)."""
+DEFAULT_MODULE_DIR = DEFAULT_OUT / MODULE_ID
+"""Where ``arbiter build`` writes by default: the checkout's ``module_output/arbiter``, or
+``./module_output/arbiter`` when installed from a wheel (``arbiter.compiler.paths``)."""
 
 
 class ModuleBuildUnavailable(RuntimeError):
-    """This installation has no module compiler (``compiler.foundry.build``)."""
+    """This installation has no module compiler (``arbiter.compiler.foundry.build``)."""
 
 
 def build_module(module_dir: Path, source: RuleSource) -> object:
@@ -34,11 +36,11 @@ def build_module(module_dir: Path, source: RuleSource) -> object:
     already under way).
     """
     try:
-        build = importlib.import_module("compiler.foundry.build")
+        build = importlib.import_module("arbiter.compiler.foundry.build")
     except ModuleNotFoundError as err:
-        if err.name is not None and "compiler.foundry.build".startswith(err.name):
+        if err.name is not None and "arbiter.compiler.foundry.build".startswith(err.name):
             raise ModuleBuildUnavailable(
-                "this installation cannot build the Foundry module (compiler.foundry.build is "
+                "this installation cannot build the Foundry module (arbiter.compiler.foundry.build is "
                 "missing); /module.json and /module.zip serve whatever is already built"
             ) from None
         raise

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge import stat_blocks
+from arbiter.bridge import stat_blocks
 
 CheckId = Annotated[str, Field(min_length=1, max_length=128)]
 MAX_PROBLEMS = 50

@@ -12,12 +12,12 @@ import sys
 from types import ModuleType
 
 COMMANDS: dict[str, str] = {
-    "build": "compiler.foundry.command",
-    "serve": "bridge.commands.serve",
-    "token": "bridge.commands.token",
-    "log": "bridge.commands.log",
-    "reveal": "bridge.commands.reveal",
-    "replay": "bridge.commands.replay",
+    "build": "arbiter.compiler.foundry.command",
+    "serve": "arbiter.bridge.commands.serve",
+    "token": "arbiter.bridge.commands.token",
+    "log": "arbiter.bridge.commands.log",
+    "reveal": "arbiter.bridge.commands.reveal",
+    "replay": "arbiter.bridge.commands.replay",
 }
 
 

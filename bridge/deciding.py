@@ -5,7 +5,7 @@ read-state → resolve → stage sequence (the single-writer rule for encounter 
 the *staged* row: the caller answers only after the store has committed it (the server commits
 every row staged in one event-loop turn at once — group commit).
 
-A request id is decided once (:mod:`bridge.refusals`): what can refuse before the first die
+A request id is decided once (:mod:`arbiter.bridge.refusals`): what can refuse before the first die
 raises ProtocolError and logs nothing; a refusal after dice is staged as the id's outcome, and
 the :class:`Decided` says so in ``refusal`` (the reply is then that error, on every resend).
 """
@@ -21,14 +21,20 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from bridge.engine.dice import Dice, DiceSource, KeyedSource, ScriptedDiceError, ScriptedSource
-from bridge.engine.envelope import Request
-from bridge.jsontext import not_unicode
-from bridge.limits import BudgetedSource
-from bridge.protocol import ProtocolError, RequestMessage
-from bridge.reading import Sent
-from bridge.records import canonical_bytes
-from bridge.refusals import (
+from arbiter.bridge.engine.dice import (
+    Dice,
+    DiceSource,
+    KeyedSource,
+    ScriptedDiceError,
+    ScriptedSource,
+)
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.jsontext import not_unicode
+from arbiter.bridge.limits import BudgetedSource
+from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.records import canonical_bytes
+from arbiter.bridge.refusals import (
     UNUSABLE,
     Refusal,
     RefusedBeforeDice,
@@ -37,9 +43,9 @@ from bridge.refusals import (
     refused_outcome,
     settle,
 )
-from bridge.rules import RulesSnapshot
-from bridge.store import NewRoll, Roll, Store, canonical
-from bridge.views import OutcomeText
+from arbiter.bridge.rules import RulesSnapshot
+from arbiter.bridge.store import NewRoll, Roll, Store, canonical
+from arbiter.bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
 
@@ -78,7 +84,7 @@ def decide(
 ) -> Decided:
     """Decide and log ``message.request``; raises ProtocolError naming why it was refused.
 
-    ``message`` read by the fast path (:class:`~bridge.reading.Sent`) carries its body
+    ``message`` read by the fast path (:class:`~arbiter.bridge.reading.Sent`) carries its body
     validated already; otherwise the body is validated here (:func:`strict_body`), after the
     idempotency lookup and the checks of the ruleset, type and encounter, as it always was.
     """
@@ -159,7 +165,7 @@ def decide(
             raise ProtocolError("encounter_required", pending, rid)
     ruleset = served.ruleset
     # From the first die on, the id's outcome is decided: settle() logs a refusal after dice
-    # as the outcome (see bridge.refusals), so a resend of the id can never roll again.
+    # as the outcome (see arbiter.bridge.refusals), so a resend of the id can never roll again.
     dice = Dice(BudgetedSource(source, ctx.max_dice))
     try:
         outcome = settle(typed, served.engine, ruleset.model, ruleset.content_hash, state, dice)
@@ -247,7 +253,7 @@ def strict_body(model: type[BaseModel], request: Request) -> Request:
     string, ``true`` a boolean. The body is validated from its JSON text, so JSON's own forms
     (an array for a tuple, a string for an enum) are accepted as they are in every message.
     The request handed back carries the validated body, so the engine's own validation
-    (:func:`~bridge.engine.envelope.validate_body`) takes it as it is instead of validating it
+    (:func:`~arbiter.bridge.engine.envelope.validate_body`) takes it as it is instead of validating it
     a second time; the request as the client sent it is what the log keeps.
     """
     try:

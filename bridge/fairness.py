@@ -11,8 +11,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bridge.engine.dice import KeyedSource
-from bridge.store import Roll
+from arbiter.bridge.engine.dice import KeyedSource
+from arbiter.bridge.store import Roll
 
 
 @dataclass(frozen=True)

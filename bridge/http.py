@@ -107,17 +107,30 @@ def zip_folder(folder: Path, manifest: bytes | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def public_base(request: Request) -> str:
-    """The URL prefix clients reached us by, e.g. ``http://127.0.0.1:8765``."""
+def public_base(request: Request, scheme: str = "http") -> str:
+    """The URL prefix clients reached us by, e.g. ``http://127.0.0.1:8765`` (``scheme``: ours,
+    ``https`` when we serve TLS ourselves; a proxy's ``X-Forwarded-Proto`` overrides it)."""
     headers = request.headers
-    scheme = headers.get("X-Forwarded-Proto", "http").split(",")[0].strip() or "http"
+    scheme = headers.get("X-Forwarded-Proto", scheme).split(",")[0].strip() or scheme
     host = headers.get("X-Forwarded-Host") or headers.get("Host") or "127.0.0.1"
     prefix = headers.get("X-Forwarded-Prefix", "").rstrip("/")
     return f"{scheme}://{host}{prefix}"
 
 
-def routes(module: ModuleFiles, health: Callable[[], dict[str, Any]]) -> Callable[..., Any]:
-    """A ``process_request`` hook for ``websockets.asyncio.server.serve``."""
+def routes(
+    module: ModuleFiles,
+    health: Callable[[], dict[str, Any]],
+    public_url: str | None = None,
+    tls: bool = False,
+) -> Callable[..., Any]:
+    """A ``process_request`` hook for ``websockets.asyncio.server.serve``. ``public_url``
+    (``arbiter serve --public-url``) is the address every manifest names, whatever the request's
+    Host: Foundry's server fetches the manifest and the zip itself, maybe from another machine.
+    ``tls``: this port serves TLS itself (``--certfile``), so its own addresses are https."""
+    scheme = "https" if tls else "http"
+
+    def base_of(request: Request) -> str:
+        return public_url.rstrip("/") if public_url else public_base(request, scheme)
 
     def process_request(connection: object, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
@@ -133,9 +146,9 @@ def routes(module: ModuleFiles, health: Callable[[], dict[str, Any]]) -> Callabl
                     "the module has not been built: run `arbiter build` (or restart "
                     "`arbiter serve`, which builds it)",
                 )
-            return json_response(HTTPStatus.OK, with_urls(manifest, public_base(request)))
+            return json_response(HTTPStatus.OK, with_urls(manifest, base_of(request)))
         if path == "/module.zip":
-            data = module.zipped(public_base(request))
+            data = module.zipped(base_of(request))
             if data is None:
                 return problem(HTTPStatus.SERVICE_UNAVAILABLE, "the module has not been built")
             return response(HTTPStatus.OK, data, "application/zip")

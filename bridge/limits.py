@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bridge.engine.dice import DiceError, DiceSource
+from arbiter.bridge.engine.dice import DiceError, DiceSource
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Limits:
     """Every die and every card shuffle swap counts; an engine asking for more is refused."""
     max_send_buffer_bytes: int = 1024 * 1024
     """Bytes sent to a connection and not yet read by it; over this it is dropped (close 4008,
-    see ``bridge.outbox``). Far above what a client that reads ever holds."""
+    see ``arbiter.bridge.outbox``). Far above what a client that reads ever holds."""
     close_timeout_seconds: float = 10.0
     """How long a closing handshake may take before the transport is aborted."""
 

@@ -2,8 +2,8 @@
 
 Rows are replayed in log order; each encounter's state is threaded from row to row exactly as
 the server did (a row whose outcome leaves state untouched keeps it). A row matches when the
-re-derived outcome, as the log keeps it (:func:`~bridge.records.kept`), is byte-identical
-(canonical JSON) to the logged one. A row refused after dice (``bridge.refusals``) matches when
+re-derived outcome, as the log keeps it (:func:`~arbiter.bridge.records.kept`), is byte-identical
+(canonical JSON) to the logged one. A row refused after dice (``arbiter.bridge.refusals``) matches when
 the same request, state and dice are refused again with the same code and message.
 """
 
@@ -13,12 +13,12 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from bridge.engine import registry
-from bridge.engine.contract import JSON, Engine
-from bridge.engine.dice import Dice, ScriptedDiceError, ScriptedSource
-from bridge.engine.envelope import Request
-from bridge.limits import BudgetedSource
-from bridge.refusals import (
+from arbiter.bridge.engine import registry
+from arbiter.bridge.engine.contract import JSON, Engine
+from arbiter.bridge.engine.dice import Dice, ScriptedDiceError, ScriptedSource
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.limits import BudgetedSource
+from arbiter.bridge.refusals import (
     UNUSABLE,
     Refusal,
     RefusedBeforeDice,
@@ -26,8 +26,8 @@ from bridge.refusals import (
     refused_outcome,
     settle,
 )
-from bridge.store import Roll, canonical
-from compiler.model.loader import Ruleset
+from arbiter.bridge.store import Roll, canonical
+from arbiter.compiler.model.loader import Ruleset
 
 
 @dataclass

@@ -5,7 +5,7 @@ pydantic and writes ``bridge/engine/compiled.json``: the SHA-256 of each compile
 imports an extension module in preference to the source beside it, so a source edited after the
 build would silently run its old compiled code. :func:`select_engine` (called when ``bridge`` is
 imported) prevents that: when the build is missing or incomplete, a compiled source changed, or
-``ARBITER_ENGINE=interpreted``, every ``bridge.engine`` module is loaded from its ``.py`` file.
+``ARBITER_ENGINE=interpreted``, every ``arbiter.bridge.engine`` module is loaded from its ``.py`` file.
 It is all or nothing because compiled modules call each other directly, not through module
 attributes: a fresh source beside stale neighbours would not be the code that runs.
 
@@ -36,8 +36,8 @@ from typing import Literal
 ENV_VAR = "ARBITER_ENGINE"
 """``compiled`` (refuse to start without a fresh compiled engine), ``interpreted`` (always run the
 sources; at build time: don't compile), or unset (compiled when fresh, else interpreted)."""
-PACKAGE = "bridge.engine"
-MANIFEST = Path("bridge", "engine", "compiled.json")
+PACKAGE = "arbiter.bridge.engine"
+MANIFEST = Path("arbiter", "bridge", "engine", "compiled.json")
 GROUP = "arbiter_engine"
 """mypyc's shared library holding the code of every compiled module: ``arbiter_engine__mypyc``."""
 
@@ -65,7 +65,7 @@ class EngineStatus:
 def compiled_sources(root: Path) -> list[Path]:
     """Every source the build compiles, sorted: the modules of ``bridge/engine`` that don't
     import pydantic (mypyc can't compile pydantic models; those modules stay interpreted)."""
-    engine = root / "bridge" / "engine"
+    engine = root / "arbiter" / "bridge" / "engine"
     return sorted(
         path
         for path in engine.rglob("*.py")
@@ -74,7 +74,7 @@ def compiled_sources(root: Path) -> list[Path]:
 
 
 def module_name(root: Path, source: Path) -> str:
-    """``bridge/engine/dice.py`` → ``bridge.engine.dice``; a package's ``__init__.py`` → the
+    """``bridge/engine/dice.py`` → ``arbiter.bridge.engine.dice``; a package's ``__init__.py`` → the
     package."""
     parts = source.relative_to(root).with_suffix("").parts
     if parts[-1] == "__init__":
@@ -119,9 +119,13 @@ def inspect(root: Path) -> EngineStatus:
     if not path.is_file():
         return EngineStatus("interpreted", f"not compiled: no {MANIFEST.as_posix()}")
     try:
-        modules = json.loads(path.read_text(encoding="utf-8"))["modules"]
+        record = json.loads(path.read_text(encoding="utf-8"))
+        modules = record["modules"]
     except (ValueError, KeyError, TypeError) as err:
         return EngineStatus("interpreted", f"{MANIFEST.as_posix()} is unreadable ({err})")
+    if isinstance(record, dict) and record.get("compiler") is None and "reason" in record:
+        # The install could not compile (no C compiler, not CPython) and said why (setup.py).
+        return EngineStatus("interpreted", f"not compiled at install: {record['reason']}")
     if _extension(root, GROUP + "__mypyc") is None:
         return EngineStatus("interpreted", f"not compiled for this Python: no {GROUP}__mypyc")
     missing = tuple(name for name in modules if _extension(root, name) is None)
@@ -151,7 +155,7 @@ def _compiler(path: Path) -> str:
 
 
 class _SourcesFirst(importlib.abc.MetaPathFinder):
-    """Finds ``bridge.engine`` modules as their ``.py`` sources, ignoring extension modules."""
+    """Finds ``arbiter.bridge.engine`` modules as their ``.py`` sources, ignoring extension modules."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -194,7 +198,7 @@ ACTIVE: EngineStatus | None = None
 
 
 def select_engine() -> EngineStatus:
-    """Chooses, once per process and before any ``bridge.engine`` import, which engine those
+    """Chooses, once per process and before any ``arbiter.bridge.engine`` import, which engine those
     imports load (see :func:`choose`); returns it. Warns (``StaleEngineWarning``) when it falls
     back to the sources because they changed since the build."""
     global ACTIVE
@@ -202,7 +206,9 @@ def select_engine() -> EngineStatus:
         return ACTIVE
     if any(name == PACKAGE or name.startswith(PACKAGE + ".") for name in sys.modules):
         raise RuntimeError(f"select_engine() must run before {PACKAGE} is imported")
-    root = Path(__file__).resolve().parent.parent
+    # The folder holding the package ``arbiter``: site-packages, or the checkout (whose
+    # arbiter/bridge links to bridge/: not resolved, so that paths keep the package's names).
+    root = Path(os.path.abspath(__file__)).parent.parent.parent
     status = choose(root, os.environ)
     if status.changed:
         warnings.warn(

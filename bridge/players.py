@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 
-from bridge.records import Player
-from bridge.store import Store
+from arbiter.bridge.records import Player
+from arbiter.bridge.store import Store
 
 MAX_PARTICIPANTS = 256
 

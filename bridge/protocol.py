@@ -3,7 +3,7 @@
 Every message is one JSON text frame: an object with ``v`` (the protocol version, 1) and ``type``.
 Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``, ``bind``.
 Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
-``docs/protocol.md`` describes each with an example; ``python -m bridge.protocol DIR`` writes
+``docs/protocol.md`` describes each with an example; ``python -m arbiter.bridge.protocol DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
 
 The models are the edge of the server: anything a client sends is validated here first, in
@@ -20,9 +20,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
-from bridge.checking import Check, Checked
-from bridge.engine.envelope import Request
-from bridge.jsontext import LongInteger, find, read_int
+from arbiter.bridge.checking import Check, Checked
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.jsontext import LongInteger, find, read_int
 
 VERSION = 1
 """The protocol version every message carries as ``v``."""
@@ -401,7 +401,7 @@ def encode(message: BaseModel) -> str:
 def outcome_message_text(seq: int, replayed: bool, outcome: str) -> str:
     """An :class:`OutcomeMessage` as compact JSON text, around an outcome's JSON text.
 
-    The outcome is serialised once (``bridge.views``); wrapping it costs no second pass.
+    The outcome is serialised once (``arbiter.bridge.views``); wrapping it costs no second pass.
     """
     flag = "true" if replayed else "false"
     return f'{{"v":1,"type":"outcome","seq":{seq:d},"replayed":{flag},"outcome":{outcome}}}'

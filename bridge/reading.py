@@ -1,7 +1,7 @@
 """Reading a client frame once: parse and validate in one pass, straight from its text.
 
 A request's body is validated by its request type's model, which depends on the served rules:
-the generic :data:`~bridge.protocol.CLIENT_MESSAGE` can only take the body as untyped JSON, to be
+the generic :data:`~arbiter.bridge.protocol.CLIENT_MESSAGE` can only take the body as untyped JSON, to be
 validated again once the ruleset and type are known. :class:`FrameReader` builds, for a set of
 served engines, one pydantic validator of every client message in which a request's envelope is
 a union discriminated by ``ruleset`` and then by ``type``, its ``body`` the request type's own
@@ -10,13 +10,13 @@ pass in Rust, in strict JSON mode (``"5"`` is not 5, as everywhere in the protoc
 
 That fast path is all or nothing. A frame it refuses for any reason (bad JSON, an unknown
 ruleset or type, a wrong field, an integer too long, a lone surrogate, a missing body …) is
-read again by the slow path (:func:`bridge.protocol.parse_client`, then the body's own strict
+read again by the slow path (:func:`arbiter.bridge.protocol.parse_client`, then the body's own strict
 validation when the request is decided), which names exactly what is wrong, in the order the
 protocol promises (who may act before the idempotency lookup, before the body). A frame the
 fast path accepts is one the slow path accepts too, with the same validated body.
 
 The request is also kept as the client sent it (:class:`Sent`): the roll log keeps that, not
-the validated form (which fills in defaults and normalises values), and :mod:`bridge.authority`
+the validated form (which fills in defaults and normalises values), and :mod:`arbiter.bridge.authority`
 reads the participants a request acts for from it.
 """
 
@@ -30,9 +30,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 from pydantic_core import from_json
 
-from bridge.engine.contract import Engine
-from bridge.engine.envelope import Request
-from bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
+from arbiter.bridge.engine.contract import Engine
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
 
 
 @dataclass(frozen=True, slots=True)

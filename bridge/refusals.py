@@ -28,12 +28,12 @@ from typing import Any, Final, NamedTuple
 
 from pydantic import BaseModel
 
-from bridge.engine.contract import JSON, Engine, EngineError
-from bridge.engine.dice import Dice, DiceError, ScriptedDiceError
-from bridge.engine.envelope import Request, RequestError, resolve_with
-from bridge.protocol import printable
-from bridge.records import kept
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.contract import JSON, Engine, EngineError
+from arbiter.bridge.engine.dice import Dice, DiceError, ScriptedDiceError
+from arbiter.bridge.engine.envelope import Request, RequestError, resolve_with
+from arbiter.bridge.protocol import printable
+from arbiter.bridge.records import kept
+from arbiter.compiler.model.common import RulesetBase
 
 log = logging.getLogger("arbiter.decide")
 
@@ -103,10 +103,10 @@ def settle(
     state: JSON | None,
     dice: Dice,
 ) -> JSON:
-    """The outcome of ``request`` as the roll log keeps it (:func:`~bridge.records.kept`).
+    """The outcome of ``request`` as the roll log keeps it (:func:`~arbiter.bridge.records.kept`).
 
     A refusal after at least one die is returned as the refused outcome; a refusal before any
-    die raises :class:`RefusedBeforeDice`. :class:`~bridge.engine.dice.ScriptedDiceError` (the
+    die raises :class:`RefusedBeforeDice`. :class:`~arbiter.bridge.engine.dice.ScriptedDiceError` (the
     dice given ran out or do not fit) propagates: it judges the dice, not the request.
     """
     try:

@@ -2,7 +2,7 @@
 
 No new dependency: the watcher compares each file's (mtime, size) every ``interval`` seconds.
 A change is loaded off the event loop. A valid change rebuilds the module and replaces the
-server's :class:`~bridge.rules.RulesSnapshot` in one assignment (requests already deciding hold
+server's :class:`~arbiter.bridge.rules.RulesSnapshot` in one assignment (requests already deciding hold
 the old snapshot and finish on it), then every client subscribed to ``rules`` hears
 ``rules_updated``. An invalid change keeps the old rules and GM clients hear ``rules_error``.
 """
@@ -14,8 +14,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from bridge.rules import RuleSource, RulesSnapshot, snapshot
-from compiler.errors import RuleError
+from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
+from arbiter.compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.reload")
 

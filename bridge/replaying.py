@@ -8,12 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import DiceError, DiceSource, ScriptedSource
-from bridge.engine.envelope import Request, RequestError, resolve
-from bridge.engine.registry import UnknownRuleset, get_engine
-from bridge.records import canonical
-from compiler.model.loader import Ruleset
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import DiceError, DiceSource, ScriptedSource
+from arbiter.bridge.engine.envelope import Request, RequestError, resolve
+from arbiter.bridge.engine.registry import UnknownRuleset, get_engine
+from arbiter.bridge.records import canonical
+from arbiter.compiler.model.loader import Ruleset
 
 
 class ReplayError(ValueError):

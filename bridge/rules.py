@@ -13,12 +13,18 @@ from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
-from bridge.engine import registry
-from bridge.engine.contract import Engine
-from bridge.protocol import RulesetInfo
-from bridge.reading import FrameReader
-from compiler.model.common import RulesetBase
-from compiler.model.loader import RULES_ROOT, Ruleset, available_rulesets, load_all, load_ruleset
+from arbiter.bridge.engine import registry
+from arbiter.bridge.engine.contract import Engine
+from arbiter.bridge.protocol import RulesetInfo
+from arbiter.bridge.reading import FrameReader
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import (
+    RULES_ROOT,
+    Ruleset,
+    available_rulesets,
+    load_all,
+    load_ruleset,
+)
 
 log = logging.getLogger("arbiter.rules")
 

@@ -1,9 +1,9 @@
 """``arbiter serve``'s server: websockets on one port, the store, the rules, broadcast.
 
 :class:`ArbiterServer` owns the world's store and secret, the current rules snapshot and the set
-of authenticated clients. Each connection is a :class:`~bridge.session.ClientSession` running in
+of authenticated clients. Each connection is a :class:`~arbiter.bridge.session.ClientSession` running in
 the task ``websockets`` starts for it. Plain HTTP GETs on the same port are routed by
-:mod:`bridge.http`. See ``docs/protocol.md``.
+:mod:`arbiter.bridge.http`. See ``docs/protocol.md``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import contextlib
 import gc
 import logging
 import sqlite3
+import ssl
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,13 +23,13 @@ from typing import Any, Literal
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from bridge import datadir
-from bridge.building import build_module
-from bridge.failures import FailureLog
-from bridge.http import ModuleFiles, routes
-from bridge.limits import Limits
-from bridge.outbox import text_frame
-from bridge.protocol import (
+from arbiter.bridge import datadir
+from arbiter.bridge.building import build_module
+from arbiter.bridge.failures import FailureLog
+from arbiter.bridge.http import ModuleFiles, routes
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.outbox import text_frame
+from arbiter.bridge.protocol import (
     LimitsInfo,
     RulesError,
     RulesUpdated,
@@ -36,12 +37,12 @@ from bridge.protocol import (
     encode,
     outcome_event_bytes,
 )
-from bridge.reload import RulesWatcher
-from bridge.rules import RuleSource, RulesSnapshot, snapshot
-from bridge.session import CLOSE_REVOKED, ClientSession
-from bridge.store import Checkpointer, Player, Store
-from bridge.views import NOBODY, OutcomeText
-from compiler.errors import RuleError
+from arbiter.bridge.reload import RulesWatcher
+from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
+from arbiter.bridge.session import CLOSE_REVOKED, ClientSession
+from arbiter.bridge.store import Checkpointer, Player, Store
+from arbiter.bridge.views import NOBODY, OutcomeText
+from arbiter.compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.server")
 
@@ -91,6 +92,30 @@ class ServerConfig:
     synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
     players_interval: float = 1.0
     """Seconds between reads of the player records (a revoked player is closed within it)."""
+    certfile: Path | None = None
+    """PEM certificate chain: the port then serves ``wss://`` and ``https://`` (with keyfile)."""
+    keyfile: Path | None = None
+    """The certificate's PEM private key (None: it is in ``certfile``)."""
+    public_url: str | None = None
+    """The address Foundry's server fetches the module from (``/module.json``'s ``manifest`` and
+    ``download``, and the zip's module.json); None: the address each request came by."""
+
+    def tls_context(self) -> ssl.SSLContext | None:
+        """The server's TLS context, or None without a certificate. Raises ``OSError`` (an
+        ``ssl.SSLError`` among them) naming the file when it cannot be read."""
+        if self.certfile is None:
+            return None
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.load_cert_chain(self.certfile, self.keyfile)
+        except OSError as err:  # ssl.SSLError included
+            why = getattr(err, "reason", None) or err.strerror or str(err)
+            raise OSError(
+                f"cannot use the certificate {self.certfile} with the key "
+                f"{self.keyfile or self.certfile}: {why}"
+            ) from err
+        return context
 
 
 class ArbiterServer:
@@ -151,6 +176,7 @@ class ArbiterServer:
 
     async def start(self) -> None:
         """Build the module if stale, then listen."""
+        tls = self.config.tls_context()  # a bad certificate stops us before any work
         if self.config.build and self.config.module_dir is not None:
             await self.rebuild_module()
         self._server = await serve(
@@ -158,10 +184,13 @@ class ArbiterServer:
             self.config.host,
             self.config.port,
             origins=list(self.config.origins) if self.config.origins is not None else None,
-            process_request=routes(self.module, self.health),
+            process_request=routes(
+                self.module, self.health, self.config.public_url, self.config.certfile is not None
+            ),
+            ssl=tls,
             max_size=self.config.limits.max_frame_bytes,
             # websockets' own writes (keepalive pings, close frames) wait only above this; the
-            # outbox drops a connection as soon as it is over it (bridge.outbox).
+            # outbox drops a connection as soon as it is over it (arbiter.bridge.outbox).
             write_limit=self.config.limits.max_send_buffer_bytes,
             close_timeout=self.config.limits.close_timeout_seconds,
             compression=None,
@@ -350,12 +379,12 @@ class ArbiterServer:
 
     def publish(self, events: Sequence[tuple[int, OutcomeText, ClientSession]]) -> None:
         """Send the outcomes of one group commit to every listener but the client each came
-        from, each in its view of it (``bridge.views``), in log order.
+        from, each in its view of it (``arbiter.bridge.views``), in log order.
 
         An outcome nobody has anything withheld from (the common case) is framed once for all;
         a listener that sent none of them gets them all in one write. Written without waiting
         on any reader: a client that stopped reading is dropped once over its send buffer limit
-        (``bridge.outbox``), so it never holds the others back nor grows the server's memory.
+        (``arbiter.bridge.outbox``), so it never holds the others back nor grows the server's memory.
         Clients that did not subscribe are not in :attr:`listeners` and cost nothing here.
         """
         listeners = tuple(self.listeners)

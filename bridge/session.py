@@ -7,8 +7,8 @@ token (that player's connection, holding his participants): otherwise the connec
 included, and the connection stays up whatever the client sends (frames over the websocket size
 limit excepted: the websocket layer closes those with 1009; a revoked player's connection is
 closed with 4003). A client that stops reading what it is sent (replies and events) is dropped
-with 4008 once over its send buffer (:mod:`bridge.outbox`). Who may act is checked by
-:mod:`bridge.authority`, what each connection sees of an outcome is :mod:`bridge.views`'s.
+with 4008 once over its send buffer (:mod:`arbiter.bridge.outbox`). Who may act is checked by
+:mod:`arbiter.bridge.authority`, what each connection sees of an outcome is :mod:`arbiter.bridge.views`'s.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from bridge import players
-from bridge.authority import authorize
-from bridge.checking import Check, checked
-from bridge.deciding import Context, decide
-from bridge.engine.dice import KeyedSource
-from bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
-from bridge.limits import TokenBucket
-from bridge.outbox import Outbox
-from bridge.protocol import (
+from arbiter.bridge import players
+from arbiter.bridge.authority import authorize
+from arbiter.bridge.checking import Check, checked
+from arbiter.bridge.deciding import Context, decide
+from arbiter.bridge.engine.dice import KeyedSource
+from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
+from arbiter.bridge.limits import TokenBucket
+from arbiter.bridge.outbox import Outbox
+from arbiter.bridge.protocol import (
     Bind,
     ClientMessage,
     ErrorMessage,
@@ -54,14 +54,14 @@ from bridge.protocol import (
     outcome_message_bytes,
     parse_client,
 )
-from bridge.reading import Sent
-from bridge.records import Player
-from bridge.rules import RulesSnapshot
-from bridge.store import Session
-from bridge.views import NOBODY, Viewer
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.records import Player
+from arbiter.bridge.rules import RulesSnapshot
+from arbiter.bridge.store import Session
+from arbiter.bridge.views import NOBODY, Viewer
 
 if TYPE_CHECKING:
-    from bridge.server import ArbiterServer
+    from arbiter.bridge.server import ArbiterServer
 
 log = logging.getLogger("arbiter.session")
 
@@ -277,7 +277,7 @@ class ClientSession:
     ) -> ClientMessage | Sent:
         """The message ``frame`` holds, validated; raises ProtocolError naming what is wrong.
 
-        A request read by the fast path comes as :class:`~bridge.reading.Sent` (its body
+        A request read by the fast path comes as :class:`~arbiter.bridge.reading.Sent` (its body
         validated by the request type's model of ``rules``); by the slow path, as the message
         alone (its body validated when it is decided).
         """
@@ -292,7 +292,7 @@ class ClientSession:
                     "too_large",
                     f"message of {size} bytes is over the limit of {limits.max_message_bytes}",
                 )
-        # Fast path: parse and validate in one pass, request bodies included (bridge.reading).
+        # Fast path: parse and validate in one pass, request bodies included (arbiter.bridge.reading).
         # Anything it refuses takes the slow path, which names the problem precisely.
         read = (rules or self.server.rules).reader.read(frame)
         if read is not None:

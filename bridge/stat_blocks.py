@@ -3,7 +3,7 @@
 The stat block is the one thing a GM types about a combatant; the engines validate it with
 pydantic when a request names it. This module gives the same models two more uses:
 
-* ``schemas()`` / ``python -m bridge.stat_blocks docs/schemas``: one JSON Schema per ruleset,
+* ``schemas()`` / ``python -m arbiter.bridge.stat_blocks docs/schemas``: one JSON Schema per ruleset,
   ``docs/schemas/stat-blocks/<ruleset>.schema.json``. The module build copies ``docs/schemas``
   into the module as it is (``compiler.foundry.build.SCHEMAS_ROOT``), so the client's stat-block
   editor generates its form from exactly the model the server validates with, and the compiler
@@ -23,9 +23,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
-from bridge.engine.combat_styles.bodies.stat_blocks import StatBlock as CombatStylesStatBlock
-from bridge.engine.hmk.requests import StatBlock as HmkStatBlock
-from bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import (
+    StatBlock as CombatStylesStatBlock,
+)
+from arbiter.bridge.engine.hmk.requests import StatBlock as HmkStatBlock
+from arbiter.bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
 
 STAT_BLOCKS: Mapping[str, type[BaseModel]] = {
     "combat-styles": CombatStylesStatBlock,

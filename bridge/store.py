@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.readonly import StoreUnreadable, open_read_only
-from bridge.records import (
+from arbiter.bridge.readonly import StoreUnreadable, open_read_only
+from arbiter.bridge.records import (
     GENESIS,
     Encounter,
     NewRoll,
@@ -135,7 +135,7 @@ class Store:
         fsyncs) to a :class:`Checkpointer` off the writer's path.
 
         ``read_only=True`` opens an existing store to read it only, writing nothing (no pragma,
-        no schema), so it works on a read-only copy (see :mod:`bridge.readonly`; raises
+        no schema), so it works on a read-only copy (see :mod:`arbiter.bridge.readonly`; raises
         StoreUnreadable saying why when it cannot)."""
         self.path = path
         if read_only:

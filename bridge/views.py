@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.records import canonical_around, canonical_bytes
+from arbiter.bridge.records import canonical_around, canonical_bytes
 
 _HIDDEN_MARK = b'"hidden":true'
 """How a hidden die reads in canonical dice JSON. A string value cannot hold it (its quotes
@@ -73,7 +73,7 @@ class OutcomeText:
 
     Each is serialised once, as UTF-8 bytes (what is hashed into the chain and sent); the
     ``str`` forms are decoded from them. Raises TypeError or ValueError (as
-    :func:`~bridge.records.canonical` does) when the outcome is not JSON.
+    :func:`~arbiter.bridge.records.canonical` does) when the outcome is not JSON.
     """
 
     __slots__ = (

@@ -8,9 +8,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bridge import datadir
-from bridge.refusals import REFUSED
-from bridge.store import Roll, Store, StoreUnreadable
+from arbiter.bridge import datadir
+from arbiter.bridge.refusals import REFUSED
+from arbiter.bridge.store import Roll, Store, StoreUnreadable
 
 HELP = "list the roll log (--verify checks its hash chain); reads only: works on a read-only copy"
 
@@ -34,7 +34,7 @@ def summary(roll: Roll) -> str:
     scripted = " scripted" if roll.entry.scripted else ""
     kind = result.get("kind", "?")
     if kind == REFUSED:
-        # Refused after dice: the refusal is the id's outcome (bridge.refusals).
+        # Refused after dice: the refusal is the id's outcome (arbiter.bridge.refusals).
         kind = f"{kind} {result.get('code', '?')}"
     return (
         f"{roll.seq:>6}  {when}  {roll.entry.user or '-':<12} {roll.entry.ruleset}/{roll.entry.type:<14} "
@@ -44,7 +44,7 @@ def summary(roll: Roll) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # Read-only: nothing is created or written, so a read-only copy of the data directory
-    # can be listed and verified (bridge.readonly).
+    # can be listed and verified (arbiter.bridge.readonly).
     path = args.data.expanduser() / datadir.STORE_FILE
     try:
         store = Store(path, read_only=True)

@@ -13,14 +13,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bridge.datadir import STORE_FILE
-from bridge.engine.dice import KeyedSource, ScriptedSource, SecureSource
-from bridge.engine.envelope import Request
-from bridge.logreplay import replay_log
-from bridge.replaying import ReplayError, error_record, replay_entries
-from bridge.store import Store, StoreUnreadable
-from compiler.errors import RuleError
-from compiler.model.loader import RULES_ROOT, load_all
+from arbiter.bridge.datadir import STORE_FILE
+from arbiter.bridge.engine.dice import KeyedSource, ScriptedSource, SecureSource
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.logreplay import replay_log
+from arbiter.bridge.replaying import ReplayError, error_record, replay_entries
+from arbiter.bridge.store import Store, StoreUnreadable
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.loader import RULES_ROOT, load_all
 
 HELP = "resolve a JSON file of requests with recorded dice and print the outcomes as JSON"
 

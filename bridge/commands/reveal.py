@@ -12,9 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from bridge import datadir
-from bridge.fairness import verify_session
-from bridge.store import Roll, Store, StoreUnreadable
+from arbiter.bridge import datadir
+from arbiter.bridge.fairness import verify_session
+from arbiter.bridge.store import Roll, Store, StoreUnreadable
 
 HIDDEN_MARK = '"hidden":true'
 """How a hidden die reads in a row's canonical dice JSON (see ``bridge/views.py``)."""
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Read-only: works on a read-only copy of the data directory (bridge.readonly).
+    # Read-only: works on a read-only copy of the data directory (arbiter.bridge.readonly).
     path = args.data.expanduser() / datadir.STORE_FILE
     try:
         store = Store(path, read_only=True)

@@ -8,15 +8,16 @@ import contextlib
 import logging
 import signal
 import sys
+import urllib.parse
 from pathlib import Path
 
-from bridge import datadir, native
-from bridge.building import DEFAULT_MODULE_DIR
-from bridge.limits import Limits
-from bridge.rules import RuleSource
-from bridge.server import LOOPBACK, ArbiterServer, ServerConfig
-from compiler.errors import RuleError
-from compiler.model.loader import RULES_ROOT
+from arbiter.bridge import datadir, native
+from arbiter.bridge.building import DEFAULT_MODULE_DIR
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.rules import RuleSource
+from arbiter.bridge.server import LOOPBACK, ArbiterServer, ServerConfig
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.loader import RULES_ROOT
 
 HELP = "serve rolls to Foundry over websockets (and the module at /module.json)"
 
@@ -24,7 +25,8 @@ HELP = "serve rolls to Foundry over websockets (and the module at /module.json)"
 TLS_ADVICE = """\
 arbiter serve: listening beyond loopback on {host}:{port} without TLS.
   Browsers on https pages refuse ws:// to other hosts, and the world secret would cross the
-  network in clear text. Put the server behind the same TLS reverse proxy as Foundry, e.g. Caddy:
+  network in clear text. Serve TLS yourself (--certfile F --keyfile F), or put the server
+  behind the same TLS reverse proxy as Foundry (docs/hosting.md), e.g. Caddy:
       example.com {{
           handle_path /arbiter/* {{
               reverse_proxy 127.0.0.1:{port}
@@ -81,7 +83,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="TESTS ONLY: accept dice results sent by clients",
     )
+    parser.add_argument(
+        "--certfile",
+        type=Path,
+        default=None,
+        help="PEM certificate (chain): serve wss:// and https:// on the same port",
+    )
+    parser.add_argument(
+        "--keyfile", type=Path, default=None, help="PEM private key of --certfile (if separate)"
+    )
+    parser.add_argument(
+        "--public-url",
+        type=public_url,
+        default=None,
+        metavar="URL",
+        help="where Foundry's server fetches the module, e.g. https://arbiter.example.com "
+        "(/module.json's manifest and download, and the zip's module.json, name it; "
+        "default: the address each request came by)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings only")
+
+
+def public_url(text: str) -> str:
+    """``--public-url``: an absolute http(s) URL without query or fragment; no final slash."""
+    parsed = urllib.parse.urlsplit(text.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an http:// or https:// address (e.g. https://arbiter.example.com)"
+        )
+    if parsed.query or parsed.fragment:
+        raise argparse.ArgumentTypeError(f"{text!r}: no query (?…) or fragment (#…), please")
+    return urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
 
 
 def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> ServerConfig:
@@ -98,6 +130,9 @@ def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> Serv
         allow_scripted_dice=args.allow_scripted_dice,
         reload_interval=args.reload_interval or None,
         synchronous="FULL" if args.durable else "NORMAL",
+        certfile=args.certfile,
+        keyfile=args.keyfile,
+        public_url=args.public_url,
     )
 
 
@@ -114,6 +149,12 @@ class HttpAnswersFilter(logging.Filter):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.keyfile is not None and args.certfile is None:
+        print(
+            "arbiter serve: --keyfile needs --certfile (the certificate it is the key of)",
+            file=sys.stderr,
+        )
+        return 2
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
@@ -143,17 +184,20 @@ async def _serve(config: ServerConfig) -> int:
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     host = config.host
-    if host not in LOOPBACK:
+    tls = config.certfile is not None
+    if host not in LOOPBACK and not tls:
         print(TLS_ADVICE.format(host=host, port=server.port), file=sys.stderr)
     served = ", ".join(f"{k} {v.version}" for k, v in server.rules.info().items()) or "none"
     # A wildcard address is where we listen, not where to connect: show loopback for this machine.
     shown = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
     shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
-    print(f"arbiter serve: ws://{shown}:{server.port} (rulesets: {served})", flush=True)
+    ws, http = ("wss", "https") if tls else ("ws", "http")
+    print(f"arbiter serve: {ws}://{shown}:{server.port} (rulesets: {served})", flush=True)
     if server.rules.skipped:
         print(f"  not served (no engine yet): {', '.join(server.rules.skipped)}", flush=True)
     if config.module_dir is not None:
-        print(f"  module manifest: http://{shown}:{server.port}/module.json", flush=True)
+        base = config.public_url or f"{http}://{shown}:{server.port}"
+        print(f"  module manifest: {base}/module.json", flush=True)
     print(f"  world secret (the GM's): `arbiter token --data {config.data}`", flush=True)
     print(
         f"  a player's token: `arbiter token --data {config.data} --player NAME --participant ID`",

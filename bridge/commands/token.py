@@ -17,8 +17,8 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bridge import datadir, players
-from bridge.store import Store
+from arbiter.bridge import datadir, players
+from arbiter.bridge.store import Store
 
 HELP = "print the world secret, or issue, list and revoke player tokens"
 

@@ -1,9 +1,9 @@
 """The contract between a ruleset engine and whatever drives it (server, replay, tests).
 
-Each ruleset has a package ``bridge.engine.<id with _>`` (``combat_styles``, ``hmk``,
+Each ruleset has a package ``arbiter.bridge.engine.<id with _>`` (``combat_styles``, ``hmk``,
 ``karmic``) exposing ``ENGINE``, an object satisfying :class:`Engine`. An engine is pure: it is
 given the validated rules, a validated request body, the encounter state (a JSON-able dict, or
-None) and a recording :class:`~bridge.engine.dice.Dice`, and returns a :class:`Resolution`.
+None) and a recording :class:`~arbiter.bridge.engine.dice.Dice`, and returns a :class:`Resolution`.
 It performs no I/O, reads no clock and uses no randomness other than ``dice``.
 """
 
@@ -14,10 +14,10 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from bridge.engine.dice import Dice
-from bridge.engine.resolution import JSON as JSON
-from bridge.engine.resolution import Resolution as Resolution
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.resolution import JSON as JSON
+from arbiter.bridge.engine.resolution import Resolution as Resolution
+from arbiter.compiler.model.common import RulesetBase
 
 
 class EngineError(ValueError):

@@ -21,15 +21,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import NamedTuple, Protocol, TypeVar
 
-from compiler.model.dice_limits import MAX_DICE as MAX_DICE
-from compiler.model.dice_limits import MAX_FACES as MAX_FACES
-from compiler.model.dice_limits import MAX_TEXT
+from arbiter.compiler.model.dice_limits import MAX_DICE as MAX_DICE
+from arbiter.compiler.model.dice_limits import MAX_FACES as MAX_FACES
+from arbiter.compiler.model.dice_limits import MAX_TEXT
 
 T = TypeVar("T")
 
 # MAX_DICE (most dice one expression may roll) and MAX_FACES (most faces one die may have) are
 # the rule data's limits too: the loader refuses a rule file with dice beyond them, so they live
-# in compiler.model (which never imports bridge) and are read from there.
+# in arbiter.compiler.model (which never imports bridge) and are read from there.
 _SHA256_BLOCK = 64
 """SHA-256's block size in bytes: the length HMAC pads its key to."""
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bridge.engine.contract import JSON, Engine, EngineError
-from bridge.engine.dice import Dice, DiceSource
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.contract import JSON, Engine, EngineError
+from arbiter.bridge.engine.dice import Dice, DiceSource
+from arbiter.compiler.model.common import RulesetBase
 
 
 class Request(BaseModel):

@@ -1,12 +1,12 @@
-"""Find a ruleset's engine by convention: ``bridge.engine.<id with _>.ENGINE``."""
+"""Find a ruleset's engine by convention: ``arbiter.bridge.engine.<id with _>.ENGINE``."""
 
 from __future__ import annotations
 
 import importlib
 from functools import cache
 
-from bridge.engine.contract import Engine
-from bridge.engine.tables import WithTableDraws
+from arbiter.bridge.engine.contract import Engine
+from arbiter.bridge.engine.tables import WithTableDraws
 
 
 class UnknownRuleset(LookupError):
@@ -18,7 +18,7 @@ def get_engine(ruleset_id: str) -> Engine:
     """The engine of ``ruleset_id`` (answering ``draw`` too); UnknownRuleset when there is none."""
     if not ruleset_id.replace("-", "").replace("_", "").isalnum():
         raise UnknownRuleset(f"unknown ruleset {ruleset_id!r}")
-    name = f"bridge.engine.{ruleset_id.replace('-', '_')}"
+    name = f"arbiter.bridge.engine.{ruleset_id.replace('-', '_')}"
     try:
         module = importlib.import_module(name)
     except ModuleNotFoundError as err:

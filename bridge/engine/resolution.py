@@ -1,4 +1,4 @@
-"""What an engine returns for one request (re-exported by :mod:`bridge.engine.contract`).
+"""What an engine returns for one request (re-exported by :mod:`arbiter.bridge.engine.contract`).
 
 A module of its own, free of pydantic, so that it is compiled with the engine: a resolution is
 built for every request.

@@ -13,9 +13,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bridge.engine.contract import JSON, Engine, EngineError, Resolution
-from bridge.engine.dice import Dice
-from compiler.model.common import DieTable, RulesetBase
+from arbiter.bridge.engine.contract import JSON, Engine, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.compiler.model.common import DieTable, RulesetBase
 
 
 class DrawBody(BaseModel):

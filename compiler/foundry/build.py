@@ -9,7 +9,7 @@
 4. Lower to documents, write the packs, render the templates, write ``data/rules.json``, the
    protocol's JSON Schemas (``docs/schemas`` → ``schemas/``) and ``module.json`` into a
    temporary folder next to the target.
-5. Read that folder back and check it (:mod:`compiler.foundry.validate`: Foundry's document and
+5. Read that folder back and check it (:mod:`arbiter.compiler.foundry.validate`: Foundry's document and
    manifest rules, every translation key in the language file); any problem raises
    :class:`ModuleInvalid` naming the document, file or key, the folder is deleted and the
    previous module stays as it was. Otherwise swap it in.
@@ -25,13 +25,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler.errors import RuleError, RuleProblem
-from compiler.foundry.card_faces import card_faces
-from compiler.foundry.layout import MODULE_ID, PACKS
-from compiler.foundry.lower import lower, pack_entries
-from compiler.foundry.manifest import manifest, manifest_json, project_version
-from compiler.foundry.packs import write_pack
-from compiler.foundry.publish import (
+from arbiter.compiler.errors import RuleError, RuleProblem
+from arbiter.compiler.foundry.card_faces import card_faces
+from arbiter.compiler.foundry.layout import MODULE_ID, PACKS
+from arbiter.compiler.foundry.lower import lower, pack_entries
+from arbiter.compiler.foundry.manifest import manifest, manifest_json, project_version
+from arbiter.compiler.foundry.packs import write_pack
+from arbiter.compiler.foundry.publish import (
     PacksLocked,
     exclusive_build,
     locked_packs,
@@ -41,19 +41,25 @@ from compiler.foundry.publish import (
     write_file,
     zip_module,
 )
-from compiler.foundry.render import TEMPLATES_ROOT, Renderer
-from compiler.foundry.rules_data import RULES_DATA_PATH, rules_json
-from compiler.foundry.validate import ModuleInvalid, module_problems
-from compiler.foundry.versions import PreviousBuild, content_key, next_version, previous_build
-from compiler.model.loader import RULES_ROOT, Ruleset, load_all
+from arbiter.compiler.foundry.render import TEMPLATES_ROOT, Renderer
+from arbiter.compiler.foundry.rules_data import RULES_DATA_PATH, rules_json
+from arbiter.compiler.foundry.validate import ModuleInvalid, module_problems
+from arbiter.compiler.foundry.versions import (
+    PreviousBuild,
+    content_key,
+    next_version,
+    previous_build,
+)
+from arbiter.compiler.model.loader import RULES_ROOT, Ruleset, load_all
+from arbiter.compiler.paths import DEFAULT_OUT, PACKAGE_ROOT
+from arbiter.compiler.paths import SCHEMAS_ROOT as PACKAGED_SCHEMAS
 
-DEFAULT_OUT = Path(__file__).resolve().parent.parent.parent / "module_output"
 STAMP = f".{MODULE_ID}-build.json"
 """Written next to the module after a successful build: the inputs' fingerprint."""
-CODE_ROOT = Path(__file__).resolve().parent.parent
+CODE_ROOT = PACKAGE_ROOT
 """The ``compiler`` package: its code is an input too (a fix to lowering must rebuild)."""
-SCHEMAS_ROOT = CODE_ROOT.parent / "docs" / "schemas"
-"""The server protocol's JSON Schemas (written by ``python -m bridge.protocol``), shipped as
+SCHEMAS_ROOT = PACKAGED_SCHEMAS
+"""The server protocol's JSON Schemas (written by ``python -m arbiter.bridge.protocol``), shipped as
 they are under ``schemas/`` for the client. Copied, not generated: the compiler never imports
 the server."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from compiler.model.loader import Ruleset
+from arbiter.compiler.model.loader import Ruleset
 
 FACES_DIR = "images/cards/karmic"
 """Where the faces live inside the module."""

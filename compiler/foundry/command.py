@@ -6,11 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from compiler.errors import RuleError
-from compiler.foundry.build import DEFAULT_OUT, build_module
-from compiler.foundry.publish import BuildBusy, PacksLocked
-from compiler.foundry.validate import ModuleInvalid
-from compiler.model.loader import RULES_ROOT
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.foundry.build import DEFAULT_OUT, build_module
+from arbiter.compiler.foundry.publish import BuildBusy, PacksLocked
+from arbiter.compiler.foundry.validate import ModuleInvalid
+from arbiter.compiler.model.loader import RULES_ROOT
 
 HELP = "compile the rule files into the Foundry module (module_output/arbiter)"
 

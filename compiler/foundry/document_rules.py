@@ -5,7 +5,7 @@ unpacks them (embedded documents inline, each with its ``_key``) and lists every
 break, each problem starting with the document's key: ids, keys, required names, the V12
 TableResult shape, ranges and weights, page formats, macro types and scopes, folders and
 ownership levels. ``arbiter build`` refuses a module whose packs break any
-(:mod:`compiler.foundry.validate`); the tests apply it to what the official CLI unpacks too.
+(:mod:`arbiter.compiler.foundry.validate`); the tests apply it to what the official CLI unpacks too.
 """
 
 from __future__ import annotations

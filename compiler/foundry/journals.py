@@ -12,12 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from compiler.errors import RuleError, RuleProblem
-from compiler.foundry.ids import document_id
-from compiler.foundry.layout import MODULE_ID, REFERENCE, SORT_STEP, stats
-from compiler.foundry.render import Renderer
-from compiler.model.common import Assumable, DieTable, ReferenceTable, RulesetBase
-from compiler.model.loader import Ruleset
+from arbiter.compiler.errors import RuleError, RuleProblem
+from arbiter.compiler.foundry.ids import document_id
+from arbiter.compiler.foundry.layout import MODULE_ID, REFERENCE, SORT_STEP, stats
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.model.common import Assumable, DieTable, ReferenceTable, RulesetBase
+from arbiter.compiler.model.loader import Ruleset
 
 HTML_FORMAT = 1
 """``CONST.JOURNAL_ENTRY_PAGE_FORMATS.HTML``."""

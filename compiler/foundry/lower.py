@@ -3,7 +3,7 @@
 ``lower(rulesets, renderer)`` gives, per pack, the full documents (embedded documents inline,
 every one carrying its ``_key``) — the shape of the official CLI's JSON sources — and
 :func:`pack_entries` flattens them to the key/value pairs a LevelDB pack stores. Every id is
-derived from stable names (:mod:`compiler.foundry.ids`), so the same sources give the same
+derived from stable names (:mod:`arbiter.compiler.foundry.ids`), so the same sources give the same
 documents and an edit touches only the documents it concerns.
 """
 
@@ -13,9 +13,9 @@ import copy
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from compiler.foundry.ids import document_id
-from compiler.foundry.journals import lower_journal
-from compiler.foundry.layout import (
+from arbiter.compiler.foundry.ids import document_id
+from arbiter.compiler.foundry.journals import lower_journal
+from arbiter.compiler.foundry.layout import (
     EMBEDDED,
     MACROS,
     PACKS,
@@ -25,10 +25,10 @@ from compiler.foundry.layout import (
     PackSpec,
     stats,
 )
-from compiler.foundry.macros import lower_macros, lower_module_macros
-from compiler.foundry.render import Renderer
-from compiler.foundry.tables import lower_tables
-from compiler.model.loader import Ruleset
+from arbiter.compiler.foundry.macros import lower_macros, lower_module_macros
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.foundry.tables import lower_tables
+from arbiter.compiler.model.loader import Ruleset
 
 Document = dict[str, Any]
 

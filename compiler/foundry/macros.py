@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.foundry.actions import MODULE_ACTIONS, Action, ruleset_actions
-from compiler.foundry.ids import document_id
-from compiler.foundry.layout import MACROS, MODULE_ID, SORT_STEP, stats
-from compiler.foundry.render import Renderer
-from compiler.model.loader import Ruleset
+from arbiter.compiler.foundry.actions import MODULE_ACTIONS, Action, ruleset_actions
+from arbiter.compiler.foundry.ids import document_id
+from arbiter.compiler.foundry.layout import MACROS, MODULE_ID, SORT_STEP, stats
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.model.loader import Ruleset
 
 MACRO_AUTHOR = document_id("User", MODULE_ID, "author")
 """The ``author`` of every packed macro. Since V13 a Macro's ``author`` is a

@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from compiler.foundry.layout import CORE_GENERATION, DEFAULT_OWNERSHIP, MODULE_ID, PACKS
-from compiler.foundry.render import LANG_FILE, Renderer
-from compiler.model.loader import Ruleset
+from arbiter.compiler.foundry.layout import CORE_GENERATION, DEFAULT_OWNERSHIP, MODULE_ID, PACKS
+from arbiter.compiler.foundry.render import LANG_FILE, Renderer
+from arbiter.compiler.model.loader import Ruleset
 
 VERIFIED_GENERATION = "14"
 SCRIPT = "scripts/arbiter.mjs"

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from compiler.foundry.leveldb import DatabaseLockedError
-from compiler.foundry.leveldb.lock import LOCK_NAME, hold_lock
+from arbiter.compiler.foundry.leveldb import DatabaseLockedError
+from arbiter.compiler.foundry.leveldb.lock import LOCK_NAME, hold_lock
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every zip entry gets this timestamp (the earliest zip allows) so zips are reproducible."""

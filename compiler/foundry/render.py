@@ -20,7 +20,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-TEMPLATES_ROOT = Path(__file__).resolve().parent.parent.parent / "templates"
+from arbiter.compiler.paths import TEMPLATES_ROOT
+
 MODULE_TEMPLATES = "module"
 """``templates/module/<path>`` renders to ``<module>/<path>`` one to one."""
 DOCUMENT_TEMPLATES = "documents"

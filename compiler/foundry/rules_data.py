@@ -12,11 +12,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from compiler.foundry.actions import ruleset_actions
-from compiler.foundry.layout import MODULE_ID, TABLES, uuid
-from compiler.foundry.tables import formula, rollable_tables, table_id
-from compiler.model.common import DieTable, RulesetBase, walk
-from compiler.model.loader import Ruleset
+from arbiter.compiler.foundry.actions import ruleset_actions
+from arbiter.compiler.foundry.layout import MODULE_ID, TABLES, uuid
+from arbiter.compiler.foundry.tables import formula, rollable_tables, table_id
+from arbiter.compiler.model.common import DieTable, RulesetBase, walk
+from arbiter.compiler.model.loader import Ruleset
 
 RULES_DATA_PATH = "data/rules.json"
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.errors import RuleError, RuleProblem
-from compiler.foundry.ids import document_id
-from compiler.foundry.layout import MODULE_ID, SORT_STEP, TABLES, stats
-from compiler.foundry.render import Renderer, rule_text
-from compiler.model.common import DieTable, RulesetBase, TableRow, die_span
-from compiler.model.loader import Ruleset
+from arbiter.compiler.errors import RuleError, RuleProblem
+from arbiter.compiler.foundry.ids import document_id
+from arbiter.compiler.foundry.layout import MODULE_ID, SORT_STEP, TABLES, stats
+from arbiter.compiler.foundry.render import Renderer, rule_text
+from arbiter.compiler.model.common import DieTable, RulesetBase, TableRow, die_span
+from arbiter.compiler.model.loader import Ruleset
 
 TABLE_IMG = "icons/svg/d20-grey.svg"
 RESULT_IMG = "icons/svg/d20-black.svg"

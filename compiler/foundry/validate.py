@@ -3,8 +3,8 @@
 :func:`module_problems` reads a built module folder back from disk — the packs through our
 LevelDB reader, ``module.json``, the language file and the shipped scripts and templates — and
 lists every problem, each naming what is wrong: a pack document that breaks Foundry's document
-rules (:mod:`compiler.foundry.document_rules`, by its key), a manifest that breaks Foundry's
-manifest rules (:mod:`compiler.foundry.manifest_rules`), a translation key a shipped file uses
+rules (:mod:`arbiter.compiler.foundry.document_rules`, by its key), a manifest that breaks Foundry's
+manifest rules (:mod:`arbiter.compiler.foundry.manifest_rules`), a translation key a shipped file uses
 that the language file lacks (by file and key). ``build_module`` raises :class:`ModuleInvalid`
 with that list and leaves the previous module as it was.
 
@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from compiler.foundry.document_rules import document_problems
-from compiler.foundry.layout import EMBEDDED, MODULE_ID, PACKS
-from compiler.foundry.manifest_rules import manifest_problems
-from compiler.foundry.packs import PackError, read_pack
-from compiler.foundry.render import LANG_FILE
+from arbiter.compiler.foundry.document_rules import document_problems
+from arbiter.compiler.foundry.layout import EMBEDDED, MODULE_ID, PACKS
+from arbiter.compiler.foundry.manifest_rules import manifest_problems
+from arbiter.compiler.foundry.packs import PackError, read_pack
+from arbiter.compiler.foundry.render import LANG_FILE
 
 LABEL = re.compile(r'"(ARBITER\.[\w.]+)"')
 """A translation key as the module's files write it: ``localize "KEY"`` in Handlebars,

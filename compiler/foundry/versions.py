@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.model.loader import Ruleset
+from arbiter.compiler.model.loader import Ruleset
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,11 @@
 """The dice grammar's limits, and the check that holds rule data to them.
 
-The engine's dice parser (``bridge/engine/dice.py``, :func:`~bridge.engine.dice.parse`) reads
+The engine's dice parser (``bridge/engine/dice.py``, :func:`~arbiter.bridge.engine.dice.parse`) reads
 ``NdM`` terms and constants joined by ``+``/``-`` (``2d6+1d4``, ``-1d4``, ``d100``, ``1d10+10``)
 and refuses an expression that rolls more than :data:`MAX_DICE` dice, a die of more than
 :data:`MAX_FACES` faces, or a text longer than :data:`MAX_TEXT` characters. The limits live here,
 in the rule-data package, because both sides read them and ``compiler`` never imports ``bridge``:
-the engine imports them from here (the engine may read ``compiler.model``), and the loader checks
+the engine imports them from here (the engine may read ``arbiter.compiler.model``), and the loader checks
 every dice text of a rule file against them (:func:`dice_problem`), so a rule file the engine
 could not roll is refused by ``arbiter build`` and by the hot reload, naming file, entry and
 field, instead of failing every request that reaches it.

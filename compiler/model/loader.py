@@ -2,7 +2,7 @@
 
 ``load_ruleset("hmk")`` reads ``compiler/rules/hmk/*.toml``, overlays a GM's house-rule folder
 when given (``overlay/hmk/*.toml``: entries replace or add by ``id``, other keys replace), and
-validates the result with the ruleset's model (``compiler.model.<id with _>.RULESET_MODEL``).
+validates the result with the ruleset's model (``arbiter.compiler.model.<id with _>.RULESET_MODEL``).
 Every problem is reported with its file, entry and field; nothing half-loaded escapes.
 """
 
@@ -19,11 +19,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from compiler.errors import RuleError, RuleProblem
-from compiler.model.common import RulesetBase
-from compiler.model.dice_limits import dice_problem
+from arbiter.compiler.errors import RuleError, RuleProblem
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.dice_limits import dice_problem
+from arbiter.compiler.paths import RULES_ROOT
 
-RULES_ROOT = Path(__file__).resolve().parent.parent / "rules"
 META_FILE = "ruleset.toml"
 
 
@@ -61,7 +61,7 @@ def available_rulesets(root: Path = RULES_ROOT) -> list[str]:
 
 def model_class(ruleset_id: str) -> type[RulesetBase]:
     """The pydantic model class of a ruleset, found by convention."""
-    module = importlib.import_module(f"compiler.model.{ruleset_id.replace('-', '_')}")
+    module = importlib.import_module(f"arbiter.compiler.model.{ruleset_id.replace('-', '_')}")
     return module.RULESET_MODEL
 
 
@@ -160,7 +160,7 @@ def load_ruleset(
 
 def _dice_problems(raw: _Raw, ruleset_id: str) -> list[RuleProblem]:
     """Every dice expression of the rule data the engine could not roll (over its limits of
-    dice and faces, see :mod:`compiler.model.dice_limits`), each named by file, entry, field.
+    dice and faces, see :mod:`arbiter.compiler.model.dice_limits`), each named by file, entry, field.
 
     The walk covers every string of the data, so every dice field of every ruleset (weapon
     damage, table dice, ladders, durations …) is held to the engine's limits, new ones too.

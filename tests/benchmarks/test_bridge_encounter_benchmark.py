@@ -10,8 +10,8 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
+from arbiter.bridge.rules import RuleSource
 from benchmarks.bridge_encounter import example_fighters, measure_fights
-from bridge.rules import RuleSource
 from tests.bridge.support import hello_message, running, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]

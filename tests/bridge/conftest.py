@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine import registry
+from arbiter.bridge.engine import registry
 from tests.bridge.support import tiny_get_engine
 
 

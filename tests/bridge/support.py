@@ -22,14 +22,14 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 from websockets.sync.client import ClientConnection, connect
 
-from bridge import players
-from bridge.engine import registry
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from bridge.limits import Limits
-from bridge.rules import RuleSource
-from bridge.server import ArbiterServer, ServerConfig
-from compiler.model.common import DieTable, RulesetBase
+from arbiter.bridge import players
+from arbiter.bridge.engine import registry
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.rules import RuleSource
+from arbiter.bridge.server import ArbiterServer, ServerConfig
+from arbiter.compiler.model.common import DieTable, RulesetBase
 
 
 class TinyRules(RulesetBase):

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from bridge.authority import acting_fields, acting_ids, authorize
-from bridge.engine.combat_styles.bodies.request_types import REQUESTS as COMBAT_STYLES
-from bridge.engine.envelope import Request
-from bridge.engine.hmk.engine import ENGINE as HMK
-from bridge.engine.karmic.requests import REQUESTS as KARMIC
-from bridge.protocol import ProtocolError
-from bridge.views import GM, Viewer
+from arbiter.bridge.authority import acting_fields, acting_ids, authorize
+from arbiter.bridge.engine.combat_styles.bodies.request_types import REQUESTS as COMBAT_STYLES
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.engine.hmk.engine import ENGINE as HMK
+from arbiter.bridge.engine.karmic.requests import REQUESTS as KARMIC
+from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.views import GM, Viewer
 from tests.security.support import Client, bundled_server, karmic, rows
 
 RULESETS: dict[str, dict[str, type[BaseModel]]] = {

@@ -21,8 +21,8 @@ from typing import Any
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge.store import Store
-from bridge.views import GM, project
+from arbiter.bridge.store import Store
+from arbiter.bridge.views import GM, project
 from tests.bridge.support import hello_message
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from bridge.deciding import Context, decide
-from bridge.engine.dice import KeyedSource
-from bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
-from bridge.rules import RulesSnapshot, snapshot
-from bridge.store import Store
+from arbiter.bridge.deciding import Context, decide
+from arbiter.bridge.engine.dice import KeyedSource
+from arbiter.bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
+from arbiter.bridge.rules import RulesSnapshot, snapshot
+from arbiter.bridge.store import Store
 from tests.bridge.support import request, tiny_get_engine, tiny_source, write_rules
 
 

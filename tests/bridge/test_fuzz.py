@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from websockets.asyncio.client import connect
 
-from bridge.limits import Limits
-from bridge.protocol import SERVER_MESSAGE
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.protocol import SERVER_MESSAGE
 from tests.bridge.support import hello_message, receive, request, running, send, tiny_config
 
 pytestmark = pytest.mark.usefixtures("tiny_engine")

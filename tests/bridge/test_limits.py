@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.limits import TokenBucket
+from arbiter.bridge.limits import TokenBucket
 
 
 def test_a_full_bucket_gives_its_burst_then_says_how_long_until_the_next_token() -> None:

@@ -9,8 +9,8 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from bridge.rules import RuleSource
-from compiler.model.loader import available_rulesets, load_ruleset
+from arbiter.bridge.rules import RuleSource
+from arbiter.compiler.model.loader import available_rulesets, load_ruleset
 from tests.bridge.support import receive, running, tiny_config
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import native
+from arbiter.bridge import native
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "docs" / "examples").glob("*.json"))
@@ -39,19 +39,22 @@ def _tree(tmp_path: Path, sources: dict[str, str], *, compiled: tuple[str, ...] 
 
 
 SOURCES = {
-    "bridge/engine/__init__.py": '"""engine"""\n',
-    "bridge/engine/dice.py": "def roll() -> int:\n    return 4\n",
-    "bridge/engine/requests.py": "from pydantic import BaseModel\n",
+    "arbiter/bridge/engine/__init__.py": '"""engine"""\n',
+    "arbiter/bridge/engine/dice.py": "def roll() -> int:\n    return 4\n",
+    "arbiter/bridge/engine/requests.py": "from pydantic import BaseModel\n",
 }
-BUILT = ("bridge/engine/__init__.py", "bridge/engine/dice.py")
+BUILT = ("arbiter/bridge/engine/__init__.py", "arbiter/bridge/engine/dice.py")
 
 
 def test_the_build_compiles_every_engine_module_except_those_that_import_pydantic() -> None:
     chosen = {native.module_name(ROOT, path) for path in native.compiled_sources(ROOT)}
-    assert {"bridge.engine.dice", "bridge.engine.combat_styles.exchange.exchange"} <= chosen
-    assert "bridge.engine.combat_styles" in chosen  # a package is named by its __init__
-    assert "bridge.engine.combat_styles.bodies.requests" not in chosen
-    assert not any(name.startswith(("bridge.server", "compiler")) for name in chosen)
+    assert {
+        "arbiter.bridge.engine.dice",
+        "arbiter.bridge.engine.combat_styles.exchange.exchange",
+    } <= chosen
+    assert "arbiter.bridge.engine.combat_styles" in chosen  # a package is named by its __init__
+    assert "arbiter.bridge.engine.combat_styles.bodies.requests" not in chosen
+    assert not any(name.startswith(("arbiter.bridge.server", "compiler")) for name in chosen)
 
 
 def test_a_fresh_complete_build_is_the_engine_that_runs(tmp_path: Path) -> None:
@@ -63,26 +66,26 @@ def test_a_fresh_complete_build_is_the_engine_that_runs(tmp_path: Path) -> None:
 
 def test_an_edited_source_makes_the_sources_run_and_is_named(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
-    (root / "bridge/engine/dice.py").write_text("def roll() -> int:\n    return 6\n")
+    (root / "arbiter/bridge/engine/dice.py").write_text("def roll() -> int:\n    return 6\n")
     status = native.inspect(root)
     assert status.mode == "interpreted"
-    assert status.changed == ("bridge.engine.dice",)
-    assert "bridge.engine.dice" in status.reason
+    assert status.changed == ("arbiter.bridge.engine.dice",)
+    assert "arbiter.bridge.engine.dice" in status.reason
 
 
 def test_a_deleted_source_counts_as_changed(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
-    (root / "bridge/engine/dice.py").unlink()
-    assert native.inspect(root).changed == ("bridge.engine.dice",)
+    (root / "arbiter/bridge/engine/dice.py").unlink()
+    assert native.inspect(root).changed == ("arbiter.bridge.engine.dice",)
 
 
 def test_a_missing_extension_file_makes_the_sources_run(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
-    (root / f"bridge/engine/dice{SUFFIX}").unlink()
+    (root / f"arbiter/bridge/engine/dice{SUFFIX}").unlink()
     status = native.inspect(root)
     assert (status.mode, status.reason) == (
         "interpreted",
-        "compiled modules missing: bridge.engine.dice",
+        "compiled modules missing: arbiter.bridge.engine.dice",
     )
 
 
@@ -93,61 +96,83 @@ def test_without_the_shared_library_or_a_manifest_nothing_compiled_runs(tmp_path
     (root / native.MANIFEST).write_text("{not json")
     assert "unreadable" in native.inspect(root).reason
     (root / native.MANIFEST).unlink()
-    assert native.inspect(root).reason == "not compiled: no bridge/engine/compiled.json"
+    assert native.inspect(root).reason == "not compiled: no arbiter/bridge/engine/compiled.json"
+
+
+def test_an_install_that_could_not_compile_runs_the_sources_and_says_why(tmp_path: Path) -> None:
+    root = _tree(tmp_path, SOURCES)
+    record = {"compiler": None, "reason": "no working C compiler: 'cc' failed", "modules": {}}
+    (root / native.MANIFEST).parent.mkdir(parents=True, exist_ok=True)
+    (root / native.MANIFEST).write_text(json.dumps(record), encoding="utf-8")
+    status = native.inspect(root)
+    assert (status.mode, status.reason) == (
+        "interpreted",
+        "not compiled at install: no working C compiler: 'cc' failed",
+    )
+    with pytest.raises(RuntimeError, match="not compiled at install: no working C compiler"):
+        native.choose(root, {native.ENV_VAR: "compiled"})
 
 
 def test_a_module_added_after_the_build_is_reported_not_compiled(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
-    (root / "bridge/engine/odds.py").write_text("X = 1\n")
+    (root / "arbiter/bridge/engine/odds.py").write_text("X = 1\n")
     status = native.inspect(root)
     assert status.mode == "compiled"
-    assert status.not_compiled == ("bridge.engine.odds",)
+    assert status.not_compiled == ("arbiter.bridge.engine.odds",)
 
 
 NESTED = {
     **SOURCES,
-    "bridge/engine/styles/__init__.py": '"""styles"""\n',
-    "bridge/engine/styles/rounds/__init__.py": "from bridge.engine.styles.rounds.turns import turn\n",
-    "bridge/engine/styles/rounds/turns.py": "def turn() -> int:\n    return 1\n",
-    "bridge/engine/styles/bodies/requests.py": "from pydantic import BaseModel\n",
+    "arbiter/bridge/engine/styles/__init__.py": '"""styles"""\n',
+    "arbiter/bridge/engine/styles/rounds/__init__.py": "from arbiter.bridge.engine.styles.rounds.turns import turn\n",
+    "arbiter/bridge/engine/styles/rounds/turns.py": "def turn() -> int:\n    return 1\n",
+    "arbiter/bridge/engine/styles/bodies/requests.py": "from pydantic import BaseModel\n",
 }
 NESTED_BUILT = (
     *BUILT,
-    "bridge/engine/styles/__init__.py",
-    "bridge/engine/styles/rounds/__init__.py",
-    "bridge/engine/styles/rounds/turns.py",
+    "arbiter/bridge/engine/styles/__init__.py",
+    "arbiter/bridge/engine/styles/rounds/__init__.py",
+    "arbiter/bridge/engine/styles/rounds/turns.py",
 )
 
 
 def test_sub_packages_two_levels_down_are_compiled_recorded_and_guarded(tmp_path: Path) -> None:
     root = _tree(tmp_path, NESTED, compiled=NESTED_BUILT)
     chosen = [native.module_name(root, path) for path in native.compiled_sources(root)]
-    assert "bridge.engine.styles.rounds" in chosen  # the sub-package, by its __init__
-    assert "bridge.engine.styles.rounds.turns" in chosen
-    assert "bridge.engine.styles.bodies.requests" not in chosen
+    assert "arbiter.bridge.engine.styles.rounds" in chosen  # the sub-package, by its __init__
+    assert "arbiter.bridge.engine.styles.rounds.turns" in chosen
+    assert "arbiter.bridge.engine.styles.bodies.requests" not in chosen
     modules = json.loads((root / native.MANIFEST).read_text(encoding="utf-8"))["modules"]
-    assert {"bridge.engine.styles.rounds", "bridge.engine.styles.rounds.turns"} <= set(modules)
+    assert {
+        "arbiter.bridge.engine.styles.rounds",
+        "arbiter.bridge.engine.styles.rounds.turns",
+    } <= set(modules)
     assert native.inspect(root).mode == "compiled"
-    (root / "bridge/engine/styles/rounds/turns.py").write_text("def turn() -> int:\n    return 2\n")
-    (root / "bridge/engine/styles/rounds/__init__.py").write_text("")
+    (root / "arbiter/bridge/engine/styles/rounds/turns.py").write_text(
+        "def turn() -> int:\n    return 2\n"
+    )
+    (root / "arbiter/bridge/engine/styles/rounds/__init__.py").write_text("")
     status = native.inspect(root)
     assert status.mode == "interpreted"
-    assert status.changed == ("bridge.engine.styles.rounds", "bridge.engine.styles.rounds.turns")
+    assert status.changed == (
+        "arbiter.bridge.engine.styles.rounds",
+        "arbiter.bridge.engine.styles.rounds.turns",
+    )
 
 
 def test_a_missing_nested_package_extension_makes_the_sources_run(tmp_path: Path) -> None:
     root = _tree(tmp_path, NESTED, compiled=NESTED_BUILT)
-    (root / f"bridge/engine/styles/rounds/__init__{SUFFIX}").unlink()
+    (root / f"arbiter/bridge/engine/styles/rounds/__init__{SUFFIX}").unlink()
     status = native.inspect(root)
     assert (status.mode, status.reason) == (
         "interpreted",
-        "compiled modules missing: bridge.engine.styles.rounds",
+        "compiled modules missing: arbiter.bridge.engine.styles.rounds",
     )
 
 
 def test_arbiter_engine_compiled_refuses_a_stale_build_and_says_why(tmp_path: Path) -> None:
     root = _tree(tmp_path, SOURCES, compiled=BUILT)
-    (root / "bridge/engine/dice.py").write_text("def roll() -> int:\n    return 6\n")
+    (root / "arbiter/bridge/engine/dice.py").write_text("def roll() -> int:\n    return 6\n")
     with pytest.raises(RuntimeError, match="ARBITER_ENGINE=compiled, but the engine is sources"):
         native.choose(root, {native.ENV_VAR: "compiled"})
     assert native.choose(root, {}).mode == "interpreted"
@@ -163,7 +188,7 @@ def test_the_test_suite_runs_the_compiled_engine() -> None:
     # compiled engine matches the sources again.
     status = native.select_engine()
     assert (status.mode, status.changed) == ("compiled", ()), status.reason
-    from bridge.engine.combat_styles.exchange import exchange
+    from arbiter.bridge.engine.combat_styles.exchange import exchange
 
     assert exchange.__file__ is not None and exchange.__file__.endswith(SUFFIX)
 
@@ -181,8 +206,8 @@ def _python(code: str, mode: str) -> subprocess.CompletedProcess[str]:
 
 def test_arbiter_engine_interpreted_loads_every_engine_module_from_its_source() -> None:
     code = (
-        "import bridge.engine.combat_styles.exchange.exchange as m, bridge.engine.dice as d\n"
-        "from bridge import native\n"
+        "import arbiter.bridge.engine.combat_styles.exchange.exchange as m, arbiter.bridge.engine.dice as d\n"
+        "from arbiter.bridge import native\n"
         "print(m.__file__, d.__file__, native.describe())"
     )
     exchange_file, dice_file, *described = _python(code, "interpreted").stdout.split()
@@ -195,7 +220,7 @@ def test_arbiter_engine_interpreted_loads_every_engine_module_from_its_source() 
 def test_the_compiled_and_interpreted_engines_replay_the_examples_byte_for_byte(
     example: Path,
 ) -> None:
-    code = f"from bridge.cli import main; main(['replay', {str(example)!r}, '--seed', '{SEED}'])"
+    code = f"from arbiter.bridge.cli import main; main(['replay', {str(example)!r}, '--seed', '{SEED}'])"
     compiled = _python(code, "compiled").stdout
     interpreted = _python(code, "interpreted").stdout
     assert len(json.loads(compiled)) > 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from websockets.frames import OP_TEXT, Frame
 
-from bridge.outbox import _payload, text_frame
+from arbiter.bridge.outbox import _payload, text_frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 200_000])

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bridge.rules import RuleSource
+from arbiter.bridge.rules import RuleSource
 from tests.bridge.support import receive, running, send, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]

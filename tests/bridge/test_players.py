@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge import players
-from bridge.store import Store
+from arbiter.bridge import players
+from arbiter.bridge.store import Store
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bridge.protocol import (
+from arbiter.bridge.protocol import (
     CLIENT_MESSAGE,
     SERVER_MESSAGE,
     OutcomeEvent,
@@ -30,7 +30,7 @@ def test_the_schemas_in_docs_are_the_ones_the_models_generate() -> None:
     for name, schema in schemas().items():
         on_disk = (ROOT / "docs" / "schemas" / name).read_text(encoding="utf-8")
         assert on_disk == schema_text(schema), (
-            f"run `python -m bridge.protocol docs/schemas` ({name})"
+            f"run `python -m arbiter.bridge.protocol docs/schemas` ({name})"
         )
 
 

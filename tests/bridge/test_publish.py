@@ -7,10 +7,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.outbox import _payload
-from bridge.protocol import SERVER_MESSAGE, OutcomeEvent
-from bridge.server import ArbiterServer
-from bridge.views import GM, NOBODY, OutcomeText, Viewer
+from arbiter.bridge.outbox import _payload
+from arbiter.bridge.protocol import SERVER_MESSAGE, OutcomeEvent
+from arbiter.bridge.server import ArbiterServer
+from arbiter.bridge.views import GM, NOBODY, OutcomeText, Viewer
 
 
 @dataclass(eq=False)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from bridge.deciding import strict_body
-from bridge.protocol import Hello, Ping, ProtocolError, RequestMessage, decode, parse_client
-from bridge.reading import FrameReader, Sent
-from bridge.rules import RuleSource, snapshot
+from arbiter.bridge.deciding import strict_body
+from arbiter.bridge.protocol import Hello, Ping, ProtocolError, RequestMessage, decode, parse_client
+from arbiter.bridge.reading import FrameReader, Sent
+from arbiter.bridge.rules import RuleSource, snapshot
 from tests.bridge.support import ENGINE, request, tiny_get_engine, tiny_source, write_rules
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.dice import KeyedSource
-from bridge.records import canonical
-from bridge.replaying import replay_entries
-from compiler.model.loader import available_rulesets, load_all
+from arbiter.bridge.engine.dice import KeyedSource
+from arbiter.bridge.records import canonical
+from arbiter.bridge.replaying import replay_entries
+from arbiter.compiler.model.loader import available_rulesets, load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +67,7 @@ def test_text_that_is_not_unicode_is_refused() -> None:
 
 
 def test_a_row_hashes_the_same_whether_its_texts_come_as_text_or_as_their_utf8_bytes() -> None:
-    from bridge.records import canonical_bytes, row_hash
+    from arbiter.bridge.records import canonical_bytes, row_hash
 
     outcome = {"id": "é-1", "result": {"text": "naïve 𝄞"}, "dice": []}
     texts = [canonical(outcome), "[]", canonical({"id": "é-1"})]

@@ -15,25 +15,25 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from bridge.commands.log import summary
-from bridge.deciding import Context, decide
-from bridge.engine.combat_styles.bodies.requests import ExchangeBody, SpiritCombatBody
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice, KeyedSource, ScriptedDiceError, ScriptedSource
-from bridge.engine.envelope import Request
-from bridge.fairness import verify_session
-from bridge.logreplay import replay_log
-from bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
-from bridge.records import Roll
-from bridge.refusals import (
+from arbiter.bridge.commands.log import summary
+from arbiter.bridge.deciding import Context, decide
+from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody, SpiritCombatBody
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice, KeyedSource, ScriptedDiceError, ScriptedSource
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.fairness import verify_session
+from arbiter.bridge.logreplay import replay_log
+from arbiter.bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
+from arbiter.bridge.records import Roll
+from arbiter.bridge.refusals import (
     RefusedBeforeDice,
     pending_without_encounter,
     refusal_in,
     settle,
 )
-from bridge.rules import RulesSnapshot, snapshot
-from bridge.store import Store
-from compiler.model.common import RulesetBase
+from arbiter.bridge.rules import RulesSnapshot, snapshot
+from arbiter.bridge.store import Store
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.support import (
     Forbidden,
     Greedy,

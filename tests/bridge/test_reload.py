@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from bridge.rules import RuleSource
-from compiler.model.loader import RULES_ROOT
+from arbiter.bridge.rules import RuleSource
+from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
 TABLES = "hit_location_tables.toml"

@@ -6,8 +6,8 @@ import os
 import time
 from pathlib import Path
 
-from bridge.rules import RuleSource
-from compiler.model.loader import RULES_ROOT
+from arbiter.bridge.rules import RuleSource
+from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import receive, running, send, tiny_config
 
 ANA = {

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bridge.engine.dice import SecureSource
-from bridge.replaying import replay_entries
-from compiler.model.loader import load_all
+from arbiter.bridge.engine.dice import SecureSource
+from arbiter.bridge.replaying import replay_entries
+from arbiter.compiler.model.loader import load_all
 from tests.bridge.support import bundled_config, receive, running, send
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples" / "combat-styles.json"

@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.dice import SecureSource
-from bridge.logreplay import replay_log
-from bridge.records import kept
-from bridge.replaying import replay_entries
-from bridge.rules import RuleSource
-from bridge.views import GM, NOBODY, project
-from compiler.model.loader import available_rulesets, load_all
+from arbiter.bridge.engine.dice import SecureSource
+from arbiter.bridge.logreplay import replay_log
+from arbiter.bridge.records import kept
+from arbiter.bridge.replaying import replay_entries
+from arbiter.bridge.rules import RuleSource
+from arbiter.bridge.views import GM, NOBODY, project
+from arbiter.compiler.model.loader import available_rulesets, load_all
 from tests.bridge.support import receive, running, send, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from bridge.engine.dice import KeyedSource
-from bridge.limits import Limits
-from bridge.rules import snapshot
+from arbiter.bridge.engine.dice import KeyedSource
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.rules import snapshot
 from tests.bridge.support import (
     bundled_config,
     bundled_request,
@@ -292,8 +292,8 @@ def test_an_origin_not_allowed_is_refused_at_the_handshake(tmp_path: Path) -> No
 
 
 def test_a_second_server_on_the_same_world_is_refused(tmp_path: Path) -> None:
-    from bridge.datadir import DataDirBusy
-    from bridge.server import ArbiterServer
+    from arbiter.bridge.datadir import DataDirBusy
+    from arbiter.bridge.server import ArbiterServer
 
     with (
         running(bundled_config(tmp_path)),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bridge.stat_blocks import problems, schema_text, schemas
+from arbiter.bridge.stat_blocks import problems, schema_text, schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -15,7 +15,7 @@ def test_the_stat_block_schemas_in_docs_are_the_ones_the_models_generate() -> No
     for rel, value in schemas().items():
         on_disk = (ROOT / "docs" / "schemas" / rel).read_text(encoding="utf-8")
         assert on_disk == schema_text(value), (
-            f"run `python -m bridge.stat_blocks docs/schemas` ({rel})"
+            f"run `python -m arbiter.bridge.stat_blocks docs/schemas` ({rel})"
         )
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.store import GENESIS, NewRoll, Store, row_hash
+from arbiter.bridge.store import GENESIS, NewRoll, Store, row_hash
 
 
 def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.records import canonical
-from bridge.views import GM, NOBODY, OutcomeText, Viewer, project
+from arbiter.bridge.records import canonical
+from arbiter.bridge.views import GM, NOBODY, OutcomeText, Viewer, project
 
 PARTICIPANTS = ["ann", "bo", "cy", "é\u00e9", "zoë"]
 

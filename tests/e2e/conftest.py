@@ -64,7 +64,7 @@ def serving(module: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def bundled_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The module built by ``build_module`` from the bundled rulesets."""
-    from compiler.foundry.build import build_module
+    from arbiter.compiler.foundry.build import build_module
 
     return build_module(tmp_path_factory.mktemp("bundled")).module_dir
 
@@ -79,7 +79,7 @@ def bundled_site(bundled_module: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def macros(bundled_module: Path) -> dict[tuple[str, str], str]:
     """The built compendium's script macros: (ruleset or module, action) → command."""
-    from compiler.foundry.packs import read_pack
+    from arbiter.compiler.foundry.packs import read_pack
 
     documents = read_pack(bundled_module / "packs" / "macros").values()
     return {

@@ -299,7 +299,7 @@ def example_outcomes() -> list[dict[str, Any]]:
     """Every outcome of the rulesets' worked examples (``arbiter replay docs/examples/*``)."""
     outcomes = []
     for path in sorted((ROOT / "docs" / "examples").glob("*.json")):
-        command = [sys.executable, "-m", "bridge.cli", "replay", str(path)]
+        command = [sys.executable, "-m", "arbiter.bridge.cli", "replay", str(path)]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
         outcomes.extend(json.loads(done.stdout))
     return outcomes

@@ -3,7 +3,7 @@
 The worked examples (``docs/examples/<ruleset>.json``) hold a request of every type each
 engine serves (checked against the engine's own list, plus the shared table ``draw``), so
 replaying them gives an outcome of every result kind. Each outcome, as the GM's connection
-receives it (``bridge.views.project``: no hidden dice, ``hidden_dice`` counting them), is
+receives it (``arbiter.bridge.views.project``: no hidden dice, ``hidden_dice`` counting them), is
 rendered by the module's own ``renderCard`` in Chromium; a card fails if it is the "unknown
 result" card, shows a raw i18n key, ``[object Object]``, ``undefined``, ``NaN`` or a
 ``key: value; key: value`` dump. One screenshot per kind is saved under the folder the test
@@ -21,9 +21,9 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.registry import get_engine
-from bridge.views import GM, project
-from compiler.model.loader import load_all
+from arbiter.bridge.engine.registry import get_engine
+from arbiter.bridge.views import GM, project
+from arbiter.compiler.model.loader import load_all
 from tests.e2e.support.browser import Page
 from tests.e2e.support.paths import ARTIFACTS, ROOT
 
@@ -44,7 +44,7 @@ def outcomes() -> list[dict[str, Any]]:
     seen = []
     for ruleset in RULESETS:
         path = ROOT / "docs" / "examples" / f"{ruleset}.json"
-        command = [sys.executable, "-m", "bridge.cli", "replay", str(path)]
+        command = [sys.executable, "-m", "arbiter.bridge.cli", "replay", str(path)]
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
         seen.extend(project(o, GM) for o in json.loads(done.stdout))
     return seen

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles import ENGINE
 from tests.e2e.support.browser import Page, log_rows, screenshot
 from tests.e2e.support.dialogs import option_values, script_next_dice, send_dialog
 from tests.e2e.support.process import Server, wait_until

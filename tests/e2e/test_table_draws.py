@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from compiler.foundry.packs import read_pack
+from arbiter.compiler.foundry.packs import read_pack
 from tests.e2e.support.browser import Page, log_rows
 from tests.e2e.support.process import Server, wait_until
 

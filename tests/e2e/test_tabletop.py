@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from compiler.model.loader import load_all
+from arbiter.compiler.model.loader import load_all
 from tests.e2e.support.browser import ARTIFACTS, OpenPage, Page, log_rows
 from tests.e2e.support.dialogs import script_next_dice
 from tests.e2e.support.process import Server, wait_until
@@ -108,7 +108,7 @@ def replayed(example: str, request_id: str) -> dict[str, Any]:
     from tests.e2e.support.paths import ROOT
 
     out = subprocess.run(
-        [sys.executable, "-c", "import sys; from bridge.cli import main; sys.exit(main(sys.argv[1:]))",
+        [sys.executable, "-c", "import sys; from arbiter.bridge.cli import main; sys.exit(main(sys.argv[1:]))",
          "replay", str(ROOT / "docs" / "examples" / example)],
         capture_output=True, text=True, check=True, cwd=ROOT,
     ).stdout  # fmt: skip

@@ -14,9 +14,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bridge.commands import serve
-from bridge.engine import registry
-from bridge.limits import Limits
+from arbiter.bridge.commands import serve
+from arbiter.bridge.engine import registry
+from arbiter.bridge.limits import Limits
 from tests.bridge.support import tiny_get_engine, tiny_source
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,11 +16,11 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 
-from bridge.engine.karmic.rulebook import rulebook
-from bridge.limits import Limits
-from bridge.rules import RuleSource
-from compiler.model.karmic import KarmicRules
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.karmic.rulebook import rulebook
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.rules import RuleSource
+from arbiter.compiler.model.karmic import KarmicRules
+from arbiter.compiler.model.loader import load_ruleset
 from tests.bridge.support import Running, hello_message, running, tiny_config
 
 RULES: KarmicRules = load_ruleset("karmic").model  # type: ignore[assignment]

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge import datadir
-from bridge.engine.dice import KeyedSource
-from bridge.server import ArbiterServer
+from arbiter.bridge import datadir
+from arbiter.bridge.engine.dice import KeyedSource
+from arbiter.bridge.server import ArbiterServer
 from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
 

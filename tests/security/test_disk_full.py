@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from bridge.limits import Limits
-from bridge.server import ServerConfig
-from bridge.store import RollbackLostRows, Session, Store
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.server import ServerConfig
+from arbiter.bridge.store import RollbackLostRows, Session, Store
 from tests.bridge.support import (
     Running,
     bundled_config,

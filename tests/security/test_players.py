@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from bridge.cli import main
+from arbiter.bridge.cli import main
 from tests.bridge.support import hello_message
 from tests.security.support import Client, bundled_server, karmic
 

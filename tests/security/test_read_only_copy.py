@@ -2,7 +2,7 @@
 
 Found: ``arbiter log --verify`` and ``arbiter reveal`` failed on a read-only copy, because the
 store always wrote its pragmas and schema when opened. Commands that only read now open it
-read-only (``bridge.readonly``) and write nothing.
+read-only (``arbiter.bridge.readonly``) and write nothing.
 
 The commands run in a process of their own. Root ignores permission bits, so when the tests run
 as root that process gives up the capabilities that let it (``CAP_DAC_OVERRIDE``,
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge import datadir
+from arbiter.bridge import datadir
 from tests.bridge.support import Running, bundled_config, bundled_request, receive, running, send
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +45,7 @@ def held_to_modes() -> None:
 def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
     """``arbiter ARGS`` as a user the file modes apply to."""
     return subprocess.run(
-        [sys.executable, "-m", "bridge.cli", *args],
+        [sys.executable, "-m", "arbiter.bridge.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

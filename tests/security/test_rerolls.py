@@ -14,11 +14,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bridge.fairness import verify_session
-from bridge.limits import Limits
-from bridge.logreplay import replay_log
-from bridge.rules import RuleSource
-from compiler.model.loader import load_all
+from arbiter.bridge.fairness import verify_session
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.logreplay import replay_log
+from arbiter.bridge.rules import RuleSource
+from arbiter.compiler.model.loader import load_all
 from tests.bridge.support import Running, receive, running, send, tiny_config
 
 ROOT = Path(__file__).resolve().parents[2]

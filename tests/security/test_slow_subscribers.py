@@ -23,7 +23,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from bridge.outbox import CLOSE_TOO_SLOW, TOO_SLOW_REASON
+from arbiter.bridge.outbox import CLOSE_TOO_SLOW, TOO_SLOW_REASON
 from tests.bridge.support import hello_message, write_rules
 from tests.security.serving import ServerProcess
 

@@ -21,15 +21,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.authority import authorize
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import DiceError, KeyedSource, ScriptedSource
-from bridge.engine.envelope import Request, RequestError, resolve
-from bridge.engine.karmic import ENGINE
-from bridge.protocol import ProtocolError
-from bridge.records import kept
-from bridge.views import OutcomeText, Viewer
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.authority import authorize
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import DiceError, KeyedSource, ScriptedSource
+from arbiter.bridge.engine.envelope import Request, RequestError, resolve
+from arbiter.bridge.engine.karmic import ENGINE
+from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.records import kept
+from arbiter.bridge.views import OutcomeText, Viewer
+from arbiter.compiler.model.loader import load_ruleset
 from tests.bridge.support import Running
 from tests.security.support import (
     DECK,

@@ -1,6 +1,6 @@
 """The combat-styles engine: d100 checks, exchanges with special effects, rounds, exact odds.
 
-Pure: no I/O, no clock, no randomness but the injected :class:`~bridge.engine.dice.Dice`.
+Pure: no I/O, no clock, no randomness but the injected :class:`~arbiter.bridge.engine.dice.Dice`.
 Request types and their bodies are listed in :data:`REQUESTS`; see
 ``docs/requests-combat-styles.md``.
 
@@ -39,6 +39,6 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
 * ``engine`` (here, above every layer) — the ``ENGINE`` object and the request dispatcher.
 """
 
-from bridge.engine.combat_styles.engine import ENGINE, REQUESTS, CombatStylesEngine
+from arbiter.bridge.engine.combat_styles.engine import ENGINE, REQUESTS, CombatStylesEngine
 
 __all__ = ["ENGINE", "REQUESTS", "CombatStylesEngine"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.request_types import REQUESTS
-from bridge.engine.combat_styles.bodies.requests import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.request_types import REQUESTS
+from arbiter.bridge.engine.combat_styles.bodies.requests import (
     ActBody,
     CheckBody,
     ChooseEffectsBody,
@@ -17,33 +17,37 @@ from bridge.engine.combat_styles.bodies.requests import (
     Side,
     StartEncounterBody,
 )
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.core.checks import (
     Level,
     contest_penalty,
     opposed_winner,
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.differential import differential
-from bridge.engine.combat_styles.core.rules import view_of
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import combatant, needs_encounter, writable
-from bridge.engine.combat_styles.encounter.pending import parked
-from bridge.engine.combat_styles.exchange.choices import pending_choices
-from bridge.engine.combat_styles.exchange.finishing import finish
-from bridge.engine.combat_styles.exchange.odds import exchange_odds
-from bridge.engine.combat_styles.grades.burdens import burdens
-from bridge.engine.combat_styles.moves import mounted
-from bridge.engine.combat_styles.moves.aerial import aerial_pass
-from bridge.engine.combat_styles.moves.leaping import leaping_attack
-from bridge.engine.combat_styles.moves.outmaneuvering import outmaneuver
-from bridge.engine.combat_styles.moves.sweeping import sweep_attack
-from bridge.engine.combat_styles.riding import astride
-from bridge.engine.combat_styles.rounds import death_timers, fatigue_checks
-from bridge.engine.combat_styles.spirit.spirit import finish_spirit_combat, spirit_combat
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.rules import view_of
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    combatant,
+    needs_encounter,
+    writable,
+)
+from arbiter.bridge.engine.combat_styles.encounter.pending import parked
+from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
+from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
+from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
+from arbiter.bridge.engine.combat_styles.grades.burdens import burdens
+from arbiter.bridge.engine.combat_styles.moves import mounted
+from arbiter.bridge.engine.combat_styles.moves.aerial import aerial_pass
+from arbiter.bridge.engine.combat_styles.moves.leaping import leaping_attack
+from arbiter.bridge.engine.combat_styles.moves.outmaneuvering import outmaneuver
+from arbiter.bridge.engine.combat_styles.moves.sweeping import sweep_attack
+from arbiter.bridge.engine.combat_styles.riding import astride
+from arbiter.bridge.engine.combat_styles.rounds import death_timers, fatigue_checks
+from arbiter.bridge.engine.combat_styles.spirit.spirit import finish_spirit_combat, spirit_combat
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.compiler.model.common import RulesetBase
 
 
 def _grade(rules: RulesView, grades: list[str], steps: int):
@@ -191,7 +195,7 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
 
 
 class CombatStylesEngine:
-    """The combat-styles engine (see :mod:`bridge.engine.contract`)."""
+    """The combat-styles engine (see :mod:`arbiter.bridge.engine.contract`)."""
 
     ruleset_id = "combat-styles"
     requests = REQUESTS

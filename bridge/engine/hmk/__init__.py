@@ -1,5 +1,5 @@
 """The hmk ruleset engine ("Hurting, Maiming, and Killing"); pure, see ``engine.py``."""
 
-from bridge.engine.hmk.engine import ENGINE, HmkEngine
+from arbiter.bridge.engine.hmk.engine import ENGINE, HmkEngine
 
 __all__ = ["ENGINE", "HmkEngine"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from bridge.engine.hmk.chance import (
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.hmk.chance import (
     CRITICAL,
     FUMBLE,
     HIT,
@@ -25,12 +25,12 @@ from bridge.engine.hmk.chance import (
     range_band,
     strike_mode,
 )
-from bridge.engine.hmk.effects import apply_all
-from bridge.engine.hmk.index import Index
-from bridge.engine.hmk.injury import Fight, deal
-from bridge.engine.hmk.requests import AttackBody, StatBlock
-from bridge.engine.hmk.state import DEAD, Combatant, Encounter, Gear, load
-from compiler.model.hmk.gear import Weapon
+from arbiter.bridge.engine.hmk.effects import apply_all
+from arbiter.bridge.engine.hmk.index import Index
+from arbiter.bridge.engine.hmk.injury import Fight, deal
+from arbiter.bridge.engine.hmk.requests import AttackBody, StatBlock
+from arbiter.bridge.engine.hmk.state import DEAD, Combatant, Encounter, Gear, load
+from arbiter.compiler.model.hmk.gear import Weapon
 
 
 @dataclass(slots=True)

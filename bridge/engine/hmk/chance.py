@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.hmk.index import Index
-from bridge.engine.hmk.requests import AttackBody
-from bridge.engine.hmk.state import Combatant
-from compiler.model.hmk.combat import Combat
-from compiler.model.hmk.gear import Weapon
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.hmk.index import Index
+from arbiter.bridge.engine.hmk.requests import AttackBody
+from arbiter.bridge.engine.hmk.state import Combatant
+from arbiter.compiler.model.hmk.combat import Combat
+from arbiter.compiler.model.hmk.gear import Weapon
 
 MELEE, MISSILE, THROWN = "melee", "missile", "thrown"
 FUMBLE, CRITICAL, HIT, MISS = "fumble", "critical", "hit", "miss"

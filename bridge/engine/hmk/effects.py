@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bridge.engine.contract import JSON
-from bridge.engine.hmk.injury import Fight, armor_pv, deal
-from bridge.engine.hmk.state import ACTIVE, Combatant, LastingPenalty
-from compiler.model.hmk import effects as fx
+from arbiter.bridge.engine.contract import JSON
+from arbiter.bridge.engine.hmk.injury import Fight, armor_pv, deal
+from arbiter.bridge.engine.hmk.state import ACTIVE, Combatant, LastingPenalty
+from arbiter.compiler.model.hmk import effects as fx
 
 
 def apply_all(fight: Fight, effects: Sequence[Any], victim: Combatant, source: str) -> None:

@@ -7,14 +7,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from bridge.engine.hmk import rounds
-from bridge.engine.hmk.attack import attack
-from bridge.engine.hmk.index import Index, index
-from bridge.engine.hmk.initiative import initiative
-from bridge.engine.hmk.odds import odds
-from bridge.engine.hmk.requests import (
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.hmk import rounds
+from arbiter.bridge.engine.hmk.attack import attack
+from arbiter.bridge.engine.hmk.index import Index, index
+from arbiter.bridge.engine.hmk.initiative import initiative
+from arbiter.bridge.engine.hmk.odds import odds
+from arbiter.bridge.engine.hmk.requests import (
     AidBody,
     AttackBody,
     CombatantBody,
@@ -24,7 +24,7 @@ from bridge.engine.hmk.requests import (
     ReadyBody,
     StartBody,
 )
-from compiler.model.common import RulesetBase
+from arbiter.compiler.model.common import RulesetBase
 
 Resolver = Callable[[Index, Any, "JSON | None", Dice], Resolution]
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from bridge.engine.contract import EngineError
-from compiler.model.common import RulesetBase
-from compiler.model.hmk import HmkRules
-from compiler.model.hmk.combat import InitiativeModifier, MovementPenalty
-from compiler.model.hmk.gear import Armor, ReloadRule, Weapon
-from compiler.model.hmk.tables import CriticalRow, FumbleRow
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.hmk import HmkRules
+from arbiter.compiler.model.hmk.combat import InitiativeModifier, MovementPenalty
+from arbiter.compiler.model.hmk.gear import Armor, ReloadRule, Weapon
+from arbiter.compiler.model.hmk.tables import CriticalRow, FumbleRow
 
 R = TypeVar("R", CriticalRow, FumbleRow)
 

@@ -8,11 +8,11 @@ simultaneously (our reading; the text is silent).
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from bridge.engine.hmk.index import Index
-from bridge.engine.hmk.requests import Entrant, InitiativeBody
-from bridge.engine.hmk.state import Encounter, load
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.hmk.index import Index
+from arbiter.bridge.engine.hmk.requests import Entrant, InitiativeBody
+from arbiter.bridge.engine.hmk.state import Encounter, load
 
 _WIN, _NORMAL, _LOSS = 0, 1, 2
 

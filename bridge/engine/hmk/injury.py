@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bridge.engine.contract import JSON
-from bridge.engine.dice import Dice
-from bridge.engine.hmk.index import Index
-from bridge.engine.hmk.state import ACTIVE, DEAD, UNCONSCIOUS, Combatant, Encounter
-from compiler.model.hmk.combat import Combat
-from compiler.model.hmk.gear import Weapon
-from compiler.model.hmk.tables import CriticalRow
+from arbiter.bridge.engine.contract import JSON
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.hmk.index import Index
+from arbiter.bridge.engine.hmk.state import ACTIVE, DEAD, UNCONSCIOUS, Combatant, Encounter
+from arbiter.compiler.model.hmk.combat import Combat
+from arbiter.compiler.model.hmk.gear import Weapon
+from arbiter.compiler.model.hmk.tables import CriticalRow
 
 
 @dataclass(slots=True)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from bridge.engine.contract import JSON, Resolution
-from bridge.engine.dice import ConstTerm, parse
-from bridge.engine.hmk.attack import prepare
-from bridge.engine.hmk.chance import CRITICAL, FUMBLE, HIT, MISS, classify
-from bridge.engine.hmk.index import Index
-from bridge.engine.hmk.injury import armor_pv, extra_injury
-from bridge.engine.hmk.requests import AttackBody
+from arbiter.bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.dice import ConstTerm, parse
+from arbiter.bridge.engine.hmk.attack import prepare
+from arbiter.bridge.engine.hmk.chance import CRITICAL, FUMBLE, HIT, MISS, classify
+from arbiter.bridge.engine.hmk.index import Index
+from arbiter.bridge.engine.hmk.injury import armor_pv, extra_injury
+from arbiter.bridge.engine.hmk.requests import AttackBody
 
 
 def odds(ix: Index, body: AttackBody, state: JSON | None) -> Resolution:

@@ -4,11 +4,11 @@ death timers, knock-outs, lost rounds, fresh actions)."""
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.hmk.attack import check_stat_block
-from bridge.engine.hmk.index import Index
-from bridge.engine.hmk.injury import settle, suffer
-from bridge.engine.hmk.requests import (
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.hmk.attack import check_stat_block
+from arbiter.bridge.engine.hmk.index import Index
+from arbiter.bridge.engine.hmk.injury import settle, suffer
+from arbiter.bridge.engine.hmk.requests import (
     AidBody,
     CombatantBody,
     DeclareBody,
@@ -16,7 +16,7 @@ from bridge.engine.hmk.requests import (
     ReadyBody,
     StartBody,
 )
-from bridge.engine.hmk.state import (
+from arbiter.bridge.engine.hmk.state import (
     ACTIVE,
     DEAD,
     UNCONSCIOUS,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.hmk.requests import StatBlock
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.hmk.requests import StatBlock
 
 ACTIVE, UNCONSCIOUS, DEAD = "active", "unconscious", "dead"
 

@@ -9,10 +9,10 @@ that several parries (each against a different attacker) may be declared togethe
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.karmic import requests as rq
-from bridge.engine.karmic.table import Table
-from compiler.model.karmic import Maneuver
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.karmic import requests as rq
+from arbiter.bridge.engine.karmic.table import Table
+from arbiter.compiler.model.karmic import Maneuver
 
 
 def next_register(table: Table, cid: str) -> int:

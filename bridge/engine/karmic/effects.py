@@ -3,9 +3,9 @@ weapon changes. Damage follows RULES-NOTES (assumed rules, marked in damage.toml
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON
-from bridge.engine.karmic.table import Table
-from compiler.model.karmic import Maneuver
+from arbiter.bridge.engine.contract import JSON
+from arbiter.bridge.engine.karmic.table import Table
+from arbiter.compiler.model.karmic import Maneuver
 
 
 def damage(table: Table, attacker: str, target: str, decl: JSON, m: Maneuver, net: int) -> JSON:

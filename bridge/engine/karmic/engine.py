@@ -12,20 +12,20 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from bridge.engine.karmic import declaring, immediate, resolving, rounds
-from bridge.engine.karmic import odds as odds_module
-from bridge.engine.karmic import requests as rq
-from bridge.engine.karmic.rulebook import rulebook
-from bridge.engine.karmic.table import FORMAT, Table, thaw
-from bridge.engine.karmic.views import private_view, private_views, public_view
-from compiler.model.common import RulesetBase
-from compiler.model.karmic import KarmicRules
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.karmic import declaring, immediate, resolving, rounds
+from arbiter.bridge.engine.karmic import odds as odds_module
+from arbiter.bridge.engine.karmic import requests as rq
+from arbiter.bridge.engine.karmic.rulebook import rulebook
+from arbiter.bridge.engine.karmic.table import FORMAT, Table, thaw
+from arbiter.bridge.engine.karmic.views import private_view, private_views, public_view
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.karmic import KarmicRules
 
 
 class KarmicEngine:
-    """The engine of the ``karmic`` ruleset (see :mod:`bridge.engine.contract`)."""
+    """The engine of the ``karmic`` ruleset (see :mod:`arbiter.bridge.engine.contract`)."""
 
     ruleset_id = "karmic"
     requests: Mapping[str, type[BaseModel]] = rq.REQUESTS

@@ -6,11 +6,11 @@ comes before the round's declarations and cannot be defended against.
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.karmic import effects
-from bridge.engine.karmic import requests as rq
-from bridge.engine.karmic.resolving import total
-from bridge.engine.karmic.table import Table
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.karmic import effects
+from arbiter.bridge.engine.karmic import requests as rq
+from arbiter.bridge.engine.karmic.resolving import total
+from arbiter.bridge.engine.karmic.table import Table
 
 
 def resolve_immediately(table: Table, cid: str, number: int, decls: list[JSON]) -> list[JSON]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.karmic import requests as rq
-from bridge.engine.karmic.resolving import total
-from bridge.engine.karmic.table import Table
-from compiler.model.karmic import Maneuver
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.karmic import requests as rq
+from arbiter.bridge.engine.karmic.resolving import total
+from arbiter.bridge.engine.karmic.table import Table
+from arbiter.compiler.model.karmic import Maneuver
 
 Face = tuple[int, bool]
 

@@ -9,13 +9,13 @@ are decided on the state at the start of the register, then applied.
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.karmic import effects
-from bridge.engine.karmic import requests as rq
-from bridge.engine.karmic.declaring import close_if_all_passed
-from bridge.engine.karmic.table import Table
-from bridge.engine.karmic.views import public_declaration
-from compiler.model.karmic import Maneuver
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.karmic import effects
+from arbiter.bridge.engine.karmic import requests as rq
+from arbiter.bridge.engine.karmic.declaring import close_if_all_passed
+from arbiter.bridge.engine.karmic.table import Table
+from arbiter.bridge.engine.karmic.views import public_declaration
+from arbiter.compiler.model.karmic import Maneuver
 
 
 def _register(table: Table, number: int | None, *, revealed: bool) -> JSON:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
-from bridge.engine.karmic import requests as rq
-from bridge.engine.karmic.rulebook import Rulebook
-from bridge.engine.karmic.table import Table, new_state, pair_key
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.karmic import requests as rq
+from arbiter.bridge.engine.karmic.rulebook import Rulebook
+from arbiter.bridge.engine.karmic.table import Table, new_state, pair_key
 
 
 def start_duel(book: Rulebook, body: rq.StartDuel, dice: Dice) -> Table:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.model.karmic import (
+from arbiter.compiler.model.karmic import (
     Armor,
     CalledShot,
     KarmicRules,

@@ -1,7 +1,7 @@
 """The duel's state (a JSON-able dict) and the bookkeeping every request shares.
 
 State layout (the server stores it whole; it holds secrets, so it is never shown to players —
-views are built by :mod:`bridge.engine.karmic.views`)::
+views are built by :mod:`arbiter.bridge.engine.karmic.views`)::
 
     deck:        {"draw": [card ids, next draw first], "discard": [[card id, seen by], ...]}
                  seen by "*" when the card was shown to all, else the one combatant who saw it
@@ -16,10 +16,10 @@ views are built by :mod:`bridge.engine.karmic.views`)::
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
-from bridge.engine.karmic.rulebook import Rulebook
-from compiler.model.karmic import Maneuver, Weapon
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.karmic.rulebook import Rulebook
+from arbiter.compiler.model.karmic import Maneuver, Weapon
 
 FORMAT = 1
 

@@ -10,8 +10,8 @@ hand and his own sealed cards, nobody else's.
 
 from __future__ import annotations
 
-from bridge.engine.contract import JSON
-from bridge.engine.karmic.table import Table
+from arbiter.bridge.engine.contract import JSON
+from arbiter.bridge.engine.karmic.table import Table
 
 _OPTIONS = ("weapon", "step", "location", "target_weapon", "new_weapon", "frees")
 

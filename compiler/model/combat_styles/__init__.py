@@ -8,12 +8,21 @@ combat styles), :mod:`.combat_rules` (other combat numbers). :mod:`.model` ties 
 with lookups for the engine; :mod:`.cross_checks` and :mod:`.reference` check and render it.
 """
 
-from compiler.model.combat_styles.basics import Band, Fraction
-from compiler.model.combat_styles.body import HitLocation, HitLocationTable, WoundLevel
-from compiler.model.combat_styles.checks import CheckRules, Differential, Grade, SuccessLevel
-from compiler.model.combat_styles.effects import EffectParams, EffectRequirements, SpecialEffect
-from compiler.model.combat_styles.equipment import Armor, RangedWeapon, Shield, Weapon
-from compiler.model.combat_styles.model import CombatStylesRules
+from arbiter.compiler.model.combat_styles.basics import Band, Fraction
+from arbiter.compiler.model.combat_styles.body import HitLocation, HitLocationTable, WoundLevel
+from arbiter.compiler.model.combat_styles.checks import (
+    CheckRules,
+    Differential,
+    Grade,
+    SuccessLevel,
+)
+from arbiter.compiler.model.combat_styles.effects import (
+    EffectParams,
+    EffectRequirements,
+    SpecialEffect,
+)
+from arbiter.compiler.model.combat_styles.equipment import Armor, RangedWeapon, Shield, Weapon
+from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 RULESET_MODEL = CombatStylesRules
 

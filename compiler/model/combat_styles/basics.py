@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from compiler.model.common import RuleModel
+from arbiter.compiler.model.common import RuleModel
 
 DICE_PATTERN = r"^[+-]?(\d*d\d+|\d+)([+-](\d*d\d+|\d+))*$"
 

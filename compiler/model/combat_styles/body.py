@@ -6,8 +6,14 @@ from typing import Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Attribute, Band, DiceText, Rounding, round_fraction
-from compiler.model.common import Assumable, DieTable, Entry, Id, RuleModel, TableRow
+from arbiter.compiler.model.combat_styles.basics import (
+    Attribute,
+    Band,
+    DiceText,
+    Rounding,
+    round_fraction,
+)
+from arbiter.compiler.model.common import Assumable, DieTable, Entry, Id, RuleModel, TableRow
 
 
 class AttributeFormula(Assumable):

@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import Fraction, Rounding, implemented_only
-from compiler.model.common import Assumable, Entry, Id, RuleModel
+from arbiter.compiler.model.combat_styles.basics import Fraction, Rounding, implemented_only
+from arbiter.compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
 class Grade(Entry):

@@ -8,10 +8,16 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Band, DiceText, Fraction, Skill, implemented_only
-from compiler.model.combat_styles.effects import WeaponKind
-from compiler.model.combat_styles.rounds import Brace, RegainFooting, Struggle
-from compiler.model.common import Assumable, Id, RuleModel
+from arbiter.compiler.model.combat_styles.basics import (
+    Band,
+    DiceText,
+    Fraction,
+    Skill,
+    implemented_only,
+)
+from arbiter.compiler.model.combat_styles.effects import WeaponKind
+from arbiter.compiler.model.combat_styles.rounds import Brace, RegainFooting, Struggle
+from arbiter.compiler.model.common import Assumable, Id, RuleModel
 
 
 class Surprise(Assumable):

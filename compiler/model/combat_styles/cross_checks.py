@@ -8,13 +8,16 @@ import itertools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from compiler.model.combat_styles.basics import Band
-from compiler.model.combat_styles.cross_checks_effects import effect_links, spirit_effect_links
-from compiler.model.combat_styles.cross_checks_traits import ref, refs, traits_and_combat
-from compiler.model.common import Problem
+from arbiter.compiler.model.combat_styles.basics import Band
+from arbiter.compiler.model.combat_styles.cross_checks_effects import (
+    effect_links,
+    spirit_effect_links,
+)
+from arbiter.compiler.model.combat_styles.cross_checks_traits import ref, refs, traits_and_combat
+from arbiter.compiler.model.common import Problem
 
 if TYPE_CHECKING:
-    from compiler.model.combat_styles.model import CombatStylesRules
+    from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 REFERENCED = (
     "grades",

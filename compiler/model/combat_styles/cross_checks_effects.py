@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from compiler.model.combat_styles.combat_rules import CONDITION_MECHANICS
-from compiler.model.combat_styles.effects import HOLD_CONDITIONS
-from compiler.model.common import Problem
+from arbiter.compiler.model.combat_styles.combat_rules import CONDITION_MECHANICS
+from arbiter.compiler.model.combat_styles.effects import HOLD_CONDITIONS
+from arbiter.compiler.model.common import Problem
 
 if TYPE_CHECKING:
-    from compiler.model.combat_styles.model import CombatStylesRules
+    from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 HOLDS = tuple(h for h in HOLD_CONDITIONS if h != "grappled")
 """Conditions a victim struggles free of by the governing effect's ``escape`` (a grapple's

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from compiler.model.common import Path, Problem
+from arbiter.compiler.model.common import Path, Problem
 
 if TYPE_CHECKING:
-    from compiler.model.combat_styles.model import CombatStylesRules
+    from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
 def ref(value: Any, known: set[str], what: str, path: Path) -> Iterator[Problem]:

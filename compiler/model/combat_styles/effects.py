@@ -11,8 +11,8 @@ from typing import Literal, get_args
 
 from pydantic import Field
 
-from compiler.model.combat_styles.basics import Attribute, DiceText, Fraction, Skill
-from compiler.model.common import Entry, Id, RuleModel
+from arbiter.compiler.model.combat_styles.basics import Attribute, DiceText, Fraction, Skill
+from arbiter.compiler.model.common import Entry, Id, RuleModel
 
 Taker = Literal["attacker", "defender", "either"]
 """Who may choose the effect: the winner of an attack, of a defence (parry or evade), or both."""

@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import DiceText, Fraction
-from compiler.model.common import Entry, Id, RuleModel
+from arbiter.compiler.model.combat_styles.basics import DiceText, Fraction
+from arbiter.compiler.model.common import Entry, Id, RuleModel
 
 
 class Size(Entry):

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, PrivateAttr
 
-from compiler.model.combat_styles.body import (
+from arbiter.compiler.model.combat_styles.body import (
     AttributeFormula,
     DamageModifierStep,
     HitLocation,
@@ -15,11 +15,16 @@ from compiler.model.combat_styles.body import (
     SpiritDamageStep,
     WoundLevel,
 )
-from compiler.model.combat_styles.checks import CheckRules, Differential, Grade, SuccessLevel
-from compiler.model.combat_styles.combat_rules import CombatRules
-from compiler.model.combat_styles.cross_checks import cross_check
-from compiler.model.combat_styles.effects import SpecialEffect
-from compiler.model.combat_styles.equipment import (
+from arbiter.compiler.model.combat_styles.checks import (
+    CheckRules,
+    Differential,
+    Grade,
+    SuccessLevel,
+)
+from arbiter.compiler.model.combat_styles.combat_rules import CombatRules
+from arbiter.compiler.model.combat_styles.cross_checks import cross_check
+from arbiter.compiler.model.combat_styles.effects import SpecialEffect
+from arbiter.compiler.model.combat_styles.equipment import (
     Armor,
     ArmorMaterial,
     ParryReduction,
@@ -29,14 +34,14 @@ from compiler.model.combat_styles.equipment import (
     Size,
     Weapon,
 )
-from compiler.model.combat_styles.reference import reference_tables
-from compiler.model.combat_styles.rounds import (
+from arbiter.compiler.model.combat_styles.reference import reference_tables
+from arbiter.compiler.model.combat_styles.rounds import (
     Action,
     ActionPoints,
     CombatStyle,
     Initiative,
 )
-from compiler.model.combat_styles.situations import (
+from arbiter.compiler.model.combat_styles.situations import (
     Charging,
     DistancePenalties,
     FatigueLevel,
@@ -45,9 +50,9 @@ from compiler.model.combat_styles.situations import (
     SituationalModifier,
     SkillCap,
 )
-from compiler.model.combat_styles.spirit_effects import SpiritEffect
-from compiler.model.combat_styles.traits import StyleTrait, WeaponTrait
-from compiler.model.common import Assumable, Problem, ReferenceTable, RulesetBase
+from arbiter.compiler.model.combat_styles.spirit_effects import SpiritEffect
+from arbiter.compiler.model.combat_styles.traits import StyleTrait, WeaponTrait
+from arbiter.compiler.model.common import Assumable, Problem, ReferenceTable, RulesetBase
 
 INDEXED = (
     "grades",

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compiler.model.combat_styles.effects import SpecialEffect
-from compiler.model.combat_styles.reference_format import assumed_notes, table
-from compiler.model.combat_styles.reference_more import body_tables, equipment_tables
-from compiler.model.combat_styles.reference_play import round_tables, situation_tables
-from compiler.model.combat_styles.spirit_effects import SpiritEffect
-from compiler.model.common import ReferenceTable
+from arbiter.compiler.model.combat_styles.effects import SpecialEffect
+from arbiter.compiler.model.combat_styles.reference_format import assumed_notes, table
+from arbiter.compiler.model.combat_styles.reference_more import body_tables, equipment_tables
+from arbiter.compiler.model.combat_styles.reference_play import round_tables, situation_tables
+from arbiter.compiler.model.combat_styles.spirit_effects import SpiritEffect
+from arbiter.compiler.model.common import ReferenceTable
 
 if TYPE_CHECKING:
-    from compiler.model.combat_styles.model import CombatStylesRules
+    from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 LEVEL_ORDER = ("critical", "success", "failure", "fumble")
 

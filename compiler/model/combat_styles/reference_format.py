@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from compiler.model.common import ReferenceTable
+from arbiter.compiler.model.common import ReferenceTable
 
 
 def table(

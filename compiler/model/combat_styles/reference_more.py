@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from compiler.model.combat_styles.reference_format import assumed_notes, signed, table
-from compiler.model.common import ReferenceTable
+from arbiter.compiler.model.combat_styles.reference_format import assumed_notes, signed, table
+from arbiter.compiler.model.common import ReferenceTable
 
 if TYPE_CHECKING:
-    from compiler.model.combat_styles.model import CombatStylesRules
+    from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
 def equipment_tables(rules: CombatStylesRules) -> list[ReferenceTable]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compiler.model.combat_styles.reference_format import assumed_notes, signed, table
-from compiler.model.common import ReferenceTable
+from arbiter.compiler.model.combat_styles.reference_format import assumed_notes, signed, table
+from arbiter.compiler.model.common import ReferenceTable
 
 if TYPE_CHECKING:
-    from compiler.model.combat_styles.model import CombatStylesRules
+    from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
 TRAIT_HANDLING = {

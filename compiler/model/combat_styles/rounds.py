@@ -6,10 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
-from compiler.model.combat_styles.basics import Band, Skill, ceil_div, implemented_only
-from compiler.model.combat_styles.body import AttributeFormula
-from compiler.model.combat_styles.effects import HOLD_CONDITIONS, Hold
-from compiler.model.common import Assumable, Entry, Id, RuleModel
+from arbiter.compiler.model.combat_styles.basics import Band, Skill, ceil_div, implemented_only
+from arbiter.compiler.model.combat_styles.body import AttributeFormula
+from arbiter.compiler.model.combat_styles.effects import HOLD_CONDITIONS, Hold
+from arbiter.compiler.model.common import Assumable, Entry, Id, RuleModel
 
 
 class Action(Entry):

@@ -7,14 +7,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import (
+from arbiter.compiler.model.combat_styles.basics import (
     Band,
     Fraction,
     Skill,
     ceil_div,
     implemented_only,
 )
-from compiler.model.common import Assumable, Entry, Id, RuleModel
+from arbiter.compiler.model.common import Assumable, Entry, Id, RuleModel
 
 CombatantCondition = Literal[
     "prone",

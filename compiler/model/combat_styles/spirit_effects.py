@@ -11,8 +11,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from compiler.model.combat_styles.effects import Taker
-from compiler.model.common import Entry, Id, RuleModel
+from arbiter.compiler.model.combat_styles.effects import Taker
+from arbiter.compiler.model.common import Entry, Id, RuleModel
 
 Nature = Literal["mortal", "spirit"]
 """What a combatant is: a ``spirit`` (a stat block with ``spirit = true``) or a ``mortal``."""

@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.combat_styles.basics import Fraction
-from compiler.model.common import Entry, Id, RuleModel
+from arbiter.compiler.model.combat_styles.basics import Fraction
+from arbiter.compiler.model.common import Entry, Id, RuleModel
 
 
 class WeaponTraitRules(RuleModel):

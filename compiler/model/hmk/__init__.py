@@ -1,6 +1,6 @@
 """The rule-data model of the hmk ruleset ("Hurting, Maiming, and Killing")."""
 
-from compiler.model.hmk.ruleset import HmkRules
+from arbiter.compiler.model.hmk.ruleset import HmkRules
 
 RULESET_MODEL = HmkRules
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
-from compiler.model.common import Assumable, RuleModel, die_span
+from arbiter.compiler.model.common import Assumable, RuleModel, die_span
 
 Attribute = Literal["STR", "DEX", "AGL", "HEA", "INT", "AWA"]
 """The attributes the rules name (strength, dexterity, agility, health, intellect, awareness)."""

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from compiler.model.common import Assumable, Entry, RuleModel
+from arbiter.compiler.model.common import Assumable, Entry, RuleModel
 
 RangeBand = Literal["short", "medium", "long", "maximum"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
-from compiler.model.common import Path, Problem, ReferenceTable, RulesetBase
-from compiler.model.hmk.combat import Combat, Initiative, MovementPenalty, StrikePenalty
-from compiler.model.hmk.effects import AttributeRoll, Effect
-from compiler.model.hmk.gear import Armor, ReloadRule, ThrownWeapons, Weapon
-from compiler.model.hmk.tables import CriticalRow, CriticalTable, FumbleRow, FumbleTable
+from arbiter.compiler.model.common import Path, Problem, ReferenceTable, RulesetBase
+from arbiter.compiler.model.hmk.combat import Combat, Initiative, MovementPenalty, StrikePenalty
+from arbiter.compiler.model.hmk.effects import AttributeRoll, Effect
+from arbiter.compiler.model.hmk.gear import Armor, ReloadRule, ThrownWeapons, Weapon
+from arbiter.compiler.model.hmk.tables import CriticalRow, CriticalTable, FumbleRow, FumbleTable
 
 RANGE_IDS = ("short", "medium", "long", "maximum")
 """The range bands the engine looks up by id."""

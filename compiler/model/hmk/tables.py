@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from compiler.model.common import DieTable, RuleModel, TableRow
-from compiler.model.hmk.effects import AnyEffect, Attribute
+from arbiter.compiler.model.common import DieTable, RuleModel, TableRow
+from arbiter.compiler.model.hmk.effects import AnyEffect, Attribute
 
 
 class AttributeLoss(RuleModel):

@@ -2,10 +2,10 @@
 
 The deck, the maneuvers and their conditions, called-shot modifiers, ranges, weapons, armor,
 combat modifiers, damage rules, draws, hands, lasting effects, odds and special situations. The
-engine (``bridge.engine.karmic``) reads all of it; no number or id of the rules lives in code.
+engine (``arbiter.bridge.engine.karmic``) reads all of it; no number or id of the rules lives in code.
 """
 
-from compiler.model.karmic.entries import (
+from arbiter.compiler.model.karmic.entries import (
     Armor,
     CalledShot,
     Card,
@@ -25,7 +25,7 @@ from compiler.model.karmic.entries import (
     Surprise,
     Weapon,
 )
-from compiler.model.karmic.ruleset import KarmicRules
+from arbiter.compiler.model.karmic.ruleset import KarmicRules
 
 RULESET_MODEL = KarmicRules
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from compiler.model.common import Assumable, Entry, Id, RuleModel
+from arbiter.compiler.model.common import Assumable, Entry, Id, RuleModel
 
 ManeuverKind = Literal["offense", "defense", "action"]
 Step = Literal["forward", "back", "none"]

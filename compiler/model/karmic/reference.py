@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from compiler.model.common import ReferenceTable
-from compiler.model.karmic.entries import CalledShot, Card, Maneuver
+from arbiter.compiler.model.common import ReferenceTable
+from arbiter.compiler.model.karmic.entries import CalledShot, Card, Maneuver
 
 
 def deck_table(cards: list[Card]) -> ReferenceTable:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar, get_args
 
-from compiler.model.common import (
+from arbiter.compiler.model.common import (
     Problem,
     ReferenceTable,
     RulesetBase,
     collection_reference,
 )
-from compiler.model.karmic.entries import (
+from arbiter.compiler.model.karmic.entries import (
     Armor,
     CalledShot,
     Card,
@@ -31,7 +31,7 @@ from compiler.model.karmic.entries import (
     Surprise,
     Weapon,
 )
-from compiler.model.karmic.reference import called_shot_table, deck_table, maneuver_table
+from arbiter.compiler.model.karmic.reference import called_shot_table, deck_table, maneuver_table
 
 
 class KarmicRules(RulesetBase):

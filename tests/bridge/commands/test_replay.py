@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from bridge.cli import main
+from arbiter.bridge.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "combat-styles.json"
@@ -95,7 +95,7 @@ def test_a_reader_that_closed_the_pipe_gets_no_traceback() -> None:
     os.close(read_end)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "bridge.cli", "replay", str(EXAMPLE)],
+            [sys.executable, "-m", "arbiter.bridge.cli", "replay", str(EXAMPLE)],
             stdout=write_end,
             stderr=subprocess.PIPE,
             cwd=ROOT,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
-from bridge.rules import RuleSource
+from arbiter.bridge.cli import main
+from arbiter.bridge.rules import RuleSource
 from tests.bridge.support import receive, running, send, tiny_config
 
 DUEL = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from bridge.commands.serve import HttpAnswersFilter
+from arbiter.bridge.commands.serve import HttpAnswersFilter
 
 
 def _record(msg: str, *args: object) -> logging.LogRecord:

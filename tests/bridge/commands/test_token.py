@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge import players
-from bridge.cli import main
-from bridge.store import Store
+from arbiter.bridge import players
+from arbiter.bridge.cli import main
+from arbiter.bridge.store import Store
 
 
 def token(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

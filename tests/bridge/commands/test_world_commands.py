@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from arbiter.bridge.cli import main
 from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
 FIGHTER = {

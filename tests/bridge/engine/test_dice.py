@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.engine.dice import Dice, DiceError, KeyedSource, ScriptedSource, SecureSource, parse
+from arbiter.bridge.engine.dice import (
+    Dice,
+    DiceError,
+    KeyedSource,
+    ScriptedSource,
+    SecureSource,
+    parse,
+)
 
 SEED = bytes(range(32))
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import ScriptedSource, parse
-from bridge.engine.envelope import Request, RequestError, resolve
-from bridge.engine.registry import get_engine
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import ScriptedSource, parse
+from arbiter.bridge.engine.envelope import Request, RequestError, resolve
+from arbiter.bridge.engine.registry import get_engine
+from arbiter.compiler.model.loader import load_ruleset
 
 
 def draw(ruleset_id: str, table: str, results: list[int]) -> dict:

@@ -3,7 +3,7 @@
 Two rulesets (``tiny`` and ``wee``) share one small model with the features the back end must
 handle generically: plain collections, an assumed entry, rollable tables on different dice, and
 a table subclass whose rows carry extra fields. ``install_models`` registers the model under
-the loader's naming convention (``compiler.model.<id>``) for the duration of a test.
+the loader's naming convention (``arbiter.compiler.model.<id>``) for the duration of a test.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.model.common import DieTable, Entry, Problem, RulesetBase, TableRow
+from arbiter.compiler.model.common import DieTable, Entry, Problem, RulesetBase, TableRow
 
 
 class Size(Entry):
@@ -140,7 +140,7 @@ def make_rules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     Test modules wrap this in their own ``rules_root`` fixture.
     """
     for rid in RULESETS:
-        module = types.ModuleType(f"compiler.model.{rid}")
+        module = types.ModuleType(f"arbiter.compiler.model.{rid}")
         module.RULESET_MODEL = TinyRules  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, module.__name__, module)
     return write_rules(tmp_path / "rules")

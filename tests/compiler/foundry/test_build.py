@@ -15,13 +15,13 @@ import pytest
 from foundry_lock import held_open
 from rules_fixture import CRITICALS, SIZES, make_rules
 
-from compiler.errors import RuleError
-from compiler.foundry import build
-from compiler.foundry.build import STAMP, build_module
-from compiler.foundry.manifest import project_version
-from compiler.foundry.packs import read_pack
-from compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked, exclusive_build
-from compiler.foundry.render import TEMPLATES_ROOT
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.foundry import build
+from arbiter.compiler.foundry.build import STAMP, build_module
+from arbiter.compiler.foundry.manifest import project_version
+from arbiter.compiler.foundry.packs import read_pack
+from arbiter.compiler.foundry.publish import BUILD_LOCK, BuildBusy, PacksLocked, exclusive_build
+from arbiter.compiler.foundry.render import TEMPLATES_ROOT
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -68,10 +68,10 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[3])
 import rules_fixture
 for rid in rules_fixture.RULESETS:
-    module = types.ModuleType(f"compiler.model.{rid}")
+    module = types.ModuleType(f"arbiter.compiler.model.{rid}")
     module.RULESET_MODEL = rules_fixture.TinyRules
     sys.modules[module.__name__] = module
-from compiler.foundry.build import build_module
+from arbiter.compiler.foundry.build import build_module
 build_module(Path(sys.argv[1]), Path(sys.argv[2]))
 """
 
@@ -189,7 +189,7 @@ def test_a_failure_while_writing_leaves_the_previous_module_untouched(
     def broken_write(directory: Path, documents: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("compiler.foundry.build.write_pack", broken_write)
+    monkeypatch.setattr("arbiter.compiler.foundry.build.write_pack", broken_write)
     with pytest.raises(OSError, match="disk full"):
         build_module(tmp_path, rules_root)
     assert tree(good.module_dir) == before
@@ -232,7 +232,7 @@ def test_a_build_refuses_while_foundry_holds_the_packs_open(
 BUILD_LOCK_HOLDER = """
 import sys, time
 from pathlib import Path
-from compiler.foundry.leveldb.lock import hold_lock
+from arbiter.compiler.foundry.leveldb.lock import hold_lock
 with hold_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(60)

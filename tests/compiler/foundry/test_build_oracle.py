@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from rules_fixture import RULESETS, make_rules
 
-from compiler.foundry.build import build_module
-from compiler.foundry.document_rules import document_problems
-from compiler.foundry.layout import PACKS, REFERENCE, TABLES
-from compiler.foundry.lower import lower
-from compiler.foundry.packs import read_pack
-from compiler.foundry.render import Renderer
-from compiler.foundry.tables import rollable_tables
-from compiler.model.loader import RULES_ROOT, Ruleset, available_rulesets, load_all
+from arbiter.compiler.foundry.build import build_module
+from arbiter.compiler.foundry.document_rules import document_problems
+from arbiter.compiler.foundry.layout import PACKS, REFERENCE, TABLES
+from arbiter.compiler.foundry.lower import lower
+from arbiter.compiler.foundry.packs import read_pack
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.foundry.tables import rollable_tables
+from arbiter.compiler.model.loader import RULES_ROOT, Ruleset, available_rulesets, load_all
 
 if TYPE_CHECKING:
     # Only a type: importing the fixture's module by the bare name 'conftest' at run time

@@ -12,9 +12,9 @@ import pytest
 from foundry_lock import held_open
 from rules_fixture import SIZES, TABLES, WEAPONS, make_rules
 
-from bridge.cli import main
-from compiler.foundry import command
-from compiler.foundry.manifest import project_version
+from arbiter.bridge.cli import main
+from arbiter.compiler.foundry import command
+from arbiter.compiler.foundry.manifest import project_version
 
 
 @pytest.fixture

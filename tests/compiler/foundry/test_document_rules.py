@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from rules_fixture import make_rules
 
-from compiler.foundry.document_rules import document_problems
-from compiler.foundry.layout import PACKS
-from compiler.foundry.lower import lower
-from compiler.foundry.render import Renderer
-from compiler.model.loader import load_all
+from arbiter.compiler.foundry.document_rules import document_problems
+from arbiter.compiler.foundry.layout import PACKS
+from arbiter.compiler.foundry.lower import lower
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.model.loader import load_all
 
 
 @pytest.fixture(scope="module")

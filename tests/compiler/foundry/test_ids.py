@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.foundry.ids import document_id, is_valid_id
+from arbiter.compiler.foundry.ids import document_id, is_valid_id
 
 names = st.lists(
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_", min_size=1, max_size=12),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.foundry.leveldb.crc32c import crc32c, crc32c_many, mask, unmask
+from arbiter.compiler.foundry.leveldb.crc32c import crc32c, crc32c_many, mask, unmask
 
 
 def reference_crc32c(data: bytes) -> int:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.foundry.leveldb import LevelDBError, read_database, write_database
-from compiler.foundry.leveldb.log import LogWriter
-from compiler.foundry.leveldb.manifest import TAG_NEW_FILE
+from arbiter.compiler.foundry.leveldb import LevelDBError, read_database, write_database
+from arbiter.compiler.foundry.leveldb.log import LogWriter
+from arbiter.compiler.foundry.leveldb.manifest import TAG_NEW_FILE
 
 ENTRIES = {b"!tables!b": b'{"n":2}', b"!tables!a": b'{"n":1}', b"!macros!\xc3\xa9": b""}
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.foundry.leveldb.crc32c import crc32c, mask
-from compiler.foundry.leveldb.errors import LevelDBError
-from compiler.foundry.leveldb.log import BLOCK_SIZE, HEADER_SIZE, LogWriter, read_records
+from arbiter.compiler.foundry.leveldb.crc32c import crc32c, mask
+from arbiter.compiler.foundry.leveldb.errors import LevelDBError
+from arbiter.compiler.foundry.leveldb.log import BLOCK_SIZE, HEADER_SIZE, LogWriter, read_records
 
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.foundry.leveldb.batch import decode_batch, encode_batch
-from compiler.foundry.leveldb.coding import Cursor, varint
-from compiler.foundry.leveldb.errors import LevelDBError
-from compiler.foundry.leveldb.manifest import TableFile, VersionEdit, decode_version_edit
+from arbiter.compiler.foundry.leveldb.batch import decode_batch, encode_batch
+from arbiter.compiler.foundry.leveldb.coding import Cursor, varint
+from arbiter.compiler.foundry.leveldb.errors import LevelDBError
+from arbiter.compiler.foundry.leveldb.manifest import TableFile, VersionEdit, decode_version_edit
 
 
 def test_varints_use_seven_bits_a_byte_low_bits_first() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from compiler.foundry.leveldb.errors import LevelDBError
-from compiler.foundry.leveldb.snappy import decompress
+from arbiter.compiler.foundry.leveldb.errors import LevelDBError
+from arbiter.compiler.foundry.leveldb.snappy import decompress
 
 
 def test_a_literal_is_copied_through() -> None:

@@ -10,16 +10,16 @@ from typing import Any
 import pytest
 from rules_fixture import TinyRules, make_rules, write_rules
 
-from compiler.errors import RuleError
-from compiler.foundry.ids import is_valid_id
-from compiler.foundry.journals import lower_journal
-from compiler.foundry.layout import MACROS, PACKS, REFERENCE, TABLES
-from compiler.foundry.lower import folder_id, lower, pack_entries
-from compiler.foundry.macros import lower_macros
-from compiler.foundry.render import Renderer
-from compiler.foundry.tables import formula, rollable_tables
-from compiler.model.common import DieTable, ReferenceTable
-from compiler.model.loader import Ruleset, load_all, load_ruleset
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.foundry.ids import is_valid_id
+from arbiter.compiler.foundry.journals import lower_journal
+from arbiter.compiler.foundry.layout import MACROS, PACKS, REFERENCE, TABLES
+from arbiter.compiler.foundry.lower import folder_id, lower, pack_entries
+from arbiter.compiler.foundry.macros import lower_macros
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.foundry.tables import formula, rollable_tables
+from arbiter.compiler.model.common import DieTable, ReferenceTable
+from arbiter.compiler.model.loader import Ruleset, load_all, load_ruleset
 
 Doc = dict[str, Any]
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from rules_fixture import make_rules
 
-from compiler.foundry.build import build_module
-from compiler.foundry.manifest_rules import check, manifest_problems
+from arbiter.compiler.foundry.build import build_module
+from arbiter.compiler.foundry.manifest_rules import check, manifest_problems
 
 
 @pytest.fixture(scope="module")

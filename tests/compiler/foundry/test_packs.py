@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.foundry.leveldb import read_database
-from compiler.foundry.packs import PackError, PackLockedError, read_pack, write_pack
+from arbiter.compiler.foundry.leveldb import read_database
+from arbiter.compiler.foundry.packs import PackError, PackLockedError, read_pack, write_pack
 
 T = "Tab0000000000001"
 R1, R2 = "Res0000000000001", "Res0000000000002"

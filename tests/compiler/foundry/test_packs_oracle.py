@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from compiler.foundry.packs import PackLockedError, read_pack, write_pack
+from arbiter.compiler.foundry.packs import PackLockedError, read_pack, write_pack
 
 REPO = Path(__file__).resolve().parents[3]
 

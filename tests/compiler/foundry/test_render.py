@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.foundry import actions, layout
-from compiler.foundry.render import TEMPLATES_ROOT, Renderer, rule_text
+from arbiter.compiler.foundry import actions, layout
+from arbiter.compiler.foundry.render import TEMPLATES_ROOT, Renderer, rule_text
 
 REPO = Path(__file__).resolve().parents[3]
 NODE_MODULES = REPO / "node_modules"

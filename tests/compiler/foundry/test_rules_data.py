@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from rules_fixture import make_rules
 
-from compiler.foundry.layout import TABLES
-from compiler.foundry.lower import lower
-from compiler.foundry.render import Renderer
-from compiler.foundry.rules_data import rules_data, rules_json
-from compiler.model.loader import load_all
+from arbiter.compiler.foundry.layout import TABLES
+from arbiter.compiler.foundry.lower import lower
+from arbiter.compiler.foundry.render import Renderer
+from arbiter.compiler.foundry.rules_data import rules_data, rules_json
+from arbiter.compiler.model.loader import load_all
 
 
 @pytest.fixture

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from rules_fixture import SIZES, make_rules
 
-from bridge.cli import main
-from compiler.foundry import build, command
-from compiler.foundry.build import STAMP, build_module
-from compiler.foundry.publish import BUILD_LOCK
-from compiler.foundry.render import TEMPLATES_ROOT
-from compiler.foundry.validate import ModuleInvalid, module_problems, unpacked
+from arbiter.bridge.cli import main
+from arbiter.compiler.foundry import build, command
+from arbiter.compiler.foundry.build import STAMP, build_module
+from arbiter.compiler.foundry.publish import BUILD_LOCK
+from arbiter.compiler.foundry.render import TEMPLATES_ROOT
+from arbiter.compiler.foundry.validate import ModuleInvalid, module_problems, unpacked
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rules_fixture import CRITICALS, make_rules
 
-from compiler.foundry.build import STAMP, build_module
+from arbiter.compiler.foundry.build import STAMP, build_module
 
 
 def _numeric(part: str) -> bool:

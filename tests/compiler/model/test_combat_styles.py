@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.model.combat_styles import CombatStylesRules
-from compiler.model.loader import RULES_ROOT, load_ruleset
+from arbiter.compiler.model.combat_styles import CombatStylesRules
+from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -28,7 +28,7 @@ def test_the_bundled_ruleset_loads_with_its_metadata(rules: CombatStylesRules) -
     assert rules.ruleset.source == "003_91e53ebead5f971e.txt"
 
 
-HASH_SCRIPT = "from compiler.model.loader import load_ruleset; "
+HASH_SCRIPT = "from arbiter.compiler.model.loader import load_ruleset; "
 HASH_SCRIPT += "print(load_ruleset('combat-styles').content_hash)"
 
 

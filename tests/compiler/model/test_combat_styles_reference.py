@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from compiler.model.combat_styles import CombatStylesRules
-from compiler.model.common import ReferenceTable
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.model.combat_styles import CombatStylesRules
+from arbiter.compiler.model.common import ReferenceTable
+from arbiter.compiler.model.loader import load_ruleset
 
 RULES = load_ruleset("combat-styles").model
 assert isinstance(RULES, CombatStylesRules)

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.model.combat_styles import CombatStylesRules
-from compiler.model.combat_styles.basics import Fraction
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.model.combat_styles import CombatStylesRules
+from arbiter.compiler.model.combat_styles.basics import Fraction
+from arbiter.compiler.model.loader import load_ruleset
 
 RULES = load_ruleset("combat-styles").model
 assert isinstance(RULES, CombatStylesRules)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.errors import RuleError
-from compiler.model.combat_styles import CombatStylesRules
-from compiler.model.loader import RULES_ROOT, load_ruleset
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.combat_styles import CombatStylesRules
+from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 
 RULESET = "combat-styles"
 RULES = load_ruleset(RULESET).model

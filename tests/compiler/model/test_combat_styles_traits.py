@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.model.loader import load_ruleset
 from tests.compiler.model.test_combat_styles_errors import edited, problems
 
 

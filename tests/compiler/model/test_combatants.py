@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bridge.stat_blocks import problems as stat_block_problems
-from compiler.errors import RuleError
-from compiler.model.loader import RULES_ROOT, load_all, load_ruleset
+from arbiter.bridge.stat_blocks import problems as stat_block_problems
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.loader import RULES_ROOT, load_all, load_ruleset
 
 
 def test_every_bundled_ruleset_ships_named_fighters_and_typical_foes() -> None:

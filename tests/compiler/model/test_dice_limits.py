@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.engine import dice
-from compiler.errors import RuleError, RuleProblem
-from compiler.model.dice_limits import MAX_DICE, MAX_FACES, dice_problem
-from compiler.model.loader import RULES_ROOT, load_all
+from arbiter.bridge.engine import dice
+from arbiter.compiler.errors import RuleError, RuleProblem
+from arbiter.compiler.model.dice_limits import MAX_DICE, MAX_FACES, dice_problem
+from arbiter.compiler.model.loader import RULES_ROOT, load_all
 
 BIG = "1000000d1000000"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from compiler.errors import RuleError
-from compiler.model.loader import RULES_ROOT, load_ruleset
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.errors import RuleError
-from compiler.model.karmic import KarmicRules
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.karmic import KarmicRules
+from arbiter.compiler.model.loader import load_ruleset
 
 
 def rules() -> KarmicRules:

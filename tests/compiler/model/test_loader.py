@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.errors import RuleError
-from compiler.model.common import DieTable, Entry, Problem, RulesetBase
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.common import DieTable, Entry, Problem, RulesetBase
+from arbiter.compiler.model.loader import load_ruleset
 
 
 class Weapon(Entry):

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bridge.datadir import world_secret
+from arbiter.bridge.datadir import world_secret
 from tests.e2e.support.paths import ROOT
 
 

@@ -7,8 +7,8 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice, LuckPolicy, Situation
-from bridge.engine.combat_styles.bodies.stat_blocks import Body
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice, LuckPolicy, Situation
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Body
 
 
 class LeapingAttackBody(Body):

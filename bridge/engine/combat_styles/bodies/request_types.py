@@ -1,6 +1,6 @@
 """Every combat-styles request type and the pydantic model of its body.
 
-Kept apart from :mod:`bridge.engine.combat_styles.engine` (the dispatcher), so that module
+Kept apart from :mod:`arbiter.bridge.engine.combat_styles.engine` (the dispatcher), so that module
 imports no pydantic and is compiled with the engine.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from bridge.engine.combat_styles.bodies.move_requests import (
+from arbiter.bridge.engine.combat_styles.bodies.move_requests import (
     AerialBody,
     LeapingAttackBody,
     MountBody,
@@ -18,7 +18,7 @@ from bridge.engine.combat_styles.bodies.move_requests import (
     OutmaneuverBody,
     SweepAttackBody,
 )
-from bridge.engine.combat_styles.bodies.requests import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import (
     ActBody,
     CheckBody,
     ChooseEffectsBody,

@@ -6,7 +6,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from bridge.engine.combat_styles.bodies.stat_blocks import Body, StatBlock
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Body, StatBlock
 
 LuckPolicy = Literal["critical", "success"]
 """Spend a luck point to re-roll once when the result is worse than this level."""
@@ -119,7 +119,7 @@ class ExchangeBody(Body):
     awaits_unless: ClassVar[str] = "effects"
     """Without ``effects`` the exchange waits for the winner's choice whenever the dice award
     special effects: without an encounter to keep that wait, the server refuses it before any
-    die (``bridge.refusals.pending_without_encounter``)."""
+    die (``arbiter.bridge.refusals.pending_without_encounter``)."""
 
     attacker: str
     defender: str

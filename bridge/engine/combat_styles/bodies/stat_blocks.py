@@ -1,6 +1,6 @@
 """The stat block a request supplies for a combatant (validated at the edge by pydantic).
 
-Kept apart from :mod:`bridge.engine.combat_styles.encounter.combatants`, which builds the encounter
+Kept apart from :mod:`arbiter.bridge.engine.combat_styles.encounter.combatants`, which builds the encounter
 record from it, so that module imports no pydantic and is compiled with the engine.
 """
 
@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from bridge.engine.combat_styles.core.damage import modifier_expr
+from arbiter.bridge.engine.combat_styles.core.damage import modifier_expr
 
 
 def _rollable(text: str | None) -> str | None:

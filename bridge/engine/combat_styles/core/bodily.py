@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.combat_styles.core.hands import initial_hands
-from bridge.engine.combat_styles.core.memo import memo_of
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.hands import initial_hands
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON
 
 
 def bodily_record(rules: RulesView, block: Any, stats: dict[str, int]) -> JSON:

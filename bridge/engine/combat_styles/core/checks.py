@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from fractions import Fraction
 
-from bridge.engine.combat_styles.core.memo import Memo
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.memo import Memo
+from arbiter.bridge.engine.dice import Dice
 
 
 class Level(IntEnum):

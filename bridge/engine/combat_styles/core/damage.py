@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from bridge.engine.combat_styles.core.checks import ceil_div
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
+from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import ConstTerm, DiceExpr, DiceTerm, Term, parse
 
 
 @lru_cache(maxsize=1024)

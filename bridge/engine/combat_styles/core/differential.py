@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bridge.engine.combat_styles.core.checks import Level
+from arbiter.bridge.engine.combat_styles.core.checks import Level
 
 
 @dataclass(frozen=True, slots=True)

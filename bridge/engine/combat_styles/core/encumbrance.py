@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.combat_styles.core.checks import Grade
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.checks import Grade
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON
 
 
 def band_of(rules: RulesView, c: JSON) -> Any | None:

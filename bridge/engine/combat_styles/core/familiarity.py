@@ -6,9 +6,9 @@ of STR+DEX" (``combat.familiarity.floor``)."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import Grade
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.checks import Grade
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 TRAINED_ALONGSIDE = "with_trained_weapon"
 """The familiarity id of an unfamiliar weapon used with a trained one (a grade step of its own)."""

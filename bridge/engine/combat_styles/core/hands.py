@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 GONE = ("disarmed", "taken", "dropped", "impaled_in")
 """Conditions listing weapons that have left their wielder's hands."""

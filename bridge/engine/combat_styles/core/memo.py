@@ -1,6 +1,6 @@
 """One bounded memo for the engine's pure functions of rule data.
 
-A rules view (:class:`~bridge.engine.combat_styles.core.view.RulesView`) lives as long as its
+A rules view (:class:`~arbiter.bridge.engine.combat_styles.core.view.RulesView`) lives as long as its
 ruleset, and a few computations recur on nearly every request with the same arguments (derived
 attributes of a stat block, a weapon's damage dice, the effects a pairing may choose, a parry's
 reduction, a check's target). Each keeps its answers in a :class:`Memo` found by name in the

@@ -5,10 +5,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles.core.checks import CheckRules, Grade, Level
-from bridge.engine.combat_styles.core.damage import normalize_modifier
-from bridge.engine.combat_styles.core.differential import DifferentialTable
-from bridge.engine.combat_styles.core.view import (
+from arbiter.bridge.engine.combat_styles.core.checks import CheckRules, Grade, Level
+from arbiter.bridge.engine.combat_styles.core.damage import normalize_modifier
+from arbiter.bridge.engine.combat_styles.core.differential import DifferentialTable
+from arbiter.bridge.engine.combat_styles.core.view import (
     Arm,
     BodyPlan,
     Charge,

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles.core.damage import normalize_modifier, size_step
-from bridge.engine.combat_styles.core.view import Arm, RulesView
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.damage import normalize_modifier, size_step
+from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
+from arbiter.bridge.engine.contract import JSON
 
 
 def _held(rules: RulesView, c: JSON) -> Iterator[tuple[str, Any]]:

@@ -1,6 +1,6 @@
 """The rule data as the engine reads it: frozen dataclasses built once per ruleset model.
 
-:func:`bridge.engine.combat_styles.core.rules.view_of` turns the validated pydantic model into a
+:func:`arbiter.bridge.engine.combat_styles.core.rules.view_of` turns the validated pydantic model into a
 :class:`RulesView`; nothing here holds a number of its own, every value comes from the rule files.
 """
 
@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles.core.checks import CheckRules, Grade
-from bridge.engine.combat_styles.core.differential import DifferentialTable
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.checks import CheckRules, Grade
+from arbiter.bridge.engine.combat_styles.core.differential import DifferentialTable
+from arbiter.bridge.engine.contract import JSON
 
 
 @dataclass(frozen=True, slots=True)

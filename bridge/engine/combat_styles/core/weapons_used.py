@@ -3,9 +3,9 @@ and what the reach the pair fights at does to it (outreached, inside its own rea
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.hands import holds, require_held
-from bridge.engine.combat_styles.core.view import Arm, RulesView
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.hands import holds, require_held
+from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:

@@ -3,14 +3,14 @@ and the fall when he is knocked into an obstacle."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core.checks import roll_check, target
-from bridge.engine.combat_styles.effects.effect_rolls import roll_json, target_limit_refusal
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.blows import Blow, Finisher
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.combat_styles.riding.astride import displace
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
+from arbiter.bridge.engine.combat_styles.effects.effect_rolls import roll_json, target_limit_refusal
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.blows import Blow, Finisher
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.combat_styles.riding.astride import displace
+from arbiter.bridge.engine.contract import JSON
 
 
 def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core import encumbrance
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core import encumbrance
+from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckResult,
     Level,
     ceil_div,
@@ -19,13 +19,13 @@ from bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.damage import expr_of
-from bridge.engine.combat_styles.core.hands import holds
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.effects.eligibility import limit_refusal
-from bridge.engine.combat_styles.encounter.blows import Blow, Finisher
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.damage import expr_of
+from arbiter.bridge.engine.combat_styles.core.hands import holds
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.effects.eligibility import limit_refusal
+from arbiter.bridge.engine.combat_styles.encounter.blows import Blow, Finisher
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.contract import JSON
 
 Handler = Callable[["Finisher", EffectChoice, "Blow | None", JSON], None]
 

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles.core.checks import Level
-from bridge.engine.combat_styles.core.memo import memo_of
-from bridge.engine.combat_styles.core.view import Arm, RulesView
-from bridge.engine.combat_styles.encounter.brace import is_braced
-from bridge.engine.combat_styles.encounter.combatants import has_condition
-from bridge.engine.contract import JSON
-from compiler.model.combat_styles.effects import HOLD_CONDITIONS
+from arbiter.bridge.engine.combat_styles.core.checks import Level
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
+from arbiter.bridge.engine.combat_styles.encounter.brace import is_braced
+from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition
+from arbiter.bridge.engine.contract import JSON
+from arbiter.compiler.model.combat_styles.effects import HOLD_CONDITIONS
 
 DISADVANTAGED = (
     "prone",

@@ -4,13 +4,13 @@ Flurry/Remise, Overpenetration."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.blows import Blow, Finisher
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.combat_styles.encounter.wounds import roll_location
-from bridge.engine.combat_styles.riding.astride import release
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.blows import Blow, Finisher
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.combat_styles.encounter.wounds import roll_location
+from arbiter.bridge.engine.combat_styles.riding.astride import release
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 def entangle(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -9,9 +9,9 @@ are recorded and change nothing.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.effects.bash import bash
-from bridge.engine.combat_styles.effects.effect_rolls import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.effects.bash import bash
+from arbiter.bridge.engine.combat_styles.effects.effect_rolls import (
     Handler,
     condition_on,
     duration_turns,
@@ -19,7 +19,7 @@ from bridge.engine.combat_styles.effects.effect_rolls import (
     resisted_condition,
     wound_gated,
 )
-from bridge.engine.combat_styles.effects.manoeuvres import (
+from arbiter.bridge.engine.combat_styles.effects.manoeuvres import (
     arise,
     entangle,
     follow_up,
@@ -34,23 +34,23 @@ from bridge.engine.combat_styles.effects.manoeuvres import (
     slip_free,
     withdraw,
 )
-from bridge.engine.combat_styles.effects.weapon_effects import (
+from arbiter.bridge.engine.combat_styles.effects.weapon_effects import (
     damage_weapon_defender,
     disarm,
     take_weapon,
     weapon_malfunction,
 )
-from bridge.engine.combat_styles.effects.wounding_effects import (
+from arbiter.bridge.engine.combat_styles.effects.wounding_effects import (
     accidental_injury,
     bleed,
     impale,
     stun,
 )
-from bridge.engine.combat_styles.encounter import follow_ups
-from bridge.engine.combat_styles.encounter.blows import Blow, Finisher
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.contract import JSON
-from compiler.model.combat_styles.effects import SpecialEffect
+from arbiter.bridge.engine.combat_styles.encounter import follow_ups
+from arbiter.bridge.engine.combat_styles.encounter.blows import Blow, Finisher
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.contract import JSON
+from arbiter.compiler.model.combat_styles.effects import SpecialEffect
 
 HANDLERS: dict[str, Handler] = {
     "bleed": bleed,

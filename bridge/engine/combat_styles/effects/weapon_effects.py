@@ -3,12 +3,12 @@ Weapon, and a fumbled firearm's Weapon Malfunction."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core.damage import modifier_expr
-from bridge.engine.combat_styles.core.hands import grab
-from bridge.engine.combat_styles.effects.effect_rolls import resist, target_limit_refusal
-from bridge.engine.combat_styles.encounter.blows import Blow, Finisher, damage_expr
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.damage import modifier_expr
+from arbiter.bridge.engine.combat_styles.core.hands import grab
+from arbiter.bridge.engine.combat_styles.effects.effect_rolls import resist, target_limit_refusal
+from arbiter.bridge.engine.combat_styles.encounter.blows import Blow, Finisher, damage_expr
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 def opponents_weapon(fx: Finisher, choice: EffectChoice) -> str | None:

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core.hands import stun_arm
-from bridge.engine.combat_styles.core.traits import stun_unit
-from bridge.engine.combat_styles.effects.effect_rolls import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.hands import stun_arm
+from arbiter.bridge.engine.combat_styles.core.traits import stun_unit
+from arbiter.bridge.engine.combat_styles.effects.effect_rolls import (
     duration_turns,
     needs_wound,
     resist,
     wounded,
 )
-from bridge.engine.combat_styles.encounter.blows import Blow, Finisher, damage_expr
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.combat_styles.encounter.wounds import apply_wound, armor_points, roll_location
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.encounter.blows import Blow, Finisher, damage_expr
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.combat_styles.encounter.wounds import (
+    apply_wound,
+    armor_points,
+    roll_location,
+)
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 def bleed(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:

@@ -6,17 +6,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.checks import (
     ceil_div,
 )
-from bridge.engine.combat_styles.core.damage import expr_of, maximize, modifier_expr, step_modifier
-from bridge.engine.combat_styles.core.memo import memo_of
-from bridge.engine.combat_styles.core.view import Arm, Location, RulesView
-from bridge.engine.combat_styles.encounter.combatants import combatant, deep_copy
-from bridge.engine.combat_styles.encounter.wounds import apply_wound, armor_points, roll_location
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice, DiceExpr
+from arbiter.bridge.engine.combat_styles.core.damage import (
+    expr_of,
+    maximize,
+    modifier_expr,
+    step_modifier,
+)
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, deep_copy
+from arbiter.bridge.engine.combat_styles.encounter.wounds import (
+    apply_wound,
+    armor_points,
+    roll_location,
+)
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice, DiceExpr
 
 
 # mypyc compiles a dataclass's own __init__ but not the one dataclasses generates: the

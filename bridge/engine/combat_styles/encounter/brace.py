@@ -11,10 +11,10 @@ per-exchange ``situation.defender_braced`` flag braces the defender for that exc
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import ceil_div
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.contract import JSON
 
 BRACED = "braced"
 

@@ -1,5 +1,5 @@
 """Combatants: the JSON record kept in encounter state, built from the stat block a request
-supplies (:mod:`bridge.engine.combat_styles.bodies.stat_blocks`).
+supplies (:mod:`arbiter.bridge.engine.combat_styles.bodies.stat_blocks`).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage
@@ -12,12 +12,12 @@ import marshal
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from bridge.engine.combat_styles.bodies.stat_blocks import Characteristics, StatBlock
-from bridge.engine.combat_styles.core.bodily import bodily_record
-from bridge.engine.combat_styles.core.checks import ceil_div
-from bridge.engine.combat_styles.core.memo import memo_of
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Characteristics, StatBlock
+from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
+from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 SKILLS = (
     "combat_style",

@@ -8,9 +8,9 @@ rounds are counted, a block lasts until the next manoeuvre replaces it).
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.encounter.combatants import combatant
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 OUTMANEUVERED = "outmaneuvered"
 ALOFT = "aloft"

@@ -5,16 +5,16 @@ victim resists with that effect's ``resisted_by`` skills."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.core.checks import (
     contest_penalty,
     opposed_winner,
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import add_condition, writable_record
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, writable_record
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
 
 READY = "ready"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 class Parked:

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 SETUP: Final = "setup"
 TURNS: Final = "turns"

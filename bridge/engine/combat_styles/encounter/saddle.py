@@ -4,10 +4,10 @@ puts on a rider's combat skills."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.traits import lifts_cap
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import combatant
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.traits import lifts_cap
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 MOUNTED = "mounted"
 RIDDEN = "ridden"

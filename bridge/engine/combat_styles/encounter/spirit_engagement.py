@@ -11,8 +11,8 @@ the winner again for the Round or the encounter.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.encounter.combatants import add_condition, writable_record
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, writable_record
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 BLEEDING = "bleeding_essence"
 """The condition Bleed Essence leaves: ``magic_points_per_cycle``, ``engagement`` (absent when

@@ -3,7 +3,7 @@ it leaves and the Endurance tests that follow."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckResult,
     Level,
     contest_penalty,
@@ -12,11 +12,11 @@ from bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.damage import expr_of
-from bridge.engine.combat_styles.core.view import Location, RulesView, WoundRule
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.contract import JSON
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.damage import expr_of
+from arbiter.bridge.engine.combat_styles.core.view import Location, RulesView, WoundRule
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.contract import JSON
+from arbiter.bridge.engine.dice import Dice
 
 
 def roll_location(

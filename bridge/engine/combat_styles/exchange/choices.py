@@ -12,10 +12,10 @@ the encounter (the victim's hit locations and weapons).
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.memo import memo_of
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.pending import Parked
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.pending import Parked
+from arbiter.bridge.engine.contract import JSON
 
 LOCATION = "location"
 WEAPON = "weapon"

@@ -3,7 +3,7 @@ winner's eligible special effects.
 
 An exchange either finishes at once (no effects won, or the winner's choice came with the
 request) or is parked in the encounter state under a token until ``choose_effects`` arrives;
-:mod:`bridge.engine.combat_styles.exchange.finishing` does the rest.
+:mod:`arbiter.bridge.engine.combat_styles.exchange.finishing` does the rest.
 """
 
 from __future__ import annotations
@@ -11,10 +11,14 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.requests import ExchangeBody, Situation, SpiritCombatBody
-from bridge.engine.combat_styles.core import familiarity
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.requests import (
+    ExchangeBody,
+    Situation,
+    SpiritCombatBody,
+)
+from arbiter.bridge.engine.combat_styles.core import familiarity
+from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckResult,
     Level,
     contest_penalty,
@@ -22,26 +26,35 @@ from bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.differential import differential
-from bridge.engine.combat_styles.core.hands import require_free_hand
-from bridge.engine.combat_styles.core.traits import evade_ends_prone
-from bridge.engine.combat_styles.core.view import Arm, RulesView
-from bridge.engine.combat_styles.core.weapons_used import inside_reach, outreached, usable_arm
-from bridge.engine.combat_styles.effects.eligibility import Party, eligible_effects
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.hands import require_free_hand
+from arbiter.bridge.engine.combat_styles.core.traits import evade_ends_prone
+from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
+from arbiter.bridge.engine.combat_styles.core.weapons_used import (
+    inside_reach,
+    outreached,
+    usable_arm,
+)
+from arbiter.bridge.engine.combat_styles.effects.eligibility import Party, eligible_effects
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     record,
     writable,
 )
-from bridge.engine.combat_styles.encounter.phases import FREE, tracks_turns
-from bridge.engine.combat_styles.exchange.finishing import finish
-from bridge.engine.combat_styles.exchange.odds import odds_of_targets
-from bridge.engine.combat_styles.grades.situations import ONE, attack_terms, capped, defence_grade
-from bridge.engine.combat_styles.riding import riders
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.encounter.phases import FREE, tracks_turns
+from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
+from arbiter.bridge.engine.combat_styles.exchange.odds import odds_of_targets
+from arbiter.bridge.engine.combat_styles.grades.situations import (
+    ONE,
+    attack_terms,
+    capped,
+    defence_grade,
+)
+from arbiter.bridge.engine.combat_styles.riding import riders
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 
 def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON:

@@ -6,20 +6,20 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core.checks import Level, ceil_div
-from bridge.engine.combat_styles.core.damage import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.checks import Level, ceil_div
+from arbiter.bridge.engine.combat_styles.core.damage import (
     ParryBlock,
     parry_block,
     size_step,
 )
-from bridge.engine.combat_styles.core.memo import memo_of
-from bridge.engine.combat_styles.core.traits import parry_size
-from bridge.engine.combat_styles.core.view import Arm, Location, RulesView
-from bridge.engine.combat_styles.effects import special_effects
-from bridge.engine.combat_styles.effects.effect_rolls import counter_prepared, stay_on_feet
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.blows import (
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.traits import parry_size
+from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
+from arbiter.bridge.engine.combat_styles.effects import special_effects
+from arbiter.bridge.engine.combat_styles.effects.effect_rolls import counter_prepared, stay_on_feet
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.blows import (
     Blow,
     Finisher,
     apply_armor,
@@ -28,12 +28,12 @@ from bridge.engine.combat_styles.encounter.blows import (
     strike_weapon,
     wound_blow,
 )
-from bridge.engine.combat_styles.encounter.combatants import add_condition, combatant
-from bridge.engine.combat_styles.encounter.wounds import roll_location
-from bridge.engine.combat_styles.riding import riders
-from bridge.engine.combat_styles.riding.astride import displace
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, combatant
+from arbiter.bridge.engine.combat_styles.encounter.wounds import roll_location
+from arbiter.bridge.engine.combat_styles.riding import riders
+from arbiter.bridge.engine.combat_styles.riding.astride import displace
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 ONE = Fraction(1)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from fractions import Fraction
 
-from bridge.engine.combat_styles.bodies.requests import OddsBody, Side
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import OddsBody, Side
+from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckRules,
     Level,
     Target,
@@ -20,8 +20,8 @@ from bridge.engine.combat_styles.core.checks import (
     level_of,
     target,
 )
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 FACES = 100
 

@@ -5,10 +5,10 @@ load for the skill checked."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core import encumbrance
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.grades.situations import condition_grades
-from bridge.engine.contract import JSON
+from arbiter.bridge.engine.combat_styles.core import encumbrance
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.grades.situations import condition_grades
+from arbiter.bridge.engine.contract import JSON
 
 
 def burdens(

@@ -7,11 +7,11 @@ unopposed Ride roll against knockback.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import CheckResult, Grade, roll_check, target
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.grades.situations import condition_grades
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.checks import CheckResult, Grade, roll_check, target
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.grades.situations import condition_grades
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
 
 
 def skill_value(c: JSON, skill: str) -> int:

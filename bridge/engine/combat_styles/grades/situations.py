@@ -1,7 +1,7 @@
 """Situations of an exchange: which grade each roll is made at, caps, range bands and the
 damage and size adjustments that follow (charging, long range, pulled blows, swimming).
 
-The numbers come from the rule data (:class:`~bridge.engine.combat_styles.core.view.RulesView`);
+The numbers come from the rule data (:class:`~arbiter.bridge.engine.combat_styles.core.view.RulesView`);
 this module decides which of them apply.
 """
 
@@ -10,18 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from bridge.engine.combat_styles.bodies.requests import Situation
-from bridge.engine.combat_styles.core import encumbrance, familiarity
-from bridge.engine.combat_styles.core.checks import Grade
-from bridge.engine.combat_styles.core.damage import step_modifier
-from bridge.engine.combat_styles.core.traits import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
+from arbiter.bridge.engine.combat_styles.core import encumbrance, familiarity
+from arbiter.bridge.engine.combat_styles.core.checks import Grade
+from arbiter.bridge.engine.combat_styles.core.damage import step_modifier
+from arbiter.bridge.engine.combat_styles.core.traits import (
     charge_grade_steps,
     eased_grade,
     lifts_cap,
 )
-from bridge.engine.combat_styles.core.view import Arm, Fatigue, RulesView
-from bridge.engine.combat_styles.encounter.saddle import is_mounted, rider_cap
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.view import Arm, Fatigue, RulesView
+from arbiter.bridge.engine.combat_styles.encounter.saddle import is_mounted, rider_cap
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 ONE = Fraction(1)
 

@@ -9,22 +9,22 @@ outcome is kept on every participant as the condition ``aloft`` for the round.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.move_requests import AerialBody
-from bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.move_requests import AerialBody
+from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     has_condition,
     needs_encounter,
     writable,
 )
-from bridge.engine.combat_styles.encounter.engagement import ALOFT, current_round, live
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.encounter.engagement import ALOFT, current_round, live
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 MOVE = "aerial_pass"
 

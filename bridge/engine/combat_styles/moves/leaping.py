@@ -12,29 +12,34 @@ code with no blow.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.move_requests import LeapingAttackBody
-from bridge.engine.combat_styles.bodies.requests import Situation
-from bridge.engine.combat_styles.core.checks import Level, ceil_div, contest_penalty, opposed_winner
-from bridge.engine.combat_styles.core.differential import differential
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.effects.eligibility import Party, eligible_effects
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.move_requests import LeapingAttackBody
+from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
+from arbiter.bridge.engine.combat_styles.core.checks import (
+    Level,
+    ceil_div,
+    contest_penalty,
+    opposed_winner,
+)
+from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.effects.eligibility import Party, eligible_effects
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     has_condition,
     needs_encounter,
     writable,
 )
-from bridge.engine.combat_styles.encounter.engagement import check_attack
-from bridge.engine.combat_styles.encounter.saddle import MOUNTED
-from bridge.engine.combat_styles.exchange.exchange import SUMMARY_KEYS, summary
-from bridge.engine.combat_styles.exchange.finishing import finish
-from bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
-from compiler.model.combat_styles.combat_rules import LeapingAttack
+from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
+from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
+from arbiter.bridge.engine.combat_styles.exchange.exchange import SUMMARY_KEYS, summary
+from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
+from arbiter.bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.compiler.model.combat_styles.combat_rules import LeapingAttack
 
 MOVE = "leaping_attack"
 LEAP_SUMMARY_KEYS = tuple(k for k in SUMMARY_KEYS if k not in ("weapon", "defence", "parry_weapon"))

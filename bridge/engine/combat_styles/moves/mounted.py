@@ -11,29 +11,29 @@
   turn; a rider who evades is flung from the saddle (``mounted_leaves_saddle``).
 
 The skill cap, the rider defending his mount and his mount's SIZ against knockback act inside
-the exchange (:mod:`bridge.engine.combat_styles.riding.riders`).
+the exchange (:mod:`arbiter.bridge.engine.combat_styles.riding.riders`).
 """
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.move_requests import MountBody, MountedWithdrawBody
-from bridge.engine.combat_styles.bodies.requests import ExchangeBody
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.core.weapons_used import usable_arm
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.move_requests import MountBody, MountedWithdrawBody
+from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.core.weapons_used import usable_arm
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     needs_encounter,
     writable,
 )
-from bridge.engine.combat_styles.encounter.engagement import check_attack
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.combat_styles.encounter.saddle import MOUNTED, RIDDEN, mount_of
-from bridge.engine.combat_styles.exchange.exchange import start_exchange
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED, RIDDEN, mount_of
+from arbiter.bridge.engine.combat_styles.exchange.exchange import start_exchange
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 BRACED = "braced_weapon"
 MOUNT_ACTION = "mount"

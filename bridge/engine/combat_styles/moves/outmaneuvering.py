@@ -9,24 +9,28 @@ every foe he may engage one of them alone (the others stay blocked) or withdraw 
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.move_requests import OutmaneuverBody
-from bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
-from bridge.engine.combat_styles.core.hands import snared_leg
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter import brace
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.move_requests import OutmaneuverBody
+from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
+from arbiter.bridge.engine.combat_styles.core.hands import snared_leg
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter import brace
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     has_condition,
     needs_encounter,
     writable,
 )
-from bridge.engine.combat_styles.encounter.engagement import OUTMANEUVERED, current_round, live
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.encounter.engagement import (
+    OUTMANEUVERED,
+    current_round,
+    live,
+)
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 ACTION = "outmaneuver"
 

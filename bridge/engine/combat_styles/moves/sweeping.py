@@ -10,15 +10,19 @@ if at the same moment.
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.move_requests import SweepAttackBody
-from bridge.engine.combat_styles.bodies.requests import ExchangeBody
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import combatant, needs_encounter, writable
-from bridge.engine.combat_styles.encounter.engagement import check_attack
-from bridge.engine.combat_styles.exchange.exchange import start_exchange
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.move_requests import SweepAttackBody
+from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    combatant,
+    needs_encounter,
+    writable,
+)
+from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
+from arbiter.bridge.engine.combat_styles.exchange.exchange import start_exchange
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 MOVE = "sweep_attack"
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import writable
-from bridge.engine.combat_styles.encounter.saddle import MOUNTED
-from bridge.engine.combat_styles.rounds import OUT
-from bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import writable
+from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
+from arbiter.bridge.engine.combat_styles.rounds import OUT
+from arbiter.bridge.engine.contract import JSON, Resolution
 
 ASTRIDE = "astride"
 PRONE = "prone"

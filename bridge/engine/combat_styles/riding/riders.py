@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.requests import ExchangeBody
-from bridge.engine.combat_styles.core.checks import roll_check, target
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import combatant
-from bridge.engine.combat_styles.encounter.saddle import RIDDEN, mount_of, rider_cap
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
+from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.combat_styles.encounter.saddle import RIDDEN, mount_of, rider_cap
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
 
 
 class Guard(NamedTuple):

@@ -15,16 +15,16 @@ When everyone has had his turn the cycle ends; a new cycle begins for those with
 when nobody has any, the round ends and a new one begins with full action points.
 
 Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
-raises :class:`~bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
+raises :class:`~arbiter.bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
 An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points. The
-phases and every legal move between them are one table: :mod:`bridge.engine.combat_styles.encounter.phases`.
+phases and every legal move between them are one table: :mod:`arbiter.bridge.engine.combat_styles.encounter.phases`.
 """
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.rounds.combat_actions import act
-from bridge.engine.combat_styles.rounds.initiative import roll_initiative, start
-from bridge.engine.combat_styles.rounds.turns import (
+from arbiter.bridge.engine.combat_styles.rounds.combat_actions import act
+from arbiter.bridge.engine.combat_styles.rounds.initiative import roll_initiative, start
+from arbiter.bridge.engine.combat_styles.rounds.turns import (
     OUT,
     current,
     delay,

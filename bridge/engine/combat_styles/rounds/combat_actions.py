@@ -3,16 +3,16 @@ Struggle and pulling an impaled weapon free have consequences of their own."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import ActBody
-from bridge.engine.combat_styles.core.hands import HAND_ACTIONS, snared_leg
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter import brace, follow_ups
-from bridge.engine.combat_styles.encounter.combatants import combatant, writable
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.combat_styles.rounds import footing
-from bridge.engine.combat_styles.rounds.guards import ward
-from bridge.engine.combat_styles.rounds.holds import held_by, pull_free, struggle
-from bridge.engine.combat_styles.rounds.turns import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import ActBody
+from arbiter.bridge.engine.combat_styles.core.hands import HAND_ACTIONS, snared_leg
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter import brace, follow_ups
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, writable
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.rounds import footing
+from arbiter.bridge.engine.combat_styles.rounds.guards import ward
+from arbiter.bridge.engine.combat_styles.rounds.holds import held_by, pull_free, struggle
+from arbiter.bridge.engine.combat_styles.rounds.turns import (
     able,
     current,
     delay,
@@ -21,8 +21,8 @@ from bridge.engine.combat_styles.rounds.turns import (
     snapshot,
     spend_proactive,
 )
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
 
 OWN_REQUESTS = {"outmaneuver": "outmaneuver", "mount": "mount"}
 """Actions whose consequences a request of their own decides (the roll, who rides whom)."""

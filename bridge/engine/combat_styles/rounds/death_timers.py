@@ -13,11 +13,11 @@ fatal round lists the dead under ``died``. A GM who treats the wound removes the
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import ceil_div
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import add_condition, writable
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, writable
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.contract import JSON, Resolution
 
 DYING = "dying"
 

@@ -10,14 +10,14 @@ recorded in the outcome of the request that closed the round, after its own dice
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import roll_check, target
-from bridge.engine.combat_styles.core.view import Fatigue, RulesView
-from bridge.engine.combat_styles.encounter.combatants import has_condition, writable
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.combat_styles.grades.situations import fatigue_of
-from bridge.engine.combat_styles.rounds import OUT
-from bridge.engine.contract import JSON, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
+from arbiter.bridge.engine.combat_styles.core.view import Fatigue, RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition, writable
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
+from arbiter.bridge.engine.combat_styles.rounds import OUT
+from arbiter.bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 
 def every_rounds(rules: RulesView, c: JSON) -> int | None:

@@ -11,14 +11,14 @@ stand until the leaper leaves him (text "Leaping Attacks"); with
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
-from bridge.engine.combat_styles.core.hands import stunned_locations
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import combatant
-from bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
-from bridge.engine.combat_styles.rounds.turns import able
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
+from arbiter.bridge.engine.combat_styles.core.hands import stunned_locations
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
+from arbiter.bridge.engine.combat_styles.rounds.turns import able
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
 
 ACTION = "regain_footing"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import ActBody
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.bodies.requests import ActBody
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 def ward(rules: RulesView, c: JSON, body: ActBody) -> JSON:

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from bridge.engine.combat_styles.core import encumbrance
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.core import encumbrance
+from arbiter.bridge.engine.combat_styles.core.checks import (
     contest_penalty,
     opposed_winner,
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.damage import expr_of
-from bridge.engine.combat_styles.core.traits import withdraw_share
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.wounds import apply_wound
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.core.damage import expr_of
+from arbiter.bridge.engine.combat_styles.core.traits import withdraw_share
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.wounds import apply_wound
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice
 
 
 def held_by(rules: RulesView, victim: JSON) -> list[str]:

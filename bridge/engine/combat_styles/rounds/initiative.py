@@ -3,14 +3,14 @@ and opens round 1."""
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.bodies.requests import StartEncounterBody
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.combatants import has_condition, record, writable
-from bridge.engine.combat_styles.encounter.phases import INITIATIVE, SETUP, require
-from bridge.engine.combat_styles.grades.situations import fatigue_of
-from bridge.engine.combat_styles.rounds.turns import current, new_round
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice, DiceTerm, parse
+from arbiter.bridge.engine.combat_styles.bodies.requests import StartEncounterBody
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition, record, writable
+from arbiter.bridge.engine.combat_styles.encounter.phases import INITIATIVE, SETUP, require
+from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
+from arbiter.bridge.engine.combat_styles.rounds.turns import current, new_round
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice, DiceTerm, parse
 
 
 def start(rules: RulesView, body: StartEncounterBody) -> JSON:

@@ -2,21 +2,21 @@
 costs, delays and interrupts, dithering, and the close of each cycle and round.
 
 Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
-raises :class:`~bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
+raises :class:`~arbiter.bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
 An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points.
 """
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter import follow_ups
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter import follow_ups
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     has_condition,
     writable,
     writable_record,
 )
-from bridge.engine.combat_styles.encounter.phases import (
+from arbiter.bridge.engine.combat_styles.encounter.phases import (
     INTERRUPT,
     NEW_ROUND,
     NEXT_CYCLE,
@@ -30,13 +30,13 @@ from bridge.engine.combat_styles.encounter.phases import (
     require,
     tracks_turns,
 )
-from bridge.engine.combat_styles.encounter.spirit_engagement import (
+from arbiter.bridge.engine.combat_styles.encounter.spirit_engagement import (
     check_turn_not_lost,
     drain_at_cycle_start,
     essence_lost_now,
 )
-from bridge.engine.combat_styles.grades.situations import fatigue_of
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 OUT = ("dead", "unconscious", "incapacitated", "surrendered")
 

@@ -14,9 +14,9 @@ choose and did not choose in advance) the exchange is parked under a token until
 
 from __future__ import annotations
 
-from bridge.engine.combat_styles import rounds
-from bridge.engine.combat_styles.bodies.requests import EffectChoice, SpiritCombatBody
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles import rounds
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice, SpiritCombatBody
+from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckResult,
     Grade,
     Level,
@@ -24,21 +24,21 @@ from bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.differential import differential
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter import spirit_engagement
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     has_condition,
     writable,
 )
-from bridge.engine.combat_styles.encounter.phases import tracks_turns
-from bridge.engine.combat_styles.exchange.exchange import fresh_state
-from bridge.engine.combat_styles.grades.situations import fatigue_of
-from bridge.engine.combat_styles.spirit import spirit_effects
-from bridge.engine.contract import JSON, EngineError, Resolution
-from bridge.engine.dice import Dice
+from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.exchange.exchange import fresh_state
+from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
+from arbiter.bridge.engine.combat_styles.spirit import spirit_effects
+from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
+from arbiter.bridge.engine.dice import Dice
 
 SPIRIT_SKILL = "spirit_combat"
 """The stat-block field (and ``resist_with`` entry) naming the spirit-combat skill."""

@@ -2,7 +2,7 @@
 
 Eligibility reads each ``spirit_effects`` entry's ``requires`` (who may take it, the rolls, the
 natures of taker and opponent, conditions that forbid it); the consequence is its ``mechanic``
-with the numbers of its ``params`` (see :mod:`compiler.model.combat_styles.spirit_effects`).
+with the numbers of its ``params`` (see :mod:`arbiter.compiler.model.combat_styles.spirit_effects`).
 Spirit Lance acts on the Spirit Damage roll itself (:func:`damage_rolls`); the others act after
 it (:func:`apply`). Narrative effects are recorded as a mark on the loser and change nothing.
 """
@@ -14,12 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bridge.engine.combat_styles.bodies.requests import EffectChoice
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.effects.eligibility import offer
-from bridge.engine.combat_styles.encounter import spirit_engagement
-from bridge.engine.combat_styles.encounter.combatants import add_condition
-from bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.effects.eligibility import offer
+from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.contract import JSON, EngineError
 
 
 def nature(c: JSON) -> str:

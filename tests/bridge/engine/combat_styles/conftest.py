@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.combat_styles.core.rules import view_of
-from bridge.engine.combat_styles.core.view import RulesView
-from compiler.model.common import RulesetBase
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.combat_styles.core.rules import view_of
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import load_ruleset
 from tests.bridge.engine.combat_styles.helpers import Table
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from bridge.engine.combat_styles import ENGINE
-from bridge.engine.contract import JSON, Resolution
-from bridge.engine.dice import Dice, ScriptedSource
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.dice import Dice, ScriptedSource
+from arbiter.compiler.model.common import RulesetBase
 
 
 class Table:

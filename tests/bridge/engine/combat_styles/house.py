@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from compiler.model.common import RulesetBase
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import load_ruleset
 
 
 def toml_value(value: Any) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from compiler.model.common import RulesetBase
-from compiler.model.loader import load_ruleset
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import load_ruleset
 
 
 def house_rules(tmp_path: Path, files: dict[str, str]) -> RulesetBase:

@@ -16,7 +16,7 @@ from typing import Any
 
 from websockets.sync.client import ClientConnection
 
-from bridge.rules import RuleSource
+from arbiter.bridge.rules import RuleSource
 from tests.bridge.support import Running, receive, running, send, tiny_config
 
 ROOT = Path(__file__).resolve().parents[4]

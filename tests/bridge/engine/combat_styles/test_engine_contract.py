@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.combat_styles import ENGINE
-from bridge.engine.envelope import Request, RequestError, validate_body
-from bridge.engine.registry import get_engine
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.envelope import Request, RequestError, validate_body
+from arbiter.bridge.engine.registry import get_engine
 from tests.bridge.engine.combat_styles.helpers import Table, fighter
 
 
@@ -40,7 +40,7 @@ def test_a_malformed_body_is_refused_naming_the_field() -> None:
 
 
 def test_unknown_rule_data_ids_are_refused_with_the_id(table: Table) -> None:
-    from bridge.engine.contract import EngineError
+    from arbiter.bridge.engine.contract import EngineError
 
     with pytest.raises(EngineError, match="unknown weapon 'laser'"):
         table("start_encounter", {"combatants": [fighter("a", weapons=["laser"])]})

@@ -7,19 +7,19 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.combat_styles.bodies.requests import Situation
-from bridge.engine.combat_styles.bodies.stat_blocks import Characteristics
-from bridge.engine.combat_styles.core.checks import _target, target
-from bridge.engine.combat_styles.core.damage import (
+from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Characteristics
+from arbiter.bridge.engine.combat_styles.core.checks import _target, target
+from arbiter.bridge.engine.combat_styles.core.damage import (
     expr_of,
     maximize,
     modifier_expr,
     parry_block,
     step_modifier,
 )
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.encounter.blows import damage_expr
-from bridge.engine.combat_styles.encounter.combatants import (
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.blows import damage_expr
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     StatBlock,
     action_points,
     characteristics_of,
@@ -28,10 +28,10 @@ from bridge.engine.combat_styles.encounter.combatants import (
     initiative_bonus,
     record,
 )
-from bridge.engine.combat_styles.exchange.exchange import situation_json
-from bridge.engine.combat_styles.exchange.finishing import _parry_block
-from bridge.engine.combat_styles.grades.situations import attack_terms
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles.exchange.exchange import situation_json
+from arbiter.bridge.engine.combat_styles.exchange.finishing import _parry_block
+from arbiter.bridge.engine.combat_styles.grades.situations import attack_terms
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 CONDITIONS: list[dict[str, Any]] = [

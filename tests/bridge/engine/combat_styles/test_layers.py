@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = "bridge.engine.combat_styles"
+PACKAGE = "arbiter.bridge.engine.combat_styles"
 ROOT = Path(__file__).resolve().parents[4] / "bridge" / "engine" / "combat_styles"
 LAYERS = (
     "core",
@@ -96,11 +96,11 @@ def test_a_module_imports_only_its_own_layer_and_those_below(path: Path) -> None
 
 def test_an_import_that_points_up_is_caught_with_its_line() -> None:
     source = (
-        "from bridge.engine.combat_styles.core.checks import Level\n"
-        "from bridge.engine.combat_styles.exchange import finishing\n"
+        "from arbiter.bridge.engine.combat_styles.core.checks import Level\n"
+        "from arbiter.bridge.engine.combat_styles.exchange import finishing\n"
         "\n"
         "def f():\n"
-        "    from bridge.engine.combat_styles.spirit.spirit import spirit_combat\n"
+        "    from arbiter.bridge.engine.combat_styles.spirit.spirit import spirit_combat\n"
     )
     assert upward("rounds.turns", source) == [
         "line 2: rounds.turns imports exchange.finishing, a higher layer",

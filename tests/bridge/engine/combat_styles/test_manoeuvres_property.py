@@ -10,12 +10,12 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.engine.combat_styles import ENGINE
-from bridge.engine.combat_styles.rounds import current
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import KeyedSource, ScriptedSource
-from bridge.engine.envelope import Request, resolve
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.rounds import current
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import KeyedSource, ScriptedSource
+from arbiter.bridge.engine.envelope import Request, resolve
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import fighter
 
 IDS = ["a", "b", "c", "horse"]

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.combat_styles.bodies.requests import Situation
-from bridge.engine.combat_styles.core.rules import view_of
-from bridge.engine.combat_styles.grades.situations import attack_terms
-from bridge.engine.contract import EngineError
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
+from arbiter.bridge.engine.combat_styles.core.rules import view_of
+from arbiter.bridge.engine.combat_styles.grades.situations import attack_terms
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
 

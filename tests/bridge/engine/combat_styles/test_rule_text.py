@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from compiler.model.common import RulesetBase
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
 

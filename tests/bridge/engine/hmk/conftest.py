@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.dice import ScriptedSource
-from bridge.engine.envelope import Request, resolve
-from bridge.engine.hmk import ENGINE
-from compiler.model.loader import Ruleset, load_ruleset
+from arbiter.bridge.engine.dice import ScriptedSource
+from arbiter.bridge.engine.envelope import Request, resolve
+from arbiter.bridge.engine.hmk import ENGINE
+from arbiter.compiler.model.loader import Ruleset, load_ruleset
 
 JSON = dict[str, Any]
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 
 def hit(table: Any, d10: int, attacker: str = "ana", defender: str = "bo") -> dict[str, Any]:

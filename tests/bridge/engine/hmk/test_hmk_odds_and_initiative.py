@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import Dice
-from bridge.engine.hmk import ENGINE
-from bridge.engine.hmk.requests import AttackBody
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.engine.hmk import ENGINE
+from arbiter.bridge.engine.hmk.requests import AttackBody
 
 
 class ThenOnes:

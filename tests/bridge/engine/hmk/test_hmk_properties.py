@@ -10,10 +10,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import Dice, KeyedSource
-from bridge.engine.hmk import ENGINE
-from bridge.engine.hmk.state import load
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import Dice, KeyedSource
+from arbiter.bridge.engine.hmk import ENGINE
+from arbiter.bridge.engine.hmk.state import load
 
 score = st.integers(min_value=0, max_value=120)
 MISSILES = {"short-bow", "light-crossbow"}
@@ -132,8 +132,8 @@ def test_a_long_seeded_fight_strikes_with_every_outcome(hmk: Any) -> None:
 
 
 def test_every_effect_kind_has_a_handler_and_the_bundled_tables_use_them_all(hmk: Any) -> None:
-    from bridge.engine.hmk.effects import HANDLED_KINDS
-    from compiler.model.hmk.effects import EFFECT_KINDS, AttributeRoll
+    from arbiter.bridge.engine.hmk.effects import HANDLED_KINDS
+    from arbiter.compiler.model.hmk.effects import EFFECT_KINDS, AttributeRoll
 
     assert set(EFFECT_KINDS) == HANDLED_KINDS
     used: set[str] = set()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bridge.cli import main
+from arbiter.bridge.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[4] / "docs" / "examples" / "hmk.json"
 SEED = "00112233445566778899aabbccddeeff"

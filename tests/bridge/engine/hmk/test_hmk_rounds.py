@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 
 def test_a_defending_target_is_struck_at_its_full_defensive_tactics(fight: Any) -> None:

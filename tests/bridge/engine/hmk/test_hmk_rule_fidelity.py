@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from compiler.model.loader import Ruleset, load_ruleset
+from arbiter.compiler.model.loader import Ruleset, load_ruleset
 from tests.bridge.engine.hmk.conftest import Table, stats
 
 CRITICAL_D20 = """

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 
 def strike(table: Any, block: Any, roll: int, *, attacker: Any = None, defender: Any = None,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.engine.contract import JSON, Resolution
-from bridge.engine.dice import Dice, ScriptedSource, SecureSource
-from bridge.engine.karmic import ENGINE
-from bridge.engine.karmic.rulebook import rulebook
-from compiler.model.karmic import KarmicRules
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.dice import Dice, ScriptedSource, SecureSource
+from arbiter.bridge.engine.karmic import ENGINE
+from arbiter.bridge.engine.karmic.rulebook import rulebook
+from arbiter.compiler.model.karmic import KarmicRules
+from arbiter.compiler.model.loader import load_ruleset
 
 RULES: KarmicRules = load_ruleset("karmic").model  # type: ignore[assignment]
 DECK: tuple[str, ...] = rulebook(RULES).deck

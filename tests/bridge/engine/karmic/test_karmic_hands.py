@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from karmic_duel import DECK, Duel, attack, fighter, ready
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 AXE_AND_POINARD = fighter(
     "devon",

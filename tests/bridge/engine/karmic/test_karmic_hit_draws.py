@@ -7,8 +7,8 @@ import pytest
 from karmic_duel import Duel, attack, fighter
 from pydantic import ValidationError
 
-from bridge.engine.contract import EngineError
-from bridge.engine.karmic import ENGINE
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.karmic import ENGINE
 
 A = fighter("a", "heroes", skills={"sword": 1})
 B = fighter("b", "villains", skills={"sword": 1})

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from karmic_duel import Duel, attack, fighter, ready
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 A = fighter("a", "heroes", skills={"sword": 1})
 B = fighter("b", "villains", skills={"sword": 1})

@@ -7,8 +7,8 @@ from itertools import permutations
 
 from karmic_duel import DECK, RULES, attack, fighter, ready
 
-from bridge.engine.karmic.odds import success_probability
-from bridge.engine.karmic.rulebook import rulebook
+from arbiter.bridge.engine.karmic.odds import success_probability
+from arbiter.bridge.engine.karmic.rulebook import rulebook
 from tests.bridge.engine.rule_edits import edited
 
 BOOK = rulebook(RULES)

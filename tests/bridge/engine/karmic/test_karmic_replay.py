@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.cli import main
+from arbiter.bridge.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[4] / "docs" / "examples" / "karmic.json"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from karmic_duel import RULES, Duel, attack, fighter, ready
 
-from bridge.engine.contract import EngineError
-from compiler.model.karmic import KarmicRules
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.karmic import KarmicRules
+from arbiter.compiler.model.loader import load_ruleset
 
 AXE_AND_POINARD = fighter(
     "devon", "heroes", main="medium-axe", off="poinard", skills={"medium-axe": 4, "poinard": 6}

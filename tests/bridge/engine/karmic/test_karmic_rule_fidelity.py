@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from karmic_duel import RULES, attack, fighter, ready
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.rule_edits import edited
 
 A = fighter("a", "heroes", skills={"sword": 1})

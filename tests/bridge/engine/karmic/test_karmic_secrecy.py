@@ -18,11 +18,11 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from karmic_duel import DECK, RULES, fighter
 
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice, KeyedSource
-from bridge.engine.karmic import ENGINE
-from bridge.engine.karmic.rulebook import rulebook
-from bridge.engine.karmic.table import Table
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice, KeyedSource
+from arbiter.bridge.engine.karmic import ENGINE
+from arbiter.bridge.engine.karmic.rulebook import rulebook
+from arbiter.bridge.engine.karmic.table import Table
 
 ROUNDS = 1000
 ALL_CARDS = set(DECK)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from karmic_duel import attack, fighter, ready
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 A = fighter("a", "heroes", skills={"sword": 1})
 B = fighter("b", "villains", skills={"sword": 1})

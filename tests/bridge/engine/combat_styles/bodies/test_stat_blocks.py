@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
 
 BLOCK = {"id": "bram", "characteristics": {"str": 12, "con": 12, "siz": 13, "dex": 10, "int": 11}}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.combat_styles.core.checks import (
+from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckResult,
     Level,
     contest_penalty,
@@ -13,8 +13,8 @@ from bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.dice import Dice, ScriptedSource
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.dice import Dice, ScriptedSource
 from tests.bridge.engine.combat_styles.helpers import Table
 
 
@@ -130,7 +130,7 @@ def test_an_opposed_request_applies_the_over_100_rule_and_counts_effects(table: 
 
 
 def test_a_hopeless_check_is_refused(table: Table) -> None:
-    from bridge.engine.contract import EngineError
+    from arbiter.bridge.engine.contract import EngineError
 
     with pytest.raises(EngineError, match="no attempt"):
         table("check", {"skill": 70, "grades": ["hopeless"]})

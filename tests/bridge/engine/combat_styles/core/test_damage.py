@@ -6,16 +6,16 @@ from fractions import Fraction
 
 import pytest
 
-from bridge.engine.combat_styles.core.damage import (
+from arbiter.bridge.engine.combat_styles.core.damage import (
     maximize,
     modifier_expr,
     parry_block,
     size_step,
     step_modifier,
 )
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import parse
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import parse
 
 
 def test_maximize_damage_turns_a_hatchets_1d6_into_6() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bridge.engine.combat_styles.core.memo import LIMIT, Memo, memo_of
-from bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.core.memo import LIMIT, Memo, memo_of
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 ENGINE = Path(__file__).resolve().parents[5] / "bridge" / "engine" / "combat_styles"

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, get_args
 
-from bridge.engine.combat_styles.effects.special_effects import HANDLERS
-from compiler.model.combat_styles.effects import Mechanic
-from compiler.model.common import RulesetBase
-from compiler.model.loader import load_ruleset
+from arbiter.bridge.engine.combat_styles.effects.special_effects import HANDLERS
+from arbiter.compiler.model.combat_styles.effects import Mechanic
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import load_ruleset
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from compiler.model.combat_styles.basics import Fraction
-from compiler.model.combat_styles.body import HitLocationTable, LocationRow
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.combat_styles.basics import Fraction
+from arbiter.compiler.model.combat_styles.body import HitLocationTable, LocationRow
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.rule_edits import edited
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 
@@ -399,7 +399,7 @@ effects = []
 
 @pytest.fixture(scope="module")
 def firearms(tmp_path_factory: Any) -> Any:
-    from compiler.model.loader import load_ruleset
+    from arbiter.compiler.model.loader import load_ruleset
 
     tmp_path = tmp_path_factory.mktemp("firearms")
     folder = tmp_path / "house" / "combat-styles"

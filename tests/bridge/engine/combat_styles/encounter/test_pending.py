@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.combat_styles.encounter.pending import parked
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.combat_styles.encounter.pending import parked
+from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.spirits import ghost, shaman
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.combat_styles.encounter.phases import (
+from arbiter.bridge.engine.combat_styles.encounter.phases import (
     FREE,
     PHASES,
     REFUSALS,
@@ -18,7 +18,7 @@ from bridge.engine.combat_styles.encounter.phases import (
     require,
     tracks_turns,
 )
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 

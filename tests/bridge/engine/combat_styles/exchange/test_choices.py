@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.combat_styles import ENGINE
-from bridge.engine.contract import EngineError
-from bridge.engine.dice import Dice, KeyedSource
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import Dice, KeyedSource
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.spirits import ghost, shaman
 
@@ -122,9 +122,9 @@ def test_an_outcome_that_waits_for_nothing_has_no_pending_choices(table: Table) 
 
 
 def test_the_memoised_options_are_the_ones_built_afresh(table: Table) -> None:
-    from bridge.engine.combat_styles.core.rules import view_of
-    from bridge.engine.combat_styles.encounter.pending import parked
-    from bridge.engine.combat_styles.exchange.choices import _build_options
+    from arbiter.bridge.engine.combat_styles.core.rules import view_of
+    from arbiter.bridge.engine.combat_styles.encounter.pending import parked
+    from arbiter.bridge.engine.combat_styles.exchange.choices import _build_options
 
     first = critical_hit(table)
     view = view_of(table.model)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 

@@ -10,11 +10,11 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.engine.combat_styles.bodies.requests import OddsBody
-from bridge.engine.combat_styles.core.checks import Level, contest_penalty, level_of, target
-from bridge.engine.combat_styles.core.differential import differential
-from bridge.engine.combat_styles.core.view import RulesView
-from bridge.engine.combat_styles.exchange.odds import exchange_odds
+from arbiter.bridge.engine.combat_styles.bodies.requests import OddsBody
+from arbiter.bridge.engine.combat_styles.core.checks import Level, contest_penalty, level_of, target
+from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
 from tests.bridge.engine.combat_styles.helpers import Table
 
 GRADES = st.sampled_from(["very_easy", "easy", "standard", "hard", "formidable", "herculean"])

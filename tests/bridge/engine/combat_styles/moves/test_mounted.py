@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, fighter
 from tests.bridge.engine.combat_styles.house import with_combat_rule
 
@@ -266,7 +266,7 @@ def test_the_riders_skill_cap_comes_from_the_data(model: RulesetBase, tmp_path: 
 def test_the_trait_lifting_the_cap_comes_from_the_trait_data(
     model: RulesetBase, tmp_path: Path
 ) -> None:
-    from compiler.model.loader import load_ruleset
+    from arbiter.compiler.model.loader import load_ruleset
 
     house = tmp_path / "house" / "combat-styles"
     house.mkdir(parents=True)

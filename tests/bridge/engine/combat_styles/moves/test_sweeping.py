@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, fighter
 from tests.bridge.engine.combat_styles.house import with_combat_rule
 

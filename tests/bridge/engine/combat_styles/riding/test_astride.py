@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from compiler.errors import RuleError
-from compiler.model.common import RulesetBase
-from compiler.model.loader import RULES_ROOT, load_ruleset
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.errors import RuleError
+from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 from tests.bridge.engine.combat_styles.helpers import Table, fighter
 from tests.bridge.engine.combat_styles.house import with_combat_rule
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.engine.contract import EngineError
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.contract import EngineError
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.house import with_combat_rule
 from tests.bridge.engine.combat_styles.moves.test_mounted import cavalry

@@ -9,11 +9,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.engine.combat_styles import ENGINE
-from bridge.engine.combat_styles.rounds import current
-from bridge.engine.contract import JSON, EngineError
-from bridge.engine.dice import Dice, KeyedSource
-from compiler.model.common import RulesetBase
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.rounds import current
+from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.dice import Dice, KeyedSource
+from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import fighter
 
 IDS = ["a", "b", "c"]

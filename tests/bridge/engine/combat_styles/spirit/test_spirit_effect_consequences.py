@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.engine.contract import EngineError
+from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 from tests.bridge.engine.combat_styles.overlays import house_rules
 from tests.bridge.engine.combat_styles.spirits import (
