@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
 
+from arbiter.bridge.checking import Check, Checked
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.jsontext import LongInteger, find, read_int
 
@@ -153,7 +154,7 @@ class Bind(ClientMessageBase):
 
 
 ClientMessage = Annotated[
-    Hello | RequestMessage | Ping | Subscribe | Bind, Field(discriminator="type")
+    Hello | RequestMessage | Ping | Subscribe | Bind | Check, Field(discriminator="type")
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
@@ -278,7 +279,7 @@ class Pong(Message):
 
 
 EventMessage = Annotated[RulesUpdated | RulesError | OutcomeEvent, Field(discriminator="event")]
-ServerMessage = Welcome | OutcomeMessage | ErrorMessage | EventMessage | Pong
+ServerMessage = Welcome | OutcomeMessage | ErrorMessage | EventMessage | Pong | Checked
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 

@@ -29,6 +29,7 @@ from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
+from arbiter.bridge.checking import Check, checked
 from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
@@ -353,6 +354,8 @@ class ClientSession:
             return encode(Pong(id=message.id))
         if isinstance(message, Bind):
             return self._bind(message)
+        if isinstance(message, Check):
+            return checked(message, frozenset(self.server.rules.served)).model_dump_json()
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
     def _bind(self, message: Bind) -> str:

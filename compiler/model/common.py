@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -131,6 +131,20 @@ class RulesetMeta(RuleModel):
     description: str = ""
 
 
+class ReadyCombatant(Entry):
+    """A combatant to start from (``combatants.toml``): the stat-block editor's "start from"
+    list. ``stat_block`` is the JSON a request carries for him (the server's stat-block model
+    validates its shape: tests/compiler/model/test_combatants.py checks every shipped one);
+    the loader checks that its id is the entry's and that the gear it names is in the rules.
+    ``kind``: ``named`` (a fighter of the docs' examples) or ``foe`` (a typical opponent)."""
+
+    name: str = Field(min_length=1, max_length=100)
+    kind: Literal["named", "foe"]
+    source: str = ""
+    """Where he comes from (a docs example, a page of the rule text)."""
+    stat_block: dict[str, Any]
+
+
 class RulesetBase(RuleModel):
     """A whole validated ruleset. Each ruleset's model subclasses this.
 
@@ -139,12 +153,41 @@ class RulesetBase(RuleModel):
     """
 
     ruleset: RulesetMeta
+    combatants: list[ReadyCombatant] = Field(default_factory=list)
 
     ruleset_id: ClassVar[str] = ""
+    combatant_gear: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Stat-block field → the collections its ids come from (a string, a list of strings or
+    a mapping's values), checked for every ready combatant."""
 
     def cross_check(self) -> Iterator[Problem]:
         """Problems that field validation cannot see: coverage, unique ids, references."""
         yield from _generic_checks(self, ())
+        yield from self._combatant_checks()
+
+    def _combatant_checks(self) -> Iterator[Problem]:
+        for i, entry in enumerate(self.combatants):
+            block = entry.stat_block
+            if block.get("id") != entry.id:
+                yield Problem(
+                    path=("combatants", i, "stat_block", "id"),
+                    message=f"the stat block's id must be the entry's ({entry.id!r})",
+                )
+            for field, collections in self.combatant_gear.items():
+                value = block.get(field)
+                named = (
+                    [value] if isinstance(value, str)
+                    else list(value.values()) if isinstance(value, dict)
+                    else list(value) if isinstance(value, list)
+                    else []
+                )  # fmt: skip
+                known = {e.id for c in collections for e in getattr(self, c)}
+                for name in named:
+                    if name is not None and name not in known:
+                        yield Problem(
+                            path=("combatants", i, "stat_block", field),
+                            message=f"unknown {'/'.join(collections)} id {name!r}",
+                        )
 
     def roll_tables(self) -> list[DieTable]:
         """Every rollable table of the ruleset, in source order (default: all DieTables found)."""

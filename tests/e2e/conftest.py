@@ -147,7 +147,8 @@ def open_page(
 ) -> OpenPage:
     """Open a harness page on ``site`` for ``server`` (a GM unless ``user`` says otherwise, in
     the test's generation), closed after the test: ``open_page(site, server, user=…, token=…,
-    settings=…)``."""
+    settings=…, scene=…)`` (``scene``: actors, tokens, controlled, targets, system replacing the
+    default world's)."""
 
     def open_(
         site: str,
@@ -155,9 +156,18 @@ def open_page(
         user: str = GM,
         token: str | None = None,
         settings: dict[str, object] | None = None,
+        scene: dict[str, object] | None = None,
     ) -> Page:
         page = Page(
-            chromium, site, generation, server, user, token, settings, hub=f"{hub}/?world={world}"
+            chromium,
+            site,
+            generation,
+            server,
+            user,
+            token,
+            settings,
+            hub=f"{hub}/?world={world}",
+            world=scene,
         )
         pages.append(page)
         return page

@@ -97,6 +97,11 @@ class CombatStylesRules(RulesetBase):
     """
 
     ruleset_id: ClassVar[str] = "combat-styles"
+    combatant_gear: ClassVar[dict[str, tuple[str, ...]]] = {
+        "weapons": ("weapons", "shields", "ranged_weapons"),
+        "armor": ("armor",),
+        "traits": ("style_traits",),
+    }
 
     checks: CheckRules
     grades: list[Grade]

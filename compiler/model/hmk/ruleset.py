@@ -26,6 +26,11 @@ class HmkRules(RulesetBase):
     """Hurting, Maiming, and Killing: d100 strikes against Defensive Tactics."""
 
     ruleset_id: ClassVar[str] = "hmk"
+    combatant_gear: ClassVar[dict[str, tuple[str, ...]]] = {
+        "weapon": ("weapons",),
+        "weapons": ("weapons",),
+        "armor": ("armor",),
+    }
 
     combat: Combat
     initiative: Initiative

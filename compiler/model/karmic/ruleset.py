@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import get_args
+from typing import ClassVar, get_args
 
 from arbiter.compiler.model.common import (
     Problem,
@@ -38,6 +38,11 @@ class KarmicRules(RulesetBase):
     """The whole karmic ruleset."""
 
     ruleset_id = "karmic"
+    combatant_gear: ClassVar[dict[str, tuple[str, ...]]] = {
+        "main": ("weapons",),
+        "off": ("weapons",),
+        "armor": ("armor",),
+    }
 
     cards: list[Card]
     maneuvers: list[Maneuver]

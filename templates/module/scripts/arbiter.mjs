@@ -11,6 +11,10 @@ import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
 import { registerSettings } from "./settings.mjs";
+import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block-editor.mjs";
+import { editMapping } from "./mapping-editor.mjs";
+import { mappingFor, readStatBlock } from "./presets.mjs";
+import { APPLIED, applyOutcome, registerStatuses, undoApplied } from "./tabletop.mjs";
 import { createDoctor } from "./status.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
@@ -110,6 +114,7 @@ async function decide(request, { owners, player } = {}) {
     const message = request.resolves ? null : await postOutcome(answer, request, owners);
     await deliverPrivate(answer.outcome, player);
     if (request.resolves) await resolveOn(game.messages.get(request.resolves), answer.outcome);
+    await onTabletop(answer.outcome, message ?? game.messages.get(request.resolves));
     return { outcome: answer.outcome, message: message?.id ?? request.resolves };
   } catch (err) {
     if (!player) {
@@ -119,6 +124,30 @@ async function decide(request, { owners, player } = {}) {
     }
     throw err;
   }
+}
+
+/**
+ * The active GM's client writes each outcome onto the tabletop (tabletop.mjs) and keeps what it
+ * changed on the card, for Undo. Any other client leaves the tabletop alone.
+ */
+async function onTabletop(outcome, message) {
+  if (!game.user.isGM || !isConnector() || !outcome) return;
+  try {
+    const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset) });
+    if (!undo.length || !message) return;
+    const applied = [...(message.flags?.[MODULE]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
+    await message.update({ flags: { [MODULE]: { [APPLIED]: applied } } });
+  } catch (err) {
+    ui.notifications.warn(err.message);
+  }
+}
+
+/** Undo every application a card holds that is not undone yet (GM): the previous values back. */
+async function undoCard(messageId) {
+  const message = game.messages.get(messageId);
+  const applied = message?.flags?.[MODULE]?.[APPLIED] ?? [];
+  for (const entry of [...applied].reverse()) if (!entry.undone) await undoApplied(MODULE, entry.ruleset, entry.undo);
+  await message.update({ flags: { [MODULE]: { [APPLIED]: applied.map((e) => ({ ...e, undone: true })) } } });
 }
 
 /** Re-render a card with a resolution (without private parts), when this user may update it. */
@@ -244,6 +273,7 @@ async function onOutcomeEvent(outcome) {
     return shown && outcome.id.startsWith(`${shown}-`) && game.users.get(m.author)?.isGM;
   });
   if (message) await resolveOn(message, outcome);
+  await onTabletop(outcome, message);
 }
 
 /**
@@ -258,6 +288,20 @@ function onRenderCard(message, element) {
   for (const section of element.querySelectorAll(".arbiter-choice")) {
     const choice = choices.find((c) => (c.key ?? "") === (section.dataset.choiceKey ?? ""));
     wireChoice(message, section, choice);
+  }
+  const pending = (flags[APPLIED] ?? []).filter((e) => !e.undone);
+  if (game.user.isGM && pending.length && !element.querySelector("[data-arbiter-undo]")) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.arbiterUndo = message.id;
+    button.className = "arbiter-undo";
+    button.textContent = i18n("ARBITER.Tabletop.Undo");
+    button.addEventListener("click", (event) => {
+      event.preventDefault();
+      button.disabled = true;
+      undoCard(message.id).catch((err) => ui.notifications.error(err.message));
+    });
+    (element.querySelector(".arbiter-card") ?? element).append(button);
   }
 }
 
@@ -296,6 +340,18 @@ function wireChoice(message, section, choice) {
     });
   }
 }
+
+/**
+ * What the server says of a stat block (its own validation messages, field by field; nothing is
+ * logged): asked over this browser's connection, or null when it holds none (the server then
+ * validates the block when a request carries it).
+ */
+async function checkStatBlock(ruleset, block) {
+  if (!isConnector() || connection?.status !== "open") return null;
+  return connection.control({ v: 1, type: "check", id: newId(), ruleset, stat_block: block });
+}
+
+const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock };
 
 const api = {
   version: VERSION,
@@ -340,6 +396,36 @@ const api = {
       style: CONST.CHAT_MESSAGE_STYLES.OTHER,
     });
   },
+  statBlocks: {
+    /** Open the stat-block editor for an actor (or its id); resolves with the saved block. */
+    edit(actorOrId, ruleset) {
+      const actor = typeof actorOrId === "string" ? game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor : actorOrId;
+      if (!actor) throw new Error(i18n("ARBITER.Editor.NoActor"));
+      return openEditor(editorContext, actor, ruleset);
+    },
+    /** The server's verdict on a stat block ({ok, problems}), or null without a connection. */
+    check: checkStatBlock,
+    /** The JSON Schema of a ruleset's stat block (shipped by the build). */
+    schema: (ruleset) => statBlockSchema(MODULE, ruleset),
+    /** The stat block this world's system data gives an actor for a ruleset (presets.mjs), or null. */
+    fromSystem(actor, ruleset) {
+      const mapping = mappingFor(MODULE, game.system?.id, ruleset);
+      return mapping ? readStatBlock(actor, mapping) : null;
+    },
+    /** The mapping from this world's system (or `system`) to a ruleset: the GM's, or a preset. */
+    mapping: (ruleset, system = game.system?.id) => mappingFor(MODULE, system, ruleset),
+    /** The GM edits that mapping: a data path per field, rules for embedded items. */
+    editMapping: (ruleset, system) => editMapping(editorContext, ruleset, system),
+  },
+  tabletop: {
+    /** Write an outcome (as this connection received it) onto the tabletop now (active GM);
+     * resolves with the undo record. */
+    apply: (outcome) => applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset) }),
+    /** Restore what `apply` changed. */
+    undo: (ruleset, undo) => undoApplied(MODULE, ruleset, undo),
+    /** Undo every application a card holds (GM). */
+    undoCard: (messageId) => undoCard(messageId),
+  },
   dialogs: {
     open(ruleset, type) {
       const data = rules.rulesets[ruleset]?.data ?? {};
@@ -371,6 +457,8 @@ Hooks.once("init", () => {
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
   onRenderChatMessage(onRenderCard);
+  Hooks.once("setup", () => registerStatuses(i18n));
+  registerEditorEntries(editorContext, (actor) => api.statBlocks.edit(actor).catch((err) => ui.notifications.error(err.message)));
   // Foundry's own Roll button on one of our tables asks the server (tables.mjs).
   routeTableDraws({ module: MODULE, draw: (ruleset, table) => api.tables.draw(ruleset, table) });
   game.modules.get(MODULE).api = api;

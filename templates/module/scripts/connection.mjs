@@ -255,9 +255,9 @@ export class Connection extends EventTarget {
 
   #receive(message) {
     const control = this.#controls.get(message.id);
-    if (control && (message.type === "pong" || message.type === "error")) {
+    if (control && (message.type === "pong" || message.type === "checked" || message.type === "error")) {
       this.#controls.delete(message.id);
-      if (message.type === "pong") control.resolve(message);
+      if (message.type !== "error") control.resolve(message);
       else control.reject(Object.assign(new Error(message.message), { code: message.code }));
       return;
     }

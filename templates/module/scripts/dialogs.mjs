@@ -8,6 +8,7 @@ import { STAT_FIELDS } from "./combat-styles-forms.mjs";
 import { forms } from "./dialog-forms.mjs";
 
 const FLAG = "statBlocks";
+const EDITED = "editedStatBlocks"; // stat-block-editor.mjs: the blocks its form saved
 
 export function escapeHtml(text) {
   const map = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -73,10 +74,15 @@ export async function openDialog(ctx) {
         ["attacker", actor, "ARBITER.Dialog.Attacker"],
         ["defender", target, "ARBITER.Dialog.Defender"],
       ]
-        .map(
-          ([name, token, label]) => `<fieldset><legend>${escapeHtml(ctx.i18n(label))}: ${escapeHtml(token?.name ?? ctx.i18n("ARBITER.Dialog.Nobody"))}</legend>
-        <textarea name="${name}" rows="4">${escapeHtml(JSON.stringify(blocks[name]))}</textarea>${statFields ? statFields.fields(view, name, blocks[name]) : ""}</fieldset>`,
-        )
+        .map(([name, token, label]) => {
+          const json = `<textarea name="${name}" rows="4">${escapeHtml(JSON.stringify(blocks[name]))}</textarea>`;
+          // A block the editor saved needs no JSON here: the token is enough (the JSON stays
+          // one click away, folded).
+          const edited = token?.actor?.getFlag(ctx.module, EDITED)?.[ctx.ruleset];
+          const text = edited ? `<p class="arbiter-edited">${escapeHtml(ctx.i18n("ARBITER.Editor.FromActor"))}</p><details><summary>JSON</summary>${json}</details>` : json;
+          return `<fieldset><legend>${escapeHtml(ctx.i18n(label))}: ${escapeHtml(token?.name ?? ctx.i18n("ARBITER.Dialog.Nobody"))}</legend>
+        ${text}${statFields ? statFields.fields(view, name, blocks[name]) : ""}</fieldset>`;
+        })
         .join("")
     : "";
   const content = `<div class="arbiter-dialog" data-form="${escapeHtml(`${ctx.ruleset}.${ctx.type}`)}">${sides}${form.fields(view)}</div>`;

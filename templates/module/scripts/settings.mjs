@@ -29,4 +29,12 @@ export function registerSettings(module, reconnect) {
     type: Number,
     default: 15,
   });
+  // The GM's mappings from a game system's actor data to a ruleset's stat block, by
+  // "<system id>/<ruleset>" (presets.mjs): world scope, edited by api.statBlocks.editMapping.
+  game.settings.register(module, "mappings", {
+    scope: "world",
+    config: false,
+    type: Object,
+    default: {},
+  });
 }

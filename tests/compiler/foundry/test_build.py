@@ -278,15 +278,21 @@ def test_leftovers_of_an_interrupted_build_are_cleared(tmp_path: Path, rules_roo
     assert sorted(p.name for p in out.iterdir()) == sorted([STAMP, BUILD_LOCK, "arbiter"])
 
 
-def test_the_module_ships_the_protocol_schemas_exactly_as_in_docs(
+def test_the_module_ships_the_protocol_and_stat_block_schemas_exactly_as_in_docs(
     tmp_path: Path, rules_root: Path
 ) -> None:
     report = build_module(tmp_path / "out", rules_root)
     docs = REPO / "docs" / "schemas"
     shipped = report.module_dir / "schemas"
-    names = sorted(p.name for p in docs.glob("*.json"))
-    assert names == ["client-message.schema.json", "server-message.schema.json"]
-    assert sorted(p.name for p in shipped.iterdir()) == names
+    names = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.json"))
+    assert names == [
+        "client-message.schema.json",
+        "server-message.schema.json",
+        "stat-blocks/combat-styles.schema.json",
+        "stat-blocks/hmk.schema.json",
+        "stat-blocks/karmic.schema.json",
+    ]
+    assert sorted(p.relative_to(shipped).as_posix() for p in shipped.rglob("*.json")) == names
     for name in names:
         assert (shipped / name).read_bytes() == (docs / name).read_bytes(), name
 

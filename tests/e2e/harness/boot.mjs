@@ -58,6 +58,7 @@ const globals = createFoundry(generation, {
   controlled: world.controlled,
   targets: world.targets,
   modules: world.modules,
+  system: world.system,
 });
 Object.assign(window, globals);
 for (const script of manifest.esmodules) await import(`/modules/arbiter/${script}`);

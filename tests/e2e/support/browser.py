@@ -46,6 +46,7 @@ class Page:
         token: str | None = None,
         settings: dict[str, Any] | None = None,
         hub: str = "",
+        world: dict[str, Any] | None = None,
     ):
         self.problems: list[str] = []
         self.frames: list[tuple[str, str, str]] = []  # (url, "sent" | "received", payload)
@@ -59,6 +60,7 @@ class Page:
         default_token = server.secret if user == GM else ""
         world = {
             **WORLD,
+            **(world or {}),
             "settings": {
                 "arbiter.serverUrl": server.url,
                 "arbiter.token": default_token if token is None else token,

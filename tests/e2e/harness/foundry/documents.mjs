@@ -3,6 +3,7 @@
 // the `user`/numeric `type` shims deprecated in V12-V13 and gone in V14.
 
 import { Collection, deprecated } from "./core.mjs";
+import { getProperty, setProperty } from "./utils.mjs";
 
 const MESSAGE_FIELDS = new Set([
   "_id", "type", "system", "style", "author", "timestamp", "flavor", "content", "speaker",
@@ -98,6 +99,14 @@ export function createRoll(env) {
 }
 
 /** `Actor` with flags (where the module remembers stat blocks) and tokens on a canvas. */
+function mergeDeep(target, source) {
+  for (const [k, v] of Object.entries(source)) {
+    if (v && typeof v === "object" && !Array.isArray(v) && target[k] && typeof target[k] === "object") mergeDeep(target[k], v);
+    else target[k] = v;
+  }
+  return target;
+}
+
 export function createActors(env) {
   class Actor {
     constructor(data) {
@@ -107,13 +116,50 @@ export function createActors(env) {
     get id() {
       return this._id;
     }
+    /** The GM owns every actor; a player those whose `ownership` names him with level 3. */
+    get isOwner() {
+      const user = env.currentUser();
+      return user.isGM || (this.ownership?.[user.id] ?? this.ownership?.default ?? 0) >= 3;
+    }
     getFlag(scope, key) {
-      return this.flags[scope]?.[key];
+      return getProperty(this.flags[scope] ?? {}, key);
     }
     async setFlag(scope, key, value) {
-      this.flags[scope] = { ...(this.flags[scope] ?? {}), [key]: structuredClone(value) };
+      // As Foundry: a dotted key is a path, and an object value merges into what is there.
+      this.flags[scope] ??= {};
+      const now = getProperty(this.flags[scope], key);
+      const next = now && typeof now === "object" && value && typeof value === "object" && !Array.isArray(value) ? mergeDeep(structuredClone(now), structuredClone(value)) : structuredClone(value);
+      setProperty(this.flags[scope], key, next);
       env.record.flags.push({ actor: this._id, scope, key, value });
       return this;
+    }
+    async unsetFlag(scope, key) {
+      const steps = key.split(".");
+      const parent = steps.length > 1 ? getProperty(this.flags[scope] ?? {}, steps.slice(0, -1).join(".")) : this.flags[scope];
+      if (parent) delete parent[steps.at(-1)];
+      return this;
+    }
+    /** `Actor#update`: dotted keys set paths of the actor's data (`system.health.value`). */
+    async update(data, operation) {
+      for (const [key, value] of Object.entries(data)) setProperty(this, key, structuredClone(value));
+      (env.record.actorUpdates ??= []).push({ actor: this._id, data: structuredClone(data) });
+      return this;
+    }
+    /** The ids of the status effects on the actor (Foundry: from its active effects). */
+    get statuses() {
+      return new Set(this._statuses ?? []);
+    }
+    /** `Actor#toggleStatusEffect` (V12+): on, off, or flipped when `active` is not given. */
+    async toggleStatusEffect(statusId, { active, overlay = false } = {}) {
+      const on = new Set(this._statuses ?? []);
+      const wanted = active ?? !on.has(statusId);
+      if (wanted) on.add(statusId);
+      else on.delete(statusId);
+      this._statuses = [...on];
+      this._overlay = wanted && overlay ? statusId : this._overlay === statusId ? null : this._overlay;
+      env.record.statuses = [...(env.record.statuses ?? []), { actor: this._id, statusId, active: wanted }];
+      env.Hooks?.callAll("arbiterHarnessTokens");
+      return wanted;
     }
   }
   const actors = new Collection();

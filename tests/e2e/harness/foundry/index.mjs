@@ -44,6 +44,8 @@ export const STAND_INS = [
   { path: "game.user.targets", owner: "User", member: "targets", kind: "property" },
   { path: "game.user.query", owner: "User", member: "query", since: 13 },
   { path: "CONFIG.queries", owner: "CONFIG", member: "queries", kind: "property", since: 13 },
+  { path: "game.system.id", owner: "Schema", member: "id", kind: "property", file: "common/packages/base-package" },
+  { path: "game.system.title", owner: "Schema", member: "title", kind: "property", file: "common/packages/base-package" },
   { path: "game.modules.get", owner: ["Collection", "Methods"], member: "get" },
   { path: "game.messages.get", owner: ["Collection", "Methods"], member: "get" },
   { path: "game.release.generation", owner: "Schema", member: "generation", kind: "property", file: "common/config" },
@@ -67,6 +69,12 @@ export const STAND_INS = [
   { path: "CONFIG.RollTable.documentClass.prototype.getResultsForRoll", owner: "RollTable", member: "getResultsForRoll" },
   { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
   { path: "harness.Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "harness.Actor.prototype.isOwner", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "isOwner", kind: "property" },
+  { path: "harness.Actor.prototype.unsetFlag", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "unsetFlag" },
+  { path: "harness.Actor.prototype.update", owner: ["Actor", "Document", "ClientDocument"], member: "update" },
+  { path: "harness.Actor.prototype.statuses", owner: ["Actor"], member: "statuses", kind: "property" },
+  { path: "harness.Actor.prototype.toggleStatusEffect", owner: ["Actor"], member: "toggleStatusEffect" },
+  { path: "CONFIG.statusEffects", owner: "CONFIG", member: "statusEffects", kind: "property" },
   { path: "harness.Actor.prototype.setFlag", owner: ["Actor", "Document", "ClientDocument"], member: "setFlag" },
   { path: "canvas.tokens.controlled", owner: "PlaceablesLayer", member: "controlled", kind: "property" },
   { path: "foundry.utils.randomID", owner: null, member: "randomID" },
@@ -82,6 +90,36 @@ export const STAND_INS = [
   { path: "hook:renderChatMessage", owner: ["StaticCallbacks", "AllHooks"], hook: "renderChatMessage", arguments: 3, until: 12 },
   { path: "hook:renderChatMessageHTML", owner: ["StaticCallbacks", "AllHooks"], hook: "renderChatMessageHTML", arguments: 3, since: 13 },
 ];
+
+/**
+ * Draw the tokens as a screenshot needs them (the harness has no canvas): each token's name,
+ * its bar (the actor's `system.health`) and the status effects on its actor, by name.
+ */
+function drawTokens(env, tokens) {
+  const doc = env.document;
+  let board = doc.getElementById("board");
+  if (!board) {
+    board = doc.createElement("section");
+    board.id = "board";
+    board.style.cssText = "display:flex;gap:12px;padding:8px;background:#3b4a3b;width:max-content";
+    doc.body.prepend(board);
+  }
+  board.innerHTML = "";
+  for (const token of tokens) {
+    const health = token.actor?.system?.health;
+    const statuses = [...(token.actor?.statuses ?? [])].map((id) => env.CONFIG.statusEffects.find((s) => s.id === id) ?? { id, name: id });
+    const div = doc.createElement("div");
+    div.className = "token";
+    div.style.cssText = "width:140px;padding:6px;border:2px solid #222;border-radius:6px;background:#d9d2c0;font:13px sans-serif";
+    div.dataset.token = token.id;
+    const width = health?.max ? Math.max(0, Math.min(100, (100 * health.value) / health.max)) : 0;
+    div.innerHTML = `<strong>${token.name}</strong>
+      <div class="bar" data-value="${health?.value ?? ""}" data-max="${health?.max ?? ""}" style="height:10px;background:#5a1c1c;margin:4px 0"><span style="display:block;height:100%;background:#3fae3f;width:${width}%"></span></div>
+      <small>${health ? `${health.value} / ${health.max}` : ""}</small>
+      <div class="statuses">${statuses.map((s) => `<span class="status" data-status="${s.id}" style="display:inline-block;margin:2px;padding:1px 4px;background:#222;color:#fff;border-radius:3px">${env.game().i18n.localize(s.name)}</span>`).join("")}</div>`;
+    board.append(div);
+  }
+}
 
 /** The stand-ins of one generation. */
 export function standInsFor(generation) {
@@ -127,6 +165,15 @@ export function createFoundry(generation, options = {}) {
 
   // CONFIG.queries exists since V13 (core registers its own, unprefixed, queries there).
   env.CONFIG = generation >= 13 ? { queries: {} } : {};
+  // Core's status effects (a few of CONFIG.statusEffects: id, name, img as in V12+).
+  env.CONFIG.statusEffects = [
+    { id: "dead", name: "EFFECT.StatusDead", img: "icons/svg/skull.svg" },
+    { id: "unconscious", name: "EFFECT.StatusUnconscious", img: "icons/svg/unconscious.svg" },
+    { id: "stun", name: "EFFECT.StatusStunned", img: "icons/svg/daze.svg" },
+    { id: "prone", name: "EFFECT.StatusProne", img: "icons/svg/falling.svg" },
+    { id: "restrain", name: "EFFECT.StatusRestrained", img: "icons/svg/net.svg" },
+    { id: "bleeding", name: "EFFECT.StatusBleeding", img: "icons/svg/blood.svg" },
+  ];
   env.query = createQueries(env);
   const Hooks = createHooks(env);
   env.Hooks = Hooks;
@@ -153,6 +200,8 @@ export function createFoundry(generation, options = {}) {
     modules,
     messages,
     socket: createSocket(env),
+    // The world's game system (the package whose actor data the module's presets read).
+    system: { id: options.system?.id ?? "worldbuilding", title: options.system?.title ?? "Simple Worldbuilding" },
   };
   for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
   // Dice So Nice's API (its module.js: `game.dice3d.showForRoll(roll, user, synchronize, users,
@@ -194,7 +243,7 @@ export function createFoundry(generation, options = {}) {
     canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
     foundry: { applications, utils: { randomID(length) { return Array.from({ length: length ?? 16 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join(""); } } },
     ...templateGlobals(env, templates),
-    harness: { record, generation, env, Actor },
+    harness: { record, generation, env, Actor, drawTokens: () => drawTokens(env, tokens) },
   };
   return globals;
 }

@@ -1,0 +1,134 @@
+"""Each ruleset's stat-block model: its JSON Schema (shipped to the client) and checks.
+
+The stat block is the one thing a GM types about a combatant; the engines validate it with
+pydantic when a request names it. This module gives the same models two more uses:
+
+* ``schemas()`` / ``python -m arbiter.bridge.stat_blocks docs/schemas``: one JSON Schema per ruleset,
+  ``docs/schemas/stat-blocks/<ruleset>.schema.json``. The module build copies ``docs/schemas``
+  into the module as it is (``compiler.foundry.build.SCHEMAS_ROOT``), so the client's stat-block
+  editor generates its form from exactly the model the server validates with, and the compiler
+  still never imports the server (the dependency runs bridge → compiler only).
+* ``problems(ruleset, data)``: what is wrong with a stat block, field by field, in the words the
+  server uses when it refuses a request (the ``check`` message of ``bridge.checking``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError, to_json
+
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import (
+    StatBlock as CombatStylesStatBlock,
+)
+from arbiter.bridge.engine.hmk.requests import StatBlock as HmkStatBlock
+from arbiter.bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
+
+STAT_BLOCKS: Mapping[str, type[BaseModel]] = {
+    "combat-styles": CombatStylesStatBlock,
+    "hmk": HmkStatBlock,
+    "karmic": KarmicStatBlock,
+}
+"""Ruleset id → the model its requests validate a combatant's stat block with."""
+
+_WIELDED = ["weapons", "shields", "ranged_weapons"]
+_CS_SKILLS = [
+    "combat_style", "evade", "endurance", "willpower", "brawn", "athletics", "acrobatics",
+    "unarmed", "ride", "swim", "fly",
+]  # fmt: skip
+PICKS: Mapping[str, Mapping[str, Mapping[str, Any]]] = {
+    "hmk": {
+        "skills": {"x-arbiter-keys": ["weapons"]},
+        "weapon": {"x-arbiter-values": ["weapons"]},
+        "weapons": {"x-arbiter-values": ["weapons"]},
+        "armor": {"x-arbiter-values": ["armor"]},
+    },
+    "combat-styles": {
+        "skills": {"x-arbiter-keys": [], "x-arbiter-names": _CS_SKILLS},
+        "weapons": {"x-arbiter-values": _WIELDED},
+        "armor": {"x-arbiter-keys": ["hit_locations"], "x-arbiter-values": ["armor"]},
+        "natural_armor": {"x-arbiter-keys": ["hit_locations"]},
+        "hit_points": {"x-arbiter-keys": ["hit_locations"]},
+        "traits": {"x-arbiter-values": ["style_traits"]},
+        "fatigue": {"x-arbiter-values": ["fatigue_levels"]},
+        "hands": {"x-arbiter-keys": ["combat.hands"], "x-arbiter-values": _WIELDED},
+    },
+    "karmic": {
+        "skills": {"x-arbiter-keys": ["weapons"], "x-arbiter-names": ["combat_training"]},
+        "armor": {"x-arbiter-values": ["armor"]},
+        "main": {"x-arbiter-values": ["weapons"]},
+        "off": {"x-arbiter-values": ["weapons"]},
+    },
+}
+"""Where the editor picks a field's ids (``x-arbiter-values``) or a mapping's keys
+(``x-arbiter-keys``) from: dotted paths into the ruleset's ``data`` in ``data/rules.json``,
+each a list of entries with an ``id`` (and a ``name``). ``x-arbiter-names``: fixed names the
+engine reads (skills it knows). The engine still validates what is picked."""
+
+FOLDER = "stat-blocks"
+"""Where the schemas go under ``docs/schemas`` (and so under the module's ``schemas/``)."""
+
+
+def schema(ruleset: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of ``ruleset``'s stat block, in validation mode (the
+    JSON a request carries: aliases such as combat-styles' ``str``/``con`` keys)."""
+    model = STAT_BLOCKS[ruleset]
+    generated = model.model_json_schema(by_alias=True, mode="validation")
+    properties = generated["properties"]
+    for field, hints in PICKS.get(ruleset, {}).items():
+        properties[field] = {**properties[field], **hints}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"arbiter:stat-block:{ruleset}",
+        **generated,
+        "title": f"Arbiter {ruleset} stat block",
+    }
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """Every ruleset's stat-block schema, by path relative to ``docs/schemas``."""
+    return {f"{FOLDER}/{rid}.schema.json": schema(rid) for rid in sorted(STAT_BLOCKS)}
+
+
+def schema_text(value: dict[str, Any]) -> str:
+    """A schema as written to disk: indented, one trailing newline; keys in the model's order
+    (the editor lays its form out in that order)."""
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_schemas(folder: Path) -> list[Path]:
+    """Write every stat-block schema under ``folder`` (``docs/schemas``); returns the files."""
+    written = []
+    for rel, value in schemas().items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(schema_text(value), encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def problems(ruleset: str, data: object) -> list[tuple[str, str]]:
+    """What is wrong with ``data`` as a ``ruleset`` stat block: (field path, message) pairs,
+    the path dotted from the stat block's root (``attributes.STR``, ``skills.sword``);
+    empty when the server would accept it. KeyError for a ruleset without a stat block."""
+    model = STAT_BLOCKS[ruleset]
+    try:
+        # As a request's body is validated (bridge.deciding.strict_body): strict, from JSON
+        # text, so "5" is not 5 here either.
+        model.model_validate_json(to_json(data, inf_nan_mode="constants"), strict=True)
+    except PydanticSerializationError:
+        return [("", "the stat block is not JSON (text that is not Unicode)")]
+    except ValidationError as err:
+        return [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in err.errors()]
+    return []
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/schemas")
+    for path in write_schemas(target):
+        print(path)

@@ -1,0 +1,155 @@
+// Outcomes on the tabletop: after each outcome the active GM's client writes what the server's
+// result says happened onto the actors of its combatants, computing no rule. Injury points
+// (hmk), hit points per location and wounds (combat-styles), vitality (karmic) go to the actor's
+// Arbiter data (`flags.arbiter.vitals[ruleset]`) and, where the world's mapping names them, to
+// the system's own fields (the token's bar reads those); the conditions the result names become
+// token status effects (core `CONFIG.statusEffects` where one fits, Arbiter's own otherwise) and
+// are removed when a later result no longer names them; the dead and the out are marked
+// defeated in the combat tracker. Every application is kept on its card, so the GM can undo it
+// (the previous values restored).
+
+import { valueAt } from "./presets.mjs";
+
+export const VITALS = "vitals";
+export const APPLIED = "applied";
+
+/** Conditions → status effect ids: core ones where one fits, else Arbiter's own (registered). */
+const CORE = { unconscious: "unconscious", dead: "dead", prone: "prone", stunned: "stun", bleeding: "bleeding", entangled: "restrain", gripped: "restrain" };
+export const OWN_STATUSES = [
+  { id: "arbiter-impaled", name: "ARBITER.Condition.impaled", img: "icons/svg/sword.svg" },
+  { id: "arbiter-disarmed", name: "ARBITER.Condition.disarmed", img: "icons/svg/combat.svg" },
+  { id: "arbiter-out", name: "ARBITER.Condition.out", img: "icons/svg/skull.svg" },
+  { id: "arbiter-wounded", name: "ARBITER.Condition.wounded", img: "icons/svg/blood.svg" },
+];
+const OWN = { impaled: "arbiter-impaled", disarmed: "arbiter-disarmed", out: "arbiter-out", serious: "arbiter-wounded", major: "arbiter-wounded" };
+const ALL_OURS = new Set([...Object.values(CORE), ...Object.values(OWN)]);
+
+/** Add Arbiter's own status effects (each with a name and an icon) to CONFIG.statusEffects. */
+export function registerStatuses(i18n) {
+  CONFIG.statusEffects ??= [];
+  for (const status of OWN_STATUSES) {
+    if (!CONFIG.statusEffects.some((s) => s.id === status.id)) CONFIG.statusEffects.push({ ...status, name: i18n(status.name) });
+  }
+}
+
+export function statusFor(condition) {
+  return CORE[condition] ?? OWN[condition] ?? null;
+}
+
+/**
+ * What an outcome's public result says of each combatant it names: `{id: {value?, max?,
+ * status?, locations?, wound?, conditions: [...]}}`. Only what the result states; nothing is
+ * derived by a rule. Returns {} for results that change no combatant.
+ */
+export function vitalsOf(outcome) {
+  const result = outcome?.result ?? {};
+  const out = {};
+  if (outcome.ruleset === "hmk" && result.combatants && !Array.isArray(result.combatants)) {
+    for (const [id, c] of Object.entries(result.combatants)) {
+      const status = c.status ?? "active";
+      out[id] = { value: c.ip, max: c.max_ip, status, conditions: status === "active" ? [] : [status] };
+    }
+  }
+  if (outcome.ruleset === "combat-styles") {
+    const blows = [result.blow, ...(result.exchanges ?? []).map((e) => e.blow)].filter((b) => b?.wound && b.target);
+    for (const blow of blows) {
+      const w = blow.wound;
+      const entry = (out[blow.target] ??= { locations: {}, conditions: [] });
+      entry.locations[w.location] = w.hit_points;
+      entry.wound = { location: w.location, level: w.wound, consequences: w.consequences ?? [] };
+      if (OWN[w.wound]) entry.conditions.push(w.wound);
+      for (const text of w.consequences ?? []) for (const word of ["unconscious", "prone", "dead"]) if (String(text).startsWith(word)) entry.conditions.push(word);
+    }
+  }
+  if (outcome.ruleset === "karmic") {
+    const view = result.kind === "view" ? result : result.view;
+    for (const [id, c] of Object.entries(view?.combatants ?? {})) {
+      const conditions = (c.effects ?? []).map((e) => e.effect ?? e.kind).filter(Boolean);
+      if (c.out) conditions.push("out");
+      out[id] = { value: c.vitality, status: c.out ? "out" : "active", conditions };
+    }
+  }
+  return out;
+}
+
+/** The actor a combatant id names: the one whose stat block (or own id) carries that id. */
+export function actorOf(module, ruleset, id) {
+  const actors = new Map();
+  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor) actors.set(token.actor.id, token.actor);
+  for (const actor of game.actors ?? []) actors.set(actor.id, actor);
+  for (const actor of actors.values()) {
+    if (actor.getFlag(module, "statBlocks")?.[ruleset]?.id === id) return actor;
+  }
+  return actors.get(id) ?? null;
+}
+
+function combatantsOf(actor) {
+  return game.combat?.combatants ? Array.from(game.combat.combatants).filter((c) => c.actorId === actor.id || c.actor?.id === actor.id) : [];
+}
+
+/** The system fields the world's mapping writes vitals to ({value, max} data paths), if any. */
+function systemPaths(mapping) {
+  return mapping?.vitals ?? null;
+}
+
+/**
+ * Apply one outcome (GM's client). `mapping(ruleset)`: the world's mapping for the ruleset (or
+ * null). Returns the undo record: per actor the values it had before.
+ */
+export async function applyOutcome({ module, outcome, mapping }) {
+  const changes = vitalsOf(outcome);
+  const undo = [];
+  for (const [id, vitals] of Object.entries(changes)) {
+    const actor = actorOf(module, outcome.ruleset, id);
+    if (!actor) continue;
+    const key = `${VITALS}.${outcome.ruleset}`;
+    const previous = actor.getFlag(module, key) ?? null;
+    const before = { actor: actor.id, vitals: previous ? structuredClone(previous) : null, system: {}, statuses: [], defeated: [] };
+    const merged = { ...(previous ?? {}), ...vitals, locations: { ...(previous?.locations ?? {}), ...(vitals.locations ?? {}) } };
+    await actor.setFlag(module, key, merged);
+    const paths = systemPaths(mapping?.(outcome.ruleset));
+    if (paths) {
+      const update = {};
+      for (const key of ["value", "max"]) {
+        if (paths[key] && merged[key] !== undefined) {
+          before.system[paths[key]] = valueAt(actor, paths[key]);
+          update[paths[key]] = merged[key];
+        }
+      }
+      if (Object.keys(update).length) await actor.update(update);
+    }
+    // Status effects: those the result names on, ours it no longer names off.
+    const wanted = new Set(vitals.conditions.map(statusFor).filter(Boolean));
+    for (const status of ALL_OURS) {
+      const active = actor.statuses?.has(status) ?? false;
+      if (active === wanted.has(status)) continue;
+      before.statuses.push({ id: status, active });
+      await actor.toggleStatusEffect(status, { active: wanted.has(status), overlay: status === "dead" });
+    }
+    const defeated = vitals.status === "dead" || vitals.status === "out";
+    for (const combatant of combatantsOf(actor)) {
+      if (Boolean(combatant.defeated) === defeated) continue;
+      before.defeated.push({ combat: game.combat.id, combatant: combatant.id, defeated: Boolean(combatant.defeated) });
+      await combatant.update({ defeated });
+    }
+    undo.push(before);
+  }
+  return undo;
+}
+
+/** Restore what `undo` records (the previous values), newest last applied first. */
+export async function undoApplied(module, ruleset, undo) {
+  for (const before of [...undo].reverse()) {
+    const actor = game.actors?.get(before.actor) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === before.actor)?.actor;
+    if (!actor) continue;
+    // Unset first: a flag update merges objects, and keys the outcome added must go too.
+    await actor.unsetFlag(module, `${VITALS}.${ruleset}`);
+    if (before.vitals !== null) await actor.setFlag(module, `${VITALS}.${ruleset}`, before.vitals);
+    if (Object.keys(before.system).length) await actor.update(before.system);
+    for (const s of before.statuses) await actor.toggleStatusEffect(s.id, { active: s.active, overlay: s.id === "dead" });
+    for (const d of before.defeated) {
+      const combatant = game.combat?.id === d.combat ? game.combat.combatants.get(d.combatant) : null;
+      if (combatant) await combatant.update({ defeated: d.defeated });
+    }
+  }
+}

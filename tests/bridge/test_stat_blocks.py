@@ -1,0 +1,48 @@
+"""Stat-block schemas: the ones in docs (and so in the module) are the models' own, and the
+problems they report are the server's messages, field by field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from arbiter.bridge.stat_blocks import problems, schema_text, schemas
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_stat_block_schemas_in_docs_are_the_ones_the_models_generate() -> None:
+    for rel, value in schemas().items():
+        on_disk = (ROOT / "docs" / "schemas" / rel).read_text(encoding="utf-8")
+        assert on_disk == schema_text(value), (
+            f"run `python -m arbiter.bridge.stat_blocks docs/schemas` ({rel})"
+        )
+
+
+def test_each_schema_lists_the_fields_in_the_models_order_with_where_to_pick_gear() -> None:
+    hmk = json.loads(schema_text(schemas()["stat-blocks/hmk.schema.json"]))
+    assert list(hmk["properties"])[:4] == ["id", "name", "party", "attributes"]
+    assert hmk["properties"]["weapon"]["x-arbiter-values"] == ["weapons"]
+    assert hmk["required"] == ["id", "attributes", "ip"]
+    styles = schemas()["stat-blocks/combat-styles.schema.json"]
+    assert styles["properties"]["armor"]["x-arbiter-keys"] == ["hit_locations"]
+    # The JSON keys a request carries (aliases), not the Python names.
+    assert list(styles["$defs"]["Characteristics"]["properties"])[:2] == ["str", "con"]
+
+
+def test_problems_name_each_bad_field_with_the_message_a_refused_request_carries() -> None:
+    block = {"id": "ana", "attributes": {"STR": 55, "DEX": "60", "AGL": 50, "HEA": 44,
+             "INT": 50, "AWA": 45}, "ip": 0, "hand": "middle"}  # fmt: skip
+    assert problems("hmk", block) == [
+        ("attributes.DEX", "Input should be a valid integer"),
+        ("ip", "Input should be greater than or equal to 1"),
+        ("hand", "Input should be 'left' or 'right'"),
+    ]
+
+
+def test_a_good_stat_block_has_no_problems_in_any_ruleset() -> None:
+    assert (
+        problems("karmic", {"id": "devon", "name": "Devon", "side": "heroes", "vitality": 10}) == []
+    )
+    assert problems("combat-styles", {"id": "v", "characteristics": {"str": 1, "con": 1, "siz": 1,
+                    "dex": 1, "int": 1}}) == []  # fmt: skip
