@@ -5,7 +5,7 @@ engine serves (checked against the engine's own list, plus the shared table ``dr
 replaying them gives an outcome of every result kind. Each outcome, as the GM's connection
 receives it (``arbiter.bridge.views.project``: no hidden dice, ``hidden_dice`` counting them), is
 rendered by the module's own ``renderCard`` in Chromium; a card fails if it is the "unknown
-result" card, shows a raw i18n key, ``[object Object]``, ``undefined``, ``NaN`` or a
+result" card, shows a raw i18n key, ``[object Object]``, ``undefined``, ``NaN``, ``#null`` or a
 ``key: value; key: value`` dump. One screenshot per kind is saved under the folder the test
 prints (``test-artifacts/e2e/cards``, never committed). An outcome of a kind no module knows
 gets the plain "unknown result" card, which says so and prints none of its fields.
@@ -90,7 +90,7 @@ def test_every_result_kind_of_every_ruleset_renders_a_designed_card(
         text = card.inner_text()
         assert card.locator(".arbiter-card--unknown").count() == 0, f"{where}: unknown card"
         assert card.locator(".arbiter-card__fields").count() == 0, f"{where}: a field dump"
-        for bad in ("[object Object]", "undefined", "NaN"):
+        for bad in ("[object Object]", "undefined", "NaN", "#null"):
             assert bad not in text, f"{where}: {bad!r} in {text!r}"
         assert not RAW_KEY.search(text), f"{where}: raw i18n key in {text!r}"
         assert not DUMP.search(text), f"{where}: key/value dump in {text!r}"
