@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,9 +20,9 @@ from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge.store import Store
 from arbiter.bridge.views import GM, project
+from tests.bridge.serving import ServeProcess
 from tests.bridge.support import hello_message
 
-ROOT = Path(__file__).resolve().parents[2]
 TOTAL = 5000
 KILL_AFTER = 1500
 
@@ -55,46 +52,11 @@ SETUP = [
 """The encounter whose rounds the run advances (initiative puts it in round 1)."""
 
 
-class ServerProcess:
+class ServerProcess(ServeProcess):
     """``arbiter serve`` (the installed command) on a free port, without a module build."""
 
     def __init__(self, data: Path) -> None:
-        self.proc = subprocess.Popen(
-            [
-                ARBITER,
-                "serve",
-                "--data",
-                str(data),
-                "--port",
-                "0",
-                "--rate",
-                "1000000",
-                "--burst",
-                "1000000",
-                "--reload-interval",
-                "0",
-                "--no-build",
-                "--quiet",
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.startswith("arbiter serve: ws://"), line
-        self.url = line.split()[2]
-
-    def kill(self) -> None:
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(10)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
+        super().__init__([ARBITER, "serve"], data)
 
 
 def the_request(n: int) -> dict[str, Any]:

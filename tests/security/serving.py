@@ -9,7 +9,6 @@ prints ``arbiter serve: ws://127.0.0.1:PORT`` like the real command once it list
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -17,9 +16,8 @@ from pathlib import Path
 from arbiter.bridge.commands import serve
 from arbiter.bridge.engine import registry
 from arbiter.bridge.limits import Limits
+from tests.bridge.serving import ServeProcess
 from tests.bridge.support import tiny_get_engine, tiny_source
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def main(argv: list[str]) -> int:
@@ -42,51 +40,13 @@ def main(argv: list[str]) -> int:
     return serve.serve_config(config)
 
 
-class ServerProcess:
+class ServerProcess(ServeProcess):
     """``python -m tests.security.serving`` running; ``url`` is where it listens."""
 
     def __init__(self, data: Path, rules: Path, *options: str) -> None:
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "tests.security.serving",
-                str(rules),
-                "--data",
-                str(data),
-                "--port",
-                "0",
-                "--rate",
-                "1000000",
-                "--burst",
-                "1000000",
-                "--reload-interval",
-                "0",
-                "--no-build",
-                "--quiet",
-                *options,
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
+        super().__init__(
+            [sys.executable, "-m", "tests.security.serving", str(rules)], data, *options
         )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert line.startswith("arbiter serve: ws://"), line
-        self.url = line.split()[2]
-
-    def rss(self) -> int:
-        """The server process's resident memory in bytes (``VmRSS`` in ``/proc/PID/status``)."""
-        status = Path(f"/proc/{self.proc.pid}/status").read_text(encoding="ascii")
-        [line] = [row for row in status.splitlines() if row.startswith("VmRSS:")]
-        return int(line.split()[1]) * 1024
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
 
 
 if __name__ == "__main__":
