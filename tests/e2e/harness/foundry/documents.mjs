@@ -98,7 +98,12 @@ export function createRoll(env) {
   return Roll;
 }
 
-/** `Actor` with flags (where the module remembers stat blocks) and tokens on a canvas. */
+/**
+ * `Actor` with flags and tokens on a canvas. As Foundry's server does, every change of an actor
+ * (`update`, `setFlag`, `unsetFlag`) reaches every other browser of the world (the hub's
+ * `actor` op): an actor's data is never one browser's alone, which is why stat blocks do not
+ * live in its flags.
+ */
 function mergeDeep(target, source) {
   for (const [k, v] of Object.entries(source)) {
     if (v && typeof v === "object" && !Array.isArray(v) && target[k] && typeof target[k] === "object") mergeDeep(target[k], v);
@@ -131,19 +136,26 @@ export function createActors(env) {
       const next = now && typeof now === "object" && value && typeof value === "object" && !Array.isArray(value) ? mergeDeep(structuredClone(now), structuredClone(value)) : structuredClone(value);
       setProperty(this.flags[scope], key, next);
       env.record.flags.push({ actor: this._id, scope, key, value });
+      this._broadcast();
       return this;
     }
     async unsetFlag(scope, key) {
       const steps = key.split(".");
       const parent = steps.length > 1 ? getProperty(this.flags[scope] ?? {}, steps.slice(0, -1).join(".")) : this.flags[scope];
       if (parent) delete parent[steps.at(-1)];
+      this._broadcast();
       return this;
     }
     /** `Actor#update`: dotted keys set paths of the actor's data (`system.health.value`). */
     async update(data, operation) {
       for (const [key, value] of Object.entries(data)) setProperty(this, key, structuredClone(value));
       (env.record.actorUpdates ??= []).push({ actor: this._id, data: structuredClone(data) });
+      this._broadcast();
       return this;
+    }
+    /** Harness only: the actor's flags and system data to the world's other browsers. */
+    _broadcast() {
+      env.hub?.send({ op: "actor", actor: this._id, data: JSON.parse(JSON.stringify({ flags: this.flags, system: this.system ?? null })) });
     }
     /** The ids of the status effects on the actor (Foundry: from its active effects). */
     get statuses() {
@@ -164,6 +176,12 @@ export function createActors(env) {
   }
   const actors = new Collection();
   for (const data of env.actorList ?? []) actors.set(data._id, new Actor(data));
+  env.hub?.on("actor", ({ actor, data }) => {
+    const target = actors.get(actor);
+    if (!target) return;
+    target.flags = data.flags;
+    if (data.system !== null) target.system = data.system;
+  });
   const tokens = (env.tokenList ?? []).map((t) => ({ id: t.id, name: t.name, actor: actors.get(t.actor), document: { id: t.id } }));
   return { Actor, actors, tokens };
 }
