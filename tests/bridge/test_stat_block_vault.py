@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.bridge.cli import main
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
 from arbiter.bridge.stat_block_vault import (
     SHIELDED,
@@ -121,3 +122,19 @@ def test_stored_blocks_outlive_the_server(tmp_path: Path) -> None:
     assert [(e["ruleset"], e["participant"], e["name"]) for e in listed["entries"]] == [
         ("hmk", "orc", "Orc")
     ]
+
+
+def test_replay_from_log_re_derives_requests_that_named_stored_blocks_without_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with running(bundled_config(tmp_path)) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        assert put(gm, ORC)["ok"] is True
+        assert ask(gm, attack("a-1", REFERENCE))["type"] == "outcome"
+        assert ask(gm, attack("a-2", REFERENCE, modifier=-10))["type"] == "outcome"
+        # The blocks go; the log alone still decides the same.
+        ask(gm, {"v": 1, "type": "delete_stat_block", "id": "d-1", "ruleset": "hmk",
+                 "participant": "orc"})  # fmt: skip
+        gm.close()
+    assert main(["replay", "--from-log", str(tmp_path / "data")]) == 0
+    assert "2 rows re-derived: 2 identical, 0 mismatched" in capsys.readouterr().out
