@@ -80,15 +80,19 @@ def flags_of(page: Page) -> list[dict[str, Any]]:
     return page.call("() => canvas.tokens.placeables.map((t) => t.actor.flags.arbiter ?? {})")
 
 
-def attack_from_tokens(page: Page, macro: str) -> str:
-    """Run the hmk attack macro, press Send as it opens (no JSON typed); the defender's JSON."""
+def attack_from_tokens(page: Page, macro: str) -> tuple[Any, Any]:
+    """Run the hmk attack macro, press Send as it opens (no JSON typed); the attacker's and the
+    defender's stat blocks as the dialog showed them."""
     page.run_macro(macro)
     dialog = page.page.locator("dialog.application")
     dialog.locator('button[data-action="send"]').wait_for()
-    shown = dialog.locator('textarea[name="defender"]').input_value()
+    shown = [
+        dialog.locator(f'textarea[name="{side}"]').input_value()
+        for side in ("attacker", "defender")
+    ]
     dialog.locator('button[data-action="send"]').click()
     page.call("async () => window.macro")
-    return shown
+    return json.loads(shown[0]), json.loads(shown[1])
 
 
 @pytest.mark.parametrize("generation", [12, 13, 14])
@@ -116,15 +120,17 @@ def test_the_gm_and_a_player_attack_an_npc_whose_stat_block_never_reaches_the_pl
     assert MARKER not in held(aria)["actors"]
 
     # The GM resolves Kara's attack on Orm from the tokens: his client reads Orm's block.
-    shown = attack_from_tokens(gm, macros[("hmk", "attack")])
-    assert json.loads(shown) == ORM_BLOCK
+    assert attack_from_tokens(gm, macros[("hmk", "attack")]) == (KARA_BLOCK, ORM_BLOCK)
     [first] = wait_until(lambda: log_rows(server))
     body = json.loads(first["request"])["body"]
     assert body["attacker"] == KARA_BLOCK and body["defender"] == ORM_BLOCK
 
     # Aria attacks Orm: her dialog names Orm's block, the server fills it in (and logs it).
-    shown = attack_from_tokens(aria, macros[("hmk", "attack")])
-    assert json.loads(shown) == {"id": "orm", "stored": True}
+    # Her own character's block she reads over her own connection (V12); relaying through the
+    # GM's client (V13+) she holds none and names it too.
+    kara, orm = attack_from_tokens(aria, macros[("hmk", "attack")])
+    assert orm == {"id": "orm", "stored": True}
+    assert kara == (KARA_BLOCK if generation == 12 else {"id": "kara", "stored": True})
     rows = wait_until(lambda: len(log_rows(server)) == 2) and log_rows(server)
     mine = json.loads(rows[1]["request"])
     assert mine["body"]["defender"] == ORM_BLOCK and mine["body"]["attacker"] == KARA_BLOCK
