@@ -18,8 +18,9 @@ with the roll log:
   request and ``arbiter replay`` / ``replay --from-log`` decide from the log alone. A player
   (his own connection, V12 too, or relayed by the GM client) may name any stored block: he
   cannot attack an orc without the orc's numbers being used, but he never receives them.
-  A refusal of a player's request that used a block of somebody he does not hold says one
-  fixed thing (:data:`SHIELDED`): its reason may depend on that block.
+  A refusal of a player's request that used (or named) a block of somebody he does not hold
+  says one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a
+  block is stored under an id he guesses is the GM's to know.
 
 A reference is resolved once per request id: a resend of a decided id whose references name
 the blocks the logged request holds is the logged request (the GM may have edited the block
@@ -37,6 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, checked
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
@@ -268,11 +270,15 @@ class Vault:
 
         A request read by the fast path holds no reference (a reference is no valid stat
         block). Raises ProtocolError ``invalid_request`` naming the field of a reference to
-        a block that is not stored (for the request's ruleset), or of too many references.
+        a block that is not stored (for the request's ruleset), or of too many references; a
+        player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
+        not.
         """
         if isinstance(read, Sent):
             return Resolved(read)
         request = read.request
+        if request.ruleset not in stat_blocks.STAT_BLOCKS:
+            return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
         found = list(references(request.body))
         if not found:
             return Resolved(read)
@@ -289,6 +295,10 @@ class Vault:
             blocks: dict[str, dict[str, Any]] = {}
             for path, participant in found:
                 stored = self.get(request.ruleset, participant)
+                if stored is None and shielded:
+                    # Whether the GM stored a block under an id is his: a player learns it only
+                    # from a request decided (and logged), never from a refusal.
+                    raise ProtocolError("invalid_request", SHIELDED, request.id)
                 if stored is None:
                     raise ProtocolError(
                         "invalid_request",

@@ -189,3 +189,36 @@ def test_a_stat_block_the_check_message_refuses_is_not_stored(tmp_path: Path) ->
     assert refused["type"] == "checked" and refused["ok"] is False
     assert [p["field"] for p in refused["problems"]] == ["ip"]
     assert missing["code"] == "not_found"
+
+
+def test_a_player_guessing_ids_in_references_hears_the_same_refusal_stored_or_not(
+    tmp_path: Path,
+) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        # The same bad request (a modifier that is no number), naming a stored block and
+        # blocks that are not: nothing is decided, and nothing tells them apart.
+        answers = [
+            ask(pat, attack(f"g-{n}", {"id": guess, "stored": True}, modifier="5"))
+            for n, guess in enumerate(["orc", "zed", "elf", "ana-2"])
+        ]
+        # His own participant: he may hear that his block is missing.
+        own_missing = ask(pat, {**attack("g-self", ORC), "request": {
+            "id": "g-self", "ruleset": "hmk", "type": "attack",
+            "body": {"attacker": {"id": "ana", "stored": True}, "defender": ANA}}})  # fmt: skip
+    assert [{**a, "id": None} for a in answers] == [
+        {
+            "v": 1,
+            "type": "error",
+            "id": None,
+            "code": "invalid_request",
+            "message": SHIELDED,
+            "retry_after": None,
+        }
+    ] * 4
+    assert own_missing["code"] == "invalid_request"
+    assert "body.attacker: no hmk stat block of 'ana' is stored" in own_missing["message"]
