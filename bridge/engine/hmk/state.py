@@ -15,6 +15,20 @@ from arbiter.bridge.engine.hmk.requests import StatBlock
 
 ACTIVE, UNCONSCIOUS, DEAD = "active", "unconscious", "dead"
 
+LASTING = (
+    "bleeding",
+    "penalized",
+    "incapacitated",
+    "prone",
+    "knocked_out",
+    "losing_rounds",
+    "out_this_round",
+    "walk_only",
+)
+"""The kinds of :meth:`Combatant.lasting`, in order: bleeding every round until cured;
+penalties until healed; incapacitated until healed; down until it stands; rounds still to sit
+out after a knock-out or a stun; out of this round; only able to walk (a twisted ankle)."""
+
 
 @dataclass(slots=True)
 class Gear:
@@ -152,14 +166,34 @@ class Combatant:
             total += p.amount
         return total
 
+    def lasting(self) -> list[str]:
+        """What the combatant suffers now that outlasts the request, as the tabletop shows it:
+        each of :data:`LASTING` that holds, in that order, then ``condition:<name>`` for each
+        condition until healed. Only flags of the state, never a number of a stat block."""
+        held = (
+            bool(self.bleeding),
+            bool(self.penalties),
+            self.incapacitated,
+            self.prone,
+            self.knocked_out > 0,
+            self.lost_rounds > 0,
+            self.out_this_round,
+            self.walk_only_days > 0,
+        )
+        kinds = [kind for kind, on in zip(LASTING, held, strict=True) if on]
+        kinds.extend(f"condition:{c['name']}" for c in self.conditions)
+        return kinds
+
     def summary(self) -> JSON:
-        """What a chat card shows about a combatant after a request."""
+        """What a chat card and the tabletop show about a combatant after a request: its IP,
+        status and death timer, and what it suffers that lasts (:meth:`lasting`)."""
         return {
             "name": self.name,
             "ip": self.ip,
             "max_ip": self.max_ip,
             "status": self.status,
             "death_in": self.death_in,
+            "lasting": self.lasting(),
         }
 
     def to_json(self) -> JSON:
