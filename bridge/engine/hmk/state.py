@@ -170,18 +170,25 @@ class Combatant:
         """What the combatant suffers now that outlasts the request, as the tabletop shows it:
         each of :data:`LASTING` that holds, in that order, then ``condition:<name>`` for each
         condition until healed. Only flags of the state, never a number of a stat block."""
-        held = (
-            bool(self.bleeding),
-            bool(self.penalties),
-            self.incapacitated,
-            self.prone,
-            self.knocked_out > 0,
-            self.lost_rounds > 0,
-            self.out_this_round,
-            self.walk_only_days > 0,
-        )
-        kinds = [kind for kind, on in zip(LASTING, held, strict=True) if on]
-        kinds.extend(f"condition:{c['name']}" for c in self.conditions)
+        kinds: list[str] = []
+        if self.bleeding:
+            kinds.append("bleeding")
+        if self.penalties:
+            kinds.append("penalized")
+        if self.incapacitated:
+            kinds.append("incapacitated")
+        if self.prone:
+            kinds.append("prone")
+        if self.knocked_out > 0:
+            kinds.append("knocked_out")
+        if self.lost_rounds > 0:
+            kinds.append("losing_rounds")
+        if self.out_this_round:
+            kinds.append("out_this_round")
+        if self.walk_only_days > 0:
+            kinds.append("walk_only")
+        for condition in self.conditions:
+            kinds.append(f"condition:{condition['name']}")
         return kinds
 
     def summary(self) -> JSON:
