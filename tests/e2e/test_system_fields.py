@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support.browser import OpenPage, Page, log_rows
+from tests.e2e.support.browser import ARTIFACTS, OpenPage, Page, log_rows
 from tests.e2e.support.dialogs import script_next_dice
 from tests.e2e.support.process import Server, wait_until
 
@@ -97,6 +97,13 @@ def api_request(page: Page, ruleset: str, type_: str, body: Any, **options: Any)
     )
 
 
+def board(page: Page, name: str) -> None:
+    """A screenshot of the tokens with their status effects (test artifacts)."""
+    page.call("() => harness.drawTokens()")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.page.locator("#board").screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
 def undo_card(page: Page, message: str) -> None:
     page.card(message).locator("[data-arbiter-undo]").click()
 
@@ -161,6 +168,13 @@ def test_a_bleeding_hmk_combatant_shows_it_every_round_until_cured(
     assert berin["items"][0]["name"] == "Light Bleeder"
     assert berin["items"][0]["system"]["injuryLevel"] == 7  # 22 IP / 3
     assert berin["vitals"]["hmk"]["value"] == 14
+    # The strike's card says so too, beside Berin's IP.
+    row = gm.card(struck["message"]).locator(f'[data-combatant="{BERIN}"]')
+    assert row.locator("[data-lasting]").all_inner_texts() == ["bleeding"]
+    board(gm, f"v{generation}-hm3-bleeding")
+    gm.card(struck["message"]).screenshot(
+        path=str(ARTIFACTS / f"v{generation}-hm3-bleeder-card.png")
+    )
     for ip in (12, 10):
         api_request(gm, "hmk", "round", {}, **encounter)
         berin = actor(gm, BERIN, "injury")
@@ -224,6 +238,7 @@ def test_a_combat_styles_blow_lowers_a_mythras_hit_location_and_undo_restores_it
         "Brazo derecho": -2, "Brazo izquierdo": 4, "Cabeza": 5,
     }  # fmt: skip
     assert actor(gm, VESSA, "hitLocation")["statuses"] == ["seriousWound"]
+    board(gm, f"v{generation}-mythras-serious-wound")
     undo_card(gm, answer["message"])
     wait_until(lambda: not actor(gm, VESSA, "hitLocation")["statuses"])
     restored = {
