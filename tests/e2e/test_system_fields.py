@@ -23,6 +23,7 @@ MYTHRAS = {"id": "mythras-foundry", "title": "Mythras"}
 # The statuses Mythras registers at its init (scripts/rules/statuses.js, registration.js).
 MYTHRAS_STATUSES = [
     {"id": "incapacitated", "name": "MYTHRASF.Status.Incapacitated", "img": "icons/svg/unconscious.svg"},
+    {"id": "prone", "name": "MYTHRASF.Status.Prone", "img": "icons/svg/falling.svg"},
     {"id": "stunned", "name": "MYTHRASF.Status.Stunned", "img": "icons/svg/daze.svg"},
     {"id": "seriousWound", "name": "MYTHRASF.Status.SeriousWound", "img": "icons/svg/blood.svg"},
 ]  # fmt: skip

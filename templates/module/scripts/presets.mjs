@@ -102,10 +102,12 @@ export const PRESETS = {
     ],
     // A blow's hit points left go to its `hitLocation` item's `system.currentHitPoints` (the
     // system derives the wound level from it); conditions show as the system's own statuses
-    // (scripts/rules/statuses.js, registered at its init), core's or Arbiter's otherwise.
+    // (scripts/rules/statuses.js, registered at its init), core's or Arbiter's otherwise. Not its
+    // `incapacitated`: Mythras sets and clears that one itself from the hit points (its
+    // updateItem hook, syncIncapacitatedStatus), and two hands on one status would fight.
     outcomes: {
       locations: { type: "hitLocation", key: { path: "name", map: MYTHRAS_LOCATIONS }, value: "system.currentHitPoints" },
-      statuses: { serious: "seriousWound", stunned: "stunned", incapacitated: "incapacitated", bleeding: "bleeding", prone: "prone", unconscious: "unconscious" },
+      statuses: { serious: "seriousWound", stunned: "stunned" },
     },
   },
 };

@@ -184,8 +184,13 @@ export function createFoundry(generation, options = {}) {
   const { Actor, actors, tokens } = createActors(env);
   // Embedded items (items.mjs): the actor's items as documents, and the embedded-document API.
   const Item = adoptItems(env, Actor, actors, options.system?.id ?? "worldbuilding");
-  // The statuses the world's system registers at its init (e.g. Mythras's `seriousWound`).
-  for (const status of options.systemStatuses ?? []) env.CONFIG.statusEffects.push({ ...status });
+  // The statuses the world's system registers at its init (e.g. Mythras's `seriousWound`); one
+  // with a core status's id replaces it, as Mythras's registration does.
+  for (const status of options.systemStatuses ?? []) {
+    const at = env.CONFIG.statusEffects.findIndex((s) => s.id === status.id);
+    if (at >= 0) env.CONFIG.statusEffects[at] = { ...status };
+    else env.CONFIG.statusEffects.push({ ...status });
+  }
   const { ChatMessage, messages } = createChatMessage(env);
   env.ChatMessage = ChatMessage;
   env.CONFIG.RollTable = { documentClass: createRollTable(env) };
