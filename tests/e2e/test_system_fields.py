@@ -250,3 +250,25 @@ def test_a_combat_styles_blow_lowers_a_mythras_hit_location_and_undo_restores_it
         i["name"]: i["system"]["maxHitPoints"] for i in vessa["items"] if i["type"] == "hitLocation"
     }
     assert gm.problems == []
+
+
+def test_the_item_stand_ins_keep_only_declared_fields_and_refuse_unknown_types(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    gm = open_page(site, server, scene=hm3_scene())
+    answer = gm.call(
+        """async (id) => {
+            const a = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            const [made] = await a.createEmbeddedDocuments("Item", [{ name: "Cut", type: "injury",
+                system: { injuryLevel: 2, hitPoints: 9 } }]);
+            let refused = null;
+            try { await a.createEmbeddedDocuments("Item", [{ name: "Cut", type: "wound" }]); }
+            catch (err) { refused = err.message; }
+            await a.updateEmbeddedDocuments("Item", [{ _id: made.id, "system.healRate": 3, "system.bogus": 1 }]);
+            return { system: a.items.get(made.id).system, refused };
+        }""",
+        BERIN,
+    )
+    # As Foundry's cleanData: what HM3's injury model does not declare is dropped.
+    assert answer["system"] == {"injuryLevel": 2, "healRate": 3}
+    assert "not a valid type" in answer["refused"]
