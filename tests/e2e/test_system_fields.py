@@ -98,6 +98,12 @@ def api_request(page: Page, ruleset: str, type_: str, body: Any, **options: Any)
     )
 
 
+def hit_of(page: Page, location: str) -> int:
+    """Vessa's current hit points at a hit-location item (by its Mythras name)."""
+    items = actor(page, VESSA, "hitLocation")["items"]
+    return next(i["system"]["currentHitPoints"] for i in items if i["name"] == location)
+
+
 def board(page: Page, name: str) -> None:
     """A screenshot of the tokens with their status effects (test artifacts)."""
     page.call("() => harness.drawTokens()")
@@ -240,6 +246,19 @@ def test_a_combat_styles_blow_lowers_a_mythras_hit_location_and_undo_restores_it
     }  # fmt: skip
     assert actor(gm, VESSA, "hitLocation")["statuses"] == ["seriousWound"]
     board(gm, f"v{generation}-mythras-serious-wound")
+    # A later blow elsewhere (2d6: 1, 1 to her left leg, 5 → 3, Minor) leaves the arm's wound
+    # and its status as they were.
+    leg = {**exchange, "effects": [{"id": "choose_location", "location": "left_leg"}]}
+    grazed = api_request(
+        gm, "combat-styles", "exchange", leg, dice=[10, 1, 1], encounter="free-leg"
+    )
+    now = actor(gm, VESSA, "hitLocation")
+    hit_points = {i["name"]: i["system"]["currentHitPoints"] for i in now["items"]}
+    assert (hit_points["Pierna izquierda"], hit_points["Brazo derecho"]) == (3, -2)
+    assert now["statuses"] == ["seriousWound"]
+    undo_card(gm, grazed["message"])
+    wait_until(lambda: hit_of(gm, "Pierna izquierda") == 5)
+    assert actor(gm, VESSA, "hitLocation")["statuses"] == ["seriousWound"]
     undo_card(gm, answer["message"])
     wait_until(lambda: not actor(gm, VESSA, "hitLocation")["statuses"])
     restored = {

@@ -105,8 +105,9 @@ export function vitalsOf(outcome) {
     const blows = [result.blow, ...(result.exchanges ?? []).map((e) => e.blow)].filter((b) => b?.wound && b.target);
     for (const blow of blows) {
       const w = blow.wound;
-      const entry = (out[blow.target] ??= { locations: {}, conditions: [] });
+      const entry = (out[blow.target] ??= { locations: {}, levels: {}, conditions: [] });
       entry.locations[w.location] = w.hit_points;
+      entry.levels[w.location] = w.wound;
       entry.wound = { location: w.location, level: w.wound, consequences: w.consequences ?? [] };
       if (OWN[w.wound]) entry.conditions.push(w.wound);
       for (const text of w.consequences ?? []) for (const word of ["unconscious", "prone", "dead", "incapacitated"]) if (String(text).startsWith(word)) entry.conditions.push(word);
@@ -158,6 +159,9 @@ export async function applyOutcome({ module, outcome, mapping, i18n = (key) => k
     const before = { actor: actor.id, vitals: previous ? structuredClone(previous) : null, system: {}, statuses: [], defeated: [], items: null };
     const { injuries, ...kept } = vitals;
     const merged = { ...(previous ?? {}), ...kept, locations: { ...(previous?.locations ?? {}), ...(vitals.locations ?? {}) } };
+    // A wound stays at its location until a result states that location again: its status
+    // (serious, major) too, whatever other location a later blow strikes.
+    if (vitals.levels) merged.levels = { ...(previous?.levels ?? {}), ...vitals.levels };
     await actor.setFlag(module, key, merged);
     const map = mapping?.(outcome.ruleset);
     before.items = await writeSystemFields({ actor, outcome, vitals, outcomes: map?.outcomes, i18n });
@@ -174,7 +178,8 @@ export async function applyOutcome({ module, outcome, mapping, i18n = (key) => k
     }
     // Status effects: those the result names on, ours it no longer names off.
     const statuses = map?.outcomes?.statuses ?? null;
-    const wanted = new Set(vitals.conditions.map((c) => statusFor(c, statuses)).filter(Boolean));
+    const conditions = [...vitals.conditions, ...Object.values(merged.levels ?? {})];
+    const wanted = new Set(conditions.map((c) => statusFor(c, statuses)).filter(Boolean));
     for (const status of managed(statuses)) {
       const active = actor.statuses?.has(status) ?? false;
       if (active === wanted.has(status)) continue;
