@@ -291,3 +291,31 @@ def test_the_item_stand_ins_keep_only_declared_fields_and_refuse_unknown_types(
     # As Foundry's cleanData: what HM3's injury model does not declare is dropped.
     assert answer["system"] == {"injuryLevel": 2, "healRate": 3}
     assert "not a valid type" in answer["refused"]
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_an_hmk_death_timer_shows_until_the_combatant_is_stabilized(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    gm = open_page(site, server, scene=hm3_scene())
+    gm.wait_status("open")
+    read_from_system(gm, "hmk")
+    blocks = gm.call(
+        "() => canvas.tokens.placeables.map((t) => t.actor.getFlag('arbiter', 'statBlocks').hmk)"
+    )
+    encounter = {"encounter": "hm3-ditch"}
+    api_request(gm, "hmk", "start", {"combatants": blocks}, **encounter)
+    attack = {"attacker": ALDRIC, "defender": BERIN}
+    api_request(gm, "hmk", "attack", attack, dice=[4, 7, 66], **encounter)  # 36 → 14, bleeding
+    api_request(gm, "hmk", "round", {}, **encounter)  # bleeds 2: 12
+    # A second Light Bleeder: 12 - 22 = -10, unconscious with a death timer of 15 rounds.
+    api_request(gm, "hmk", "attack", attack, dice=[4, 7, 66], **encounter)
+    berin = actor(gm, BERIN, "injury")
+    assert berin["statuses"] == ["arbiter-dying", "bleeding", "unconscious"]
+    assert (berin["vitals"]["hmk"]["value"], len(berin["items"])) == (-10, 2)
+    names = gm.call("() => CONFIG.statusEffects.map((s) => s.id + ':' + s.name + ':' + s.img)")
+    assert "arbiter-dying:Dying (death timer):icons/svg/hazard.svg" in names
+    # Medical assistance stops the timer: still unconscious and bleeding (no cure).
+    api_request(gm, "hmk", "aid", {"combatant": BERIN, "stabilize": True}, **encounter)
+    assert actor(gm, BERIN, "injury")["statuses"] == ["bleeding", "unconscious"]
+    assert gm.problems == []
