@@ -164,7 +164,8 @@ def test_a_bleeding_hmk_combatant_shows_it_every_round_until_cured(
     gm.wait_status("open")
     read_from_system(gm, "hmk")
     blocks = gm.call(
-        "() => canvas.tokens.placeables.map((t) => t.actor.getFlag('arbiter', 'statBlocks').hmk)"
+        """() => Promise.all(canvas.tokens.placeables.map((t) =>
+            game.modules.get("arbiter").api.statBlocks.get(t.actor, "hmk")))"""
     )
     encounter = {"encounter": "hm3-bridge"}
     api_request(gm, "hmk", "start", {"combatants": blocks}, **encounter)
@@ -303,7 +304,8 @@ def test_an_hmk_death_timer_shows_until_the_combatant_is_stabilized(
     gm.wait_status("open")
     read_from_system(gm, "hmk")
     blocks = gm.call(
-        "() => canvas.tokens.placeables.map((t) => t.actor.getFlag('arbiter', 'statBlocks').hmk)"
+        """() => Promise.all(canvas.tokens.placeables.map((t) =>
+            game.modules.get("arbiter").api.statBlocks.get(t.actor, "hmk")))"""
     )
     encounter = {"encounter": "hm3-ditch"}
     api_request(gm, "hmk", "start", {"combatants": blocks}, **encounter)
