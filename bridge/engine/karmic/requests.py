@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic_core import InitErrorDetails
+
+from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_id
+from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
 Slot = Literal["main", "off"]
@@ -24,7 +28,11 @@ class Body(BaseModel):
 
 
 class CombatantSpec(Body):
-    """A fighter entering the duel."""
+    """A fighter entering the duel.
+
+    ``armor``, ``main`` and ``off`` must be ids of the rule data (``armor.toml``,
+    ``weapons.toml``).
+    """
 
     id: Name
     name: str = Field(min_length=1, max_length=100)
@@ -38,6 +46,24 @@ class CombatantSpec(Body):
     main: Name | None = None
     """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None
+
+    @model_validator(mode="after")
+    def _known_ids(self, info: ValidationInfo) -> CombatantSpec:
+        # Under the served rules (arbiter.bridge.engine.rule_context): each unknown id is a
+        # problem at its own field, for `check` and for start_duel alike.
+        rules = rules_of(info, "karmic", KarmicRules)
+        if rules is None:
+            return self
+        weapons = [w.id for w in rules.weapons]
+        armor = [a.id for a in rules.armor]
+        problems: list[InitErrorDetails] = []
+        if self.armor not in armor:
+            problems.append(unknown_id(("armor",), "armor", self.armor, armor))
+        for slot, held in (("main", self.main), ("off", self.off)):
+            if held is not None and held not in weapons:
+                problems.append(unknown_id((slot,), "weapon", held, weapons))
+        refuse(type(self).__name__, problems)
+        return self
 
 
 class StartDuel(Body):
