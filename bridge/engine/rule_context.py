@@ -16,7 +16,7 @@ interpreted, like the request models that use it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import ValidationError, ValidationInfo
@@ -48,21 +48,35 @@ def rules_of(info: ValidationInfo, ruleset: str, kind: type[R]) -> R | None:
     return found if isinstance(found, kind) else None
 
 
-def unknown_id(
-    field: tuple[str | int, ...], what: str, value: str, known: Iterable[str]
-) -> InitErrorDetails:
-    """One problem: ``value`` at ``field`` (a path inside the model) is no ``what`` of the rule
-    data. The message is the engine's own (``unknown weapon 'x' (known: a, b)``)."""
-    message = f"unknown {what} {value!r} (known: {', '.join(known)})"
-    # A custom error type with no context: pydantic shows the message as it is (no
-    # "Value error, " prefix, and braces in an id are not taken for a template).
-    return InitErrorDetails(type=PydanticCustomError("unknown_id", message), loc=field, input=value)
-
-
-def refuse(title: str, problems: list[InitErrorDetails]) -> None:
-    """Raise the problems (from :func:`unknown_id`) as one ValidationError, when there are any.
-
-    Raised inside a model validator, pydantic reports each problem at its own field, under the
-    model's place in the body (``body.combatants.0.skills.x``)."""
+def check_ids(value: object, what: str, known: Sequence[str]) -> None:
+    """Refuse every id in a field's ``value`` that is no ``what`` of the rule data (``known``):
+    ``value`` is one id (or None), a list of ids (each problem at its index) or a mapping keyed
+    by ids (each at its key). Raised from a field validator, pydantic reports each problem under
+    the field (``skills.x``, ``weapons.1``), with the engine's own words: ``unknown weapon 'x'
+    (known: a, b)``."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        found: list[tuple[tuple[str | int, ...], str]] = [((), value)]
+    elif isinstance(value, Mapping):
+        found = [((k,), k) for k in value]
+    elif isinstance(value, list | tuple):
+        found = [((i,), v) for i, v in enumerate(value)]
+    else:
+        return
+    allowed = set(known)
+    problems = [
+        InitErrorDetails(
+            # A custom error type with no context: pydantic shows the message as it is (no
+            # "Value error, " prefix, and braces in an id are not taken for a template).
+            type=PydanticCustomError(
+                "unknown_id", f"unknown {what} {v!r} (known: {', '.join(known)})"
+            ),
+            loc=loc,
+            input=v,
+        )
+        for loc, v in found
+        if v not in allowed
+    ]
     if problems:
-        raise ValidationError.from_exception_data(title, problems)
+        raise ValidationError.from_exception_data(what, problems)

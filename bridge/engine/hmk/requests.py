@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_id
+from arbiter.bridge.engine.rule_context import check_ids, rules_of
 from arbiter.compiler.model.hmk import HmkRules
 
 CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
@@ -59,30 +59,18 @@ class StatBlock(Body):
     hand: Literal["left", "right"] = "right"
     actions: int = Field(default=1, ge=1, le=10)
 
-    @model_validator(mode="after")
-    def _known_ids(self, info: ValidationInfo) -> StatBlock:
+    @field_validator("skills", "weapon", "weapons", "armor")
+    @classmethod
+    def _known_ids(cls, value: Any, info: ValidationInfo) -> Any:
         # Under the served rules (arbiter.bridge.engine.rule_context): each unknown id is a
         # problem at its own field, for `check` and for every request carrying the block.
         rules = rules_of(info, "hmk", HmkRules)
-        if rules is None:
-            return self
-        weapons = [w.id for w in rules.weapons]
-        armor = [a.id for a in rules.armor]
-        known, worn = set(weapons), set(armor)
-        problems = [
-            unknown_id(("skills", k), "weapon", k, weapons) for k in self.skills if k not in known
-        ]
-        if self.weapon is not None and self.weapon not in known:
-            problems.append(unknown_id(("weapon",), "weapon", self.weapon, weapons))
-        problems += [
-            unknown_id(("weapons", i), "weapon", w, weapons)
-            for i, w in enumerate(self.weapons)
-            if w not in known
-        ]
-        if self.armor is not None and self.armor not in worn:
-            problems.append(unknown_id(("armor",), "armor", self.armor, armor))
-        refuse(type(self).__name__, problems)
-        return self
+        if rules is not None:
+            if info.field_name == "armor":
+                check_ids(value, "armor", [a.id for a in rules.armor])
+            else:
+                check_ids(value, "weapon", [w.id for w in rules.weapons])
+        return value
 
 
 Who = CombatantId | StatBlock

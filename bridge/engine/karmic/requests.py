@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
-from pydantic_core import InitErrorDetails
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_id
+from arbiter.bridge.engine.rule_context import check_ids, rules_of
 from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
@@ -47,23 +46,18 @@ class CombatantSpec(Body):
     """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None
 
-    @model_validator(mode="after")
-    def _known_ids(self, info: ValidationInfo) -> CombatantSpec:
+    @field_validator("armor", "main", "off")
+    @classmethod
+    def _known_ids(cls, value: Any, info: ValidationInfo) -> Any:
         # Under the served rules (arbiter.bridge.engine.rule_context): each unknown id is a
         # problem at its own field, for `check` and for start_duel alike.
         rules = rules_of(info, "karmic", KarmicRules)
-        if rules is None:
-            return self
-        weapons = [w.id for w in rules.weapons]
-        armor = [a.id for a in rules.armor]
-        problems: list[InitErrorDetails] = []
-        if self.armor not in armor:
-            problems.append(unknown_id(("armor",), "armor", self.armor, armor))
-        for slot, held in (("main", self.main), ("off", self.off)):
-            if held is not None and held not in weapons:
-                problems.append(unknown_id((slot,), "weapon", held, weapons))
-        refuse(type(self).__name__, problems)
-        return self
+        if rules is not None:
+            if info.field_name == "armor":
+                check_ids(value, "armor", [a.id for a in rules.armor])
+            else:
+                check_ids(value, "weapon", [w.id for w in rules.weapons])
+        return value
 
 
 class StartDuel(Body):
