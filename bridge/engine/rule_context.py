@@ -16,10 +16,10 @@ interpreted, like the request models that use it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pydantic import ValidationError, ValidationInfo
+from pydantic import ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arbiter.compiler.model.common import RulesetBase
@@ -35,10 +35,10 @@ def validation_context(rules: Mapping[str, RulesetBase]) -> dict[str, Any]:
     return {RULES: rules}
 
 
-def rules_of(info: ValidationInfo, ruleset: str, kind: type[R]) -> R | None:
-    """The ``ruleset`` rules the validation runs under, or None without them (or when the id
-    is served with another kind of rules, as a test's small ruleset may be)."""
-    context = info.context
+def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
+    """The ``ruleset`` rules a validation runs under (``context``: its validation context, as
+    ``model_post_init`` receives it), or None without them (or when the id is served with
+    another kind of rules, as a test's small ruleset may be)."""
     if not isinstance(context, Mapping):
         return None
     served = context.get(RULES)
@@ -48,24 +48,39 @@ def rules_of(info: ValidationInfo, ruleset: str, kind: type[R]) -> R | None:
     return found if isinstance(found, kind) else None
 
 
-def check_ids(value: object, what: str, known: Sequence[str]) -> None:
-    """Refuse every id in a field's ``value`` that is no ``what`` of the rule data (``known``):
-    ``value`` is one id (or None), a list of ids (each problem at its index) or a mapping keyed
-    by ids (each at its key). Raised from a field validator, pydantic reports each problem under
-    the field (``skills.x``, ``weapons.1``), with the engine's own words: ``unknown weapon 'x'
-    (known: a, b)``."""
-    if value is None:
-        return
+_IDS: dict[tuple[int, str], tuple[RulesetBase, tuple[str, ...], frozenset[str]]] = {}
+
+
+def ids_of(rules: RulesetBase, table: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The ids of the entries of ``rules.<table>`` (``weapons``, ``armor``), in order and as a
+    set; memoised per rules object (loaded rules are immutable), as the engines' indexes are."""
+    key = (id(rules), table)
+    found = _IDS.get(key)
+    if found is None or found[0] is not rules:
+        listed = tuple(str(entry.id) for entry in getattr(rules, table))
+        if len(_IDS) > 64:
+            _IDS.clear()
+        found = _IDS[key] = (rules, listed, frozenset(listed))
+    return found[1], found[2]
+
+
+def unknown_ids(field: str, value: object, what: str, known: tuple[str, ...],
+                allowed: frozenset[str]) -> list[InitErrorDetails]:  # fmt: skip
+    """The problems of one field's ``value`` holding ids that must be in ``allowed`` (the
+    rule data's ``what`` ids, ``known`` in order): ``value`` is one id (or None), a list of ids
+    (each problem at its index) or a mapping keyed by ids (each at its key). Each says, in the
+    engine's own words, ``unknown weapon 'x' (known: a, b)``."""
+    if value is None or (isinstance(value, str) and value in allowed):
+        return []  # the usual cases, without building anything
     if isinstance(value, str):
-        found: list[tuple[tuple[str | int, ...], str]] = [((), value)]
+        found: list[tuple[tuple[str | int, ...], str]] = [((field,), value)]
     elif isinstance(value, Mapping):
-        found = [((k,), k) for k in value]
+        found = [((field, k), k) for k in value if k not in allowed]
     elif isinstance(value, list | tuple):
-        found = [((i,), v) for i, v in enumerate(value)]
+        found = [((field, i), v) for i, v in enumerate(value) if v not in allowed]
     else:
-        return
-    allowed = set(known)
-    problems = [
+        return []
+    return [
         InitErrorDetails(
             # A custom error type with no context: pydantic shows the message as it is (no
             # "Value error, " prefix, and braces in an id are not taken for a template).
@@ -76,7 +91,13 @@ def check_ids(value: object, what: str, known: Sequence[str]) -> None:
             input=v,
         )
         for loc, v in found
-        if v not in allowed
     ]
+
+
+def refuse(model: str, problems: list[InitErrorDetails]) -> None:
+    """Raise ``problems`` as one ValidationError, when there are any. Raised from a model's
+    ``model_post_init``, pydantic reports each under the model's place in the body
+    (``body.combatants.0.skills.x``; a union's branch keeps its model's name,
+    ``body.attacker.StatBlock.skills.x``)."""
     if problems:
-        raise ValidationError.from_exception_data(what, problems)
+        raise ValidationError.from_exception_data(model, problems)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from arbiter.bridge.engine.rule_context import check_ids, rules_of
+from arbiter.bridge.engine.rule_context import ids_of, refuse, rules_of, unknown_ids
 from arbiter.compiler.model.hmk import HmkRules
 
 CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
@@ -59,18 +59,30 @@ class StatBlock(Body):
     hand: Literal["left", "right"] = "right"
     actions: int = Field(default=1, ge=1, le=10)
 
-    @field_validator("skills", "weapon", "weapons", "armor")
-    @classmethod
-    def _known_ids(cls, value: Any, info: ValidationInfo) -> Any:
-        # Under the served rules (arbiter.bridge.engine.rule_context): each unknown id is a
-        # problem at its own field, for `check` and for every request carrying the block.
-        rules = rules_of(info, "hmk", HmkRules)
-        if rules is not None:
-            if info.field_name == "armor":
-                check_ids(value, "armor", [a.id for a in rules.armor])
-            else:
-                check_ids(value, "weapon", [w.id for w in rules.weapons])
-        return value
+    def model_post_init(self, context: Any, /) -> None:
+        """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id
+        is a problem at its own field, for ``check`` and every request carrying the block.
+        (Not a validator: one call per block, and a union keeps naming this branch
+        ``StatBlock``.)"""
+        rules = rules_of(context, "hmk", HmkRules)
+        if rules is None:
+            return
+        weapons, armed = ids_of(rules, "weapons")
+        armor, worn = ids_of(rules, "armor")
+        if (
+            armed.issuperset(self.skills)
+            and armed.issuperset(self.weapons)
+            and (self.weapon is None or self.weapon in armed)
+            and (self.armor is None or self.armor in worn)
+        ):
+            return  # every id known: the usual case, checked without building anything
+        refuse(
+            "StatBlock",
+            unknown_ids("skills", self.skills, "weapon", weapons, armed)
+            + unknown_ids("weapon", self.weapon, "weapon", weapons, armed)
+            + unknown_ids("weapons", self.weapons, "weapon", weapons, armed)
+            + unknown_ids("armor", self.armor, "armor", armor, worn),
+        )
 
 
 Who = CombatantId | StatBlock

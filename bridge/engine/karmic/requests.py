@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from arbiter.bridge.engine.rule_context import check_ids, rules_of
+from arbiter.bridge.engine.rule_context import ids_of, refuse, rules_of, unknown_ids
 from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
@@ -46,18 +46,26 @@ class CombatantSpec(Body):
     """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None
 
-    @field_validator("armor", "main", "off")
-    @classmethod
-    def _known_ids(cls, value: Any, info: ValidationInfo) -> Any:
-        # Under the served rules (arbiter.bridge.engine.rule_context): each unknown id is a
-        # problem at its own field, for `check` and for start_duel alike.
-        rules = rules_of(info, "karmic", KarmicRules)
-        if rules is not None:
-            if info.field_name == "armor":
-                check_ids(value, "armor", [a.id for a in rules.armor])
-            else:
-                check_ids(value, "weapon", [w.id for w in rules.weapons])
-        return value
+    def model_post_init(self, context: Any, /) -> None:
+        """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id
+        is a problem at its own field, for ``check`` and ``start_duel`` alike."""
+        rules = rules_of(context, "karmic", KarmicRules)
+        if rules is None:
+            return
+        weapons, armed = ids_of(rules, "weapons")
+        armor, worn = ids_of(rules, "armor")
+        if (
+            self.armor in worn
+            and (self.main is None or self.main in armed)
+            and (self.off is None or self.off in armed)
+        ):
+            return  # every id known: the usual case, checked without building anything
+        refuse(
+            "CombatantSpec",
+            unknown_ids("armor", self.armor, "armor", armor, worn)
+            + unknown_ids("main", self.main, "weapon", weapons, armed)
+            + unknown_ids("off", self.off, "weapon", weapons, armed),
+        )
 
 
 class StartDuel(Body):
