@@ -33,6 +33,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.pending import parked
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
@@ -114,15 +115,16 @@ def _choose(
         raise EngineError(
             f"{body.by} does not choose the effects of {body.token!r}: {waiting.chooser} does"
         )
-    pending = waiting.record
     if waiting.spirit:
         new = writable(state, waiting.attacker, waiting.defender)
-        return finish_spirit_combat(rules, new, pending, list(body.effects), dice)
+        return finish_spirit_combat(rules, new, waiting.record, list(body.effects), dice)
     new = writable(state, *waiting.involved())
     new["pending"] = dict(state["pending"])
+    pending = PendingExchange.of(waiting.record)
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
-    done.result.update(pending.get("move_result", {}))
+    if pending.move_result is not None:
+        done.result.update(pending.move_result)
     return done
 
 
