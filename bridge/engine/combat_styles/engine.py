@@ -32,7 +32,11 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     needs_encounter,
     writable,
 )
-from arbiter.bridge.engine.combat_styles.encounter.pending import parked
+from arbiter.bridge.engine.combat_styles.encounter.pending import (
+    Parked,
+    is_spirit,
+    parked_record,
+)
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
@@ -108,24 +112,31 @@ def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice
 def _choose(
     rules: RulesView, body: ChooseEffectsBody, state: JSON | None, dice: Dice
 ) -> Resolution:
-    waiting = parked(state, body.token)
-    assert state is not None  # parked() found the exchange in it
-    if body.by is not None and body.by != waiting.chooser:
-        # Who won is on the card (public): refusing says nothing the sender cannot see.
-        raise EngineError(
-            f"{body.by} does not choose the effects of {body.token!r}: {waiting.chooser} does"
-        )
-    if waiting.spirit:
+    record = parked_record(state, body.token)
+    assert state is not None  # the exchange was found in it
+    if is_spirit(record):
+        waiting = Parked.of(record)
+        _chosen_by(body, waiting.chooser)
         new = writable(state, waiting.attacker, waiting.defender)
-        return finish_spirit_combat(rules, new, waiting.record, list(body.effects), dice)
-    new = writable(state, *waiting.involved())
+        return finish_spirit_combat(rules, new, record, list(body.effects), dice)
+    pending = PendingExchange.of(record)
+    _chosen_by(body, pending.chooser)
+    new = writable(state, *pending.involved())
     new["pending"] = dict(state["pending"])
-    pending = PendingExchange.of(waiting.record)
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
     if pending.move_result is not None:
         done.result.update(pending.move_result)
     return done
+
+
+def _chosen_by(body: ChooseEffectsBody, chooser: str | None) -> None:
+    """Refuse a choice sent for someone other than the winner."""
+    if body.by is not None and body.by != chooser:
+        # Who won is on the card (public): refusing says nothing the sender cannot see.
+        raise EngineError(
+            f"{body.by} does not choose the effects of {body.token!r}: {chooser} does"
+        )
 
 
 def _start(

@@ -114,8 +114,21 @@ class Parked:
 
 def parked(state: JSON | None, token: str) -> Parked:
     """The exchange parked as ``token``; EngineError when none waits under it."""
+    return Parked.of(parked_record(state, token))
+
+
+def parked_record(state: JSON | None, token: str) -> JSON:
+    """The stored JSON of the exchange parked as ``token``; EngineError when none waits
+    under it."""
     waiting: JSON = (state or {}).get("pending", {})
-    record = waiting.get(token)
+    record: JSON | None = waiting.get(token)
     if record is None:
         raise EngineError(f"no exchange {token!r} is waiting for a choice of effects")
-    return Parked.of(record)
+    return record
+
+
+def is_spirit(record: JSON) -> bool:
+    """Whether a parked record is a spirit combat's (spirit effects) rather than an
+    exchange-shaped one (:class:`~arbiter.bridge.engine.combat_styles.encounter.
+    pending_exchange.PendingExchange`)."""
+    return record.get("kind") == "spirit_combat"

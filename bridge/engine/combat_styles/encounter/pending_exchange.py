@@ -145,6 +145,12 @@ class PendingExchange:
         side: str | None = self.differential["winner"]
         return side
 
+    def involved(self) -> tuple[str, ...]:
+        """Every combatant whose record finishing the exchange may change."""
+        if self.bystander:
+            return (self.attacker, self.defender, self.bystander)
+        return (self.attacker, self.defender)
+
     @property
     def no_damage(self) -> bool:
         """A manoeuvre that deals no blow (a leaping attack)."""
