@@ -122,11 +122,12 @@ def situation(rng: random.Random) -> JSON:
 class Sequence:
     """One encounter's requests, drawn from ``rng``, resolved against ``model``."""
 
-    def __init__(self, n: int, model: Any, out: list[str], accepted: list[JSON]) -> None:
+    def __init__(self, n: int, ruleset: Any, out: list[str], accepted: list[JSON]) -> None:
         self.n = n
         self.rng = random.Random(n)
         self.source = KeyedSource(n.to_bytes(4, "big") * 8)
-        self.model = model
+        self.model = ruleset.model
+        self.rules_hash: str = ruleset.content_hash
         self.state: JSON | None = None
         self.out = out
         self.accepted = accepted
@@ -146,7 +147,12 @@ class Sequence:
         }
         try:
             outcome = resolve(
-                Request.model_validate(req), ENGINE, self.model, "h", self.state, self.source
+                Request.model_validate(req),
+                ENGINE,
+                self.model,
+                self.rules_hash,
+                self.state,
+                self.source,
             )
         except (EngineError, RequestError) as err:
             self.out.append(json.dumps({"request": req, "refused": str(err)}, ensure_ascii=False))
@@ -323,6 +329,17 @@ class Sequence:
             self.step()
 
 
+def corpus(count: int, steps: int = 30) -> tuple[list[str], list[JSON]]:
+    """The outcome lines and the accepted requests (with their dice) of sequences
+    ``0 .. count - 1``."""
+    ruleset = load_all(RULES_ROOT, None)["combat-styles"]
+    lines: list[str] = []
+    accepted: list[JSON] = []
+    for n in range(count):
+        Sequence(n, ruleset, lines, accepted).run(steps)
+    return lines, accepted
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=400)
@@ -330,11 +347,7 @@ def main() -> int:
     parser.add_argument("--outcomes", type=Path, required=True)
     parser.add_argument("--replay", type=Path, default=None)
     args = parser.parse_args()
-    model = load_all(RULES_ROOT, None)["combat-styles"].model
-    lines: list[str] = []
-    accepted: list[JSON] = []
-    for n in range(args.count):
-        Sequence(n, model, lines, accepted).run(args.steps)
+    lines, accepted = corpus(args.count, args.steps)
     args.outcomes.write_text("\n".join(lines) + "\n", encoding="utf-8")
     if args.replay is not None:
         args.replay.write_text(json.dumps({"requests": accepted}, indent=1), encoding="utf-8")
