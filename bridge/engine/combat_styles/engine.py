@@ -32,12 +32,11 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     needs_encounter,
     writable,
 )
-from arbiter.bridge.engine.combat_styles.encounter.pending import (
-    Parked,
-    is_spirit,
-    parked_record,
+from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
+    PendingExchange,
+    PendingSpiritCombat,
 )
-from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
@@ -115,10 +114,10 @@ def _choose(
     record = parked_record(state, body.token)
     assert state is not None  # the exchange was found in it
     if is_spirit(record):
-        waiting = Parked.of(record)
-        _chosen_by(body, waiting.chooser)
-        new = writable(state, waiting.attacker, waiting.defender)
-        return finish_spirit_combat(rules, new, record, list(body.effects), dice)
+        spirit = PendingSpiritCombat.of(record)
+        _chosen_by(body, spirit.chooser)
+        new = writable(state, spirit.attacker, spirit.defender)
+        return finish_spirit_combat(rules, new, spirit, list(body.effects), dice)
     pending = PendingExchange.of(record)
     _chosen_by(body, pending.chooser)
     new = writable(state, *pending.involved())

@@ -1,4 +1,6 @@
-"""A parked exchange, as the encounter keeps it while its winner chooses special effects.
+"""A parked exchange, as the encounter keeps it while its winner chooses special effects: the
+read-only view the pending-choice description reads. Finishing reads the typed records of
+``encounter/pending_exchange.py`` instead (``PendingExchange``, ``PendingSpiritCombat``).
 
 The encounter stores each one as JSON under ``state["pending"][token]`` (the server keeps the
 state as JSON, and replays depend on its exact bytes). :class:`Parked` is the typed record of

@@ -274,3 +274,93 @@ class PendingExchange:
         if chooser is not None:
             pending.offer(chooser, record["eligible"], record["ineligible"])
         return pending
+
+
+class PendingSpiritCombat:
+    """One exchange of spirit combat between its rolls and its finish (``spirit/spirit.py``):
+    what ``finish_spirit_combat`` and the spirit effects read. Stored while it waits as
+    :meth:`to_json` (token ``s…``, ``kind`` spirit_combat), read back by :meth:`of`.
+
+    A native class with its constructor written out, like :class:`PendingExchange`."""
+
+    token: str
+    attacker: str
+    defender: str
+    attack: JSON
+    """The attacker's spirit-combat roll as the outcome shows it."""
+    resistance: JSON
+    """The defender's resisting roll (``skill_name`` says which skill he resisted with)."""
+    penalty_over_100: int
+    differential: JSON
+    """``winner`` (attacker, defender or None) and ``effects`` won."""
+    notes: list[str]
+    chooser: str | None
+    eligible: list[JSON] | None
+    ineligible: dict[str, str] | None
+
+    def __init__(
+        self,
+        token: str,
+        attacker: str,
+        defender: str,
+        attack: JSON,
+        resistance: JSON,
+        penalty_over_100: int,
+        differential: JSON,
+        notes: list[str],
+    ) -> None:
+        self.token = token
+        self.attacker = attacker
+        self.defender = defender
+        self.attack = attack
+        self.resistance = resistance
+        self.penalty_over_100 = penalty_over_100
+        self.differential = differential
+        self.notes = notes
+        self.chooser = None
+        self.eligible = None
+        self.ineligible = None
+
+    def offer(self, chooser: str, eligible: list[JSON], ineligible: dict[str, str]) -> None:
+        """Record who won spirit effects, and which he may and may not choose."""
+        self.chooser = chooser
+        self.eligible = eligible
+        self.ineligible = ineligible
+
+    def to_json(self) -> JSON:
+        """The record the encounter stores while the spirit combat waits, key for key as it
+        always has been."""
+        out: JSON = {
+            "kind": "spirit_combat",
+            "token": self.token,
+            "attacker": self.attacker,
+            "defender": self.defender,
+            "attack": self.attack,
+            "resistance": self.resistance,
+            "penalty_over_100": self.penalty_over_100,
+            "differential": self.differential,
+            "notes": self.notes,
+        }
+        if self.chooser is not None:
+            out["chooser"] = self.chooser
+            out["eligible"] = self.eligible
+            out["ineligible"] = self.ineligible
+        return out
+
+    @staticmethod
+    def of(record: JSON) -> PendingSpiritCombat:
+        """The typed record of a stored spirit combat (the inverse of :meth:`to_json`)."""
+        pending = PendingSpiritCombat(
+            record["token"],
+            record["attacker"],
+            record["defender"],
+            record["attack"],
+            record["resistance"],
+            record["penalty_over_100"],
+            record["differential"],
+            record["notes"],
+        )
+        chooser: Any = record.get("chooser")
+        if chooser is not None:
+            pending.offer(chooser, record["eligible"], record["ineligible"])
+        return pending

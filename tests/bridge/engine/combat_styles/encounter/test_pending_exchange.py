@@ -1,13 +1,17 @@
-"""The pending exchange as a typed record (``encounter/pending_exchange.py``): what the encounter
-stores is its JSON key for key, in the order it always had, and reads back to the same record
-whatever order a store keeps the keys in."""
+"""The pending exchange and spirit combat as typed records (``encounter/pending_exchange.py``):
+what the encounter stores is their JSON key for key, in the order it always had, and reads back
+to the same record whatever order a store keeps the keys in."""
 
 from __future__ import annotations
 
 import json
 
-from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
+    PendingExchange,
+    PendingSpiritCombat,
+)
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
+from tests.bridge.engine.combat_styles.spirits import ghost, shaman
 
 EXCHANGE_KEYS = [
     "token",
@@ -88,3 +92,31 @@ def test_a_record_an_older_engine_stored_without_the_optional_fields_reads_as_it
     record = PendingExchange.of(stored)
     assert (record.outreached, record.grapple, record.inside_reach) == (False, False, 0)
     assert (record.mitigate, record.damage_modifier) == ([], None)
+
+
+def test_a_parked_spirit_combat_is_stored_in_its_key_order_and_reads_back(table: Table) -> None:
+    table("start_encounter", {"combatants": [shaman(), ghost()]})
+    assert table.state is not None
+    table.state["phase"] = "free"
+    out = table("spirit_combat", {"attacker": "shaman", "defender": "ghost"}, [20, 70])
+    assert table.state is not None
+    stored = table.state["pending"][out["token"]]
+    assert list(stored) == [
+        "kind",
+        "token",
+        "attacker",
+        "defender",
+        "attack",
+        "resistance",
+        "penalty_over_100",
+        "differential",
+        "notes",
+        "chooser",
+        "eligible",
+        "ineligible",
+    ]
+    record = PendingSpiritCombat.of(json.loads(json.dumps(stored, sort_keys=True)))
+    assert (record.attacker, record.defender, record.chooser) == ("shaman", "ghost", "shaman")
+    assert record.differential["winner"] == "attacker"
+    again = record.to_json()
+    assert list(again) == list(stored) and again == stored
