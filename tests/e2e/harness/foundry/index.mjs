@@ -9,6 +9,7 @@
 import { createHooks, createI18n, createNotifications, createQueries, createSettings, createSocket, createUsers, Collection } from "./core.mjs";
 import { CHAT_MESSAGE_STYLES, createActors, createChatMessage, createRoll } from "./documents.mjs";
 import { createDialogV2 } from "./dialogs.mjs";
+import { adoptItems, ITEM_STAND_INS } from "./items.mjs";
 import { createRollTable } from "./tables.mjs";
 import { createTemplates, templateGlobals } from "./templates.mjs";
 
@@ -123,7 +124,7 @@ function drawTokens(env, tokens) {
 
 /** The stand-ins of one generation. */
 export function standInsFor(generation) {
-  return STAND_INS.filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
+  return [...STAND_INS, ...ITEM_STAND_INS].filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
 }
 
 export const USERS = [
@@ -180,7 +181,16 @@ export function createFoundry(generation, options = {}) {
   const users = createUsers(env);
   const Roll = createRoll(env);
   env.Roll = Roll;
-  const { Actor, tokens } = createActors(env);
+  const { Actor, actors, tokens } = createActors(env);
+  // Embedded items (items.mjs): the actor's items as documents, and the embedded-document API.
+  const Item = adoptItems(env, Actor, actors, options.system?.id ?? "worldbuilding");
+  // The statuses the world's system registers at its init (e.g. Mythras's `seriousWound`); one
+  // with a core status's id replaces it, as Mythras's registration does.
+  for (const status of options.systemStatuses ?? []) {
+    const at = env.CONFIG.statusEffects.findIndex((s) => s.id === status.id);
+    if (at >= 0) env.CONFIG.statusEffects[at] = { ...status };
+    else env.CONFIG.statusEffects.push({ ...status });
+  }
   const { ChatMessage, messages } = createChatMessage(env);
   env.ChatMessage = ChatMessage;
   env.CONFIG.RollTable = { documentClass: createRollTable(env) };
@@ -243,7 +253,7 @@ export function createFoundry(generation, options = {}) {
     canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
     foundry: { applications, utils: { randomID(length) { return Array.from({ length: length ?? 16 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join(""); } } },
     ...templateGlobals(env, templates),
-    harness: { record, generation, env, Actor, drawTokens: () => drawTokens(env, tokens) },
+    harness: { record, generation, env, Actor, Item, drawTokens: () => drawTokens(env, tokens) },
   };
   return globals;
 }
