@@ -6,7 +6,8 @@ engine that answers the same way. Every request kind of the engine is drawn: che
 rolls, odds, exchanges (parked and finished at once, with situations), choices of effects
 answered from the outcome's ``pending`` options, spirit combat, the round requests, leaps,
 outmanoeuvres, sweeps, aerial passes, mounting and mounted withdrawals. A refusal is part of the
-corpus too (its message), and the sequence goes on.
+corpus too (its message), and the sequence goes on. Every request is also checked to leave the
+state it was given unchanged (the engine's copy-on-write).
 
 Two outputs:
 
@@ -145,6 +146,7 @@ class Sequence:
             "encounter": f"e{self.n}",
             "body": body,
         }
+        before = canonical(self.state) if self.state is not None else None
         try:
             outcome = resolve(
                 Request.model_validate(req),
@@ -156,7 +158,9 @@ class Sequence:
             )
         except (EngineError, RequestError) as err:
             self.out.append(json.dumps({"request": req, "refused": str(err)}, ensure_ascii=False))
+            self.untouched(before, req)
             return None
+        self.untouched(before, req)
         self.out.append(json.dumps({"request": req, "outcome": outcome}, ensure_ascii=False))
         self.accepted.append({**req, "dice": [d["result"] for d in outcome["dice"]]})
         if outcome["state"] is not None:
@@ -164,6 +168,12 @@ class Sequence:
             self.state = json.loads(canonical(outcome["state"]))
         self.choices = outcome["result"].get("pending", [])
         return outcome
+
+    def untouched(self, before: str | None, req: JSON) -> None:
+        """The engine never changes the state it is given (the server keeps it): the copy-on-
+        write of every request is checked here, over the whole corpus."""
+        if before is not None and canonical(self.state) != before:
+            raise AssertionError(f"{req['id']} ({req['type']}) changed the state it was given")
 
     def pick_effects(self, choice: JSON) -> list[JSON]:
         """Up to ``count`` of the choice's options, each with a value for its parameter."""
