@@ -85,6 +85,7 @@ def fighter(rng: random.Random, cid: str) -> JSON:
         block["spirit_combat"] = rng.randint(20, 90)
     if rng.random() < 0.2:
         block["luck_points"] = rng.randint(0, 3)
+    block["movement"] = rng.choice([6, 8])
     return block
 
 
@@ -96,6 +97,7 @@ def horse(rng: random.Random, cid: str) -> JSON:
         "skills": {"combat_style": rng.randint(30, 60), "evade": 30, "endurance": 50},
         "weapons": [],
         "quadruped": True,
+        "movement": 12,
     }
 
 
@@ -206,6 +208,11 @@ class Sequence:
             b = self.rng.choice([c for c in self.ids if c != a])
         return a, b
 
+    def conditions(self, cid: str) -> JSON:
+        record = (self.state or {}).get("combatants", {}).get(cid) or {}
+        found: JSON = record.get("conditions") or {}
+        return found
+
     def held(self, cid: str) -> list[str]:
         """The weapons ``cid`` holds (his hands), else any he owns."""
         hands = ((self.state or {}).get("combatants", {}).get(cid) or {}).get("hands") or {}
@@ -245,6 +252,13 @@ class Sequence:
             body = dict(choice["body"])
             body["effects"] = self.pick_effects(choice)
             self.send("choose_effects", body)
+            return
+        riders = [c for c in self.ids if "mounted" in self.conditions(c)]
+        if riders and rng.random() < 0.2:  # a rider, now and then, withdraws
+            rider = rng.choice(riders)
+            steed = self.conditions(rider)["mounted"].get("mount")
+            foe = rng.choice([c for c in self.ids if c not in (rider, steed)] or [rider])
+            self.send("mounted_withdraw", {"rider": rider, "opponents": [foe]})
             return
         a, b = self.two()
         roll = rng.random()
@@ -289,7 +303,8 @@ class Sequence:
         elif roll < 0.84:
             self.send("aerial_pass", {"combatant": a, "opponents": [b]})
         elif roll < 0.88:
-            self.send("mount", {"rider": a, "mount": rng.choice([b, None])})
+            steed = "horse" if "horse" in self.ids and a != "horse" and rng.random() < 0.7 else b
+            self.send("mount", {"rider": a, "mount": rng.choice([steed, steed, None])})
         elif roll < 0.90:
             self.send("mounted_withdraw", {"rider": a, "opponents": [b]})
         elif roll < 0.94:
