@@ -40,32 +40,56 @@ def block_problems(rules: RulesView, given: dict[str, Any]) -> list[Problem]:
     """Every rule-data problem of a stat block whose validated fields are ``given`` (by field
     name, as pydantic keeps them: ``StatBlock.__dict__``); empty when the engine can build its
     record. The usual block, every id known, is checked without building anything."""
-    weapons: list[str] = given["weapons"]
-    traits: list[str] = given["traits"]
-    armor: dict[str, str] = given["armor"]
-    hp: dict[str, int] | None = given["hit_points"]
-    natural: dict[str, int] = given["natural_armor"]
-    skills: dict[str, int] = given["skills"]
-    plan: str | None = given["body_plan"]
-    fatigue: str | None = given["fatigue"]
-    hands: dict[str, str | None] | None = given["hands"]
-    arms = rules.arms
-    where = rules.location_by_id
-    if (
-        all(w in arms for w in weapons)
-        and len(set(weapons)) == len(weapons)
-        and all(t in rules.style_trait_ids for t in traits)
-        and all(loc in where and a in rules.armors for loc, a in armor.items())
-        and (hp is None or all(loc in where for loc in hp))
-        and all(loc in where for loc in natural)
-        and SKILL_SET.issuperset(skills)
-        and (plan is None or plan in rules.body_plans)
-        and (fatigue is None or any(f.id == fatigue for f in rules.fatigue))
-        and hands is None
-        and (given["action_points"] is not None or rules.model.action_points.method == "fixed")
-    ):
+    if _all_known(rules, given):
         return []
     return _found(rules, given)
+
+
+def _all_known(rules: RulesView, given: dict[str, Any]) -> bool:
+    """Whether every id of the block is known: plain loops that stop at the first unknown id
+    (a block's lists are short, and this runs for every block of every request)."""
+    if given["hands"] is not None:
+        return False  # checked in full: rarely given
+    arms = rules.arms
+    weapons: list[str] = given["weapons"]
+    for wid in weapons:
+        if wid not in arms:
+            return False
+    if len(weapons) > 1 and len(set(weapons)) != len(weapons):
+        return False
+    for trait in given["traits"]:
+        if trait not in rules.style_trait_ids:
+            return False
+    where = rules.location_by_id
+    armors = rules.armors
+    armor: dict[str, str] = given["armor"]
+    for loc, armor_id in armor.items():
+        if loc not in where or armor_id not in armors:
+            return False
+    hp: dict[str, int] | None = given["hit_points"]
+    for loc in hp or ():
+        if loc not in where:
+            return False
+    for loc in given["natural_armor"]:
+        if loc not in where:
+            return False
+    if not SKILL_SET.issuperset(given["skills"]):
+        return False
+    plan: str | None = given["body_plan"]
+    if plan is not None and plan not in rules.body_plans:
+        return False
+    fatigue: str | None = given["fatigue"]
+    if fatigue is not None and fatigue not in [f.id for f in rules.fatigue]:
+        return False
+    return given["action_points"] is not None or _fixed_action_points(rules)
+
+
+def _fixed_action_points(rules: RulesView) -> bool:
+    """Whether the rule data gives everyone the same Action Points (memoised per view)."""
+    fixed = rules.memo.get("fixed_action_points")
+    if fixed is None:
+        fixed = rules.memo["fixed_action_points"] = rules.model.action_points.method == "fixed"
+    return bool(fixed)
 
 
 def _found(rules: RulesView, given: dict[str, Any]) -> list[Problem]:
