@@ -39,10 +39,12 @@ def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
     """The ``ruleset`` rules a validation runs under (``context``: its validation context, as
     ``model_post_init`` receives it), or None without them (or when the id is served with
     another kind of rules, as a test's small ruleset may be)."""
-    if not isinstance(context, Mapping):
+    # ``type(x) is dict`` first: the usual case, without the ABC's isinstance (every stat
+    # block of every request comes through here).
+    if type(context) is not dict and not isinstance(context, Mapping):
         return None
     served = context.get(RULES)
-    if not isinstance(served, Mapping):
+    if type(served) is not dict and not isinstance(served, Mapping):
         return None
     found = served.get(ruleset)
     return found if isinstance(found, kind) else None
