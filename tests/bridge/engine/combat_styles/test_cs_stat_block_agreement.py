@@ -167,14 +167,11 @@ def judge(block: JSON) -> tuple[set[tuple[str, str]], list[Verdict]]:
 
 def test_every_block_check_accepts_is_decided_by_every_request_that_carries_it() -> None:
     rnd = random.Random(3)
-    decided = 0
     for _ in range(120):
         block = valid_block(rnd)
         problems, verdicts = judge(block)
         assert problems == set(), block
-        assert verdicts[0].refusal is None, (block, verdicts[0])
-        decided += sum(v.refusal is None for v in verdicts)
-    assert decided > 300  # most of the 360 requests are decided: the property is not vacuous
+        assert [v.refusal for v in verdicts] == [None, None, None], block
 
 
 @pytest.mark.parametrize("broken", sorted(BREAKS))
