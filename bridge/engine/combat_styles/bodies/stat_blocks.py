@@ -133,10 +133,14 @@ class StatBlock(Body):
             return
         found = block_problems(view_of(rules), self.__dict__)
         if found:
-            refuse("StatBlock", [_detail(loc, message) for loc, message in found])
+            refuse("StatBlock", [_detail(self, loc, message) for loc, message in found])
 
 
-def _detail(loc: tuple[str | int, ...], message: str) -> InitErrorDetails:
+def _detail(block: StatBlock, loc: tuple[str | int, ...], message: str) -> InitErrorDetails:
+    """The problem ``message`` at ``loc``, with the value found there as its input."""
+    value: Any = block.__dict__
+    for step in loc:
+        value = value[step] if isinstance(value, dict | list) else None
     # A custom error type with no context: pydantic shows the message as it is (no "Value
     # error, " prefix, and braces in an id are not taken for a template).
-    return InitErrorDetails(type=PydanticCustomError("unknown_id", message), loc=loc, input=None)
+    return InitErrorDetails(type=PydanticCustomError("unknown_id", message), loc=loc, input=value)
