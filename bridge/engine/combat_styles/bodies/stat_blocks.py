@@ -140,7 +140,12 @@ def _detail(block: StatBlock, loc: tuple[str | int, ...], message: str) -> InitE
     """The problem ``message`` at ``loc``, with the value found there as its input."""
     value: Any = block.__dict__
     for step in loc:
-        value = value[step] if isinstance(value, dict | list) else None
+        if isinstance(value, dict):
+            value = value.get(step)
+        elif isinstance(value, list) and isinstance(step, int):
+            value = value[step]
+        else:
+            value = None
     # A custom error type with no context: pydantic shows the message as it is (no "Value
     # error, " prefix, and braces in an id are not taken for a template).
     return InitErrorDetails(type=PydanticCustomError("unknown_id", message), loc=loc, input=value)
