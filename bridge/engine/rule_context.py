@@ -17,12 +17,16 @@ interpreted, like the request models that use it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arbiter.compiler.model.common import RulesetBase
+
+_PLAIN = (dict, MappingProxyType)
+"""Mapping types taken without the ABC's isinstance (the served rules are a mappingproxy)."""
 
 RULES = "arbiter.rules"
 """The context key under which the served rule models are found, by ruleset id."""
@@ -44,10 +48,11 @@ def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
     if type(context) is not dict and not isinstance(context, Mapping):
         return None
     served = context.get(RULES)
-    if type(served) is not dict and not isinstance(served, Mapping):
+    if type(served) not in _PLAIN and not isinstance(served, Mapping):
         return None
     found = served.get(ruleset)
-    return found if isinstance(found, kind) else None
+    # pydantic models' isinstance goes through ABCMeta: the exact type is checked first.
+    return found if type(found) is kind or isinstance(found, kind) else None
 
 
 _IDS: dict[tuple[int, str], tuple[RulesetBase, tuple[str, ...], frozenset[str]]] = {}
