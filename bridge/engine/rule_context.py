@@ -25,9 +25,6 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from arbiter.compiler.model.common import RulesetBase
 
-_PLAIN = (dict, MappingProxyType)
-"""Mapping types taken without the ABC's isinstance (the served rules are a mappingproxy)."""
-
 RULES = "arbiter.rules"
 """The context key under which the served rule models are found, by ruleset id."""
 
@@ -43,12 +40,14 @@ def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
     """The ``ruleset`` rules a validation runs under (``context``: its validation context, as
     ``model_post_init`` receives it), or None without them (or when the id is served with
     another kind of rules, as a test's small ruleset may be)."""
-    # ``type(x) is dict`` first: the usual case, without the ABC's isinstance (every stat
-    # block of every request comes through here).
+    # The exact types first (a dict, the served rules' mappingproxy): the usual case, without
+    # the ABC's isinstance (every stat block of every request comes through here).
     if type(context) is not dict and not isinstance(context, Mapping):
         return None
-    served = context.get(RULES)
-    if type(served) not in _PLAIN and not isinstance(served, Mapping):
+    served: Any = context.get(RULES)
+    if not (
+        type(served) is dict or type(served) is MappingProxyType or isinstance(served, Mapping)
+    ):
         return None
     found = served.get(ruleset)
     # pydantic models' isinstance goes through ABCMeta: the exact type is checked first.
