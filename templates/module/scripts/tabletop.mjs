@@ -68,6 +68,10 @@ export function vitalsOf(outcome) {
       if (c.out) conditions.push("out");
       out[id] = { value: c.vitality, status: c.out ? "out" : "active", conditions };
     }
+    // A register's (or a surprise's) blows name the target's vitality after them; its effects
+    // are not restated there, so its status effects stay as they are (no `conditions`).
+    const blows = [...(Array.isArray(result.outcomes) ? result.outcomes : []), result].filter((o) => o?.target && typeof o.vitality === "number");
+    for (const blow of blows) out[blow.target] = { value: blow.vitality, status: blow.out ? "out" : "active", ...(blow.out ? { conditions: ["out"] } : {}) };
   }
   return out;
 }
@@ -119,8 +123,8 @@ export async function applyOutcome({ module, outcome, mapping }) {
       if (Object.keys(update).length) await actor.update(update);
     }
     // Status effects: those the result names on, ours it no longer names off.
-    const wanted = new Set(vitals.conditions.map(statusFor).filter(Boolean));
-    for (const status of ALL_OURS) {
+    const wanted = new Set((vitals.conditions ?? []).map(statusFor).filter(Boolean));
+    for (const status of vitals.conditions ? ALL_OURS : []) {
       const active = actor.statuses?.has(status) ?? false;
       if (active === wanted.has(status)) continue;
       before.statuses.push({ id: status, active });
