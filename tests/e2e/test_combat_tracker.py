@@ -193,3 +193,77 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
     assert json.loads(log_rows(server)[-1]["outcome"])["result"]["round"] == 2
     assert tracker(gm)["round"] == 2
     assert gm.problems == []
+
+
+MYTHRAS = {"id": "mythras-foundry", "title": "Mythras"}
+VESSA = "actorMythVessa01"
+GORM = "actorMythGorm001"
+
+
+def choose_on_card(page: Page, request_type: str, picks: dict[str, dict[str, str]]) -> None:
+    """Answer the pending choice on the last card of a request type: toggle each option (with
+    its parameter's value picked in its select), then press the answer button."""
+    message = page.call(
+        """(type) => game.messages.contents.filter((m) => m.flags?.arbiter?.outcome?.type === type).at(-1).id""",
+        request_type,
+    )
+    card = page.card(message)
+    for option, params in picks.items():
+        card.locator(f'[data-arbiter-toggle="{option}"]').click()
+        for value in params.values():
+            card.locator(f'[data-arbiter-param="{option}"]').select_option(value)
+    card.locator("[data-arbiter-choice]:enabled").first.click()
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_turns_and_rounds(
+    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+) -> None:
+    gm = open_page(site, server, scene=world(MYTHRAS, fixture_actor("mythras_actor.json"),
+                                             fixture_actor("mythras_actor.json", GORM, "Gorm")))  # fmt: skip
+    gm.wait_status("open")
+    vessa, gorm = drop_and_fight(gm, [VESSA, GORM])
+    # Initiative d10 each in the start's order (Gorm, Vessa by name): 2 and 9; both add 12.
+    script_dice_queue(gm, [[], [2, 9]])
+    begin_combat(gm)
+    assert requests_logged(server) == [("combat-styles", "start_encounter"), ("combat-styles", "initiative")]
+    start = json.loads(log_rows(server)[0]["request"])["body"]["combatants"]
+    assert [b["id"] for b in start] == [GORM, VESSA] and start[1]["skills"]["combat_style"] == 70
+    assert tracker(gm) == {"round": 1, "rows": [["Vessa the Quick", "2", False], ["Gorm", "1", False]], "current": "Vessa the Quick"}
+    shoot(gm, f"v{generation}-mythras-tracker-order", "#combat-tracker")
+    before = actor_state(gm, GORM)
+    shoot(gm, f"v{generation}-mythras-token-before-blow")
+    # Vessa's exchange in the encounter: 05 a critical, Gorm's parry 90 fails; two effects:
+    # Choose Location (head) and Bypass Armour; the broadsword's d8 7 (then a d3 2), Gorm's
+    # Endurance 30 does not resist: a Serious Wound to the head, -2 hit points, unconscious.
+    select(gm, vessa, gorm)
+    script_dice_queue(gm, [[5, 90]])
+    send_dialog(gm, macros[("combat-styles", "exchange")], {"weapon": "broadsword", "parry_weapon": "broadsword"})
+    exchange = log_rows(server)[-1]
+    assert (exchange["type"], exchange["encounter"]) == ("exchange", gm.call("() => `combat-${game.combat.id}`"))
+    script_dice_queue(gm, [[7, 2, 30]])
+    choose_on_card(gm, "exchange", {"choose_location": {"location": "head"}, "bypass_armor": {"bypass": "worn"}})
+    wait_until(lambda: requests_logged(server)[-1] == ("combat-styles", "choose_effects"))
+    wait_until(lambda: actor_state(gm, GORM)["statuses"])
+    after = actor_state(gm, GORM)
+    assert after["statuses"] == ["arbiter-wounded", "unconscious"]
+    vitals = after["vitals"]["combat-styles"]
+    assert vitals["locations"] == {"head": -2}
+    assert vitals["wound"] == {"location": "head", "level": "serious", "consequences": ["cannot attack for 2 turns", "unconscious for 7 minutes"]}
+    shoot(gm, f"v{generation}-mythras-token-after-blow")
+    undo_card_of(gm, "exchange")  # the choice resolved the exchange's card: its Undo is there
+    assert before["vitals"] is None
+    assert actor_state(gm, GORM) == {**before, "vitals": {}}  # the Arbiter data gone
+    # Next round in the tracker: the server's next round (2), Vessa current again.
+    gm.page.locator('#combat-tracker [data-action="nextRound"]').click()
+    wait_until(lambda: requests_logged(server)[-1] == ("combat-styles", "next_round"))
+    gm.call("() => game.modules.get('arbiter').api.combat.settled()")
+    assert tracker(gm) == {"round": 2, "rows": [["Vessa the Quick", "2", False], ["Gorm", "1", False]], "current": "Vessa the Quick"}
+    # Next turn in the tracker: Vessa passes (the server's next_turn); the server keeps her
+    # current (unconscious Gorm does not act), and the tracker shows the server's turn.
+    gm.page.locator('#combat-tracker [data-action="nextTurn"]').click()
+    wait_until(lambda: requests_logged(server)[-1] == ("combat-styles", "next_turn"))
+    gm.call("() => game.modules.get('arbiter').api.combat.settled()")
+    assert json.loads(log_rows(server)[-1]["outcome"])["result"]["current"] == VESSA
+    wait_until(lambda: tracker(gm)["current"] == "Vessa the Quick")
+    assert gm.problems == []
