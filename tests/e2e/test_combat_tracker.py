@@ -45,17 +45,21 @@ def world(system: dict[str, str], *actors: dict[str, Any]) -> dict[str, Any]:
     return {"system": system, "actors": list(actors), "tokens": [], "controlled": [], "targets": []}
 
 
+def drop(page: Page, actor_ids: list[str]) -> list[str]:
+    """Drop each actor on the scene (a token from it, as Foundry's drop handler makes one)."""
+    return page.call("(ids) => ids.map((id) => harness.dropActor(id).id)", actor_ids)
+
+
+def fight(page: Page, token_ids: list[str]) -> None:
+    """Put the tokens into combat (the token HUD's combat toggle)."""
+    page.call("(ids) => harness.toggleCombat(ids).then(() => null)", token_ids)
+
+
 def drop_and_fight(page: Page, actor_ids: list[str]) -> list[str]:
-    """Drop each actor on the scene (a token from it, as Foundry's drop handler makes one) and
-    put the tokens into combat (the token HUD's combat toggle); the token ids."""
-    return page.call(
-        """async (ids) => {
-            const tokens = ids.map((id) => harness.dropActor(id));
-            await harness.toggleCombat(tokens.map((t) => t.id));
-            return tokens.map((t) => t.id);
-        }""",
-        actor_ids,
-    )
+    """Drop the actors and put their tokens into combat; the token ids."""
+    tokens = drop(page, actor_ids)
+    fight(page, tokens)
+    return tokens
 
 
 def begin_combat(page: Page) -> None:
@@ -266,4 +270,139 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     gm.call("() => game.modules.get('arbiter').api.combat.settled()")
     assert json.loads(log_rows(server)[-1]["outcome"])["result"]["current"] == VESSA
     wait_until(lambda: tracker(gm)["current"] == "Vessa the Quick")
+    assert gm.problems == []
+
+
+WORLDBUILDING = {"id": "worldbuilding", "title": "Simple Worldbuilding"}
+
+
+def plain(actor_id: str, name: str, health: int) -> dict[str, Any]:
+    """A Simple Worldbuilding actor: a name and a `health` bar, nothing Arbiter can read."""
+    return {"_id": actor_id, "name": name, "type": "character", "system": {"health": {"value": health, "min": 0, "max": health}}}
+
+
+def edit_from_ready(page: Page, actor_id: str, ruleset: str, ready: str, shot: str | None = None) -> dict[str, Any]:
+    """Arbiter's editor for an actor: start from a ready combatant of the rule data, Save (the
+    server checks it); the saved block."""
+    page.call("([id, r]) => { window.edited = game.modules.get('arbiter').api.statBlocks.edit(id, r); }", [actor_id, ruleset])
+    editor = page.page.locator(EDITOR)
+    editor.locator('select[name="__from"]').select_option(ready)
+    editor.locator('button[data-action="load"]').click()
+    page.page.locator(EDITOR).wait_for()
+    if shot:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.page.locator(EDITOR).screenshot(path=str(ARTIFACTS / f"{shot}.png"))
+    page.page.locator(EDITOR).locator('button[data-action="save"]').click()
+    return page.call("async () => window.edited")
+
+
+KARA = "actorKara0000001"
+ORM = "actorOrm00000001"
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_plain_actors_with_editor_blocks_fight_an_hmk_combat_and_the_bar_follows_the_server(
+    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+) -> None:
+    gm = open_page(site, server, scene=world(WORLDBUILDING, plain(KARA, "Kara", 10), plain(ORM, "Orm", 10)))
+    gm.wait_status("open")
+    kara, orm = drop(gm, [KARA, ORM])
+    kara_block = edit_from_ready(gm, KARA, "hmk", "ana", f"v{generation}-combat-editor-hmk-ana")
+    orm_block = edit_from_ready(gm, ORM, "hmk", "bandit")
+    fight(gm, [kara, orm])
+    # Initiative d10 in the start's order (Kara, Orm): 4 and 8: Orm acts first.
+    script_dice_queue(gm, [[], [4, 8]])
+    begin_combat(gm)
+    start = json.loads(log_rows(server)[0]["request"])["body"]["combatants"]
+    assert start == [kara_block, orm_block]
+    assert tracker(gm) == {"round": 1, "rows": [["Orm", "2", False], ["Kara", "1", False]], "current": "Orm"}
+    # The start's summaries are the server's injury points: the bars show them (28 for the bandit).
+    assert actor_state(gm, ORM)["health"] == {"value": 28, "min": 0, "max": 28}
+    before = actor_state(gm, ORM)
+    shoot(gm, f"v{generation}-plain-hmk-token-before-blow")
+    # Kara (Ana's long sword 65) strikes Orm: 05 a critical, d10 10, the critical table's 70
+    # (Shield Arm Hit, +100 %): Orm unconscious at -1 injury points.
+    select(gm, kara, orm)
+    script_dice_queue(gm, [[5, 10, 70]])
+    send_dialog(gm, macros[("hmk", "attack")])
+    result = json.loads(log_rows(server)[-1]["outcome"])["result"]
+    assert result["combatants"][orm_block["id"]] == {"death_in": 11, "ip": -1, "max_ip": 28, "name": orm_block["name"], "status": "unconscious"}
+    wait_until(lambda: actor_state(gm, ORM)["statuses"])
+    after = actor_state(gm, ORM)
+    assert after["health"] == {"value": -1, "min": 0, "max": 28}  # the token's bar
+    assert after["statuses"] == ["unconscious"]
+    assert after["vitals"]["hmk"]["value"] == -1 and after["vitals"]["hmk"]["status"] == "unconscious"
+    shoot(gm, f"v{generation}-plain-hmk-token-after-blow")
+    undo_card_of(gm, "attack")
+    assert actor_state(gm, ORM) == before
+    assert tracker(gm) == {"round": 1, "rows": [["Orm", "2", False], ["Kara", "1", False]], "current": "Orm"}
+    assert gm.problems == []
+
+
+DEVON = "actorDevon000001"
+SOLDIER = "actorSoldier0001"
+# The deck's shuffle of docs/examples/karmic.json (47 hidden dice): Devon is dealt +3✶, -2 and
+# +10, the soldier -2✶ and +5; the first initiative draws give Devon 2 and the soldier -4.
+SHUFFLE = json.loads((Path(__file__).resolve().parents[2] / "docs" / "examples" / "karmic.json").read_text())["requests"][0]["dice"]
+
+
+def declare(page: Page, macro: str, me: str, foe: str, maneuver: str, card: str) -> None:
+    """A karmic declaration from the register dialog: the selected token's fighter, the targeted
+    one's as target, a maneuver and a card from the hand this GM was whispered."""
+    select(page, me, foe)
+    send_dialog(page, macro, {"maneuver": maneuver, "card": card})
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
+    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+) -> None:
+    gm = open_page(site, server, scene=world(WORLDBUILDING, plain(DEVON, "Devon", 10), plain(SOLDIER, "Soldier", 10)))
+    gm.wait_status("open")
+    devon, soldier = drop(gm, [DEVON, SOLDIER])
+    devon_block = edit_from_ready(gm, DEVON, "karmic", "devon", f"v{generation}-combat-editor-karmic-devon")
+    soldier_block = edit_from_ready(gm, SOLDIER, "karmic", "soldier")
+    fight(gm, [devon, soldier])
+    script_dice_queue(gm, [SHUFFLE, [], []])
+    begin_combat(gm)
+    assert requests_logged(server) == [("karmic", "start_duel"), ("karmic", "draw_initiative"), ("karmic", "draw_hands")]
+    assert json.loads(log_rows(server)[1]["request"])["body"] == {"between": [devon_block["id"], soldier_block["id"]]}
+    # Devon won the initiative draw (2 against -4): he holds it; round 1 began with the hands.
+    assert tracker(gm) == {"round": 1, "rows": [["Devon", "2", False], ["Soldier", "1", False]], "current": "Devon"}
+    register = macros[("karmic", "declare")]
+    encounter = gm.call("() => `combat-${game.combat.id}`")
+    api_request = "([type, e]) => game.modules.get('arbiter').api.request('karmic', type, {}, {encounter: e})"
+    # Register 1: Devon's attack (+3✶) fails against the soldier's parry (+5); the soldier seizes
+    # the initiative, and the tracker's order turns round.
+    declare(gm, register, devon, soldier, "attack", "plus-3-hit#1")
+    declare(gm, register, soldier, devon, "parry", "plus-5#1")
+    gm.call(api_request, ["reveal", encounter])
+    gm.call(api_request, ["resolve_register", encounter])
+    resolved = json.loads(log_rows(server)[-1]["outcome"])["result"]
+    assert resolved["initiative"] == [{"holder": soldier_block["id"], "over": devon_block["id"]}]
+    wait_until(lambda: tracker(gm)["rows"][0][0] == "Soldier")
+    assert tracker(gm) == {"round": 1, "rows": [["Soldier", "2", False], ["Devon", "1", False]], "current": "Soldier"}
+    shoot(gm, f"v{generation}-karmic-tracker-initiative", "#combat-tracker")
+    before = actor_state(gm, SOLDIER)
+    shoot(gm, f"v{generation}-karmic-token-before-blow")
+    # Register 2 (the holder declares first): the soldier's parry (-2✶) against Devon's attack
+    # (+10): it lands; the soldier's vitality drops.
+    declare(gm, register, soldier, devon, "parry", "minus-2-hit#1")
+    declare(gm, register, devon, soldier, "attack", "plus-10#1")
+    gm.call(api_request, ["reveal", encounter])
+    gm.call(api_request, ["resolve_register", encounter])
+    blow = json.loads(log_rows(server)[-1]["outcome"])["result"]["outcomes"][0]
+    assert (blow["combatant"], blow["success"], blow["vitality"]) == (devon_block["id"], True, 6)
+    wait_until(lambda: actor_state(gm, SOLDIER)["health"]["value"] == 6)
+    after = actor_state(gm, SOLDIER)
+    assert after["health"] == {"value": 6, "min": 0, "max": 10}
+    assert after["vitals"]["karmic"]["value"] == 6
+    shoot(gm, f"v{generation}-karmic-token-after-blow")
+    undo_card_of(gm, "resolve_register")
+    assert actor_state(gm, SOLDIER) == before
+    # Next round in the tracker: the server's next round (fresh hands), round 2.
+    gm.page.locator('#combat-tracker [data-action="nextRound"]').click()
+    wait_until(lambda: requests_logged(server)[-1] == ("karmic", "draw_hands"))
+    gm.call("() => game.modules.get('arbiter').api.combat.settled()")
+    wait_until(lambda: tracker(gm)["round"] == 2)
     assert gm.problems == []
