@@ -369,7 +369,7 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     assert json.loads(log_rows(server)[1]["request"])["body"] == {"between": [devon_block["id"], soldier_block["id"]]}
     # Devon won the initiative draw (2 against -4): he holds it; round 1 began with the hands.
     assert tracker(gm) == {"round": 1, "rows": [["Devon", "2", False], ["Soldier", "1", False]], "current": "Devon"}
-    register = macros[("karmic", "declare")]
+    register = macros[("karmic", "register")]
     encounter = gm.call("() => `combat-${game.combat.id}`")
     api_request = "([type, e]) => game.modules.get('arbiter').api.request('karmic', type, {}, {encounter: e})"
     # Register 1: Devon's attack (+3✶) fails against the soldier's parry (+5); the soldier seizes
@@ -386,17 +386,17 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     before = actor_state(gm, SOLDIER)
     shoot(gm, f"v{generation}-karmic-token-before-blow")
     # Register 2 (the holder declares first): the soldier's parry (-2✶) against Devon's attack
-    # (+10): it lands; the soldier's vitality drops.
+    # (+10): it lands; the soldier's vitality 10 → 8.
     declare(gm, register, soldier, devon, "parry", "minus-2-hit#1")
     declare(gm, register, devon, soldier, "attack", "plus-10#1")
     gm.call(api_request, ["reveal", encounter])
     gm.call(api_request, ["resolve_register", encounter])
     blow = json.loads(log_rows(server)[-1]["outcome"])["result"]["outcomes"][0]
-    assert (blow["combatant"], blow["success"], blow["vitality"]) == (devon_block["id"], True, 6)
-    wait_until(lambda: actor_state(gm, SOLDIER)["health"]["value"] == 6)
+    assert (blow["combatant"], blow["success"], blow["vitality"]) == (devon_block["id"], True, 8)
+    wait_until(lambda: actor_state(gm, SOLDIER)["health"]["value"] == 8)
     after = actor_state(gm, SOLDIER)
-    assert after["health"] == {"value": 6, "min": 0, "max": 10}
-    assert after["vitals"]["karmic"]["value"] == 6
+    assert after["health"] == {"value": 8, "min": 0, "max": 10}
+    assert after["vitals"]["karmic"]["value"] == 8
     shoot(gm, f"v{generation}-karmic-token-after-blow")
     undo_card_of(gm, "resolve_register")
     assert actor_state(gm, SOLDIER) == before

@@ -178,3 +178,8 @@ export const forms = {
   ...combatStylesActs,
   ...combatStylesContests,
 };
+
+// The karmic macros open their dialogs by request type (actions.py: `declare`,
+// `draw_initiative`); their forms are named after the macros (register, initiative).
+forms["karmic.declare"] = forms["karmic.register"];
+forms["karmic.draw_initiative"] = forms["karmic.initiative"];
