@@ -23,7 +23,9 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EDITOR = "dialog.application:has(.arbiter-editor)"
 
 
-def fixture_actor(name: str, actor_id: str | None = None, actor_name: str | None = None) -> dict[str, Any]:
+def fixture_actor(
+    name: str, actor_id: str | None = None, actor_name: str | None = None
+) -> dict[str, Any]:
     data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     data.pop("_source")
     if actor_id:
@@ -130,7 +132,11 @@ def undo_card_of(page: Page, request_type: str) -> None:
         request_type,
     )
     page.card(message).locator("[data-arbiter-undo]").click()
-    wait_until(lambda: page.call("(id) => game.messages.get(id).flags.arbiter.applied.every((a) => a.undone)", message))
+    wait_until(
+        lambda: page.call(
+            "(id) => game.messages.get(id).flags.arbiter.applied.every((a) => a.undone)", message
+        )
+    )
 
 
 def requests_logged(server: Server) -> list[tuple[str, str]]:
@@ -144,7 +150,11 @@ BRANN = "actorHm3Brann001"
 
 @pytest.mark.parametrize("generation", [12, 13, 14])
 def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blow_is_undone(
-    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
 ) -> None:
     gm = open_page(site, server, scene=world(HM3, fixture_actor("hm3_actor.json"),
                                              hm3_brann()))  # fmt: skip
@@ -158,7 +168,10 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
     assert requests_logged(server) == [("hmk", "start"), ("hmk", "initiative")]
     start = json.loads(log_rows(server)[0]["request"])["body"]["combatants"]
     # The stat blocks came from the HârnMaster 3 data (the hm3 → hmk preset), no JSON typed.
-    assert [b["id"] for b in start] == [ALDRIC, BRANN] and start[0]["skills"] == {"long-sword": 62, "dagger": 45}
+    assert [b["id"] for b in start] == [ALDRIC, BRANN] and start[0]["skills"] == {
+        "long-sword": 62,
+        "dagger": 45,
+    }
     assert tracker(gm) == {
         "round": 1,
         "rows": [["Brann of Kaldor", "2", False], ["Aldric of Kaldor", "1", False]],
@@ -173,7 +186,10 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
     script_dice_queue(gm, [[5, 10, 99]])
     send_dialog(gm, macros[("hmk", "attack")])
     attack = log_rows(server)[-1]
-    assert (attack["type"], attack["encounter"]) == ("attack", gm.call("() => `combat-${game.combat.id}`"))
+    assert (attack["type"], attack["encounter"]) == (
+        "attack",
+        gm.call("() => `combat-${game.combat.id}`"),
+    )
     result = json.loads(attack["outcome"])["result"]
     assert result["combatants"][BRANN]["status"] == "dead"
 
@@ -182,14 +198,23 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
     assert after["statuses"] == ["dead"]
     # d10 10 + STR and skill bonuses, +200 %: 42 dealt, 6 absorbed by mail: 15 - 36 = -21.
     assert result["injury"]["dealt"] == 42 and result["injury"]["suffered"] == 36
-    assert after["vitals"]["hmk"] == {"value": -21, "max": 15, "status": "dead", "conditions": ["dead"], "locations": {}}
+    assert after["vitals"]["hmk"] == {
+        "value": -21,
+        "max": 15,
+        "status": "dead",
+        "conditions": ["dead"],
+        "locations": {},
+    }
     assert tracker(gm)["rows"] == [["Brann of Kaldor", "2", True], ["Aldric of Kaldor", "1", False]]
     shoot(gm, f"v{generation}-hm3-token-after-blow")
     shoot(gm, f"v{generation}-hm3-tracker-defeated", "#combat-tracker")
     # Undo on the attack's card: the values before the blow, the combatant no longer defeated.
     undo_card_of(gm, "attack")
     assert actor_state(gm, BRANN) == before
-    assert tracker(gm)["rows"] == [["Brann of Kaldor", "2", False], ["Aldric of Kaldor", "1", False]]
+    assert tracker(gm)["rows"] == [
+        ["Brann of Kaldor", "2", False],
+        ["Aldric of Kaldor", "1", False],
+    ]
     # Next round in the tracker asks the server for its round; the tracker shows the server's.
     gm.page.locator('#combat-tracker [data-action="nextRound"]').click()
     wait_until(lambda: requests_logged(server)[-1] == ("hmk", "round"))
@@ -221,7 +246,11 @@ def choose_on_card(page: Page, request_type: str, picks: dict[str, dict[str, str
 
 @pytest.mark.parametrize("generation", [12, 13, 14])
 def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_turns_and_rounds(
-    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
 ) -> None:
     gm = open_page(site, server, scene=world(MYTHRAS, fixture_actor("mythras_actor.json"),
                                              fixture_actor("mythras_actor.json", GORM, "Gorm")))  # fmt: skip
@@ -230,10 +259,17 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     # Initiative d10 each in the start's order (Gorm, Vessa by name): 2 and 9; both add 12.
     script_dice_queue(gm, [[], [2, 9]])
     begin_combat(gm)
-    assert requests_logged(server) == [("combat-styles", "start_encounter"), ("combat-styles", "initiative")]
+    assert requests_logged(server) == [
+        ("combat-styles", "start_encounter"),
+        ("combat-styles", "initiative"),
+    ]
     start = json.loads(log_rows(server)[0]["request"])["body"]["combatants"]
     assert [b["id"] for b in start] == [GORM, VESSA] and start[1]["skills"]["combat_style"] == 70
-    assert tracker(gm) == {"round": 1, "rows": [["Vessa the Quick", "2", False], ["Gorm", "1", False]], "current": "Vessa the Quick"}
+    assert tracker(gm) == {
+        "round": 1,
+        "rows": [["Vessa the Quick", "2", False], ["Gorm", "1", False]],
+        "current": "Vessa the Quick",
+    }
     shoot(gm, f"v{generation}-mythras-tracker-order", "#combat-tracker")
     before = actor_state(gm, GORM)
     shoot(gm, f"v{generation}-mythras-token-before-blow")
@@ -242,18 +278,33 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     # Endurance 30 does not resist: a Serious Wound to the head, -2 hit points, unconscious.
     select(gm, vessa, gorm)
     script_dice_queue(gm, [[5, 90]])
-    send_dialog(gm, macros[("combat-styles", "exchange")], {"weapon": "broadsword", "parry_weapon": "broadsword"})
+    send_dialog(
+        gm,
+        macros[("combat-styles", "exchange")],
+        {"weapon": "broadsword", "parry_weapon": "broadsword"},
+    )
     exchange = log_rows(server)[-1]
-    assert (exchange["type"], exchange["encounter"]) == ("exchange", gm.call("() => `combat-${game.combat.id}`"))
+    assert (exchange["type"], exchange["encounter"]) == (
+        "exchange",
+        gm.call("() => `combat-${game.combat.id}`"),
+    )
     script_dice_queue(gm, [[7, 2, 30]])
-    choose_on_card(gm, "exchange", {"choose_location": {"location": "head"}, "bypass_armor": {"bypass": "worn"}})
+    choose_on_card(
+        gm,
+        "exchange",
+        {"choose_location": {"location": "head"}, "bypass_armor": {"bypass": "worn"}},
+    )
     wait_until(lambda: requests_logged(server)[-1] == ("combat-styles", "choose_effects"))
     wait_until(lambda: actor_state(gm, GORM)["statuses"])
     after = actor_state(gm, GORM)
     assert after["statuses"] == ["arbiter-wounded", "unconscious"]
     vitals = after["vitals"]["combat-styles"]
     assert vitals["locations"] == {"head": -2}
-    assert vitals["wound"] == {"location": "head", "level": "serious", "consequences": ["cannot attack for 2 turns", "unconscious for 7 minutes"]}
+    assert vitals["wound"] == {
+        "location": "head",
+        "level": "serious",
+        "consequences": ["cannot attack for 2 turns", "unconscious for 7 minutes"],
+    }
     shoot(gm, f"v{generation}-mythras-token-after-blow")
     undo_card_of(gm, "exchange")  # the choice resolved the exchange's card: its Undo is there
     assert before["vitals"] is None
@@ -262,7 +313,11 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     gm.page.locator('#combat-tracker [data-action="nextRound"]').click()
     wait_until(lambda: requests_logged(server)[-1] == ("combat-styles", "next_round"))
     gm.call("() => game.modules.get('arbiter').api.combat.settled()")
-    assert tracker(gm) == {"round": 2, "rows": [["Vessa the Quick", "2", False], ["Gorm", "1", False]], "current": "Vessa the Quick"}
+    assert tracker(gm) == {
+        "round": 2,
+        "rows": [["Vessa the Quick", "2", False], ["Gorm", "1", False]],
+        "current": "Vessa the Quick",
+    }
     # Next turn in the tracker: Vessa passes (the server's next_turn); the server keeps her
     # current (unconscious Gorm does not act), and the tracker shows the server's turn.
     gm.page.locator('#combat-tracker [data-action="nextTurn"]').click()
@@ -278,13 +333,23 @@ WORLDBUILDING = {"id": "worldbuilding", "title": "Simple Worldbuilding"}
 
 def plain(actor_id: str, name: str, health: int) -> dict[str, Any]:
     """A Simple Worldbuilding actor: a name and a `health` bar, nothing Arbiter can read."""
-    return {"_id": actor_id, "name": name, "type": "character", "system": {"health": {"value": health, "min": 0, "max": health}}}
+    return {
+        "_id": actor_id,
+        "name": name,
+        "type": "character",
+        "system": {"health": {"value": health, "min": 0, "max": health}},
+    }
 
 
-def edit_from_ready(page: Page, actor_id: str, ruleset: str, ready: str, shot: str | None = None) -> dict[str, Any]:
+def edit_from_ready(
+    page: Page, actor_id: str, ruleset: str, ready: str, shot: str | None = None
+) -> dict[str, Any]:
     """Arbiter's editor for an actor: start from a ready combatant of the rule data, Save (the
     server checks it); the saved block."""
-    page.call("([id, r]) => { window.edited = game.modules.get('arbiter').api.statBlocks.edit(id, r); }", [actor_id, ruleset])
+    page.call(
+        "([id, r]) => { window.edited = game.modules.get('arbiter').api.statBlocks.edit(id, r); }",
+        [actor_id, ruleset],
+    )
     editor = page.page.locator(EDITOR)
     editor.locator('select[name="__from"]').select_option(ready)
     editor.locator('button[data-action="load"]').click()
@@ -302,9 +367,15 @@ ORM = "actorOrm00000001"
 
 @pytest.mark.parametrize("generation", [12, 13, 14])
 def test_plain_actors_with_editor_blocks_fight_an_hmk_combat_and_the_bar_follows_the_server(
-    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
 ) -> None:
-    gm = open_page(site, server, scene=world(WORLDBUILDING, plain(KARA, "Kara", 10), plain(ORM, "Orm", 10)))
+    gm = open_page(
+        site, server, scene=world(WORLDBUILDING, plain(KARA, "Kara", 10), plain(ORM, "Orm", 10))
+    )
     gm.wait_status("open")
     kara, orm = drop(gm, [KARA, ORM])
     kara_block = edit_from_ready(gm, KARA, "hmk", "ana", f"v{generation}-combat-editor-hmk-ana")
@@ -315,7 +386,11 @@ def test_plain_actors_with_editor_blocks_fight_an_hmk_combat_and_the_bar_follows
     begin_combat(gm)
     start = json.loads(log_rows(server)[0]["request"])["body"]["combatants"]
     assert start == [kara_block, orm_block]
-    assert tracker(gm) == {"round": 1, "rows": [["Orm", "2", False], ["Kara", "1", False]], "current": "Orm"}
+    assert tracker(gm) == {
+        "round": 1,
+        "rows": [["Orm", "2", False], ["Kara", "1", False]],
+        "current": "Orm",
+    }
     # The start's summaries are the server's injury points: the bars show them (28 for the bandit).
     assert actor_state(gm, ORM)["health"] == {"value": 28, "min": 0, "max": 28}
     before = actor_state(gm, ORM)
@@ -326,16 +401,28 @@ def test_plain_actors_with_editor_blocks_fight_an_hmk_combat_and_the_bar_follows
     script_dice_queue(gm, [[5, 10, 70]])
     send_dialog(gm, macros[("hmk", "attack")])
     result = json.loads(log_rows(server)[-1]["outcome"])["result"]
-    assert result["combatants"][orm_block["id"]] == {"death_in": 11, "ip": -1, "max_ip": 28, "name": orm_block["name"], "status": "unconscious"}
+    assert result["combatants"][orm_block["id"]] == {
+        "death_in": 11,
+        "ip": -1,
+        "max_ip": 28,
+        "name": orm_block["name"],
+        "status": "unconscious",
+    }
     wait_until(lambda: actor_state(gm, ORM)["statuses"])
     after = actor_state(gm, ORM)
     assert after["health"] == {"value": -1, "min": 0, "max": 28}  # the token's bar
     assert after["statuses"] == ["unconscious"]
-    assert after["vitals"]["hmk"]["value"] == -1 and after["vitals"]["hmk"]["status"] == "unconscious"
+    assert (
+        after["vitals"]["hmk"]["value"] == -1 and after["vitals"]["hmk"]["status"] == "unconscious"
+    )
     shoot(gm, f"v{generation}-plain-hmk-token-after-blow")
     undo_card_of(gm, "attack")
     assert actor_state(gm, ORM) == before
-    assert tracker(gm) == {"round": 1, "rows": [["Orm", "2", False], ["Kara", "1", False]], "current": "Orm"}
+    assert tracker(gm) == {
+        "round": 1,
+        "rows": [["Orm", "2", False], ["Kara", "1", False]],
+        "current": "Orm",
+    }
     assert gm.problems == []
 
 
@@ -343,7 +430,9 @@ DEVON = "actorDevon000001"
 SOLDIER = "actorSoldier0001"
 # The deck's shuffle of docs/examples/karmic.json (47 hidden dice): Devon is dealt +3✶, -2 and
 # +10, the soldier -2✶ and +5; the first initiative draws give Devon 2 and the soldier -4.
-SHUFFLE = json.loads((Path(__file__).resolve().parents[2] / "docs" / "examples" / "karmic.json").read_text())["requests"][0]["dice"]
+SHUFFLE = json.loads(
+    (Path(__file__).resolve().parents[2] / "docs" / "examples" / "karmic.json").read_text()
+)["requests"][0]["dice"]
 
 
 def declare(page: Page, macro: str, me: str, foe: str, maneuver: str, card: str) -> None:
@@ -355,23 +444,45 @@ def declare(page: Page, macro: str, me: str, foe: str, maneuver: str, card: str)
 
 @pytest.mark.parametrize("generation", [12, 13, 14])
 def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
-    site: str, server: Server, open_page: OpenPage, macros: dict[tuple[str, str], str], generation: int
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
 ) -> None:
-    gm = open_page(site, server, scene=world(WORLDBUILDING, plain(DEVON, "Devon", 10), plain(SOLDIER, "Soldier", 10)))
+    gm = open_page(
+        site,
+        server,
+        scene=world(WORLDBUILDING, plain(DEVON, "Devon", 10), plain(SOLDIER, "Soldier", 10)),
+    )
     gm.wait_status("open")
     devon, soldier = drop(gm, [DEVON, SOLDIER])
-    devon_block = edit_from_ready(gm, DEVON, "karmic", "devon", f"v{generation}-combat-editor-karmic-devon")
+    devon_block = edit_from_ready(
+        gm, DEVON, "karmic", "devon", f"v{generation}-combat-editor-karmic-devon"
+    )
     soldier_block = edit_from_ready(gm, SOLDIER, "karmic", "soldier")
     fight(gm, [devon, soldier])
     script_dice_queue(gm, [SHUFFLE, [], []])
     begin_combat(gm)
-    assert requests_logged(server) == [("karmic", "start_duel"), ("karmic", "draw_initiative"), ("karmic", "draw_hands")]
-    assert json.loads(log_rows(server)[1]["request"])["body"] == {"between": [devon_block["id"], soldier_block["id"]]}
+    assert requests_logged(server) == [
+        ("karmic", "start_duel"),
+        ("karmic", "draw_initiative"),
+        ("karmic", "draw_hands"),
+    ]
+    assert json.loads(log_rows(server)[1]["request"])["body"] == {
+        "between": [devon_block["id"], soldier_block["id"]]
+    }
     # Devon won the initiative draw (2 against -4): he holds it; round 1 began with the hands.
-    assert tracker(gm) == {"round": 1, "rows": [["Devon", "2", False], ["Soldier", "1", False]], "current": "Devon"}
+    assert tracker(gm) == {
+        "round": 1,
+        "rows": [["Devon", "2", False], ["Soldier", "1", False]],
+        "current": "Devon",
+    }
     register = macros[("karmic", "register")]
     encounter = gm.call("() => `combat-${game.combat.id}`")
-    api_request = "([type, e]) => game.modules.get('arbiter').api.request('karmic', type, {}, {encounter: e})"
+    api_request = (
+        "([type, e]) => game.modules.get('arbiter').api.request('karmic', type, {}, {encounter: e})"
+    )
     # Register 1: Devon's attack (+3✶) fails against the soldier's parry (+5); the soldier seizes
     # the initiative, and the tracker's order turns round.
     declare(gm, register, devon, soldier, "attack", "plus-3-hit#1")
@@ -381,7 +492,11 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     resolved = json.loads(log_rows(server)[-1]["outcome"])["result"]
     assert resolved["initiative"] == [{"holder": soldier_block["id"], "over": devon_block["id"]}]
     wait_until(lambda: tracker(gm)["rows"][0][0] == "Soldier")
-    assert tracker(gm) == {"round": 1, "rows": [["Soldier", "2", False], ["Devon", "1", False]], "current": "Soldier"}
+    assert tracker(gm) == {
+        "round": 1,
+        "rows": [["Soldier", "2", False], ["Devon", "1", False]],
+        "current": "Soldier",
+    }
     shoot(gm, f"v{generation}-karmic-tracker-initiative", "#combat-tracker")
     before = actor_state(gm, SOLDIER)
     shoot(gm, f"v{generation}-karmic-token-before-blow")

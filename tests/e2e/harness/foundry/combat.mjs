@@ -247,7 +247,8 @@ export function renderTracker(env) {
   }
   const combat = env.game().combat;
   if (!combat) {
-    tracker.innerHTML = `<h3 class="encounter-title">No Combat</h3>`;
+    tracker.innerHTML = `<style>#combat-tracker li.active{background:#665;font-weight:bold}#combat-tracker li.defeated{text-decoration:line-through;opacity:.6}#combat-tracker li.defeated::after{content:" ☠"}</style>
+    <h3 class="encounter-title">No Combat</h3>`;
     return;
   }
   const rows = combat.turns.map((c, i) => {
@@ -255,7 +256,8 @@ export function renderTracker(env) {
     const classes = ["combatant", i === combat.turn && combat.started ? "active" : "", c.isDefeated ? "defeated" : ""].filter(Boolean).join(" ");
     return `<li class="${classes}" data-combatant-id="${c.id}"><span class="token-name">${c.name}</span> <span class="token-initiative">${value}</span></li>`;
   });
-  tracker.innerHTML = `<h3 class="encounter-title">${combat.started ? `Round <span class="encounter-round">${combat.round}</span>` : "Not started"}</h3>
+  tracker.innerHTML = `<style>#combat-tracker li.active{background:#665;font-weight:bold}#combat-tracker li.defeated{text-decoration:line-through;opacity:.6}#combat-tracker li.defeated::after{content:" ☠"}</style>
+    <h3 class="encounter-title">${combat.started ? `Round <span class="encounter-round">${combat.round}</span>` : "Not started"}</h3>
     <ol class="combat-tracker">${rows.join("")}</ol>
     <nav class="combat-controls">${combat.started ? '<button data-action="nextTurn">Next Turn</button><button data-action="nextRound">Next Round</button><button data-action="endCombat">End Combat</button>' : '<button data-action="startCombat">Begin Combat</button>'}</nav>`;
 }
