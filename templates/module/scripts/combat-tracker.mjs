@@ -139,7 +139,7 @@ export function createCombatTracker(ctx) {
     }
     const encounter = `combat-${combat.id}`;
     const parties = Object.fromEntries(blocks.map((b) => [b.id, b.party ?? b.id]));
-    const binding = { combat: combat.id, ruleset, encounter, ids, parties, order: blocks.map((b) => b.id), round: 0, current: null, queue: Promise.resolve() };
+    const binding = { combat: combat.id, ruleset, encounter, ids, parties, order: blocks.map((b) => b.id), round: 0, current: null, seen: combat.combatant?.id ?? null, queue: Promise.resolve() };
     bindings.set(combat.id, binding);
     await combat.setFlag(ctx.module, BINDING, { ruleset, encounter, ids, parties });
     return queued(binding, async () => {
@@ -152,7 +152,7 @@ export function createCombatTracker(ctx) {
     if (bindings.has(combat.id)) return bindings.get(combat.id);
     const saved = combat.getFlag?.(ctx.module, BINDING);
     if (!saved?.encounter) return null;
-    const binding = { ...saved, combat: combat.id, order: Object.values(saved.ids), round: combat.round, current: null, queue: Promise.resolve() };
+    const binding = { ...saved, combat: combat.id, order: Object.values(saved.ids), round: combat.round, current: null, seen: combat.combatant?.id ?? null, queue: Promise.resolve() };
     bindings.set(combat.id, binding);
     return binding;
   }
@@ -194,8 +194,14 @@ export function createCombatTracker(ctx) {
 
   /** Foundry's round or turn moved (by a GM's click, or by another user): ask the server. */
   function onUpdateCombat(combat, changed, options) {
-    if (!active() || options?.arbiter) return;
+    if (!active()) return;
     const binding = bindingOf(combat);
+    // Foundry re-indexes the turn when initiative changes reorder the tracker, keeping the same
+    // combatant current (Combat#_onUpdateDescendantDocuments: an update of `turn` by the client
+    // that changed the initiative, without our option): not a GM's action.
+    const seen = binding?.seen;
+    if (binding) binding.seen = combat.combatant?.id ?? null;
+    if (options?.arbiter) return;
     if (!binding) {
       if ("round" in changed && combat.round > 0) start(combat).catch((err) => ctx.notify("warn", err.message));
       return;
@@ -210,7 +216,7 @@ export function createCombatTracker(ctx) {
       }
       return queued(binding, () => send(steps.round).catch(() => writeTurn(combat, binding, false)));
     }
-    if ("turn" in changed && steps.turn && binding.current) {
+    if ("turn" in changed && steps.turn && binding.current && combat.combatant?.id !== seen) {
       const now = binding.ids[combat.combatant?.id];
       if (now === binding.current) return;
       // The server's current combatant passes (dithers); its answer names who is current now.

@@ -10,7 +10,8 @@
 //    changed (Foundry diffs an update), and `combatTurnChange` when the round or turn moved.
 //  - The turn order (`turns`) sorts combatants by initiative, highest first, unrolled ones last,
 //    then by name and id (`Combat#_sortCombatants`); when initiative changes the current
-//    combatant stays current (`Combat#_onUpdateDescendantDocuments`).
+//    combatant stays current: the client that changed it updates the Combat's `turn`
+//    (`Combat#_onUpdateDescendantDocuments`), an update without the caller's options.
 //  - `Combatant#update` calls `updateCombatant`; `endCombat` deletes the combat (Foundry asks
 //    for a confirmation first) and calls `deleteCombat`.
 
@@ -138,10 +139,12 @@ export function createCombats(env) {
         const changed = applyChanges(combatant, data);
         done.push([combatant, { ...changed, _id: combatant.id }]);
       }
-      // The current combatant stays current when the order changes.
       this.setupTurns();
-      if (current && this.turn !== null) this.turn = Math.max(0, this.turns.indexOf(current));
       for (const [combatant, changed] of done) Hooks().callAll("updateCombatant", combatant, changed, operation, user());
+      // The current combatant stays current when the order changes: as Foundry, the client that
+      // changed the initiative updates the Combat's turn (an update of its own, not awaited).
+      const adjusted = current && this.turn !== null ? Math.max(0, this.turns.indexOf(current)) : this.turn;
+      if (adjusted !== this.turn) this.update({ turn: adjusted });
       env.record.combatantUpdates = [...(env.record.combatantUpdates ?? []), ...updates.map((u) => structuredClone(u))];
       env.renderTracker();
       return done.map(([c]) => c);
