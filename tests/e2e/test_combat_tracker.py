@@ -221,6 +221,13 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
     gm.call("() => game.modules.get('arbiter').api.combat.settled()")
     assert json.loads(log_rows(server)[-1]["outcome"])["result"]["round"] == 2
     assert tracker(gm)["round"] == 2
+    # End Combat ends the binding; no request is sent (none ends an encounter).
+    bound = "() => game.modules.get('arbiter').api.combat.bound('hmk')"
+    assert gm.call(bound)["encounter"] == attack["encounter"]
+    logged = len(log_rows(server))
+    gm.page.locator('#combat-tracker [data-action="endCombat"]').click()
+    wait_until(lambda: gm.call("() => game.combat === null"))
+    assert gm.call(bound) is None and len(log_rows(server)) == logged
     assert gm.problems == []
 
 
