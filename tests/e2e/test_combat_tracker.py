@@ -10,6 +10,7 @@ is exact. Screenshots: the tokens before and after the blow, the tracker, the ed
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -528,3 +529,45 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     gm.call("() => game.modules.get('arbiter').api.combat.settled()")
     wait_until(lambda: tracker(gm)["round"] == 2)
     assert gm.problems == []
+
+
+def test_a_start_the_server_refuses_leaves_the_combat_foundrys_alone(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    broken = plain(ORM, "Orm", 10)
+    broken["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "orm", "name": "Orm", "ip": -5}}}}
+    kara = plain(KARA, "Kara", 10)
+    kara["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "kara", "name": "Kara", "ip": 30}}}}
+    gm = open_page(site, server, scene=world(WORLDBUILDING, kara, broken))
+    gm.wait_status("open")
+    gm.allowed.append(re.compile("."))  # the refusal's notification
+    drop_and_fight(gm, [KARA, ORM])
+    gm.page.locator('#combat-tracker [data-action="startCombat"]').click()
+    # The refusal is an error card with the server's own messages; nothing logged or bound.
+    error = gm.page.locator(".arbiter-card--error")
+    error.wait_for()
+    assert "body.combatants.1.ip: Input should be greater than or equal to 1" in error.inner_text()
+    gm.call("() => game.modules.get('arbiter').api.combat.settled()")
+    assert log_rows(server) == []
+    assert gm.call("() => game.modules.get('arbiter').api.combat.bound('hmk')") is None
+    # Foundry's next round is Foundry's own now: no request.
+    gm.page.locator('#combat-tracker [data-action="nextRound"]').click()
+    wait_until(lambda: tracker(gm)["round"] == 2)
+    assert log_rows(server) == []
+    assert gm.call("() => game.messages.size") == 1
+
+
+def test_two_tokens_of_one_actor_are_not_sent_as_one_combatant_twice(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    kara = plain(KARA, "Kara", 10)
+    kara["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "kara", "name": "Kara", "ip": 30}}}}
+    gm = open_page(site, server, scene=world(WORLDBUILDING, kara))
+    gm.wait_status("open")
+    gm.allowed.append(re.compile("."))
+    drop_and_fight(gm, [KARA, KARA])
+    gm.page.locator('#combat-tracker [data-action="startCombat"]').click()
+    wait_until(lambda: gm.call("() => harness.record.notifications.length"))
+    [note] = gm.call("() => harness.record.notifications")
+    assert note["type"] == "warning" and "kara" in note["message"]
+    assert log_rows(server) == [] and gm.call("() => game.messages.size") == 0

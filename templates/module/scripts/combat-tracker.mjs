@@ -89,7 +89,11 @@ export function orderOf(ruleset, result, previous, parties = {}) {
  * block, or null), notify(level, text).
  */
 export function createCombatTracker(ctx) {
-  const bindings = new Map(); // combat id → {ruleset, encounter, ids, parties, order, round, current, queue}
+  const bindings = new Map(); // combat id → {ruleset, encounter, ids, parties, order, round, current, seen, queue}
+  const starting = new Set(); // combat ids whose stat blocks are being gathered
+  // Combats this client did not bind (no ruleset fits, or the server refused the start): they
+  // stay Foundry's alone until they end; a new combat tries again.
+  const declined = new Set();
   const active = () => game.user.isGM && ctx.isConnector();
 
   /** The ruleset a combat binds to: the GM's setting, else the one every combatant has a block for. */
@@ -137,13 +141,24 @@ export function createCombatTracker(ctx) {
       ids[c.id] = block.id;
       blocks.push(block);
     }
+    // Two tokens of one unlinked actor carry one stat block, one id: the server could not tell
+    // them apart. Nothing is sent; the GM is told.
+    const twice = blocks.map((b) => b.id).filter((id, i, all) => all.indexOf(id) !== i);
+    if (twice.length) return ctx.notify("warn", ctx.i18n("ARBITER.Combat.SameId", { ids: [...new Set(twice)].join(", ") }));
     const encounter = `combat-${combat.id}`;
     const parties = Object.fromEntries(blocks.map((b) => [b.id, b.party ?? b.id]));
     const binding = { combat: combat.id, ruleset, encounter, ids, parties, order: blocks.map((b) => b.id), round: 0, current: null, seen: combat.combatant?.id ?? null, queue: Promise.resolve() };
     bindings.set(combat.id, binding);
     await combat.setFlag(ctx.module, BINDING, { ruleset, encounter, ids, parties });
     return queued(binding, async () => {
-      for (const [type, body] of STEPS[ruleset].start(blocks)) await ctx.request(ruleset, type, body, { encounter });
+      try {
+        for (const [type, body] of STEPS[ruleset].start(blocks)) await ctx.request(ruleset, type, body, { encounter });
+      } catch (err) {
+        // Refused (its error card says why): the combat stays Foundry's alone.
+        bindings.delete(combat.id);
+        await combat.unsetFlag(ctx.module, BINDING);
+        throw err;
+      }
     });
   }
 
@@ -203,7 +218,14 @@ export function createCombatTracker(ctx) {
     if (binding) binding.seen = combat.combatant?.id ?? null;
     if (options?.arbiter) return;
     if (!binding) {
-      if ("round" in changed && combat.round > 0) start(combat).catch((err) => ctx.notify("warn", err.message));
+      if (!("round" in changed) || combat.round <= 0 || starting.has(combat.id) || declined.has(combat.id)) return;
+      starting.add(combat.id);
+      start(combat)
+        .catch((err) => ctx.notify("warn", err.message))
+        .finally(() => {
+          starting.delete(combat.id);
+          if (!bindings.has(combat.id)) declined.add(combat.id);
+        });
       return;
     }
     const steps = STEPS[binding.ruleset];
@@ -237,7 +259,10 @@ export function createCombatTracker(ctx) {
         default: "",
       });
       Hooks.on("updateCombat", onUpdateCombat);
-      Hooks.on("deleteCombat", (combat) => bindings.delete(combat.id));
+      Hooks.on("deleteCombat", (combat) => {
+        bindings.delete(combat.id);
+        declined.delete(combat.id);
+      });
     },
     onOutcome,
     /** The encounter the scene's combat is bound to for a ruleset, with its combatants' ids, or
