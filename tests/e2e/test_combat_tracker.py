@@ -160,7 +160,9 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
     gm = open_page(site, server, scene=world(HM3, fixture_actor("hm3_actor.json"),
                                              hm3_brann()))  # fmt: skip
     gm.wait_status("open")
-    aldric, brann = drop_and_fight(gm, [ALDRIC, BRANN])
+    aldric, brann = drop(gm, [ALDRIC, BRANN])
+    shoot_editor_from_system(gm, ALDRIC, "hmk", f"v{generation}-combat-editor-hmk-from-hm3")
+    fight(gm, [aldric, brann])
     # Foundry sorts the unrolled combatants by name; the server's initiative (d10 each, in the
     # start's order: 3 for Aldric, 7 for Brann) puts Brann first.
     assert [row[0] for row in tracker(gm)["rows"]] == ["Aldric of Kaldor", "Brann of Kaldor"]
@@ -263,7 +265,11 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     gm = open_page(site, server, scene=world(MYTHRAS, fixture_actor("mythras_actor.json"),
                                              fixture_actor("mythras_actor.json", GORM, "Gorm")))  # fmt: skip
     gm.wait_status("open")
-    vessa, gorm = drop_and_fight(gm, [VESSA, GORM])
+    vessa, gorm = drop(gm, [VESSA, GORM])
+    shoot_editor_from_system(
+        gm, VESSA, "combat-styles", f"v{generation}-combat-editor-combat-styles-from-mythras"
+    )
+    fight(gm, [vessa, gorm])
     # Initiative d10 each in the start's order (Gorm, Vessa by name): 2 and 9; both add 12.
     script_dice_queue(gm, [[], [2, 9]])
     begin_combat(gm)
@@ -367,6 +373,21 @@ def edit_from_ready(
         page.page.locator(EDITOR).screenshot(path=str(ARTIFACTS / f"{shot}.png"))
     page.page.locator(EDITOR).locator('button[data-action="save"]').click()
     return page.call("async () => window.edited")
+
+
+def shoot_editor_from_system(page: Page, actor_id: str, ruleset: str, shot: str) -> None:
+    """Arbiter's editor for an actor, filled from the world's system ("Read from …"): a
+    screenshot, then closed without saving (the combat reads the system's data itself)."""
+    page.call(
+        "([id, r]) => { window.edited = game.modules.get('arbiter').api.statBlocks.edit(id, r); }",
+        [actor_id, ruleset],
+    )
+    page.page.locator(EDITOR).locator('button[data-action="system"]').click()
+    page.page.locator(EDITOR).wait_for()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.page.locator(EDITOR).screenshot(path=str(ARTIFACTS / f"{shot}.png"))
+    page.page.locator(EDITOR).locator('button[data-action="cancel"]').click()
+    assert page.call("async () => window.edited") is None
 
 
 KARA = "actorKara0000001"
