@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.support.browser import ARTIFACTS, OpenPage, Page, log_rows
+from tests.e2e.support.browser import ARTIFACTS, PLAYER, OpenPage, Page, log_rows
 from tests.e2e.support.dialogs import script_dice_queue
 from tests.e2e.support.process import Server, wait_until
 
@@ -592,3 +592,28 @@ def test_two_tokens_of_one_actor_are_not_sent_as_one_combatant_twice(
     [note] = gm.call("() => harness.record.notifications")
     assert note["type"] == "warning" and "kara" in note["message"]
     assert log_rows(server) == [] and gm.call("() => game.messages.size") == 0
+
+
+def test_a_players_client_with_its_own_connection_never_binds_or_writes_a_combat(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    kara = plain(KARA, "Kara", 10)
+    kara["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "kara", "name": "Kara", "ip": 30}}}}
+    orm = plain(ORM, "Orm", 10)
+    orm["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "orm", "name": "Orm", "ip": 28}}}}
+    token = server.player_token("Aria", ["kara"])
+    player = open_page(
+        site, server, user=PLAYER, token=token, scene=world(WORLDBUILDING, kara, orm)
+    )
+    player.wait_status("open")
+    drop_and_fight(player, [KARA, ORM])
+    player.page.locator('#combat-tracker [data-action="startCombat"]').click()
+    player.page.locator('#combat-tracker [data-action="nextRound"]').click()
+    wait_until(lambda: tracker(player)["round"] == 2)
+    player.call("() => game.modules.get('arbiter').api.combat.settled()")
+    # Only Foundry's own updates (begin, next round); no request, no initiative written.
+    assert log_rows(server) == []
+    updates = player.call("() => harness.record.combatUpdates.map((u) => u.data)")
+    assert updates == [{"round": 1, "turn": 0}, {"round": 2, "turn": 0}]
+    assert player.call("() => harness.record.combatantUpdates ?? []") == []
+    assert player.problems == []
