@@ -339,6 +339,17 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     gm.call("() => game.modules.get('arbiter').api.combat.settled()")
     assert json.loads(log_rows(server)[-1]["outcome"])["result"]["current"] == VESSA
     wait_until(lambda: tracker(gm)["current"] == "Vessa the Quick")
+    # Back a round has no request: the server's round is written back, and the GM told.
+    logged = len(log_rows(server))
+    gm.page.locator('#combat-tracker [data-action="previousRound"]').click()
+    gm.call("() => game.modules.get('arbiter').api.combat.settled()")
+    wait_until(lambda: tracker(gm)["round"] == 2)
+    assert tracker(gm)["current"] == "Vessa the Quick"
+    assert len(log_rows(server)) == logged
+    warnings = gm.call("() => harness.record.notifications.filter((n) => n.type === 'warning')")
+    assert [w["message"] for w in warnings] == [
+        "Arbiter: the server's encounter cannot go back a round; its round stands."
+    ]
     assert gm.problems == []
 
 

@@ -239,6 +239,11 @@ export function createCombatTracker(ctx) {
       return queued(binding, () => send(steps.round).catch(() => writeTurn(combat, binding, false)));
     }
     if ("turn" in changed && steps.turn && binding.current && combat.combatant?.id !== seen) {
+      if (options?.direction < 0) {
+        // No request takes a turn back either: the server's current combatant stands.
+        ctx.notify("warn", ctx.i18n("ARBITER.Combat.NoRewind"));
+        return queued(binding, () => writeTurn(combat, binding, false));
+      }
       const now = binding.ids[combat.combatant?.id];
       if (now === binding.current) return;
       // The server's current combatant passes (dithers); its answer names who is current now.

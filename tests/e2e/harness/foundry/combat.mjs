@@ -4,8 +4,8 @@
 // type declarations, check-declarations.mjs):
 //  - `Combat#startCombat` calls the `combatStart` hook with `{round: 1, turn: 0}` on the
 //    initiating client, then updates; `nextRound` calls `combatRound`, `nextTurn` `combatTurn`
-//    (past the last turn it moves to the next round), each before its update, on the initiating
-//    client only (hooks.d.mts: "fires on the initiating client before any database update").
+//    (past the last turn it moves to the next round), `previousRound` / `previousTurn` the same
+//    with `direction: -1`, each before its update, on the initiating client only (hooks.d.mts: "fires on the initiating client before any database update").
 //  - Every update calls `updateCombat(combat, changed, options, userId)` with only the keys that
 //    changed (Foundry diffs an update), and `combatTurnChange` when the round or turn moved.
 //  - The turn order (`turns`) sorts combatants by initiative, highest first, unrolled ones last,
@@ -186,6 +186,23 @@ export function createCombats(env) {
       await this.update(updateData, updateOptions);
       return this;
     }
+    async previousRound() {
+      const round = Math.max(this.round - 1, 0);
+      const updateData = { round, turn: round === 0 ? null : 0 };
+      const updateOptions = { direction: -1, worldTime: { delta: 0 } };
+      Hooks().callAll("combatRound", this, updateData, updateOptions);
+      await this.update(updateData, updateOptions);
+      return this;
+    }
+    async previousTurn() {
+      if (this.turn === 0 && this.round === 0) return this;
+      if (this.turn === 0 || this.turn === null) return this.previousRound();
+      const updateData = { round: this.round, turn: this.turn - 1 };
+      const updateOptions = { direction: -1, worldTime: { delta: 0 } };
+      Hooks().callAll("combatTurn", this, updateData, updateOptions);
+      await this.update(updateData, updateOptions);
+      return this;
+    }
     async endCombat() {
       return this.delete();
     }
@@ -262,5 +279,5 @@ export function renderTracker(env) {
   tracker.innerHTML = `<style>#combat-tracker li.active{background:#665;font-weight:bold}#combat-tracker li.defeated{text-decoration:line-through;opacity:.6}#combat-tracker li.defeated::after{content:" ☠"}</style>
     <h3 class="encounter-title">${combat.started ? `Round <span class="encounter-round">${combat.round}</span>` : "Not started"}</h3>
     <ol class="combat-tracker">${rows.join("")}</ol>
-    <nav class="combat-controls">${combat.started ? '<button data-action="nextTurn">Next Turn</button><button data-action="nextRound">Next Round</button><button data-action="endCombat">End Combat</button>' : '<button data-action="startCombat">Begin Combat</button>'}</nav>`;
+    <nav class="combat-controls">${combat.started ? '<button data-action="previousRound">Previous Round</button><button data-action="previousTurn">Previous Turn</button><button data-action="nextTurn">Next Turn</button><button data-action="nextRound">Next Round</button><button data-action="endCombat">End Combat</button>' : '<button data-action="startCombat">Begin Combat</button>'}</nav>`;
 }

@@ -90,6 +90,8 @@ export const STAND_INS = [
   { path: "Combat.prototype.startCombat", owner: "Combat", member: "startCombat" },
   { path: "Combat.prototype.nextRound", owner: "Combat", member: "nextRound" },
   { path: "Combat.prototype.nextTurn", owner: "Combat", member: "nextTurn" },
+  { path: "Combat.prototype.previousRound", owner: "Combat", member: "previousRound" },
+  { path: "Combat.prototype.previousTurn", owner: "Combat", member: "previousTurn" },
   { path: "Combat.prototype.endCombat", owner: "Combat", member: "endCombat" },
   { path: "Combat.prototype.setupTurns", owner: "Combat", member: "setupTurns" },
   { path: "Combat.prototype.getCombatantsByToken", owner: "Combat", member: "getCombatantsByToken" },
