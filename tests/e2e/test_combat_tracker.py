@@ -402,6 +402,7 @@ def shoot_editor_from_system(page: Page, actor_id: str, ruleset: str, shot: str)
 
 
 KARA = "actorKara0000001"
+CY = "actorCy000000001"
 ORM = "actorOrm00000001"
 
 
@@ -628,3 +629,33 @@ def test_a_players_client_with_its_own_connection_never_binds_or_writes_a_combat
     assert updates == [{"round": 1, "turn": 0}, {"round": 2, "turn": 0}]
     assert player.call("() => harness.record.combatantUpdates ?? []") == []
     assert player.problems == []
+
+
+def test_a_combatant_joining_a_bound_combat_is_reported_not_sent(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    from arbiter.compiler.model.loader import load_all
+
+    ready = {c.id: c.stat_block for c in load_all()["hmk"].model.combatants}
+    actors = []
+    for actor_id, name, start in ((KARA, "Kara", "ana"), (ORM, "Orm", "bandit"), (CY, "Cy", "cy")):
+        actor = plain(actor_id, name, 10)
+        block = {**ready[start], "id": actor_id, "name": name}
+        actor["flags"] = {"arbiter": {"statBlocks": {"hmk": block}}}
+        actors.append(actor)
+    gm = open_page(site, server, scene=world(WORLDBUILDING, *actors))
+    gm.wait_status("open")
+    kara, orm, cy = drop(gm, [KARA, ORM, CY])
+    fight(gm, [kara, orm])
+    script_dice_queue(gm, [[], [4, 8]])
+    begin_combat(gm)
+    logged = len(log_rows(server))
+    assert logged == 2
+    fight(gm, [cy])
+    [note] = gm.call("() => harness.record.notifications")
+    assert note == {"type": "warning", "message": (
+        "Arbiter: Cy joined the combat after it began and is not in its encounter (the server adds "
+        "no combatant to a running encounter). End the combat and begin a new one to include him."
+    )}  # fmt: skip
+    assert len(log_rows(server)) == logged
+    assert [row[:2] for row in tracker(gm)["rows"]] == [["Orm", "2"], ["Kara", "1"], ["Cy", ""]]

@@ -264,6 +264,10 @@ export function createCombatTracker(ctx) {
         default: "",
       });
       Hooks.on("updateCombat", onUpdateCombat);
+      // No request adds a combatant to a running encounter: the GM is told it is not in it.
+      Hooks.on("createCombatant", (combatant) => {
+        if (active() && combatant.parent && bindingOf(combatant.parent)) ctx.notify("warn", ctx.i18n("ARBITER.Combat.Joined", { name: combatant.name }));
+      });
       Hooks.on("deleteCombat", (combat) => {
         bindings.delete(combat.id);
         declined.delete(combat.id);
