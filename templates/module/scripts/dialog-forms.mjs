@@ -100,7 +100,8 @@ export const forms = {
         label(view, "ARBITER.Dialog.Weapon", `<select name="weapon"><option value=""></option>${view.options(view.rules.weapons ?? [], view.blocks.attacker.weapon)}</select>`),
         label(view, "ARBITER.Dialog.Range", `<select name="range"><option value=""></option>${view.options(["short", "medium", "long"].map((id) => ({ id })))}</select>`),
         label(view, "ARBITER.Dialog.Modifier", '<input type="number" name="modifier" value="0">'),
-        label(view, "ARBITER.Dialog.Defending", '<input type="checkbox" name="defending">'),
+        // In an encounter defending is the defender's own declaration, not the attack's.
+        boundTo(view) ? "" : label(view, "ARBITER.Dialog.Defending", '<input type="checkbox" name="defending">'),
       ].join(""),
     request: (values, view) => {
       const { blocks } = view;
