@@ -131,7 +131,8 @@ export function createCombatTracker(ctx) {
   }
 
   async function start(combat) {
-    const combatants = combat.turns?.length ? [...combat.turns] : Array.from(combat.combatants ?? []);
+    // By name (then id): the order the start lists them in, and the server rolls in.
+    const combatants = Array.from(combat.combatants ?? []).sort((a, b) => a.name.localeCompare(b.name) || (a.id > b.id ? 1 : -1));
     const ruleset = await rulesetFor(combatants);
     if (!ruleset) return null;
     const blocks = [];
@@ -211,9 +212,9 @@ export function createCombatTracker(ctx) {
   function onUpdateCombat(combat, changed, options) {
     if (!active()) return;
     const binding = bindingOf(combat);
-    // Foundry re-indexes the turn when initiative changes reorder the tracker, keeping the same
-    // combatant current (Combat#_onUpdateDescendantDocuments: an update of `turn` by the client
-    // that changed the initiative, without our option): not a GM's action.
+    // A turn update that leaves the same combatant current is a re-index after the order
+    // changed (Foundry before V12 and `Combat#rollInitiative` keep the current combatant by an
+    // update of `turn`), not a GM's action.
     const seen = binding?.seen;
     if (binding) binding.seen = combat.combatant?.id ?? null;
     if (options?.arbiter) return;

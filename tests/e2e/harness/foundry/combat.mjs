@@ -9,9 +9,10 @@
 //  - Every update calls `updateCombat(combat, changed, options, userId)` with only the keys that
 //    changed (Foundry diffs an update), and `combatTurnChange` when the round or turn moved.
 //  - The turn order (`turns`) sorts combatants by initiative, highest first, unrolled ones last,
-//    then by name and id (`Combat#_sortCombatants`); when initiative changes the current
-//    combatant stays current: the client that changed it updates the Combat's `turn`
-//    (`Combat#_onUpdateDescendantDocuments`), an update without the caller's options.
+//    then by id (`Combat#_sortCombatants`); when combatants are added or their initiative
+//    changes, the turn index stays (or becomes the operation's `combatTurn`) and the order is
+//    sorted again, so the current combatant may change (V12 and V13 `#onModifyCombatants`;
+//    older versions updated `turn` to keep the same combatant).
 //  - `Combatant#update` calls `updateCombatant`; `endCombat` deletes the combat (Foundry asks
 //    for a confirmation first) and calls `deleteCombat`.
 
@@ -104,11 +105,22 @@ export function createCombats(env) {
       env.renderTracker();
       return combat;
     }
-    /** `Combat#_sortCombatants`: initiative high to low (unrolled last), then name, then id. */
+    /** `Combat#_sortCombatants` (V12+): initiative high to low (unrolled last), then the id. */
     _sortCombatants(a, b) {
       const ia = Number.isFinite(a.initiative) ? a.initiative : -Infinity;
       const ib = Number.isFinite(b.initiative) ? b.initiative : -Infinity;
-      return ib - ia || a.name.localeCompare(b.name) || (a.id > b.id ? 1 : -1);
+      return ib - ia || (a.id > b.id ? 1 : -1);
+    }
+    /** `#onModifyCombatants`: the turn index stays (or becomes `options.combatTurn`), the order
+     * is sorted again, and a change of the current combatant is a turn change. */
+    _modified(options, before) {
+      if (typeof options.combatTurn === "number") this.turn = options.combatTurn;
+      this.setupTurns();
+      const now = { round: this.round, turn: this.turn, combatantId: this.combatant?.id ?? null };
+      if (this.started && now.combatantId !== before.combatantId) Hooks().callAll("combatTurnChange", this, before, now);
+    }
+    _state() {
+      return { round: this.round, turn: this.turn, combatantId: this.combatant?.id ?? null };
     }
     setupTurns() {
       this.turns = this.combatants.contents.sort((a, b) => this._sortCombatants(a, b));
@@ -122,29 +134,24 @@ export function createCombats(env) {
     async createEmbeddedDocuments(embeddedName, data, operation = {}) {
       if (embeddedName !== "Combatant") throw new Error(`Combat has no embedded ${embeddedName}`);
       const created = data.map((d) => new Combatant(d, this));
-      const current = this.combatant;
+      const before = this._state();
       for (const c of created) this.combatants.set(c.id, c);
-      this.setupTurns();
-      if (current) this.turn = this.turns.indexOf(current);
+      this._modified(operation, before);
       for (const c of created) Hooks().callAll("createCombatant", c, operation, user());
       env.renderTracker();
       return created;
     }
     async updateEmbeddedDocuments(embeddedName, updates, operation = {}) {
       if (embeddedName !== "Combatant") throw new Error(`Combat has no embedded ${embeddedName}`);
-      const current = this.combatant;
+      const before = this._state();
       const done = [];
       for (const data of updates) {
         const combatant = this.combatants.get(data._id, { strict: true });
         const changed = applyChanges(combatant, data);
         done.push([combatant, { ...changed, _id: combatant.id }]);
       }
-      this.setupTurns();
+      this._modified(operation, before);
       for (const [combatant, changed] of done) Hooks().callAll("updateCombatant", combatant, changed, operation, user());
-      // The current combatant stays current when the order changes: as Foundry, the client that
-      // changed the initiative updates the Combat's turn (an update of its own, not awaited).
-      const adjusted = current && this.turn !== null ? Math.max(0, this.turns.indexOf(current)) : this.turn;
-      if (adjusted !== this.turn) this.update({ turn: adjusted });
       env.record.combatantUpdates = [...(env.record.combatantUpdates ?? []), ...updates.map((u) => structuredClone(u))];
       env.renderTracker();
       return done.map(([c]) => c);
