@@ -184,9 +184,8 @@ export function createCombats(env) {
       return this;
     }
     async nextTurn() {
-      if (this.turn === null) return this;
-      const next = this.turn + 1;
-      if (next >= this.turns.length) return this.nextRound();
+      const next = (this.turn ?? -1) + 1;
+      if (this.round === 0 || next >= this.turns.length) return this.nextRound();
       const updateData = { round: this.round, turn: next };
       const updateOptions = { direction: 1, worldTime: { delta: 0 } };
       Hooks().callAll("combatTurn", this, updateData, updateOptions);
@@ -195,7 +194,9 @@ export function createCombats(env) {
     }
     async previousRound() {
       const round = Math.max(this.round - 1, 0);
-      const updateData = { round, turn: round === 0 ? null : 0 };
+      let turn = this.round === 0 ? 0 : Math.max(this.turns.length - 1, 0);
+      if (this.turn === null || round === 0) turn = null;
+      const updateData = { round, turn };
       const updateOptions = { direction: -1, worldTime: { delta: 0 } };
       Hooks().callAll("combatRound", this, updateData, updateOptions);
       await this.update(updateData, updateOptions);
@@ -203,8 +204,8 @@ export function createCombats(env) {
     }
     async previousTurn() {
       if (this.turn === 0 && this.round === 0) return this;
-      if (this.turn === 0 || this.turn === null) return this.previousRound();
-      const updateData = { round: this.round, turn: this.turn - 1 };
+      if (this.turn !== null && this.turn <= 0) return this.previousRound();
+      const updateData = { round: this.round, turn: (this.turn ?? this.turns.length) - 1 };
       const updateOptions = { direction: -1, worldTime: { delta: 0 } };
       Hooks().callAll("combatTurn", this, updateData, updateOptions);
       await this.update(updateData, updateOptions);
