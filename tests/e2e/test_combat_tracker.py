@@ -520,15 +520,14 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     }
     register = macros[("karmic", "register")]
     encounter = gm.call("() => `combat-${game.combat.id}`")
-    api_request = (
-        "([type, e]) => game.modules.get('arbiter').api.request('karmic', type, {}, {encounter: e})"
-    )
-    # Register 1: Devon's attack (+3✶) fails against the soldier's parry (+5); the soldier seizes
-    # the initiative, and the tracker's order turns round.
+    reveal, resolve = macros[("karmic", "reveal")], macros[("karmic", "resolve")]
+    # Register 1 (declared, revealed and resolved from the dialogs): Devon's attack (+3✶) fails
+    # against the soldier's parry (+5); the soldier seizes the initiative, and the tracker's
+    # order turns round.
     declare(gm, register, devon, soldier, "attack", "plus-3-hit#1")
     declare(gm, register, soldier, devon, "parry", "plus-5#1")
-    gm.call(api_request, ["reveal", encounter])
-    gm.call(api_request, ["resolve_register", encounter])
+    send_dialog(gm, reveal)
+    send_dialog(gm, resolve)
     resolved = json.loads(log_rows(server)[-1]["outcome"])["result"]
     assert resolved["initiative"] == [{"holder": soldier_block["id"], "over": devon_block["id"]}]
     wait_until(lambda: tracker(gm)["rows"][0][0] == "Soldier")
@@ -544,8 +543,8 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     # (+10): it lands; the soldier's vitality 10 → 8.
     declare(gm, register, soldier, devon, "parry", "minus-2-hit#1")
     declare(gm, register, devon, soldier, "attack", "plus-10#1")
-    gm.call(api_request, ["reveal", encounter])
-    gm.call(api_request, ["resolve_register", encounter])
+    send_dialog(gm, reveal)
+    send_dialog(gm, resolve)
     blow = json.loads(log_rows(server)[-1]["outcome"])["result"]["outcomes"][0]
     assert (blow["combatant"], blow["success"], blow["vitality"]) == (devon_block["id"], True, 8)
     wait_until(lambda: actor_state(gm, SOLDIER)["health"]["value"] == 8)
@@ -553,6 +552,8 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
     assert after["health"] == {"value": 8, "min": 0, "max": 10}
     assert after["vitals"]["karmic"]["value"] == 8
     shoot(gm, f"v{generation}-karmic-token-after-blow")
+    # Every request of the duel, from the dialogs, acted in the combat's encounter.
+    assert {row["encounter"] for row in log_rows(server)} == {encounter}
     undo_card_of(gm, "resolve_register")
     assert actor_state(gm, SOLDIER) == before
     # Next round in the tracker: the server's next round (fresh hands), round 2.

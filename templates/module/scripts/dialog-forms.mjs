@@ -180,6 +180,22 @@ export const forms = {
   ...combatStylesContests,
 };
 
+// A karmic register's table actions: reveal it, then resolve it (the GM's; docs/requests-karmic.md).
+for (const type of ["reveal", "resolve_register"]) {
+  forms[`karmic.${type}`] = {
+    statBlocks: false,
+    fields: (view) =>
+      [
+        label(view, "ARBITER.Dialog.Register", '<input type="number" name="register" value="" min="1">'),
+        label(view, "ARBITER.Dialog.Encounter", `<input type="text" name="encounter" value="${view.escapeHtml(view.bound?.encounter ?? "table")}">`),
+      ].join(""),
+    request: (values) => ({
+      body: values.register ? { register: number(values.register) } : {},
+      options: { encounter: values.encounter || "table" },
+    }),
+  };
+}
+
 // The karmic macros open their dialogs by request type (actions.py: `declare`,
 // `draw_initiative`); their forms are named after the macros (register, initiative).
 forms["karmic.declare"] = forms["karmic.register"];
