@@ -140,7 +140,7 @@ async function onTabletop(outcome, message) {
     ui.notifications.warn(err.message);
   }
   try {
-    const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset) });
+    const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n });
     if (!undo.length || !message) return;
     const applied = [...(message.flags?.[MODULE]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
     await message.update({ flags: { [MODULE]: { [APPLIED]: applied } } });
@@ -447,7 +447,7 @@ const api = {
   tabletop: {
     /** Write an outcome (as this connection received it) onto the tabletop now (active GM);
      * resolves with the undo record. */
-    apply: (outcome) => applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset) }),
+    apply: (outcome) => applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n }),
     /** Restore what `apply` changed. */
     undo: (ruleset, undo) => undoApplied(MODULE, ruleset, undo),
     /** Undo every application a card holds (GM). */

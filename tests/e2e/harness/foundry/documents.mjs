@@ -151,6 +151,8 @@ export function createActors(env) {
     }
     /** `Actor#toggleStatusEffect` (V12+): on, off, or flipped when `active` is not given. */
     async toggleStatusEffect(statusId, { active, overlay = false } = {}) {
+      // As Foundry: a status must be one of CONFIG.statusEffects.
+      if (!env.CONFIG.statusEffects.some((s) => s.id === statusId)) throw new Error(`Invalid status ID "${statusId}" provided to Actor#toggleStatusEffect`);
       const on = new Set(this._statuses ?? []);
       const wanted = active ?? !on.has(statusId);
       if (wanted) on.add(statusId);

@@ -10,6 +10,7 @@ import { createHooks, createI18n, createNotifications, createQueries, createSett
 import { CHAT_MESSAGE_STYLES, createActors, createChatMessage, createRoll } from "./documents.mjs";
 import { createDialogV2 } from "./dialogs.mjs";
 import { createCombats, renderTracker, tokenFor } from "./combat.mjs";
+import { adoptItems, ITEM_STAND_INS } from "./items.mjs";
 import { createRollTable } from "./tables.mjs";
 import { createTemplates, templateGlobals } from "./templates.mjs";
 
@@ -166,7 +167,7 @@ function drawTokens(env, tokens) {
 
 /** The stand-ins of one generation. */
 export function standInsFor(generation) {
-  return STAND_INS.filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
+  return [...STAND_INS, ...ITEM_STAND_INS].filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
 }
 
 export const USERS = [
@@ -224,6 +225,15 @@ export function createFoundry(generation, options = {}) {
   const Roll = createRoll(env);
   env.Roll = Roll;
   const { Actor, actors } = createActors(env);
+  // Embedded items (items.mjs): the actor's items as documents, and the embedded-document API.
+  const Item = adoptItems(env, Actor, actors, options.system?.id ?? "worldbuilding");
+  // The statuses the world's system registers at its init (e.g. Mythras's `seriousWound`); one
+  // with a core status's id replaces it, as Mythras's registration does.
+  for (const status of options.systemStatuses ?? []) {
+    const at = env.CONFIG.statusEffects.findIndex((s) => s.id === status.id);
+    if (at >= 0) env.CONFIG.statusEffects[at] = { ...status };
+    else env.CONFIG.statusEffects.push({ ...status });
+  }
   // Tokens on the scene, each linked to its actor; more are dropped from actors (harness.dropActor).
   const tokens = (env.tokenList ?? []).map((t) => tokenFor(env, actors.get(t.actor), t));
   env.tokenById = (id) => tokens.find((t) => t.id === id) ?? null;
@@ -302,7 +312,7 @@ export function createFoundry(generation, options = {}) {
     ...templateGlobals(env, templates),
     Combat,
     harness: {
-      record, generation, env, Actor, Combat, Combatant, samples, drawTokens: () => drawTokens(env, tokens),
+      record, generation, env, Actor, Item, Combat, Combatant, samples, drawTokens: () => drawTokens(env, tokens),
       /** Foundry's drop of an actor on the scene (TokenLayer#_onDropActorData): a token made
        * from the actor (`Actor#getTokenDocument`) created on the scene. */
       dropActor(actorId) {
