@@ -92,8 +92,12 @@ def actor_state(page: Page, actor_id: str) -> dict[str, Any]:
     return page.call(
         """(id) => {
             const a = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            const injuries = Array.from(a.items ?? []).filter((i) => i.type === "injury")
+                .map((i) => [i.name, i.system.injuryLevel]);
+            const hitPoints = Object.fromEntries(Array.from(a.items ?? []).filter((i) => i.type === "hitLocation")
+                .map((i) => [i.name, i.system.currentHitPoints]));
             return { health: a.system.health ?? null, vitals: a.getFlag("arbiter", "vitals") ?? null,
-                     statuses: [...a.statuses].sort() };
+                     statuses: [...a.statuses].sort(), injuries, hitPoints };
         }""",
         actor_id,
     )
@@ -197,16 +201,20 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
 
     wait_until(lambda: tracker(gm)["rows"][0][2])
     after = actor_state(gm, BRANN)
-    assert after["statuses"] == ["dead"]
+    assert after["statuses"] == ["bleeding", "dead"]
     # d10 10 + STR and skill bonuses, +200 %: 42 dealt, 6 absorbed by mail: 15 - 36 = -21.
     assert result["injury"]["dealt"] == 42 and result["injury"]["suffered"] == 36
+    assert result["combatants"][BRANN]["lasting"] == ["bleeding"]
     assert after["vitals"]["hmk"] == {
         "value": -21,
         "max": 15,
         "status": "dead",
-        "conditions": ["dead"],
+        "conditions": ["dead", "bleeding"],
         "locations": {},
     }
+    # HârnMaster 3's own data holds the wound too: an injury item named after the critical
+    # (system-fields.mjs).
+    assert after["injuries"] == [["Vital Hit", 12]]
     assert tracker(gm)["rows"] == [["Brann of Kaldor", "2", True], ["Aldric of Kaldor", "1", False]]
     shoot(gm, f"v{generation}-hm3-token-after-blow")
     shoot(gm, f"v{generation}-hm3-tracker-defeated", "#combat-tracker")
@@ -313,6 +321,8 @@ def test_a_mythras_combat_starts_the_combat_styles_encounter_and_follows_its_tur
     assert after["statuses"] == ["arbiter-wounded", "unconscious"]
     vitals = after["vitals"]["combat-styles"]
     assert vitals["locations"] == {"head": -2}
+    # Mythras's own data holds it too: the head's hit-location item (Cabeza) at -2.
+    assert before["hitPoints"]["Cabeza"] == 5 and after["hitPoints"]["Cabeza"] == -2
     assert vitals["wound"] == {
         "location": "head",
         "level": "serious",
@@ -444,6 +454,7 @@ def test_plain_actors_with_editor_blocks_fight_an_hmk_combat_and_the_bar_follows
     assert result["combatants"][orm_block["id"]] == {
         "death_in": 11,
         "ip": -1,
+        "lasting": ["penalized"],
         "max_ip": 28,
         "name": orm_block["name"],
         "status": "unconscious",
@@ -451,7 +462,8 @@ def test_plain_actors_with_editor_blocks_fight_an_hmk_combat_and_the_bar_follows
     wait_until(lambda: actor_state(gm, ORM)["statuses"])
     after = actor_state(gm, ORM)
     assert after["health"] == {"value": -1, "min": 0, "max": 28}  # the token's bar
-    assert after["statuses"] == ["unconscious"]
+    # Unconscious, its death timer running, and the critical's lasting penalty.
+    assert after["statuses"] == ["arbiter-dying", "arbiter-penalized", "unconscious"]
     assert (
         after["vitals"]["hmk"]["value"] == -1 and after["vitals"]["hmk"]["status"] == "unconscious"
     )
