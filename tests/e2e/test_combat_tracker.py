@@ -184,6 +184,18 @@ def test_an_hm3_combat_starts_the_hmk_encounter_shows_its_order_and_a_deadly_blo
         "current": "Brann of Kaldor",
     }
     shoot(gm, f"v{generation}-hm3-tracker-order", "#combat-tracker")
+    # An initiative set in Foundry (an edit, a roll) does not change the server's order.
+    gm.call("() => game.combat.turns[1].update({initiative: 20})")
+    gm.call("() => game.modules.get('arbiter').api.combat.settled()")
+    assert tracker(gm)["rows"] == [
+        ["Brann of Kaldor", "2", False],
+        ["Aldric of Kaldor", "1", False],
+    ]
+    assert gm.call("() => harness.record.notifications.map((n) => n.message)") == [
+        "Arbiter: the initiative of Aldric of Kaldor is the server's; its order stands "
+        "(roll initiative through the ruleset's own request)."
+    ]
+    assert len(log_rows(server)) == 2
     before = actor_state(gm, BRANN)
     shoot(gm, f"v{generation}-hm3-token-before-blow")
     # Aldric strikes Brann in the encounter: d100 5 is a critical (5 × 10 < 62), d10 injury 10,

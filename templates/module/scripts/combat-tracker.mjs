@@ -198,6 +198,7 @@ export function createCombatTracker(ctx) {
       if (typeof round === "number" && round > 0) binding.round = round;
       if (typeof result.current === "string") binding.current = result.current;
       if (ranks) {
+        binding.ranks = ranks;
         binding.order = Object.keys(ranks).sort((a, b) => ranks[b] - ranks[a]);
         const updates = combat.turns
           .filter((c) => binding.ids[c.id] in ranks && c.initiative !== ranks[binding.ids[c.id]])
@@ -252,6 +253,17 @@ export function createCombatTracker(ctx) {
     }
   }
 
+  /** An initiative set in Foundry (a roll, an edit) on a bound combat: the server's order
+   * stands, its rank is written back. */
+  function onUpdateCombatant(combatant, changed, options) {
+    if (!active() || options?.arbiter || !("initiative" in changed) || !combatant.parent) return;
+    const binding = bindingOf(combatant.parent);
+    const rank = binding?.ranks?.[binding.ids[combatant.id]];
+    if (rank === undefined || combatant.initiative === rank) return;
+    ctx.notify("warn", ctx.i18n("ARBITER.Combat.ServerInitiative", { name: combatant.name }));
+    return queued(binding, () => combatant.parent.updateEmbeddedDocuments("Combatant", [{ _id: combatant.id, initiative: rank }], OURS));
+  }
+
   return {
     /** Register the setting and the hooks (at init). */
     register() {
@@ -265,6 +277,7 @@ export function createCombatTracker(ctx) {
         default: "",
       });
       Hooks.on("updateCombat", onUpdateCombat);
+      Hooks.on("updateCombatant", onUpdateCombatant);
       // No request adds a combatant to a running encounter: the GM is told it is not in it.
       Hooks.on("createCombatant", (combatant) => {
         if (active() && combatant.parent && bindingOf(combatant.parent)) ctx.notify("warn", ctx.i18n("ARBITER.Combat.Joined", { name: combatant.name }));
