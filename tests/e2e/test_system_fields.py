@@ -60,18 +60,20 @@ def hm3_scene() -> Any:
 
 def read_from_system(page: Page, ruleset: str) -> None:
     """What the editor's "Read from <system>" then Save does: each actor's stat block read by
-    the world's preset, kept on the actor."""
-    page.call(
+    the world's preset, stored on the server (the actor keeps its combatant's id)."""
+    saved = page.call(
         """async (ruleset) => {
             const api = game.modules.get("arbiter").api;
+            const verdicts = [];
             for (const token of canvas.tokens.placeables) {
                 const block = api.statBlocks.fromSystem(token.actor, ruleset);
-                await token.actor.setFlag("arbiter", "statBlocks", { [ruleset]: block });
-                await token.actor.setFlag("arbiter", "editedStatBlocks", { [ruleset]: true });
+                verdicts.push((await api.statBlocks.save(token.actor, ruleset, block))?.ok ?? null);
             }
+            return verdicts;
         }""",
         ruleset,
     )
+    assert saved and all(saved), saved
 
 
 def actor(page: Page, actor_id: str, item_type: str) -> dict[str, Any]:
@@ -162,7 +164,8 @@ def test_a_bleeding_hmk_combatant_shows_it_every_round_until_cured(
     gm.wait_status("open")
     read_from_system(gm, "hmk")
     blocks = gm.call(
-        "() => canvas.tokens.placeables.map((t) => t.actor.getFlag('arbiter', 'statBlocks').hmk)"
+        """() => Promise.all(canvas.tokens.placeables.map((t) =>
+            game.modules.get("arbiter").api.statBlocks.get(t.actor, "hmk")))"""
     )
     encounter = {"encounter": "hm3-bridge"}
     api_request(gm, "hmk", "start", {"combatants": blocks}, **encounter)
@@ -301,7 +304,8 @@ def test_an_hmk_death_timer_shows_until_the_combatant_is_stabilized(
     gm.wait_status("open")
     read_from_system(gm, "hmk")
     blocks = gm.call(
-        "() => canvas.tokens.placeables.map((t) => t.actor.getFlag('arbiter', 'statBlocks').hmk)"
+        """() => Promise.all(canvas.tokens.placeables.map((t) =>
+            game.modules.get("arbiter").api.statBlocks.get(t.actor, "hmk")))"""
     )
     encounter = {"encounter": "hm3-ditch"}
     api_request(gm, "hmk", "start", {"combatants": blocks}, **encounter)

@@ -16,6 +16,7 @@ import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block
 import { editMapping } from "./mapping-editor.mjs";
 import { mappingFor, readStatBlock } from "./presets.mjs";
 import { APPLIED, applyOutcome, registerStatuses, undoApplied } from "./tabletop.mjs";
+import { createVault, participantOf, setVault } from "./vault.mjs";
 import { createDoctor } from "./status.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
@@ -358,6 +359,26 @@ async function checkStatBlock(ruleset, block) {
   return connection.control({ v: 1, type: "check", id: newId(), ruleset, stat_block: block });
 }
 
+/** The GM's stat blocks on the server (vault.mjs): this browser's reads and the GM's writes. */
+const vault = createVault({ module: MODULE, i18n, connection: () => (isConnector() ? connection : null), isGM: () => game.user.isGM });
+setVault(vault);
+
+/** The world's actors and those of the tokens on the scene (unlinked tokens have their own). */
+function allActors() {
+  const actors = new Map();
+  for (const actor of game.actors ?? []) actors.set(actor.id, actor);
+  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor && !actors.has(token.actor.id)) actors.set(token.actor.id, token.actor);
+  return [...actors.values()];
+}
+
+/** An actor given as itself, its id, or a token of it. */
+function actorFrom(actorOrId) {
+  if (typeof actorOrId !== "string") return actorOrId?.actor ?? actorOrId ?? null;
+  return game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor ?? null;
+}
+
+const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock, vault: () => vault };
+
 /** The encounter bound to the scene's Foundry Combat (active GM's client). */
 const tracker = createCombatTracker({
   module: MODULE,
@@ -371,8 +392,6 @@ const tracker = createCombatTracker({
   },
   notify: (level, text) => ui.notifications[level](text),
 });
-
-const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock };
 
 const api = {
   version: VERSION,
@@ -420,10 +439,29 @@ const api = {
   statBlocks: {
     /** Open the stat-block editor for an actor (or its id); resolves with the saved block. */
     edit(actorOrId, ruleset) {
-      const actor = typeof actorOrId === "string" ? game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor : actorOrId;
+      const actor = actorFrom(actorOrId);
       if (!actor) throw new Error(i18n("ARBITER.Editor.NoActor"));
       return openEditor(editorContext, actor, ruleset);
     },
+    /**
+     * The stat block a request uses for an actor (itself, its id or a token) in a ruleset: the
+     * block the server keeps where this browser may read it (the GM), else a reference
+     * `{id, stored: true}` the server fills in, else null. Async.
+     */
+    async get(actorOrId, ruleset) {
+      const actor = actorFrom(actorOrId);
+      return actor ? vault.blockFor(actor, ruleset) : null;
+    },
+    /** The participant id of an actor's stored block in a ruleset (its `participant` flag), or null. */
+    participant: (actorOrId, ruleset) => participantOf(MODULE, actorFrom(actorOrId), ruleset),
+    /** Store a block on the server for an actor (GM): the server's verdict {ok, problems}. */
+    save: (actorOrId, ruleset, block) => vault.put(ruleset, block, actorFrom(actorOrId)),
+    /** The stored blocks this connection may hear of: [{ruleset, participant, name, actor, updated}]. */
+    list: (ruleset) => vault.list(ruleset),
+    /** Forget a stored block (GM). */
+    remove: (ruleset, participant) => vault.remove(ruleset, participant),
+    /** Move blocks earlier versions kept in actor flags to the server (GM; done at connect). */
+    migrate: () => vault.migrate(allActors()),
     /** The server's verdict on a stat block ({ok, problems}), or null without a connection. */
     check: checkStatBlock,
     /** The JSON Schema of a ruleset's stat block (shipped by the build). */
@@ -511,6 +549,9 @@ Hooks.once("ready", async () => {
     };
     connection.addEventListener("welcome", (event) => {
       exposeRequestTypes(event.detail.rulesets);
+      vault.forget();
+      // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
+      if (game.user.isGM) vault.migrate(allActors()).catch((err) => ui.notifications.warn(err.message));
       // Players get the same per-request calls; theirs go through this client.
       if (game.user.isGM) game.socket.emit(SOCKET, { action: "rulesets", rulesets: event.detail.rulesets });
       warnIfStale();

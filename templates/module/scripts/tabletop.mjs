@@ -14,6 +14,7 @@
 
 import { valueAt } from "./presets.mjs";
 import { undoSystemFields, writeSystemFields } from "./system-fields.mjs";
+import { participantOf } from "./vault.mjs";
 
 export const VITALS = "vitals";
 export const APPLIED = "applied";
@@ -128,13 +129,14 @@ export function vitalsOf(outcome) {
   return out;
 }
 
-/** The actor a combatant id names: the one whose stat block (or own id) carries that id. */
+/** The actor a combatant id names: the one whose stored stat block has that id (its
+ * `participant` flag), else the actor of that id. */
 export function actorOf(module, ruleset, id) {
   const actors = new Map();
   for (const token of canvas?.tokens?.placeables ?? []) if (token.actor) actors.set(token.actor.id, token.actor);
   for (const actor of game.actors ?? []) actors.set(actor.id, actor);
   for (const actor of actors.values()) {
-    if (actor.getFlag(module, "statBlocks")?.[ruleset]?.id === id) return actor;
+    if (participantOf(module, actor, ruleset) === id) return actor;
   }
   return actors.get(id) ?? null;
 }
