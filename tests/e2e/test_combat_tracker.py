@@ -591,11 +591,14 @@ def test_a_karmic_duel_in_the_tracker_shows_initiative_changes_and_vitality(
 def test_a_start_the_server_refuses_leaves_the_combat_foundrys_alone(
     site: str, server: Server, open_page: OpenPage
 ) -> None:
-    broken = plain(ORM, "Orm", 10)
-    broken["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "orm", "name": "Orm", "ip": -5}}}}
-    kara = plain(KARA, "Kara", 10)
-    kara["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "kara", "name": "Kara", "ip": 30}}}}
-    gm = open_page(site, server, scene=world(WORLDBUILDING, kara, broken))
+    # The GM chose hmk for the tracker; these plain actors have no stat block: the start sends
+    # their names alone, which the server refuses.
+    gm = open_page(
+        site,
+        server,
+        settings={"arbiter.combatRuleset": "hmk"},
+        scene=world(WORLDBUILDING, plain(KARA, "Kara", 10), plain(ORM, "Orm", 10)),
+    )
     gm.wait_status("open")
     gm.allowed.append(re.compile("."))  # the refusal's notification
     drop_and_fight(gm, [KARA, ORM])
@@ -603,7 +606,7 @@ def test_a_start_the_server_refuses_leaves_the_combat_foundrys_alone(
     # The refusal is an error card with the server's own messages; nothing logged or bound.
     error = gm.page.locator(".arbiter-card--error")
     error.wait_for()
-    assert "body.combatants.1.ip: Input should be greater than or equal to 1" in error.inner_text()
+    assert "body.combatants.1.attributes: Field required" in error.inner_text()
     gm.call("() => game.modules.get('arbiter').api.combat.settled()")
     assert log_rows(server) == []
     assert gm.call("() => game.modules.get('arbiter').api.combat.bound('hmk')") is None
@@ -617,29 +620,34 @@ def test_a_start_the_server_refuses_leaves_the_combat_foundrys_alone(
 def test_two_tokens_of_one_actor_are_not_sent_as_one_combatant_twice(
     site: str, server: Server, open_page: OpenPage
 ) -> None:
-    kara = plain(KARA, "Kara", 10)
-    kara["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "kara", "name": "Kara", "ip": 30}}}}
-    gm = open_page(site, server, scene=world(WORLDBUILDING, kara))
+    gm = open_page(
+        site,
+        server,
+        settings={"arbiter.combatRuleset": "hmk"},
+        scene=world(WORLDBUILDING, plain(KARA, "Kara", 10)),
+    )
     gm.wait_status("open")
     gm.allowed.append(re.compile("."))
     drop_and_fight(gm, [KARA, KARA])
     gm.page.locator('#combat-tracker [data-action="startCombat"]').click()
     wait_until(lambda: gm.call("() => harness.record.notifications.length"))
     [note] = gm.call("() => harness.record.notifications")
-    assert note["type"] == "warning" and "kara" in note["message"]
+    assert note["type"] == "warning" and KARA in note["message"]
     assert log_rows(server) == [] and gm.call("() => game.messages.size") == 0
 
 
 def test_a_players_client_with_its_own_connection_never_binds_or_writes_a_combat(
     site: str, server: Server, open_page: OpenPage
 ) -> None:
-    kara = plain(KARA, "Kara", 10)
-    kara["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "kara", "name": "Kara", "ip": 30}}}}
-    orm = plain(ORM, "Orm", 10)
-    orm["flags"] = {"arbiter": {"statBlocks": {"hmk": {"id": "orm", "name": "Orm", "ip": 28}}}}
-    token = server.player_token("Aria", ["kara"])
+    # The tracker's ruleset is set, so the combat would bind on a GM's client.
+    token = server.player_token("Aria", [KARA])
     player = open_page(
-        site, server, user=PLAYER, token=token, scene=world(WORLDBUILDING, kara, orm)
+        site,
+        server,
+        user=PLAYER,
+        token=token,
+        settings={"arbiter.combatRuleset": "hmk"},
+        scene=world(WORLDBUILDING, plain(KARA, "Kara", 10), plain(ORM, "Orm", 10)),
     )
     player.wait_status("open")
     drop_and_fight(player, [KARA, ORM])
@@ -658,18 +666,12 @@ def test_a_players_client_with_its_own_connection_never_binds_or_writes_a_combat
 def test_a_combatant_joining_a_bound_combat_is_reported_not_sent(
     site: str, server: Server, open_page: OpenPage
 ) -> None:
-    from arbiter.compiler.model.loader import load_all
-
-    ready = {c.id: c.stat_block for c in load_all()["hmk"].model.combatants}
-    actors = []
-    for actor_id, name, start in ((KARA, "Kara", "ana"), (ORM, "Orm", "bandit"), (CY, "Cy", "cy")):
-        actor = plain(actor_id, name, 10)
-        block = {**ready[start], "id": actor_id, "name": name}
-        actor["flags"] = {"arbiter": {"statBlocks": {"hmk": block}}}
-        actors.append(actor)
+    actors = [plain(KARA, "Kara", 10), plain(ORM, "Orm", 10), plain(CY, "Cy", 10)]
     gm = open_page(site, server, scene=world(WORLDBUILDING, *actors))
     gm.wait_status("open")
     kara, orm, cy = drop(gm, [KARA, ORM, CY])
+    for actor_id, ready in ((KARA, "ana"), (ORM, "bandit"), (CY, "cy")):
+        edit_from_ready(gm, actor_id, "hmk", ready)
     fight(gm, [kara, orm])
     script_dice_queue(gm, [[], [4, 8]])
     begin_combat(gm)
