@@ -6,7 +6,8 @@
 import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage } from "./compat.mjs";
 import { Connection, resolveUrl } from "./connection.mjs";
 import { choiceRequestId, errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
-import { openDialog } from "./dialogs.mjs";
+import { createCombatTracker } from "./combat-tracker.mjs";
+import { openDialog, statBlock } from "./dialogs.mjs";
 import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
@@ -133,6 +134,12 @@ async function decide(request, { owners, player } = {}) {
  */
 async function onTabletop(outcome, message) {
   if (!game.user.isGM || !isConnector() || !outcome) return;
+  try {
+    // The scene's Combat follows its bound encounter: order, round, current (combat-tracker.mjs).
+    await tracker.onOutcome(outcome);
+  } catch (err) {
+    ui.notifications.warn(err.message);
+  }
   try {
     const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n });
     if (!undo.length || !message) return;
@@ -372,6 +379,20 @@ function actorFrom(actorOrId) {
 
 const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock, vault: () => vault };
 
+/** The encounter bound to the scene's Foundry Combat (active GM's client). */
+const tracker = createCombatTracker({
+  module: MODULE,
+  i18n,
+  request: (ruleset, type, body, options) => request(ruleset, type, body, options),
+  isConnector,
+  statBlock: (token, ruleset) => statBlock(MODULE, token, ruleset),
+  fromSystem: (actor, ruleset) => {
+    const mapping = mappingFor(MODULE, game.system?.id, ruleset);
+    return mapping && Object.keys(mapping.fields ?? {}).length ? readStatBlock(actor, mapping) : null;
+  },
+  notify: (level, text) => ui.notifications[level](text),
+});
+
 const api = {
   version: VERSION,
   get rules() {
@@ -455,6 +476,12 @@ const api = {
     /** The GM edits that mapping: a data path per field, rules for embedded items. */
     editMapping: (ruleset, system) => editMapping(editorContext, ruleset, system),
   },
+  combat: {
+    /** The encounter the scene's Combat is bound to for a ruleset ({encounter, ids}), or null. */
+    bound: (ruleset) => tracker.bound(ruleset),
+    /** Resolves when the binding's requests (a start, a round) are answered. */
+    settled: () => tracker.settled(),
+  },
   tabletop: {
     /** Write an outcome (as this connection received it) onto the tabletop now (active GM);
      * resolves with the undo record. */
@@ -467,7 +494,7 @@ const api = {
   dialogs: {
     open(ruleset, type) {
       const data = rules.rulesets[ruleset]?.data ?? {};
-      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands(), encounters: encountersOf(ruleset) });
+      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands(), encounters: encountersOf(ruleset), bound: tracker.bound(ruleset) });
     },
   },
   tables: {
@@ -494,6 +521,7 @@ Hooks.once("init", () => {
   registerSettings(MODULE, () => connection?.start());
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
+  tracker.register();
   onRenderChatMessage(onRenderCard);
   Hooks.once("setup", () => registerStatuses(i18n));
   registerEditorEntries(editorContext, (actor) => api.statBlocks.edit(actor).catch((err) => ui.notifications.error(err.message)));

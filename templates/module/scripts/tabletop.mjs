@@ -121,6 +121,10 @@ export function vitalsOf(outcome) {
       if (c.out) conditions.push("out");
       out[id] = { value: c.vitality, status: c.out ? "out" : "active", conditions };
     }
+    // A register's (or a surprise's) blows name the target's vitality after them; its effects
+    // are not restated there, so its status effects stay as they are (no `conditions`).
+    const blows = [...(Array.isArray(result.outcomes) ? result.outcomes : []), result].filter((o) => o?.target && typeof o.vitality === "number");
+    for (const blow of blows) out[blow.target] = { value: blow.vitality, status: blow.out ? "out" : "active", ...(blow.out ? { conditions: ["out"] } : {}) };
   }
   return out;
 }
@@ -180,9 +184,10 @@ export async function applyOutcome({ module, outcome, mapping, i18n = (key) => k
     }
     // Status effects: those the result names on, ours it no longer names off.
     const statuses = map?.outcomes?.statuses ?? null;
-    const conditions = [...vitals.conditions, ...Object.values(merged.levels ?? {})];
-    const wanted = new Set(conditions.map((c) => statusFor(c, statuses)).filter(Boolean));
-    for (const status of managed(statuses)) {
+    // A result that restates no condition (a karmic register's blow) leaves the statuses alone.
+    const conditions = vitals.conditions ? [...vitals.conditions, ...Object.values(merged.levels ?? {})] : null;
+    const wanted = new Set((conditions ?? []).map((c) => statusFor(c, statuses)).filter(Boolean));
+    for (const status of conditions ? managed(statuses) : []) {
       const active = actor.statuses?.has(status) ?? false;
       if (active === wanted.has(status)) continue;
       before.statuses.push({ id: status, active });
