@@ -26,6 +26,7 @@ from pydantic_core import PydanticSerializationError, to_json
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import (
     StatBlock as CombatStylesStatBlock,
 )
+from arbiter.bridge.engine.combat_styles.core.block_checks import SKILLS as CS_SKILLS
 from arbiter.bridge.engine.hmk.requests import StatBlock as HmkStatBlock
 from arbiter.bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
 from arbiter.bridge.engine.rule_context import validation_context
@@ -39,10 +40,7 @@ STAT_BLOCKS: Mapping[str, type[BaseModel]] = {
 """Ruleset id → the model its requests validate a combatant's stat block with."""
 
 _WIELDED = ["weapons", "shields", "ranged_weapons"]
-_CS_SKILLS = [
-    "combat_style", "evade", "endurance", "willpower", "brawn", "athletics", "acrobatics",
-    "unarmed", "ride", "swim", "fly",
-]  # fmt: skip
+_CS_SKILLS = list(CS_SKILLS)  # the names the engine reads, the door's check too
 PICKS: Mapping[str, Mapping[str, Mapping[str, Any]]] = {
     "hmk": {
         "skills": {"x-arbiter-keys": ["weapons"]},
@@ -70,8 +68,8 @@ PICKS: Mapping[str, Mapping[str, Mapping[str, Any]]] = {
 """Where the editor picks a field's ids (``x-arbiter-values``) or a mapping's keys
 (``x-arbiter-keys``) from: dotted paths into the ruleset's ``data`` in ``data/rules.json``,
 each a list of entries with an ``id`` (and a ``name``). ``x-arbiter-names``: fixed names the
-engine reads (skills it knows). The server validates what is picked (hmk and karmic refuse
-an id the rule data lacks at the field that names it, :func:`problems`)."""
+engine reads (skills it knows). The server validates what is picked (an id the rule data lacks
+is refused at the field that names it, :func:`problems`)."""
 
 FOLDER = "stat-blocks"
 """Where the schemas go under ``docs/schemas`` (and so under the module's ``schemas/``)."""

@@ -17,6 +17,7 @@ interpreted, like the request models that use it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -39,13 +40,18 @@ def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
     """The ``ruleset`` rules a validation runs under (``context``: its validation context, as
     ``model_post_init`` receives it), or None without them (or when the id is served with
     another kind of rules, as a test's small ruleset may be)."""
-    if not isinstance(context, Mapping):
+    # The exact types first (a dict, the served rules' mappingproxy): the usual case, without
+    # the ABC's isinstance (every stat block of every request comes through here).
+    if type(context) is not dict and not isinstance(context, Mapping):
         return None
-    served = context.get(RULES)
-    if not isinstance(served, Mapping):
+    served: Any = context.get(RULES)
+    if not (
+        type(served) is dict or type(served) is MappingProxyType or isinstance(served, Mapping)
+    ):
         return None
     found = served.get(ruleset)
-    return found if isinstance(found, kind) else None
+    # pydantic models' isinstance goes through ABCMeta: the exact type is checked first.
+    return found if type(found) is kind or isinstance(found, kind) else None
 
 
 _IDS: dict[tuple[int, str], tuple[RulesetBase, tuple[str, ...], frozenset[str]]] = {}

@@ -32,9 +32,13 @@ from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 JSON = dict[str, Any]
 Problems = set[tuple[str, str]]
 
-BLOCK_REFUSALS = re.compile(r"unknown (weapon|armor|armour|skill|style|trait|location)")
-"""Engine words for a stat block naming what the rule data lacks: after this work the body's
-validation says these for hmk and karmic, so the engine never should."""
+BLOCK_REFUSALS = re.compile(
+    r"unknown (weapon|armor|armour|skill|style|trait|location|hit location|body plan|fatigue"
+    r"|hand)|is listed twice|needs \d+ hand\(s\)|not in the weapons list"
+)
+"""Engine words for a stat block naming what the rule data lacks (or holding its weapons in
+hands it cannot): the body's validation says these for every ruleset, so the engine never
+should."""
 
 
 def served() -> RulesSnapshot:

@@ -167,3 +167,33 @@ def test_the_gm_cannot_store_a_block_naming_a_weapon_the_rules_lack_and_requests
 
 async def _count(run: object) -> int:
     return run.server.store.count()  # type: ignore[attr-defined]
+
+
+def test_the_gm_cannot_store_a_combat_styles_block_naming_a_trait_the_rules_lack(
+    tmp_path: Path,
+) -> None:
+    # Before: put accepted an unknown style trait, and an exchange carrying the block was
+    # refused by the engine only (rules_forbid), a different word from the door's.
+    foe = {
+        "id": "foe",
+        "characteristics": {"str": 12, "con": 12, "siz": 12, "dex": 12, "int": 12, "pow": 10},
+        "skills": {"combat_style": 60, "evade": 40},
+        "weapons": ["dagger"],
+    }
+    odd = {**foe, "id": "b", "traits": ["jedi"]}
+    exchange = {"combatants": [foe, odd], "attacker": "foe", "defender": "b", "effects": []}
+    request = {"id": "x-1", "ruleset": "combat-styles", "type": "exchange", "body": exchange}
+    with running(bundled_config(tmp_path)) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        stored = ask(gm, {"v": 1, "type": "put_stat_block", "id": "p-1",
+                          "ruleset": "combat-styles", "stat_block": odd})  # fmt: skip
+        sent = ask(gm, {"v": 1, "type": "request", "request": request})
+        logged = srv.call(_count(srv))
+    traits = srv.server.rules.models["combat-styles"].style_traits  # type: ignore[attr-defined]
+    known = ", ".join(sorted(t.id for t in traits))
+    message = f"unknown style trait 'jedi' (known: {known})"
+    assert stored["ok"] is False
+    assert stored["problems"] == [{"field": "traits.0", "message": message}]
+    assert sent["code"] == "invalid_request"
+    assert sent["message"] == (f"invalid 'exchange' request: body.combatants.1.traits.0: {message}")
+    assert logged == 0

@@ -9,7 +9,8 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
 
 * ``core/`` — the rule data as the engine reads it (``view``, ``rules``, built once per model),
   d100 checks (``checks``), special effects won (``differential``), ``damage``, and what a stat
-  block implies: ``hands`` (which hand holds what), ``memo`` (the one bounded memo every cache
+  block implies: ``block_checks`` (every rule-data id a stat block names that the data
+  lacks, for the door and the engine alike), ``hands`` (which hand holds what), ``memo`` (the one bounded memo every cache
   of a pure function uses), ``traits``, ``bodily`` (Magic Points,
   spirit-combat skill, ENC, starting fatigue), ``encumbrance``, ``familiarity`` (unfamiliar
   weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);

@@ -6,11 +6,16 @@ record from it, so that module imports no pydantic and is compiled with the engi
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from arbiter.bridge.engine.combat_styles.core.block_checks import block_problems
 from arbiter.bridge.engine.combat_styles.core.damage import modifier_expr
+from arbiter.bridge.engine.combat_styles.core.rules import view_of
+from arbiter.bridge.engine.rule_context import refuse, rules_of
+from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
 def _rollable(text: str | None) -> str | None:
@@ -24,6 +29,17 @@ def _rollable(text: str | None) -> str | None:
 
 DamageModifier = Annotated[str | None, AfterValidator(_rollable)]
 """A damage modifier (``+1d4``, ``-1d6``, ``+0``) within the dice grammar's limits."""
+
+Skill = Annotated[int, Field(ge=0, le=500)]
+"""A percentile skill: never negative; over 100 is allowed (the rules reduce every opposed
+skill by the excess), up to 500 as ``spirit_combat`` and an augment are."""
+LocationHitPoints = Annotated[int, Field(ge=1, le=1000)]
+"""A location's starting hit points: at least 1 (the rule data's own minimum; at 0 the first
+point of damage would be a Major Wound), at most 1000 (the formula gives at most
+ceil((200 + 500) / 5) + 2 under the characteristics' bounds)."""
+ArmorPoints = Annotated[int, Field(ge=0, le=100)]
+"""Natural armour points at a location: negative armour would add damage; the worn armour of
+the data tops out at 8, a monster's hide may be thicker."""
 
 
 class Body(BaseModel):
@@ -57,20 +73,26 @@ class StatBlock(Body):
     id: str = Field(min_length=1, max_length=64)
     name: str = Field(default="", max_length=128)
     characteristics: Characteristics
-    skills: dict[str, int] = Field(default_factory=dict)
+    skills: dict[str, Skill] = Field(default_factory=dict)
     """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
     acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
     style)."""
     weapons: list[str] = Field(default_factory=list, max_length=8)
-    """Weapon, shield and ranged-weapon ids from the rule data; unarmed is always available."""
+    """Weapon, shield and ranged-weapon ids from the rule data, each once; unarmed is always
+    available."""
     armor: dict[str, str] = Field(default_factory=dict)
     """Hit location id → armour id worn there."""
-    natural_armor: dict[str, int] = Field(default_factory=dict)
-    hit_points: dict[str, int] | None = None
+    natural_armor: dict[str, ArmorPoints] = Field(default_factory=dict)
+    """Hit location id → natural armour points there."""
+    hit_points: dict[str, LocationHitPoints] | None = None
+    """Hit location id → starting hit points there; a location left out takes the rule data's
+    value from CON+SIZ (absent: every location does)."""
     damage_modifier: DamageModifier = None
     """Absent: derived from STR+SIZ. Refused at the door when the engine could not roll it."""
     action_points: int | None = Field(default=None, ge=0, le=10)
-    initiative_bonus: int | None = None
+    initiative_bonus: int | None = Field(default=None, ge=0, le=200)
+    """Absent: the rule data's formula (the mean of DEX and INT, so 0 to 200 under the
+    characteristics' bounds)."""
     healing_rate: int | None = Field(default=None, ge=0)
     luck_points: int | None = Field(default=None, ge=0, le=20)
     """Luck Points (absent: the rule data's ``derived.luck_points``, from POW)."""
@@ -80,8 +102,9 @@ class StatBlock(Body):
     body_plan: str | None = None
     """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
     rule data's ``combat.body_plan``)."""
-    fatigue_initiative: int = 0
-    """Initiative penalty from fatigue (0 when fresh)."""
+    fatigue_initiative: int = Field(default=0, ge=0, le=100)
+    """Initiative penalty from fatigue (0 when fresh; the data's worst level costs 8),
+    subtracted: never a bonus."""
     movement: int | None = Field(default=None, ge=0, le=1000)
     """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
     fatigue: str | None = Field(default=None, max_length=64)
@@ -98,3 +121,31 @@ class StatBlock(Body):
     hands: dict[str, str | None] | None = None
     """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
     Absent: the listed weapons fill the hands in order; what does not fit is carried."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every id the rule
+        data lacks (:func:`~arbiter.bridge.engine.combat_styles.core.block_checks.block_problems`:
+        weapons, style traits, armour, hit locations, skills, body plan, fatigue level, hands)
+        is a problem at its own field, for ``check``, ``put_stat_block`` and every request
+        carrying the block alike, before any die. (Not a validator: one call per block.)"""
+        rules = rules_of(context, "combat-styles", CombatStylesRules)
+        if rules is None:
+            return
+        found = block_problems(view_of(rules), self.__dict__)
+        if found:
+            refuse("StatBlock", [_detail(self, loc, message) for loc, message in found])
+
+
+def _detail(block: StatBlock, loc: tuple[str | int, ...], message: str) -> InitErrorDetails:
+    """The problem ``message`` at ``loc``, with the value found there as its input."""
+    value: Any = block.__dict__
+    for step in loc:
+        if isinstance(value, dict):
+            value = value.get(step)
+        elif isinstance(value, list) and isinstance(step, int):
+            value = value[step]
+        else:
+            value = None
+    # A custom error type with no context: pydantic shows the message as it is (no "Value
+    # error, " prefix, and braces in an id are not taken for a template).
+    return InitErrorDetails(type=PydanticCustomError("unknown_id", message), loc=loc, input=value)
