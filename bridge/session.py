@@ -124,16 +124,10 @@ class ClientSession:
                 self.outcome_id = None
                 self.on_commit_failure = None
                 reply = self.handle(frame)
-                # An outcome may rest on rows not yet committed: wait for them, and never send
-                # an outcome whose row did not make it to disk.
-                try:
-                    await self.server.committed()
-                except Exception:
-                    if self.outcome_id is not None:
-                        reply = encode(commit_failed(self.outcome_id))
-                    elif self.on_commit_failure is not None:
-                        reply = encode(self.on_commit_failure)
-                self.outbox.send(reply)
+                # An outcome may rest on rows not yet committed: the server sends it once they
+                # are, and never an outcome whose row did not make it to disk. Meanwhile this
+                # task reads on (no wait, no wake-up per message); replies keep their order.
+                self.server.answer(self, reply, self.outcome_id, self.on_commit_failure)
         except ConnectionClosed:
             pass
         finally:
