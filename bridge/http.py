@@ -10,9 +10,7 @@ Anything that is not one of these routes and not a websocket upgrade gets 404.
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -22,7 +20,8 @@ from typing import Any
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
-ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+from arbiter.compiler.foundry.zipping import module_zip, published_manifest, with_urls
+
 """Every zip entry carries this time, so the same module always zips to the same bytes."""
 
 
@@ -76,35 +75,10 @@ class ModuleFiles:
             manifest = self.manifest()
             if manifest is None:
                 return None
-            published = manifest_json(with_urls(manifest, base)) if base else None
-            self._cache = zip_folder(self.folder, published)
+            published = published_manifest(self.folder, base) if base else None
+            self._cache = module_zip(self.folder, published)
             self._cache_key = key
         return self._cache
-
-
-def with_urls(manifest: dict[str, Any], base: str) -> dict[str, Any]:
-    """The manifest as published from ``base``: ``manifest`` and ``download`` URLs added."""
-    return {**manifest, "manifest": f"{base}/module.json", "download": f"{base}/module.zip"}
-
-
-def manifest_json(manifest: dict[str, Any]) -> bytes:
-    """A manifest's bytes as the build writes them (two-space JSON, UTF-8, final newline)."""
-    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def zip_folder(folder: Path, manifest: bytes | None = None) -> bytes:
-    """Deterministic zip of ``folder`` (sorted entries, fixed times) under ``folder.name/``;
-    ``manifest`` replaces its ``module.json`` when given."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            rel = path.relative_to(folder).as_posix()
-            info = zipfile.ZipInfo(f"{folder.name}/{rel}", ZIP_EPOCH)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            data = manifest if rel == "module.json" and manifest is not None else path.read_bytes()
-            archive.writestr(info, data)
-    return buffer.getvalue()
 
 
 def public_base(request: Request, scheme: str = "http") -> str:

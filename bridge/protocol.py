@@ -1,8 +1,12 @@
 """The websocket protocol between Foundry clients and ``arbiter serve`` (message version 1).
 
 Every message is one JSON text frame: an object with ``v`` (the protocol version, 1) and ``type``.
-Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``, ``bind``.
-Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``.
+Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe``, ``bind``,
+``check`` (:mod:`arbiter.bridge.checking`) and the stat-block vault's ``put_stat_block``,
+``get_stat_block``, ``list_stat_blocks``, ``delete_stat_block``
+(:mod:`arbiter.bridge.vault_messages`).
+Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``, ``checked``,
+``stat_block``, ``stat_blocks``.
 ``docs/protocol.md`` describes each with an example; ``python -m arbiter.bridge.protocol DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
 
@@ -23,6 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from arbiter.bridge.checking import Check, Checked
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.jsontext import LongInteger, find, read_int
+from arbiter.bridge.vault_messages import (
+    DeleteStatBlock,
+    GetStatBlock,
+    ListStatBlocks,
+    PutStatBlock,
+    StatBlockList,
+    StatBlockReply,
+)
 
 VERSION = 1
 """The protocol version every message carries as ``v``."""
@@ -58,6 +70,7 @@ ErrorCode = Literal[
     "encounter_required",
     "forbidden",
     "unknown_player",
+    "not_found",
     "unavailable",
     "internal",
 ]
@@ -154,7 +167,17 @@ class Bind(ClientMessageBase):
 
 
 ClientMessage = Annotated[
-    Hello | RequestMessage | Ping | Subscribe | Bind | Check, Field(discriminator="type")
+    Hello
+    | RequestMessage
+    | Ping
+    | Subscribe
+    | Bind
+    | Check
+    | PutStatBlock
+    | GetStatBlock
+    | ListStatBlocks
+    | DeleteStatBlock,
+    Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
@@ -279,7 +302,16 @@ class Pong(Message):
 
 
 EventMessage = Annotated[RulesUpdated | RulesError | OutcomeEvent, Field(discriminator="event")]
-ServerMessage = Welcome | OutcomeMessage | ErrorMessage | EventMessage | Pong | Checked
+ServerMessage = (
+    Welcome
+    | OutcomeMessage
+    | ErrorMessage
+    | EventMessage
+    | Pong
+    | Checked
+    | StatBlockReply
+    | StatBlockList
+)
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 
 

@@ -41,6 +41,7 @@ from arbiter.bridge.protocol import (
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 from arbiter.bridge.session import CLOSE_REVOKED, ClientSession, commit_failed
+from arbiter.bridge.stat_block_vault import Vault
 from arbiter.bridge.store import Checkpointer, Player, Store
 from arbiter.bridge.views import NOBODY, OutcomeText
 from arbiter.compiler.errors import RuleError
@@ -139,6 +140,8 @@ class ArbiterServer:
             datadir.create_private(path)
             self.store = Store(path, config.synchronous, autocheckpoint=False)
             self.checkpointer = Checkpointer(path)
+            self.vault = Vault(self.store)
+            """The GM's stat blocks (arbiter.bridge.stat_block_vault)."""
             # The -wal and -shm files now exist: make sure of their modes too.
             datadir.secure(config.data)
         except BaseException:

@@ -58,6 +58,7 @@ from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import Player
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.store import Session
+from arbiter.bridge.vault_messages import GetStatBlock, ListStatBlocks, VaultMessage
 from arbiter.bridge.views import NOBODY, Viewer
 
 if TYPE_CHECKING:
@@ -349,7 +350,9 @@ class ClientSession:
         if isinstance(message, Bind):
             return self._bind(message)
         if isinstance(message, Check):
-            return checked(message, frozenset(self.server.rules.served)).model_dump_json()
+            return checked(message, self.server.rules.models).model_dump_json()
+        if isinstance(message, VaultMessage):
+            return self._vault(message)
         raise ProtocolError("already_authenticated", "this connection has already said hello")
 
     def _bind(self, message: Bind) -> str:
@@ -366,6 +369,18 @@ class ClientSession:
         )
         self.server.players_changed()
         return encode(Pong(id=message.id))
+
+    def _vault(self, message: VaultMessage) -> str:
+        """A stat-block vault message (arbiter.bridge.stat_block_vault); a write's answer
+        waits for the commit, as a bind's does."""
+        if not isinstance(message, GetStatBlock | ListStatBlocks):
+            self.on_commit_failure = ErrorMessage(
+                id=message.id,
+                code="internal",
+                message="the stat block could not be written; send it again",
+            )
+        answer = self.server.vault.handle(message, self.viewer, self.server.rules.models)
+        return encode(answer)
 
     def _relayed(self, message: RequestMessage) -> Viewer:
         """The viewer a request is decided for: this connection's, or the relayed player's."""
@@ -409,12 +424,17 @@ class ClientSession:
             )
         if viewer is not self.viewer:
             ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
-        decided = decide(read, rules, server.store, ctx, time.time())
+        # References to the GM's stored stat blocks become the blocks (the log keeps those).
+        resolved = server.vault.resolve(read, viewer)
+        try:
+            decided = decide(resolved.read, rules, server.store, ctx, time.time())
+        except ProtocolError as err:
+            raise resolved.error(err) from None
         self.outcome_id = message.request.id
         if decided.refusal is not None:
             # Refused after dice: the refusal is the id's logged outcome. The error goes out
             # once its row is durable, and again on every resend; nobody else is told.
-            code, why = decided.refusal
+            code, why = resolved.refusal(decided.refusal)
             return encode(ProtocolError(code, why, message.request.id).reply())
         seq, text = decided.row.seq, decided.text
         if not decided.replayed and len(server.listeners) > (self in server.listeners):

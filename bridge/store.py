@@ -10,6 +10,8 @@
   row that changed it.
 * ``players`` — who may connect as a player and the participants he holds (``bridge/players.py``):
   the SHA-256 of his token, never the token.
+* ``stat_blocks`` — the GM's stat blocks, which only the GM reads (``bridge/stat_block_vault.py``
+  creates it and reads and writes it through :meth:`Store.write` and :meth:`Store.query`).
 
 One process writes (single writer). :meth:`Store.append` returns only after COMMIT, so a caller
 that answers afterwards never answers with an outcome a crash could lose. ``synchronous=NORMAL``
@@ -327,6 +329,17 @@ class Store:
         if row is None:
             return None
         return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
+
+    # --- tables owned by other modules ---
+
+    def write(self, sql: str, args: tuple[Any, ...]) -> None:
+        """Execute one write inside the open transaction, if any (a caller answering after it
+        waits for the group commit, as a roll's does)."""
+        self._write(sql, args)
+
+    def query(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """The rows one read returns (it sees writes staged in the open transaction)."""
+        return self._db.execute(sql, args).fetchall()
 
     # --- players ---
 

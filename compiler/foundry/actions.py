@@ -75,6 +75,8 @@ RULESET_ACTIONS: dict[str, tuple[Action, ...]] = {
     "karmic": (
         _dialog("karmic", "declare", "icons/svg/card-hand.svg", name="register"),
         _dialog("karmic", "draw_initiative", "icons/svg/clockwork.svg", name="initiative"),
+        _dialog("karmic", "reveal", "icons/svg/eye.svg"),
+        _dialog("karmic", "resolve_register", "icons/svg/combat.svg", name="resolve"),
     ),
 }
 

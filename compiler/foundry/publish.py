@@ -10,20 +10,18 @@ would corrupt what that world sees.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
 import threading
-import zipfile
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from arbiter.compiler.foundry.leveldb import DatabaseLockedError
 from arbiter.compiler.foundry.leveldb.lock import LOCK_NAME, hold_lock
+from arbiter.compiler.foundry.zipping import published_manifest, write_module_zip
 
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """Every zip entry gets this timestamp (the earliest zip allows) so zips are reproducible."""
 
 
@@ -139,27 +137,14 @@ def replace_file(path: Path, data: bytes) -> None:
 
 
 def zip_module(module_dir: Path, zip_path: Path, public_url: str | None = None) -> None:
-    """A reproducible zip of ``module_dir`` with the folder itself as the top entry.
+    """A reproducible zip of ``module_dir`` at ``zip_path``, written aside and renamed in place.
 
-    Foundry installs a module from a zip holding ``module.json`` at the top or in one folder;
-    entries are sorted, dated 1980-01-01 and ``0644``, so the same module gives the same bytes.
     With ``public_url`` (where the module will be published: ``<url>/module.json`` and
     ``<url>/module.zip``) the zipped ``module.json`` carries those as ``manifest`` and
-    ``download``, which the installed copy keeps to look for updates.
+    ``download`` (:mod:`arbiter.compiler.foundry.zipping`).
     """
     tmp = zip_path.with_name(f".{zip_path.name}.tmp-{os.getpid()}")
-    files = sorted(p for p in module_dir.rglob("*") if p.is_file())
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for file in files:
-            rel = file.relative_to(module_dir).as_posix()
-            info = zipfile.ZipInfo(f"{module_dir.name}/{rel}", ZIP_DATE)
-            info.external_attr = 0o644 << 16
-            info.compress_type = zipfile.ZIP_DEFLATED
-            data = file.read_bytes()
-            if rel == "module.json" and public_url:
-                base = public_url.rstrip("/")
-                manifest = json.loads(data)
-                manifest.update(manifest=f"{base}/module.json", download=f"{base}/module.zip")
-                data = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-            archive.writestr(info, data)
+    manifest = published_manifest(module_dir, public_url) if public_url else None
+    with tmp.open("wb") as out:
+        write_module_zip(module_dir, out, manifest)
     os.replace(tmp, zip_path)

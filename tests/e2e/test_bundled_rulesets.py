@@ -191,11 +191,18 @@ def test_the_exchange_macro_opens_a_dialog_that_sends_both_stat_blocks_and_remem
         .inner_text()
         .endswith(result["odds"]["attack_succeeds"]["exact"])
     )
+    # Remembered on the server (the GM's stat blocks); the actors note only their combatants.
     flags = gm.call("() => harness.record.flags")
-    assert [(f["actor"], f["value"]["combat-styles"]["id"]) for f in flags] == [
-        ("actorKara0000001", "vessa"),
-        ("actorOrm00000001", "guard"),
+    assert [(f["actor"], f["key"], f["value"]) for f in flags] == [
+        ("actorKara0000001", "participant", {"combat-styles": "vessa"}),
+        ("actorOrm00000001", "participant", {"combat-styles": "guard"}),
     ]
+    kept = gm.call(
+        """async () => { const api = game.modules.get("arbiter").api.statBlocks;
+                         return [await api.get("actorKara0000001", "combat-styles"),
+                                 await api.get("actorOrm00000001", "combat-styles")]; }"""
+    )
+    assert kept == [VESSA, GUARD]
     screenshot(gm, "v13-combat-styles-dialog")
     assert gm.problems == []
 

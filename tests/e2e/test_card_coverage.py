@@ -125,8 +125,11 @@ def test_karmic_cards_show_card_faces_drawn_from_the_deck_data(
 ) -> None:
     reveal = next(o for o in outcomes if o["result"]["kind"] == "reveal")
     card = render(gm, reveal)
+    # Wait until each image has loaded or failed (decode() settles either way): a card just
+    # rendered may not have fetched them yet, and a failed one keeps naturalWidth 0.
     faces = card.locator("img.arbiter-face").evaluate_all(
-        "els => els.map(e => [e.dataset.face, e.naturalWidth])"
+        "els => Promise.all(els.map(e => e.decode().catch(() => null)))"
+        ".then(() => els.map(e => [e.dataset.face, e.naturalWidth]))"
     )
     assert faces == [["3-hit", 60], ["5", 60]]  # loaded: the build wrote them
     assert gm.problems == []

@@ -62,10 +62,14 @@ def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_
     assert shown.count() == (1 if result.get("spirit_damage") else 0)  # none while parked
     outcome = json.loads(row["outcome"])
     assert card.locator(".arbiter-die").count() == len(outcome["dice"])
-    # The fields were remembered on each token's actor, as the JSON is.
-    flags = {f["actor"]: f["value"]["combat-styles"] for f in gm.call("() => harness.record.flags")}
-    assert flags["actorKara0000001"]["magic_points"] == 11
-    assert flags["actorOrm00000001"]["spirit_combat"] == 50
+    # The fields were remembered on the server for each token's actor, as the JSON is.
+    kept = gm.call(
+        """async () => { const api = game.modules.get("arbiter").api.statBlocks;
+                         return [await api.get("actorKara0000001", "combat-styles"),
+                                 await api.get("actorOrm00000001", "combat-styles")]; }"""
+    )
+    assert kept[0]["magic_points"] == 11
+    assert kept[1]["spirit_combat"] == 50
 
     # The rule text's procedure with known dice: 20 against 65 succeeds, 70 against 50 fails:
     # the shaman wins one spirit effect; the card offers the eligible ones like an exchange's.

@@ -39,3 +39,10 @@ def test_the_user_query_stand_in_is_checked_on_v13_and_v14_and_must_be_absent_on
     assert "MISMATCH V13 game.user.query" in result.stdout
     assert "MISMATCH V14 game.user.query" in result.stdout
     assert "MISMATCH V12 game.user.query: should be absent" in result.stdout
+
+
+def test_the_combat_stand_ins_are_checked_like_the_others() -> None:
+    result = run_check(drift="Combat.prototype.nextRound")
+    assert result.returncode == 1
+    for generation in (12, 13, 14):
+        assert f"MISMATCH V{generation} Combat.prototype.nextRound" in result.stdout

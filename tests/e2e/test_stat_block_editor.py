@@ -1,7 +1,8 @@
 """The stat-block editor in V12, V13 and V14: opened from the token HUD, its form generated from
 the shipped schema, filled from the "start from" list, bad values shown field by field with the
-server's own messages (nothing logged), saved on the actor; then a request dialog needs only the
-selected and targeted tokens (no JSON typed)."""
+server's own messages (nothing logged), saved on the server (the actor keeps only its
+combatant's id); then a request dialog needs only the selected and targeted tokens (no JSON
+typed)."""
 
 from __future__ import annotations
 
@@ -53,11 +54,24 @@ def shot(page: Page, name: str) -> None:
     page.page.locator(EDITOR).screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
-def saved(page: Page, actor: str) -> dict[str, object]:
-    return page.call(
-        """(actor) => canvas.tokens.placeables.find((t) => t.actor.id === actor).actor.getFlag("arbiter", "statBlocks")""",
+def saved(page: Page, actor: str) -> dict[str, object] | None:
+    """The blocks the server keeps for ``actor``, by ruleset (None: none), asked by the GM's
+    page; the actor's own flags hold no block, only its combatants' ids."""
+    found = page.call(
+        """async (actor) => {
+            const api = game.modules.get("arbiter").api.statBlocks;
+            const flags = canvas.tokens.placeables.find((t) => t.actor.id === actor).actor.flags.arbiter ?? {};
+            if (flags.statBlocks || flags.editedStatBlocks) throw new Error("a stat block in the actor's flags");
+            const out = {};
+            for (const ruleset of ["combat-styles", "hmk", "karmic"]) {
+                const block = await api.get(actor, ruleset);
+                if (block) out[ruleset] = block;
+            }
+            return out;
+        }""",
         actor,
     )
+    return found or None
 
 
 @pytest.mark.parametrize("generation", [12, 13, 14])

@@ -19,6 +19,8 @@ READY = {c.id: c.stat_block for c in load_all()["hmk"].model.combatants}
 
 
 def fighter(actor_id: str, name: str, ready: str) -> dict[str, Any]:
+    """An actor as an earlier version left it: its stat block in its flags (the GM's client
+    moves it to the server when it connects)."""
     block = {**READY[ready], "id": actor_id, "name": name}
     return {
         "_id": actor_id,
@@ -56,6 +58,17 @@ def orm(page: Page) -> dict[str, Any]:
     )
 
 
+def migrated(page: Page) -> list[Any]:
+    """Each token's actor's Arbiter flags once the GM's client has moved its stat blocks to the
+    server (no block left in any flag)."""
+
+    def flags() -> list[Any] | None:
+        found = page.call("() => canvas.tokens.placeables.map((t) => t.actor.flags.arbiter ?? {})")
+        return None if any("statBlocks" in f for f in found) else found
+
+    return wait_until(flags)  # type: ignore[no-any-return]
+
+
 def board(page: Page, name: str) -> None:
     page.call("() => harness.drawTokens()")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -72,6 +85,10 @@ def test_an_hmk_blow_lowers_the_defenders_bar_and_undo_restores_it(
 ) -> None:
     gm = open_page(site, server, scene=SCENE)
     gm.wait_status("open")
+    assert [f.get("participant") for f in migrated(gm)] == [
+        {"hmk": "actorKara0000001"},
+        {"hmk": ORM},
+    ]
     before = orm(gm)
     assert before == {"health": {"value": 28, "min": 0, "max": 28}, "vitals": None, "statuses": []}
     board(gm, f"v{generation}-token-before-blow")
@@ -122,7 +139,7 @@ def duellist(actor_id: str, participant: str) -> dict[str, Any]:
         "name": participant.title(),
         "type": "npc",
         "system": {"health": {"value": 7, "min": 0, "max": 10}},
-        "flags": {"arbiter": {"statBlocks": {"karmic": {"id": participant}}}},
+        "flags": {"arbiter": {"participant": {"karmic": participant}}},
     }
 
 

@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection
 
 from arbiter.bridge.engine.karmic.rulebook import rulebook
@@ -77,6 +76,7 @@ class Client:
     def __init__(self, srv: Running, token: str, **hello: Any) -> None:
         self.ws: ClientConnection = srv.connect()
         self.received: list[dict[str, Any]] = []
+        self._barriers = 0
         self.ws.send(json.dumps(hello_message(token, **hello)))
         self.welcome = self._next(5)
 
@@ -96,13 +96,22 @@ class Client:
             if reply["type"] in ("error", "pong") and reply.get("id") == ident:
                 return reply
 
-    def drain(self, timeout: float = 0.2) -> None:
-        """Keep whatever else arrives within ``timeout`` seconds."""
-        try:
-            while True:
-                self._next(timeout)
-        except (TimeoutError, ConnectionClosed):
-            pass
+    def drain(self, timeout: float = 5.0) -> None:
+        """Keep everything the server sent before it answers a ping of ours.
+
+        The server answers a connection's frames in order, each after the group commit it
+        waits on, and writes an outcome's events at that commit through the same outbox: so
+        every event of an outcome committed before the ping is read before its pong. No fixed
+        wait, which either waits too long or misses a late frame on a loaded machine.
+        """
+        self._barriers += 1
+        ident = f"drain-{self._barriers}"
+        self.ws.send(json.dumps({"v": 1, "type": "ping", "id": ident}))
+        while True:
+            message = self._next(timeout)
+            if message.get("type") == "pong" and message.get("id") == ident:
+                self.received.pop()  # our own barrier is not something the server told us
+                return
 
     def close(self) -> None:
         self.ws.close()

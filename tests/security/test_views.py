@@ -276,7 +276,7 @@ def test_in_random_duels_over_sockets_a_player_receives_no_hidden_die_and_no_car
     try:
         duel.play(rounds=3)
         duel.state()
-        duel.devon.drain(0.05)
+        duel.devon.drain()
     finally:
         duel.close()
     received = duel.devon.received

@@ -17,8 +17,10 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
   ``requests``, ``move_requests``, ``request_types``;
 * ``encounter/`` — the encounter's records: ``combatants``, ``wounds``, ``blows`` (a blow
   landing), ``brace`` (the Brace action's lasting SIZ bonus), ``follow_ups``, ``engagement``,
-  ``spirit_engagement``, ``saddle`` (who rides whom), ``pending`` (the typed record of a parked exchange), ``phases`` (the encounter's phases and
-  the one table of moves between them, with its essay);
+  ``spirit_engagement``, ``saddle`` (who rides whom), ``pending_exchange`` (the typed records of an exchange and of a
+  spirit combat between their rolls and their finish, which finishing and the effects read), ``pending`` (the read-only
+  view of a parked exchange or spirit combat that a choice answers), ``phases`` (the
+  encounter's phases and the one table of moves between them, with its essay);
 * ``grades/`` — what grades a roll: ``situations`` (grades, caps, range bands, conditions,
   fatigue), ``contests``, ``burdens``;
 * ``rounds/`` — the round state machine; its ``__init__`` is the entry point other layers call

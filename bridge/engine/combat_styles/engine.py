@@ -32,7 +32,11 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     needs_encounter,
     writable,
 )
-from arbiter.bridge.engine.combat_styles.encounter.pending import parked
+from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
+    PendingExchange,
+    PendingSpiritCombat,
+)
 from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
@@ -107,23 +111,31 @@ def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice
 def _choose(
     rules: RulesView, body: ChooseEffectsBody, state: JSON | None, dice: Dice
 ) -> Resolution:
-    waiting = parked(state, body.token)
-    assert state is not None  # parked() found the exchange in it
-    if body.by is not None and body.by != waiting.chooser:
-        # Who won is on the card (public): refusing says nothing the sender cannot see.
-        raise EngineError(
-            f"{body.by} does not choose the effects of {body.token!r}: {waiting.chooser} does"
-        )
-    pending = waiting.record
-    if waiting.spirit:
-        new = writable(state, waiting.attacker, waiting.defender)
-        return finish_spirit_combat(rules, new, pending, list(body.effects), dice)
-    new = writable(state, *waiting.involved())
+    record = parked_record(state, body.token)
+    assert state is not None  # the exchange was found in it
+    if is_spirit(record):
+        spirit = PendingSpiritCombat.of(record)
+        _chosen_by(body, spirit.chooser)
+        new = writable(state, spirit.attacker, spirit.defender)
+        return finish_spirit_combat(rules, new, spirit, list(body.effects), dice)
+    pending = PendingExchange.of(record)
+    _chosen_by(body, pending.chooser)
+    new = writable(state, *pending.involved())
     new["pending"] = dict(state["pending"])
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
-    done.result.update(pending.get("move_result", {}))
+    if pending.move_result is not None:
+        done.result.update(pending.move_result)
     return done
+
+
+def _chosen_by(body: ChooseEffectsBody, chooser: str | None) -> None:
+    """Refuse a choice sent for someone other than the winner."""
+    if body.by is not None and body.by != chooser:
+        # Who won is on the card (public): refusing says nothing the sender cannot see.
+        raise EngineError(
+            f"{body.by} does not choose the effects of {body.token!r}: {chooser} does"
+        )
 
 
 def _start(

@@ -198,7 +198,12 @@ def stand(ix: Index, body: CombatantBody, state: JSON | None) -> Resolution:
         raise EngineError(f"{c.name} is not down")
     _spend(c, ix.rules.combat.stand_actions)
     c.prone = False
-    result: JSON = {"kind": "stand", "round": encounter.round, "combatant": c.id}
+    result: JSON = {
+        "kind": "stand",
+        "round": encounter.round,
+        "combatant": c.id,
+        "combatants": {c.id: c.summary()},
+    }
     return Resolution(result=result, state=encounter.to_json())
 
 

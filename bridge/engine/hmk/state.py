@@ -15,6 +15,20 @@ from arbiter.bridge.engine.hmk.requests import StatBlock
 
 ACTIVE, UNCONSCIOUS, DEAD = "active", "unconscious", "dead"
 
+LASTING = (
+    "bleeding",
+    "penalized",
+    "incapacitated",
+    "prone",
+    "knocked_out",
+    "losing_rounds",
+    "out_this_round",
+    "walk_only",
+)
+"""The kinds of :meth:`Combatant.lasting`, in order: bleeding every round until cured;
+penalties until healed; incapacitated until healed; down until it stands; rounds still to sit
+out after a knock-out or a stun; out of this round; only able to walk (a twisted ankle)."""
+
 
 @dataclass(slots=True)
 class Gear:
@@ -152,14 +166,41 @@ class Combatant:
             total += p.amount
         return total
 
+    def lasting(self) -> list[str]:
+        """What the combatant suffers now that outlasts the request, as the tabletop shows it:
+        each of :data:`LASTING` that holds, in that order, then ``condition:<name>`` for each
+        condition until healed. Only flags of the state, never a number of a stat block."""
+        kinds: list[str] = []
+        if self.bleeding:
+            kinds.append("bleeding")
+        if self.penalties:
+            kinds.append("penalized")
+        if self.incapacitated:
+            kinds.append("incapacitated")
+        if self.prone:
+            kinds.append("prone")
+        if self.knocked_out > 0:
+            kinds.append("knocked_out")
+        if self.lost_rounds > 0:
+            kinds.append("losing_rounds")
+        if self.out_this_round:
+            kinds.append("out_this_round")
+        if self.walk_only_days > 0:
+            kinds.append("walk_only")
+        for condition in self.conditions:
+            kinds.append(f"condition:{condition['name']}")
+        return kinds
+
     def summary(self) -> JSON:
-        """What a chat card shows about a combatant after a request."""
+        """What a chat card and the tabletop show about a combatant after a request: its IP,
+        status and death timer, and what it suffers that lasts (:meth:`lasting`)."""
         return {
             "name": self.name,
             "ip": self.ip,
             "max_ip": self.max_ip,
             "status": self.status,
             "death_in": self.death_in,
+            "lasting": self.lasting(),
         }
 
     def to_json(self) -> JSON:

@@ -6,7 +6,8 @@
 import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage } from "./compat.mjs";
 import { Connection, resolveUrl } from "./connection.mjs";
 import { choiceRequestId, errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
-import { openDialog } from "./dialogs.mjs";
+import { createCombatTracker } from "./combat-tracker.mjs";
+import { openDialog, statBlock } from "./dialogs.mjs";
 import { encountersOf, noteOutcome } from "./encounters.mjs";
 import { hands, publicView, showPrivate } from "./private.mjs";
 import { canQuery, createRelay } from "./relay.mjs";
@@ -15,6 +16,7 @@ import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block
 import { editMapping } from "./mapping-editor.mjs";
 import { mappingFor, readStatBlock } from "./presets.mjs";
 import { APPLIED, applyOutcome, registerStatuses, undoApplied } from "./tabletop.mjs";
+import { createVault, participantOf, setVault } from "./vault.mjs";
 import { createDoctor } from "./status.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
@@ -133,7 +135,13 @@ async function decide(request, { owners, player } = {}) {
 async function onTabletop(outcome, message) {
   if (!game.user.isGM || !isConnector() || !outcome) return;
   try {
-    const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset) });
+    // The scene's Combat follows its bound encounter: order, round, current (combat-tracker.mjs).
+    await tracker.onOutcome(outcome);
+  } catch (err) {
+    ui.notifications.warn(err.message);
+  }
+  try {
+    const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n });
     if (!undo.length || !message) return;
     const applied = [...(message.flags?.[MODULE]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
     await message.update({ flags: { [MODULE]: { [APPLIED]: applied } } });
@@ -351,7 +359,39 @@ async function checkStatBlock(ruleset, block) {
   return connection.control({ v: 1, type: "check", id: newId(), ruleset, stat_block: block });
 }
 
-const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock };
+/** The GM's stat blocks on the server (vault.mjs): this browser's reads and the GM's writes. */
+const vault = createVault({ module: MODULE, i18n, connection: () => (isConnector() ? connection : null), isGM: () => game.user.isGM });
+setVault(vault);
+
+/** The world's actors and those of the tokens on the scene (unlinked tokens have their own). */
+function allActors() {
+  const actors = new Map();
+  for (const actor of game.actors ?? []) actors.set(actor.id, actor);
+  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor && !actors.has(token.actor.id)) actors.set(token.actor.id, token.actor);
+  return [...actors.values()];
+}
+
+/** An actor given as itself, its id, or a token of it. */
+function actorFrom(actorOrId) {
+  if (typeof actorOrId !== "string") return actorOrId?.actor ?? actorOrId ?? null;
+  return game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor ?? null;
+}
+
+const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock, vault: () => vault };
+
+/** The encounter bound to the scene's Foundry Combat (active GM's client). */
+const tracker = createCombatTracker({
+  module: MODULE,
+  i18n,
+  request: (ruleset, type, body, options) => request(ruleset, type, body, options),
+  isConnector,
+  statBlock: (token, ruleset) => statBlock(MODULE, token, ruleset),
+  fromSystem: (actor, ruleset) => {
+    const mapping = mappingFor(MODULE, game.system?.id, ruleset);
+    return mapping && Object.keys(mapping.fields ?? {}).length ? readStatBlock(actor, mapping) : null;
+  },
+  notify: (level, text) => ui.notifications[level](text),
+});
 
 const api = {
   version: VERSION,
@@ -399,10 +439,29 @@ const api = {
   statBlocks: {
     /** Open the stat-block editor for an actor (or its id); resolves with the saved block. */
     edit(actorOrId, ruleset) {
-      const actor = typeof actorOrId === "string" ? game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor : actorOrId;
+      const actor = actorFrom(actorOrId);
       if (!actor) throw new Error(i18n("ARBITER.Editor.NoActor"));
       return openEditor(editorContext, actor, ruleset);
     },
+    /**
+     * The stat block a request uses for an actor (itself, its id or a token) in a ruleset: the
+     * block the server keeps where this browser may read it (the GM), else a reference
+     * `{id, stored: true}` the server fills in, else null. Async.
+     */
+    async get(actorOrId, ruleset) {
+      const actor = actorFrom(actorOrId);
+      return actor ? vault.blockFor(actor, ruleset) : null;
+    },
+    /** The participant id of an actor's stored block in a ruleset (its `participant` flag), or null. */
+    participant: (actorOrId, ruleset) => participantOf(MODULE, actorFrom(actorOrId), ruleset),
+    /** Store a block on the server for an actor (GM): the server's verdict {ok, problems}. */
+    save: (actorOrId, ruleset, block) => vault.put(ruleset, block, actorFrom(actorOrId)),
+    /** The stored blocks this connection may hear of: [{ruleset, participant, name, actor, updated}]. */
+    list: (ruleset) => vault.list(ruleset),
+    /** Forget a stored block (GM). */
+    remove: (ruleset, participant) => vault.remove(ruleset, participant),
+    /** Move blocks earlier versions kept in actor flags to the server (GM; done at connect). */
+    migrate: () => vault.migrate(allActors()),
     /** The server's verdict on a stat block ({ok, problems}), or null without a connection. */
     check: checkStatBlock,
     /** The JSON Schema of a ruleset's stat block (shipped by the build). */
@@ -417,10 +476,16 @@ const api = {
     /** The GM edits that mapping: a data path per field, rules for embedded items. */
     editMapping: (ruleset, system) => editMapping(editorContext, ruleset, system),
   },
+  combat: {
+    /** The encounter the scene's Combat is bound to for a ruleset ({encounter, ids}), or null. */
+    bound: (ruleset) => tracker.bound(ruleset),
+    /** Resolves when the binding's requests (a start, a round) are answered. */
+    settled: () => tracker.settled(),
+  },
   tabletop: {
     /** Write an outcome (as this connection received it) onto the tabletop now (active GM);
      * resolves with the undo record. */
-    apply: (outcome) => applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset) }),
+    apply: (outcome) => applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n }),
     /** Restore what `apply` changed. */
     undo: (ruleset, undo) => undoApplied(MODULE, ruleset, undo),
     /** Undo every application a card holds (GM). */
@@ -429,7 +494,7 @@ const api = {
   dialogs: {
     open(ruleset, type) {
       const data = rules.rulesets[ruleset]?.data ?? {};
-      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands(), encounters: encountersOf(ruleset) });
+      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands(), encounters: encountersOf(ruleset), bound: tracker.bound(ruleset) });
     },
   },
   tables: {
@@ -456,6 +521,7 @@ Hooks.once("init", () => {
   registerSettings(MODULE, () => connection?.start());
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
+  tracker.register();
   onRenderChatMessage(onRenderCard);
   Hooks.once("setup", () => registerStatuses(i18n));
   registerEditorEntries(editorContext, (actor) => api.statBlocks.edit(actor).catch((err) => ui.notifications.error(err.message)));
@@ -483,6 +549,9 @@ Hooks.once("ready", async () => {
     };
     connection.addEventListener("welcome", (event) => {
       exposeRequestTypes(event.detail.rulesets);
+      vault.forget();
+      // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
+      if (game.user.isGM) vault.migrate(allActors()).catch((err) => ui.notifications.warn(err.message));
       // Players get the same per-request calls; theirs go through this client.
       if (game.user.isGM) game.socket.emit(SOCKET, { action: "rulesets", rulesets: event.detail.rulesets });
       warnIfStale();

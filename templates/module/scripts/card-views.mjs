@@ -9,7 +9,18 @@ function percent(part, whole) {
   return Math.max(0, Math.min(100, Math.round((1000 * part) / whole) / 10));
 }
 
-/** HMK: every combatant's summary as a row (name, IP left as a bar, status, death timer). */
+/** An hmk summary's lasting conditions (docs/requests-hmk.md) as labels: a translation key, or
+ * a condition's own name (`condition:hearing-halved`). */
+function hmkLasting(lasting) {
+  return (lasting ?? []).map((kind) => {
+    const text = String(kind);
+    if (text.startsWith("condition:")) return { kind: "condition", name: text.slice("condition:".length) };
+    return { kind: text, key: "ARBITER.Lasting." + text }; // the family in lang/en.json
+  });
+}
+
+/** HMK: every combatant's summary as a row (name, IP left as a bar, status, death timer, what
+ * lasts). */
 function hmkCombatants(combatants) {
   return Object.entries(combatants ?? {}).map(([id, c]) => ({
     id,
@@ -19,6 +30,7 @@ function hmkCombatants(combatants) {
     width: percent(c.ip, c.max_ip),
     status: c.status ?? "active",
     deathIn: c.death_in ?? null,
+    lasting: hmkLasting(c.lasting),
   }));
 }
 

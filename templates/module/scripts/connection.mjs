@@ -13,6 +13,8 @@ export const HEARTBEAT_MS = 15000; // default; the `heartbeat` setting (seconds)
 export const BACKOFF_FIRST_MS = 500;
 export const BACKOFF_CAP_MS = 15000;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+/** The answers to a control message (`control`): matched to it by their id. */
+const CONTROL_REPLIES = new Set(["pong", "checked", "stat_block", "stat_blocks", "error"]);
 
 /**
  * The WebSocket URL to dial, or an error naming why it cannot work from this page.
@@ -128,8 +130,9 @@ export class Connection extends EventTarget {
   }
 
   /**
-   * Send a control message with an `id` (e.g. `bind`) on the open connection; resolves with
-   * the `pong` carrying that id, rejects with an Error carrying the `code` of its error.
+   * Send a control message with an `id` (`bind`, `check`, the stat-block vault's) on the open
+   * connection; resolves with the answer carrying that id (`pong`, `checked`, `stat_block`,
+   * `stat_blocks`), rejects with an Error carrying the `code` of its error.
    */
   control(message) {
     if (this.status !== "open") return Promise.reject(new Error(`not connected (${this.status})`));
@@ -255,7 +258,7 @@ export class Connection extends EventTarget {
 
   #receive(message) {
     const control = this.#controls.get(message.id);
-    if (control && (message.type === "pong" || message.type === "checked" || message.type === "error")) {
+    if (control && CONTROL_REPLIES.has(message.type)) {
       this.#controls.delete(message.id);
       if (message.type !== "error") control.resolve(message);
       else control.reject(Object.assign(new Error(message.message), { code: message.code }));

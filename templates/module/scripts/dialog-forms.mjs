@@ -7,6 +7,14 @@ import { combatStylesContests } from "./combat-styles-contests.mjs";
 import { combatStylesForms, DEFENCES } from "./combat-styles-forms.mjs";
 import { checkbox, freeEncounter, label, list, number, owners } from "./form-parts.mjs";
 
+/** The encounter bound to the scene's combat (combat-tracker.mjs), when both sides of the
+ * dialog (the selected and the targeted token) are in it; else "". */
+function boundTo(view) {
+  const ids = view.bound?.ids ?? [];
+  const sides = [view.blocks?.attacker?.id, view.blocks?.defender?.id].filter(Boolean);
+  return view.bound && sides.length && sides.every((id) => ids.includes(id)) ? view.bound.encounter : "";
+}
+
 /** The rider's skills that may defend his mount (`defended_with`). */
 const RIDER_SKILLS = ["combat_style", "ride"];
 
@@ -36,7 +44,7 @@ export const forms = {
         label(view, "ARBITER.Dialog.Weapon", `<select name="weapon">${view.options(weapons, view.blocks.attacker.weapons?.[0])}</select>`),
         label(view, "ARBITER.Dialog.Defence", `<select name="defence">${view.options(defences, "parry")}</select>`),
         label(view, "ARBITER.Dialog.ParryWeapon", `<select name="parry_weapon"><option value=""></option>${view.options(parry, view.blocks.defender.weapons?.[0])}</select>`),
-        label(view, "ARBITER.Dialog.Encounter", '<input type="text" name="encounter" value="" placeholder="—">'),
+        label(view, "ARBITER.Dialog.Encounter", `<input type="text" name="encounter" value="${view.escapeHtml(boundTo(view))}" placeholder="—">`),
         label(view, "ARBITER.Dialog.ShowOdds", '<input type="checkbox" name="odds">'),
         label(view, "ARBITER.Dialog.MitigateAttacker", '<input type="checkbox" name="mitigate_attacker">'),
         label(view, "ARBITER.Dialog.MitigateDefender", '<input type="checkbox" name="mitigate_defender">'),
@@ -92,15 +100,22 @@ export const forms = {
         label(view, "ARBITER.Dialog.Weapon", `<select name="weapon"><option value=""></option>${view.options(view.rules.weapons ?? [], view.blocks.attacker.weapon)}</select>`),
         label(view, "ARBITER.Dialog.Range", `<select name="range"><option value=""></option>${view.options(["short", "medium", "long"].map((id) => ({ id })))}</select>`),
         label(view, "ARBITER.Dialog.Modifier", '<input type="number" name="modifier" value="0">'),
-        label(view, "ARBITER.Dialog.Defending", '<input type="checkbox" name="defending">'),
+        // In an encounter defending is the defender's own declaration, not the attack's.
+        boundTo(view) ? "" : label(view, "ARBITER.Dialog.Defending", '<input type="checkbox" name="defending">'),
       ].join(""),
-    request: (values, { blocks }) => {
-      // Without an encounter hmk takes whole stat blocks (docs/requests-hmk.md).
-      const body = { attacker: blocks.attacker, defender: blocks.defender, modifier: number(values.modifier) };
+    request: (values, view) => {
+      const { blocks } = view;
+      // In the encounter bound to the scene's combat the attack names both by id; without an
+      // encounter hmk takes whole stat blocks (docs/requests-hmk.md).
+      const encounter = boundTo(view) || null;
+      const body = encounter
+        ? { attacker: blocks.attacker.id, defender: blocks.defender.id, modifier: number(values.modifier) }
+        : { attacker: blocks.attacker, defender: blocks.defender, modifier: number(values.modifier) };
       if (values.weapon) body.weapon = values.weapon;
       if (values.range) body.range = values.range;
-      body.defending = checkbox(values.defending);
-      return { body, options: { encounter: null, owners: owners(blocks) } };
+      // `defending` is an encounter's declaration there, not the attack's.
+      if (!encounter) body.defending = checkbox(values.defending);
+      return { body, options: { encounter, owners: owners(blocks) } };
     },
   },
 
@@ -131,7 +146,7 @@ export const forms = {
         label(view, "ARBITER.Dialog.Location", `<select name="location"><option value=""></option>${view.options(view.rules.called_shots ?? [])}</select>`),
         label(view, "ARBITER.Dialog.OffHand", '<input type="checkbox" name="off">'),
         label(view, "ARBITER.Dialog.NoStep", '<input type="checkbox" name="nostep">'),
-        label(view, "ARBITER.Dialog.Encounter", '<input type="text" name="encounter" value="table">'),
+        label(view, "ARBITER.Dialog.Encounter", `<input type="text" name="encounter" value="${view.escapeHtml(boundTo(view) || "table")}">`),
       ].join("");
     },
     request: (values) => {
@@ -151,7 +166,7 @@ export const forms = {
     fields: (view) =>
       [
         label(view, "ARBITER.Dialog.Between", `<input type="text" name="between" value="${view.escapeHtml([view.actor?.actor?.id, view.target?.actor?.id].filter(Boolean).join(", "))}">`),
-        label(view, "ARBITER.Dialog.Encounter", '<input type="text" name="encounter" value="table">'),
+        label(view, "ARBITER.Dialog.Encounter", `<input type="text" name="encounter" value="${view.escapeHtml(boundTo(view) || "table")}">`),
       ].join(""),
     request: (values) => ({
       type: "draw_initiative",
@@ -164,3 +179,24 @@ export const forms = {
   ...combatStylesActs,
   ...combatStylesContests,
 };
+
+// A karmic register's table actions: reveal it, then resolve it (the GM's; docs/requests-karmic.md).
+for (const type of ["reveal", "resolve_register"]) {
+  forms[`karmic.${type}`] = {
+    statBlocks: false,
+    fields: (view) =>
+      [
+        label(view, "ARBITER.Dialog.Register", '<input type="number" name="register" value="" min="1">'),
+        label(view, "ARBITER.Dialog.Encounter", `<input type="text" name="encounter" value="${view.escapeHtml(view.bound?.encounter ?? "table")}">`),
+      ].join(""),
+    request: (values) => ({
+      body: values.register ? { register: number(values.register) } : {},
+      options: { encounter: values.encounter || "table" },
+    }),
+  };
+}
+
+// The karmic macros open their dialogs by request type (actions.py: `declare`,
+// `draw_initiative`); their forms are named after the macros (register, initiative).
+forms["karmic.declare"] = forms["karmic.register"];
+forms["karmic.draw_initiative"] = forms["karmic.initiative"];

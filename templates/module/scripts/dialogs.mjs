@@ -1,14 +1,13 @@
 // Dialogs that declare a request. Combatants come from the selected (controlled) token and the
-// targeted token; each combatant's stat block is remembered on its actor (one flag per
-// ruleset) so the next dialog starts from the last values. Choices come from the compiled rule
+// targeted token; each combatant's stat block is the one the GM keeps on the Arbiter server
+// (vault.mjs): the GM's dialog shows and sends it, a player's sends a reference the server fills
+// in (an NPC's numbers never reach a player's browser). Choices come from the compiled rule
 // data (weapons, grades, maneuvers, called shots); a karmic hand from the private whispers
 // this user has seen. The server validates every body and answers a bad one with an error card.
 
 import { STAT_FIELDS } from "./combat-styles-forms.mjs";
 import { forms } from "./dialog-forms.mjs";
-
-const FLAG = "statBlocks";
-const EDITED = "editedStatBlocks"; // stat-block-editor.mjs: the blocks its form saved
+import { isReference, participantOf, vault } from "./vault.mjs";
 
 export function escapeHtml(text) {
   const map = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -23,17 +22,24 @@ export function combatants() {
   return { actor: selected[0] ?? null, target: targeted[0] ?? null, targets: targeted };
 }
 
-/** The stat block remembered on a token's actor for a ruleset, or a starting one. */
-export function statBlock(module, token, ruleset) {
-  const saved = token?.actor?.getFlag(module, FLAG)?.[ruleset];
-  if (saved) return saved;
-  return token ? { id: token.actor?.id ?? token.id, name: token.name } : {};
+/**
+ * The stat block a request uses for a token's actor in a ruleset (async): the block the server
+ * keeps, where this browser may read it (the GM; a player for his own participants); else a
+ * reference to it (`{id, stored: true}`, which the server fills in); else a starting one (the
+ * actor's id and name). `{}` without a token.
+ */
+export async function statBlock(module, token, ruleset) {
+  if (!token) return {};
+  const stored = token.actor ? await vault()?.blockFor(token.actor, ruleset) : null;
+  return stored ?? { id: token.actor?.id ?? token.id, name: token.name };
 }
 
-async function remember(module, token, ruleset, block) {
-  if (!token?.actor) return;
-  const blocks = { ...(token.actor.getFlag(module, FLAG) ?? {}), [ruleset]: block };
-  await token.actor.setFlag(module, FLAG, blocks);
+/** The GM keeps a block changed in the dialog on the server (a valid one; the server refuses
+ * the request with its reasons otherwise). A player's browser keeps nothing. */
+async function remember(module, token, ruleset, block, before) {
+  if (!token?.actor || !game.user.isGM || isReference(block)) return;
+  if (JSON.stringify(block) === JSON.stringify(before)) return;
+  await vault()?.put(ruleset, block, token.actor);
 }
 
 /** A JSON object from a text field; throws a translated error naming the field. */
@@ -63,10 +69,11 @@ export async function openDialog(ctx) {
   const form = forms[`${ctx.ruleset}.${ctx.type}`] ?? forms.generic;
   const { actor, target, targets } = combatants();
   const blocks = {
-    attacker: statBlock(ctx.module, actor, ctx.ruleset),
-    defender: statBlock(ctx.module, target, ctx.ruleset),
-    targets: targets.map((token) => statBlock(ctx.module, token, ctx.ruleset)),
+    attacker: await statBlock(ctx.module, actor, ctx.ruleset),
+    defender: await statBlock(ctx.module, target, ctx.ruleset),
+    targets: await Promise.all(targets.map((token) => statBlock(ctx.module, token, ctx.ruleset))),
   };
+  const before = { attacker: blocks.attacker, defender: blocks.defender };
   const view = { ...ctx, actor, target, blocks, escapeHtml, options };
   const statFields = form.statBlocks ? STAT_FIELDS[ctx.ruleset] : null;
   const sides = form.statBlocks
@@ -78,10 +85,11 @@ export async function openDialog(ctx) {
           const json = `<textarea name="${name}" rows="4">${escapeHtml(JSON.stringify(blocks[name]))}</textarea>`;
           // A block the editor saved needs no JSON here: the token is enough (the JSON stays
           // one click away, folded).
-          const edited = token?.actor?.getFlag(ctx.module, EDITED)?.[ctx.ruleset];
+          const edited = participantOf(ctx.module, token?.actor, ctx.ruleset);
           const text = edited ? `<p class="arbiter-edited">${escapeHtml(ctx.i18n("ARBITER.Editor.FromActor"))}</p><details><summary>JSON</summary>${json}</details>` : json;
+          const own = statFields && !isReference(blocks[name]);
           return `<fieldset><legend>${escapeHtml(ctx.i18n(label))}: ${escapeHtml(token?.name ?? ctx.i18n("ARBITER.Dialog.Nobody"))}</legend>
-        ${text}${statFields ? statFields.fields(view, name, blocks[name]) : ""}</fieldset>`;
+        ${text}${own ? statFields.fields(view, name, blocks[name]) : ""}</fieldset>`;
         })
         .join("")
     : "";
@@ -107,8 +115,8 @@ export async function openDialog(ctx) {
   if (form.statBlocks) {
     for (const [name, token] of [["attacker", actor], ["defender", target]]) {
       const edited = parseJson(values[name], name, ctx.i18n);
-      blocks[name] = statFields ? statFields.apply(values, name, edited, blocks[name], view) : edited;
-      await remember(ctx.module, token, ctx.ruleset, blocks[name]);
+      blocks[name] = statFields && !isReference(edited) ? statFields.apply(values, name, edited, blocks[name], view) : edited;
+      await remember(ctx.module, token, ctx.ruleset, blocks[name], before[name]);
     }
   }
   const { type, body, options: requestOptions } = form.request(values, { ...view, blocks });

@@ -64,7 +64,7 @@ export async function editMapping(ctx, ruleset, system = game.system.id) {
       Object.assign(current, { fields });
       continue;
     }
-    const mapping = { ruleset, fields, items, ...(current.vitals ? { vitals: current.vitals } : {}) };
+    const mapping = { ruleset, fields, items, ...(current.vitals ? { vitals: current.vitals } : {}), ...(current.outcomes ? { outcomes: current.outcomes } : {}) };
     const all = { ...(game.settings.get(ctx.module, "mappings") ?? {}), [`${system}/${ruleset}`]: mapping };
     await game.settings.set(ctx.module, "mappings", all);
     return mapping;

@@ -15,6 +15,10 @@
  *    reads a list of item ids and `via` {path, map} reads each of those items (Mythras armour
  *    names the hit-location items it covers).
  *  - `map`: value → id (exact, else case-insensitive); `only`: drop values the map lacks.
+ * `outcomes` (optional): where outcomes land in the system's own data (system-fields.mjs):
+ * `locations` {type, key, value} (hit-location items and the path of their current hit points),
+ * `injuries` {type, ipPerLevel} (an item per injuring blow), `statuses` (condition → the
+ * system's own status effect id). `vitals` {value, max}: data paths the total is written to.
  */
 const HM3_WEAPONS = {
   Broadsword: "long-sword", Longsword: "long-sword", Shortsword: "short-sword", Bastard_Sword: "long-sword",
@@ -69,6 +73,10 @@ export const PRESETS = {
       { type: "weapongear", into: "skills", key: { path: "name", map: spaced(HM3_WEAPONS) }, value: { skill: "system.assocSkill", path: "system.effectiveMasteryLevel" } },
       { type: "armorgear", where: { "system.isEquipped": true }, into: "armor", best: HM3_ARMOUR.map((m) => HM3_ARMOUR_IDS[m]), value: { path: "system.material", map: HM3_ARMOUR_IDS } },
     ],
+    // Each injuring blow becomes an HM3 `injury` item (template.json: injuryLevel, healRate,
+    // notes; the system derives `severity`, its total injury levels and penalties from it).
+    // Its level is the IP suffered / 3: the inverse of `ip = endurance × 3` above (ours).
+    outcomes: { injuries: { type: "injury", ipPerLevel: 3 } },
   },
   // Mythras (bfgcuga/mythras-foundry): characteristics on the actor's system data; skills are
   // `skill` items with a `slug` and a derived `total`; the combat style a `combatStyle` item;
@@ -92,6 +100,15 @@ export const PRESETS = {
       { type: "armor", where: { "system.equipped": true }, into: "armor", key: { each: "system.coveredLocationIds", via: { path: "name", map: MYTHRAS_LOCATIONS } }, value: { path: "system.profileKey", map: MYTHRAS_ARMOUR } },
       { type: "hitLocation", into: "hit_points", key: { path: "name", map: MYTHRAS_LOCATIONS }, value: { path: "system.maxHitPoints" } },
     ],
+    // A blow's hit points left go to its `hitLocation` item's `system.currentHitPoints` (the
+    // system derives the wound level from it); conditions show as the system's own statuses
+    // (scripts/rules/statuses.js, registered at its init), core's or Arbiter's otherwise. Not its
+    // `incapacitated`: Mythras sets and clears that one itself from the hit points (its
+    // updateItem hook, syncIncapacitatedStatus), and two hands on one status would fight.
+    outcomes: {
+      locations: { type: "hitLocation", key: { path: "name", map: MYTHRAS_LOCATIONS }, value: "system.currentHitPoints" },
+      statuses: { serious: "seriousWound", stunned: "stunned" },
+    },
   },
 };
 

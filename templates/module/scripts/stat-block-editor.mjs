@@ -2,15 +2,15 @@
 // generated from the ruleset's stat-block schema (schemas/stat-blocks/<ruleset>.schema.json,
 // which the build copies from the server's own pydantic model), its choices from the compiled
 // rule data (weapons, armour, hit locations, traits), and a "start from" list offers the rule
-// data's ready combatants. Saving asks the server to `check` the block (its own validation
-// messages, field by field; nothing is logged or rolled) and keeps it on the actor's flag, where
-// the request dialogs read it for the selected and targeted tokens.
+// data's ready combatants. Saving stores the block on the Arbiter server (the GM's; vault.mjs),
+// which validates it as the `check` message does (its own messages, field by field; nothing is
+// logged or rolled) and keeps it where only the GM's connection reads it; the actor keeps only
+// its combatant's id, and the request dialogs get the block from the server for the selected
+// and targeted tokens. The GM opens it: a player's browser never holds an NPC's block.
 
 import { escapeHtml } from "./dialogs.mjs";
 import { mappingFor, readStatBlock } from "./presets.mjs";
-
-export const FLAG = "statBlocks";
-export const EDITED = "editedStatBlocks"; // ruleset → true once the editor saved that block
+import { LEGACY, PARTICIPANT } from "./vault.mjs";
 
 const schemas = new Map(); // ruleset → the schema (fetched once)
 
@@ -191,22 +191,29 @@ export function readForm(schema, form) {
   return block;
 }
 
-/** The stat block saved on an actor for a ruleset, or one to start from (its id and name). */
-export function savedBlock(module, actor, ruleset) {
-  const saved = actor?.getFlag(module, FLAG)?.[ruleset];
-  return saved ? structuredClone(saved) : { id: actor?.id ?? "", name: actor?.name ?? "" };
+/**
+ * The stat block the server keeps for an actor in a ruleset (`ctx.vault`), else one an earlier
+ * version left in its flags (not yet moved), else one to start from (its id and name).
+ */
+export async function savedBlock(ctx, actor, ruleset) {
+  const stored = await ctx.vault().blockFor(actor, ruleset);
+  if (stored && stored.stored !== true) return stored;
+  const legacy = actor?.getFlag(ctx.module, LEGACY)?.[ruleset];
+  if (legacy) return structuredClone(legacy);
+  return { id: actor?.id ?? "", name: actor?.name ?? "" };
 }
 
 /**
- * Open the editor for `actor`. `ctx`: module, i18n, rules() (data/rules.json), check(ruleset,
- * block) → {ok, problems} or null when no connection can ask the server. Resolves with the
- * saved block, or null when closed.
+ * Open the editor for `actor`. `ctx`: module, i18n, rules() (data/rules.json), vault() (the
+ * client's vault: blockFor, put → {ok, problems} or null when no connection can store it).
+ * Resolves with the saved block, or null when closed.
  */
 export async function openEditor(ctx, actor, ruleset = undefined) {
   const all = ctx.rules().rulesets ?? {};
   const rulesets = Object.entries(all).map(([id, r]) => ({ id, name: r.title ?? id }));
-  ruleset ??= Object.keys(actor.getFlag(ctx.module, FLAG) ?? {})[0] ?? rulesets[0]?.id;
-  let block = savedBlock(ctx.module, actor, ruleset);
+  const known = { ...(actor.getFlag(ctx.module, LEGACY) ?? {}), ...(actor.getFlag(ctx.module, PARTICIPANT) ?? {}) };
+  ruleset ??= Object.keys(known)[0] ?? rulesets[0]?.id;
+  let block = await savedBlock(ctx, actor, ruleset);
   let problems = [];
   for (;;) {
     const schema = await statBlockSchema(ctx.module, ruleset);
@@ -251,7 +258,7 @@ export async function openEditor(ctx, actor, ruleset = undefined) {
     if (result.action === "load") {
       if (picked.ruleset && picked.ruleset !== ruleset) {
         ruleset = picked.ruleset;
-        block = savedBlock(ctx.module, actor, ruleset);
+        block = await savedBlock(ctx, actor, ruleset);
       } else if (picked.from) {
         const ready = combatants.find((c) => c.id === picked.from);
         // The ready combatant's numbers and gear, under this actor's id and name.
@@ -265,30 +272,33 @@ export async function openEditor(ctx, actor, ruleset = undefined) {
       continue;
     }
     block = edited;
-    const answer = await ctx.check(ruleset, block);
-    if (answer && !answer.ok) {
+    // Stored on the server only if valid; the actor then notes its combatant's id.
+    const answer = await ctx.vault().put(ruleset, block, actor);
+    if (!answer) {
+      problems = [{ field: "", message: ctx.i18n("ARBITER.Vault.NoServer") }];
+      continue;
+    }
+    if (!answer.ok) {
       problems = answer.problems;
       continue;
     }
-    await actor.setFlag(ctx.module, FLAG, { ...(actor.getFlag(ctx.module, FLAG) ?? {}), [ruleset]: block });
-    await actor.setFlag(ctx.module, EDITED, { ...(actor.getFlag(ctx.module, EDITED) ?? {}), [ruleset]: true });
     return block;
   }
 }
 
 /**
- * Where a GM (or the actor's owner) opens the editor: the actor sheet's header (V1 sheets'
+ * Where the GM opens the editor (only the GM's connection stores stat blocks): the actor sheet's header (V1 sheets'
  * `getActorSheetHeaderButtons`; V2 sheets' `getHeaderControlsActorSheetV2`, V13+) and the token
  * HUD (`renderTokenHUD`: jQuery in V12, an HTMLElement since V13).
  */
 export function registerEditorEntries(ctx, open) {
   const title = () => ctx.i18n("ARBITER.Editor.Open");
   Hooks.on("getActorSheetHeaderButtons", (sheet, buttons) => {
-    if (!sheet.actor?.isOwner) return;
+    if (!game.user.isGM || !sheet.actor) return;
     buttons.unshift({ label: title(), class: "arbiter-stat-block", icon: "fas fa-shield-halved", onclick: () => open(sheet.actor) });
   });
   Hooks.on("getHeaderControlsActorSheetV2", (app, controls) => {
-    if (!app.document?.isOwner) return;
+    if (!game.user.isGM || !app.document) return;
     // A header control names an action the application looks up in its options at click time.
     app.options.actions ??= {};
     app.options.actions.arbiterStatBlock ??= () => open(app.document);
@@ -298,7 +308,7 @@ export function registerEditorEntries(ctx, open) {
     const root = html instanceof HTMLElement ? html : html[0];
     const actor = hud.object?.actor ?? hud.document?.actor;
     const column = root?.querySelector(".col.right") ?? root;
-    if (!actor?.isOwner || !column) return;
+    if (!game.user.isGM || !actor || !column) return;
     const button = document.createElement("button");
     button.type = "button";
     button.className = "control-icon arbiter-stat-block";

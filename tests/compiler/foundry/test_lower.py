@@ -316,6 +316,8 @@ def test_karmic_macros_open_the_dialogs_of_its_request_types(
     }
     assert 'api.dialogs.open("karmic", "declare");' in macros["register"]["command"]
     assert 'api.dialogs.open("karmic", "draw_initiative");' in macros["initiative"]["command"]
+    assert 'api.dialogs.open("karmic", "reveal");' in macros["reveal"]["command"]
+    assert 'api.dialogs.open("karmic", "resolve_register");' in macros["resolve"]["command"]
     assert macros["register"]["name"] == "Tiny Rules: play a register"
 
 

@@ -2,7 +2,7 @@
 // would (its manifest's language file and esmodules), then run the lifecycle hooks.
 // Query: v (12|13|14), user (user id), hub (the ws:// address of the hub that plays Foundry's
 // server between pages, tests/e2e/support/hub.py), world (JSON: settings, actors, tokens,
-// controlled, targets, modules).
+// controlled, targets, modules, system, systemStatuses).
 import { createFoundry } from "/harness/foundry/index.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -59,6 +59,7 @@ const globals = createFoundry(generation, {
   targets: world.targets,
   modules: world.modules,
   system: world.system,
+  systemStatuses: world.systemStatuses,
 });
 Object.assign(window, globals);
 for (const script of manifest.esmodules) await import(`/modules/arbiter/${script}`);

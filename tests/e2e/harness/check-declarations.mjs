@@ -93,6 +93,9 @@ function indexPackage(packageDir) {
           const isStatic = (ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Static) !== 0;
           add(members, name, { static: isStatic, signatures: signaturesOf(member), file: relative });
         }
+      } else if (ts.isTypeAliasDeclaration(node) && ts.isFunctionTypeNode(node.type)) {
+        // Function types by name: the signature of a document hook (`Hooks.UpdateDocument`).
+        add(functions, node.name.text, { signatures: [arity(node.type.parameters)], file: relative });
       } else if (ts.isFunctionDeclaration(node) && node.name) {
         add(functions, node.name.text, { signatures: signaturesOf(node), file: relative });
       } else if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) {
@@ -186,7 +189,11 @@ function checkFlavour(generation) {
     const owners = [entry.owner].flat();
     const declaredBy = (name) => owners.flatMap((o) => index.owners.get(o)?.get(name) ?? []);
     let candidates;
-    if (entry.hook) {
+    if (entry.documentHook) {
+      // A document hook (`updateCombat`) is `update${Document.Type}` in hooks.d.mts, typed by
+      // one function type for every document (`Hooks.UpdateDocument`).
+      candidates = (index.functions.get(entry.documentHook) ?? []).filter((d) => d.file.includes("hooks"));
+    } else if (entry.hook) {
       candidates = declaredBy(entry.hook).map((d) => ({ ...d, static: false }));
     } else if (entry.owner) {
       candidates = declaredBy(entry.member).filter((d) => Boolean(d.static) === Boolean(entry.static));
@@ -194,7 +201,7 @@ function checkFlavour(generation) {
       candidates = index.functions.get(entry.member) ?? [];
     }
     if (entry.file) candidates = candidates.filter((d) => d.file.includes(entry.file));
-    const declared = `${owners.join("|") || "top level"}${entry.static ? "." : "#"}${entry.hook ?? entry.member}`;
+    const declared = entry.documentHook ? `Hooks.${entry.documentHook}` : `${owners.join("|") || "top level"}${entry.static ? "." : "#"}${entry.hook ?? entry.member}`;
     if (!candidates.length) {
       problems.push(`${where}: ${entry.types ?? `${flavour.types}@${version}`} declares no ${declared}${entry.file ? ` in ${entry.file}` : ""}`);
       continue;

@@ -69,3 +69,22 @@ def option_values(page: Page, name: str) -> list[str]:
     """The values of the open dialog's ``<select name=name>`` options, in order."""
     select = page.page.locator(f'dialog.application select[name="{name}"]')
     return select.locator("option").evaluate_all("els => els.map(e => e.value)")
+
+
+def script_dice_queue(page: Page, queue: list[list[int]]) -> None:
+    """Make the next ``len(queue)`` requests the page's connection sends carry the dice of
+    ``queue``, one list each, in order (a Foundry action that sends several requests, such as
+    starting combat: the encounter's start, then its initiative)."""
+    page.call(
+        """(queue) => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const send = connection.request;
+            const left = [...queue];
+            connection.request = function (envelope, scripted, ...rest) {
+                const dice = left.shift();
+                if (!left.length) connection.request = send;
+                return send.call(this, envelope, scripted ?? dice, ...rest);
+            };
+        }""",
+        queue,
+    )

@@ -9,6 +9,8 @@ would deliver to that user's browser, each page in its own browser context:
 - ``chat``: a created or updated ChatMessage goes to every other page of the world, whispers
   included: Foundry hides a whisper from non-recipients in the browser (``ChatMessage#visible``),
   so the data is treated as delivered (docs/client.md, "What Foundry delivers to whom").
+- ``actor``: a changed actor (its flags and system data) goes to every other page of the world, as
+  Foundry's server sends every actor update to every connected browser.
 - ``query``: ``User#query`` (V13+) goes to the pages of the target user only, stamped with the
   sender's user id as Foundry's server does; the first answer goes back to the sender alone.
 """
@@ -75,7 +77,7 @@ class Hub:
 
     def route(self, sender: Client, message: dict[str, Any]) -> None:
         op = message["op"]
-        if op in ("socket", "chat"):
+        if op in ("socket", "chat", "actor"):
             for other in self.others(sender):
                 other.send(message)
         elif op == "query":

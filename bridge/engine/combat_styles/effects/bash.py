@@ -19,14 +19,14 @@ def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         return
     braced = brace.is_braced(
         fx.victim,
-        fx.pending["situation"]["defender_braced"] and fx.victim["id"] == fx.pending["defender"],
+        fx.pending.situation["defender_braced"] and fx.victim["id"] == fx.pending.defender,
     )
     scale = fx.rules.brace_vs_bash if braced else None
     why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim, scale)
     if why:
         rec["outcome"] = f"no effect: {why}" + (" (braced)" if braced else "")
         return
-    arm = fx.rules.arm(fx.pending["weapon"])
+    arm = fx.rules.arm(fx.pending.weapon)
     rates = {
         r.weapon_kind: r.damage_per_metre for r in fx.rules.effects[choice.id].params.knockback
     }
@@ -41,7 +41,7 @@ def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     if metres > 0:
         displace(fx.victim)
         brace.lose(fx.rules, fx.victim, "knocked_back")
-    if fx.pending["situation"]["obstacle"] and metres > 0:
+    if fx.pending.situation["obstacle"] and metres > 0:
         checks = fx.rules.effects[choice.id].params.obstacle_checks
         best = max(checks, key=lambda c: fx.victim["skills"].get(c.skill, 0))
         res = roll_check(

@@ -15,6 +15,7 @@ from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.brace import is_braced
 from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.contract import JSON
 from arbiter.compiler.model.combat_styles.effects import HOLD_CONDITIONS
 
@@ -49,13 +50,13 @@ class Party:
 
 
 def _condition_holds(
-    name: str, pending: JSON, taker: Party, victim: Party, of_target: bool
+    name: str, pending: PendingExchange, taker: Party, victim: Party, of_target: bool
 ) -> bool:
     who = victim if of_target else taker
     rec = who.record
-    situation = pending["situation"]
+    situation = pending.situation
     if name == "surprised_first_attack":
-        return bool(pending["first_on_surprised"])
+        return pending.first_on_surprised
     if name == "disadvantaged":
         return any(has_condition(rec, c) for c in DISADVANTAGED)
     if name == "prone":
@@ -63,10 +64,10 @@ def _condition_holds(
     if name == "held":
         return any(has_condition(rec, c) for c in HELD)
     if name == "defending":
-        return pending["defence"] in ("parry", "evade")
+        return pending.defence in ("parry", "evade")
     if name == "ranged_close_range_stationary_or_unaware":
-        return pending["band"] == "close" and (
-            situation["target_stationary"] or pending["surprised"]
+        return pending.band == "close" and (
+            bool(situation["target_stationary"]) or pending.surprised
         )
     if name == "not_blind_strike":
         return not situation["blind_strike"]
@@ -81,7 +82,12 @@ def _condition_holds(
 
 
 def refusal(
-    rules: RulesView, effect: Any, pending: JSON, side: str, taker: Party, victim: Party
+    rules: RulesView,
+    effect: Any,
+    pending: PendingExchange,
+    side: str,
+    taker: Party,
+    victim: Party,
 ) -> str | None:
     """Why ``taker`` may not choose ``effect`` (None when he may)."""
     if effect.taker not in (side, "either"):
@@ -125,7 +131,7 @@ def refusal(
 
 
 def eligible_effects(
-    rules: RulesView, pending: JSON, side: str, taker: Party, victim: Party
+    rules: RulesView, pending: PendingExchange, side: str, taker: Party, victim: Party
 ) -> tuple[list[JSON], dict[str, str]]:
     """The effects ``taker`` may choose (id, name, stackable, narrative) and the refusals.
 
@@ -142,9 +148,7 @@ def eligible_effects(
     if limited:
         # A target limit reads the two records' characteristics (and a brace), which the memo
         # key leaves out: checked afresh, so an effect that could do nothing is never offered.
-        braced = (
-            pending["situation"]["defender_braced"] and victim.record["id"] == pending["defender"]
-        )
+        braced = pending.situation["defender_braced"] and victim.record["id"] == pending.defender
         for effect_id, scaled in limited:
             scale = rules.brace_vs_bash if scaled and is_braced(victim.record, braced) else None
             why = limit_refusal(rules, effect_id, taker.record, victim.record, scale)
@@ -185,7 +189,7 @@ def limit_refusal(
     return None
 
 
-def _situation_key(pending: JSON, side: str, taker: Party, victim: Party) -> tuple:
+def _situation_key(pending: PendingExchange, side: str, taker: Party, victim: Party) -> tuple:
     def who(p: Party) -> tuple:
         conds = p.record["conditions"]
         return (
@@ -196,15 +200,15 @@ def _situation_key(pending: JSON, side: str, taker: Party, victim: Party) -> tup
             tuple(p.record["traits"]),
         )
 
-    situation = pending["situation"]
+    situation = pending.situation
     return (
         side,
         who(taker),
         who(victim),
-        pending["first_on_surprised"],
-        pending["defence"],
-        pending["band"],
-        pending["surprised"],
+        pending.first_on_surprised,
+        pending.defence,
+        pending.band,
+        pending.surprised,
         situation["target_stationary"],
         situation["blind_strike"],
     )
@@ -221,7 +225,7 @@ def offer(effect: Any) -> JSON:
 
 
 def _eligible_effects(
-    rules: RulesView, pending: JSON, side: str, taker: Party, victim: Party
+    rules: RulesView, pending: PendingExchange, side: str, taker: Party, victim: Party
 ) -> tuple[list[JSON], dict[str, str]]:
     eligible: list[JSON] = []
     refused: dict[str, str] = {}

@@ -37,7 +37,7 @@ def grip(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
 
 def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     theirs = choice.weapon or (
-        fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
+        fx.pending.parry_weapon if fx.side == "attacker" else fx.pending.weapon
     )
     if theirs is None:
         carried = [w for w in fx.victim["weapons"] if w != fx.rules.unarmed_id]
@@ -86,7 +86,7 @@ def set_range(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) 
     sets = rules.effects[choice.id].params.sets_range
     if sets is None:
         raise EngineError(f"{rules.effects[choice.id].name} has no sets_range in the rule data")
-    arms = [a for a in (fx.pending["weapon"], fx.pending["parry_weapon"]) if a]
+    arms = [a for a in (fx.pending.weapon, fx.pending.parry_weapon) if a]
     reaches = [rules.arm(a).reach for a in arms if rules.arm(a).reach]
     if not reaches:
         rec["outcome"] = "no effect: no reach to favour"

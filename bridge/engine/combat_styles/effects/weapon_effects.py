@@ -19,7 +19,7 @@ def opponents_weapon(fx: Finisher, choice: EffectChoice) -> str | None:
         if choice.weapon not in victim["weapons"]:
             raise EngineError(f"{victim['name']} does not hold {choice.weapon!r}")
         return None if choice.weapon == fx.rules.unarmed_id else choice.weapon
-    used = fx.pending["parry_weapon"] if fx.side == "attacker" else fx.pending["weapon"]
+    used = fx.pending.parry_weapon if fx.side == "attacker" else fx.pending.weapon
     if used is not None and used != fx.rules.unarmed_id:
         return used
     return next((w for w in victim["weapons"] if w != fx.rules.unarmed_id), None)
@@ -31,7 +31,7 @@ def disarm(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> 
     if why:
         rec["outcome"] = f"no effect: {why}"
         return
-    mine_id = fx.pending["weapon"] if fx.side == "attacker" else fx.pending["parry_weapon"]
+    mine_id = fx.pending.weapon if fx.side == "attacker" else fx.pending.parry_weapon
     mine = rules.arm(mine_id or rules.unarmed_id)
     theirs_id = opponents_weapon(fx, choice)
     if theirs_id is None:
@@ -96,12 +96,12 @@ def damage_weapon_defender(
         )
         return
     rules = fx.rules
-    parry_id = fx.pending["parry_weapon"]
+    parry_id = fx.pending.parry_weapon
     if parry_id is None:
         rec["outcome"] = "no effect: the defender did not parry with a weapon"
         return
     mine = rules.arm(parry_id)
-    theirs_id = fx.pending["weapon"]
+    theirs_id = fx.pending.weapon
     theirs = rules.arm(theirs_id)
     weapon, dm = damage_expr(rules, mine, fx.taker, 0, 0)
     rolled = fx.dice.roll(weapon).total + (fx.dice.roll(dm).total if dm else 0)
@@ -122,7 +122,7 @@ def damage_weapon_defender(
 
 
 def weapon_malfunction(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    weapon = fx.pending["weapon"]
+    weapon = fx.pending.weapon
     jammed = fx.victim["conditions"].setdefault("malfunction", {"turns": None, "weapons": []})
     jammed["weapons"].append(weapon)
     rec["outcome"] = f"{fx.rules.arm(weapon).name} is useless until repaired"

@@ -51,7 +51,7 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     # The condition's duration in turns (None: kept in its own unit until removed).
     counted: int | None = turns
     stunned = fx.victim["conditions"].setdefault("stunned", {"turns": None, "locations": {}})
-    unit = stun_unit(fx.rules, fx.taker, bool(fx.pending.get("surprised")))
+    unit = stun_unit(fx.rules, fx.taker, fx.pending.surprised)
     if unit is None:
         stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
         rec["outcome"] = f"{blow.location} incapacitated for {turns} turns"
@@ -88,7 +88,7 @@ def impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> 
     if blow is None or not wounded(blow, fx.victim) or not choice.leave_in:
         return
     rules = fx.rules
-    arm = rules.arm(fx.pending["weapon"])
+    arm = rules.arm(fx.pending.weapon)
     size = arm.impale_size or arm.size
     siz = fx.victim["characteristics"]["siz"]
     grade = impale_grade(rules, siz, size)
@@ -119,7 +119,7 @@ def impale_grade(rules: Any, siz: int, size: str | None) -> str:
 def accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     rules = fx.rules
     att = fx.attacker
-    arm = rules.arm(fx.pending["weapon"])
+    arm = rules.arm(fx.pending.weapon)
     weapon, dm = damage_expr(rules, arm, att, 0, 0)
     rolled = max(0, fx.dice.roll(weapon).total + (fx.dice.roll(dm).total if dm else 0))
     loc = roll_location(rules, fx.dice, victim=att)
@@ -128,14 +128,16 @@ def accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec
     to_hp = max(0, rolled - counted)
     out: JSON = {"location": loc.id, "damage": rolled, "armor": counted, "to_hit_points": to_hp}
     if to_hp:
+        # The roll the wound's Endurance test opposes: the defence that won the effect.
+        opposed: Any = fx.pending.defence_roll
         out["wound"] = apply_wound(
             rules,
             fx.dice,
             att,
             loc,
             to_hp,
-            fx.pending["defence_roll"],
-            mitigate=att["id"] in fx.pending.get("mitigate", ()),
+            opposed,
+            mitigate=att["id"] in fx.pending.mitigate,
         )
     rec["outcome"] = f"the attacker injures himself: {to_hp} to {loc.id}"
     fx.out["self_injury"] = out

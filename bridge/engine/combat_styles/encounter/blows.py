@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
 from arbiter.bridge.engine.combat_styles.core.checks import (
@@ -19,6 +20,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, deep_copy
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.wounds import (
     apply_wound,
     armor_points,
@@ -36,7 +38,7 @@ class Finisher:
 
     rules: RulesView
     state: JSON
-    pending: JSON
+    pending: PendingExchange
     dice: Dice
     choices: list[EffectChoice]
     side: str | None
@@ -52,7 +54,7 @@ class Finisher:
         self,
         rules: RulesView,
         state: JSON,
-        pending: JSON,
+        pending: PendingExchange,
         dice: Dice,
         choices: list[EffectChoice],
         side: str | None,
@@ -103,16 +105,18 @@ class Finisher:
 
     @property
     def attacker(self) -> JSON:
-        return combatant(self.state, self.pending["attacker"])
+        return combatant(self.state, self.pending.attacker)
 
     @property
     def defender(self) -> JSON:
-        return combatant(self.state, self.pending["defender"])
+        return combatant(self.state, self.pending.defender)
 
     @property
     def original_roll(self) -> JSON:
         """The taker's own roll, which resistance rolls are opposed to."""
-        return self.pending["attack"] if self.side == "attacker" else self.pending["defence_roll"]
+        # A defender who won effects rolled his defence (typed as optional for the others).
+        roll: Any = self.pending.attack if self.side == "attacker" else self.pending.defence_roll
+        return roll
 
 
 # mypyc compiles a dataclass's own __init__ but not the one dataclasses generates: the
@@ -211,10 +215,10 @@ def roll_damage(
         if effects and fx.side == "attacker" and fx.choices
         else 0
     )
-    own = attacker["id"] == fx.pending["attacker"]
-    dm_base = fx.pending.get("damage_modifier") if own else None
+    own = attacker["id"] == fx.pending.attacker
+    dm_base = fx.pending.damage_modifier if own else None
     weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps, dm_base=dm_base)
-    if own and fx.pending.get("inside_reach", 0) > 0:
+    if own and fx.pending.inside_reach > 0:
         # Inside its own reach a long weapon's blow is capped (rule data, e.g. 1d3+1).
         cap = maximize(expr_of(fx.rules.inside_reach_damage_cap), maximized)
         if cap.bounds()[1] < weapon.bounds()[1]:
@@ -274,7 +278,7 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
     kill = (
         fx.side == "attacker"
         and bool(fx.choices)
-        and blow.target == fx.pending["defender"]
+        and blow.target == fx.pending.defender
         and any(rules.effects[c.id].params.auto_fails_endurance for c in fx.choices)
     )
     blow.wound = apply_wound(
@@ -283,16 +287,16 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
         victim,
         rules.location(blow.location),
         blow.to_hp,
-        fx.pending["attack"],
+        fx.pending.attack,
         kill,
-        mitigate=victim["id"] in fx.pending.get("mitigate", ()),
+        mitigate=victim["id"] in fx.pending.mitigate,
     )
 
 
 def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) -> Blow | None:
     """The blow lands on a bystander (Select Target, or a shot into a crowd gone astray)."""
     p = fx.pending
-    name = p["bystander"]
+    name = p.bystander
     if name is None:
         fx.out.setdefault("notes", []).append("the blow goes astray (no bystander named)")
         return None
@@ -300,7 +304,7 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     if name not in fx.state["combatants"] or victim is fx.attacker:
         raise EngineError("the bystander must be someone other than the attacker")
     fx.state["combatants"][name] = victim = _copy(victim)
-    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p["dm_steps"], factor, effects=False)
+    damage, totals = roll_damage(fx, arm, fx.attacker, 1, p.dm_steps, factor, effects=False)
     blow = Blow(name, None, totals, damage, damage)
     blow.steps.append(
         "Select Target: an adjacent bystander is struck" if automatic else "a bystander is struck"

@@ -1,4 +1,6 @@
-"""A parked exchange, as the encounter keeps it while its winner chooses special effects.
+"""A parked exchange, as the encounter keeps it while its winner chooses special effects: the
+read-only view the pending-choice description reads. Finishing reads the typed records of
+``encounter/pending_exchange.py`` instead (``PendingExchange``, ``PendingSpiritCombat``).
 
 The encounter stores each one as JSON under ``state["pending"][token]`` (the server keeps the
 state as JSON, and replays depend on its exact bytes). :class:`Parked` is the typed record of
@@ -114,8 +116,21 @@ class Parked:
 
 def parked(state: JSON | None, token: str) -> Parked:
     """The exchange parked as ``token``; EngineError when none waits under it."""
+    return Parked.of(parked_record(state, token))
+
+
+def parked_record(state: JSON | None, token: str) -> JSON:
+    """The stored JSON of the exchange parked as ``token``; EngineError when none waits
+    under it."""
     waiting: JSON = (state or {}).get("pending", {})
-    record = waiting.get(token)
+    record: JSON | None = waiting.get(token)
     if record is None:
         raise EngineError(f"no exchange {token!r} is waiting for a choice of effects")
-    return Parked.of(record)
+    return record
+
+
+def is_spirit(record: JSON) -> bool:
+    """Whether a parked record is a spirit combat's (spirit effects) rather than an
+    exchange-shaped one (:class:`~arbiter.bridge.engine.combat_styles.encounter.
+    pending_exchange.PendingExchange`)."""
+    return record.get("kind") == "spirit_combat"

@@ -43,6 +43,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     record,
     writable,
 )
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.phases import FREE, tracks_turns
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import odds_of_targets
@@ -279,34 +280,34 @@ def start_exchange(
 
     state["seq"] = state.get("seq", 0) + 1
     token = f"x{state['seq']}"
-    pending: JSON = {
-        "token": token,
-        "attacker": att["id"],
-        "defender": dfd["id"],
-        "weapon": arm.id,
-        "defence": defence,
-        "parry_weapon": parry_arm.id if parry_arm else None,
-        "attack": _check_json(att_roll, att_skill, terms.grade.id),
-        "defence_roll": dfd_json,
-        "defence_level": dfd_level.label,
-        "differential": diff.to_json(),
-        "band": terms.band,
-        "size_steps": terms.size_steps,
-        "dm_steps": terms.dm_steps,
-        "damage_modifier": terms.damage_modifier,
-        "outreached": outreached(rules, arm, engaged),
-        "damage_factor": _ratio(terms.damage_factor),
-        "surprised": surprised,
-        "first_on_surprised": first_on_surprised,
-        "hit_intended": hit_intended,
-        "bystander": body.bystander,
-        "mitigate": list(body.mitigate_damage),
-        "situation": situation_json(situation),
-        "warded": dict(dfd_conditions.get("warding", {}).get("locations", {})),
-        "notes": notes,
-        "grapple": grapple,
-        "inside_reach": inside_reach(rules, arm, engaged),
-    }
+    pending = PendingExchange(
+        token,
+        att["id"],
+        dfd["id"],
+        arm.id,
+        defence,
+        parry_arm.id if parry_arm else None,
+        _check_json(att_roll, att_skill, terms.grade.id),
+        dfd_json,
+        dfd_level.label,
+        diff.to_json(),
+        terms.band,
+        terms.size_steps,
+        terms.dm_steps,
+        terms.damage_modifier,
+        outreached(rules, arm, engaged),
+        _ratio(terms.damage_factor),
+        surprised,
+        first_on_surprised,
+        hit_intended,
+        body.bystander,
+        list(body.mitigate_damage),
+        situation_json(situation),
+        dict(dfd_conditions.get("warding", {}).get("locations", {})),
+        notes,
+        grapple,
+        inside_reach(rules, arm, engaged),
+    )
     # A choice made in advance is checked against the eligible effects only when it names
     # some: an empty one (or no winner) finishes without them.
     if diff.winner is not None and (effects is None or effects):
@@ -322,16 +323,15 @@ def start_exchange(
             else Party(att, arm, att_roll.level)
         )
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
-        pending["chooser"] = taker.record["id"]
-        pending["eligible"] = eligible
-        pending["ineligible"] = refused
+        pending.offer(taker.record["id"], eligible, refused)
     if diff.winner is None or effects is not None:
         done = finish(rules, state, pending, effects or [], dice)
         if odds_wanted:
             done.result["odds"] = odds
         return done
-    state.setdefault("pending", {})[token] = pending
-    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **summary(pending)}
+    stored = pending.to_json()
+    state.setdefault("pending", {})[token] = stored
+    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **summary(stored)}
     if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state)

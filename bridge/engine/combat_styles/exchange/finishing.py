@@ -29,6 +29,7 @@ from arbiter.bridge.engine.combat_styles.encounter.blows import (
     wound_blow,
 )
 from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, combatant
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.wounds import roll_location
 from arbiter.bridge.engine.combat_styles.riding import riders
 from arbiter.bridge.engine.combat_styles.riding.astride import displace
@@ -38,9 +39,11 @@ from arbiter.bridge.engine.dice import Dice
 ONE = Fraction(1)
 
 
-def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice]) -> None:
+def validate_choices(
+    rules: RulesView, pending: PendingExchange, choices: list[EffectChoice]
+) -> None:
     """The choice must fit what was won: count, eligibility, stacking, Force Failure pairing."""
-    diff = pending["differential"]
+    diff = pending.differential
     if diff["winner"] is None:
         if choices:
             raise EngineError("nobody won special effects in this exchange")
@@ -49,13 +52,13 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
         return
     if len(choices) > diff["effects"]:
         raise EngineError(f"{len(choices)} effects chosen but only {diff['effects']} were won")
-    eligible = {e["id"] for e in pending["eligible"]}
+    eligible = {e["id"] for e in pending.eligible or ()}
     counts = Counter(c.id for c in choices)
     for choice in choices:
         if choice.id not in rules.effects:
             raise EngineError(f"unknown special effect {choice.id!r}")
         if choice.id not in eligible:
-            why = pending.get("ineligible", {}).get(choice.id, "not available to the winner")
+            why = (pending.ineligible or {}).get(choice.id, "not available to the winner")
             raise EngineError(f"{rules.effects[choice.id].name} cannot be chosen: {why}")
         effect = rules.effects[choice.id]
         if effect.params.chooses_location or effect.params.location_steps is not None:
@@ -74,11 +77,13 @@ def validate_choices(rules: RulesView, pending: JSON, choices: list[EffectChoice
                 )
 
 
-def _check_location_choice(rules: RulesView, pending: JSON, choice: EffectChoice) -> None:
+def _check_location_choice(
+    rules: RulesView, pending: PendingExchange, choice: EffectChoice
+) -> None:
     if choice.location is None:
         raise EngineError(f"{rules.effects[choice.id].name} needs a location")
     rules.location(choice.location)
-    ward = pending.get("warded", {})
+    ward = pending.warded
     chooses = rules.effects[choice.id].params.chooses_location
     if chooses and choice.location in ward and not rules.choose_location_bypasses_ward:
         name = rules.effects[choice.id].name
@@ -86,17 +91,19 @@ def _check_location_choice(rules: RulesView, pending: JSON, choice: EffectChoice
 
 
 def finish(
-    rules: RulesView, state: JSON, pending: JSON, choices: list[EffectChoice], dice: Dice
+    rules: RulesView,
+    state: JSON,
+    pending: PendingExchange,
+    choices: list[EffectChoice],
+    dice: Dice,
 ) -> Resolution:
     """Apply ``choices`` and resolve the blow; returns the completed exchange."""
     validate_choices(rules, pending, choices)
-    side = pending["differential"]["winner"]
+    side = pending.winner
     taker = victim = None
     if side is not None:
-        taker = combatant(state, pending["attacker"] if side == "attacker" else pending["defender"])
-        victim = combatant(
-            state, pending["defender"] if side == "attacker" else pending["attacker"]
-        )
+        taker = combatant(state, pending.attacker if side == "attacker" else pending.defender)
+        victim = combatant(state, pending.defender if side == "attacker" else pending.attacker)
     fx = Finisher(rules, state, pending, dice, list(choices), side, taker, victim)
     if choices:
         counter_prepared(fx)
@@ -112,23 +119,23 @@ def finish(
         special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
-    state.get("pending", {}).pop(pending["token"], None)
+    state.get("pending", {}).pop(pending.token, None)
     result: JSON = {
         "kind": "exchange",
         "status": "complete",
-        "token": pending["token"],
-        "attacker": pending["attacker"],
-        "defender": pending["defender"],
-        "weapon": pending["weapon"],
-        "defence": pending["defence"],
-        "parry_weapon": pending["parry_weapon"],
-        "attack": pending["attack"],
-        "defence_roll": pending["defence_roll"],
-        "defence_level": pending["defence_level"],
-        "differential": pending["differential"],
+        "token": pending.token,
+        "attacker": pending.attacker,
+        "defender": pending.defender,
+        "weapon": pending.weapon,
+        "defence": pending.defence,
+        "parry_weapon": pending.parry_weapon,
+        "attack": pending.attack,
+        "defence_roll": pending.defence_roll,
+        "defence_level": pending.defence_level,
+        "differential": pending.differential,
         "effects": fx.applied,
         "blow": blow.to_json() if blow else None,
-        "notes": pending["notes"] + fx.out.get("notes", []),
+        "notes": pending.notes + fx.out.get("notes", []),
     }
     for key in (
         ("knockback", "self_injury", "weapon_damage", "counter", "grapple") if fx.out else ()
@@ -141,27 +148,28 @@ def finish(
 def resolve_blow(fx: Finisher) -> Blow | None:
     """Decide whether and where damage lands, and how much of it reaches hit points."""
     p = fx.pending
-    if p.get("no_damage"):
+    if p.no_damage:
         return None  # a manoeuvre that deals no blow (a leaping attack)
     rules = fx.rules
     att, dfd = fx.attacker, fx.defender
-    attack_level = Level.named(p["attack"]["level"])
-    num, den = p["damage_factor"]
+    attack_level = Level.named(p.attack["level"])
+    num, den = p.damage_factor
     factor = ONE if num == den else Fraction(num, den)
-    arm = rules.arm(p["weapon"])
+    arm = rules.arm(p.weapon)
     if fx.side == "defender" and fx.has("select_target"):
         return strike_bystander(fx, arm, factor, automatic=True)
-    if p["defence"] == "evade" and p["defence_roll"] is not None:
-        evade_level = Level.named(p["defence_roll"]["level"])
+    evaded = p.defence_roll
+    if p.defence == "evade" and evaded is not None:
+        evade_level = Level.named(evaded["level"])
         if evade_level > attack_level or (
-            evade_level == attack_level and p["defence_roll"]["roll"] > p["attack"]["roll"]
+            evade_level == attack_level and evaded["roll"] > p.attack["roll"]
         ):
             fx.out.setdefault("notes", []).append(f"{dfd['name']} evades the blow")
             return None
-    if p.get("grapple"):
+    if p.grapple:
         grapple_hold(fx)
         return None
-    if not p["hit_intended"]:
+    if not p.hit_intended:
         return strike_bystander(fx, arm, factor, automatic=False)
     if not attack_level.succeeded:
         return None
@@ -171,7 +179,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         and any(rules.effects[c.id].params.damage_rolls for c in fx.choices)
     )
     rolls = max((rules.effects[c.id].params.damage_rolls or 1) for c in fx.choices) if impale else 1
-    damage, totals = roll_damage(fx, arm, att, rolls, p["dm_steps"], factor)
+    damage, totals = roll_damage(fx, arm, att, rolls, p.dm_steps, factor)
     blow = Blow(dfd["id"], None, totals, damage, damage)
     if len(totals) > 1:
         blow.steps.append(f"impale: rolled {totals}, kept {damage}")
@@ -180,11 +188,11 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         fx.side == "attacker"
         and fx.choices
         and fx.has("damage_weapon")
-        and p["parry_weapon"] is not None
+        and p.parry_weapon is not None
     ):
-        return strike_weapon(fx, dfd, p["parry_weapon"], blow)
-    if p.get("outreached"):
-        target_weapon = p["parry_weapon"] or next(
+        return strike_weapon(fx, dfd, p.parry_weapon, blow)
+    if p.outreached:
+        target_weapon = p.parry_weapon or next(
             (w for w in dfd["weapons"] if w != rules.unarmed_id), None
         )
         if target_weapon is not None:
@@ -211,7 +219,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         blow.steps.append(f"warded by {ward_arm.name}: {blow.after_parry} gets through")
     elif parry is not None:
         blow.after_parry = parry
-    cover = p["situation"]["cover"].get(location.id)
+    cover = p.situation["cover"].get(location.id)
     if cover is not None and not fx.has("circumvent_cover"):
         blow.after_parry = max(0, blow.after_parry - cover)
         blow.steps.append(f"cover stops {cover}")
@@ -223,8 +231,8 @@ def grapple_hold(fx: Finisher) -> None:
     """A grapple deals no damage: if the attacker wins the contest he holds a rolled location
     (a limb is useless, head or torso make every skill Hard), until the victim struggles free."""
     p = fx.pending
-    attack = p["attack"]
-    defence = p["defence_roll"]
+    attack = p.attack
+    defence = p.defence_roll
     a_level = Level.named(attack["level"])
     won = a_level.succeeded and (
         defence is None
@@ -234,8 +242,8 @@ def grapple_hold(fx: Finisher) -> None:
     if not won:
         fx.out.setdefault("notes", []).append("the grapple fails")
         return None
-    location = roll_location(fx.rules, fx.dice, p["situation"]["mounted"], fx.defender)
-    add_condition(fx.defender, "grappled", None, location=location.id, by=p["attacker"])
+    location = roll_location(fx.rules, fx.dice, p.situation["mounted"], fx.defender)
+    add_condition(fx.defender, "grappled", None, location=location.id, by=p.attacker)
     fx.out.setdefault("notes", []).append(
         f"{fx.defender['name']} is grappled by the {location.name}"
     )
@@ -243,9 +251,9 @@ def grapple_hold(fx: Finisher) -> None:
     return None
 
 
-def _attacking_size(rules: RulesView, arm: Arm, p: JSON) -> str:
+def _attacking_size(rules: RulesView, arm: Arm, p: PendingExchange) -> str:
     size = arm.size or rules.sizes[0]
-    return size_step(rules.sizes, size, p["size_steps"]) if p["size_steps"] else size
+    return size_step(rules.sizes, size, p.size_steps) if p.size_steps else size
 
 
 def parry_ignored_by(fx: Finisher) -> str | None:
@@ -264,15 +272,17 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
     """Damage left after an active parry, or None when there was no successful parry."""
     p = fx.pending
     rules = fx.rules
-    if p["defence"] != "parry" or p["defence_roll"] is None:
+    parried = p.defence_roll
+    if p.defence != "parry" or parried is None:
         return None
-    if not Level.named(p["defence_roll"]["level"]).succeeded:
+    if not Level.named(parried["level"]).succeeded:
         return None
     ignoring = parry_ignored_by(fx)
     if ignoring is not None:
         blow.steps.append(f"{ignoring}: the parry is ignored")
         return None
-    parry_arm = rules.arm(p["parry_weapon"])
+    assert p.parry_weapon is not None  # a parry is always made with a named arm
+    parry_arm = rules.arm(p.parry_weapon)
     blocking = (
         next((c.id for c in fx.choices if rules.effects[c.id].params.blocks_all_damage), None)
         if fx.side == "defender"
@@ -283,12 +293,12 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
         blow.steps.append(f"{rules.effects[blocking].name} blocks everything")
         return 0
     attacking = _attacking_size(rules, arm, p)
-    parrier = combatant(fx.state, p["defender"])
-    attacker = combatant(fx.state, p["attacker"])
+    parrier = combatant(fx.state, p.defender)
+    attacker = combatant(fx.state, p.attacker)
     parrying, by_traits = parry_size(rules, fx.state, parrier, attacker, parry_arm)
     if by_traits:
         blow.steps.append(f"{', '.join(by_traits)}: {parry_arm.name} parries as {parrying}")
-    inside = p.get("inside_reach", 0)
+    inside = p.inside_reach
     if inside > 0:
         attacking = size_step(
             rules.sizes, attacking, -inside * rules.inside_reach_size_drop_per_step
@@ -338,12 +348,12 @@ def choose_location(fx: Finisher, victim: JSON) -> Location:
                 if loc.id in ward and not rules.choose_location_bypasses_ward:
                     raise EngineError(f"{effect.name} cannot bypass the passive block on {loc.id}")
                 return loc
-            rolled = roll_location(rules, fx.dice, fx.pending["situation"]["mounted"], victim)
+            rolled = roll_location(rules, fx.dice, fx.pending.situation["mounted"], victim)
             if rolled.adjacent and _steps_apart(rules, rolled, loc.id) > steps:
                 where = "an adjoining location" if steps == 1 else f"{steps} steps"
                 raise EngineError(f"{effect.name} moves a hit only to {where} of {rolled.id}")
             return loc
-    return roll_location(rules, fx.dice, fx.pending["situation"]["mounted"], victim)
+    return roll_location(rules, fx.dice, fx.pending.situation["mounted"], victim)
 
 
 def location_chosen(fx: Finisher) -> bool:
@@ -375,7 +385,7 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
     rules = fx.rules
     victim = combatant(fx.state, blow.target)
     siz = victim["characteristics"]["siz"]
-    flagged = fx.pending["situation"]["defender_braced"] and victim["id"] == fx.pending["defender"]
+    flagged = fx.pending.situation["defender_braced"] and victim["id"] == fx.pending.defender
     if brace.is_braced(victim, flagged):
         braced = siz * rules.knockback.brace_multiplier
         siz = ceil_div(braced.numerator, braced.denominator)

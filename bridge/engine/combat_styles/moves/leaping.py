@@ -33,6 +33,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
 from arbiter.bridge.engine.combat_styles.exchange.exchange import SUMMARY_KEYS, summary
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
@@ -135,27 +136,25 @@ def leaping_attack(
     if surprised is not None:
         surprised["attacked"] = True  # only the first attack earns the bonus effect
     pending = _pending(rules, state, att, dfd, a_json, d_json, d_level, diff.to_json(), notes)
-    pending["surprised"] = surprised is not None
-    pending["first_on_surprised"] = first
-    pending["move_result"] = {"kind": MOVE, "leap": leap_json}
+    pending.surprised = surprised is not None
+    pending.first_on_surprised = first
+    pending.move_result = move_result = {"kind": MOVE, "leap": leap_json}
     if diff.winner is not None:
         unarmed = rules.arm(rules.unarmed_id)
         leaper, target = Party(att, unarmed, a.level), Party(dfd, None, d_level)
         taker, loser = (leaper, target) if diff.winner == "attacker" else (target, leaper)
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
-        pending["chooser"] = taker.record["id"]
-        pending["eligible"] = eligible
-        pending["ineligible"] = refused
+        pending.offer(taker.record["id"], eligible, refused)
     if diff.winner is None or body.effects is not None:
         done = finish(rules, state, pending, body.effects or [], dice)
-        done.result.update(pending["move_result"])
+        done.result.update(move_result)
         return done
-    state["pending"][pending["token"]] = pending
+    stored = state["pending"][pending.token] = pending.to_json()
     result: JSON = {
         "kind": MOVE,
         "status": "awaiting_effects",
         "leap": leap_json,
-        **summary(pending, LEAP_SUMMARY_KEYS),
+        **summary(stored, LEAP_SUMMARY_KEYS),
     }
     return Resolution(result=result, state=state)
 
@@ -210,36 +209,35 @@ def _pending(
     defence_level: Level,
     diff: JSON,
     notes: list[str],
-) -> JSON:
+) -> PendingExchange:
     """An exchange-shaped record of the leap that :func:`finish` completes with no blow."""
     state["seq"] = state.get("seq", 0) + 1
-    return {
-        "token": f"x{state['seq']}",
-        "move": MOVE,
-        "no_damage": True,
-        "attacker": att["id"],
-        "defender": dfd["id"],
-        "weapon": rules.unarmed_id,
-        "defence": defence["skill_name"] if defence else "none",
-        "parry_weapon": None,
-        "attack": attack,
-        "defence_roll": defence,
-        "defence_level": defence_level.label,
-        "differential": diff,
-        "band": None,
-        "size_steps": 0,
-        "dm_steps": 0,
-        "damage_modifier": att["damage_modifier"],
-        "outreached": False,
-        "damage_factor": [1, 1],
-        "surprised": False,
-        "first_on_surprised": False,
-        "hit_intended": True,
-        "bystander": None,
-        "situation": Situation().model_dump(),
-        "warded": {},
-        "notes": notes,
-        "grapple": False,
-        "inside_reach": 0,
-        "mitigate": [],
-    }
+    return PendingExchange(
+        f"x{state['seq']}",
+        att["id"],
+        dfd["id"],
+        rules.unarmed_id,
+        defence["skill_name"] if defence else "none",
+        None,
+        attack,
+        defence,
+        defence_level.label,
+        diff,
+        None,
+        0,
+        0,
+        att["damage_modifier"],
+        False,
+        [1, 1],
+        False,
+        False,
+        True,
+        None,
+        [],
+        Situation().model_dump(),
+        {},
+        notes,
+        False,
+        0,
+        MOVE,
+    )

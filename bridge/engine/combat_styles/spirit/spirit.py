@@ -33,6 +33,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     has_condition,
     writable,
 )
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingSpiritCombat
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
 from arbiter.bridge.engine.combat_styles.exchange.exchange import fresh_state
 from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
@@ -157,39 +158,27 @@ def spirit_combat(
     )
     diff = differential(rules.differential, a.level, d.level)
     state["seq"] = state.get("seq", 0) + 1
-    pending: JSON = {
-        "kind": "spirit_combat",
-        "token": f"s{state['seq']}",
-        "attacker": att["id"],
-        "defender": dfd["id"],
-        "attack": {
-            **a.to_json(),
-            "skill_name": SPIRIT_SKILL,
-            "skill": att_skill,
-            "grade": att_grade.id,
-        },
-        "resistance": {
-            **d.to_json(),
-            "skill_name": resist_name,
-            "skill": dfd_skill,
-            "grade": dfd_grade.id,
-        },
-        "penalty_over_100": penalty,
-        "differential": {"winner": diff.winner, "effects": diff.count},
-        "notes": notes,
-    }
+    pending = PendingSpiritCombat(
+        f"s{state['seq']}",
+        att["id"],
+        dfd["id"],
+        {**a.to_json(), "skill_name": SPIRIT_SKILL, "skill": att_skill, "grade": att_grade.id},
+        {**d.to_json(), "skill_name": resist_name, "skill": dfd_skill, "grade": dfd_grade.id},
+        penalty,
+        {"winner": diff.winner, "effects": diff.count},
+        notes,
+    )
     if diff.winner is not None and diff.count:
         won, lost = (a, d) if diff.winner == "attacker" else (d, a)
         taker, victim = (att, dfd) if diff.winner == "attacker" else (dfd, att)
         offered, refused = spirit_effects.eligible(
             rules, diff.winner, taker, won.level.label, victim, lost.level.label
         )
-        pending["chooser"] = taker["id"]
-        pending["eligible"] = offered
-        pending["ineligible"] = refused
+        pending.offer(taker["id"], offered, refused)
         if body.effects is None and offered:
-            state["pending"] = {**state.get("pending", {}), pending["token"]: pending}
-            result: JSON = {"status": "awaiting_effects", **_summary(pending)}
+            stored = pending.to_json()
+            state["pending"] = {**state.get("pending", {}), pending.token: stored}
+            result: JSON = {"status": "awaiting_effects", **_summary(stored)}
             if tracks_turns(state):
                 result.update(rounds.snapshot(state))
             return Resolution(result, state)
@@ -197,22 +186,26 @@ def spirit_combat(
 
 
 def finish_spirit_combat(
-    rules: RulesView, state: JSON, pending: JSON, choices: list[EffectChoice], dice: Dice
+    rules: RulesView,
+    state: JSON,
+    pending: PendingSpiritCombat,
+    choices: list[EffectChoice],
+    dice: Dice,
 ) -> Resolution:
     """Apply the winner's ``choices`` and the Spirit Damage of a rolled spirit combat: the
     completed exchange (``state`` must be writable for both parties)."""
     data = rules.model.combat.spirit_combat
     spirit_effects.validate(rules, pending, choices)
-    att = combatant(state, pending["attacker"])
-    dfd = combatant(state, pending["defender"])
-    diff = pending["differential"]
-    notes = list(pending["notes"])
-    resist_name = pending["resistance"]["skill_name"]
+    att = combatant(state, pending.attacker)
+    dfd = combatant(state, pending.defender)
+    diff = pending.differential
+    notes = list(pending.notes)
+    resist_name = pending.resistance["skill_name"]
     winner_side = diff["winner"]
     winner, loser, level = (
-        (att, dfd, pending["attack"]["level"])
+        (att, dfd, pending.attack["level"])
         if winner_side == "attacker"
-        else (dfd, att, pending["resistance"]["level"])
+        else (dfd, att, pending.resistance["level"])
     )
     damage: JSON | None = None
     defeated: str | None = None
@@ -244,17 +237,18 @@ def finish_spirit_combat(
         defeated = loser["id"]
         notes.append(f"{loser['name']} is out of Magic Points: {data.defeated_condition}")
         spirit_engagement.disengage(state, att, dfd)  # a defeat ends the spirit combat
-    if "pending" in state and pending["token"] in state["pending"]:
-        state["pending"] = {k: v for k, v in state["pending"].items() if k != pending["token"]}
+    token = pending.token
+    if "pending" in state and token in state["pending"]:
+        state["pending"] = {k: v for k, v in state["pending"].items() if k != token}
     result: JSON = {
         "kind": "spirit_combat",
         "status": "complete",
-        "token": pending["token"],
+        "token": token,
         "attacker": att["id"],
         "defender": dfd["id"],
-        "attack": pending["attack"],
-        "resistance": pending["resistance"],
-        "penalty_over_100": pending["penalty_over_100"],
+        "attack": pending.attack,
+        "resistance": pending.resistance,
+        "penalty_over_100": pending.penalty_over_100,
         "differential": diff,
         "effects": effects,
         "spirit_damage": damage,

@@ -19,6 +19,7 @@ from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.effects.eligibility import offer
 from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
 from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
+from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingSpiritCombat
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 
@@ -64,16 +65,16 @@ def eligible(
     return offered, refused
 
 
-def validate(rules: RulesView, pending: JSON, choices: list[EffectChoice]) -> None:
+def validate(rules: RulesView, pending: PendingSpiritCombat, choices: list[EffectChoice]) -> None:
     """The choice must fit what was won: how many, which are eligible, stacking, no options."""
-    diff = pending["differential"]
+    diff = pending.differential
     if not choices:
         return
     if diff["winner"] is None:
         raise EngineError("nobody won special effects in this spirit combat")
     if len(choices) > diff["effects"]:
         raise EngineError(f"{len(choices)} effects chosen but only {diff['effects']} were won")
-    offered = {e["id"] for e in pending.get("eligible", [])}
+    offered = {e["id"] for e in pending.eligible or ()}
     counts = Counter(c.id for c in choices)
     known = {e.id: e for e in rules.model.spirit_effects}
     for choice in choices:
@@ -83,7 +84,7 @@ def validate(rules: RulesView, pending: JSON, choices: list[EffectChoice]) -> No
                 f"unknown spirit-combat effect {choice.id!r} (known: {', '.join(sorted(known))})"
             )
         if choice.id not in offered:
-            why = pending.get("ineligible", {}).get(choice.id, "not available to the winner")
+            why = (pending.ineligible or {}).get(choice.id, "not available to the winner")
             raise EngineError(f"{effect.name} cannot be chosen: {why}")
         if counts[choice.id] > 1 and not effect.stackable:
             raise EngineError(f"{effect.name} does not stack: choose it once")

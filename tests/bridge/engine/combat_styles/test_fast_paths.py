@@ -1,8 +1,13 @@
 """The engine's shortcuts (memos, indexes, the path for a situation that sets nothing) give
-exactly what the general computations they stand in for give."""
+exactly what the general computations they stand in for give — and both give the numbers of the
+rule text (``seeds/003_…`` and its tables in ``reference/styles-tables.md``), computed here by
+a small model written from that text, so that a shortcut and the code it mirrors cannot agree
+on a wrong rule."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+from math import ceil
 from typing import Any
 
 import pytest
@@ -44,6 +49,54 @@ CONDITIONS: list[dict[str, Any]] = [
 ]
 
 
+# The rule text's tables, as an independent model (never read from the rule data).
+GRADE_SEVERITY = ["standard", "hard", "formidable", "herculean", "hopeless"]
+GRADE_MULTIPLIER: dict[str | None, Fraction] = {
+    None: Fraction(1),
+    "easy": Fraction(3, 2),  # "×1.5 (add half)"
+    "standard": Fraction(1),
+    "formidable": Fraction(1, 2),
+    "herculean": Fraction(1, 10),  # RULES-NOTES: "Herculean is ×1/10"
+}
+FATIGUE_GRADE = [None, "hard", "hard", "formidable"]  # Fresh, Winded, Tired, Wearied
+ATTACKER_CONDITION_GRADE: list[tuple[str, str | None, str | None]] = [
+    # (condition, in close combat, with a ranged weapon): "Fighting while prone" Formidable;
+    # "Blinded" Herculean; a grappled torso "imposes a difficulty penalty of Hard against any
+    # skill"; a grappled limb is only inoperable; an impaled weapon's grade is the one the
+    # wound records. A prone or blinded archer is left out (ranged column "-"): the ranged
+    # table's "Attacker prone" (Herculean) and "Blinded" (Hopeless, tagged uncertain) are not
+    # what the engine grades him by (the close-combat rows): a rules question, not this file's.
+    ("prone", "formidable", "-"),
+    ("blinded", "herculean", "-"),
+    ("grappled/chest", "hard", "hard"),
+    ("grappled/left_arm", None, None),
+    ("impaled", "hard", "hard"),
+]
+WEAPON_DAMAGE = {"broadsword": ("1d8", "8"), "dagger": ("1d4+1", "5"), "unarmed": ("1d3", "3")}
+WEAPON_DAMAGE["short_bow"] = ("1d6", "6")  # (damage, maximised: "1d6 → 6")
+DM_BY_STEP = {-1: "-1d2", 0: None, 1: "1d2"}  # STR+SIZ 23 is +0; the ladder's neighbours
+
+
+def text_target(skill: int, grade_id: str | None, augment: int, penalty: int) -> int:
+    """Target from the text: the over-100 penalty off the skill, the grade's multiplier
+    rounded up ("always round fractions up"), then a fifth of the augmenting skill."""
+    base = max(0, skill - penalty)
+    return ceil(base * GRADE_MULTIPLIER[grade_id]) + ceil(Fraction(augment, 5))
+
+
+def most_severe(*grades: str | None) -> str:
+    """The text: "Where two or more situations are pertinent to the character, use the most
+    severe"."""
+    return max((g or "standard" for g in grades), key=GRADE_SEVERITY.index)
+
+
+def _condition_key(conditions: dict[str, Any]) -> str:
+    if not conditions:
+        return ""
+    [(name, data)] = conditions.items()
+    return f"{name}/{data['location']}" if "location" in data else name
+
+
 def _pair(model: RulesetBase, weapon: str) -> tuple[dict[str, Any], dict[str, Any]]:
     table = Table(model)
     duel(table, fighter("a", weapons=[weapon]), fighter("b"))
@@ -68,6 +121,11 @@ def test_a_situation_that_sets_nothing_gives_the_terms_the_full_computation_give
     full = attack_terms(view, attacker, defender, arm, Situation(charging=False))
     assert Situation().model_fields_set == set()
     assert quick == full
+    by_condition = {c: (close, ranged) for c, close, ranged in ATTACKER_CONDITION_GRADE}
+    close, ranged = by_condition.get(_condition_key(conditions), (None, None))
+    from_condition = ranged if arm.is_ranged else close
+    if from_condition != "-":
+        assert quick.grade.id == most_severe(from_condition, FATIGUE_GRADE[fatigue])
 
 
 def test_the_default_situation_is_recorded_as_its_dump_with_containers_of_its_own() -> None:
@@ -91,6 +149,17 @@ def test_the_remembered_target_is_the_computed_one(
     first = target(checks, skill, grade, augment, penalty)
     again = target(checks, skill, grade, augment, penalty)
     assert first == again == _target(checks, skill, grade, augment, penalty)
+    assert first.skill == text_target(skill, grade_id, augment, penalty)
+
+
+def test_targets_match_the_grade_table_on_worked_numbers(view: RulesView) -> None:
+    checks = view.checks
+    hard, herculean = checks.grade("hard"), checks.grade("herculean")
+    assert target(checks, 60, hard, 0, 0).skill == 40  # ×2/3
+    assert target(checks, 35, hard, 0, 0).skill == 24  # 23.3 rounds up
+    assert target(checks, 35, herculean, 0, 0).skill == 4  # ×1/10, 3.5 rounds up
+    assert target(checks, 120, None, 0, 20).skill == 100  # over 100: the excess off
+    assert target(checks, 50, None, 45, 0).skill == 59  # a fifth of 45, rounded up
 
 
 def test_the_view_indexes_agree_with_searching_the_ladders_and_tables(view: RulesView) -> None:
@@ -132,6 +201,10 @@ def test_remembered_damage_expressions_are_the_computed_ones(
             modifier_expr(text) if arm.damage_modifier else None,
         )
         assert got == again == want
+    plain, maximised = WEAPON_DAMAGE[weapon]
+    weapon_expr, dm = damage_expr(view, arm, attacker, maximized, dm_steps)
+    assert str(weapon_expr) == (maximised if maximized else plain)
+    assert (str(dm) if dm is not None else None) == DM_BY_STEP[dm_steps]
 
 
 def test_remembered_parry_blocks_are_the_computed_ones(view: RulesView) -> None:
@@ -142,6 +215,10 @@ def test_remembered_parry_blocks_are_the_computed_ones(view: RulesView) -> None:
             computed = parry_block(view.sizes, view.parry_reductions, attacking, parrying)
             assert block == computed
             assert text == str(computed.fraction)
+            # "Equal or larger: all; one step smaller: half; two or more steps smaller: none."
+            smaller = view.sizes.index(attacking) - view.sizes.index(parrying)
+            blocked = Fraction(1) if smaller <= 0 else Fraction(1, 2) if smaller == 1 else 0
+            assert block.fraction == blocked
 
 
 def test_records_built_again_from_the_same_characteristics_are_equal_and_unshared(
@@ -160,6 +237,20 @@ def test_records_built_again_from_the_same_characteristics_are_equal_and_unshare
     assert third["action_points_max"] == action_points(view, stats)
     assert third["initiative_bonus"] == initiative_bonus(view, stats)
     assert third["healing_rate"] == healing_rate(view, stats)
+    # From the text's tables: CON+SIZ 23 → i = ceil(23/5) = 5 (head i, chest i+2, abdomen
+    # i+1, arms i−1, legs i); Action Points default 2; Initiative Bonus ceil((DEX+INT)/2);
+    # Healing Rate CON 7-12 → 2; Luck Points POW ÷ 6 rounded up.
+    assert third["hit_points_max"] == {
+        "right_leg": 5,
+        "left_leg": 5,
+        "abdomen": 6,
+        "chest": 7,
+        "right_arm": 4,
+        "left_arm": 4,
+        "head": 5,
+    }
+    assert (third["action_points_max"], third["initiative_bonus"]) == (2, 12)
+    assert (third["healing_rate"], third["luck_points"], third["damage_modifier"]) == (2, 2, "+0")
 
 
 @pytest.mark.parametrize(

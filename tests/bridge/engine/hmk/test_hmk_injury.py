@@ -71,7 +71,7 @@ def test_medical_assistance_stops_the_death_timer(table: Any, block: Any) -> Non
     assert (table.who("bo")["status"], table.who("bo")["stabilized"]) == ("unconscious", True)
     healed = table.run("aid", {"combatant": "bo", "heal_ip": 5})["result"]
     assert healed["combatants"]["bo"] == {
-        "name": "Bo", "ip": 5, "max_ip": 15, "status": "active", "death_in": None,
+        "name": "Bo", "ip": 5, "max_ip": 15, "status": "active", "death_in": None, "lasting": [],
     }  # fmt: skip
 
 

@@ -38,6 +38,13 @@ def test_the_example_fight_at_the_ford_replays_to_the_documented_numbers(capsys)
     assert fumble["fumble"]["text"] == "Hit nearest friend or innocent for normal injury."
     assert fumble["events"][0]["injury"]["suffered"] == 9
     assert by_id["ford-7"]["combatants"]["bo"]["ip"] == 5  # 28 - 21 - 2 bleeding
+    # Bo bleeds in every summary from the Light Bleeder until the aid that cures him; Cy is down
+    # from his fumble (ford-11) until he stands (ford-13).
+    bleeding = ["ford-5", "ford-6", "ford-7", "ford-10", "ford-11", "ford-12"]
+    assert all(by_id[i]["combatants"]["bo"]["lasting"] == ["bleeding"] for i in bleeding)
+    assert by_id["ford-12"]["combatants"]["cy"]["lasting"] == ["prone"]
+    assert by_id["ford-13"]["combatants"]["cy"]["lasting"] == []
+    assert by_id["ford-15"]["combatants"]["bo"]["lasting"] == []
     assert (by_id["ford-8"]["loaded"], by_id["ford-8"]["progress"]) == (False, 1)
     assert by_id["ford-9"]["hit"]["exact"] == "3/5"
     assert {o["id"]: o for o in outcomes}["ford-8"]["state"]["combatants"]["bo"]["gear"]["light-crossbow"] == {

@@ -162,8 +162,13 @@ export function createNotifications(env) {
   return new Notifications();
 }
 
-/** A `Collection` (Foundry's Map with `get(key, {strict})`, `find`, `filter`, `contents`). */
+/** A `Collection` (Foundry's Map with `get(key, {strict})`, `find`, `filter`, `contents`; iterating
+ * it yields its values). */
 export class Collection extends Map {
+  /** Foundry's Collection iterates its values (a Map iterates [key, value] pairs). */
+  *[Symbol.iterator]() {
+    yield* this.values();
+  }
   get(key, options) {
     const value = super.get(key);
     if (options?.strict && value === undefined) throw new Error(`The key ${key} does not exist in the Collection`);

@@ -98,7 +98,12 @@ export function createRoll(env) {
   return Roll;
 }
 
-/** `Actor` with flags (where the module remembers stat blocks) and tokens on a canvas. */
+/**
+ * `Actor` with flags and tokens on a canvas. As Foundry's server does, every change of an actor
+ * (`update`, `setFlag`, `unsetFlag`) reaches every other browser of the world (the hub's
+ * `actor` op): an actor's data is never one browser's alone, which is why stat blocks do not
+ * live in its flags.
+ */
 function mergeDeep(target, source) {
   for (const [k, v] of Object.entries(source)) {
     if (v && typeof v === "object" && !Array.isArray(v) && target[k] && typeof target[k] === "object") mergeDeep(target[k], v);
@@ -125,25 +130,45 @@ export function createActors(env) {
       return getProperty(this.flags[scope] ?? {}, key);
     }
     async setFlag(scope, key, value) {
-      // As Foundry: a dotted key is a path, and an object value merges into what is there.
-      this.flags[scope] ??= {};
-      const now = getProperty(this.flags[scope], key);
-      const next = now && typeof now === "object" && value && typeof value === "object" && !Array.isArray(value) ? mergeDeep(structuredClone(now), structuredClone(value)) : structuredClone(value);
-      setProperty(this.flags[scope], key, next);
+      this._apply({ kind: "setFlag", scope, key, value: structuredClone(value) });
       env.record.flags.push({ actor: this._id, scope, key, value });
+      this._broadcast({ kind: "setFlag", scope, key, value });
       return this;
     }
     async unsetFlag(scope, key) {
-      const steps = key.split(".");
-      const parent = steps.length > 1 ? getProperty(this.flags[scope] ?? {}, steps.slice(0, -1).join(".")) : this.flags[scope];
-      if (parent) delete parent[steps.at(-1)];
+      this._apply({ kind: "unsetFlag", scope, key });
+      this._broadcast({ kind: "unsetFlag", scope, key });
       return this;
     }
     /** `Actor#update`: dotted keys set paths of the actor's data (`system.health.value`). */
     async update(data, operation) {
-      for (const [key, value] of Object.entries(data)) setProperty(this, key, structuredClone(value));
+      this._apply({ kind: "update", data: structuredClone(data) });
       (env.record.actorUpdates ??= []).push({ actor: this._id, data: structuredClone(data) });
+      this._broadcast({ kind: "update", data });
       return this;
+    }
+    /** Harness only: one change, made here or received from another browser. */
+    _apply(change) {
+      const { kind, scope, key } = change;
+      if (kind === "setFlag") {
+        // As Foundry: a dotted key is a path, and an object value merges into what is there.
+        this.flags[scope] ??= {};
+        const now = getProperty(this.flags[scope], key);
+        const value = change.value;
+        const next = now && typeof now === "object" && value && typeof value === "object" && !Array.isArray(value) ? mergeDeep(structuredClone(now), structuredClone(value)) : structuredClone(value);
+        setProperty(this.flags[scope], key, next);
+      } else if (kind === "unsetFlag") {
+        const steps = key.split(".");
+        const parent = steps.length > 1 ? getProperty(this.flags[scope] ?? {}, steps.slice(0, -1).join(".")) : this.flags[scope];
+        if (parent) delete parent[steps.at(-1)];
+      } else {
+        for (const [path, value] of Object.entries(change.data)) setProperty(this, path, structuredClone(value));
+      }
+    }
+    /** Harness only: the change (not the whole actor: Foundry sends the update's diff) to the
+     * world's other browsers. */
+    _broadcast(change) {
+      env.hub?.send({ op: "actor", actor: this._id, change: JSON.parse(JSON.stringify(change)) });
     }
     /** The ids of the status effects on the actor (Foundry: from its active effects). */
     get statuses() {
@@ -151,6 +176,8 @@ export function createActors(env) {
     }
     /** `Actor#toggleStatusEffect` (V12+): on, off, or flipped when `active` is not given. */
     async toggleStatusEffect(statusId, { active, overlay = false } = {}) {
+      // As Foundry: a status must be one of CONFIG.statusEffects.
+      if (!env.CONFIG.statusEffects.some((s) => s.id === statusId)) throw new Error(`Invalid status ID "${statusId}" provided to Actor#toggleStatusEffect`);
       const on = new Set(this._statuses ?? []);
       const wanted = active ?? !on.has(statusId);
       if (wanted) on.add(statusId);
@@ -164,6 +191,7 @@ export function createActors(env) {
   }
   const actors = new Collection();
   for (const data of env.actorList ?? []) actors.set(data._id, new Actor(data));
+  env.hub?.on("actor", ({ actor, change }) => actors.get(actor)?._apply(change));
   const tokens = (env.tokenList ?? []).map((t) => ({ id: t.id, name: t.name, actor: actors.get(t.actor), document: { id: t.id } }));
   return { Actor, actors, tokens };
 }

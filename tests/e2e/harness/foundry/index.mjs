@@ -9,6 +9,8 @@
 import { createHooks, createI18n, createNotifications, createQueries, createSettings, createSocket, createUsers, Collection } from "./core.mjs";
 import { CHAT_MESSAGE_STYLES, createActors, createChatMessage, createRoll } from "./documents.mjs";
 import { createDialogV2 } from "./dialogs.mjs";
+import { createCombats, renderTracker, tokenFor } from "./combat.mjs";
+import { adoptItems, ITEM_STAND_INS } from "./items.mjs";
 import { createRollTable } from "./tables.mjs";
 import { createTemplates, templateGlobals } from "./templates.mjs";
 
@@ -83,6 +85,48 @@ export const STAND_INS = [
   { path: "foundry.applications.handlebars.renderTemplate", owner: null, member: "renderTemplate", file: "handlebars", since: 13 },
   { path: "loadTemplates", owner: null, member: "loadTemplates", until: 12, file: "templates" },
   { path: "renderTemplate", owner: null, member: "renderTemplate", until: 12, file: "templates" },
+  { path: "game.combats", owner: ["Game", "InternalGame"], member: "combats", kind: "property" },
+  { path: "game.combat", owner: ["Game", "InternalGame"], member: "combat", kind: "property" },
+  { path: "Combat.create", owner: ["Combat", "Document", "ClientDocument"], member: "create", static: true },
+  { path: "Combat.prototype.startCombat", owner: "Combat", member: "startCombat" },
+  { path: "Combat.prototype.nextRound", owner: "Combat", member: "nextRound" },
+  { path: "Combat.prototype.nextTurn", owner: "Combat", member: "nextTurn" },
+  { path: "Combat.prototype.previousRound", owner: "Combat", member: "previousRound" },
+  { path: "Combat.prototype.previousTurn", owner: "Combat", member: "previousTurn" },
+  { path: "Combat.prototype.endCombat", owner: "Combat", member: "endCombat" },
+  { path: "Combat.prototype.setupTurns", owner: "Combat", member: "setupTurns" },
+  { path: "Combat.prototype.getCombatantsByToken", owner: "Combat", member: "getCombatantsByToken" },
+  { path: "Combat.prototype.combatant", owner: "Combat", member: "combatant", kind: "property" },
+  { path: "Combat.prototype.started", owner: "Combat", member: "started", kind: "property" },
+  { path: "Combat.prototype.update", owner: ["Combat", "Document", "ClientDocument"], member: "update" },
+  { path: "Combat.prototype.delete", owner: ["Combat", "Document", "ClientDocument"], member: "delete" },
+  { path: "Combat.prototype.createEmbeddedDocuments", owner: ["Combat", "Document", "ClientDocument"], member: "createEmbeddedDocuments" },
+  { path: "Combat.prototype.updateEmbeddedDocuments", owner: ["Combat", "Document", "ClientDocument"], member: "updateEmbeddedDocuments" },
+  { path: "Combat.prototype.getFlag", owner: ["Combat", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "Combat.prototype.setFlag", owner: ["Combat", "Document", "ClientDocument"], member: "setFlag" },
+  { path: "Combat.prototype.unsetFlag", owner: ["Combat", "Document", "ClientDocument", "InternalClientDocument"], member: "unsetFlag" },
+  { path: "harness.samples.combat.turns", owner: "Combat", member: "turns", kind: "property" },
+  { path: "harness.samples.combat.round", owner: "Schema", member: "round", kind: "property", file: "documents/combat.d" },
+  { path: "harness.samples.combat.turn", owner: "Schema", member: "turn", kind: "property", file: "documents/combat.d" },
+  { path: "harness.samples.combat.combatants", owner: "Schema", member: "combatants", kind: "property", file: "documents/combat.d" },
+  { path: "harness.samples.combatant.initiative", owner: "Schema", member: "initiative", kind: "property", file: "documents/combatant.d" },
+  { path: "harness.samples.combatant.defeated", owner: "Schema", member: "defeated", kind: "property", file: "documents/combatant.d" },
+  { path: "harness.samples.combatant.actorId", owner: "Schema", member: "actorId", kind: "property", file: "documents/combatant.d" },
+  { path: "harness.samples.combatant.tokenId", owner: "Schema", member: "tokenId", kind: "property", file: "documents/combatant.d" },
+  { path: "harness.Combatant.prototype.actor", owner: "Combatant", member: "actor", kind: "property" },
+  { path: "harness.Combatant.prototype.token", owner: "Combatant", member: "token", kind: "property" },
+  { path: "harness.Combatant.prototype.isDefeated", owner: "Combatant", member: "isDefeated", kind: "property" },
+  { path: "harness.Combatant.prototype.update", owner: ["Combatant", "Document", "ClientDocument"], member: "update" },
+  { path: "harness.samples.token.document.inCombat", owner: "TokenDocument", member: "inCombat", kind: "property" },
+  { path: "hook:combatStart", owner: ["StaticCallbacks", "AllHooks"], hook: "combatStart", arguments: 2 },
+  { path: "hook:combatRound", owner: ["StaticCallbacks", "AllHooks"], hook: "combatRound", arguments: 3 },
+  { path: "hook:combatTurn", owner: ["StaticCallbacks", "AllHooks"], hook: "combatTurn", arguments: 3 },
+  { path: "hook:combatTurnChange", owner: ["StaticCallbacks", "AllHooks"], hook: "combatTurnChange", arguments: 3 },
+  { path: "hook:updateCombat", hook: "updateCombat", documentHook: "UpdateDocument", arguments: 4 },
+  { path: "hook:updateCombatant", hook: "updateCombatant", documentHook: "UpdateDocument", arguments: 4 },
+  { path: "hook:deleteCombat", hook: "deleteCombat", documentHook: "DeleteDocument", arguments: 3 },
+  { path: "hook:createCombat", hook: "createCombat", documentHook: "CreateDocument", arguments: 3 },
+  { path: "hook:createCombatant", hook: "createCombatant", documentHook: "CreateDocument", arguments: 3 },
   { path: "hook:init", owner: ["StaticCallbacks", "AllHooks"], hook: "init", arguments: 0 },
   { path: "hook:i18nInit", owner: ["StaticCallbacks", "AllHooks"], hook: "i18nInit", arguments: 0 },
   { path: "hook:setup", owner: ["StaticCallbacks", "AllHooks"], hook: "setup", arguments: 0 },
@@ -123,7 +167,7 @@ function drawTokens(env, tokens) {
 
 /** The stand-ins of one generation. */
 export function standInsFor(generation) {
-  return STAND_INS.filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
+  return [...STAND_INS, ...ITEM_STAND_INS].filter((s) => (s.since ?? 0) <= generation && (s.until ?? 99) >= generation);
 }
 
 export const USERS = [
@@ -180,7 +224,25 @@ export function createFoundry(generation, options = {}) {
   const users = createUsers(env);
   const Roll = createRoll(env);
   env.Roll = Roll;
-  const { Actor, tokens } = createActors(env);
+  const { Actor, actors } = createActors(env);
+  // Embedded items (items.mjs): the actor's items as documents, and the embedded-document API.
+  const Item = adoptItems(env, Actor, actors, options.system?.id ?? "worldbuilding");
+  // The statuses the world's system registers at its init (e.g. Mythras's `seriousWound`); one
+  // with a core status's id replaces it, as Mythras's registration does.
+  for (const status of options.systemStatuses ?? []) {
+    const at = env.CONFIG.statusEffects.findIndex((s) => s.id === status.id);
+    if (at >= 0) env.CONFIG.statusEffects[at] = { ...status };
+    else env.CONFIG.statusEffects.push({ ...status });
+  }
+  // Tokens on the scene, each linked to its actor; more are dropped from actors (harness.dropActor).
+  const tokens = (env.tokenList ?? []).map((t) => tokenFor(env, actors.get(t.actor), t));
+  env.tokenById = (id) => tokens.find((t) => t.id === id) ?? null;
+  env.actorById = (id) => actors.get(id) ?? null;
+  env.renderTracker = () => renderTracker(env);
+  const { Combat, Combatant, combats } = createCombats(env);
+  // One of each, outside the world, for the declaration check of their data fields.
+  const sampleCombat = new Combat({});
+  const samples = { combat: sampleCombat, combatant: new Combatant({ actorId: null, tokenId: null }, sampleCombat), token: tokenFor(env, null, { id: "harnessSample0001" }) };
   const { ChatMessage, messages } = createChatMessage(env);
   env.ChatMessage = ChatMessage;
   env.CONFIG.RollTable = { documentClass: createRollTable(env) };
@@ -202,6 +264,11 @@ export function createFoundry(generation, options = {}) {
     socket: createSocket(env),
     // The world's game system (the package whose actor data the module's presets read).
     system: { id: options.system?.id ?? "worldbuilding", title: options.system?.title ?? "Simple Worldbuilding" },
+    combats,
+    /** The active combat of the viewed scene, or null (Foundry: `game.combats.viewed`). */
+    get combat() {
+      return combats.viewed;
+    },
   };
   for (const id of options.targets ?? []) game.user.targets.add(tokens.find((t) => t.id === id));
   // Dice So Nice's API (its module.js: `game.dice3d.showForRoll(roll, user, synchronize, users,
@@ -240,10 +307,34 @@ export function createFoundry(generation, options = {}) {
     Roll,
     CONST,
     CONFIG: env.CONFIG,
-    canvas: { ready: true, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
+    canvas: { ready: true, scene: { id: "harnessScene0001" }, tokens: { controlled: tokens.filter((t) => (options.controlled ?? []).includes(t.id)), placeables: tokens } },
     foundry: { applications, utils: { randomID(length) { return Array.from({ length: length ?? 16 }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[Math.floor(Math.random() * 36)]).join(""); } } },
     ...templateGlobals(env, templates),
-    harness: { record, generation, env, Actor, drawTokens: () => drawTokens(env, tokens) },
+    Combat,
+    harness: {
+      record, generation, env, Actor, Item, Combat, Combatant, samples, drawTokens: () => drawTokens(env, tokens),
+      /** Foundry's drop of an actor on the scene (TokenLayer#_onDropActorData): a token made
+       * from the actor (`Actor#getTokenDocument`) created on the scene. */
+      dropActor(actorId) {
+        const token = tokenFor(env, actors.get(actorId, { strict: true }));
+        tokens.push(token);
+        return token;
+      },
+      /** The token HUD's "Toggle Combat State" (`TokenDocument.createCombatants`): the scene's
+       * combat (created and activated if there is none) gets a combatant per token. */
+      async toggleCombat(tokenIds) {
+        const combat = game.combat ?? (await Combat.create({ scene: "harnessScene0001", active: true }));
+        const fresh = tokenIds.map((id) => env.tokenById(id)).filter((t) => t && !t.inCombat);
+        await combat.createEmbeddedDocuments("Combatant", fresh.map((t) => ({ tokenId: t.id, sceneId: "harnessScene0001", actorId: t.actor?.id ?? null, hidden: false })));
+        return combat;
+      },
+      /** Select (control) and target tokens as a user's clicks do. */
+      select(controlled, targeted) {
+        globals.canvas.tokens.controlled = controlled.map((id) => env.tokenById(id));
+        game.user.targets.clear();
+        for (const id of targeted) game.user.targets.add(env.tokenById(id));
+      },
+    },
   };
   return globals;
 }

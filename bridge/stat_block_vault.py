@@ -1,0 +1,341 @@
+"""The GM's stat blocks, kept on the server: only the GM reads them; requests name them.
+
+Foundry sends every actor, and every world setting, to every browser: a stat block kept there
+is a stat block every player can read. So the GM client keeps them here instead, in the store
+table ``stat_blocks`` (one row per ruleset and participant, the block's own ``id``), durable
+with the roll log:
+
+* ``put_stat_block`` (GM only) stores a block the ``check`` message would accept
+  (:mod:`arbiter.bridge.checking`: the same validation, the same ``checked`` answer), so a
+  stored block is always valid for its ruleset as it was served then. ``delete_stat_block``
+  (GM only) forgets one.
+* ``get_stat_block``: the GM gets any; a player only a participant he holds (a player's own
+  character), with one refusal whatever is stored for anybody else. ``list_stat_blocks``: the
+  GM hears of every block, a player of his own participants' only.
+* A request names a stored block by a *reference* where a stat block goes: the object
+  ``{"id": "orc-1", "stored": true}`` (exactly these keys). :meth:`Vault.resolve` replaces
+  each with the stored block before the body is validated, so the roll log keeps the resolved
+  request and ``arbiter replay`` / ``replay --from-log`` decide from the log alone. A player
+  (his own connection, V12 too, or relayed by the GM client) may name any stored block: he
+  cannot attack an orc without the orc's numbers being used, but he never receives them.
+  A refusal of a player's request that used (or named) a block of somebody he does not hold
+  says one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a
+  block is stored under an id he guesses is the GM's to know.
+
+A reference is resolved once per request id: a resend of a decided id whose references name
+the blocks the logged request holds is the logged request (the GM may have edited the block
+since; the retry still gets the stored outcome, never ``id_conflict``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from arbiter.bridge import stat_blocks
+from arbiter.bridge.checking import Check, Checked, checked
+from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.refusals import Refusal
+from arbiter.bridge.store import Store
+from arbiter.bridge.vault_messages import (
+    DeleteStatBlock,
+    GetStatBlock,
+    PutStatBlock,
+    StatBlockEntry,
+    StatBlockList,
+    StatBlockReply,
+    VaultMessage,
+)
+from arbiter.bridge.views import Viewer
+from arbiter.compiler.model.common import RulesetBase
+
+log = logging.getLogger("arbiter.vault")
+
+TABLE = """
+CREATE TABLE IF NOT EXISTS stat_blocks (
+  ruleset TEXT NOT NULL,
+  participant TEXT NOT NULL,
+  block TEXT NOT NULL,
+  actor TEXT,
+  updated REAL NOT NULL,
+  PRIMARY KEY (ruleset, participant)
+)
+"""
+MAX_REFERENCES = 64
+"""At most this many references in one request (each is one lookup)."""
+WRITE_FORBIDDEN = "only the GM's connection may store or delete stat blocks"
+READ_FORBIDDEN = "this connection may read only the stat blocks of the participants it holds"
+SHIELDED = (
+    "refused; the request uses a stat block only the GM may read, so the reason is the GM's "
+    "to see (the server's log names it)"
+)
+"""What a player hears of any refusal of a request that used a block he may not read."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One stored block."""
+
+    ruleset: str
+    participant: str
+    block: dict[str, Any]
+    actor: str | None
+    updated: float
+
+
+def is_reference(value: Any) -> bool:
+    """Whether ``value`` is a reference to a stored block: ``{"id": "<id>", "stored": true}``."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 2
+        and value.get("stored") is True
+        and isinstance(value.get("id"), str)
+    )
+
+
+def references(value: Any, path: str = "body") -> Iterator[tuple[str, str]]:
+    """(dotted path, participant id) of every reference in ``value``, in document order."""
+    if is_reference(value):
+        yield path, value["id"]
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from references(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from references(item, f"{path}.{index}")
+
+
+def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
+    """``value`` with every reference replaced by ``blocks[its id]`` (a copy; ``value`` is
+    left as it is)."""
+    if is_reference(value):
+        return blocks[value["id"]]
+    if isinstance(value, dict):
+        return {key: substitute(item, blocks) for key, item in value.items()}
+    if isinstance(value, list):
+        return [substitute(item, blocks) for item in value]
+    return value
+
+
+def matches(sent: Any, logged: Any) -> bool:
+    """Whether ``logged`` is ``sent`` with each of its references resolved to a block of that
+    id (whatever the block then held): a resend of a decided request."""
+    if is_reference(sent):
+        return isinstance(logged, dict) and logged.get("id") == sent["id"]
+    if isinstance(sent, dict):
+        return (
+            isinstance(logged, dict)
+            and sent.keys() == logged.keys()
+            and all(matches(sent[k], logged[k]) for k in sent)
+        )
+    if isinstance(sent, list):
+        return (
+            isinstance(logged, list)
+            and len(sent) == len(logged)
+            and all(matches(a, b) for a, b in zip(sent, logged, strict=True))
+        )
+    # JSON equality: true is not 1, 1 is not 1.0.
+    return type(sent) is type(logged) and sent == logged
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A request message with its references resolved, and whether its refusals are
+    shielded (a player used a block he may not read)."""
+
+    read: RequestMessage | Sent
+    shielded: bool = False
+
+    def error(self, err: ProtocolError) -> ProtocolError:
+        """The refusal ``err`` as the requester may hear it."""
+        if not self.shielded:
+            return err
+        log.info("a request using the GM's stat blocks was refused: %s: %s", err.code, err)
+        return ProtocolError("invalid_request", SHIELDED, err.id)
+
+    def refusal(self, refusal: Refusal) -> tuple[str, str]:
+        """A logged refusal after dice (code, message) as the requester may hear it."""
+        code, message = refusal
+        if not self.shielded:
+            return code, message
+        return "invalid_request", SHIELDED
+
+
+class Vault:
+    """The ``stat_blocks`` table of one world's store, and the messages that reach it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        store.write(TABLE, ())
+
+    # --- the table ---
+
+    def get(self, ruleset: str, participant: str) -> Stored | None:
+        rows = self.store.query(
+            "SELECT block, actor, updated FROM stat_blocks WHERE ruleset = ? AND participant = ?",
+            (ruleset, participant),
+        )
+        if not rows:
+            return None
+        block, actor, updated = rows[0]
+        return Stored(ruleset, participant, json.loads(block), actor, updated)
+
+    def entries(self, ruleset: str | None = None) -> list[Stored]:
+        """Every stored block (of ``ruleset``), by ruleset and participant."""
+        sql = "SELECT ruleset, participant, block, actor, updated FROM stat_blocks"
+        args: tuple[str, ...] = ()
+        if ruleset is not None:
+            sql, args = f"{sql} WHERE ruleset = ?", (ruleset,)
+        rows = self.store.query(f"{sql} ORDER BY ruleset, participant", args)
+        return [Stored(r, p, json.loads(b), a, u) for r, p, b, a, u in rows]
+
+    def put(self, ruleset: str, block: dict[str, Any], actor: str | None, now: float) -> None:
+        """Store ``block`` (already checked: it has a string ``id``) inside the open
+        transaction, if any: the caller's reply waits for the commit."""
+        self.store.write(
+            "INSERT OR REPLACE INTO stat_blocks (ruleset, participant, block, actor, updated) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (ruleset, block["id"], json.dumps(block, ensure_ascii=False), actor, now),
+        )
+
+    def delete(self, ruleset: str, participant: str) -> None:
+        self.store.write(
+            "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
+        )
+
+    # --- messages ---
+
+    def handle(
+        self, message: VaultMessage, viewer: Viewer, served: Mapping[str, RulesetBase]
+    ) -> BaseModel:
+        """The answer to one vault message from ``viewer`` (``served``: the served rule models
+        by ruleset id, which a block to store is checked under); raises ProtocolError
+        (``forbidden``, ``not_found``) naming why not. A forbidden message's words depend on
+        nothing but its type: never on what is stored."""
+        if isinstance(message, PutStatBlock):
+            if not viewer.gm:
+                raise ProtocolError("forbidden", WRITE_FORBIDDEN, message.id)
+            check = Check(v=1, type="check", id=message.id, ruleset=message.ruleset,
+                          stat_block=message.stat_block)  # fmt: skip
+            answer: Checked = checked(check, served)
+            if answer.ok:
+                self.put(message.ruleset, message.stat_block, message.actor, time.time())
+            return answer
+        if isinstance(message, DeleteStatBlock):
+            if not viewer.gm:
+                raise ProtocolError("forbidden", WRITE_FORBIDDEN, message.id)
+            self.delete(message.ruleset, message.participant)
+            return Pong(id=message.id)
+        if isinstance(message, GetStatBlock):
+            if not viewer.sees(message.participant):
+                raise ProtocolError("forbidden", READ_FORBIDDEN, message.id)
+            found = self.get(message.ruleset, message.participant)
+            if found is None:
+                raise ProtocolError(
+                    "not_found",
+                    f"no {message.ruleset} stat block of {message.participant!r} is stored "
+                    "(the GM saves one with the stat-block editor)",
+                    message.id,
+                )
+            return StatBlockReply(
+                id=message.id,
+                ruleset=found.ruleset,
+                participant=found.participant,
+                stat_block=found.block,
+                actor=found.actor,
+                updated=found.updated,
+            )
+        listed = [s for s in self.entries(message.ruleset) if viewer.sees(s.participant)]
+        return StatBlockList(
+            id=message.id,
+            entries=[
+                StatBlockEntry(
+                    ruleset=s.ruleset,
+                    participant=s.participant,
+                    name=s.block.get("name") if isinstance(s.block.get("name"), str) else None,
+                    actor=s.actor,
+                    updated=s.updated,
+                )
+                for s in listed
+            ],
+        )
+
+    # --- requests ---
+
+    def resolve(self, read: RequestMessage | Sent, viewer: Viewer) -> Resolved:
+        """``read`` with each reference to a stored block replaced by that block.
+
+        A request read by the fast path holds no reference (a reference is no valid stat
+        block). Raises ProtocolError ``invalid_request`` naming the field of a reference to
+        a block that is not stored (for the request's ruleset), or of too many references; a
+        player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
+        not.
+        """
+        if isinstance(read, Sent):
+            return Resolved(read)
+        request = read.request
+        if request.ruleset not in stat_blocks.STAT_BLOCKS:
+            return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
+        found = list(references(request.body))
+        if not found:
+            return Resolved(read)
+        if len(found) > MAX_REFERENCES:
+            raise ProtocolError(
+                "invalid_request",
+                f"invalid {request.type!r} request: at most {MAX_REFERENCES} stored stat blocks "
+                "per request",
+                request.id,
+            )
+        shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
+        body = self._logged_body(request.id, request.body)
+        if body is None:
+            blocks: dict[str, dict[str, Any]] = {}
+            for path, participant in found:
+                stored = self.get(request.ruleset, participant)
+                if stored is None and shielded:
+                    # Whether the GM stored a block under an id is his: a player learns it only
+                    # from a request decided (and logged), never from a refusal.
+                    raise ProtocolError("invalid_request", SHIELDED, request.id)
+                if stored is None:
+                    raise ProtocolError(
+                        "invalid_request",
+                        f"invalid {request.type!r} request: {path}: no {request.ruleset} stat "
+                        f"block of {participant!r} is stored (the GM saves one with the "
+                        "stat-block editor)",
+                        request.id,
+                    )
+                blocks[participant] = stored.block
+            body = substitute(request.body, blocks)
+        resolved = request.model_copy(update={"body": body})
+        return Resolved(read.model_copy(update={"request": resolved}), shielded)
+
+    def _logged_body(self, rid: str, sent: dict[str, Any]) -> dict[str, Any] | None:
+        """The logged body of request ``rid`` if ``sent`` is that request, references and
+        all (a resend), else None."""
+        row = self.store.find(rid)
+        if row is None:
+            return None
+        logged = json.loads(row.entry.request).get("body")
+        return logged if isinstance(logged, dict) and matches(sent, logged) else None
+
+
+__all__ = [
+    "MAX_REFERENCES",
+    "READ_FORBIDDEN",
+    "SHIELDED",
+    "WRITE_FORBIDDEN",
+    "Resolved",
+    "Stored",
+    "Vault",
+    "is_reference",
+    "matches",
+    "references",
+    "substitute",
+]

@@ -1,0 +1,158 @@
+// The GM's stat blocks live on the Arbiter server, not on actors (docs/client.md, "Where stat
+// blocks live"). Foundry sends every actor and every world setting to every browser, so a block
+// kept in a flag or a setting is a block every player can read; the server answers only the
+// GM's connection (a player's, for the participants he holds). What an actor keeps is the id of
+// its combatant per ruleset (flag `participant`: {ruleset: id}), which every card names anyway:
+// a request names a stored block by `{id, stored: true}` and the server fills it in.
+
+export const PARTICIPANT = "participant";
+/** Flags of earlier versions, moved to the server once by the GM's client (`migrate`). */
+export const LEGACY = "statBlocks";
+export const LEGACY_EDITED = "editedStatBlocks";
+
+/** Whether a stat block is a reference to a block the server keeps (`{id, stored: true}`). */
+export function isReference(block) {
+  return Boolean(block) && block.stored === true && Object.keys(block).length === 2 && typeof block.id === "string";
+}
+
+/** The reference a request sends for a stored block. */
+export function reference(participant) {
+  return { id: participant, stored: true };
+}
+
+/** The participant id an actor's stored block has for a ruleset, or null. */
+export function participantOf(module, actor, ruleset) {
+  const id = actor?.getFlag?.(module, PARTICIPANT)?.[ruleset];
+  return typeof id === "string" && id ? id : null;
+}
+
+/**
+ * The vault of one client. `ctx`: module, i18n, connection() (this browser's open Connection or
+ * null), isGM(). Blocks read are cached in this browser's memory only (the GM's, or a player's
+ * own participants').
+ */
+export function createVault(ctx) {
+  const cache = new Map(); // "<ruleset>/<participant>" → block
+  const key = (ruleset, participant) => `${ruleset}/${participant}`;
+  const newId = () => `vault-${foundry.utils.randomID(16)}`;
+  const open = () => {
+    const connection = ctx.connection();
+    return connection?.status === "open" ? connection : null;
+  };
+  /** The participants this browser's connection may read (null: all, the GM's). */
+  const readable = () => {
+    const you = open()?.welcome?.you;
+    if (!you) return new Set();
+    return you.gm ? null : new Set(you.participants ?? []);
+  };
+
+  /** The stored block of `participant`, or null (none stored, or not this browser's to read). */
+  async function get(ruleset, participant) {
+    if (cache.has(key(ruleset, participant))) return structuredClone(cache.get(key(ruleset, participant)));
+    const connection = open();
+    const may = readable();
+    if (!connection || (may && !may.has(participant))) return null;
+    try {
+      const answer = await connection.control({ v: 1, type: "get_stat_block", id: newId(), ruleset, participant });
+      cache.set(key(ruleset, participant), answer.stat_block);
+      return structuredClone(answer.stat_block);
+    } catch (err) {
+      if (err.code === "not_found" || err.code === "forbidden") return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Store a block on the server (GM) and note its participant on the actor. Resolves with the
+   * server's verdict ({ok, problems}: nothing stored unless ok), or null without a connection.
+   */
+  async function put(ruleset, block, actor) {
+    const connection = open();
+    if (!connection || !ctx.isGM()) return null;
+    const message = { v: 1, type: "put_stat_block", id: newId(), ruleset, stat_block: block };
+    if (actor?.id) message.actor = actor.id;
+    const answer = await connection.control(message);
+    if (!answer.ok) return answer;
+    cache.set(key(ruleset, block.id), structuredClone(block));
+    if (actor) {
+      if (participantOf(ctx.module, actor, ruleset) !== block.id) await actor.setFlag(ctx.module, PARTICIPANT, { [ruleset]: block.id });
+      // A block of an earlier version for this ruleset goes: the server's is the one now.
+      if (actor.getFlag(ctx.module, LEGACY)?.[ruleset] !== undefined) await actor.unsetFlag(ctx.module, `${LEGACY}.${ruleset}`);
+      if (actor.getFlag(ctx.module, LEGACY_EDITED)?.[ruleset] !== undefined) await actor.unsetFlag(ctx.module, `${LEGACY_EDITED}.${ruleset}`);
+    }
+    return answer;
+  }
+
+  /** Every stored block this connection may hear of: [{ruleset, participant, name, actor}]. */
+  async function list(ruleset = null) {
+    const connection = open();
+    if (!connection) return [];
+    return (await connection.control({ v: 1, type: "list_stat_blocks", id: newId(), ruleset })).entries;
+  }
+
+  /** Forget a stored block (GM). */
+  async function remove(ruleset, participant) {
+    const connection = open();
+    if (!connection || !ctx.isGM()) return;
+    await connection.control({ v: 1, type: "delete_stat_block", id: newId(), ruleset, participant });
+    cache.delete(key(ruleset, participant));
+  }
+
+  /**
+   * The stat block a request uses for an actor: the stored block where this browser may read it
+   * (the GM: every one; a player: his own participants'), else a reference the server fills in
+   * (a player naming the GM's NPC), else null (no block stored for the actor).
+   */
+  async function blockFor(actor, ruleset) {
+    const participant = participantOf(ctx.module, actor, ruleset);
+    if (!participant) return null;
+    return (await get(ruleset, participant)) ?? reference(participant);
+  }
+
+  /**
+   * GM, once connected: move the stat blocks earlier versions kept in actor flags to the server,
+   * then remove them from the actor (which removes them from every browser). A block the server
+   * refuses stays on its actor and the GM is told which, to fix it in the editor (saving it
+   * moves it). Returns {moved, kept}: "actor name/ruleset" lists.
+   */
+  async function migrate(actors) {
+    const moved = [];
+    const kept = [];
+    if (!ctx.isGM() || !open()) return { moved, kept };
+    for (const actor of actors) {
+      const legacy = actor.getFlag(ctx.module, LEGACY);
+      if (!legacy || typeof legacy !== "object") continue;
+      for (const [ruleset, block] of Object.entries(legacy)) {
+        const label = `${actor.name}/${ruleset}`;
+        const valid = block && typeof block === "object" && typeof block.id === "string";
+        const answer = valid ? await put(ruleset, block, actor) : null;
+        (answer?.ok ? moved : kept).push(label);
+      }
+      if (!Object.keys(actor.getFlag(ctx.module, LEGACY) ?? {}).length) {
+        await actor.unsetFlag(ctx.module, LEGACY);
+        await actor.unsetFlag(ctx.module, LEGACY_EDITED);
+      }
+    }
+    if (kept.length) ui.notifications.warn(ctx.i18n("ARBITER.Vault.NotMoved", { blocks: kept.join(", ") }));
+    return { moved, kept };
+  }
+
+  /** Forget what this browser read (a new connection may read other blocks). */
+  function forget() {
+    cache.clear();
+  }
+
+  return { get, put, list, remove, blockFor, migrate, forget };
+}
+
+let current = null;
+
+/** This browser's vault (set once at init by arbiter.mjs). */
+export function setVault(vault) {
+  current = vault;
+}
+
+/** This browser's vault (null before init). */
+export function vault() {
+  return current;
+}

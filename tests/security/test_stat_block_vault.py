@@ -1,0 +1,224 @@
+"""A player never reads, writes or learns an NPC's stat block the GM keeps on the server.
+
+Hostile clients, over real websockets against a real server of the bundled rules: a player
+token asks for the orc's stat block by id, guesses other ids, lists, overwrites and deletes,
+compares the server's refusals for a block that exists and one that does not, attacks the orc
+by reference and reads everything the server sends him, and makes his request fail in several
+ways to read the reasons. The GM's connection stores the orc and reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from arbiter.bridge.stat_block_vault import READ_FORBIDDEN, SHIELDED, WRITE_FORBIDDEN
+from tests.security.support import Client, bundled_server, strings
+
+ANA = {
+    "id": "ana",
+    "name": "Ana",
+    "party": "heroes",
+    "attributes": {"STR": 55, "DEX": 60, "AGL": 50, "HEA": 44, "INT": 50, "AWA": 45},
+    "ip": 30,
+    "defensive_tactics": 30,
+    "skills": {"long-sword": 65},
+    "weapon": "long-sword",
+    "armor": "leather",
+}
+ORC = {
+    "id": "orc",
+    "name": "Orc",
+    "party": "raiders",
+    "attributes": {"STR": 71, "DEX": 53, "AGL": 47, "HEA": 67, "INT": 29, "AWA": 41},
+    "ip": 37,
+    "defensive_tactics": 23,
+    "skills": {"war-hammer": 73, "dagger": 59},
+    "weapon": "war-hammer",
+    "weapons": ["dagger"],
+    "armor": "scale-mail",
+}
+SECRETS = {"scale-mail", "dagger", "war-hammer"}
+"""Words of the orc's block a player's frames must never hold (his gear, unused in the fight
+below: the armour's name, his second weapon, his own weapon's id as a skill)."""
+
+
+def ask(client: Client, message: dict[str, Any]) -> dict[str, Any]:
+    """Send ``message`` and return the answer carrying its id (or its request's)."""
+    ident = message.get("id") or message.get("request", {}).get("id")
+    client.ws.send(json.dumps(message))
+    while True:
+        reply = client._next(5)
+        answered = reply.get("id") or (reply.get("outcome") or {}).get("id")
+        if reply["type"] != "event" and answered == ident:
+            return reply
+
+
+def put(gm: Client, block: dict[str, Any], ident: str = "p-1") -> dict[str, Any]:
+    return ask(gm, {"v": 1, "type": "put_stat_block", "id": ident, "ruleset": "hmk",
+                    "stat_block": block, "actor": "Actor.orc0000000000"})  # fmt: skip
+
+
+def get(client: Client, participant: str, ident: str) -> dict[str, Any]:
+    message = {"v": 1, "type": "get_stat_block", "id": ident, "ruleset": "hmk"}
+    return ask(client, {**message, "participant": participant})
+
+
+def attack(rid: str, defender: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    body = {"attacker": ANA, "defender": defender, **extra}
+    request = {"id": rid, "ruleset": "hmk", "type": "attack", "body": body}
+    return {"v": 1, "type": "request", "request": request}
+
+
+REFERENCE = {"id": "orc", "stored": True}
+
+
+def test_a_player_token_cannot_read_list_overwrite_or_delete_the_gm_s_stat_blocks(
+    tmp_path: Path,
+) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, role="gm", participants=["orc"], events=["outcome"])
+        assert put(gm, ORC)["ok"] is True
+        assert put(gm, ANA, "p-2")["ok"] is True
+        read = get(pat, "orc", "g-1")
+        guessed = get(pat, "zed", "g-2")  # no such block
+        listed = ask(pat, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
+        everything = ask(pat, {"v": 1, "type": "list_stat_blocks", "id": "l-2", "ruleset": "hmk"})
+        overwrite = {**ORC, "ip": 1, "skills": {"war-hammer": 1}}
+        written = ask(pat, {"v": 1, "type": "put_stat_block", "id": "w-1", "ruleset": "hmk",
+                            "stat_block": overwrite})  # fmt: skip
+        deleted = ask(pat, {"v": 1, "type": "delete_stat_block", "id": "d-1", "ruleset": "hmk",
+                            "participant": "orc"})  # fmt: skip
+        deleted_none = ask(pat, {"v": 1, "type": "delete_stat_block", "id": "d-2",
+                                 "ruleset": "hmk", "participant": "zed"})  # fmt: skip
+        own = get(pat, "ana", "g-3")
+        still = get(gm, "orc", "g-4")
+        pat.drain()
+    assert read == {"v": 1, "type": "error", "id": "g-1", "code": "forbidden",
+                    "message": READ_FORBIDDEN, "retry_after": None}  # fmt: skip
+    # Guessing ids tells nothing: a block that exists and one that does not are refused alike.
+    assert {**guessed, "id": "g-1"} == read
+    assert [e["participant"] for e in listed["entries"]] == ["ana"]
+    assert [e["participant"] for e in everything["entries"]] == ["ana"]
+    assert written["code"] == deleted["code"] == "forbidden"
+    assert written["message"] == deleted["message"] == WRITE_FORBIDDEN
+    assert {**deleted_none, "id": "d-1"} == deleted
+    # The player may read the block of the participant he holds: his own character.
+    assert own["type"] == "stat_block" and own["stat_block"] == ANA
+    # The orc is what the GM stored, not what the player sent.
+    assert still["stat_block"] == ORC
+    assert not SECRETS & strings(pat.received)
+
+
+def test_a_player_attacks_the_orc_by_reference_and_never_receives_its_stat_block(
+    tmp_path: Path,
+) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=["outcome"])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=["outcome"])
+        assert put(gm, ORC)["ok"] is True
+        answer = ask(pat, attack("a-1", REFERENCE))
+        again = ask(pat, attack("a-1", REFERENCE))
+        gm.drain()
+        pat.drain()
+
+        async def logged() -> str:
+            row = srv.server.store.find("a-1")
+            assert row is not None
+            return row.entry.request
+
+        request = json.loads(srv.call(logged()))
+    assert answer["type"] == "outcome" and answer["outcome"]["result"]["defender"] == "orc"
+    assert again["replayed"] is True and again["outcome"] == answer["outcome"]
+    # The log keeps the request with the orc's block in it: replays need nothing else.
+    assert request["body"]["defender"] == ORC
+    assert not SECRETS & strings(pat.received)
+    # The GM heard the same outcome (its event), the same view of it.
+    assert any(m.get("event") == "outcome" for m in gm.received)
+
+
+def test_a_player_cannot_act_for_the_orc_by_naming_its_stored_block(tmp_path: Path) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        message = attack("a-2", ANA)
+        message["request"]["body"]["attacker"] = REFERENCE
+        refused = ask(pat, message)
+    assert refused["code"] == "forbidden"
+    assert refused["message"] == "this connection does not act for 'orc'"
+
+
+def test_every_refusal_of_a_request_using_the_orc_s_block_says_the_same_thing(
+    tmp_path: Path,
+) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        answers = [
+            ask(pat, attack("r-1", REFERENCE, modifier="5")),
+            ask(pat, attack("r-2", REFERENCE, weapon="no-such-weapon")),
+            ask(pat, attack("r-3", REFERENCE, range="beyond")),
+            ask(pat, attack("r-4", REFERENCE, weapon="war-hammer")),
+        ]
+        # The same mistake without the orc's block: the player hears what is wrong.
+        plain = ask(pat, attack("r-5", {**ORC, "id": "dummy"}, modifier="5"))
+    for n, answer in enumerate(answers, 1):
+        assert answer == {"v": 1, "type": "error", "id": f"r-{n}", "code": "invalid_request",
+                          "message": SHIELDED, "retry_after": None}  # fmt: skip
+    assert plain["code"] == "invalid_request" and "modifier" in plain["message"]
+    assert not SECRETS & strings(pat.received[:-1])
+
+
+def test_a_stat_block_the_check_message_refuses_is_not_stored(tmp_path: Path) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        refused = put(gm, {**ORC, "ip": "37"})
+        missing = get(gm, "orc", "g-1")
+    assert refused["type"] == "checked" and refused["ok"] is False
+    assert [p["field"] for p in refused["problems"]] == ["ip"]
+    assert missing["code"] == "not_found"
+
+
+def test_a_player_guessing_ids_in_references_hears_the_same_refusal_stored_or_not(
+    tmp_path: Path,
+) -> None:
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        # The same bad request (a modifier that is no number), naming a stored block and
+        # blocks that are not: nothing is decided, and nothing tells them apart.
+        answers = [
+            ask(pat, attack(f"g-{n}", {"id": guess, "stored": True}, modifier="5"))
+            for n, guess in enumerate(["orc", "zed", "elf", "ana-2"])
+        ]
+        # His own participant: he may hear that his block is missing.
+        own_missing = ask(pat, {**attack("g-self", ORC), "request": {
+            "id": "g-self", "ruleset": "hmk", "type": "attack",
+            "body": {"attacker": {"id": "ana", "stored": True}, "defender": ANA}}})  # fmt: skip
+    assert [{**a, "id": None} for a in answers] == [
+        {
+            "v": 1,
+            "type": "error",
+            "id": None,
+            "code": "invalid_request",
+            "message": SHIELDED,
+            "retry_after": None,
+        }
+    ] * 4
+    assert own_missing["code"] == "invalid_request"
+    assert "body.attacker: no hmk stat block of 'ana' is stored" in own_missing["message"]
