@@ -27,8 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
-from pydantic_core import from_json
+from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError, create_model
 
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
@@ -54,13 +53,19 @@ def _name(*parts: str) -> str:
 
 
 def typed_request(ruleset: str, type: str, body: type[BaseModel]) -> type[Request]:
-    """The request envelope of one ruleset's request type, its body validated by ``body``."""
+    """The request envelope of one ruleset's request type, its body validated by ``body``.
+
+    ``written_body`` reads the same key as ``body``, as plain JSON values: the body as the
+    client wrote it (for the roll log), from the same parse of the frame, no second one. It is
+    left out of every dump of the envelope.
+    """
     return create_model(  # type: ignore[no-any-return]
         _name("Request", ruleset, type),
         __base__=Request,
         ruleset=(Literal[ruleset], ...),
         type=(Literal[type], ...),
         body=(body, ...),
+        written_body=(JsonValue, Field(validation_alias="body", exclude=True, repr=False)),
     )
 
 
@@ -116,16 +121,16 @@ class FrameReader:
             return None
         if not isinstance(message, RequestMessage):
             return message
-        # The request as written, for the log: the JSON values are read again from the text
-        # (by the same parser), since the validated body is no longer what the client wrote.
-        # No validation runs on them.
-        written = from_json(frame)["request"]
+        # The request as written, for the log. The envelope's own fields are plain strings,
+        # the same validated as written; the body as written came with the same parse
+        # (typed_request's ``written_body``), since the validated body is no longer that.
+        typed = message.request
         request = {
-            "id": written["id"],
-            "ruleset": written["ruleset"],
-            "type": written["type"],
-            "body": written.get("body", {}),
-            "encounter": written.get("encounter"),
+            "id": typed.id,
+            "ruleset": typed.ruleset,
+            "type": typed.type,
+            "body": typed.written_body,  # type: ignore[attr-defined]
+            "encounter": typed.encounter,
         }
         return Sent(message, request)
 

@@ -30,6 +30,7 @@ from arbiter.bridge.http import ModuleFiles, routes
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.outbox import text_frame
 from arbiter.bridge.protocol import (
+    ErrorMessage,
     LimitsInfo,
     RulesError,
     RulesUpdated,
@@ -39,7 +40,7 @@ from arbiter.bridge.protocol import (
 )
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
-from arbiter.bridge.session import CLOSE_REVOKED, ClientSession
+from arbiter.bridge.session import CLOSE_REVOKED, ClientSession, commit_failed
 from arbiter.bridge.stat_block_vault import Vault
 from arbiter.bridge.store import Checkpointer, Player, Store
 from arbiter.bridge.views import NOBODY, OutcomeText
@@ -48,6 +49,10 @@ from arbiter.compiler.errors import RuleError
 log = logging.getLogger("arbiter.server")
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+Answer = tuple[ClientSession, str | bytes, str | None, ErrorMessage | None]
+"""A reply waiting for the commit: to whom, what, the request id of the outcome it carries
+(None: not an outcome), and the error to send instead should the commit fail (a bind's)."""
 
 
 def settle_heap() -> None:
@@ -163,6 +168,9 @@ class ArbiterServer:
             max_dice_per_request=limits.max_dice_per_request,
         )
         self._waiters: list[asyncio.Future[None]] = []
+        self._answers: list[Answer] = []
+        """Replies to send once the rows staged so far are committed, in the order given."""
+        self._commit_scheduled = False
         self._after_commit: list[Callable[[], None]] = []
         self._events: list[tuple[int, OutcomeText, ClientSession]] = []
         """Outcomes staged in this turn to announce to the listeners once committed."""
@@ -338,12 +346,38 @@ class ArbiterServer:
         """
         if not self.store.pending:
             return
-        loop = asyncio.get_running_loop()
-        if not self._waiters:
-            loop.call_soon(self._do_commit)
-        waiter = loop.create_future()
+        self._schedule_commit()
+        waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         await waiter
+
+    def answer(
+        self,
+        session: ClientSession,
+        reply: str | bytes,
+        outcome_id: str | None = None,
+        on_failure: ErrorMessage | None = None,
+    ) -> None:
+        """Send ``reply`` to ``session`` once every row staged so far is committed (at once
+        when nothing is staged), after the replies given before it.
+
+        Should the commit fail, a reply carrying an outcome (``outcome_id``: its request id)
+        becomes ``unavailable`` (nothing was decided), one with ``on_failure`` becomes that
+        error, and any other goes as it is. The caller does not wait: one COMMIT per event-loop
+        turn sends every reply of the turn, without a future or a task wake-up per message.
+        """
+        if not self._answers and not self.store.pending:
+            session.outbox.send(reply)
+            return
+        self._answers.append((session, reply, outcome_id, on_failure))
+        self._schedule_commit()
+
+    def _schedule_commit(self) -> None:
+        # The first of a turn schedules one COMMIT after the callbacks already ready to run:
+        # every connection whose message arrived in the same turn stages its row first.
+        if not self._commit_scheduled:
+            self._commit_scheduled = True
+            asyncio.get_running_loop().call_soon(self._do_commit)
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the rows staged so far are committed (never if the commit fails)."""
@@ -355,7 +389,9 @@ class ArbiterServer:
         self._events.append((seq, outcome, origin))
 
     def _do_commit(self) -> None:
+        self._commit_scheduled = False
         waiters, self._waiters = self._waiters, []
+        answers, self._answers = self._answers, []
         callbacks, self._after_commit = self._after_commit, []
         events, self._events = self._events, []
         try:
@@ -363,15 +399,24 @@ class ArbiterServer:
         except Exception as err:
             # A full disk fails every commit until someone makes room: one line each.
             self.failures.report(
-                f"the roll log could not commit; {len(waiters)} answer(s) say nothing was decided",
+                f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "
+                "nothing was decided",
                 err,
             )
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(err)
+            for session, reply, outcome_id, on_failure in answers:
+                if outcome_id is not None:
+                    reply = encode(commit_failed(outcome_id))
+                elif on_failure is not None:
+                    reply = encode(on_failure)
+                session.outbox.send(reply)
             return
         if events:
             self.publish(events)
+        for session, reply, _, _ in answers:
+            session.outbox.send(reply)
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)

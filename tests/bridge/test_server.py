@@ -336,6 +336,47 @@ def test_an_outcome_whose_row_cannot_be_committed_is_never_sent(tmp_path: Path) 
     assert [r for r, _ in log_rows(tmp_path / "data")] == ["fragile"]
 
 
+def test_messages_sent_back_to_back_are_answered_in_the_order_sent(tmp_path: Path) -> None:
+    # The connection's task reads on while the outcomes wait for their commit: the replies
+    # must still come one per message, in order, a resend as the logged outcome.
+    with running(bundled_config(tmp_path)) as srv:
+        ws, _ = srv.hello()
+        for message in (
+            bundled_request("first", "check", {"skill": 50}),
+            {"v": 1, "type": "ping", "id": "between"},
+            bundled_request("first", "check", {"skill": 50}),
+            bundled_request("second", "check", {"skill": 50}),
+        ):
+            send(ws, message)
+        replies = [receive(ws) for _ in range(4)]
+        ws.close()
+    assert [(r["type"], r.get("id") or r["outcome"]["id"]) for r in replies] == [
+        ("outcome", "first"),
+        ("pong", "between"),
+        ("outcome", "first"),
+        ("outcome", "second"),
+    ]
+    assert [r.get("replayed") for r in replies] == [False, None, True, False]
+    assert replies[2]["outcome"] == replies[0]["outcome"]
+    assert [r for r, _ in log_rows(tmp_path / "data")] == ["first", "second"]
+
+
+def test_a_failed_commit_turns_only_the_outcomes_waiting_on_it_into_errors(
+    tmp_path: Path,
+) -> None:
+    with running(bundled_config(tmp_path)) as srv:
+        store = srv.server.store
+        store._db = FailingCommit(store._db)  # type: ignore[assignment]
+        ws, _ = srv.hello()
+        send(ws, bundled_request("lost", "check", {"skill": 50}))
+        send(ws, {"v": 1, "type": "ping", "id": "still-a-pong"})
+        lost, pong = receive(ws), receive(ws)
+        ws.close()
+    assert (lost["type"], lost["code"], lost["id"]) == ("error", "unavailable", "lost")
+    assert (pong["type"], pong["id"]) == ("pong", "still-a-pong")
+    assert log_rows(tmp_path / "data") == []
+
+
 def frozen(obj: object) -> bool:
     """True when the garbage collector no longer walks ``obj`` (gc.freeze moved it away)."""
     return gc.is_tracked(obj) and not any(o is obj for o in gc.get_objects())
