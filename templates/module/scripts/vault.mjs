@@ -83,7 +83,7 @@ export function createVault(ctx) {
     return answer;
   }
 
-  /** Every stored block this connection may hear of: [{ruleset, participant, name, actor}]. */
+  /** Every stored block this connection may hear of: [{ruleset, participant, name, actor, updated, problems}] (problems: GM only, null when valid). */
   async function list(ruleset = null) {
     const connection = open();
     if (!connection) return [];
