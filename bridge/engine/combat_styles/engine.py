@@ -32,6 +32,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     needs_encounter,
     writable,
 )
+from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting
 from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
     PendingExchange,
@@ -228,6 +229,11 @@ class CombatStylesEngine:
             choices = pending_choices(view, kind, done.result, done.state)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
+        # What lasts on each combatant the request wrote, for the tabletop (a condition shows
+        # until the state ends it, whatever later results restate).
+        held = lasting(state, done.state)
+        if held:
+            done.result["lasting"] = held
         if choices or kind == "state":
             done.result["pending"] = choices
         return done
