@@ -1,5 +1,6 @@
-"""What lasts: the conditions each combatant a request wrote bears once it is decided, for the
-tabletop to show while the state holds them (``lasting`` in every result that wrote a record).
+"""What lasts: the conditions each combatant a request changed bears once it is decided, for
+the tabletop to show while the state holds them (``lasting`` in every result that changed a
+record).
 
 Only condition names, never their data (turns, locations, who holds whom); and never a condition
 whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
@@ -20,14 +21,16 @@ def public_conditions(c: JSON) -> list[str]:
 
 def lasting(before: JSON | None, after: JSON | None) -> JSON:
     """Combatant id → :func:`public_conditions` after the request, for each combatant whose
-    record the request wrote: a record of ``after`` that is not the very record of ``before``
-    (the engine copies a record before changing it, and never changes one it did not copy), or
-    one ``before`` lacked. Empty when the request wrote none (or there is no encounter)."""
+    record the request changed: one ``before`` lacked, or one that differs from it (compared
+    only when it is not the very same record — the engine copies a record before changing it
+    and never changes one it did not copy — so how records are copied never shows). Empty when
+    the request changed none (or there is no encounter)."""
     if after is None or "combatants" not in after:
         return {}
     old = before.get("combatants", {}) if before is not None else {}
     out: JSON = {}
     for cid, rec in after["combatants"].items():
-        if old.get(cid) is not rec:
+        was = old.get(cid)
+        if was is not rec and was != rec:
             out[cid] = public_conditions(rec)
     return out

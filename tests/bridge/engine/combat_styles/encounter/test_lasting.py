@@ -1,5 +1,5 @@
 """What lasts (``lasting`` in a result): the public conditions of every combatant the request
-wrote, as the state holds them after it — so the tabletop shows a condition until the state
+changed, as the state holds them after it — so the tabletop shows a condition until the state
 ends it, not only while a result restates it."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ def test_prone_lasts_across_a_later_blow_and_goes_when_the_fighter_stands(table:
     out = table(
         "exchange", {"attacker": "a", "defender": "b", "defence": "evade", "effects": []}, [80, 30]
     )
-    assert out["lasting"] == {"a": [], "b": ["prone"]}
+    assert out["lasting"] == {"a": [], "b": ["prone"]}  # a: his attacked_round recorded
     # A later blow wounds b without restating that he is down: he is still prone.
     out = table(
         "exchange", {"attacker": "a", "defender": "b", "defence": "none", "effects": []}, [30, 3, 2]
@@ -26,20 +26,22 @@ def test_prone_lasts_across_a_later_blow_and_goes_when_the_fighter_stands(table:
         "wound": "minor",
         "consequences": [],
     }
-    assert out["lasting"] == {"a": [], "b": ["prone"]}
+    assert out["lasting"] == {"b": ["prone"]}  # a's record is as it was
     out = table("act", {"combatant": "b", "action": "regain_footing"})
     assert out["lasting"] == {"b": []}
     assert "prone" not in table.who("b")["conditions"]
 
 
-def test_only_the_combatants_the_request_wrote_are_listed(table: Table) -> None:
+def test_only_the_combatants_the_request_changed_are_listed(table: Table) -> None:
     table("start_encounter", {"combatants": [fighter("a"), fighter("b"), fighter("c")]})
     assert table.state is not None
     table.state["phase"] = "free"
     out = table(
         "exchange", {"attacker": "a", "defender": "b", "defence": "evade", "effects": []}, [80, 30]
     )
-    assert set(out["lasting"]) == {"a", "b"}  # c was not written
+    assert set(out["lasting"]) == {"a", "b"}  # c was not involved
+    out = table("act", {"combatant": "b", "action": "regain_footing"})
+    assert out["lasting"] == {"b": []}
     assert "lasting" not in table("state", {})
 
 
@@ -52,12 +54,20 @@ def test_a_prepared_counter_is_never_listed_though_the_state_holds_it(table: Tab
     assert "prepared_counter" not in str(out["lasting"])
 
 
-def test_a_record_is_listed_when_it_is_not_the_one_the_request_was_given() -> None:
+def test_a_record_is_listed_when_the_request_changed_it_however_it_was_copied() -> None:
     kept = {"conditions": {"prone": {"turns": None}}}
-    copied = {"conditions": {"stunned": {"turns": 2}, "prepared_counter": {"effect": "x"}}}
-    before = {"combatants": {"a": kept, "b": {"conditions": {}}}}
-    after = {"combatants": {"a": kept, "b": copied, "c": {"conditions": {"dead": {}}}}}
+    changed = {"conditions": {"stunned": {"turns": 2}, "prepared_counter": {"effect": "x"}}}
+    before = {"combatants": {"a": kept, "b": {"conditions": {}}, "d": {"conditions": {}}}}
+    after = {
+        "combatants": {
+            "a": kept,
+            "b": changed,
+            "c": {"conditions": {"dead": {}}},
+            "d": {"conditions": {}},  # copied, never changed: not listed
+        }
+    }
     assert lasting(before, after) == {"b": ["stunned"], "c": ["dead"]}
-    assert lasting(None, after) == {"a": ["prone"], "b": ["stunned"], "c": ["dead"]}
+    everyone = {"a": ["prone"], "b": ["stunned"], "c": ["dead"], "d": []}
+    assert lasting(None, after) == everyone  # a new encounter: every record is new
     assert lasting(before, None) == {}
     assert public_conditions({"conditions": {"prone": {}, "bleeding": {}}}) == ["bleeding", "prone"]
