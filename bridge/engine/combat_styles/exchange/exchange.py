@@ -92,7 +92,7 @@ def start_exchange(
     if attacker_id == defender_id:
         raise EngineError("a combatant cannot attack himself")
     defended_by = body.defended_by
-    state = writable(state, attacker_id, defender_id, *((defended_by,) if defended_by else ()))
+    state = writable(state)
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
     att_conditions = att["conditions"]

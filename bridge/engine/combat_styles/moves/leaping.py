@@ -59,7 +59,7 @@ def leaping_attack(
     if body.attacker == body.defender:
         raise EngineError("a combatant cannot leap on himself")
     leap = rules.model.combat.leaping_attack
-    state = writable(state, body.attacker, body.defender)
+    state = writable(state)
     att = combatant(state, body.attacker)
     dfd = combatant(state, body.defender)
     for c in (att, dfd):
