@@ -11,11 +11,13 @@ only name these models and route the message here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from arbiter.bridge import stat_blocks
+from arbiter.compiler.model.common import RulesetBase
 
 CheckId = Annotated[str, Field(min_length=1, max_length=128)]
 MAX_PROBLEMS = 50
@@ -57,9 +59,12 @@ class Checked(BaseModel):
     problems: list[FieldProblem] = Field(default_factory=list)
 
 
-def checked(message: Check, served: frozenset[str] | None = None) -> Checked:
-    """The answer to ``message``. ``served``: the ruleset ids this server serves (None: any
-    ruleset with a stat-block model); another ruleset is a problem on the field ``ruleset``."""
+def checked(message: Check, served: Mapping[str, RulesetBase] | None = None) -> Checked:
+    """The answer to ``message``. ``served``: the rule models this server serves, by ruleset
+    id (``RulesSnapshot.models``); another ruleset is a problem on the field ``ruleset``, and
+    the block is validated under these rules, as every request carrying it is (an id the rule
+    data lacks is a problem at its field). None: any ruleset with a stat-block model, its
+    shape only."""
     rid = message.ruleset
     if rid not in stat_blocks.STAT_BLOCKS or (served is not None and rid not in served):
         known = sorted(stat_blocks.STAT_BLOCKS if served is None else served)
@@ -68,7 +73,7 @@ def checked(message: Check, served: frozenset[str] | None = None) -> Checked:
             message=f"no stat block for ruleset {rid!r} here (known: {', '.join(known)})",
         )
         return Checked(id=message.id, ruleset=rid, ok=False, problems=[problem])
-    found = stat_blocks.problems(rid, message.stat_block)
+    found = stat_blocks.problems(rid, message.stat_block, served)
     listed = [FieldProblem(field=f, message=m) for f, m in found[:MAX_PROBLEMS]]
     if len(found) > MAX_PROBLEMS:
         listed.append(FieldProblem(field="", message=f"and {len(found) - MAX_PROBLEMS} more"))

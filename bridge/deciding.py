@@ -158,7 +158,7 @@ def decide(
 
     model = served.engine.requests[request.type]
     if typed is None:
-        typed = strict_body(model, request)
+        typed = strict_body(model, request, rules.context)
     if request.encounter is None:
         pending = pending_without_encounter(model, request, typed.body)
         if pending is not None:
@@ -246,8 +246,12 @@ def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
         ) from None
 
 
-def strict_body(model: type[BaseModel], request: Request) -> Request:
+def strict_body(
+    model: type[BaseModel], request: Request, context: dict[str, Any] | None = None
+) -> Request:
     """``request`` with its body validated by ``model`` in strict JSON mode, or ProtocolError.
+    ``context``: the served rules (:attr:`RulesSnapshot.context`), so a stat block naming an id
+    the rule data lacks is refused here, field by field, before any die.
 
     Strict as the rule files are: a number is a JSON number (``"5"`` is not 5), a string a JSON
     string, ``true`` a boolean. The body is validated from its JSON text, so JSON's own forms
@@ -263,10 +267,11 @@ def strict_body(model: type[BaseModel], request: Request) -> Request:
         except PydanticSerializationError:
             # Only text that is not Unicode (a lone surrogate) cannot be written: the
             # Python-mode validation names the field holding it.
-            model.model_validate(request.body)
+            model.model_validate(request.body, context=context)
             problems = not_unicode(request.body, "body") or "body: not JSON"
         else:
-            return request.model_copy(update={"body": model.model_validate_json(text, strict=True)})
+            body = model.model_validate_json(text, strict=True, context=context)
+            return request.model_copy(update={"body": body})
     except ValidationError as err:
         problems = "; ".join(
             f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()

@@ -98,14 +98,20 @@ def client_messages(engines: Mapping[str, Engine]) -> TypeAdapter[ClientMessage]
 class FrameReader:
     """The fast path of message reading for one set of served engines."""
 
-    def __init__(self, engines: Mapping[str, Engine]) -> None:
+    def __init__(
+        self, engines: Mapping[str, Engine], context: dict[str, Any] | None = None
+    ) -> None:
+        """``context``: the served rules (:attr:`arbiter.bridge.rules.RulesSnapshot.context`),
+        so the fast path refuses a stat block naming an id the rule data lacks, as the slow
+        path does."""
         self._adapter = client_messages(engines)
+        self._context = context
 
     def read(self, frame: str) -> ClientMessage | Sent | None:
         """The message ``frame`` holds, validated in one pass (a request as :class:`Sent`),
         or None when the fast path refuses it (the slow path then says why)."""
         try:
-            message = self._adapter.validate_json(frame, strict=True)
+            message = self._adapter.validate_json(frame, strict=True, context=self._context)
         except ValidationError:
             return None
         if not isinstance(message, RequestMessage):

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from arbiter.bridge.engine import registry
 from arbiter.bridge.engine.contract import Engine
+from arbiter.bridge.engine.rule_context import validation_context
 from arbiter.bridge.protocol import RulesetInfo
 from arbiter.bridge.reading import FrameReader
 from arbiter.compiler.model.common import RulesetBase
@@ -87,9 +89,20 @@ class RulesSnapshot:
         return {rid: s.info() for rid, s in sorted(self.served.items())}
 
     @cached_property
+    def models(self) -> Mapping[str, RulesetBase]:
+        """Each served ruleset's rule model, by id."""
+        return MappingProxyType({rid: s.ruleset.model for rid, s in self.served.items()})
+
+    @cached_property
+    def context(self) -> dict[str, Any]:
+        """The pydantic validation context of request bodies and stat blocks under these rules
+        (:mod:`arbiter.bridge.engine.rule_context`)."""
+        return validation_context(self.models)
+
+    @cached_property
     def reader(self) -> FrameReader:
         """The one-pass reader of client messages, request bodies typed by these engines."""
-        return FrameReader({rid: s.engine for rid, s in self.served.items()})
+        return FrameReader({rid: s.engine for rid, s in self.served.items()}, self.context)
 
 
 def snapshot(

@@ -356,7 +356,7 @@ class ClientSession:
         if isinstance(message, Bind):
             return self._bind(message)
         if isinstance(message, Check):
-            return checked(message, frozenset(self.server.rules.served)).model_dump_json()
+            return checked(message, self.server.rules.models).model_dump_json()
         if isinstance(message, VaultMessage):
             return self._vault(message)
         raise ProtocolError("already_authenticated", "this connection has already said hello")
@@ -385,7 +385,7 @@ class ClientSession:
                 code="internal",
                 message="the stat block could not be written; send it again",
             )
-        answer = self.server.vault.handle(message, self.viewer, frozenset(self.server.rules.served))
+        answer = self.server.vault.handle(message, self.viewer, self.server.rules.models)
         return encode(answer)
 
     def _relayed(self, message: RequestMessage) -> Viewer:

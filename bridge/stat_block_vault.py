@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,6 +54,7 @@ from arbiter.bridge.vault_messages import (
     VaultMessage,
 )
 from arbiter.bridge.views import Viewer
+from arbiter.compiler.model.common import RulesetBase
 
 log = logging.getLogger("arbiter.vault")
 
@@ -211,8 +212,11 @@ class Vault:
 
     # --- messages ---
 
-    def handle(self, message: VaultMessage, viewer: Viewer, served: frozenset[str]) -> BaseModel:
-        """The answer to one vault message from ``viewer``; raises ProtocolError
+    def handle(
+        self, message: VaultMessage, viewer: Viewer, served: Mapping[str, RulesetBase]
+    ) -> BaseModel:
+        """The answer to one vault message from ``viewer`` (``served``: the served rule models
+        by ruleset id, which a block to store is checked under); raises ProtocolError
         (``forbidden``, ``not_found``) naming why not. A forbidden message's words depend on
         nothing but its type: never on what is stored."""
         if isinstance(message, PutStatBlock):

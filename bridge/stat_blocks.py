@@ -28,6 +28,8 @@ from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import (
 )
 from arbiter.bridge.engine.hmk.requests import StatBlock as HmkStatBlock
 from arbiter.bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
+from arbiter.bridge.engine.rule_context import validation_context
+from arbiter.compiler.model.common import RulesetBase
 
 STAT_BLOCKS: Mapping[str, type[BaseModel]] = {
     "combat-styles": CombatStylesStatBlock,
@@ -68,7 +70,8 @@ PICKS: Mapping[str, Mapping[str, Mapping[str, Any]]] = {
 """Where the editor picks a field's ids (``x-arbiter-values``) or a mapping's keys
 (``x-arbiter-keys``) from: dotted paths into the ruleset's ``data`` in ``data/rules.json``,
 each a list of entries with an ``id`` (and a ``name``). ``x-arbiter-names``: fixed names the
-engine reads (skills it knows). The engine still validates what is picked."""
+engine reads (skills it knows). The server validates what is picked (hmk and karmic refuse
+an id the rule data lacks at the field that names it, :func:`problems`)."""
 
 FOLDER = "stat-blocks"
 """Where the schemas go under ``docs/schemas`` (and so under the module's ``schemas/``)."""
@@ -112,15 +115,23 @@ def write_schemas(folder: Path) -> list[Path]:
     return written
 
 
-def problems(ruleset: str, data: object) -> list[tuple[str, str]]:
+def problems(
+    ruleset: str, data: object, rules: Mapping[str, RulesetBase] | None = None
+) -> list[tuple[str, str]]:
     """What is wrong with ``data`` as a ``ruleset`` stat block: (field path, message) pairs,
     the path dotted from the stat block's root (``attributes.STR``, ``skills.sword``);
-    empty when the server would accept it. KeyError for a ruleset without a stat block."""
+    empty when the server would accept it. KeyError for a ruleset without a stat block.
+
+    ``rules``: the served rule models by ruleset id (``RulesSnapshot.models``); under them an
+    id the rule data lacks (an unknown weapon in hmk ``skills``) is a problem at its field, as
+    it is for every request that carries the block. Without them only the shape is checked."""
     model = STAT_BLOCKS[ruleset]
+    context = None if rules is None else validation_context(rules)
     try:
         # As a request's body is validated (bridge.deciding.strict_body): strict, from JSON
-        # text, so "5" is not 5 here either.
-        model.model_validate_json(to_json(data, inf_nan_mode="constants"), strict=True)
+        # text, so "5" is not 5 here either, and under the same rules.
+        text = to_json(data, inf_nan_mode="constants")
+        model.model_validate_json(text, strict=True, context=context)
     except PydanticSerializationError:
         return [("", "the stat block is not JSON (text that is not Unicode)")]
     except ValidationError as err:

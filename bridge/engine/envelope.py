@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arbiter.bridge.engine.contract import JSON, Engine, EngineError
 from arbiter.bridge.engine.dice import Dice, DiceSource
+from arbiter.bridge.engine.rule_context import validation_context
 from arbiter.compiler.model.common import RulesetBase
 
 
@@ -32,8 +33,10 @@ class RequestError(ValueError):
     """The request is malformed for its engine; the message names the field."""
 
 
-def validate_body(engine: Engine, request: Request) -> BaseModel:
-    """The request body validated by the engine's model for ``request.type``."""
+def validate_body(engine: Engine, request: Request, rules: RulesetBase | None = None) -> BaseModel:
+    """The request body validated by the engine's model for ``request.type``; under ``rules``
+    (the rules of ``request.ruleset``) the ids a stat block names must be in the rule data
+    (:mod:`arbiter.bridge.engine.rule_context`). A body validated already is taken as it is."""
     model = engine.requests.get(request.type)
     if model is None:
         known = ", ".join(sorted(engine.requests))
@@ -41,7 +44,8 @@ def validate_body(engine: Engine, request: Request) -> BaseModel:
             f"unknown request type {request.type!r} for ruleset {request.ruleset!r} (known: {known})"
         )
     try:
-        return model.model_validate(request.body)
+        context = None if rules is None else validation_context({request.ruleset: rules})
+        return model.model_validate(request.body, context=context)
     except ValidationError as err:
         problems = "; ".join(
             f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
@@ -74,7 +78,7 @@ def resolve_with(
 ) -> JSON:
     """:func:`resolve` rolling with ``dice``: when it raises, ``dice.records`` still holds every
     die rolled before (the server logs a refusal after dice as the request's outcome)."""
-    body = validate_body(engine, request)
+    body = validate_body(engine, request, rules)
     resolution = engine.resolve(rules, request.type, body, state, dice)
     return {
         "id": request.id,

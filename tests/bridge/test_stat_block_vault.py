@@ -138,3 +138,32 @@ def test_replay_from_log_re_derives_requests_that_named_stored_blocks_without_th
         gm.close()
     assert main(["replay", "--from-log", str(tmp_path / "data")]) == 0
     assert "2 rows re-derived: 2 identical, 0 mismatched" in capsys.readouterr().out
+
+
+def test_the_gm_cannot_store_a_block_naming_a_weapon_the_rules_lack_and_requests_refuse_it_alike(
+    tmp_path: Path,
+) -> None:
+    # Before: put accepted an unknown weapon among the skills, and a request using the stored
+    # block was refused by the engine only (which the vault then had to shield from players).
+    odd = {**ORC, "skills": {**ORC["skills"], "broadsword": 60}}
+    with running(bundled_config(tmp_path)) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        stored = put(gm, odd)
+        sent = ask(gm, attack("a-1", odd))
+        fetched = get(gm, "orc", "g-1")
+        logged = srv.call(_count(srv))
+    known = ", ".join(w.id for w in srv.server.rules.models["hmk"].weapons)  # type: ignore[attr-defined]
+    message = f"unknown weapon 'broadsword' (known: {known})"
+    assert stored["ok"] is False
+    assert stored["problems"] == [{"field": "skills.broadsword", "message": message}]
+    assert fetched["code"] == "not_found"
+    assert sent["code"] == "invalid_request"
+    assert sent["message"] == (
+        "invalid 'attack' request: body.defender.constrained-str: Input should be a valid "
+        f"string; body.defender.StatBlock.skills.broadsword: {message}"
+    )
+    assert logged == 0
+
+
+async def _count(run: object) -> int:
+    return run.server.store.count()  # type: ignore[attr-defined]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from arbiter.bridge.engine.rule_context import ids_of, refuse, rules_of, unknown_ids
+from arbiter.compiler.model.hmk import HmkRules
 
 CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
 Score = Annotated[int, Field(ge=0, le=999)]
@@ -36,6 +39,9 @@ class StatBlock(Body):
     specializations, added to its full Defensive Tactics when it defends. ``skills``: weapon id →
     skill. ``weapon``: the weapon in hand; ``weapons``: others carried (thrown weapons to ready).
     ``hand``: the weapon hand (a hand hit on it penalises strikes).
+
+    Every weapon id (``weapon``, ``weapons``, the keys of ``skills``) and ``armor`` must be in
+    the rule data.
     """
 
     id: CombatantId
@@ -52,6 +58,31 @@ class StatBlock(Body):
     shield: bool = False
     hand: Literal["left", "right"] = "right"
     actions: int = Field(default=1, ge=1, le=10)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id
+        is a problem at its own field, for ``check`` and every request carrying the block.
+        (Not a validator: one call per block, and a union keeps naming this branch
+        ``StatBlock``.)"""
+        rules = rules_of(context, "hmk", HmkRules)
+        if rules is None:
+            return
+        weapons, armed = ids_of(rules, "weapons")
+        armor, worn = ids_of(rules, "armor")
+        if (
+            armed.issuperset(self.skills)
+            and armed.issuperset(self.weapons)
+            and (self.weapon is None or self.weapon in armed)
+            and (self.armor is None or self.armor in worn)
+        ):
+            return  # every id known: the usual case, checked without building anything
+        refuse(
+            "StatBlock",
+            unknown_ids("skills", self.skills, "weapon", weapons, armed)
+            + unknown_ids("weapon", self.weapon, "weapon", weapons, armed)
+            + unknown_ids("weapons", self.weapons, "weapon", weapons, armed)
+            + unknown_ids("armor", self.armor, "armor", armor, worn),
+        )
 
 
 Who = CombatantId | StatBlock

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from arbiter.bridge.engine.rule_context import ids_of, refuse, rules_of, unknown_ids
+from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
 Slot = Literal["main", "off"]
@@ -24,7 +27,11 @@ class Body(BaseModel):
 
 
 class CombatantSpec(Body):
-    """A fighter entering the duel."""
+    """A fighter entering the duel.
+
+    ``armor``, ``main`` and ``off`` must be ids of the rule data (``armor.toml``,
+    ``weapons.toml``).
+    """
 
     id: Name
     name: str = Field(min_length=1, max_length=100)
@@ -38,6 +45,27 @@ class CombatantSpec(Body):
     main: Name | None = None
     """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id
+        is a problem at its own field, for ``check`` and ``start_duel`` alike."""
+        rules = rules_of(context, "karmic", KarmicRules)
+        if rules is None:
+            return
+        weapons, armed = ids_of(rules, "weapons")
+        armor, worn = ids_of(rules, "armor")
+        if (
+            self.armor in worn
+            and (self.main is None or self.main in armed)
+            and (self.off is None or self.off in armed)
+        ):
+            return  # every id known: the usual case, checked without building anything
+        refuse(
+            "CombatantSpec",
+            unknown_ids("armor", self.armor, "armor", armor, worn)
+            + unknown_ids("main", self.main, "weapon", weapons, armed)
+            + unknown_ids("off", self.off, "weapon", weapons, armed),
+        )
 
 
 class StartDuel(Body):

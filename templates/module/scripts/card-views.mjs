@@ -15,7 +15,7 @@ function hmkLasting(lasting) {
   return (lasting ?? []).map((kind) => {
     const text = String(kind);
     if (text.startsWith("condition:")) return { kind: "condition", name: text.slice("condition:".length) };
-    return { kind: text, key: `ARBITER.Lasting.${text}` };
+    return { kind: text, key: "ARBITER.Lasting." + text }; // the family in lang/en.json
   });
 }
 

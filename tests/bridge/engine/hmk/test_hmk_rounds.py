@@ -8,6 +8,10 @@ from typing import Any
 import pytest
 
 from arbiter.bridge.engine.contract import EngineError
+from arbiter.bridge.engine.dice import Dice, ScriptedSource
+from arbiter.bridge.engine.envelope import RequestError
+from arbiter.bridge.engine.hmk import ENGINE
+from arbiter.bridge.engine.hmk.requests import StartBody
 
 
 def test_a_defending_target_is_struck_at_its_full_defensive_tactics(fight: Any) -> None:
@@ -152,11 +156,28 @@ def test_an_encounter_strike_names_combatants_by_id(fight: Any, block: Any) -> N
         fight.run("attack", {"attacker": "zed", "defender": "bo"}, [50])
 
 
-def test_unknown_weapons_and_armor_in_stat_blocks_are_refused(table: Any, block: Any) -> None:
+def test_unknown_weapons_and_armor_in_stat_blocks_are_refused_by_the_body_naming_the_field(
+    table: Any, block: Any
+) -> None:
+    with pytest.raises(RequestError) as refused:
+        table.start(block("ana", weapon="lightsaber", armor="mithril"))
+    weapons = ", ".join(w.id for w in table.ruleset.model.weapons)
+    armor = ", ".join(a.id for a in table.ruleset.model.armor)
+    assert str(refused.value) == (
+        "invalid 'start' request: "
+        f"body.combatants.0.weapon: unknown weapon 'lightsaber' (known: {weapons}); "
+        f"body.combatants.0.armor: unknown armor 'mithril' (known: {armor})"
+    )
+
+
+def test_a_stat_block_built_without_the_rules_is_still_refused_by_the_engine(
+    table: Any, block: Any
+) -> None:
+    # A body validated without the rules (no validation context) only has its shape checked:
+    # the engine stays the last line and refuses what it cannot decide.
+    body = StartBody.model_validate({"combatants": [block("ana", skills={"lightsaber": 50})]})
     with pytest.raises(EngineError, match="unknown weapon 'lightsaber'"):
-        table.start(block("ana", weapon="lightsaber"))
-    with pytest.raises(EngineError, match="unknown armor 'mithril'"):
-        table.start(block("ana", armor="mithril"))
+        ENGINE.resolve(table.ruleset.model, "start", body, None, Dice(ScriptedSource([])))
 
 
 def test_the_callers_state_is_never_changed(fight: Any) -> None:

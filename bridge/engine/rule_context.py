@@ -1,0 +1,103 @@
+"""The rule data a request body is validated against: pydantic's validation context.
+
+A stat block names weapons, armour and skills by their ids in the rule data, and which ids
+exist depends on the rules the server serves (``bridge/rules.py``; a reload may change them).
+The request models are shared by every snapshot of the rules, so the rules reach their
+validators through pydantic's validation context: every place that validates a body or a
+stat block for the server (the fast path of ``bridge/reading.py``, ``bridge/deciding.py``'s
+``strict_body``, the ``check`` message of ``bridge/checking.py``, the engine envelope's
+``validate_body``) passes :func:`validation_context` of the rules it decides with. A stat
+block ``check`` accepts is then one every request of its ruleset accepts as a stat block.
+
+Without a context (a body built by hand in a test) only the shape is checked; the engines
+still refuse what they cannot decide. This module imports pydantic, so mypyc leaves it
+interpreted, like the request models that use it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from arbiter.compiler.model.common import RulesetBase
+
+RULES = "arbiter.rules"
+"""The context key under which the served rule models are found, by ruleset id."""
+
+R = TypeVar("R", bound=RulesetBase)
+
+
+def validation_context(rules: Mapping[str, RulesetBase]) -> dict[str, Any]:
+    """The validation context carrying ``rules`` (ruleset id → its loaded rule model)."""
+    return {RULES: rules}
+
+
+def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
+    """The ``ruleset`` rules a validation runs under (``context``: its validation context, as
+    ``model_post_init`` receives it), or None without them (or when the id is served with
+    another kind of rules, as a test's small ruleset may be)."""
+    if not isinstance(context, Mapping):
+        return None
+    served = context.get(RULES)
+    if not isinstance(served, Mapping):
+        return None
+    found = served.get(ruleset)
+    return found if isinstance(found, kind) else None
+
+
+_IDS: dict[tuple[int, str], tuple[RulesetBase, tuple[str, ...], frozenset[str]]] = {}
+
+
+def ids_of(rules: RulesetBase, table: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The ids of the entries of ``rules.<table>`` (``weapons``, ``armor``), in order and as a
+    set; memoised per rules object (loaded rules are immutable), as the engines' indexes are."""
+    key = (id(rules), table)
+    found = _IDS.get(key)
+    if found is None or found[0] is not rules:
+        listed = tuple(str(entry.id) for entry in getattr(rules, table))
+        if len(_IDS) > 64:
+            _IDS.clear()
+        found = _IDS[key] = (rules, listed, frozenset(listed))
+    return found[1], found[2]
+
+
+def unknown_ids(field: str, value: object, what: str, known: tuple[str, ...],
+                allowed: frozenset[str]) -> list[InitErrorDetails]:  # fmt: skip
+    """The problems of one field's ``value`` holding ids that must be in ``allowed`` (the
+    rule data's ``what`` ids, ``known`` in order): ``value`` is one id (or None), a list of ids
+    (each problem at its index) or a mapping keyed by ids (each at its key). Each says, in the
+    engine's own words, ``unknown weapon 'x' (known: a, b)``."""
+    if value is None or (isinstance(value, str) and value in allowed):
+        return []  # the usual cases, without building anything
+    if isinstance(value, str):
+        found: list[tuple[tuple[str | int, ...], str]] = [((field,), value)]
+    elif isinstance(value, Mapping):
+        found = [((field, k), k) for k in value if k not in allowed]
+    elif isinstance(value, list | tuple):
+        found = [((field, i), v) for i, v in enumerate(value) if v not in allowed]
+    else:
+        return []
+    return [
+        InitErrorDetails(
+            # A custom error type with no context: pydantic shows the message as it is (no
+            # "Value error, " prefix, and braces in an id are not taken for a template).
+            type=PydanticCustomError(
+                "unknown_id", f"unknown {what} {v!r} (known: {', '.join(known)})"
+            ),
+            loc=loc,
+            input=v,
+        )
+        for loc, v in found
+    ]
+
+
+def refuse(model: str, problems: list[InitErrorDetails]) -> None:
+    """Raise ``problems`` as one ValidationError, when there are any. Raised from a model's
+    ``model_post_init``, pydantic reports each under the model's place in the body
+    (``body.combatants.0.skills.x``; a union's branch keeps its model's name,
+    ``body.attacker.StatBlock.skills.x``)."""
+    if problems:
+        raise ValidationError.from_exception_data(model, problems)
