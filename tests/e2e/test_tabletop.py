@@ -177,3 +177,66 @@ def test_a_karmic_view_sets_vitality_and_the_disarmed_status_and_undo_takes_them
     )
     assert restored == [[7, [], None], [7, [], None]]
     assert gm.problems == []
+
+
+def swordsman(actor_id: str) -> dict[str, Any]:
+    """A plain combat-styles human (Combat Style 60, Evade 40, broadsword and heater)."""
+    return {
+        "id": actor_id,
+        "name": actor_id,
+        "characteristics": {"str": 11, "con": 11, "siz": 12, "dex": 12, "int": 12, "pow": 10},
+        "skills": {"combat_style": 60, "evade": 40, "endurance": 40, "athletics": 30},
+        "weapons": ["broadsword", "heater"],
+    }
+
+
+def statuses_of(page: Page, actor_id: str) -> list[str]:
+    return page.call(  # type: ignore[no-any-return]
+        "(id) => [...canvas.tokens.placeables.find((t) => t.actor.id === id).actor.statuses]"
+        ".sort()",
+        actor_id,
+    )
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_combat_styles_fighter_stays_prone_across_a_later_blow_until_he_stands(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    gm = open_page(site, server, scene=SCENE)
+    gm.wait_status("open")
+    kara, orm_id = "actorKara0000001", ORM
+
+    def send(type_: str, body: dict[str, Any], dice: list[int]) -> dict[str, Any]:
+        """Send one request; once the GM's client has written its outcome onto the tabletop
+        (the card's Undo appears), return its result as the server logged it."""
+        answer = gm.call(
+            """async ([type, body, dice]) => game.modules.get("arbiter").api.request(
+                "combat-styles", type, body, { dice, encounter: "prone-e2e" })""",
+            [type_, body, dice],
+        )
+        gm.card(answer["message"]).locator("[data-arbiter-undo]").wait_for()
+        return json.loads(log_rows(server)[-1]["outcome"])["result"]  # type: ignore[no-any-return]
+
+    # Orm evades Kara's blow (attack 80 fails, Evade 30 succeeds) and ends prone.
+    first = {"attacker": kara, "defender": orm_id, "defence": "evade", "effects": []}
+    combatants = [swordsman(kara), swordsman(orm_id)]
+    result = send("exchange", {**first, "combatants": combatants}, [80, 30])
+    assert result["lasting"][orm_id] == ["prone"]
+    assert statuses_of(gm, orm_id) == ["prone"]
+    # Kara's next blow lands on the prone Orm (attack 30, 1d8 3 to the right leg, 1d20 2):
+    # a minor wound whose result says nothing of his being down. He stays prone.
+    second = {"attacker": kara, "defender": orm_id, "defence": "none", "effects": []}
+    result = send("exchange", second, [30, 3, 2])
+    assert result["blow"]["wound"]["consequences"] == []
+    assert result["lasting"][orm_id] == ["prone"]
+    leg = "(id) => canvas.tokens.placeables.find((t) => t.actor.id === id).actor"
+    leg += ".getFlag('arbiter', 'vitals.combat-styles')?.locations?.right_leg ?? null"
+    assert wait_until(lambda: gm.call(leg, orm_id)) == 2
+    assert statuses_of(gm, orm_id) == ["prone"]
+    board(gm, f"v{generation}-combat-styles-still-prone")
+    # He stands (Regain Footing, unengaged): the status goes.
+    result = send("act", {"combatant": orm_id, "action": "regain_footing"}, [])
+    assert result["lasting"] == {orm_id: []}
+    assert statuses_of(gm, orm_id) == []
+    assert statuses_of(gm, kara) == []
+    assert gm.problems == []

@@ -21,7 +21,8 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
   ``spirit_engagement``, ``saddle`` (who rides whom), ``pending_exchange`` (the typed records of an exchange and of a
   spirit combat between their rolls and their finish, which finishing and the effects read), ``pending`` (the read-only
   view of a parked exchange or spirit combat that a choice answers), ``phases`` (the
-  encounter's phases and the one table of moves between them, with its essay);
+  encounter's phases and the one table of moves between them, with its essay), ``lasting``
+  (the public conditions of each combatant a request wrote, a result's ``lasting``);
 * ``grades/`` — what grades a roll: ``situations`` (grades, caps, range bands, conditions,
   fatigue), ``contests``, ``burdens``;
 * ``rounds/`` — the round state machine; its ``__init__`` is the entry point other layers call

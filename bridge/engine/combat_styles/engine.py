@@ -30,8 +30,10 @@ from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     needs_encounter,
+    released,
     writable,
 )
+from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting
 from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
     PendingExchange,
@@ -116,11 +118,11 @@ def _choose(
     if is_spirit(record):
         spirit = PendingSpiritCombat.of(record)
         _chosen_by(body, spirit.chooser)
-        new = writable(state, spirit.attacker, spirit.defender)
+        new = writable(state)
         return finish_spirit_combat(rules, new, spirit, list(body.effects), dice)
     pending = PendingExchange.of(record)
     _chosen_by(body, pending.chooser)
-    new = writable(state, *pending.involved())
+    new = writable(state)
     new["pending"] = dict(state["pending"])
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
@@ -228,6 +230,12 @@ class CombatStylesEngine:
             choices = pending_choices(view, kind, done.result, done.state)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
+        # What lasts on each combatant the request wrote, for the tabletop (a condition shows
+        # until the state ends it, whatever later results restate).
+        released(done.state)
+        held = lasting(state, done.state)
+        if held:
+            done.result["lasting"] = held
         if choices or kind == "state":
             done.result["pending"] = choices
         return done

@@ -33,6 +33,13 @@ CombatantCondition = Literal[
 """Conditions the engine records on a combatant that a situational modifier may follow."""
 
 
+class PreparedPosition(RuleModel):
+    """The weapons a prepared position frees from a situational modifier: by id, or by kind."""
+
+    weapons: tuple[Id, ...] = ()
+    kinds: tuple[Literal["ranged", "firearm", "siege"], ...] = ()
+
+
 class SituationalModifier(Entry):
     """A situation and the difficulty grade it imposes (the most severe of several applies)."""
 
@@ -42,9 +49,25 @@ class SituationalModifier(Entry):
     applies_to: Literal["all", "attack", "defence"] = "all"
     """Close-combat modifiers apply to attacking, parrying and evading unless stated."""
     while_condition: CombatantCondition | None = None
-    """The engine applies this situation by itself to every roll of a combatant bearing this
-    condition (e.g. ``prone``: fighting while prone); absent, it applies only when named."""
+    """The engine applies this situation by itself to the rolls of a combatant bearing this
+    condition (e.g. ``prone``: fighting while prone); absent, it applies only when named. A
+    ``close`` one grades every roll but a ranged attack; a ``ranged`` one grades the bearer's
+    ranged attacks instead of the close one following the same condition (attacker prone)."""
+    negated_from_prepared_position: PreparedPosition | None = None
+    """A ranged attack with one of these weapons from a prepared position
+    (``situation.prepared_position``) escapes this modifier (a prone crossbowman)."""
     description: str = ""
+
+    @model_validator(mode="after")
+    def _ranged_conditions_grade_attacks(self) -> SituationalModifier:
+        if self.context == "ranged" and self.while_condition and self.applies_to != "attack":
+            raise ValueError(
+                f"{self.id}: a ranged situation following a condition grades the bearer's "
+                "ranged attacks (applies_to = 'attack')"
+            )
+        if self.negated_from_prepared_position is not None and self.context != "ranged":
+            raise ValueError(f"{self.id}: only a ranged situation is negated from a position")
+        return self
 
 
 class SkillCap(Entry):

@@ -9,8 +9,10 @@
 // fields (hit-location items, injury items, the system's own status effects), those are written
 // too (system-fields.mjs). An hmk combatant's lasting conditions (bleeding, penalties, knock-outs
 // …) are shown while its summary lists them (`lasting`, docs/requests-hmk.md) and taken off
-// when a summary no longer does (a `round`, a cure). Every application is kept on its card, so
-// the GM can undo it (the previous values restored, items it created deleted).
+// when a summary no longer does (a `round`, a cure); a combat-styles combatant's (prone,
+// stunned …) while the latest result that changed him lists them (its `lasting`). Every
+// application is kept on its card, so the GM can undo it (the previous values restored, items
+// it created deleted).
 
 import { valueAt } from "./presets.mjs";
 import { undoSystemFields, writeSystemFields } from "./system-fields.mjs";
@@ -112,6 +114,11 @@ export function vitalsOf(outcome) {
       entry.wound = { location: w.location, level: w.wound, consequences: w.consequences ?? [] };
       if (OWN[w.wound]) entry.conditions.push(w.wound);
       for (const text of w.consequences ?? []) for (const word of ["unconscious", "prone", "dead", "incapacitated"]) if (String(text).startsWith(word)) entry.conditions.push(word);
+    }
+    // What lasts: each combatant the result changed, with every condition the state holds after
+    // it, so a condition stays until the state ends it (docs/requests-combat-styles.md).
+    for (const [id, names] of Object.entries(result.lasting ?? {})) {
+      (out[id] ??= { locations: {}, levels: {}, conditions: [] }).conditions.push(...names);
     }
   }
   if (outcome.ruleset === "karmic") {

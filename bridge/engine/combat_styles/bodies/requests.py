@@ -91,6 +91,9 @@ class Situation(Body):
     braced_weapon: bool = False
     """A mounted charge with the weapon braced (a couched lance): it cannot parry until the
     end of the rider's next turn unless ``combat.mounted.braced_weapon_can_parry``."""
+    prepared_position: bool = False
+    """The attacker fires from a prepared position: a weapon the rule data names (crossbows,
+    firearms) escapes the situations it negates (Attacker prone). Ranged attacks only."""
 
 
 class EffectChoice(Body):

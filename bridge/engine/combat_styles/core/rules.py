@@ -246,8 +246,23 @@ def build(model: Any) -> RulesView:
         evade_ends_prone=combat.evading.ends_prone,
         grapple_body_grade=combat.grapple.body_grade,
         condition_situations=tuple(
-            (s.while_condition, s.id) for s in model.situational_modifiers if s.while_condition
+            (s.while_condition, s.id)
+            for s in model.situational_modifiers
+            if s.while_condition and s.context == "close"
         ),
+        ranged_condition_situations=tuple(
+            (s.while_condition, s.id)
+            for s in model.situational_modifiers
+            if s.while_condition and s.context == "ranged"
+        ),
+        prepared_position={
+            s.id: (
+                frozenset(s.negated_from_prepared_position.weapons),
+                frozenset(s.negated_from_prepared_position.kinds),
+            )
+            for s in model.situational_modifiers
+            if s.negated_from_prepared_position is not None
+        },
         checks_ids=frozenset(g.id for g in model.grades),
         inside_reach_can_parry=combat.reach.inside_reach_can_parry,
         inside_reach_damage_cap=combat.reach.inside_reach_damage_cap,

@@ -203,7 +203,8 @@ class RulesView:
     evade_ends_prone: bool
     grapple_body_grade: str
     condition_situations: tuple[tuple[str, str], ...]
-    """(condition, situational modifier id): a combatant bearing the condition rolls under it."""
+    """(condition, close-combat situational modifier id): a combatant bearing the condition
+    rolls under it."""
     checks_ids: frozenset[str]
     inside_reach_can_parry: bool
     inside_reach_damage_cap: str
@@ -243,6 +244,13 @@ class RulesView:
     """Hit-location table id → its plan; a combatant's ``body_plan`` picks one."""
     default_body_plan: str = ""
     """The plan of a combatant whose stat block names none (``combat.body_plan``)."""
+    ranged_condition_situations: tuple[tuple[str, str], ...] = ()
+    """(condition, ranged situational modifier id): the bearer's ranged attacks roll under it,
+    and not under the close-combat one following the same condition."""
+    prepared_position: Mapping[str, tuple[frozenset[str], frozenset[str]]] = field(
+        default_factory=dict
+    )
+    """Situational modifier id → (weapon ids, weapon kinds) a prepared position frees from it."""
 
     memo: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """Caches of pure functions of this view (e.g. effect eligibility)."""

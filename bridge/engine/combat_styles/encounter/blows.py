@@ -19,7 +19,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
 )
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, deep_copy
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.wounds import (
     apply_wound,
@@ -303,7 +303,6 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     victim = combatant(fx.state, name)
     if name not in fx.state["combatants"] or victim is fx.attacker:
         raise EngineError("the bystander must be someone other than the attacker")
-    fx.state["combatants"][name] = victim = _copy(victim)
     damage, totals = roll_damage(fx, arm, fx.attacker, 1, p.dm_steps, factor, effects=False)
     blow = Blow(name, None, totals, damage, damage)
     blow.steps.append(
@@ -332,7 +331,3 @@ def strike_weapon(fx: Finisher, owner: JSON, weapon_id: str, blow: Blow) -> Blow
         f"Damage Weapon: {arm.name} takes {through} ({state['hp']} HP left{', broken' if state['broken'] else ''})"
     )
     return blow
-
-
-def _copy(rec: JSON) -> JSON:
-    return deep_copy(rec)

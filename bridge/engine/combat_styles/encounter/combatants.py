@@ -175,19 +175,32 @@ def needs_encounter(state: JSON | None, what: str = "this request") -> JSON:
     return state
 
 
+GIVEN = "_given"
+"""Key of a writable state (:func:`writable`) holding the combatant records of the state it was
+made from: a record still identical to its given one is copied when first reached through
+:func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
+
+
 def combatant(state: JSON, cid: str) -> JSON:
-    """The record of ``cid`` in ``state``; EngineError when there is none."""
+    """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
+    the record is the state's own: copied (:func:`writable_record`) the first time it is
+    reached, so the state it was made from is never changed through it."""
     try:
-        return state["combatants"][cid]
+        rec: JSON = state["combatants"][cid]
     except KeyError:
         known = ", ".join(sorted(state.get("combatants", {})))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
+    given = state.get(GIVEN)
+    if given is not None and given.get(cid) is rec:
+        rec = state["combatants"][cid] = writable_record(rec)
+    return rec
 
 
-def writable(state: JSON, *ids: str) -> JSON:
-    """A copy of ``state`` in which the records of ``ids`` may be changed freely.
+def writable(state: JSON) -> JSON:
+    """A copy of ``state`` whose records may be changed once reached through :func:`combatant`
+    (each is copied the first time); a state already writable stays so, its copies its own.
 
-    The input state is never mutated (the server keeps it). Only the touched records are
+    The input state is never mutated (the server keeps it). Only the records reached are
     copied, and of those only the parts requests change (hit points, armour, weapons,
     conditions, wounds, marks); characteristics, skills and the like are shared.
     """
@@ -200,11 +213,27 @@ def writable(state: JSON, *ids: str) -> JSON:
     for key in ("pending", "initiative"):
         if key in state:
             out[key] = dict(state[key])
-    records = out["combatants"]
-    for cid in ids:
-        old = records.get(cid)
-        records[cid] = writable_record(old if old is not None else combatant(state, cid))
+    if GIVEN not in state:
+        out[GIVEN] = state["combatants"]
     return out
+
+
+def recopied(state: JSON, cid: str) -> JSON:
+    """A fresh copy of ``cid``'s record put in ``state`` in place of the one there, even one
+    already the state's own: a record reached before (by a caller still holding it) is
+    detached from the state, and what is written to it after is lost.
+
+    Kept only where the engine has always re-copied (a new round, a dithered delay, a lapsed
+    follow-up, drained essence), so that outcomes stay byte for byte what they were; see the
+    report of the typed-records step for the outcomes this decides."""
+    rec = state["combatants"][cid] = writable_record(combatant(state, cid))
+    return rec
+
+
+def released(state: JSON | None) -> None:
+    """Forget, in a state leaving the engine, which records it was made from."""
+    if state is not None:
+        state.pop(GIVEN, None)
 
 
 def writable_record(old: JSON) -> JSON:

@@ -12,7 +12,11 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     target,
 )
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, writable_record
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    add_condition,
+    combatant,
+    recopied,
+)
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice
 
@@ -35,7 +39,7 @@ def lapse(state: JSON, cid: str) -> None:
     for vid, victim in list(state["combatants"].items()):
         for name, held in victim["conditions"].items():
             if held.get("by") == cid and held.get("follow_up") == READY:
-                copy = state["combatants"][vid] = writable_record(victim)
+                copy = recopied(state, vid)
                 copy["conditions"][name]["follow_up"] = "lapsed"
                 victim = copy
 
@@ -74,7 +78,7 @@ def resolve(
     """The follow-up: the taker's roll of the data's skill against the victim's best resisting
     skill (opposed); if the victim does not resist, the data's condition befalls him."""
     effect_id, follow = rules.follow_ups[action]
-    victim = state["combatants"][victim_id]
+    victim = combatant(state, victim_id)
     held_as = next(
         name
         for name, held in victim["conditions"].items()

@@ -11,7 +11,7 @@ the winner again for the Round or the encounter.
 
 from __future__ import annotations
 
-from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, writable_record
+from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, recopied
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 BLEEDING = "bleeding_essence"
@@ -96,7 +96,7 @@ def drain_at_cycle_start(state: JSON) -> None:
         cond = records[cid]["conditions"].get(BLEEDING)
         if cond is None or records[cid].get("magic_points") is None:
             continue
-        c = records[cid] = writable_record(records[cid])
+        c = recopied(state, cid)
         before = int(c["magic_points"])
         c["magic_points"] = after = before - int(cond["magic_points_per_cycle"])
         lost: JSON = {"combatant": cid, "magic_points": {"before": before, "after": after}}
@@ -105,8 +105,7 @@ def drain_at_cycle_start(state: JSON) -> None:
             lost["defeated"] = cond["defeated_condition"]
             other = cond.get("engagement")
             if other is not None and other in records:
-                records[other] = writable_record(records[other])
-                disengage(state, c, records[other])
+                disengage(state, c, recopied(state, other))
         drained.append(lost)
     if drained:
         state["essence_lost"] = {"round": state["round"], "cycle": state["cycle"], "lost": drained}

@@ -92,7 +92,7 @@ def start_exchange(
     if attacker_id == defender_id:
         raise EngineError("a combatant cannot attack himself")
     defended_by = body.defended_by
-    state = writable(state, attacker_id, defender_id, *((defended_by,) if defended_by else ()))
+    state = writable(state)
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
     att_conditions = att["conditions"]
@@ -337,14 +337,21 @@ def start_exchange(
     return Resolution(result=result, state=state)
 
 
-_DEFAULT_SITUATION: JSON = Situation().model_dump()
+_UNRECORDED_UNLESS_SET = frozenset({"prepared_position"})
+"""Situation fields recorded only when true: a situation recorded before they existed reads
+back the same, and every record without them stays byte for byte what it was."""
+
+_DEFAULT_SITUATION: JSON = Situation().model_dump(exclude=set(_UNRECORDED_UNLESS_SET))
 
 
 def situation_json(situation: Situation) -> JSON:
-    """``situation.model_dump()``; a situation that sets nothing is the default's dump (with
-    fresh containers), which costs a fraction of serialising it."""
+    """``situation.model_dump()`` without the fields of ``_UNRECORDED_UNLESS_SET`` left false;
+    a situation that sets nothing is the default's dump (with fresh containers), which costs a
+    fraction of serialising it."""
     if situation.__pydantic_fields_set__:  # model_fields_set, without a property call
-        return situation.model_dump()
+        if situation.prepared_position:
+            return situation.model_dump()
+        return situation.model_dump(exclude=set(_UNRECORDED_UNLESS_SET))
     return {**_DEFAULT_SITUATION, "attacker_situations": [], "defender_situations": [], "cover": {}}
 
 

@@ -176,7 +176,7 @@ def attack_terms(
     if not situation.__pydantic_fields_set__:  # model_fields_set, without a property call
         # A situation that sets nothing changes nothing: only the attacker's own conditions
         # and load count (the common case, spared the dozen situation reads below).
-        grades = condition_grades(rules, attacker, notes)
+        grades = condition_grades(rules, attacker, notes, arm if arm.is_ranged else None)
         skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
         steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
         grade = checks.shifted(checks.most_severe(grades), steps)
@@ -188,8 +188,14 @@ def attack_terms(
         return AttackTerms(grade, grade, skill, band, 0, 0, dm, ONE, tuple(notes))
     if situation.attacker_situations or situation.defender_situations:
         check_situations(rules, situation, "ranged" if arm.is_ranged else "close")
+    if situation.prepared_position and not arm.is_ranged:
+        raise EngineError("a prepared position is for firing a ranged weapon, not a melee blow")
     ids = _grade_ids(rules, situation.attacker_situations, attacker) + condition_grades(
-        rules, attacker, notes
+        rules,
+        attacker,
+        notes,
+        arm if arm.is_ranged else None,
+        situation.prepared_position,
     )
     skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
     steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
@@ -297,11 +303,21 @@ def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
     return rules.fatigue[min(lost, len(rules.fatigue) - 1)]
 
 
-def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
+def condition_grades(
+    rules: RulesView,
+    c: JSON,
+    notes: list[str],
+    ranged: Arm | None = None,
+    prepared: bool = False,
+) -> list[str]:
     """Grades a combatant's own conditions impose on his rolls, read from the rule data:
     blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
     impaled in him (the impale table), and each situation the data ties to a condition he
-    bears (``while_condition``: fighting while prone)."""
+    bears (``while_condition``: fighting while prone).
+
+    For his attack with the ``ranged`` weapon, a ranged situation tied to a condition (attacker
+    prone, blinded) stands in for the close-combat one — unless the data frees that weapon
+    fired from a ``prepared`` position from it (a prone crossbowman)."""
     if not c["conditions"] and not c.get("fatigue_levels"):
         return []  # fresh and unhindered: the usual case
     grades: list[str] = []
@@ -315,7 +331,9 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
         if why:
             notes.append(f"{c['name']}: {', '.join(why)}")
         return grades
-    if "blinded" in conditions:
+    ranged_rows = rules.ranged_condition_situations if ranged is not None else ()
+    by_ranged_row = {condition for condition, _ in ranged_rows}
+    if "blinded" in conditions and "blinded" not in by_ranged_row:
         situation = rules.effects[rules.effect_conditions["blinded"]].params.imposes_situation
         if situation in rules.situations:
             grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
@@ -336,9 +354,24 @@ def condition_grades(rules: RulesView, c: JSON, notes: list[str]) -> list[str]:
             grades.append(rules.checks.grades[-1].id)
             why.append("incapacitated by an impaled weapon")
     for condition, situation in rules.condition_situations:
-        if condition in conditions:
+        if condition in conditions and condition not in by_ranged_row:
             grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
             why.append(condition)
+    for condition, situation in ranged_rows:
+        if condition not in conditions:
+            continue
+        if ranged is not None and prepared and _freed_by_position(rules, situation, ranged):
+            why.append(f"{condition}, firing from a prepared position")
+            continue
+        grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
+        why.append(condition)
     if why:
         notes.append(f"{c['name']}: {', '.join(why)}")
     return grades
+
+
+def _freed_by_position(rules: RulesView, situation: str, arm: Arm) -> bool:
+    """Whether ``arm`` fired from a prepared position escapes ``situation`` (the data's
+    ``negated_from_prepared_position``)."""
+    freed = rules.prepared_position.get(situation)
+    return freed is not None and (arm.id in freed[0] or arm.kind in freed[1])

@@ -40,7 +40,7 @@ def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Di
     for cid in body.skills:
         if cid not in everyone:
             raise EngineError(f"skills names {cid!r}, who is not in this pass")
-    state = writable(state, *everyone)
+    state = writable(state)
     turns = tracks_turns(state)
     if turns and (state["cycle"] != 1 or state["acted"]):
         raise EngineError("the aerial pass is rolled at the start of a round, before anyone acts")

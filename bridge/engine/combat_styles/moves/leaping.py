@@ -35,7 +35,11 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
 from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
-from arbiter.bridge.engine.combat_styles.exchange.exchange import SUMMARY_KEYS, summary
+from arbiter.bridge.engine.combat_styles.exchange.exchange import (
+    SUMMARY_KEYS,
+    situation_json,
+    summary,
+)
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
 from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
@@ -55,7 +59,7 @@ def leaping_attack(
     if body.attacker == body.defender:
         raise EngineError("a combatant cannot leap on himself")
     leap = rules.model.combat.leaping_attack
-    state = writable(state, body.attacker, body.defender)
+    state = writable(state)
     att = combatant(state, body.attacker)
     dfd = combatant(state, body.defender)
     for c in (att, dfd):
@@ -234,7 +238,7 @@ def _pending(
         True,
         None,
         [],
-        Situation().model_dump(),
+        situation_json(Situation()),
         {},
         notes,
         False,

@@ -65,7 +65,7 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
     if body.mount is None:
         if ridden is None:
             raise EngineError(f"{rider['name']} is not mounted")
-        state = writable(state, rider["id"], ridden["id"])
+        state = writable(state)
         rider = combatant(state, rider["id"])
         pay_action(rules, state, rider, MOUNT_ACTION)
         dismount(state, rider)
@@ -80,7 +80,7 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
     steed = combatant(state, body.mount)
     if RIDDEN in steed["conditions"] or MOUNTED in steed["conditions"]:
         raise EngineError(f"{steed['name']} is already ridden or riding")
-    state = writable(state, rider["id"], steed["id"])
+    state = writable(state)
     rider, steed = combatant(state, rider["id"]), combatant(state, steed["id"])
     pay_action(rules, state, rider, MOUNT_ACTION)
     add_condition(rider, MOUNTED, None, mount=steed["id"])
@@ -132,7 +132,7 @@ def mounted_withdraw(
     # Every attack records its Round on the attacker (``attacked_round``).
     if tracks_turns(state) and steed.get("attacked_round") == state["round"]:
         raise EngineError(f"{steed['name']} is attacking this round: no free withdrawal")
-    state = writable(state, rider["id"])
+    state = writable(state)
     rider = combatant(state, rider["id"])
     pay_action(rules, state, rider, WITHDRAW_ACTION)
     rider["conditions"].pop("engaged", None)
@@ -197,7 +197,7 @@ def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution
         and MOUNTED in dfd["conditions"]
         and rules.model.combat.evading.mounted_leaves_saddle
     ):
-        state = writable(state, dfd["conditions"][MOUNTED]["mount"])
+        state = writable(state)
         dfd = combatant(state, body.defender)
         steed = combatant(state, str(dismount(state, dfd)))
         done.result.setdefault("notes", []).append(

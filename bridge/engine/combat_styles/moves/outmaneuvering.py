@@ -48,7 +48,7 @@ def outmaneuver(
         raise EngineError("name the foe to engage (engage), one of the opponents")
     if body.then != "engage" and body.engage is not None:
         raise EngineError('engage names a foe only with then = "engage"')
-    state = writable(state, body.combatant, *foes)
+    state = writable(state)
     mover = combatant(state, body.combatant)
     for c in (mover, *(combatant(state, f) for f in foes)):
         if any(has_condition(c, o) for o in rounds.OUT):

@@ -41,7 +41,7 @@ def sweep_attack(
     for tid in ids:
         combatant(state, tid)
         check_attack(state, body.attacker, tid)
-    state = writable(state, body.attacker)
+    state = writable(state)
     rounds.spend_for_attack(rules, state, combatant(state, body.attacker))
     shared: int | None = None
     exchanges: list[JSON] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import writable
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, writable
 from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
 from arbiter.bridge.engine.combat_styles.rounds import OUT
 from arbiter.bridge.engine.contract import JSON, Resolution
@@ -118,11 +118,11 @@ def _moved_away(rules: RulesView, kind: str, body: Any, leaper: str, victim: str
 
 def _ended(state: JSON, ended: list[JSON]) -> JSON:
     """A copy of ``state`` with each ended pair's ``astride`` and ``held_down_by`` removed."""
-    ids = {e[k] for e in ended for k in ("leaper", "victim")}
-    new = writable(state, *(i for i in sorted(ids) if i in state["combatants"]))
+    new = writable(state)
     records = new["combatants"]
     for e in ended:
-        leaper, victim = records.get(e["leaper"]), records.get(e["victim"])
+        leaper = combatant(new, e["leaper"]) if e["leaper"] in records else None
+        victim = combatant(new, e["victim"]) if e["victim"] in records else None
         if leaper is not None and _astride_on(leaper, e["victim"]):
             del leaper["conditions"][ASTRIDE]
         if victim is not None:

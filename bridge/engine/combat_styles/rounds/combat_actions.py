@@ -44,7 +44,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         if current(state) != body.combatant:
             raise EngineError(f"it is not {body.combatant}'s turn")
         return next_turn(state, rules)
-    state = writable(state, body.combatant)
+    state = writable(state)
     c = combatant(state, body.combatant)
     if body.action not in rules.actions:
         known = ", ".join(sorted(rules.actions))
@@ -62,15 +62,11 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     if body.action in rules.follow_ups:
         # Chosen before the action is paid for: paying ends the Turn the move belongs to.
         follow_up_on = follow_ups.ready_victim(rules, state, c, body.action, body.target)
-        state = writable(state, follow_up_on)
-        c = state["combatants"][c["id"]]
     opponent = None
     if body.action == footing.ACTION:
         # Refused before it is paid for: a fighter on his feet has nothing to regain.
         footing.check_can_stand(rules, c)
         opponent = footing.opponent_of(rules, state, c, body.target)
-        state = writable(state, *footing.touched(state, c, opponent))
-        c = state["combatants"][c["id"]]
     if kind == "proactive":
         if body.action == "attack":
             raise EngineError("attacks are made with an exchange request")
@@ -103,9 +99,6 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         and body.weapon is not None
         and body.weapon in c["conditions"].get("impaled_in", {}).get("weapons", [])
     ):
-        victim = c["conditions"]["impaled_in"]["victims"][body.weapon]
-        state = writable(state, victim)
-        c = state["combatants"][c["id"]]
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
     elif body.action in HAND_ACTIONS and body.weapon is not None and c.get("hands") is not None:
         result["hands"] = HAND_ACTIONS[body.action](rules, c, body.weapon)

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, writable
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    add_condition,
+    combatant,
+    writable,
+)
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
 from arbiter.bridge.engine.contract import JSON, Resolution
 
@@ -45,10 +49,10 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
     dying = [cid for cid, c in after["combatants"].items() if DYING in c["conditions"]]
     if not dying:
         return done
-    state = writable(after, *dying)
+    state = writable(after)
     died: list[JSON] = []
     for cid in dying:
-        c = state["combatants"][cid]
+        c = combatant(state, cid)
         timer = c["conditions"][DYING]
         if "dies_at_round" not in timer:
             # Stamped at the first round closing after the wound: it was dealt in the round

@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
 from arbiter.bridge.engine.combat_styles.core.view import Fatigue, RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition, writable
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    combatant,
+    has_condition,
+    writable,
+)
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
 from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
 from arbiter.bridge.engine.combat_styles.rounds import OUT
@@ -80,12 +84,12 @@ def after_request(
         or after["round"] <= before["round"]
     ):
         return done
-    state = writable(after, *after["combatants"])
+    state = writable(after)
     rounds: list[JSON] = []
     for completed in range(before["round"], after["round"]):
         checks: list[JSON] = []
         for cid in state["order"]:
-            c = state["combatants"][cid]
+            c = combatant(state, cid)
             every = every_rounds(rules, c)
             level = fatigue_of(rules, c)
             if every is None or completed % every or any(has_condition(c, o) for o in OUT):

@@ -101,7 +101,7 @@ def regain_footing(
     if opponent_id is None:
         _stand(state, c)
         return {**out, "stood": True, "note": "unengaged: stands without a roll"}
-    opponent = state["combatants"][opponent_id]
+    opponent = combatant(state, opponent_id)
     mine_skill = _chosen(tuple(data.skills), c, skill)
     theirs_skill = _chosen(tuple(data.opponent_skills), opponent, None)
     penalty = contest_penalty([skill_value(c, mine_skill), skill_value(opponent, theirs_skill)])
@@ -123,6 +123,6 @@ def _stand(state: JSON, c: JSON) -> None:
     """Remove ``prone``; a leaper astride him is thrown off (his ``astride`` cleared)."""
     prone = c["conditions"].pop("prone")
     for rider_id in {prone.get("held_down_by")} - {None}:
-        rider = state["combatants"].get(rider_id)
+        rider = combatant(state, rider_id) if rider_id in state["combatants"] else None
         if rider is not None and rider["conditions"].get("astride", {}).get("on") == c["id"]:
             del rider["conditions"]["astride"]

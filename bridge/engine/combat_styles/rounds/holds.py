@@ -20,6 +20,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
 from arbiter.bridge.engine.combat_styles.core.damage import expr_of
 from arbiter.bridge.engine.combat_styles.core.traits import withdraw_share
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
 from arbiter.bridge.engine.combat_styles.encounter.wounds import apply_wound
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice
@@ -49,7 +50,8 @@ def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
     for condition in held_by(rules, victim):
         hold = victim["conditions"][condition]
         skills, chooser = _skills(rules, condition)
-        holder = state["combatants"].get(hold.get("by", ""))
+        by = hold.get("by", "")
+        holder = combatant(state, by) if by in state["combatants"] else None
         mine_skill = max(skills, key=lambda s: victim["skills"].get(s, 0))
         checks = rules.checks
         if holder is None:
@@ -95,7 +97,7 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
     if weapon not in stuck.get("weapons", []):
         raise EngineError(f"{wielder['name']}'s {weapon} is not stuck in anyone")
     victim_id = stuck["victims"][weapon]
-    victim = state["combatants"][victim_id]
+    victim = combatant(state, victim_id)
     checks = rules.checks
     impale = rules.effects[rules.effect_conditions["impaled"]].params
     skill = impale.withdraw_skill

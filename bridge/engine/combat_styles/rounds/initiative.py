@@ -44,7 +44,7 @@ def start(rules: RulesView, body: StartEncounterBody) -> JSON:
 def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JSON]:
     """Roll initiative for everyone and open round 1. Returns (state, result)."""
     require(state, INITIATIVE)
-    state = writable(state, *state["combatants"])
+    state = writable(state)
     initiative = rules.model.initiative
     term = parse(initiative.die).terms[0]
     if not isinstance(term, DiceTerm):

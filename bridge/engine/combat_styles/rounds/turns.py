@@ -13,8 +13,8 @@ from arbiter.bridge.engine.combat_styles.encounter import follow_ups
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     has_condition,
+    recopied,
     writable,
-    writable_record,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import (
     INTERRUPT,
@@ -49,8 +49,8 @@ def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) 
     state["proactive"] = []
     state["delayed"] = []
     for cid in list(state["combatants"]):
-        # A new round touches everyone: give each record its own copy first.
-        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
+        # A new round touches everyone: each record gets its own copy first.
+        c = recopied(state, cid)
         if not first:
             c["conditions"].pop("surprised", None)
             bleeding = c["conditions"].get("bleeding")
@@ -84,7 +84,7 @@ def current(state: JSON) -> str | None:
 def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
     state["acted"].append(cid)
     follow_ups.lapse(state, cid)
-    c = state["combatants"][cid]
+    c = combatant(state, cid)
     if "surprised" in c["conditions"]:
         # His initiative has come: from now on he may defend (but not attack this round).
         c["conditions"]["surprised"]["turn_come"] = True
@@ -110,7 +110,7 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
         return
     for cid in state["delayed"]:
         # A delay not used before the cycle ends is a dither: the point is lost.
-        c = state["combatants"][cid] = writable_record(state["combatants"][cid])
+        c = recopied(state, cid)
         c["ap"] = max(0, c["ap"] - 1)
     state["delayed"] = []
     anyone = [cid for cid, c in state["combatants"].items() if c["ap"] > 0 and able(c)]
@@ -184,7 +184,7 @@ def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
 
 def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """The current combatant holds his action for a later interrupt or reaction."""
-    state = writable(state, cid)
+    state = writable(state)
     c = combatant(state, cid)
     require_turn(state, c, "delay")
     check_turn_not_lost(c, "delay")
@@ -195,7 +195,7 @@ def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, 
 
 def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """A delaying combatant acts now, paying the point his delay held back."""
-    state = writable(state, cid)
+    state = writable(state)
     c = combatant(state, cid)
     require(state, INTERRUPT)
     if cid not in state["delayed"]:
@@ -214,7 +214,7 @@ def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     cid = current(state)
     if cid is None:
         raise EngineError("nobody has a turn left in this cycle")
-    state = writable(state, cid)
+    state = writable(state)
     c = combatant(state, cid)
     c["ap"] -= 1
     end_turn(state, cid, rules)
@@ -225,9 +225,9 @@ def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
     """Everyone still to act this cycle dithers; the next cycle (or round) begins."""
     require(state, NEXT_CYCLE)
     waiting = [cid for cid in state["order"] if cid not in state["acted"]]
-    state = writable(state, *waiting)
+    state = writable(state)
     for cid in waiting:
-        c = state["combatants"][cid]
+        c = combatant(state, cid)
         if c["ap"] > 0 and able(c):
             c["ap"] -= 1
         state["acted"].append(cid)
@@ -238,9 +238,9 @@ def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
 def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     """Remaining action points are lost; a new round begins."""
     require(state, NEXT_ROUND)
-    state = writable(state, *state["combatants"])
-    for c in state["combatants"].values():
-        c["ap"] = 0
+    state = writable(state)
+    for cid in list(state["combatants"]):
+        combatant(state, cid)["ap"] = 0
     new_round(state, rules)
     return state, {"kind": "next_round", **snapshot(state)}
 

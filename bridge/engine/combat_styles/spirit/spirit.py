@@ -109,7 +109,7 @@ def spirit_combat(
         state = fresh_state(rules, body)
     if body.attacker == body.defender:
         raise EngineError("a combatant cannot engage himself in spirit combat")
-    state = writable(state, body.attacker, body.defender)
+    state = writable(state)
     att = combatant(state, body.attacker)
     dfd = combatant(state, body.defender)
     for c in (att, dfd):

@@ -60,14 +60,14 @@ GRADE_MULTIPLIER: dict[str | None, Fraction] = {
 }
 FATIGUE_GRADE = [None, "hard", "hard", "formidable"]  # Fresh, Winded, Tired, Wearied
 ATTACKER_CONDITION_GRADE: list[tuple[str, str | None, str | None]] = [
-    # (condition, in close combat, with a ranged weapon): "Fighting while prone" Formidable;
-    # "Blinded" Herculean; a grappled torso "imposes a difficulty penalty of Hard against any
-    # skill"; a grappled limb is only inoperable; an impaled weapon's grade is the one the
-    # wound records. A prone or blinded archer is left out (ranged column "-"): the ranged
-    # table's "Attacker prone" (Herculean) and "Blinded" (Hopeless, tagged uncertain) are not
-    # what the engine grades him by (the close-combat rows): a rules question, not this file's.
-    ("prone", "formidable", "-"),
-    ("blinded", "herculean", "-"),
+    # (condition, in close combat, with a ranged weapon): "Fighting while prone" Formidable,
+    # but the ranged table's "Attacker prone" Herculean; "Blinded" Herculean in close combat,
+    # the ranged table's "Blinded / loss of primary sense" Hopeless (tagged uncertain there;
+    # the rule data marks it assumed); a grappled torso "imposes a difficulty penalty of Hard
+    # against any skill"; a grappled limb is only inoperable; an impaled weapon's grade is the
+    # one the wound records.
+    ("prone", "formidable", "herculean"),
+    ("blinded", "herculean", "hopeless"),
     ("grappled/chest", "hard", "hard"),
     ("grappled/left_arm", None, None),
     ("impaled", "hard", "hard"),
@@ -124,17 +124,19 @@ def test_a_situation_that_sets_nothing_gives_the_terms_the_full_computation_give
     by_condition = {c: (close, ranged) for c, close, ranged in ATTACKER_CONDITION_GRADE}
     close, ranged = by_condition.get(_condition_key(conditions), (None, None))
     from_condition = ranged if arm.is_ranged else close
-    if from_condition != "-":
-        assert quick.grade.id == most_severe(from_condition, FATIGUE_GRADE[fatigue])
+    assert quick.grade.id == most_severe(from_condition, FATIGUE_GRADE[fatigue])
 
 
 def test_the_default_situation_is_recorded_as_its_dump_with_containers_of_its_own() -> None:
     first, second = situation_json(Situation()), situation_json(Situation())
-    assert first == Situation().model_dump()
+    # prepared_position is recorded only when true (records stay what they were before it).
+    assert first == Situation().model_dump(exclude={"prepared_position"})
     assert first["cover"] is not second["cover"]
     assert first["attacker_situations"] is not second["attacker_situations"]
     given = Situation(charging=True, cover={"head": 2})
-    assert situation_json(given) == given.model_dump()
+    assert situation_json(given) == given.model_dump(exclude={"prepared_position"})
+    prepared = Situation(prepared_position=True)
+    assert situation_json(prepared) == prepared.model_dump()
 
 
 @pytest.mark.parametrize("skill", [0, 35, 60, 101, 150])

@@ -3,6 +3,8 @@ counterattacks, luck in an exchange."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from arbiter.bridge.engine.contract import EngineError
@@ -373,3 +375,86 @@ def test_a_charge_with_a_damage_modifier_off_the_ladder_is_refused_before_any_di
     # Without the charge nothing steps it: the same blow lands with its +1d3.
     hit = table("exchange", {**charge, "situation": {}}, [30, 80, 4, 3, 2, 1, 1])
     assert hit["status"] == "complete" and ("1d3", 3) in table.rolled
+
+
+def _knocked_prone(table: Table, weapons: list[str], **over: Any) -> None:
+    """a (Combat Style 60) with ``weapons`` evades b's blow and ends prone."""
+    duel(table, fighter("a", weapons=weapons, **over), fighter("b"))
+    out = table(
+        "exchange", {"attacker": "b", "defender": "a", "defence": "evade", "effects": []}, [80, 30]
+    )
+    assert "a ends prone after evading" in out["notes"]
+
+
+def _shot(table: Table, weapon: str, **situation: Any) -> dict[str, Any]:
+    """a shoots (or strikes) b with ``weapon``, the only one in his hands; b does not defend."""
+    held = {w for w in table.who("a")["hands"].values() if w}
+    for other in sorted(held - {weapon}) + ([] if weapon in held else [weapon]):
+        table("act", {"combatant": "a", "action": "ready_weapon", "weapon": other})
+    body = {"attacker": "a", "defender": "b", "weapon": weapon, "defence": "none"}
+    return table("exchange", {**body, "situation": situation, "effects": []}, [90])
+
+
+def test_a_prone_archer_shoots_at_herculean_not_at_the_close_combat_formidable(
+    table: Table,
+) -> None:
+    # Ranged table: "Attacker prone: Herculean" (×1/10): 60 → 6; the close-combat row
+    # (Fighting while prone, Formidable: 30) is not his when he shoots.
+    _knocked_prone(table, ["broadsword", "short_bow"])
+    out = _shot(table, "short_bow")
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("herculean", 6)
+    assert "a: prone" in out["notes"]
+    # With his sword he still fights while prone: Formidable, 60 → 30.
+    out = _shot(table, "broadsword")
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("formidable", 30)
+
+
+def test_a_prone_crossbowman_from_a_prepared_position_escapes_the_attacker_prone_grade(
+    table: Table,
+) -> None:
+    # "** Negated for a crossbow or firearm fired from a prepared position": Standard, 60.
+    _knocked_prone(table, ["broadsword", "light_crossbow", "short_bow"])
+    out = _shot(table, "light_crossbow", prepared_position=True)
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("standard", 60)
+    assert "a: prone, firing from a prepared position" in out["notes"]
+    out = _shot(table, "light_crossbow")
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("herculean", 6)
+    out = _shot(table, "short_bow", prepared_position=True)  # a bow is not freed
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("herculean", 6)
+    with pytest.raises(EngineError, match="prepared position is for firing a ranged weapon"):
+        _shot(table, "broadsword", prepared_position=True)
+
+
+def _blinded(table: Table, **over: Any) -> None:
+    """b's critical parry blinds a (Blind Opponent; a fails his Evade)."""
+    duel(table, fighter("a", weapons=["broadsword", "short_bow"], **over), fighter("b"))
+    table(
+        "exchange",
+        {
+            "attacker": "a",
+            "defender": "b",
+            "weapon": "broadsword",
+            "effects": [{"id": "blind_opponent"}],
+        },
+        [80, 3, 70, 3],
+    )
+    assert "blinded" in table.who("a")["conditions"]
+
+
+def test_a_blinded_archer_cannot_shoot_the_ranged_blinded_grade_being_hopeless(
+    table: Table,
+) -> None:
+    # Ranged table: "Blinded: Hopeless" (assumed reading: TSIN and the RQ6 sheet).
+    _blinded(table)
+    with pytest.raises(EngineError, match="the attack is Hopeless: no attempt is possible"):
+        _shot(table, "short_bow")
+    # His sword still strikes at the close-combat Blinded grade: Herculean, 60 → 6.
+    out = _shot(table, "broadsword")
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("herculean", 6)
+
+
+def test_blind_fighting_eases_a_blinded_archer_from_hopeless_to_herculean(table: Table) -> None:
+    _blinded(table, traits=["blind_fighting"])
+    out = _shot(table, "short_bow")
+    assert (out["attack"]["grade"], out["attack"]["target"]) == ("herculean", 6)
+    assert "a: blinded" in out["notes"]

@@ -217,5 +217,6 @@ def test_a_parked_leap_shows_the_exchange_summary_without_the_weapons(table: Tab
         "eligible",
         "ineligible",
         "notes",
+        "lasting",
         "pending",
     ]

@@ -1,0 +1,36 @@
+"""What lasts: the conditions each combatant a request changed bears once it is decided, for
+the tabletop to show while the state holds them (``lasting`` in every result that changed a
+record).
+
+Only condition names, never their data (turns, locations, who holds whom); and never a condition
+whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
+
+from __future__ import annotations
+
+from arbiter.bridge.engine.contract import JSON
+
+HIDDEN_CONDITIONS = frozenset({"prepared_counter"})
+"""Conditions that are part of hidden state: Prepare Counter's anticipated effect is told only
+to its taker (the outcome's ``private`` part), so the public result never lists it."""
+
+
+def public_conditions(c: JSON) -> list[str]:
+    """The names of ``c``'s conditions anyone may see, sorted."""
+    return sorted(name for name in c["conditions"] if name not in HIDDEN_CONDITIONS)
+
+
+def lasting(before: JSON | None, after: JSON | None) -> JSON:
+    """Combatant id → :func:`public_conditions` after the request, for each combatant whose
+    record the request changed: one ``before`` lacked, or one that differs from it (compared
+    only when it is not the very same record — the engine copies a record before changing it
+    and never changes one it did not copy — so how records are copied never shows). Empty when
+    the request changed none (or there is no encounter)."""
+    if after is None or "combatants" not in after:
+        return {}
+    old = before.get("combatants", {}) if before is not None else {}
+    out: JSON = {}
+    for cid, rec in after["combatants"].items():
+        was = old.get(cid)
+        if was is not rec and was != rec:
+            out[cid] = public_conditions(rec)
+    return out
