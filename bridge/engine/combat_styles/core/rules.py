@@ -22,17 +22,29 @@ from arbiter.bridge.engine.combat_styles.core.view import (
 )
 
 _CACHE: dict[int, tuple[Any, RulesView]] = {}
+_KEEP = 16
+"""Views kept: the served rules, a reload's and a few house overlays'."""
 
 
 def view_of(model: Any) -> RulesView:
-    """The engine's view of ``model`` (cached: the model is immutable)."""
-    hit = _CACHE.get(id(model))
+    """The engine's view of ``model`` (cached: the model is immutable).
+
+    The same model always gets the same view (and so the same memos) while it is among the
+    last ``_KEEP`` models asked for: the least recently used one is dropped, never the whole
+    cache, so a process that meets many rule models (a test run, overlays) does not lose the
+    view of the rules it is serving.
+    """
+    key = id(model)
+    hit = _CACHE.get(key)
     if hit is not None and hit[0] is model:
+        if next(reversed(_CACHE)) != key:
+            _CACHE[key] = _CACHE.pop(key)  # now the most recently used
         return hit[1]
     view = build(model)
-    if len(_CACHE) > 16:
-        _CACHE.clear()
-    _CACHE[id(model)] = (model, view)
+    _CACHE.pop(key, None)  # a dead model whose id was reused
+    if len(_CACHE) >= _KEEP:
+        del _CACHE[next(iter(_CACHE))]
+    _CACHE[key] = (model, view)
     return view
 
 
