@@ -8,6 +8,10 @@ defender whose SIZ — multiplied by ``brace_siz_multiplier`` if he braced — i
 leaper astride him; it deals no damage. A difference in success levels wins special effects as
 in an exchange: the leap is parked for ``choose_effects`` like one, and finished by the same
 code with no blow.
+
+The leap is resolved against the round it was made in: paying for it (the leap, the
+resistance) closes no round; the cycle or round it finished closes once the leap is written, as
+a new round puts fresh copies of the records in the state (and fresh action points with them).
 """
 
 from __future__ import annotations
@@ -77,7 +81,8 @@ def leaping_attack(
     resist = _resist_skill(leap, dfd, body.resist_with)
     if resist == "evade" and has_condition(dfd, "entangled"):
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
-    rounds.spend_for_attack(rules, state, att)
+    # Closed below, once the leap is written: a new round re-copies the records held here.
+    rounds.spend_for_attack(rules, state, att, close=False)
 
     notes: list[str] = []
     brace.lose(rules, att, "leaping", notes)
@@ -110,7 +115,7 @@ def leaping_attack(
     )
     d_json: JSON | None = None
     if resist is not None:
-        rounds.spend_reaction(state, dfd, rules)
+        rounds.spend_reaction(state, dfd, rules, close=False)
         d, d_json = roll_skill(
             rules, dice, dfd, resist, penalty=penalty, augment=body.defender_augment, notes=notes
         )
@@ -152,6 +157,8 @@ def leaping_attack(
     if diff.winner is None or body.effects is not None:
         done = finish(rules, state, pending, body.effects or [], dice)
         done.result.update(move_result)
+        assert done.state is not None
+        rounds.settle(done.state, rules)
         return done
     stored = state["pending"][pending.token] = pending.to_json()
     result: JSON = {
@@ -160,6 +167,7 @@ def leaping_attack(
         "leap": leap_json,
         **summary(stored, LEAP_SUMMARY_KEYS),
     }
+    rounds.settle(state, rules)
     return Resolution(result=result, state=state)
 
 

@@ -81,7 +81,9 @@ def current(state: JSON) -> str | None:
     return None
 
 
-def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
+def end_turn(state: JSON, cid: str, rules: RulesView | None = None, close: bool = True) -> None:
+    """End ``cid``'s turn; then close a finished cycle or round, unless ``close`` is False (the
+    caller resolves the action first and calls :func:`settle` itself)."""
     state["acted"].append(cid)
     follow_ups.lapse(state, cid)
     c = combatant(state, cid)
@@ -101,12 +103,17 @@ def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
             cond["turns"] -= 1
             if cond["turns"] <= 0:
                 del c["conditions"][name]
-    settle(state, rules)
+    if close:
+        settle(state, rules)
 
 
 def settle(state: JSON, rules: RulesView | None = None) -> None:
-    """Close finished cycles and rounds."""
-    if current(state) is not None:
+    """Close finished cycles and rounds.
+
+    A new round (or a dithered delay) puts fresh copies of the records in ``state``: a caller
+    still holding records must settle only once it is done writing to them. Nothing to close
+    outside the turn phase."""
+    if not tracks_turns(state) or current(state) is not None:
         return
     for cid in state["delayed"]:
         # A delay not used before the cycle ends is a dither: the point is lost.
@@ -128,14 +135,18 @@ def has_ap(state: JSON, c: JSON) -> bool:
     return not tracks_turns(state) or c.get("ap", 0) > 0
 
 
-def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
-    """Pay one action point for a reaction (parry, evade, interrupt)."""
+def spend_reaction(
+    state: JSON, c: JSON, rules: RulesView | None = None, close: bool = True
+) -> None:
+    """Pay one action point for a reaction (parry, evade, interrupt); ``close`` as for
+    :func:`end_turn`."""
     if require(state, REACTION) != TURNS:
         return
     if c["ap"] <= 0:
         raise EngineError(f"{c['name']} has no action points left this round")
     c["ap"] -= 1
-    settle(state, rules)
+    if close:
+        settle(state, rules)
 
 
 def check_can_attack(c: JSON) -> None:
@@ -150,9 +161,10 @@ def check_can_attack(c: JSON) -> None:
 
 
 def spend_proactive(
-    state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
+    state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None, close: bool = True
 ) -> None:
-    """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay)."""
+    """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay); ``close``
+    as for :func:`end_turn`."""
     if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
         return
     cid = c["id"]
@@ -171,13 +183,14 @@ def spend_proactive(
     check_turn_not_lost(c, what)
     c["ap"] -= 1
     state["proactive"].append(cid)
-    end_turn(state, cid, rules)
+    end_turn(state, cid, rules, close)
 
 
-def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
+def spend_for_attack(rules: RulesView, state: JSON, c: JSON, close: bool = True) -> None:
+    """Pay for ``c``'s attack; ``close`` as for :func:`end_turn`."""
     check_can_attack(c)
     round_now = state.get("round", 0)
-    spend_proactive(state, c, "attack", rules)
+    spend_proactive(state, c, "attack", rules, close)
     # The Round he last attacked in (Defensive Minded parries better in a Round without one).
     c["attacked_round"] = round_now
 
