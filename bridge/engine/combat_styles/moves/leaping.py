@@ -10,8 +10,9 @@ in an exchange: the leap is parked for ``choose_effects`` like one, and finished
 code with no blow.
 
 The leap is resolved against the round it was made in: paying for it (the leap, the
-resistance) closes no round; the cycle or round it finished closes once the leap is written, as
-a new round puts fresh copies of the records in the state (and fresh action points with them).
+resistance) closes no round; the cycle or round it finished closes once the leap is written
+(prone, astride), as a new round puts fresh copies of the records in the state (and fresh
+action points with them), and before its effects are applied, as in an exchange.
 """
 
 from __future__ import annotations
@@ -154,11 +155,12 @@ def leaping_attack(
         taker, loser = (leaper, target) if diff.winner == "attacker" else (target, leaper)
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
         pending.offer(taker.record["id"], eligible, refused)
+    # The leap is written: the round it closed closes now. Its effects are applied after, to
+    # the records as they stand (:func:`finish` reads them afresh), chosen now or later.
+    rounds.settle(state, rules)
     if diff.winner is None or body.effects is not None:
         done = finish(rules, state, pending, body.effects or [], dice)
         done.result.update(move_result)
-        assert done.state is not None
-        rounds.settle(done.state, rules)
         return done
     stored = state["pending"][pending.token] = pending.to_json()
     result: JSON = {
@@ -167,7 +169,6 @@ def leaping_attack(
         "leap": leap_json,
         **summary(stored, LEAP_SUMMARY_KEYS),
     }
-    rounds.settle(state, rules)
     return Resolution(result=result, state=state)
 
 
