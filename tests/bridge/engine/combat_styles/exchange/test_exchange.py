@@ -380,7 +380,9 @@ def test_an_attack_that_closes_the_round_keeps_its_luck_point_spent_and_its_roun
     luck = table.who("a")["luck_points"]
     body = {"attacker": "a", "defender": "b", "attacker_luck": "success", "effects": []}
     out = table("exchange", {**body, "defence": "parry"}, [90, 20, 1, 5])
-    assert table.rolled == [("1d100 attack", 90), ("1d100 attack (luck)", 20)] + [
+    assert table.rolled == [
+        ("1d100 attack", 90),
+        ("1d100 attack (luck)", 20),
         ("1d8", 1),
         ("1d20", 5),
     ]

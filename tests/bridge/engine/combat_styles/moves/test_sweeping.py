@@ -132,7 +132,10 @@ def test_a_sweep_that_closes_the_round_finds_its_targets_without_points_to_defen
     for _ in range(3):
         table("next_turn", {})  # everyone dithers: only the giant has a point left
     out = table("sweep_attack", {"attacker": "giant", "targets": TWO}, [30, 5, 10, 4, 12])
-    assert table.rolled == [("1d100 attack", 30), ("1d8", 5), ("1d20", 10)] + [
+    assert table.rolled == [
+        ("1d100 attack", 30),
+        ("1d8", 5),
+        ("1d20", 10),
         ("1d8", 4),
         ("1d20", 12),
     ]
