@@ -120,7 +120,7 @@ def start_exchange(
         require_free_hand(rules, att, "grapple")
     arm = usable_arm(rules, att, rules.unarmed_id if grapple else body.weapon, "attack")
     if pay:
-        rounds.spend_for_attack(rules, state, att, close=False)
+        rounds.spend_for_attack(rules, state, att)
     situation = body.situation
     surprise, engaged = situation.surprise, situation.engaged_reach
     terms = attack_terms(rules, att, dfd, arm, situation)
@@ -220,7 +220,7 @@ def start_exchange(
     dfd_json: JSON | None = None
     if defence in ("parry", "evade"):
         if guard_cost == 1:
-            rounds.spend_reaction(state, payer, rules, close=False)
+            rounds.spend_reaction(state, payer, rules)
         else:
             riders.pay(rules, state, payer, guard_cost)
         dfd_grade = defence_grade(rules, situation, dfd, notes, key)

@@ -83,7 +83,7 @@ def leaping_attack(
     if resist == "evade" and has_condition(dfd, "entangled"):
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
     # Closed below, once the leap is written: a new round re-copies the records held here.
-    rounds.spend_for_attack(rules, state, att, close=False)
+    rounds.spend_for_attack(rules, state, att)
 
     notes: list[str] = []
     brace.lose(rules, att, "leaping", notes)
@@ -116,7 +116,7 @@ def leaping_attack(
     )
     d_json: JSON | None = None
     if resist is not None:
-        rounds.spend_reaction(state, dfd, rules, close=False)
+        rounds.spend_reaction(state, dfd, rules)
         d, d_json = roll_skill(
             rules, dice, dfd, resist, penalty=penalty, augment=body.defender_augment, notes=notes
         )

@@ -52,11 +52,11 @@ def pay_action(rules: RulesView, state: JSON, c: JSON, action: str) -> None:
     _, cost = rules.actions[action]
     if c["ap"] < cost:
         raise EngineError(f"{c['name']} needs {cost} action point(s) to {action.replace('_', ' ')}")
-    rounds.spend_proactive(state, c, action, rules, close=False)
+    rounds.spend_proactive(state, c, action, rules)
     if cost == 0:
         c["ap"] += 1
     for _ in range(cost - 1):
-        rounds.spend_reaction(state, c, rules, close=False)
+        rounds.spend_reaction(state, c, rules)
 
 
 def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> Resolution:

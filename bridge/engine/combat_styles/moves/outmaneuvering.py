@@ -132,11 +132,11 @@ def _pay_proactive(rules: RulesView, state: JSON, c: JSON, cost: int) -> None:
     if tracks_turns(state) and c["ap"] < cost:
         raise EngineError(f"{c['name']} needs {cost} action point(s) to outmanoeuvre")
     # One point, and his turn ends; the round closes only once the manoeuvre is resolved.
-    rounds.spend_proactive(state, c, ACTION, rules, close=False)
+    rounds.spend_proactive(state, c, ACTION, rules)
     if tracks_turns(state) and cost == 0:
         c["ap"] += 1
     for _ in range(cost - 1):
-        rounds.spend_reaction(state, c, rules, close=False)
+        rounds.spend_reaction(state, c, rules)
 
 
 def _can_pay(state: JSON, c: JSON, cost: int) -> bool:
@@ -145,4 +145,4 @@ def _can_pay(state: JSON, c: JSON, cost: int) -> bool:
 
 def _pay(rules: RulesView, state: JSON, c: JSON, cost: int) -> None:
     for _ in range(cost):
-        rounds.spend_reaction(state, c, rules, close=False)
+        rounds.spend_reaction(state, c, rules)

@@ -43,7 +43,7 @@ def sweep_attack(
         check_attack(state, body.attacker, tid)
     state = writable(state)
     # Every pair is resolved in the round the sweep was paid in: the round closes after.
-    rounds.spend_for_attack(rules, state, combatant(state, body.attacker), close=False)
+    rounds.spend_for_attack(rules, state, combatant(state, body.attacker))
     shared: int | None = None
     exchanges: list[JSON] = []
     private: JSON = {}

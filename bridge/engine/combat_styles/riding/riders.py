@@ -61,7 +61,7 @@ def pay(rules: RulesView, state: JSON, payer: JSON, cost: int) -> None:
     """Pay ``cost`` reaction points for a defence (the rider's ``defend_mount_ap_cost``); the
     exchange closes the cycle or round it finishes (:func:`rounds.settle`)."""
     for _ in range(cost):
-        rounds.spend_reaction(state, payer, rules, close=False)
+        rounds.spend_reaction(state, payer, rules)
 
 
 def knockback_siz(

@@ -14,12 +14,12 @@ interrupt, ``act`` with a reactive id) may be taken by anyone with action points
 When everyone has had his turn the cycle ends; a new cycle begins for those with points left;
 when nobody has any, the round ends and a new one begins with full action points.
 
-A new round puts fresh copies of every record in the state (``recopied``). So a request that
-pays for an action and then resolves it (an exchange, a leap, a sweep, spirit combat, mounting)
-pays with ``close=False`` and calls :func:`settle` once it has written what the action leaves on
-the records it holds: the action is resolved against the round it was paid in (a defender with
-no points left cannot react with the next round's), and nothing it writes lands on a copy the
-state no longer holds.
+A new round puts fresh copies of every record in the state (``recopied``). So paying for an
+action closes nothing (``turns``, "Paid, not closed"): a request that pays and then resolves
+the action (an exchange, a leap, a sweep, spirit combat, mounting, ``act``) calls
+:func:`settle` itself once it has written what the action leaves on the records it holds. The
+action is resolved against the round it was paid in (a defender with no points left cannot
+react with the next round's), and nothing it writes lands on a copy the state no longer holds.
 
 Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
 raises :class:`~arbiter.bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.

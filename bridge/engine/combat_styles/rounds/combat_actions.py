@@ -76,7 +76,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         if body.action == "struggle" and not held_by(rules, c):
             raise EngineError(f"{c['name']} is not held by anything")
         # Closed below, once the action is written: a new round re-copies ``c``.
-        spend_proactive(state, c, body.action, rules, close=False)
+        spend_proactive(state, c, body.action, rules)
         if cost == 0 and tracks_turns(state):
             c["ap"] += 1
     elif kind == "reactive":

@@ -127,7 +127,7 @@ def spirit_combat(
         raise EngineError(f"{att['name']} was surprised and may not act offensively this round")
     spirit_engagement.check_not_barred(state, att, dfd)
     # Closed below, once the rolls are written (luck): a new round re-copies the records.
-    rounds.spend_proactive(state, att, "engage in spirit combat", rules, close=False)
+    rounds.spend_proactive(state, att, "engage in spirit combat", rules)
 
     notes: list[str] = []
     att_grade = _grade(rules, att, body.attacker_grades, body.attacker_grade_steps, notes)
