@@ -104,5 +104,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
     elif body.action in HAND_ACTIONS and body.weapon is not None and c.get("hands") is not None:
         result["hands"] = HAND_ACTIONS[body.action](rules, c, body.weapon)
-    settle(state, rules)
+    if kind == "proactive":
+        # Paid above, written now: the cycle or round it finished closes. (A reactive action
+        # has never closed one: its points come off without a settle, as before.)
+        settle(state, rules)
     return state, {**result, **snapshot(state)}
