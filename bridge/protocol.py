@@ -30,6 +30,7 @@ from arbiter.bridge.jsontext import LongInteger, find, read_int
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,
+    InvalidStatBlock,
     ListStatBlocks,
     PutStatBlock,
     StatBlockList,
@@ -287,6 +288,15 @@ class RulesError(Message):
     problems: list[str]
 
 
+class StatBlocksInvalid(Message):
+    """After a rules change: the stored stat blocks of the changed rulesets that the new rules
+    refuse, with the problems field by field (GM clients only: the blocks are the GM's)."""
+
+    type: Literal["event"] = "event"
+    event: Literal["stat_blocks_invalid"] = "stat_blocks_invalid"
+    blocks: list[InvalidStatBlock]
+
+
 class OutcomeEvent(Message):
     """Another client's outcome, for every client subscribed to ``outcome`` events."""
 
@@ -301,7 +311,9 @@ class Pong(Message):
     id: str | None = None
 
 
-EventMessage = Annotated[RulesUpdated | RulesError | OutcomeEvent, Field(discriminator="event")]
+EventMessage = Annotated[
+    RulesUpdated | RulesError | StatBlocksInvalid | OutcomeEvent, Field(discriminator="event")
+]
 ServerMessage = (
     Welcome
     | OutcomeMessage

@@ -35,6 +35,7 @@ from arbiter.bridge.protocol import (
     RulesError,
     RulesUpdated,
     ServerInfo,
+    StatBlocksInvalid,
     encode,
     outcome_event_bytes,
 )
@@ -43,6 +44,7 @@ from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 from arbiter.bridge.session import CLOSE_REVOKED, ClientSession, commit_failed
 from arbiter.bridge.stat_block_vault import Vault
 from arbiter.bridge.store import Checkpointer, Player, Store
+from arbiter.bridge.vault_messages import InvalidStatBlock
 from arbiter.bridge.views import NOBODY, OutcomeText
 from arbiter.compiler.errors import RuleError
 
@@ -142,6 +144,9 @@ class ArbiterServer:
             self.checkpointer = Checkpointer(path)
             self.vault = Vault(self.store)
             """The GM's stat blocks (arbiter.bridge.stat_block_vault)."""
+            # The rules may have changed while the server was down: note the stored blocks they
+            # refuse, for the GM's list_stat_blocks.
+            self._log_invalid(self.vault.recheck(self.vault.rulesets(), self.rules.models))
             # The -wal and -shm files now exist: make sure of their modes too.
             datadir.secure(config.data)
         except BaseException:
@@ -472,15 +477,35 @@ class ArbiterServer:
                 await self.report_error([str(p) for p in err.problems])
                 return
         _ = rules.reader  # built before the first frame, and settled with the rules
+        before = self.rules.info()
         self.rules = rules
         settle_heap()
-        text = encode(RulesUpdated(rulesets=rules.info()))
+        after = rules.info()
+        text = encode(RulesUpdated(rulesets=after))
         for client in tuple(self.clients):
             if "rules" in client.events:
                 client.outbox.send(text)
-        log.info(
-            "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
-        )
+        log.info("rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in after.items()))
+        changed = {rid for rid in before.keys() | after.keys() if before.get(rid) != after.get(rid)}
+        invalid = self.vault.recheck(changed & self.vault.rulesets(), rules.models)
+        if invalid:
+            self._log_invalid(invalid)
+            # The blocks and their problems are the GM's: never a player's connection.
+            notice = encode(StatBlocksInvalid(blocks=invalid))
+            for client in tuple(self.clients):
+                if client.gm and "rules" in client.events:
+                    client.outbox.send(notice)
+
+    @staticmethod
+    def _log_invalid(invalid: list[InvalidStatBlock]) -> None:
+        for block in invalid:
+            problems = "; ".join(f"{p.field}: {p.message}" for p in block.problems)
+            log.warning(
+                "the served rules refuse the stored %s stat block of %r: %s",
+                block.ruleset,
+                block.participant,
+                problems,
+            )
 
     async def report_error(self, problems: list[str]) -> None:
         text = encode(RulesError(problems=problems))

@@ -25,6 +25,12 @@ with the roll log:
 A reference is resolved once per request id: a resend of a decided id whose references name
 the blocks the logged request holds is the logged request (the GM may have edited the block
 since; the retry still gets the stored outcome, never ``id_conflict``).
+
+A stored block was valid when it was put; a rules reload may remove what it names (a weapon, an
+armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
+server calls it at start and after every reload, and tells the GM's connections,
+``stat_blocks_invalid``); what it found stays noted (:attr:`Vault.invalid`) so that the GM's
+``list_stat_blocks`` flags those blocks with their problems until they are put again or deleted.
 """
 
 from __future__ import annotations
@@ -32,14 +38,14 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
-from arbiter.bridge.checking import Check, Checked, checked
+from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.refusals import Refusal
@@ -47,6 +53,7 @@ from arbiter.bridge.store import Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,
+    InvalidStatBlock,
     PutStatBlock,
     StatBlockEntry,
     StatBlockList,
@@ -174,6 +181,9 @@ class Vault:
     def __init__(self, store: Store) -> None:
         self.store = store
         store.write(TABLE, ())
+        self.invalid: dict[tuple[str, str], list[FieldProblem]] = {}
+        """The problems of each stored block (by ruleset and participant) that the served rules
+        refused when last rechecked; a put or delete of the block forgets its entry."""
 
     # --- the table ---
 
@@ -206,6 +216,7 @@ class Vault:
         )
 
     def delete(self, ruleset: str, participant: str) -> None:
+        self.invalid.pop((ruleset, participant), None)
         self.store.write(
             "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
         )
@@ -227,6 +238,7 @@ class Vault:
             answer: Checked = checked(check, served)
             if answer.ok:
                 self.put(message.ruleset, message.stat_block, message.actor, time.time())
+                self.invalid.pop((message.ruleset, message.stat_block["id"]), None)
             return answer
         if isinstance(message, DeleteStatBlock):
             if not viewer.gm:
@@ -262,10 +274,44 @@ class Vault:
                     name=s.block.get("name") if isinstance(s.block.get("name"), str) else None,
                     actor=s.actor,
                     updated=s.updated,
+                    problems=self.invalid.get((s.ruleset, s.participant)) if viewer.gm else None,
                 )
                 for s in listed
             ],
         )
+
+    def recheck(
+        self, rulesets: Iterable[str], served: Mapping[str, RulesetBase]
+    ) -> list[InvalidStatBlock]:
+        """Validate every stored block of ``rulesets`` under ``served`` (as ``put_stat_block``
+        would), note the result in :attr:`invalid`, and return the refused blocks, by ruleset
+        and participant, with their problems. A ruleset no longer served refuses all its
+        blocks (a problem on the field ``ruleset``)."""
+        found: list[InvalidStatBlock] = []
+        for ruleset in sorted(set(rulesets)):
+            for stored in self.entries(ruleset):
+                key = (stored.ruleset, stored.participant)
+                check = Check(v=1, type="check", ruleset=stored.ruleset, stat_block=stored.block)
+                answer = checked(check, served)
+                if answer.ok:
+                    self.invalid.pop(key, None)
+                    continue
+                self.invalid[key] = answer.problems
+                name = stored.block.get("name")
+                found.append(
+                    InvalidStatBlock(
+                        ruleset=stored.ruleset,
+                        participant=stored.participant,
+                        name=name if isinstance(name, str) else None,
+                        actor=stored.actor,
+                        problems=answer.problems,
+                    )
+                )
+        return found
+
+    def rulesets(self) -> set[str]:
+        """The rulesets that have a stored block."""
+        return {row[0] for row in self.store.query("SELECT DISTINCT ruleset FROM stat_blocks", ())}
 
     # --- requests ---
 

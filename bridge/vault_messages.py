@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from arbiter.bridge.checking import FieldProblem
+
 MessageId = Annotated[str, Field(min_length=1, max_length=128)]
 ParticipantId = Annotated[str, Field(min_length=1, max_length=128)]
 RulesetId = Annotated[str, Field(min_length=1, max_length=64)]
@@ -96,6 +98,23 @@ class StatBlockEntry(BaseModel):
     name: str | None = None
     actor: str | None = None
     updated: float
+    problems: list[FieldProblem] | None = Field(
+        default=None,
+        description="GM only: why the served rules no longer accept this block (null: they do, "
+        "or the reader is a player)",
+    )
+
+
+class InvalidStatBlock(BaseModel):
+    """One stored block the served rules no longer accept, and why (field by field)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ruleset: str
+    participant: str
+    name: str | None = None
+    actor: str | None = None
+    problems: list[FieldProblem]
 
 
 class StatBlockList(BaseModel):
@@ -112,6 +131,7 @@ class StatBlockList(BaseModel):
 __all__ = [
     "DeleteStatBlock",
     "GetStatBlock",
+    "InvalidStatBlock",
     "ListStatBlocks",
     "PutStatBlock",
     "StatBlockEntry",

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
 from arbiter.bridge.rules import RuleSource
 from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import receive, running, send, tiny_config
+from tests.security.support import Client
+from tests.security.test_stat_block_vault import ORC, ask, put
 
 ANA = {
     "id": "ana",
@@ -72,3 +75,69 @@ def test_an_edited_hmk_fumble_row_reaches_the_next_strike(tmp_path: Path) -> Non
         assert any("house/hmk/melee_fumbles.toml" in p for p in error["problems"]), error
         assert fumble(gm, "kept")["text"] == "House rule: the blow lands on a friend."
         gm.close()
+
+
+WEAPONS = (RULES_ROOT / "hmk" / "weapons.toml").read_text(encoding="utf-8")
+
+
+def without_weapon(weapon: str) -> str:
+    """The bundled hmk weapons without the entry of ``weapon``."""
+    entries = WEAPONS.split("[[weapons]]")
+    kept = [e for e in entries if f'id = "{weapon}"' not in e]
+    assert len(kept) == len(entries) - 1
+    return "[[weapons]]".join(kept)
+
+
+def test_a_reload_that_removes_a_stored_block_s_weapon_tells_the_gm_which_fields_and_no_player(
+    tmp_path: Path,
+) -> None:
+    # A house overlay replaces or adds entries, never removes one: serve a copy of the rules.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=["rules", "outcome"])
+        assert put(gm, ORC)["ok"] is True
+        assert put(gm, ANA, "p-2")["ok"] is True
+
+        weapons = root / "hmk" / "weapons.toml"
+        weapons.write_text(without_weapon("war-hammer"), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        updated = gm._next(30)
+        notice = gm._next(5)
+        listed = ask(gm, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
+        assert put(gm, {**ORC, "weapon": "dagger", "skills": {"dagger": 59}}, "p-3")["ok"]
+        relisted = ask(gm, {"v": 1, "type": "list_stat_blocks", "id": "l-2"})
+        pat.drain()
+        known = ", ".join(w.id for w in srv.server.rules.models["hmk"].weapons)  # type: ignore[attr-defined]
+    unknown = f"unknown weapon 'war-hammer' (known: {known})"
+    problems = [
+        {"field": "skills.war-hammer", "message": unknown},
+        {"field": "weapon", "message": unknown},
+    ]
+    assert updated["event"] == "rules_updated"
+    assert notice == {
+        "v": 1,
+        "type": "event",
+        "event": "stat_blocks_invalid",
+        "blocks": [
+            {
+                "ruleset": "hmk",
+                "participant": "orc",
+                "name": "Orc",
+                "actor": "Actor.orc0000000000",
+                "problems": problems,
+            }
+        ],
+    }
+    assert [(e["participant"], e["problems"]) for e in listed["entries"]] == [
+        ("ana", None),
+        ("orc", problems),
+    ]
+    assert [e["problems"] for e in relisted["entries"]] == [None, None]
+    # The player heard the rules change, and nothing of the GM's blocks.
+    assert [m.get("event") for m in pat.received[1:]] == ["rules_updated"]

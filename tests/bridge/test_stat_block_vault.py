@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from arbiter.bridge.cli import main
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.stat_block_vault import (
     SHIELDED,
     Vault,
@@ -18,6 +20,7 @@ from arbiter.bridge.stat_block_vault import (
 )
 from arbiter.bridge.store import Store
 from arbiter.bridge.views import GM, Viewer
+from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import bundled_config, running
 from tests.security.support import Client
 from tests.security.test_stat_block_vault import ANA, ORC, REFERENCE, ask, attack, get, put
@@ -197,3 +200,43 @@ def test_the_gm_cannot_store_a_combat_styles_block_naming_a_trait_the_rules_lack
     assert sent["code"] == "invalid_request"
     assert sent["message"] == (f"invalid 'exchange' request: body.combatants.1.traits.0: {message}")
     assert logged == 0
+
+
+def test_a_recheck_notes_the_blocks_the_served_rules_refuse_until_they_are_deleted(
+    tmp_path: Path,
+) -> None:
+    vault = Vault(Store(tmp_path / "arbiter.sqlite3"))
+    vault.put("hmk", ORC, "Actor.orc", 1.0)
+    vault.put("hmk", ANA, None, 1.0)
+    served = snapshot(RuleSource().load()).models
+    without_hmk = {rid: model for rid, model in served.items() if rid != "hmk"}
+    assert vault.recheck({"hmk"}, served) == [] and vault.invalid == {}
+    refused = vault.recheck({"hmk", "karmic"}, without_hmk)
+    assert [(b.participant, b.name, b.actor) for b in refused] == [
+        ("ana", "Ana", None),
+        ("orc", "Orc", "Actor.orc"),
+    ]
+    assert refused[0].problems[0].field == "ruleset"
+    assert refused[0].problems[0].message.startswith("no stat block for ruleset 'hmk' here")
+    vault.delete("hmk", "ana")
+    assert list(vault.invalid) == [("hmk", "orc")]
+    assert vault.recheck({"hmk"}, served) == [] and vault.invalid == {}
+
+
+def test_blocks_the_rules_refuse_after_a_restart_are_flagged_in_the_gm_s_list(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    with running(bundled_config(tmp_path, rules=RuleSource(root=root))) as srv:
+        assert put(Client(srv, srv.server.secret, events=[]), ORC)["ok"] is True
+    weapons = root / "hmk" / "weapons.toml"
+    entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+    weapons.write_text(
+        "[[weapons]]".join(e for e in entries if 'id = "war-hammer"' not in e), encoding="utf-8"
+    )
+    with running(bundled_config(tmp_path, rules=RuleSource(root=root))) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        listed = ask(gm, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
+    [entry] = listed["entries"]
+    assert [p["field"] for p in entry["problems"]] == ["skills.war-hammer", "weapon"]

@@ -10,10 +10,16 @@ ways to read the reasons. The GM's connection stores the orc and reads it back.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
+from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.stat_block_vault import READ_FORBIDDEN, SHIELDED, WRITE_FORBIDDEN
+from arbiter.compiler.model.loader import RULES_ROOT
+from tests.bridge.support import running, tiny_config
 from tests.security.support import Client, bundled_server, strings
 
 ANA = {
@@ -222,3 +228,35 @@ def test_a_player_guessing_ids_in_references_hears_the_same_refusal_stored_or_no
     ] * 4
     assert own_missing["code"] == "invalid_request"
     assert "body.attacker: no hmk stat block of 'ana' is stored" in own_missing["message"]
+
+
+def test_a_player_never_hears_which_stored_blocks_a_rules_reload_invalidated(
+    tmp_path: Path,
+) -> None:
+    # The player holds the orc, claims the GM's role and subscribes to the rule events: the
+    # notice of the orc's block, and the GM's listing's problems, stay the GM's.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "orc")
+        assert token is not None
+        pat = Client(srv, token, role="gm", participants=["orc"], events=["rules", "outcome"])
+        assert put(gm, ORC)["ok"] is True
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        kept = [e for e in entries if 'id = "war-hammer"' not in e]
+        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        notice = gm._next(5)
+        listed = ask(pat, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
+        pat.drain()
+    # The GM was told (so the player could have been).
+    assert notice["event"] == "stat_blocks_invalid"
+    assert [b["participant"] for b in notice["blocks"]] == ["orc"]
+    assert [m.get("event") for m in pat.received[1:] if m["type"] == "event"] == ["rules_updated"]
+    assert [(e["participant"], e["problems"]) for e in listed["entries"]] == [("orc", None)]
+    assert not any("unknown weapon" in s for s in strings(pat.received))

@@ -16,7 +16,7 @@ import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block
 import { editMapping } from "./mapping-editor.mjs";
 import { mappingFor, readStatBlock } from "./presets.mjs";
 import { APPLIED, applyOutcome, registerStatuses, undoApplied } from "./tabletop.mjs";
-import { createVault, participantOf, setVault } from "./vault.mjs";
+import { createVault, invalidBlocksText, participantOf, setVault } from "./vault.mjs";
 import { createDoctor } from "./status.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
@@ -566,6 +566,10 @@ Hooks.once("ready", async () => {
         onOutcomeEvent(event.detail.outcome).catch((err) => ui.notifications.warn(err.message));
       } else if (event.detail.event === "rules_error") {
         ui.notifications.error(i18n("ARBITER.Error.RulesError", { problems: event.detail.problems.join("; ") }));
+      } else if (event.detail.event === "stat_blocks_invalid" && game.user.isGM) {
+        // The server sends it to GM connections only; a player's browser would have no use for it.
+        const blocks = invalidBlocksText(event.detail.blocks, (id) => game.actors?.get(id)?.name ?? null);
+        ui.notifications.warn(i18n("ARBITER.Vault.Invalid", { blocks }), { permanent: true });
       }
     });
     connection.start();

@@ -83,7 +83,7 @@ export function createVault(ctx) {
     return answer;
   }
 
-  /** Every stored block this connection may hear of: [{ruleset, participant, name, actor}]. */
+  /** Every stored block this connection may hear of: [{ruleset, participant, name, actor, updated, problems}] (problems: GM only, null when valid). */
   async function list(ruleset = null) {
     const connection = open();
     if (!connection) return [];
@@ -143,6 +143,21 @@ export function createVault(ctx) {
   }
 
   return { get, put, list, remove, blockFor, migrate, forget };
+}
+
+/**
+ * What the GM is told of a `stat_blocks_invalid` event (docs/protocol.md, "Stat blocks on the
+ * server"): per block "actor (participant, ruleset): field: message; …", blocks joined by " | ".
+ * `actorName(id)` is the name of the actor of that id, or null (deleted, or never noted).
+ */
+export function invalidBlocksText(blocks, actorName) {
+  return (blocks ?? [])
+    .map((block) => {
+      const who = (block.actor && actorName(block.actor)) || block.name || block.participant;
+      const why = (block.problems ?? []).map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join("; ");
+      return `${who} (${block.participant}, ${block.ruleset}): ${why}`;
+    })
+    .join(" | ");
 }
 
 let current = null;
