@@ -181,12 +181,20 @@ made from: a record still identical to its given one is copied when first reache
 :func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
 
 
+def records_of(state: JSON) -> dict[str, JSON]:
+    """The combatant records of ``state`` by id, in the encounter's order, for reading only:
+    a record reached here may be the one the state was made from, so write only to one
+    reached through :func:`combatant`. Every read of the records goes through here."""
+    people: dict[str, JSON] = state["combatants"]
+    return people
+
+
 def combatant(state: JSON, cid: str) -> JSON:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:func:`writable_record`) the first time it is
     reached, so the state it was made from is never changed through it."""
     try:
-        rec: JSON = state["combatants"][cid]
+        rec: JSON = records_of(state)[cid]
     except KeyError:
         known = ", ".join(sorted(state.get("combatants", {})))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None

@@ -18,6 +18,7 @@ from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
+    records_of,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
@@ -46,7 +47,7 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
         or after["round"] <= before["round"]
     ):
         return done
-    dying = [cid for cid, c in after["combatants"].items() if DYING in c["conditions"]]
+    dying = [cid for cid, c in records_of(after).items() if DYING in c["conditions"]]
     if not dying:
         return done
     state = writable(after)
