@@ -18,6 +18,7 @@ from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatant_record import CombatantRecord
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 
@@ -204,6 +205,23 @@ def combatant(state: JSON, cid: str) -> JSON:
     return rec
 
 
+def typed(state: JSON, cid: str) -> CombatantRecord:
+    """The record of ``cid`` as a typed record, reached as :func:`combatant` reaches it (in a
+    writable state, the state's own copy). Its nested parts (conditions, hit points, weapons,
+    wounds …) are that copy's own objects: what is written into them is in the state. A field
+    set on the record itself is in the state once :func:`stored`."""
+    return CombatantRecord.of(combatant(state, cid))
+
+
+def stored(state: JSON, rec: CombatantRecord) -> None:
+    """Write ``rec`` back into ``state``'s own record of it, in place (the same dict, so a
+    caller holding it sees the change), key for key in the record's order."""
+    own = combatant(state, rec.id)
+    fresh = rec.to_json()
+    own.clear()
+    own.update(fresh)
+
+
 def writable(state: JSON) -> JSON:
     """A copy of ``state`` whose records may be changed once reached through :func:`combatant`
     (each is copied the first time); a state already writable stays so, its copies its own.
@@ -274,8 +292,15 @@ def has_condition(c: JSON, name: str) -> bool:
 
 def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> None:
     """Set a condition; ``turns`` counts the bearer's turns left (None: until removed)."""
-    entry: dict[str, Any] = {"turns": turns, **data}
-    old = c["conditions"].get(name)
+    put_condition(c["conditions"], name, turns, data)
+
+
+def put_condition(
+    conditions: JSON, name: str, turns: int | None = None, data: JSON | None = None
+) -> None:
+    """:func:`add_condition` on a record's ``conditions`` (a typed record's, or a dict's)."""
+    entry: dict[str, Any] = {"turns": turns, **data} if data else {"turns": turns}
+    old = conditions.get(name)
     if old is not None:
         # A lasting condition stays lasting; two counted ones keep the longer count.
         if old.get("turns") is None or turns is None:
@@ -283,4 +308,4 @@ def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> 
         else:
             entry["turns"] = max(turns, old["turns"])
         entry = {**old, **entry}
-    c["conditions"][name] = entry
+    conditions[name] = entry

@@ -7,6 +7,12 @@ from __future__ import annotations
 import json
 
 from arbiter.bridge.engine.combat_styles.encounter.combatant_record import ORDER, CombatantRecord
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    records_of,
+    stored,
+    typed,
+    writable,
+)
 from arbiter.bridge.engine.contract import JSON
 from benchmarks.combat_styles_corpus import corpus
 
@@ -69,3 +75,20 @@ def test_a_change_to_a_typed_field_is_what_is_written() -> None:
     typed = CombatantRecord.of(rec)
     typed.luck_points = rec["luck_points"] + 1
     assert typed.to_json()["luck_points"] == rec["luck_points"] + 1
+
+
+def test_typed_reaches_the_states_own_record_and_stored_writes_back_in_place() -> None:
+    rec = stored_records()[0]
+    given = {"combatants": {rec["id"]: rec}, "phase": "free", "pending": {}, "seq": 0}
+    state = writable(given)
+    c = typed(state, rec["id"])
+    c.conditions["prone"] = {"turns": None}
+    c.luck_points = rec["luck_points"] - 1
+    own = records_of(state)[rec["id"]]
+    assert "prone" in own["conditions"] and "prone" not in rec["conditions"]
+    assert own["luck_points"] == rec["luck_points"]  # not yet stored
+    stored(state, c)
+    assert records_of(state)[rec["id"]] is own
+    assert own["luck_points"] == rec["luck_points"] - 1
+    assert list(own) == list(rec)
+    assert records_of(given)[rec["id"]] is rec and "prone" not in rec["conditions"]
