@@ -97,6 +97,18 @@ class Stored:
     updated: float
 
 
+def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
+    """``stored`` as a ``stat_blocks_invalid`` event names it, with ``problems``."""
+    name = stored.block.get("name")
+    return InvalidStatBlock(
+        ruleset=stored.ruleset,
+        participant=stored.participant,
+        name=name if isinstance(name, str) else None,
+        actor=stored.actor,
+        problems=problems,
+    )
+
+
 def is_reference(value: Any) -> bool:
     """Whether ``value`` is a reference to a stored block: ``{"id": "<id>", "stored": true}``."""
     return (
@@ -297,16 +309,21 @@ class Vault:
                     self.invalid.pop(key, None)
                     continue
                 self.invalid[key] = answer.problems
-                name = stored.block.get("name")
-                found.append(
-                    InvalidStatBlock(
-                        ruleset=stored.ruleset,
-                        participant=stored.participant,
-                        name=name if isinstance(name, str) else None,
-                        actor=stored.actor,
-                        problems=answer.problems,
-                    )
-                )
+                found.append(_invalid(stored, answer.problems))
+        return found
+
+    def noted_invalid(self) -> list[InvalidStatBlock]:
+        """The stored blocks the served rules refused when last rechecked (:attr:`invalid`),
+        by ruleset and participant, with their problems; empty when none is noted. For a GM
+        connection welcomed after the recheck that found them (``stat_blocks_invalid``)."""
+        if not self.invalid:
+            return []  # the common case: no query
+        found = []
+        for ruleset in sorted({r for r, _ in self.invalid}):
+            for stored in self.entries(ruleset):
+                problems = self.invalid.get((stored.ruleset, stored.participant))
+                if problems is not None:
+                    found.append(_invalid(stored, problems))
         return found
 
     def rulesets(self) -> set[str]:

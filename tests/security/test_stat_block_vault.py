@@ -260,3 +260,35 @@ def test_a_player_never_hears_which_stored_blocks_a_rules_reload_invalidated(
     assert [m.get("event") for m in pat.received[1:] if m["type"] == "event"] == ["rules_updated"]
     assert [(e["participant"], e["problems"]) for e in listed["entries"]] == [("orc", None)]
     assert not any("unknown weapon" in s for s in strings(pat.received))
+
+
+def test_a_player_connecting_after_the_reload_hears_nothing_of_the_invalid_blocks(
+    tmp_path: Path,
+) -> None:
+    # After a reload that refused the orc's block, a player holding the orc connects claiming
+    # the GM's role and every event: the notice a GM connecting then gets is not his.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "orc")
+        assert token is not None
+        assert put(gm, ORC)["ok"] is True
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        kept = [e for e in entries if 'id = "war-hammer"' not in e]
+        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        assert gm._next(5)["event"] == "stat_blocks_invalid"
+        pat = Client(srv, token, role="gm", participants=["orc"], events=["rules", "outcome"])
+        pat.drain()
+        late_gm = Client(srv, srv.server.secret, events=["rules"])
+        notice = late_gm._next(5)
+    # A GM connecting at the same moment is told (so the player could have been).
+    assert notice["event"] == "stat_blocks_invalid"
+    assert pat.welcome["you"]["gm"] is False
+    assert pat.received == [pat.welcome]
+    assert not any("unknown weapon" in s for s in strings(pat.received))
