@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +46,11 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
+from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.refusals import Refusal
-from arbiter.bridge.store import Store
+from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,
@@ -173,8 +174,10 @@ class Resolved:
     shielded: bool = False
 
     def error(self, err: ProtocolError) -> ProtocolError:
-        """The refusal ``err`` as the requester may hear it."""
-        if not self.shielded:
+        """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
+        its code is not one of :data:`~arbiter.bridge.deciding.BODY_BLIND` (whose words
+        depend on no stat block)."""
+        if not self.shielded or err.code in BODY_BLIND:
             return err
         log.info("a request using the GM's stat blocks was refused: %s: %s", err.code, err)
         return ProtocolError("invalid_request", SHIELDED, err.id)
@@ -332,14 +335,23 @@ class Vault:
 
     # --- requests ---
 
-    def resolve(self, read: RequestMessage | Sent, viewer: Viewer) -> Resolved:
+    def resolve(
+        self,
+        read: RequestMessage | Sent,
+        viewer: Viewer,
+        admit: Callable[[RequestMessage], object] | None = None,
+    ) -> Resolved:
         """``read`` with each reference to a stored block replaced by that block.
 
         A request read by the fast path holds no reference (a reference is no valid stat
         block). Raises ProtocolError ``invalid_request`` naming the field of a reference to
         a block that is not stored (for the request's ruleset), or of too many references; a
         player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
-        not.
+        not. For such a player's request whose id is not logged, ``admit`` (the decision's
+        checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
+        block is looked up, so its refusals are the same whether a named block is stored or
+        not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
+        others as :data:`SHIELDED`.
         """
         if isinstance(read, Sent):
             return Resolved(read)
@@ -357,8 +369,14 @@ class Vault:
                 request.id,
             )
         shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
-        body = self._logged_body(request.id, request.body)
+        row = self.store.find(request.id)
+        body = self._logged_body(row, request.body)
         if body is None:
+            if shielded and row is None and admit is not None:
+                try:
+                    admit(read)
+                except ProtocolError as err:
+                    raise Resolved(read, shielded).error(err) from None
             blocks: dict[str, dict[str, Any]] = {}
             for path, participant in found:
                 stored = self.get(request.ruleset, participant)
@@ -379,10 +397,10 @@ class Vault:
         resolved = request.model_copy(update={"body": body})
         return Resolved(read.model_copy(update={"request": resolved}), shielded)
 
-    def _logged_body(self, rid: str, sent: dict[str, Any]) -> dict[str, Any] | None:
-        """The logged body of request ``rid`` if ``sent`` is that request, references and
-        all (a resend), else None."""
-        row = self.store.find(rid)
+    @staticmethod
+    def _logged_body(row: Roll | None, sent: dict[str, Any]) -> dict[str, Any] | None:
+        """The logged body of the request ``row`` logs (None: its id is not logged) if
+        ``sent`` is that request, references and all (a resend), else None."""
         if row is None:
             return None
         logged = json.loads(row.entry.request).get("body")
