@@ -20,7 +20,9 @@ with the roll log:
   cannot attack an orc without the orc's numbers being used, but he never receives them.
   A refusal of a player's request that used (or named) a block of somebody he does not hold
   says one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a
-  block is stored under an id he guesses is the GM's to know.
+  block is stored under an id he guesses is the GM's to know. Only the refusals that read no
+  body (:data:`~arbiter.bridge.deciding.BODY_BLIND`), made before any block is looked up,
+  reach him as they are.
 
 A reference is resolved once per request id: a resend of a decided id whose references name
 the blocks the logged request holds is the logged request (the GM may have edited the block
@@ -30,7 +32,8 @@ A stored block was valid when it was put; a rules reload may remove what it name
 armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
 server calls it at start and after every reload, and tells the GM's connections,
 ``stat_blocks_invalid``); what it found stays noted (:attr:`Vault.invalid`) so that the GM's
-``list_stat_blocks`` flags those blocks with their problems until they are put again or deleted.
+``list_stat_blocks`` flags those blocks with their problems until they are put again or deleted,
+and a GM connection welcomed meanwhile is told of them (:meth:`Vault.noted_invalid`).
 """
 
 from __future__ import annotations
