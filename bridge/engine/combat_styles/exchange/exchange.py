@@ -79,11 +79,19 @@ def start_exchange(
     *,
     shared_roll: int | None = None,
     pay: bool = True,
+    close: bool = True,
 ) -> Resolution:
     """Resolve the rolls of an exchange; finish it or park it for the winner's choice.
 
     A sweep attack passes ``shared_roll`` (its one attack roll, judged against this pair's
-    target) and ``pay=False`` (the attacker paid once for the whole sweep)."""
+    target), ``pay=False`` (the attacker paid once for the whole sweep) and ``close=False``
+    (the sweep closes the cycle or round itself, after its last pair).
+
+    Paying for the attack or the defence closes no cycle or round at once: the rolls are
+    resolved against the round they were made in (a defender whose points are spent cannot
+    defend with the next round's), and what they write on the two records (luck, the attack's
+    round, a lost brace or ward, prone after an evade) is written before a new round re-copies
+    them; the effects and the blow are applied after, as to a parked exchange."""
     if state is None:
         state = fresh_state(rules, body)
     # Fields read more than once are read once: a pydantic attribute costs a hook call.
@@ -324,6 +332,8 @@ def start_exchange(
         )
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
         pending.offer(taker.record["id"], eligible, refused)
+    if close:
+        rounds.settle(state, rules)  # ``att`` and ``dfd`` may be stale copies from here on
     if diff.winner is None or effects is not None:
         done = finish(rules, state, pending, effects or [], dice)
         if odds_wanted:

@@ -8,6 +8,11 @@ defender whose SIZ — multiplied by ``brace_siz_multiplier`` if he braced — i
 leaper astride him; it deals no damage. A difference in success levels wins special effects as
 in an exchange: the leap is parked for ``choose_effects`` like one, and finished by the same
 code with no blow.
+
+The leap is resolved against the round it was made in: paying for it (the leap, the
+resistance) closes no round; the cycle or round it finished closes once the leap is written
+(prone, astride), as a new round puts fresh copies of the records in the state (and fresh
+action points with them), and before its effects are applied, as in an exchange.
 """
 
 from __future__ import annotations
@@ -77,6 +82,7 @@ def leaping_attack(
     resist = _resist_skill(leap, dfd, body.resist_with)
     if resist == "evade" and has_condition(dfd, "entangled"):
         raise EngineError(f"{dfd['name']} is entangled and cannot evade")
+    # Closed below, once the leap is written: a new round re-copies the records held here.
     rounds.spend_for_attack(rules, state, att)
 
     notes: list[str] = []
@@ -149,6 +155,9 @@ def leaping_attack(
         taker, loser = (leaper, target) if diff.winner == "attacker" else (target, leaper)
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
         pending.offer(taker.record["id"], eligible, refused)
+    # The leap is written: the round it closed closes now. Its effects are applied after, to
+    # the records as they stand (:func:`finish` reads them afresh), chosen now or later.
+    rounds.settle(state, rules)
     if diff.winner is None or body.effects is not None:
         done = finish(rules, state, pending, body.effects or [], dice)
         done.result.update(move_result)

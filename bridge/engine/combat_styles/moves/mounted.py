@@ -42,7 +42,9 @@ WITHDRAW_ACTION = "change_range"
 
 def pay_action(rules: RulesView, state: JSON, c: JSON, action: str) -> None:
     """Pay for ``action`` as ``c``'s proactive action, at its cost in the rule data (nothing
-    before initiative or outside the turn phase)."""
+    before initiative or outside the turn phase). It closes no cycle or round: the caller
+    calls :func:`rounds.settle` once it has written the action (a new round re-copies the
+    records it holds)."""
     if action not in rules.actions:
         raise EngineError(f"the rule data has no combat action {action!r}")
     if not tracks_turns(state):
@@ -69,6 +71,7 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
         rider = combatant(state, rider["id"])
         pay_action(rules, state, rider, MOUNT_ACTION)
         dismount(state, rider)
+        rounds.settle(state, rules)
         result: JSON = {"kind": "mount", "rider": rider["id"], "mount": None}
         return Resolution(
             {**result, "dismounted_from": ridden["id"], **rounds.snapshot(state)}, state
@@ -85,6 +88,7 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
     pay_action(rules, state, rider, MOUNT_ACTION)
     add_condition(rider, MOUNTED, None, mount=steed["id"])
     add_condition(steed, RIDDEN, None, by=rider["id"])
+    rounds.settle(state, rules)
     result = {"kind": "mount", "rider": rider["id"], "mount": steed["id"]}
     return Resolution({**result, **rounds.snapshot(state)}, state)
 
@@ -137,6 +141,7 @@ def mounted_withdraw(
     pay_action(rules, state, rider, WITHDRAW_ACTION)
     rider["conditions"].pop("engaged", None)
     brace.lose(rules, rider, "withdrawing")
+    rounds.settle(state, rules)
     result: JSON = {
         "kind": "mounted_withdraw",
         "rider": rider["id"],

@@ -101,6 +101,9 @@ def outmaneuver(
         notes.append(f"{mover['name']} withdraws from the fight")
     for fid in beaten:
         _block(state, combatant(state, fid), mover["id"])
+    # Resolved in the round it was paid in (foes without points left are blocked unrolled;
+    # a block lasts the rest of that round): the cycle or round it finished closes now.
+    rounds.settle(state, rules)
     result: JSON = {
         "kind": ACTION,
         "combatant": mover["id"],
@@ -128,7 +131,8 @@ def _pay_proactive(rules: RulesView, state: JSON, c: JSON, cost: int) -> None:
     """The manoeuvre is ``c``'s proactive action; it costs ``cost`` points in all."""
     if tracks_turns(state) and c["ap"] < cost:
         raise EngineError(f"{c['name']} needs {cost} action point(s) to outmanoeuvre")
-    rounds.spend_proactive(state, c, ACTION, rules)  # one point, and his turn ends
+    # One point, and his turn ends; the round closes only once the manoeuvre is resolved.
+    rounds.spend_proactive(state, c, ACTION, rules)
     if tracks_turns(state) and cost == 0:
         c["ap"] += 1
     for _ in range(cost - 1):

@@ -42,6 +42,7 @@ def sweep_attack(
         combatant(state, tid)
         check_attack(state, body.attacker, tid)
     state = writable(state)
+    # Every pair is resolved in the round the sweep was paid in: the round closes after.
     rounds.spend_for_attack(rules, state, combatant(state, body.attacker))
     shared: int | None = None
     exchanges: list[JSON] = []
@@ -62,7 +63,13 @@ def sweep_attack(
             effects=t.effects,
         )
         done = start_exchange(
-            rules, pair, state, dice, shared_roll=shared if one_roll else None, pay=False
+            rules,
+            pair,
+            state,
+            dice,
+            shared_roll=shared if one_roll else None,
+            pay=False,
+            close=False,
         )
         assert done.state is not None
         state = done.state
@@ -70,6 +77,7 @@ def sweep_attack(
             shared = done.result["attack"]["roll"]
         exchanges.append(done.result)
         private.update(done.private)
+    rounds.settle(state, rules)
     result: JSON = {
         "kind": MOVE,
         "attacker": body.attacker,

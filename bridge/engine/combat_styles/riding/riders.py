@@ -58,7 +58,8 @@ def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Gu
 
 
 def pay(rules: RulesView, state: JSON, payer: JSON, cost: int) -> None:
-    """Pay ``cost`` reaction points for a defence (the rider's ``defend_mount_ap_cost``)."""
+    """Pay ``cost`` reaction points for a defence (the rider's ``defend_mount_ap_cost``); the
+    exchange closes the cycle or round it finishes (:func:`rounds.settle`)."""
     for _ in range(cost):
         rounds.spend_reaction(state, payer, rules)
 

@@ -14,6 +14,13 @@ interrupt, ``act`` with a reactive id) may be taken by anyone with action points
 When everyone has had his turn the cycle ends; a new cycle begins for those with points left;
 when nobody has any, the round ends and a new one begins with full action points.
 
+A new round puts fresh copies of every record in the state (``recopied``). So paying for an
+action closes nothing (``turns``, "Paid, not closed"): a request that pays and then resolves
+the action (an exchange, a leap, a sweep, spirit combat, mounting, ``act``) calls
+:func:`settle` itself once it has written what the action leaves on the records it holds. The
+action is resolved against the round it was paid in (a defender with no points left cannot
+react with the next round's), and nothing it writes lands on a copy the state no longer holds.
+
 Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
 raises :class:`~arbiter.bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
 An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points. The
@@ -33,6 +40,7 @@ from arbiter.bridge.engine.combat_styles.rounds.turns import (
     next_cycle,
     next_round,
     next_turn,
+    settle,
     snapshot,
     spend_for_attack,
     spend_proactive,
@@ -50,6 +58,7 @@ __all__ = [
     "next_round",
     "next_turn",
     "roll_initiative",
+    "settle",
     "snapshot",
     "spend_for_attack",
     "spend_proactive",

@@ -18,6 +18,7 @@ from arbiter.bridge.engine.combat_styles.rounds.turns import (
     delay,
     interrupt,
     next_turn,
+    settle,
     snapshot,
     spend_proactive,
 )
@@ -74,6 +75,7 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
             raise EngineError(f"{body.action} is made with the {OWN_REQUESTS[body.action]} request")
         if body.action == "struggle" and not held_by(rules, c):
             raise EngineError(f"{c['name']} is not held by anything")
+        # Closed below, once the action is written: a new round re-copies ``c``.
         spend_proactive(state, c, body.action, rules)
         if cost == 0 and tracks_turns(state):
             c["ap"] += 1
@@ -102,4 +104,8 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
     elif body.action in HAND_ACTIONS and body.weapon is not None and c.get("hands") is not None:
         result["hands"] = HAND_ACTIONS[body.action](rules, c, body.weapon)
+    if kind == "proactive":
+        # Paid above, written now: the cycle or round it finished closes. (A reactive action
+        # has never closed one: its points come off without a settle, as before.)
+        settle(state, rules)
     return state, {**result, **snapshot(state)}

@@ -4,6 +4,14 @@ costs, delays and interrupts, dithering, and the close of each cycle and round.
 Conditions that last N turns count down at the end of their bearer's turn. Every illegal move
 raises :class:`~arbiter.bridge.engine.contract.EngineError` naming the reason; nothing is silently allowed.
 An encounter in phase ``free`` (an exchange sent without one) tracks no turns or points.
+
+Paid, not closed. Paying for an action (``spend_proactive``, ``spend_for_attack``,
+``spend_reaction``) closes no cycle or round. A new round (or a delay lapsing as a cycle ends)
+puts fresh copies of records in the state, so a request that paid and then wrote to the records
+it holds would write to copies the state no longer has, and a defender would react with the
+next round's points. Every request that pays calls :func:`settle` once its action is resolved:
+an exchange or a leap before its effects and blow (which read the records afresh), a sweep
+after its last pair.
 """
 
 from __future__ import annotations
@@ -81,7 +89,9 @@ def current(state: JSON) -> str | None:
     return None
 
 
-def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
+def end_turn(state: JSON, cid: str, rules: RulesView | None = None, close: bool = True) -> None:
+    """End ``cid``'s turn; then close a finished cycle or round, unless ``close`` is False (a
+    paid action: module docstring, "Paid, not closed")."""
     state["acted"].append(cid)
     follow_ups.lapse(state, cid)
     c = combatant(state, cid)
@@ -101,12 +111,17 @@ def end_turn(state: JSON, cid: str, rules: RulesView | None = None) -> None:
             cond["turns"] -= 1
             if cond["turns"] <= 0:
                 del c["conditions"][name]
-    settle(state, rules)
+    if close:
+        settle(state, rules)
 
 
 def settle(state: JSON, rules: RulesView | None = None) -> None:
-    """Close finished cycles and rounds."""
-    if current(state) is not None:
+    """Close finished cycles and rounds.
+
+    A new round (or a dithered delay) puts fresh copies of the records in ``state``: a caller
+    still holding records must settle only once it is done writing to them. Nothing to close
+    outside the turn phase."""
+    if not tracks_turns(state) or current(state) is not None:
         return
     for cid in state["delayed"]:
         # A delay not used before the cycle ends is a dither: the point is lost.
@@ -129,13 +144,13 @@ def has_ap(state: JSON, c: JSON) -> bool:
 
 
 def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
-    """Pay one action point for a reaction (parry, evade, interrupt)."""
+    """Pay one action point for a reaction (parry, evade, interrupt). It closes no cycle or
+    round: the request calls :func:`settle` once the action is resolved (module docstring)."""
     if require(state, REACTION) != TURNS:
         return
     if c["ap"] <= 0:
         raise EngineError(f"{c['name']} has no action points left this round")
     c["ap"] -= 1
-    settle(state, rules)
 
 
 def check_can_attack(c: JSON) -> None:
@@ -152,7 +167,9 @@ def check_can_attack(c: JSON) -> None:
 def spend_proactive(
     state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
 ) -> None:
-    """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay)."""
+    """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay), ending
+    his turn. It closes no cycle or round: the request calls :func:`settle` once the action is
+    resolved (module docstring: "Paid, not closed")."""
     if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
         return
     cid = c["id"]
@@ -171,10 +188,11 @@ def spend_proactive(
     check_turn_not_lost(c, what)
     c["ap"] -= 1
     state["proactive"].append(cid)
-    end_turn(state, cid, rules)
+    end_turn(state, cid, rules, close=False)
 
 
 def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
+    """Pay for ``c``'s attack (as :func:`spend_proactive`: the request settles after)."""
     check_can_attack(c)
     round_now = state.get("round", 0)
     spend_proactive(state, c, "attack", rules)

@@ -126,6 +126,7 @@ def spirit_combat(
     if has_condition(att, "surprised"):
         raise EngineError(f"{att['name']} was surprised and may not act offensively this round")
     spirit_engagement.check_not_barred(state, att, dfd)
+    # Closed below, once the rolls are written (luck): a new round re-copies the records.
     rounds.spend_proactive(state, att, "engage in spirit combat", rules)
 
     notes: list[str] = []
@@ -168,6 +169,7 @@ def spirit_combat(
         {"winner": diff.winner, "effects": diff.count},
         notes,
     )
+    rounds.settle(state, rules)  # ``att`` and ``dfd`` may be stale copies from here on
     if diff.winner is not None and diff.count:
         won, lost = (a, d) if diff.winner == "attacker" else (d, a)
         taker, victim = (att, dfd) if diff.winner == "attacker" else (dfd, att)

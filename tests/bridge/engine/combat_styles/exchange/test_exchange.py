@@ -368,3 +368,30 @@ def test_surprise_declared_on_one_exchange_leaves_no_lasting_condition(table: Ta
     assert out["differential"]["effects"] == 2
     assert "surprised" not in table.who("b")["conditions"]
     table("exchange", {"attacker": "b", "defender": "a", "defence": "none"}, [90])
+
+
+def test_an_attack_that_closes_the_round_keeps_its_luck_point_spent_and_its_round(
+    table: Table,
+) -> None:
+    table("start_encounter", {"combatants": [fighter("a"), fighter("b", action_points=1)]})
+    table("initiative", {}, [9, 2])
+    table("next_turn", {})  # a dithers: 1 point left
+    table("next_turn", {})  # b dithers: none left
+    luck = table.who("a")["luck_points"]
+    body = {"attacker": "a", "defender": "b", "attacker_luck": "success", "effects": []}
+    out = table("exchange", {**body, "defence": "parry"}, [90, 20, 1, 5])
+    assert table.rolled == [
+        ("1d100 attack", 90),
+        ("1d100 attack (luck)", 20),
+        ("1d8", 1),
+        ("1d20", 5),
+    ]
+    # Resolved in round 1: b has no point to parry with (the new round's are not his yet).
+    assert "b has no action points left: counts as a failure" in out["notes"]
+    assert (out["blow"]["location"], table.who("b")["hit_points"]["left_leg"]) == ("left_leg", 4)
+    # Then round 2 began, with the re-roll paid for and the attack recorded in round 1.
+    assert table.state is not None
+    assert (table.state["round"], table.state["cycle"]) == (2, 1)
+    assert (table.who("a")["ap"], table.who("b")["ap"]) == (2, 1)
+    assert table.who("a")["luck_points"] == luck - 1
+    assert table.who("a")["attacked_round"] == 1

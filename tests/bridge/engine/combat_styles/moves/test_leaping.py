@@ -131,6 +131,64 @@ def test_a_defender_without_action_points_cannot_resist_the_leap(table: Table) -
     assert out["leap"]["leaper_won"] is True
 
 
+def test_a_leap_that_closes_the_round_leaves_b_prone_with_cat_astride_in_the_new_round(
+    table: Table,
+) -> None:
+    table("start_encounter", {"combatants": [leaper(), fighter("b", action_points=1)]})
+    table("initiative", {}, [9, 2])
+    table("next_turn", {})  # cat dithers: 1 point left
+    table("next_turn", {})  # b dithers: none left
+    out = table("leaping_attack", {"attacker": "cat", "defender": "b", "effects": []}, [20])
+    # Resolved in round 1: b has no point to resist with (the new round's are not his yet).
+    assert out["defence_roll"] is None
+    assert "b has no action points left: counts as a failure" in out["notes"]
+    assert out["lasting"] == {"cat": ["astride"], "b": ["prone"]}
+    # Then the round closed: round 2, cycle 1, everyone's points back.
+    assert table.state is not None
+    assert (table.state["round"], table.state["cycle"]) == (2, 1)
+    assert (table.who("cat")["ap"], table.who("b")["ap"]) == (2, 1)
+    assert table.who("b")["conditions"] == {"prone": {"turns": None, "held_down_by": "cat"}}
+    assert table.who("cat")["conditions"] == {"astride": {"turns": None, "on": "b"}}
+    assert table.who("cat")["attacked_round"] == 1
+
+
+def test_a_parked_leap_that_closes_the_round_keeps_its_prone_and_its_token(
+    table: Table,
+) -> None:
+    table("start_encounter", {"combatants": [leaper(), fighter("b", action_points=1)]})
+    table("initiative", {}, [9, 2])
+    table("next_turn", {})
+    table("next_turn", {})
+    out = table("leaping_attack", {"attacker": "cat", "defender": "b"}, [20])
+    assert out["status"] == "awaiting_effects"
+    assert table.state is not None
+    assert (table.state["round"], table.state["cycle"]) == (2, 1)
+    assert (table.who("cat")["ap"], table.who("b")["ap"]) == (2, 1)
+    assert table.who("b")["conditions"] == {"prone": {"turns": None, "held_down_by": "cat"}}
+    assert table.who("cat")["conditions"] == {"astride": {"turns": None, "on": "b"}}
+    done = table("choose_effects", {"token": out["token"], "effects": [{"id": "grip"}]})
+    assert done["leap"]["leaper_won"] is True
+    assert table.who("b")["conditions"]["gripped"]["by"] == "cat"
+    assert table.who("b")["conditions"]["prone"]["held_down_by"] == "cat"
+
+
+def test_a_resistance_that_closes_the_round_is_paid_in_it_and_the_leap_still_lands(
+    table: Table,
+) -> None:
+    cat, b = leaper(action_points=1), fighter("b", action_points=1)
+    table("start_encounter", {"combatants": [cat, b]})
+    table("initiative", {}, [9, 2])
+    out = table("leaping_attack", {"attacker": "cat", "defender": "b", "effects": []}, [20, 50])
+    assert table.rolled == [("1d100 athletics cat", 20), ("1d100 brawn b", 50)]
+    assert out["leap"]["leaper_won"] is True
+    # b's last point paid for his Brawn; then nobody had any and round 2 began.
+    assert table.state is not None
+    assert (table.state["round"], table.state["cycle"]) == (2, 1)
+    assert (table.who("cat")["ap"], table.who("b")["ap"]) == (1, 1)
+    assert table.who("b")["conditions"] == {"prone": {"turns": None, "held_down_by": "cat"}}
+    assert table.who("cat")["conditions"] == {"astride": {"turns": None, "on": "b"}}
+
+
 # --- every data key changes the outcome (rules overlays) -----------------------------------------
 
 

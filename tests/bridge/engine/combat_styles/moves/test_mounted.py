@@ -64,6 +64,47 @@ def test_a_rider_mounts_before_initiative_for_free_and_dismounts_as_an_action(
     assert "ridden" not in table.who("horse")["conditions"]
 
 
+def mount_last(table: Table) -> None:
+    """A knight and his horse with one action point each; the horse acts first and dithers, so
+    the knight's Mount action spends the round's last point."""
+    knight = fighter("knight", skills={"ride": 50}, action_points=1)
+    horse = fighter(
+        "horse", characteristics=HORSE_STATS, quadruped=True, weapons=[], action_points=1
+    )
+    table("start_encounter", {"combatants": [knight, horse]})
+    table("initiative", {}, [3, 9])
+    table("next_turn", {})  # the horse dithers
+
+
+def test_mounting_with_the_rounds_last_point_keeps_the_rider_in_the_saddle(
+    table: Table,
+) -> None:
+    mount_last(table)
+    out = table("mount", {"rider": "knight", "mount": "horse"})
+    assert (out["round"], out["cycle"], out["current"]) == (2, 1, "horse")
+    assert out["action_points"] == {"knight": 1, "horse": 1}
+    assert table.who("knight")["conditions"] == {"mounted": {"turns": None, "mount": "horse"}}
+    assert table.who("horse")["conditions"] == {"ridden": {"turns": None, "by": "knight"}}
+
+
+def test_dismounting_with_the_rounds_last_point_leaves_both_out_of_the_saddle(
+    table: Table,
+) -> None:
+    knight = fighter("knight", skills={"ride": 50}, action_points=1)
+    horse = fighter(
+        "horse", characteristics=HORSE_STATS, quadruped=True, weapons=[], action_points=1
+    )
+    table("start_encounter", {"combatants": [knight, horse]})
+    table("mount", {"rider": "knight", "mount": "horse"})  # before initiative: free
+    table("initiative", {}, [3, 9])
+    table("next_turn", {})  # the horse dithers
+    out = table("mount", {"rider": "knight"})
+    assert (out["round"], out["cycle"], out["dismounted_from"]) == (2, 1, "horse")
+    assert out["action_points"] == {"knight": 1, "horse": 1}
+    assert table.who("knight")["conditions"] == {}
+    assert table.who("horse")["conditions"] == {}
+
+
 def test_mounting_what_cannot_be_mounted_is_refused(table: Table) -> None:
     cavalry(table)
     with pytest.raises(EngineError, match="already rides horse: dismount first"):

@@ -108,6 +108,28 @@ def test_a_foe_without_action_points_cannot_corner_him(table: Table) -> None:
     assert "g1 has no action points to corner him and is blocked" in out["notes"]
 
 
+def test_an_outmanoeuvre_that_closes_the_round_finds_a_spent_foe_unable_to_corner_him(
+    table: Table,
+) -> None:
+    hero, g1 = fighter("hero", skills={"evade": 60}, action_points=1), fighter("g1")
+    table("start_encounter", {"combatants": [hero, {**g1, "action_points": 1}]})
+    table("initiative", {}, [3, 9])  # g1 first
+    table("next_turn", {})  # g1 dithers: the hero has the round's last point
+    assert table.state is not None
+    table.state["combatants"]["hero"]["conditions"]["engaged"] = {"turns": None}
+    out = table("outmaneuver", {"combatant": "hero", "opponents": ["g1"], "then": "withdraw"}, [30])
+    # Resolved in round 1: g1 has no point left there (the new round's are not his yet).
+    assert table.rolled == [("1d100 evade hero", 30)]
+    assert "g1 has no action points to corner him and is blocked" in out["notes"]
+    assert (out["then"], out["blocked"]) == ("withdraw", ["g1"])
+    # Then round 2 began; the block was for the rest of round 1, and the withdrawal stands.
+    assert (out["round"], out["cycle"], out["action_points"]) == (2, 1, {"hero": 1, "g1": 1})
+    assert table.who("g1")["conditions"] == {
+        "outmaneuvered": {"turns": None, "round": 1, "by": ["hero"]}
+    }
+    assert table.who("hero")["conditions"] == {}
+
+
 def test_beating_every_foe_lets_him_engage_one_alone(table: Table) -> None:
     crowd(table)
     out = table(

@@ -121,3 +121,29 @@ def test_without_one_roll_for_all_targets_each_pair_rolls_its_own_attack(
     ]
     assert out["attack_roll"] is None
     assert out["exchanges"][1]["attack"]["level"] == "failure"
+
+
+def test_a_sweep_that_closes_the_round_finds_its_targets_without_points_to_defend(
+    table: Table,
+) -> None:
+    b, c = fighter("b", action_points=1), fighter("c", action_points=1)
+    table("start_encounter", {"combatants": [fighter("giant", weapons=["broadsword"]), b, c]})
+    table("initiative", {}, [9, 3, 2])
+    for _ in range(3):
+        table("next_turn", {})  # everyone dithers: only the giant has a point left
+    out = table("sweep_attack", {"attacker": "giant", "targets": TWO}, [30, 5, 10, 4, 12])
+    assert table.rolled == [
+        ("1d100 attack", 30),
+        ("1d8", 5),
+        ("1d20", 10),
+        ("1d8", 4),
+        ("1d20", 12),
+    ]
+    first, second = out["exchanges"]
+    assert "b has no action points left: counts as a failure" in first["notes"]
+    assert "c has no action points left: counts as a failure" in second["notes"]
+    assert (table.who("b")["hit_points"]["chest"], table.who("c")["hit_points"]["chest"]) == (2, 3)
+    # The round closed after the last pair: round 2, everyone's points back.
+    assert (out["round"], out["cycle"]) == (2, 1)
+    assert out["action_points"] == {"giant": 2, "b": 1, "c": 1}
+    assert table.who("giant")["attacked_round"] == 1

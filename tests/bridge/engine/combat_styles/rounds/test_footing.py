@@ -33,6 +33,21 @@ def test_an_unengaged_prone_fighter_stands_without_a_roll(table: Table) -> None:
     assert "prone" not in table.who("b")["conditions"]
 
 
+def test_standing_with_the_rounds_last_point_leaves_him_on_his_feet_in_the_new_round(
+    table: Table,
+) -> None:
+    both = [fighter("a", action_points=1), fighter("b", action_points=1)]
+    table("start_encounter", {"combatants": both})
+    table("initiative", {}, [9, 2])  # a first
+    table("next_turn", {})  # a dithers: b has the round's last point
+    knock_down(table, "b")
+    out = stand(table, [])
+    assert out["footing"]["stood"] is True
+    assert (out["round"], out["cycle"], out["current"]) == (2, 1, "a")
+    assert out["action_points"] == {"a": 1, "b": 1}
+    assert table.who("b")["conditions"] == {}
+
+
 def test_an_engaged_fighter_who_wins_the_opposed_test_stands(table: Table) -> None:
     duel(table, fighter("a"), fighter("b", skills={"athletics": 50}))
     knock_down(table, "b")

@@ -154,3 +154,16 @@ def test_bleeding_costs_a_fatigue_level_each_round_with_its_grade_and_points(
     # exhausted: one action point fewer
     assert table.who("b")["fatigue_levels"] == 4
     assert table.who("b")["ap"] == 1
+
+
+def test_bracing_with_the_rounds_last_point_keeps_him_braced_in_the_new_round(
+    table: Table,
+) -> None:
+    both = [fighter("a", action_points=1), fighter("b", action_points=1)]
+    table("start_encounter", {"combatants": both})
+    table("initiative", {}, [9, 2])  # a first
+    table("next_turn", {})  # a dithers: b has the round's last point
+    out = table("act", {"combatant": "b", "action": "brace"})
+    assert (out["round"], out["cycle"], out["current"]) == (2, 1, "a")
+    assert out["action_points"] == {"a": 1, "b": 1}
+    assert table.who("b")["conditions"] == {"braced": {"turns": None}}

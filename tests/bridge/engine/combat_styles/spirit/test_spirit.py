@@ -185,3 +185,17 @@ def test_editing_the_magic_points_formula_changes_a_stat_blocks_magic_points(
     duel(table, shaman(), ghost())
     assert table.who("shaman")["magic_points"] == 13  # (14 + 12) / 2, no longer POW 14
     assert table.who("ghost")["magic_points"] == 12  # given outright
+
+
+def test_an_engagement_that_closes_the_round_keeps_its_luck_point_spent(table: Table) -> None:
+    table("start_encounter", {"combatants": [shaman(action_points=1), ghost(action_points=1)]})
+    table("initiative", {}, [1, 10])  # ghost first
+    table("next_turn", {})  # the ghost dithers: the shaman has the round's last point
+    luck = table.who("shaman")["luck_points"]
+    out = engage(table, [90, 20, 70, 5], attacker_luck="success")
+    assert [r for _, r in table.rolled] == [90, 20, 70, 5]
+    assert table.rolled[1] == ("1d100 spirit_combat (luck)", 20)
+    assert (out["round"], out["cycle"]) == (2, 1)
+    assert out["action_points"] == {"shaman": 1, "ghost": 1}
+    assert table.who("shaman")["luck_points"] == luck - 1
+    assert table.who("ghost")["magic_points"] == 7  # 12 − 5
