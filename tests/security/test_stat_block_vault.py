@@ -260,3 +260,133 @@ def test_a_player_never_hears_which_stored_blocks_a_rules_reload_invalidated(
     assert [m.get("event") for m in pat.received[1:] if m["type"] == "event"] == ["rules_updated"]
     assert [(e["participant"], e["problems"]) for e in listed["entries"]] == [("orc", None)]
     assert not any("unknown weapon" in s for s in strings(pat.received))
+
+
+def test_a_player_connecting_after_the_reload_hears_nothing_of_the_invalid_blocks(
+    tmp_path: Path,
+) -> None:
+    # After a reload that refused the orc's block, a player holding the orc connects claiming
+    # the GM's role and every event: the notice a GM connecting then gets is not his.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "orc")
+        assert token is not None
+        assert put(gm, ORC)["ok"] is True
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        kept = [e for e in entries if 'id = "war-hammer"' not in e]
+        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        assert gm._next(5)["event"] == "stat_blocks_invalid"
+        pat = Client(srv, token, role="gm", participants=["orc"], events=["rules", "outcome"])
+        pat.drain()
+        late_gm = Client(srv, srv.server.secret, events=["rules"])
+        notice = late_gm._next(5)
+    # A GM connecting at the same moment is told (so the player could have been).
+    assert notice["event"] == "stat_blocks_invalid"
+    assert pat.welcome["you"]["gm"] is False
+    assert pat.received == [pat.welcome]
+    assert not any("unknown weapon" in s for s in strings(pat.received))
+
+
+def raw_answer(client: Client, message: dict[str, Any]) -> str:
+    """Send ``message`` and return the next frame exactly as the server wrote it (the client
+    subscribed to no event, so it is the answer)."""
+    client.ws.send(json.dumps(message))
+    frame = client.ws.recv(5)
+    assert isinstance(frame, str)
+    return frame
+
+
+def test_a_player_told_scripted_dice_are_refused_cannot_tell_a_stored_block_from_a_guess(
+    tmp_path: Path,
+) -> None:
+    # The server decides every die; the player sends dice with a request naming the orc, and
+    # the same request (the same id: nothing was decided) naming an id nobody stored.
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, role="gm", participants=["orc"], events=[])
+        assert put(gm, ORC)["ok"] is True
+        stored = raw_answer(pat, {**attack("s-1", REFERENCE), "dice": [50]})
+        guessed = raw_answer(pat, {**attack("s-1", {"id": "zed", "stored": True}), "dice": [50]})
+    assert stored == guessed
+    assert json.loads(stored) == {
+        "v": 1,
+        "type": "error",
+        "id": "s-1",
+        "code": "scripted_dice_refused",
+        "message": "this server decides every die itself; 'dice' is accepted only when it "
+        "runs with --allow-scripted-dice (tests)",
+        "retry_after": None,
+    }
+
+
+def test_a_player_told_his_ruleset_is_not_served_cannot_tell_a_stored_block_from_a_guess(
+    tmp_path: Path,
+) -> None:
+    # The GM stored the orc under hmk; the server then restarts serving the tiny ruleset
+    # alone, the orc's block still stored.
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        assert put(gm, ORC)["ok"] is True
+        gm.close()
+    with running(tiny_config(tmp_path)) as srv:
+        assert srv.server.vault.get("hmk", "orc") is not None
+        pat = Client(srv, token, role="gm", participants=["orc"], events=[])
+        stored = raw_answer(pat, attack("u-1", REFERENCE))
+        guessed = raw_answer(pat, attack("u-1", {"id": "zed", "stored": True}))
+        served = ", ".join(sorted(srv.server.rules.served)) or "none"
+    assert stored == guessed
+    assert json.loads(stored) == {
+        "v": 1,
+        "type": "error",
+        "id": "u-1",
+        "code": "unknown_ruleset",
+        "message": f"unknown ruleset 'hmk' (served: {served})",
+        "retry_after": None,
+    }
+
+
+def test_an_id_conflict_and_a_refusal_of_the_orc_s_block_stay_shielded(tmp_path: Path) -> None:
+    # An id already logged, resent as another request naming the orc, and naming nobody
+    # stored: whether the orc is stored shows in neither. A request the served rules refuse
+    # because of what the orc's block holds (a weapon a reload removed) says nothing of it.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        assert ask(pat, attack("c-1", {**ANA, "id": "dummy"}))["type"] == "outcome"
+        conflict = raw_answer(pat, attack("c-1", REFERENCE))
+        conflict_guess = raw_answer(pat, attack("c-1", {"id": "zed", "stored": True}))
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        kept = [e for e in entries if 'id = "war-hammer"' not in e]
+        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        refused = raw_answer(pat, attack("c-2", REFERENCE))
+        refused_guess = raw_answer(pat, attack("c-2", {"id": "zed", "stored": True}))
+        told_gm = ask(gm, attack("c-3", REFERENCE))
+    shielded = {"v": 1, "type": "error", "id": "c-1", "code": "invalid_request",
+                "message": SHIELDED, "retry_after": None}  # fmt: skip
+    assert conflict == conflict_guess
+    assert json.loads(conflict) == shielded
+    assert refused == refused_guess
+    assert json.loads(refused) == {**shielded, "id": "c-2"}
+    # The GM hears the reason the player did not.
+    assert told_gm["code"] == "invalid_request" and "unknown weapon" in told_gm["message"]
