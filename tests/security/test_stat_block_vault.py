@@ -45,9 +45,27 @@ ORC = {
     "weapons": ["dagger"],
     "armor": "scale-mail",
 }
-SECRETS = {"scale-mail", "dagger", "war-hammer"}
-"""Words of the orc's block a player's frames must never hold (his gear, unused in the fight
-below: the armour's name, his second weapon, his own weapon's id as a skill)."""
+SECRETS = {"dagger", "war-hammer"}
+"""Words of the orc's block a player's frames must never hold: his gear unused in the fight
+below (his second weapon, his own weapon's id as a skill). His armour is not among them: a blow
+that shreds armour names it in the public outcome, as the card shows the table (the armour is
+seen, like the wound); :func:`orc_blocks` looks for the block itself instead."""
+BLOCK_KEYS = {"attributes", "skills", "defensive_tactics", "weapons", "armor"}
+
+
+def orc_blocks(value: Any) -> list[dict[str, Any]]:
+    """Every object in ``value`` that is the orc's stat block, or any part of one: an object
+    naming the orc (``id`` or ``participant``) together with a stat block's keys."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        if "orc" in (value.get("id"), value.get("participant")) and BLOCK_KEYS & value.keys():
+            found.append(value)
+        for item in value.values():
+            found += orc_blocks(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += orc_blocks(item)
+    return found
 
 
 def ask(client: Client, message: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +136,7 @@ def test_a_player_token_cannot_read_list_overwrite_or_delete_the_gm_s_stat_block
     # The orc is what the GM stored, not what the player sent.
     assert still["stat_block"] == ORC
     assert not SECRETS & strings(pat.received)
+    assert orc_blocks(pat.received) == []
 
 
 def test_a_player_attacks_the_orc_by_reference_and_never_receives_its_stat_block(
@@ -145,6 +164,7 @@ def test_a_player_attacks_the_orc_by_reference_and_never_receives_its_stat_block
     # The log keeps the request with the orc's block in it: replays need nothing else.
     assert request["body"]["defender"] == ORC
     assert not SECRETS & strings(pat.received)
+    assert orc_blocks(pat.received) == []
     # The GM heard the same outcome (its event), the same view of it.
     assert any(m.get("event") == "outcome" for m in gm.received)
 
