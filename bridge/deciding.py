@@ -43,7 +43,7 @@ from arbiter.bridge.refusals import (
     refused_outcome,
     settle,
 )
-from arbiter.bridge.rules import RulesSnapshot
+from arbiter.bridge.rules import RulesSnapshot, Served
 from arbiter.bridge.store import NewRoll, Roll, Store, canonical
 from arbiter.bridge.views import OutcomeText
 
@@ -114,44 +114,10 @@ def decide(
             stored, outcome, OutcomeText(outcome), replayed=True, refusal=refusal_in(outcome)
         )
 
-    served = rules.served.get(request.ruleset)
-    if served is None:
-        known = ", ".join(sorted(rules.served)) or "none"
-        raise ProtocolError(
-            "unknown_ruleset", f"unknown ruleset {request.ruleset!r} (served: {known})", rid
-        )
-    if request.type not in served.engine.requests:
-        known = ", ".join(sorted(served.engine.requests))
-        raise ProtocolError(
-            "unknown_request_type",
-            f"unknown request type {request.type!r} for ruleset {request.ruleset!r} "
-            f"(known: {known})",
-            rid,
-        )
-
-    state = None
-    if request.encounter is not None:
-        encounter = store.encounter(request.encounter)
-        if encounter is not None:
-            if encounter.ruleset != request.ruleset:
-                raise ProtocolError(
-                    "encounter_mismatch",
-                    f"encounter {request.encounter!r} is a {encounter.ruleset} encounter, "
-                    f"not {request.ruleset}",
-                    rid,
-                )
-            state = encounter.state
-
+    served, state = admitted(message, rules, store, ctx.allow_scripted_dice)
     source: DiceSource
     counter: int | None
     if message.dice is not None:
-        if not ctx.allow_scripted_dice:
-            raise ProtocolError(
-                "scripted_dice_refused",
-                "this server decides every die itself; 'dice' is accepted only when it runs "
-                "with --allow-scripted-dice (tests)",
-                rid,
-            )
         source, counter = ScriptedSource(message.dice), None
     else:
         source, counter = ctx.keyed, ctx.keyed.counter
@@ -213,6 +179,60 @@ def decide(
         (logged_request, text.dice_bytes, text.logged_bytes),
     )
     return Decided(row, outcome, text, replayed=False, refusal=refusal_in(outcome))
+
+
+BODY_BLIND = frozenset({"unknown_ruleset", "scripted_dice_refused"})
+"""The refusal codes only :func:`admitted` raises (nothing else in deciding or the engines
+does), whose words and whose raising depend on nothing in the request's body, so on no stat
+block it names: a player hears them verbatim even for a request naming the GM's blocks
+(:mod:`arbiter.bridge.stat_block_vault`). ``unknown_request_type`` and
+``encounter_mismatch``, raised there too, do not depend on a block either, but are not
+listed: they are shielded like every other refusal."""
+
+
+def admitted(
+    message: RequestMessage, rules: RulesSnapshot, store: Store, allow_scripted_dice: bool
+) -> tuple[Served, Any]:
+    """The served ruleset of a request whose id is not logged yet, and its encounter's state
+    (None: a new encounter, or none); raises ProtocolError for what refuses it whatever its
+    body holds, in this order: ``unknown_ruleset``, ``unknown_request_type``,
+    ``encounter_mismatch``, ``scripted_dice_refused``. Reads the store, writes nothing."""
+    request = message.request
+    rid = request.id
+    served = rules.served.get(request.ruleset)
+    if served is None:
+        known = ", ".join(sorted(rules.served)) or "none"
+        raise ProtocolError(
+            "unknown_ruleset", f"unknown ruleset {request.ruleset!r} (served: {known})", rid
+        )
+    if request.type not in served.engine.requests:
+        known = ", ".join(sorted(served.engine.requests))
+        raise ProtocolError(
+            "unknown_request_type",
+            f"unknown request type {request.type!r} for ruleset {request.ruleset!r} "
+            f"(known: {known})",
+            rid,
+        )
+    state = None
+    if request.encounter is not None:
+        encounter = store.encounter(request.encounter)
+        if encounter is not None:
+            if encounter.ruleset != request.ruleset:
+                raise ProtocolError(
+                    "encounter_mismatch",
+                    f"encounter {request.encounter!r} is a {encounter.ruleset} encounter, "
+                    f"not {request.ruleset}",
+                    rid,
+                )
+            state = encounter.state
+    if message.dice is not None and not allow_scripted_dice:
+        raise ProtocolError(
+            "scripted_dice_refused",
+            "this server decides every die itself; 'dice' is accepted only when it runs "
+            "with --allow-scripted-dice (tests)",
+            rid,
+        )
+    return served, state
 
 
 def request_json(request: Request, written: dict[str, Any] | None) -> bytes:

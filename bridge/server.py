@@ -307,8 +307,16 @@ class ArbiterServer:
         await ClientSession(self, ws).run()
 
     def join(self, session: ClientSession) -> None:
+        """Take a welcomed client in; a GM connection subscribed to ``rules`` is told at once
+        (right after its ``welcome``) of the stored stat blocks the served rules refuse, as
+        the connections open at the reload that found them were."""
         self.clients.add(session)
         self.subscribed(session)
+        if session.gm and "rules" in session.events:
+            # The blocks and their problems are the GM's: never a player's connection.
+            invalid = self.vault.noted_invalid()
+            if invalid:
+                session.outbox.send(encode(StatBlocksInvalid(blocks=invalid)))
 
     def subscribed(self, session: ClientSession) -> None:
         """Take note of a joined client's event streams (after hello or subscribe)."""

@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.deciding import Context, decide
+from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
 from arbiter.bridge.limits import TokenBucket
@@ -425,7 +425,9 @@ class ClientSession:
         if viewer is not self.viewer:
             ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
         # References to the GM's stored stat blocks become the blocks (the log keeps those).
-        resolved = server.vault.resolve(read, viewer)
+        resolved = server.vault.resolve(
+            read, viewer, lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice)
+        )
         try:
             decided = decide(resolved.read, rules, server.store, ctx, time.time())
         except ProtocolError as err:

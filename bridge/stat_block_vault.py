@@ -20,7 +20,9 @@ with the roll log:
   cannot attack an orc without the orc's numbers being used, but he never receives them.
   A refusal of a player's request that used (or named) a block of somebody he does not hold
   says one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a
-  block is stored under an id he guesses is the GM's to know.
+  block is stored under an id he guesses is the GM's to know. Only the refusals that read no
+  body (:data:`~arbiter.bridge.deciding.BODY_BLIND`), made before any block is looked up,
+  reach him as they are.
 
 A reference is resolved once per request id: a resend of a decided id whose references name
 the blocks the logged request holds is the logged request (the GM may have edited the block
@@ -30,7 +32,8 @@ A stored block was valid when it was put; a rules reload may remove what it name
 armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
 server calls it at start and after every reload, and tells the GM's connections,
 ``stat_blocks_invalid``); what it found stays noted (:attr:`Vault.invalid`) so that the GM's
-``list_stat_blocks`` flags those blocks with their problems until they are put again or deleted.
+``list_stat_blocks`` flags those blocks with their problems until they are put again or deleted,
+and a GM connection welcomed meanwhile is told of them (:meth:`Vault.noted_invalid`).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,10 +49,12 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
+from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.refusals import Refusal
-from arbiter.bridge.store import Store
+from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
+from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,
@@ -97,59 +102,16 @@ class Stored:
     updated: float
 
 
-def is_reference(value: Any) -> bool:
-    """Whether ``value`` is a reference to a stored block: ``{"id": "<id>", "stored": true}``."""
-    return (
-        isinstance(value, dict)
-        and len(value) == 2
-        and value.get("stored") is True
-        and isinstance(value.get("id"), str)
+def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
+    """``stored`` as a ``stat_blocks_invalid`` event names it, with ``problems``."""
+    name = stored.block.get("name")
+    return InvalidStatBlock(
+        ruleset=stored.ruleset,
+        participant=stored.participant,
+        name=name if isinstance(name, str) else None,
+        actor=stored.actor,
+        problems=problems,
     )
-
-
-def references(value: Any, path: str = "body") -> Iterator[tuple[str, str]]:
-    """(dotted path, participant id) of every reference in ``value``, in document order."""
-    if is_reference(value):
-        yield path, value["id"]
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from references(item, f"{path}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from references(item, f"{path}.{index}")
-
-
-def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
-    """``value`` with every reference replaced by ``blocks[its id]`` (a copy; ``value`` is
-    left as it is)."""
-    if is_reference(value):
-        return blocks[value["id"]]
-    if isinstance(value, dict):
-        return {key: substitute(item, blocks) for key, item in value.items()}
-    if isinstance(value, list):
-        return [substitute(item, blocks) for item in value]
-    return value
-
-
-def matches(sent: Any, logged: Any) -> bool:
-    """Whether ``logged`` is ``sent`` with each of its references resolved to a block of that
-    id (whatever the block then held): a resend of a decided request."""
-    if is_reference(sent):
-        return isinstance(logged, dict) and logged.get("id") == sent["id"]
-    if isinstance(sent, dict):
-        return (
-            isinstance(logged, dict)
-            and sent.keys() == logged.keys()
-            and all(matches(sent[k], logged[k]) for k in sent)
-        )
-    if isinstance(sent, list):
-        return (
-            isinstance(logged, list)
-            and len(sent) == len(logged)
-            and all(matches(a, b) for a, b in zip(sent, logged, strict=True))
-        )
-    # JSON equality: true is not 1, 1 is not 1.0.
-    return type(sent) is type(logged) and sent == logged
 
 
 @dataclass(frozen=True)
@@ -161,8 +123,10 @@ class Resolved:
     shielded: bool = False
 
     def error(self, err: ProtocolError) -> ProtocolError:
-        """The refusal ``err`` as the requester may hear it."""
-        if not self.shielded:
+        """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
+        its code is not one of :data:`~arbiter.bridge.deciding.BODY_BLIND` (whose words
+        depend on no stat block)."""
+        if not self.shielded or err.code in BODY_BLIND:
             return err
         log.info("a request using the GM's stat blocks was refused: %s: %s", err.code, err)
         return ProtocolError("invalid_request", SHIELDED, err.id)
@@ -297,16 +261,21 @@ class Vault:
                     self.invalid.pop(key, None)
                     continue
                 self.invalid[key] = answer.problems
-                name = stored.block.get("name")
-                found.append(
-                    InvalidStatBlock(
-                        ruleset=stored.ruleset,
-                        participant=stored.participant,
-                        name=name if isinstance(name, str) else None,
-                        actor=stored.actor,
-                        problems=answer.problems,
-                    )
-                )
+                found.append(_invalid(stored, answer.problems))
+        return found
+
+    def noted_invalid(self) -> list[InvalidStatBlock]:
+        """The stored blocks the served rules refused when last rechecked (:attr:`invalid`),
+        by ruleset and participant, with their problems; empty when none is noted. For a GM
+        connection welcomed after the recheck that found them (``stat_blocks_invalid``)."""
+        if not self.invalid:
+            return []  # the common case: no query
+        found = []
+        for ruleset in sorted({r for r, _ in self.invalid}):
+            for stored in self.entries(ruleset):
+                problems = self.invalid.get((stored.ruleset, stored.participant))
+                if problems is not None:
+                    found.append(_invalid(stored, problems))
         return found
 
     def rulesets(self) -> set[str]:
@@ -315,14 +284,23 @@ class Vault:
 
     # --- requests ---
 
-    def resolve(self, read: RequestMessage | Sent, viewer: Viewer) -> Resolved:
+    def resolve(
+        self,
+        read: RequestMessage | Sent,
+        viewer: Viewer,
+        admit: Callable[[RequestMessage], object] | None = None,
+    ) -> Resolved:
         """``read`` with each reference to a stored block replaced by that block.
 
         A request read by the fast path holds no reference (a reference is no valid stat
         block). Raises ProtocolError ``invalid_request`` naming the field of a reference to
         a block that is not stored (for the request's ruleset), or of too many references; a
         player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
-        not.
+        not. For such a player's request whose id is not logged, ``admit`` (the decision's
+        checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
+        block is looked up, so its refusals are the same whether a named block is stored or
+        not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
+        others as :data:`SHIELDED`.
         """
         if isinstance(read, Sent):
             return Resolved(read)
@@ -340,8 +318,14 @@ class Vault:
                 request.id,
             )
         shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
-        body = self._logged_body(request.id, request.body)
+        row = self.store.find(request.id)
+        body = self._logged_body(row, request.body)
         if body is None:
+            if shielded and row is None and admit is not None:
+                try:
+                    admit(read)
+                except ProtocolError as err:
+                    raise Resolved(read, shielded).error(err) from None
             blocks: dict[str, dict[str, Any]] = {}
             for path, participant in found:
                 stored = self.get(request.ruleset, participant)
@@ -362,10 +346,10 @@ class Vault:
         resolved = request.model_copy(update={"body": body})
         return Resolved(read.model_copy(update={"request": resolved}), shielded)
 
-    def _logged_body(self, rid: str, sent: dict[str, Any]) -> dict[str, Any] | None:
-        """The logged body of request ``rid`` if ``sent`` is that request, references and
-        all (a resend), else None."""
-        row = self.store.find(rid)
+    @staticmethod
+    def _logged_body(row: Roll | None, sent: dict[str, Any]) -> dict[str, Any] | None:
+        """The logged body of the request ``row`` logs (None: its id is not logged) if
+        ``sent`` is that request, references and all (a resend), else None."""
         if row is None:
             return None
         logged = json.loads(row.entry.request).get("body")

@@ -141,3 +141,44 @@ def test_a_reload_that_removes_a_stored_block_s_weapon_tells_the_gm_which_fields
     assert [e["problems"] for e in relisted["entries"]] == [None, None]
     # The player heard the rules change, and nothing of the GM's blocks.
     assert [m.get("event") for m in pat.received[1:]] == ["rules_updated"]
+
+
+def test_a_gm_connecting_after_the_reload_is_told_which_stored_blocks_it_invalidated(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        assert put(gm, ORC)["ok"] is True
+        weapons = root / "hmk" / "weapons.toml"
+        weapons.write_text(without_weapon("war-hammer"), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        told = gm._next(5)
+        late = Client(srv, srv.server.secret, events=["rules"])
+        notice = late._next(5)
+        late.drain()
+        quiet = Client(srv, srv.server.secret, events=["outcome"])  # not subscribed to rules
+        quiet.drain()
+    assert late.welcome["type"] == "welcome"
+    assert told["event"] == "stat_blocks_invalid"
+    # The same event the GM connected at the reload heard, right after the welcome.
+    assert notice == told
+    assert [b["participant"] for b in notice["blocks"]] == ["orc"]
+    assert late.received[2:] == []
+    assert quiet.received == [quiet.welcome]
+
+
+def test_a_gm_connecting_when_every_stored_block_is_valid_hears_only_the_welcome(
+    tmp_path: Path,
+) -> None:
+    config = tiny_config(tmp_path, rules=RuleSource())
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        assert put(gm, ORC)["ok"] is True
+        late = Client(srv, srv.server.secret, events=["rules"])
+        late.drain()
+    assert late.received == [late.welcome]

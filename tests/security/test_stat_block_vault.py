@@ -45,9 +45,27 @@ ORC = {
     "weapons": ["dagger"],
     "armor": "scale-mail",
 }
-SECRETS = {"scale-mail", "dagger", "war-hammer"}
-"""Words of the orc's block a player's frames must never hold (his gear, unused in the fight
-below: the armour's name, his second weapon, his own weapon's id as a skill)."""
+SECRETS = {"dagger", "war-hammer"}
+"""Words of the orc's block a player's frames must never hold: his gear unused in the fight
+below (his second weapon, his own weapon's id as a skill). His armour is not among them: a blow
+that shreds armour names it in the public outcome, as the card shows the table (the armour is
+seen, like the wound); :func:`orc_blocks` looks for the block itself instead."""
+BLOCK_KEYS = {"attributes", "skills", "defensive_tactics", "weapons", "armor"}
+
+
+def orc_blocks(value: Any) -> list[dict[str, Any]]:
+    """Every object in ``value`` that is the orc's stat block, or any part of one: an object
+    naming the orc (``id`` or ``participant``) together with a stat block's keys."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        if "orc" in (value.get("id"), value.get("participant")) and BLOCK_KEYS & value.keys():
+            found.append(value)
+        for item in value.values():
+            found += orc_blocks(item)
+    elif isinstance(value, list):
+        for item in value:
+            found += orc_blocks(item)
+    return found
 
 
 def ask(client: Client, message: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +136,7 @@ def test_a_player_token_cannot_read_list_overwrite_or_delete_the_gm_s_stat_block
     # The orc is what the GM stored, not what the player sent.
     assert still["stat_block"] == ORC
     assert not SECRETS & strings(pat.received)
+    assert orc_blocks(pat.received) == []
 
 
 def test_a_player_attacks_the_orc_by_reference_and_never_receives_its_stat_block(
@@ -145,6 +164,7 @@ def test_a_player_attacks_the_orc_by_reference_and_never_receives_its_stat_block
     # The log keeps the request with the orc's block in it: replays need nothing else.
     assert request["body"]["defender"] == ORC
     assert not SECRETS & strings(pat.received)
+    assert orc_blocks(pat.received) == []
     # The GM heard the same outcome (its event), the same view of it.
     assert any(m.get("event") == "outcome" for m in gm.received)
 
@@ -260,3 +280,133 @@ def test_a_player_never_hears_which_stored_blocks_a_rules_reload_invalidated(
     assert [m.get("event") for m in pat.received[1:] if m["type"] == "event"] == ["rules_updated"]
     assert [(e["participant"], e["problems"]) for e in listed["entries"]] == [("orc", None)]
     assert not any("unknown weapon" in s for s in strings(pat.received))
+
+
+def test_a_player_connecting_after_the_reload_hears_nothing_of_the_invalid_blocks(
+    tmp_path: Path,
+) -> None:
+    # After a reload that refused the orc's block, a player holding the orc connects claiming
+    # the GM's role and every event: the notice a GM connecting then gets is not his.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "orc")
+        assert token is not None
+        assert put(gm, ORC)["ok"] is True
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        kept = [e for e in entries if 'id = "war-hammer"' not in e]
+        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        assert gm._next(5)["event"] == "stat_blocks_invalid"
+        pat = Client(srv, token, role="gm", participants=["orc"], events=["rules", "outcome"])
+        pat.drain()
+        late_gm = Client(srv, srv.server.secret, events=["rules"])
+        notice = late_gm._next(5)
+    # A GM connecting at the same moment is told (so the player could have been).
+    assert notice["event"] == "stat_blocks_invalid"
+    assert pat.welcome["you"]["gm"] is False
+    assert pat.received == [pat.welcome]
+    assert not any("unknown weapon" in s for s in strings(pat.received))
+
+
+def raw_answer(client: Client, message: dict[str, Any]) -> str:
+    """Send ``message`` and return the next frame exactly as the server wrote it (the client
+    subscribed to no event, so it is the answer)."""
+    client.ws.send(json.dumps(message))
+    frame = client.ws.recv(5)
+    assert isinstance(frame, str)
+    return frame
+
+
+def test_a_player_told_scripted_dice_are_refused_cannot_tell_a_stored_block_from_a_guess(
+    tmp_path: Path,
+) -> None:
+    # The server decides every die; the player sends dice with a request naming the orc, and
+    # the same request (the same id: nothing was decided) naming an id nobody stored.
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, role="gm", participants=["orc"], events=[])
+        assert put(gm, ORC)["ok"] is True
+        stored = raw_answer(pat, {**attack("s-1", REFERENCE), "dice": [50]})
+        guessed = raw_answer(pat, {**attack("s-1", {"id": "zed", "stored": True}), "dice": [50]})
+    assert stored == guessed
+    assert json.loads(stored) == {
+        "v": 1,
+        "type": "error",
+        "id": "s-1",
+        "code": "scripted_dice_refused",
+        "message": "this server decides every die itself; 'dice' is accepted only when it "
+        "runs with --allow-scripted-dice (tests)",
+        "retry_after": None,
+    }
+
+
+def test_a_player_told_his_ruleset_is_not_served_cannot_tell_a_stored_block_from_a_guess(
+    tmp_path: Path,
+) -> None:
+    # The GM stored the orc under hmk; the server then restarts serving the tiny ruleset
+    # alone, the orc's block still stored.
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        assert put(gm, ORC)["ok"] is True
+        gm.close()
+    with running(tiny_config(tmp_path)) as srv:
+        assert srv.server.vault.get("hmk", "orc") is not None
+        pat = Client(srv, token, role="gm", participants=["orc"], events=[])
+        stored = raw_answer(pat, attack("u-1", REFERENCE))
+        guessed = raw_answer(pat, attack("u-1", {"id": "zed", "stored": True}))
+        served = ", ".join(sorted(srv.server.rules.served)) or "none"
+    assert stored == guessed
+    assert json.loads(stored) == {
+        "v": 1,
+        "type": "error",
+        "id": "u-1",
+        "code": "unknown_ruleset",
+        "message": f"unknown ruleset 'hmk' (served: {served})",
+        "retry_after": None,
+    }
+
+
+def test_an_id_conflict_and_a_refusal_of_the_orc_s_block_stay_shielded(tmp_path: Path) -> None:
+    # An id already logged, resent as another request naming the orc, and naming nobody
+    # stored: whether the orc is stored shows in neither. A request the served rules refuse
+    # because of what the orc's block holds (a weapon a reload removed) says nothing of it.
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        assert ask(pat, attack("c-1", {**ANA, "id": "dummy"}))["type"] == "outcome"
+        conflict = raw_answer(pat, attack("c-1", REFERENCE))
+        conflict_guess = raw_answer(pat, attack("c-1", {"id": "zed", "stored": True}))
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        kept = [e for e in entries if 'id = "war-hammer"' not in e]
+        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+        later = time.time() + 2
+        os.utime(weapons, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        refused = raw_answer(pat, attack("c-2", REFERENCE))
+        refused_guess = raw_answer(pat, attack("c-2", {"id": "zed", "stored": True}))
+        told_gm = ask(gm, attack("c-3", REFERENCE))
+    shielded = {"v": 1, "type": "error", "id": "c-1", "code": "invalid_request",
+                "message": SHIELDED, "retry_after": None}  # fmt: skip
+    assert conflict == conflict_guess
+    assert json.loads(conflict) == shielded
+    assert refused == refused_guess
+    assert json.loads(refused) == {**shielded, "id": "c-2"}
+    # The GM hears the reason the player did not.
+    assert told_gm["code"] == "invalid_request" and "unknown weapon" in told_gm["message"]

@@ -152,6 +152,13 @@ function combatantsOf(actor) {
   return game.combat?.combatants ? Array.from(game.combat.combatants).filter((c) => c.actorId === actor.id || c.actor?.id === actor.id) : [];
 }
 
+/** Vitals that state nothing but an empty list of conditions. */
+function isBare(vitals) {
+  const { locations, levels, conditions, ...rest } = vitals;
+  const empty = (o) => !o || Object.keys(o).length === 0;
+  return empty(locations) && empty(levels) && (conditions ?? []).length === 0 && Object.keys(rest).length === 0;
+}
+
 /** The system fields the world's mapping writes vitals to ({value, max} data paths), if any. */
 function systemPaths(mapping) {
   return mapping?.vitals ?? null;
@@ -169,6 +176,10 @@ export async function applyOutcome({ module, outcome, mapping, i18n = (key) => k
     if (!actor) continue;
     const key = `${VITALS}.${outcome.ruleset}`;
     const previous = actor.getFlag(module, key) ?? null;
+    const statuses = mapping?.(outcome.ruleset)?.outcomes?.statuses ?? null;
+    // A combatant the result changed but names no vitals or condition of (a combat-styles
+    // `lasting: {id: []}` after a parry), on an actor Arbiter never marked: nothing to write.
+    if (!previous && isBare(vitals) && ![...managed(statuses)].some((s) => actor.statuses?.has(s))) continue;
     const before = { actor: actor.id, vitals: previous ? structuredClone(previous) : null, system: {}, statuses: [], defeated: [], items: null };
     const { injuries, ...kept } = vitals;
     const merged = { ...(previous ?? {}), ...kept, locations: { ...(previous?.locations ?? {}), ...(vitals.locations ?? {}) } };
@@ -190,7 +201,6 @@ export async function applyOutcome({ module, outcome, mapping, i18n = (key) => k
       if (Object.keys(update).length) await actor.update(update);
     }
     // Status effects: those the result names on, ours it no longer names off.
-    const statuses = map?.outcomes?.statuses ?? null;
     // A result that restates no condition (a karmic register's blow) leaves the statuses alone.
     const conditions = vitals.conditions ? [...vitals.conditions, ...Object.values(merged.levels ?? {})] : null;
     const wanted = new Set((conditions ?? []).map((c) => statusFor(c, statuses)).filter(Boolean));
