@@ -16,7 +16,8 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
   weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);
 * ``bodies/`` — request bodies and stat blocks (pydantic, interpreted): ``stat_blocks``,
   ``requests``, ``move_requests``, ``request_types``;
-* ``encounter/`` — the encounter's records: ``combatants``, ``wounds``, ``blows`` (a blow
+* ``encounter/`` — the encounter's records: ``combatants``, ``combatant_record`` (a
+  combatant's record as a typed native record, read and written back key for key), ``wounds``, ``blows`` (a blow
   landing), ``brace`` (the Brace action's lasting SIZ bonus), ``follow_ups``, ``engagement``,
   ``spirit_engagement``, ``saddle`` (who rides whom), ``pending_exchange`` (the typed records of an exchange and of a
   spirit combat between their rolls and their finish, which finishing and the effects read), ``pending`` (the read-only

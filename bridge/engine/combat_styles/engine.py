@@ -30,6 +30,7 @@ from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     needs_encounter,
+    records_of,
     released,
     writable,
 )
@@ -146,7 +147,7 @@ def _start(
     new = rounds.start(rules, body)
     if body.fatigue_checks:
         new["fatigue_checks"] = True
-    return Resolution({"kind": "start_encounter", "combatants": list(new["combatants"])}, new)
+    return Resolution({"kind": "start_encounter", "combatants": list(records_of(new))}, new)
 
 
 def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callable[..., Resolution]:

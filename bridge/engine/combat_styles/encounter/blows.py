@@ -19,7 +19,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
 )
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
 from arbiter.bridge.engine.combat_styles.encounter.wounds import (
     apply_wound,
@@ -301,7 +301,7 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
         fx.out.setdefault("notes", []).append("the blow goes astray (no bystander named)")
         return None
     victim = combatant(fx.state, name)
-    if name not in fx.state["combatants"] or victim is fx.attacker:
+    if name not in records_of(fx.state) or victim is fx.attacker:
         raise EngineError("the bystander must be someone other than the attacker")
     damage, totals = roll_damage(fx, arm, fx.attacker, 1, p.dm_steps, factor, effects=False)
     blow = Blow(name, None, totals, damage, damage)

@@ -18,6 +18,7 @@ from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatant_record import CombatantRecord
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 
@@ -181,12 +182,20 @@ made from: a record still identical to its given one is copied when first reache
 :func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
 
 
+def records_of(state: JSON) -> dict[str, JSON]:
+    """The combatant records of ``state`` by id, in the encounter's order, for reading only:
+    a record reached here may be the one the state was made from, so write only to one
+    reached through :func:`combatant`. Every read of the records goes through here."""
+    people: dict[str, JSON] = state["combatants"]
+    return people
+
+
 def combatant(state: JSON, cid: str) -> JSON:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:func:`writable_record`) the first time it is
     reached, so the state it was made from is never changed through it."""
     try:
-        rec: JSON = state["combatants"][cid]
+        rec: JSON = records_of(state)[cid]
     except KeyError:
         known = ", ".join(sorted(state.get("combatants", {})))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
@@ -194,6 +203,23 @@ def combatant(state: JSON, cid: str) -> JSON:
     if given is not None and given.get(cid) is rec:
         rec = state["combatants"][cid] = writable_record(rec)
     return rec
+
+
+def typed(state: JSON, cid: str) -> CombatantRecord:
+    """The record of ``cid`` as a typed record, reached as :func:`combatant` reaches it (in a
+    writable state, the state's own copy). Its nested parts (conditions, hit points, weapons,
+    wounds …) are that copy's own objects: what is written into them is in the state. A field
+    set on the record itself is in the state once :func:`stored`."""
+    return CombatantRecord.of(combatant(state, cid))
+
+
+def stored(state: JSON, rec: CombatantRecord) -> None:
+    """Write ``rec`` back into ``state``'s own record of it, in place (the same dict, so a
+    caller holding it sees the change), key for key in the record's order."""
+    own = combatant(state, rec.id)
+    fresh = rec.to_json()
+    own.clear()
+    own.update(fresh)
 
 
 def writable(state: JSON) -> JSON:
@@ -266,8 +292,15 @@ def has_condition(c: JSON, name: str) -> bool:
 
 def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> None:
     """Set a condition; ``turns`` counts the bearer's turns left (None: until removed)."""
-    entry: dict[str, Any] = {"turns": turns, **data}
-    old = c["conditions"].get(name)
+    put_condition(c["conditions"], name, turns, data)
+
+
+def put_condition(
+    conditions: JSON, name: str, turns: int | None = None, data: JSON | None = None
+) -> None:
+    """:func:`add_condition` on a record's ``conditions`` (a typed record's, or a dict's)."""
+    entry: dict[str, Any] = {"turns": turns, **data} if data else {"turns": turns}
+    old = conditions.get(name)
     if old is not None:
         # A lasting condition stays lasting; two counted ones keep the longer count.
         if old.get("turns") is None or turns is None:
@@ -275,4 +308,4 @@ def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> 
         else:
             entry["turns"] = max(turns, old["turns"])
         entry = {**old, **entry}
-    c["conditions"][name] = entry
+    conditions[name] = entry

@@ -16,6 +16,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     recopied,
+    records_of,
 )
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice
@@ -36,7 +37,7 @@ def arm(rules: RulesView, rec: JSON, victim: JSON, effect_id: str) -> None:
 
 def lapse(state: JSON, cid: str) -> None:
     """The end of ``cid``'s Turn: follow-ups readied on an earlier Turn of his are gone."""
-    for vid, victim in list(state["combatants"].items()):
+    for vid, victim in list(records_of(state).items()):
         for name, held in victim["conditions"].items():
             if held.get("by") == cid and held.get("follow_up") == READY:
                 copy = recopied(state, vid)
@@ -51,7 +52,7 @@ def ready_victim(
     several and ``target_id`` names none of them)."""
     ready = [
         vid
-        for vid, victim in state["combatants"].items()
+        for vid, victim in records_of(state).items()
         if any(
             held.get("by") == taker["id"] and held.get("follow_up") == READY
             for held in victim["conditions"].values()

@@ -7,6 +7,7 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 
 from __future__ import annotations
 
+from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
 from arbiter.bridge.engine.contract import JSON
 
 HIDDEN_CONDITIONS = frozenset({"prepared_counter"})
@@ -27,9 +28,9 @@ def lasting(before: JSON | None, after: JSON | None) -> JSON:
     the request changed none (or there is no encounter)."""
     if after is None or "combatants" not in after:
         return {}
-    old = before.get("combatants", {}) if before is not None else {}
+    old = records_of(before) if before is not None and "combatants" in before else {}
     out: JSON = {}
-    for cid, rec in after["combatants"].items():
+    for cid, rec in records_of(after).items():
         was = old.get(cid)
         if was is not rec and was != rec:
             out[cid] = public_conditions(rec)

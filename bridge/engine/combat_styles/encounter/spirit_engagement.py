@@ -11,7 +11,11 @@ the winner again for the Round or the encounter.
 
 from __future__ import annotations
 
-from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition, recopied
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    add_condition,
+    recopied,
+    records_of,
+)
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 BLEEDING = "bleeding_essence"
@@ -91,7 +95,7 @@ def drain_at_cycle_start(state: JSON) -> None:
     falls to the defeat threshold is defeated and his spirit combat ends. What was lost is
     kept in ``state["essence_lost"]`` for this Cycle's results."""
     drained: list[JSON] = []
-    records = state["combatants"]
+    records = records_of(state)
     for cid in list(records):
         cond = records[cid]["conditions"].get(BLEEDING)
         if cond is None or records[cid].get("magic_points") is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
 from arbiter.bridge.engine.combat_styles.encounter.pending import Parked
 from arbiter.bridge.engine.contract import JSON
 
@@ -80,7 +81,7 @@ def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None 
         "type": "choose_effects",
         "body": {"token": waiting.token, "by": chooser},
         "field": "effects",
-        "options": _options(rules, waiting, state["combatants"][waiting.loser]),
+        "options": _options(rules, waiting, records_of(state)[waiting.loser]),
         "count": waiting.effects,
     }
     if key is not None:

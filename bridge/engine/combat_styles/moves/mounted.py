@@ -26,6 +26,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     needs_encounter,
+    records_of,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
@@ -160,7 +161,7 @@ def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dic
         if braced:
             raise EngineError("a weapon is braced only for a mounted charge (on a mount)")
         return start_exchange(rules, body, state, dice)
-    people = state["combatants"]
+    people = records_of(state)
     att, dfd = people.get(body.attacker), people.get(body.defender)
     if not braced and not (att and att["conditions"]) and not (dfd and dfd["conditions"]):
         # Nobody rides, braces or is blocked: a plain exchange (the common case, kept cheap).

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, writable
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of, writable
 from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
 from arbiter.bridge.engine.combat_styles.rounds import OUT
 from arbiter.bridge.engine.contract import JSON, Resolution
@@ -35,7 +35,7 @@ def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resoluti
     state = done.state
     if state is None:
         return done
-    records: dict[str, JSON] = state["combatants"]
+    records: dict[str, JSON] = records_of(state)
     for c in records.values():
         conditions = c["conditions"]
         if conditions and (ASTRIDE in conditions or PRONE in conditions):
@@ -119,7 +119,7 @@ def _moved_away(rules: RulesView, kind: str, body: Any, leaper: str, victim: str
 def _ended(state: JSON, ended: list[JSON]) -> JSON:
     """A copy of ``state`` with each ended pair's ``astride`` and ``held_down_by`` removed."""
     new = writable(state)
-    records = new["combatants"]
+    records = records_of(new)
     for e in ended:
         leaper = combatant(new, e["leaper"]) if e["leaper"] in records else None
         victim = combatant(new, e["victim"]) if e["victim"] in records else None

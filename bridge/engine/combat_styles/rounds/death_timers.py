@@ -16,8 +16,9 @@ from __future__ import annotations
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
-    add_condition,
-    combatant,
+    put_condition,
+    records_of,
+    typed,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
@@ -46,22 +47,22 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
         or after["round"] <= before["round"]
     ):
         return done
-    dying = [cid for cid, c in after["combatants"].items() if DYING in c["conditions"]]
+    dying = [cid for cid, c in records_of(after).items() if DYING in c["conditions"]]
     if not dying:
         return done
     state = writable(after)
     died: list[JSON] = []
     for cid in dying:
-        c = combatant(state, cid)
-        timer = c["conditions"][DYING]
+        c = typed(state, cid)
+        timer = c.conditions[DYING]
         if "dies_at_round" not in timer:
             # Stamped at the first round closing after the wound: it was dealt in the round
             # this request began in (a round never closes without a request).
             timer["wounded_round"] = before["round"]
             rounds = _rounds_of(rules, int(timer["within"]), str(timer["unit"]))
             timer["dies_at_round"] = before["round"] + rounds + 1
-        if after["round"] >= timer["dies_at_round"] and "dead" not in c["conditions"]:
-            add_condition(c, "dead")
+        if after["round"] >= timer["dies_at_round"] and "dead" not in c.conditions:
+            put_condition(c.conditions, "dead")
             what = (
                 f"the {timer['wound']} wound to the {timer['location']}"
                 if "wound" in timer and "location" in timer

@@ -15,6 +15,7 @@ from arbiter.bridge.engine.combat_styles.core.view import Fatigue, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     has_condition,
+    records_of,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
@@ -103,5 +104,5 @@ def after_request(
         return done
     result = {**done.result, "fatigue_checks": rounds}
     if "action_points" in result:
-        result["action_points"] = {cid: c.get("ap") for cid, c in state["combatants"].items()}
+        result["action_points"] = {cid: c.get("ap") for cid, c in records_of(state).items()}
     return Resolution(result, state, done.private)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
 from arbiter.bridge.engine.combat_styles.core.hands import stunned_locations
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
 from arbiter.bridge.engine.combat_styles.grades.contests import roll_skill, skill_value
 from arbiter.bridge.engine.combat_styles.rounds.turns import able
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -49,9 +49,7 @@ def opponent_of(rules: RulesView, state: JSON, c: JSON, target: str | None) -> s
     leaves him) unless ``combat.leaping_attack.victim_may_regain_footing``; naming another foe
     while held down is refused."""
     holder = c["conditions"]["prone"].get("held_down_by")
-    if holder is not None and not (
-        holder in state["combatants"] and able(state["combatants"][holder])
-    ):
+    if holder is not None and not (holder in records_of(state) and able(records_of(state)[holder])):
         holder = None
     if holder is not None and not rules.model.combat.leaping_attack.victim_may_regain_footing:
         raise EngineError(
@@ -72,7 +70,7 @@ def opponent_of(rules: RulesView, state: JSON, c: JSON, target: str | None) -> s
 def touched(state: JSON, c: JSON, opponent: str | None) -> tuple[str, ...]:
     """The records standing ``c`` up may change: the opponent's and the holder's (astride)."""
     holder = c["conditions"]["prone"].get("held_down_by")
-    ids = {i for i in (opponent, holder) if i is not None and i in state["combatants"]}
+    ids = {i for i in (opponent, holder) if i is not None and i in records_of(state)}
     return tuple(sorted(ids))
 
 
@@ -123,6 +121,6 @@ def _stand(state: JSON, c: JSON) -> None:
     """Remove ``prone``; a leaper astride him is thrown off (his ``astride`` cleared)."""
     prone = c["conditions"].pop("prone")
     for rider_id in {prone.get("held_down_by")} - {None}:
-        rider = combatant(state, rider_id) if rider_id in state["combatants"] else None
+        rider = combatant(state, rider_id) if rider_id in records_of(state) else None
         if rider is not None and rider["conditions"].get("astride", {}).get("on") == c["id"]:
             del rider["conditions"]["astride"]

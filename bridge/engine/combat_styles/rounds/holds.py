@@ -20,7 +20,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
 from arbiter.bridge.engine.combat_styles.core.damage import expr_of
 from arbiter.bridge.engine.combat_styles.core.traits import withdraw_share
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
+from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
 from arbiter.bridge.engine.combat_styles.encounter.wounds import apply_wound
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice
@@ -51,7 +51,7 @@ def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
         hold = victim["conditions"][condition]
         skills, chooser = _skills(rules, condition)
         by = hold.get("by", "")
-        holder = combatant(state, by) if by in state["combatants"] else None
+        holder = combatant(state, by) if by in records_of(state) else None
         mine_skill = max(skills, key=lambda s: victim["skills"].get(s, 0))
         checks = rules.checks
         if holder is None:

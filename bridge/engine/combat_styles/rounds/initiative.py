@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import StartEncounterBody
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition, record, writable
+from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    has_condition,
+    record,
+    records_of,
+    writable,
+)
 from arbiter.bridge.engine.combat_styles.encounter.phases import INITIATIVE, SETUP, require
 from arbiter.bridge.engine.combat_styles.grades.situations import fatigue_of
 from arbiter.bridge.engine.combat_styles.rounds.turns import current, new_round
@@ -51,7 +56,7 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
         raise EngineError(f"the initiative die {initiative.die!r} rolls no die")
     faces = term.faces
     rolls: dict[str, JSON] = {}
-    for cid, c in state["combatants"].items():
+    for cid, c in records_of(state).items():
         die = dice.die(faces, f"{initiative.die} initiative {cid}")
         level = fatigue_of(rules, c)
         tired = level.initiative if level else 0
@@ -93,7 +98,7 @@ def _dex_then_roll(
     """Initiative order, ties going to the higher DEX and then to a roll of the initiative
     die (recorded in ``rolls`` as ``tie_break``)."""
     keyed = {
-        cid: (r["total"], state["combatants"][cid]["characteristics"]["dex"])
+        cid: (r["total"], records_of(state)[cid]["characteristics"]["dex"])
         for cid, r in rolls.items()
     }
     tied: dict[tuple[int, int], list[str]] = {}

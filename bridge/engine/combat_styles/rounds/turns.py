@@ -22,6 +22,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     has_condition,
     recopied,
+    records_of,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import (
@@ -56,7 +57,7 @@ def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) 
     state["acted"] = []
     state["proactive"] = []
     state["delayed"] = []
-    for cid in list(state["combatants"]):
+    for cid in list(records_of(state)):
         # A new round touches everyone: each record gets its own copy first.
         c = recopied(state, cid)
         if not first:
@@ -83,7 +84,7 @@ def current(state: JSON) -> str | None:
     if not tracks_turns(state):
         return None
     for cid in state["order"]:
-        c = state["combatants"][cid]
+        c = records_of(state)[cid]
         if cid not in state["acted"] and c["ap"] > 0 and able(c):
             return cid
     return None
@@ -128,7 +129,7 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
         c = recopied(state, cid)
         c["ap"] = max(0, c["ap"] - 1)
     state["delayed"] = []
-    anyone = [cid for cid, c in state["combatants"].items() if c["ap"] > 0 and able(c)]
+    anyone = [cid for cid, c in records_of(state).items() if c["ap"] > 0 and able(c)]
     if anyone:
         state["cycle"] += 1
         state["acted"] = []
@@ -181,7 +182,7 @@ def spend_proactive(
         return
     now = current(state)
     if now != cid:
-        who = state["combatants"][now]["name"] if now else "nobody"
+        who = records_of(state)[now]["name"] if now else "nobody"
         raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
     if cid in state["proactive"]:
         raise EngineError(f"{c['name']} has already taken a proactive action this cycle")
@@ -257,7 +258,7 @@ def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
     """Remaining action points are lost; a new round begins."""
     require(state, NEXT_ROUND)
     state = writable(state)
-    for cid in list(state["combatants"]):
+    for cid in list(records_of(state)):
         combatant(state, cid)["ap"] = 0
     new_round(state, rules)
     return state, {"kind": "next_round", **snapshot(state)}
@@ -267,7 +268,7 @@ def require_turn(state: JSON, c: JSON, what: str) -> None:
     require(state, ON_TURN, c["name"], what)
     now = current(state)
     if now != c["id"]:
-        who = state["combatants"][now]["name"] if now else "nobody"
+        who = records_of(state)[now]["name"] if now else "nobody"
         raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
 
 
@@ -279,7 +280,7 @@ def snapshot(state: JSON) -> JSON:
         "round": state.get("round"),
         "cycle": state.get("cycle"),
         "current": current(state),
-        "action_points": {cid: c.get("ap") for cid, c in state["combatants"].items()},
+        "action_points": {cid: c.get("ap") for cid, c in records_of(state).items()},
     }
     if "essence_lost" in state:
         lost = essence_lost_now(state)
