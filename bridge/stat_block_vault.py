@@ -101,14 +101,19 @@ class Stored:
     actor: str | None
     updated: float
 
+    @property
+    def name(self) -> str | None:
+        """The block's ``name``, when it is a string (as lists and events show it)."""
+        name = self.block.get("name")
+        return name if isinstance(name, str) else None
+
 
 def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
     """``stored`` as a ``stat_blocks_invalid`` event names it, with ``problems``."""
-    name = stored.block.get("name")
     return InvalidStatBlock(
         ruleset=stored.ruleset,
         participant=stored.participant,
-        name=name if isinstance(name, str) else None,
+        name=stored.name,
         actor=stored.actor,
         problems=problems,
     )
@@ -235,7 +240,7 @@ class Vault:
                 StatBlockEntry(
                     ruleset=s.ruleset,
                     participant=s.participant,
-                    name=s.block.get("name") if isinstance(s.block.get("name"), str) else None,
+                    name=s.name,
                     actor=s.actor,
                     updated=s.updated,
                     problems=self.invalid.get((s.ruleset, s.participant)) if viewer.gm else None,
