@@ -54,36 +54,22 @@ def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
     return found if type(found) is kind or isinstance(found, kind) else None
 
 
-_IDS: dict[tuple[int, str], tuple[RulesetBase, tuple[str, ...], frozenset[str]]] = {}
-
-
-def ids_of(rules: RulesetBase, table: str) -> tuple[tuple[str, ...], frozenset[str]]:
-    """The ids of the entries of ``rules.<table>`` (``weapons``, ``armor``), in order and as a
-    set; memoised per rules object (loaded rules are immutable), as the engines' indexes are."""
-    key = (id(rules), table)
-    found = _IDS.get(key)
-    if found is None or found[0] is not rules:
-        listed = tuple(str(entry.id) for entry in getattr(rules, table))
-        if len(_IDS) > 64:
-            _IDS.clear()
-        found = _IDS[key] = (rules, listed, frozenset(listed))
-    return found[1], found[2]
-
-
-def unknown_ids(field: str, value: object, what: str, known: tuple[str, ...],
-                allowed: frozenset[str]) -> list[InitErrorDetails]:  # fmt: skip
-    """The problems of one field's ``value`` holding ids that must be in ``allowed`` (the
-    rule data's ``what`` ids, ``known`` in order): ``value`` is one id (or None), a list of ids
-    (each problem at its index) or a mapping keyed by ids (each at its key). Each says, in the
-    engine's own words, ``unknown weapon 'x' (known: a, b)``."""
-    if value is None or (isinstance(value, str) and value in allowed):
+def unknown_ids(
+    field: str, value: object, what: str, known: Mapping[str, object]
+) -> list[InitErrorDetails]:
+    """The problems of one field's ``value`` holding ids that must be keys of ``known`` (the
+    engine's own index of the rule data's ``what`` entries by id, in the data's order):
+    ``value`` is one id (or None), a list of ids (each problem at its index) or a mapping keyed
+    by ids (each at its key). Each says, in the engine's own words,
+    ``unknown weapon 'x' (known: a, b)``."""
+    if value is None or (isinstance(value, str) and value in known):
         return []  # the usual cases, without building anything
     if isinstance(value, str):
         found: list[tuple[tuple[str | int, ...], str]] = [((field,), value)]
     elif isinstance(value, Mapping):
-        found = [((field, k), k) for k in value if k not in allowed]
+        found = [((field, k), k) for k in value if k not in known]
     elif isinstance(value, list | tuple):
-        found = [((field, i), v) for i, v in enumerate(value) if v not in allowed]
+        found = [((field, i), v) for i, v in enumerate(value) if v not in known]
     else:
         return []
     return [

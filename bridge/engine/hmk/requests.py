@@ -6,7 +6,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from arbiter.bridge.engine.rule_context import ids_of, refuse, rules_of, unknown_ids
+from arbiter.bridge.engine.hmk.index import index
+from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids
 from arbiter.compiler.model.hmk import HmkRules
 
 CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
@@ -67,21 +68,21 @@ class StatBlock(Body):
         rules = rules_of(context, "hmk", HmkRules)
         if rules is None:
             return
-        weapons, armed = ids_of(rules, "weapons")
-        armor, worn = ids_of(rules, "armor")
+        found = index(rules)  # the engine's own index, memoised per rules object
+        weapons, armor = found.weapons, found.armor
         if (
-            armed.issuperset(self.skills)
-            and armed.issuperset(self.weapons)
-            and (self.weapon is None or self.weapon in armed)
-            and (self.armor is None or self.armor in worn)
+            all(w in weapons for w in self.skills)
+            and all(w in weapons for w in self.weapons)
+            and (self.weapon is None or self.weapon in weapons)
+            and (self.armor is None or self.armor in armor)
         ):
             return  # every id known: the usual case, checked without building anything
         refuse(
             "StatBlock",
-            unknown_ids("skills", self.skills, "weapon", weapons, armed)
-            + unknown_ids("weapon", self.weapon, "weapon", weapons, armed)
-            + unknown_ids("weapons", self.weapons, "weapon", weapons, armed)
-            + unknown_ids("armor", self.armor, "armor", armor, worn),
+            unknown_ids("skills", self.skills, "weapon", weapons)
+            + unknown_ids("weapon", self.weapon, "weapon", weapons)
+            + unknown_ids("weapons", self.weapons, "weapon", weapons)
+            + unknown_ids("armor", self.armor, "armor", armor),
         )
 
 

@@ -6,7 +6,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from arbiter.bridge.engine.rule_context import ids_of, refuse, rules_of, unknown_ids
+from arbiter.bridge.engine.karmic.rulebook import rulebook
+from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids
 from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
@@ -52,19 +53,19 @@ class CombatantSpec(Body):
         rules = rules_of(context, "karmic", KarmicRules)
         if rules is None:
             return
-        weapons, armed = ids_of(rules, "weapons")
-        armor, worn = ids_of(rules, "armor")
+        book = rulebook(rules)  # the engine's own index, memoised per rules object
+        weapons, armor = book.weapons, book.armor
         if (
-            self.armor in worn
-            and (self.main is None or self.main in armed)
-            and (self.off is None or self.off in armed)
+            self.armor in armor
+            and (self.main is None or self.main in weapons)
+            and (self.off is None or self.off in weapons)
         ):
             return  # every id known: the usual case, checked without building anything
         refuse(
             "CombatantSpec",
-            unknown_ids("armor", self.armor, "armor", armor, worn)
-            + unknown_ids("main", self.main, "weapon", weapons, armed)
-            + unknown_ids("off", self.off, "weapon", weapons, armed),
+            unknown_ids("armor", self.armor, "armor", armor)
+            + unknown_ids("main", self.main, "weapon", weapons)
+            + unknown_ids("off", self.off, "weapon", weapons),
         )
 
 

@@ -158,80 +158,44 @@ class PendingExchange:
 
     def to_json(self) -> JSON:
         """The record the encounter stores while the exchange waits, key for key as it always
-        has been (an exchange and a leap each in their own key order)."""
-        if self.move is not None:
-            return self._leap_json()
-        out: JSON = {
-            "token": self.token,
-            "attacker": self.attacker,
-            "defender": self.defender,
-            "weapon": self.weapon,
-            "defence": self.defence,
-            "parry_weapon": self.parry_weapon,
-            "attack": self.attack,
-            "defence_roll": self.defence_roll,
-            "defence_level": self.defence_level,
-            "differential": self.differential,
-            "band": self.band,
-            "size_steps": self.size_steps,
-            "dm_steps": self.dm_steps,
-            "damage_modifier": self.damage_modifier,
-            "outreached": self.outreached,
-            "damage_factor": self.damage_factor,
-            "surprised": self.surprised,
-            "first_on_surprised": self.first_on_surprised,
-            "hit_intended": self.hit_intended,
-            "bystander": self.bystander,
-            "mitigate": self.mitigate,
-            "situation": self.situation,
-            "warded": self.warded,
-            "notes": self.notes,
-            "grapple": self.grapple,
-            "inside_reach": self.inside_reach,
-        }
-        self._chooser_json(out)
+        has been (an exchange and a leap each in their own key order: a leap stores ``move``
+        and ``no_damage`` after the token, and ``mitigate`` last but for ``move_result``)."""
+        leap = self.move is not None
+        out: JSON = {"token": self.token}
+        if leap:
+            out["move"] = self.move
+            out["no_damage"] = True
+        out["attacker"] = self.attacker
+        out["defender"] = self.defender
+        out["weapon"] = self.weapon
+        out["defence"] = self.defence
+        out["parry_weapon"] = self.parry_weapon
+        out["attack"] = self.attack
+        out["defence_roll"] = self.defence_roll
+        out["defence_level"] = self.defence_level
+        out["differential"] = self.differential
+        out["band"] = self.band
+        out["size_steps"] = self.size_steps
+        out["dm_steps"] = self.dm_steps
+        out["damage_modifier"] = self.damage_modifier
+        out["outreached"] = self.outreached
+        out["damage_factor"] = self.damage_factor
+        out["surprised"] = self.surprised
+        out["first_on_surprised"] = self.first_on_surprised
+        out["hit_intended"] = self.hit_intended
+        out["bystander"] = self.bystander
+        if not leap:
+            out["mitigate"] = self.mitigate
+        out["situation"] = self.situation
+        out["warded"] = self.warded
+        out["notes"] = self.notes
+        out["grapple"] = self.grapple
+        out["inside_reach"] = self.inside_reach
+        if leap:
+            out["mitigate"] = self.mitigate
+            out["move_result"] = self.move_result
+        _chooser_json(out, self.chooser, self.eligible, self.ineligible)
         return out
-
-    def _leap_json(self) -> JSON:
-        out: JSON = {
-            "token": self.token,
-            "move": self.move,
-            "no_damage": True,
-            "attacker": self.attacker,
-            "defender": self.defender,
-            "weapon": self.weapon,
-            "defence": self.defence,
-            "parry_weapon": self.parry_weapon,
-            "attack": self.attack,
-            "defence_roll": self.defence_roll,
-            "defence_level": self.defence_level,
-            "differential": self.differential,
-            "band": self.band,
-            "size_steps": self.size_steps,
-            "dm_steps": self.dm_steps,
-            "damage_modifier": self.damage_modifier,
-            "outreached": self.outreached,
-            "damage_factor": self.damage_factor,
-            "surprised": self.surprised,
-            "first_on_surprised": self.first_on_surprised,
-            "hit_intended": self.hit_intended,
-            "bystander": self.bystander,
-            "situation": self.situation,
-            "warded": self.warded,
-            "notes": self.notes,
-            "grapple": self.grapple,
-            "inside_reach": self.inside_reach,
-            "mitigate": self.mitigate,
-            "move_result": self.move_result,
-        }
-        self._chooser_json(out)
-        return out
-
-    def _chooser_json(self, out: JSON) -> None:
-        if self.chooser is not None:
-            out["chooser"] = self.chooser
-            out["eligible"] = self.eligible
-            out["ineligible"] = self.ineligible
 
     @staticmethod
     def of(record: JSON) -> PendingExchange:
@@ -341,10 +305,7 @@ class PendingSpiritCombat:
             "differential": self.differential,
             "notes": self.notes,
         }
-        if self.chooser is not None:
-            out["chooser"] = self.chooser
-            out["eligible"] = self.eligible
-            out["ineligible"] = self.ineligible
+        _chooser_json(out, self.chooser, self.eligible, self.ineligible)
         return out
 
     @staticmethod
@@ -364,3 +325,13 @@ class PendingSpiritCombat:
         if chooser is not None:
             pending.offer(chooser, record["eligible"], record["ineligible"])
         return pending
+
+
+def _chooser_json(
+    out: JSON, chooser: str | None, eligible: list[JSON] | None, ineligible: dict[str, str] | None
+) -> None:
+    """Add who chooses effects, and which he may and may not choose, once they are offered."""
+    if chooser is not None:
+        out["chooser"] = chooser
+        out["eligible"] = eligible
+        out["ineligible"] = ineligible
