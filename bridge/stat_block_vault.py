@@ -101,14 +101,19 @@ class Stored:
     actor: str | None
     updated: float
 
+    @property
+    def name(self) -> str | None:
+        """The block's ``name``, when it is a string (as lists and events show it)."""
+        name = self.block.get("name")
+        return name if isinstance(name, str) else None
+
 
 def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
     """``stored`` as a ``stat_blocks_invalid`` event names it, with ``problems``."""
-    name = stored.block.get("name")
     return InvalidStatBlock(
         ruleset=stored.ruleset,
         participant=stored.participant,
-        name=name if isinstance(name, str) else None,
+        name=stored.name,
         actor=stored.actor,
         problems=problems,
     )
@@ -145,9 +150,9 @@ class Vault:
     def __init__(self, store: Store) -> None:
         self.store = store
         store.write(TABLE, ())
-        self.invalid: dict[tuple[str, str], list[FieldProblem]] = {}
-        """The problems of each stored block (by ruleset and participant) that the served rules
-        refused when last rechecked; a put or delete of the block forgets its entry."""
+        self.invalid: dict[tuple[str, str], InvalidStatBlock] = {}
+        """Each stored block (by ruleset and participant) that the served rules refused when
+        last rechecked, with its problems; a put or delete of the block forgets its entry."""
 
     # --- the table ---
 
@@ -235,10 +240,10 @@ class Vault:
                 StatBlockEntry(
                     ruleset=s.ruleset,
                     participant=s.participant,
-                    name=s.block.get("name") if isinstance(s.block.get("name"), str) else None,
+                    name=s.name,
                     actor=s.actor,
                     updated=s.updated,
-                    problems=self.invalid.get((s.ruleset, s.participant)) if viewer.gm else None,
+                    problems=self._problems(s) if viewer.gm else None,
                 )
                 for s in listed
             ],
@@ -260,23 +265,22 @@ class Vault:
                 if answer.ok:
                     self.invalid.pop(key, None)
                     continue
-                self.invalid[key] = answer.problems
                 found.append(_invalid(stored, answer.problems))
+                self.invalid[key] = found[-1]
         return found
 
     def noted_invalid(self) -> list[InvalidStatBlock]:
         """The stored blocks the served rules refused when last rechecked (:attr:`invalid`),
         by ruleset and participant, with their problems; empty when none is noted. For a GM
         connection welcomed after the recheck that found them (``stat_blocks_invalid``)."""
-        if not self.invalid:
-            return []  # the common case: no query
-        found = []
-        for ruleset in sorted({r for r, _ in self.invalid}):
-            for stored in self.entries(ruleset):
-                problems = self.invalid.get((stored.ruleset, stored.participant))
-                if problems is not None:
-                    found.append(_invalid(stored, problems))
-        return found
+        # Noted whole by recheck (the block has not changed since: a put or delete forgets
+        # its entry), so no query.
+        return [self.invalid[key] for key in sorted(self.invalid)]
+
+    def _problems(self, stored: Stored) -> list[FieldProblem] | None:
+        """The problems noted of ``stored`` when last rechecked (None: none)."""
+        noted = self.invalid.get((stored.ruleset, stored.participant))
+        return None if noted is None else noted.problems
 
     def rulesets(self) -> set[str]:
         """The rulesets that have a stored block."""

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
 from arbiter.bridge.rules import RuleSource
 from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import receive, running, send, tiny_config
-from tests.security.support import Client
+from tests.security.support import Client, remove_hmk_weapon, served_rules_copy
 from tests.security.test_stat_block_vault import ORC, ask, put
 
 ANA = {
@@ -77,23 +76,10 @@ def test_an_edited_hmk_fumble_row_reaches_the_next_strike(tmp_path: Path) -> Non
         gm.close()
 
 
-WEAPONS = (RULES_ROOT / "hmk" / "weapons.toml").read_text(encoding="utf-8")
-
-
-def without_weapon(weapon: str) -> str:
-    """The bundled hmk weapons without the entry of ``weapon``."""
-    entries = WEAPONS.split("[[weapons]]")
-    kept = [e for e in entries if f'id = "{weapon}"' not in e]
-    assert len(kept) == len(entries) - 1
-    return "[[weapons]]".join(kept)
-
-
 def test_a_reload_that_removes_a_stored_block_s_weapon_tells_the_gm_which_fields_and_no_player(
     tmp_path: Path,
 ) -> None:
-    # A house overlay replaces or adds entries, never removes one: serve a copy of the rules.
-    root = tmp_path / "rules-copy"
-    shutil.copytree(RULES_ROOT, root)
+    root = served_rules_copy(tmp_path)
     config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
     with running(config) as srv:
         gm = Client(srv, srv.server.secret, events=["rules"])
@@ -103,10 +89,7 @@ def test_a_reload_that_removes_a_stored_block_s_weapon_tells_the_gm_which_fields
         assert put(gm, ORC)["ok"] is True
         assert put(gm, ANA, "p-2")["ok"] is True
 
-        weapons = root / "hmk" / "weapons.toml"
-        weapons.write_text(without_weapon("war-hammer"), encoding="utf-8")
-        later = time.time() + 2
-        os.utime(weapons, (later, later))
+        remove_hmk_weapon(root, "war-hammer")
         updated = gm._next(30)
         notice = gm._next(5)
         listed = ask(gm, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
@@ -146,16 +129,12 @@ def test_a_reload_that_removes_a_stored_block_s_weapon_tells_the_gm_which_fields
 def test_a_gm_connecting_after_the_reload_is_told_which_stored_blocks_it_invalidated(
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "rules-copy"
-    shutil.copytree(RULES_ROOT, root)
+    root = served_rules_copy(tmp_path)
     config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
     with running(config) as srv:
         gm = Client(srv, srv.server.secret, events=["rules"])
         assert put(gm, ORC)["ok"] is True
-        weapons = root / "hmk" / "weapons.toml"
-        weapons.write_text(without_weapon("war-hammer"), encoding="utf-8")
-        later = time.time() + 2
-        os.utime(weapons, (later, later))
+        remove_hmk_weapon(root, "war-hammer")
         assert gm._next(30)["event"] == "rules_updated"
         told = gm._next(5)
         late = Client(srv, srv.server.secret, events=["rules"])

@@ -8,6 +8,9 @@ right to), and keeps every frame the server sends it, so the test can search all
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +22,7 @@ from arbiter.bridge.engine.karmic.rulebook import rulebook
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
 from arbiter.compiler.model.karmic import KarmicRules
-from arbiter.compiler.model.loader import load_ruleset
+from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 from tests.bridge.support import Running, hello_message, running, tiny_config
 
 RULES: KarmicRules = load_ruleset("karmic").model  # type: ignore[assignment]
@@ -162,3 +165,23 @@ def rows(srv: Running) -> int:
 
     counted: int = srv.call(count())
     return counted
+
+
+def served_rules_copy(tmp: Path) -> Path:
+    """A copy of the bundled rules to serve (``RuleSource(root=…)``): a house overlay replaces
+    or adds entries, never removes one, so a test that removes rule data edits a copy."""
+    root = tmp / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    return root
+
+
+def remove_hmk_weapon(root: Path, weapon: str) -> None:
+    """Delete ``weapon``'s entry from the served copy's hmk weapons, dated ahead so the
+    server's watcher sees the edit at its next look."""
+    weapons = root / "hmk" / "weapons.toml"
+    entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+    kept = [e for e in entries if f'id = "{weapon}"' not in e]
+    assert len(kept) == len(entries) - 1, f"no hmk weapon {weapon!r} to remove"
+    weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
+    later = time.time() + 2
+    os.utime(weapons, (later, later))

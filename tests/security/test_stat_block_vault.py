@@ -10,17 +10,19 @@ ways to read the reasons. The GM's connection stores the orc and reads it back.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import time
 from pathlib import Path
 from typing import Any
 
 from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.stat_block_vault import READ_FORBIDDEN, SHIELDED, WRITE_FORBIDDEN
-from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import running, tiny_config
-from tests.security.support import Client, bundled_server, strings
+from tests.security.support import (
+    Client,
+    bundled_server,
+    remove_hmk_weapon,
+    served_rules_copy,
+    strings,
+)
 
 ANA = {
     "id": "ana",
@@ -255,8 +257,7 @@ def test_a_player_never_hears_which_stored_blocks_a_rules_reload_invalidated(
 ) -> None:
     # The player holds the orc, claims the GM's role and subscribes to the rule events: the
     # notice of the orc's block, and the GM's listing's problems, stay the GM's.
-    root = tmp_path / "rules-copy"
-    shutil.copytree(RULES_ROOT, root)
+    root = served_rules_copy(tmp_path)
     config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
     with running(config) as srv:
         gm = Client(srv, srv.server.secret, events=["rules"])
@@ -264,12 +265,7 @@ def test_a_player_never_hears_which_stored_blocks_a_rules_reload_invalidated(
         assert token is not None
         pat = Client(srv, token, role="gm", participants=["orc"], events=["rules", "outcome"])
         assert put(gm, ORC)["ok"] is True
-        weapons = root / "hmk" / "weapons.toml"
-        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
-        kept = [e for e in entries if 'id = "war-hammer"' not in e]
-        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
-        later = time.time() + 2
-        os.utime(weapons, (later, later))
+        remove_hmk_weapon(root, "war-hammer")
         assert gm._next(30)["event"] == "rules_updated"
         notice = gm._next(5)
         listed = ask(pat, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
@@ -287,20 +283,14 @@ def test_a_player_connecting_after_the_reload_hears_nothing_of_the_invalid_block
 ) -> None:
     # After a reload that refused the orc's block, a player holding the orc connects claiming
     # the GM's role and every event: the notice a GM connecting then gets is not his.
-    root = tmp_path / "rules-copy"
-    shutil.copytree(RULES_ROOT, root)
+    root = served_rules_copy(tmp_path)
     config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
     with running(config) as srv:
         gm = Client(srv, srv.server.secret, events=["rules"])
         token = srv.player("pat", "orc")
         assert token is not None
         assert put(gm, ORC)["ok"] is True
-        weapons = root / "hmk" / "weapons.toml"
-        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
-        kept = [e for e in entries if 'id = "war-hammer"' not in e]
-        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
-        later = time.time() + 2
-        os.utime(weapons, (later, later))
+        remove_hmk_weapon(root, "war-hammer")
         assert gm._next(30)["event"] == "rules_updated"
         assert gm._next(5)["event"] == "stat_blocks_invalid"
         pat = Client(srv, token, role="gm", participants=["orc"], events=["rules", "outcome"])
@@ -380,8 +370,7 @@ def test_an_id_conflict_and_a_refusal_of_the_orc_s_block_stay_shielded(tmp_path:
     # An id already logged, resent as another request naming the orc, and naming nobody
     # stored: whether the orc is stored shows in neither. A request the served rules refuse
     # because of what the orc's block holds (a weapon a reload removed) says nothing of it.
-    root = tmp_path / "rules-copy"
-    shutil.copytree(RULES_ROOT, root)
+    root = served_rules_copy(tmp_path)
     config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
     with running(config) as srv:
         gm = Client(srv, srv.server.secret, events=["rules"])
@@ -392,12 +381,7 @@ def test_an_id_conflict_and_a_refusal_of_the_orc_s_block_stay_shielded(tmp_path:
         assert ask(pat, attack("c-1", {**ANA, "id": "dummy"}))["type"] == "outcome"
         conflict = raw_answer(pat, attack("c-1", REFERENCE))
         conflict_guess = raw_answer(pat, attack("c-1", {"id": "zed", "stored": True}))
-        weapons = root / "hmk" / "weapons.toml"
-        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
-        kept = [e for e in entries if 'id = "war-hammer"' not in e]
-        weapons.write_text("[[weapons]]".join(kept), encoding="utf-8")
-        later = time.time() + 2
-        os.utime(weapons, (later, later))
+        remove_hmk_weapon(root, "war-hammer")
         assert gm._next(30)["event"] == "rules_updated"
         refused = raw_answer(pat, attack("c-2", REFERENCE))
         refused_guess = raw_answer(pat, attack("c-2", {"id": "zed", "stored": True}))
