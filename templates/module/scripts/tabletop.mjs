@@ -137,15 +137,18 @@ export function vitalsOf(outcome) {
 }
 
 /** The actor a combatant id names: the one whose stored stat block has that id (its
- * `participant` flag), else the actor of that id. */
-export function actorOf(module, ruleset, id) {
+ * `participant` flag), else the actor of that id. Returns the lookup, so that one scan of the
+ * scene's and the world's actors serves every combatant of an outcome. */
+export function actorsByParticipant(module, ruleset) {
   const actors = new Map();
   for (const token of canvas?.tokens?.placeables ?? []) if (token.actor) actors.set(token.actor.id, token.actor);
   for (const actor of game.actors ?? []) actors.set(actor.id, actor);
+  const byParticipant = new Map();
   for (const actor of actors.values()) {
-    if (participantOf(module, actor, ruleset) === id) return actor;
+    const participant = participantOf(module, actor, ruleset);
+    if (participant && !byParticipant.has(participant)) byParticipant.set(participant, actor);
   }
-  return actors.get(id) ?? null;
+  return (id) => byParticipant.get(id) ?? actors.get(id) ?? null;
 }
 
 function combatantsOf(actor) {
@@ -171,8 +174,9 @@ function systemPaths(mapping) {
 export async function applyOutcome({ module, outcome, mapping, i18n = (key) => key }) {
   const changes = vitalsOf(outcome);
   const undo = [];
+  const actorOf = actorsByParticipant(module, outcome.ruleset);
   for (const [id, vitals] of Object.entries(changes)) {
-    const actor = actorOf(module, outcome.ruleset, id);
+    const actor = actorOf(id);
     if (!actor) continue;
     const key = `${VITALS}.${outcome.ruleset}`;
     const previous = actor.getFlag(module, key) ?? null;

@@ -17,7 +17,7 @@
 //    for a confirmation first) and calls `deleteCombat`.
 
 import { Collection } from "./core.mjs";
-import { getProperty, setProperty } from "./utils.mjs";
+import { checkFlagScope, getProperty, setProperty } from "./utils.mjs";
 
 const ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const randomID = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => ID_CHARS[b % ID_CHARS.length]).join("");
@@ -27,6 +27,16 @@ function applyChanges(target, data) {
   const changed = {};
   for (const [key, value] of Object.entries(data)) {
     if (key === "_id") continue;
+    // Foundry's deletion key (`flags.scope.-=key`): the key goes, the diff says so.
+    const steps = key.split(".");
+    if (steps.at(-1).startsWith("-=")) {
+      const parent = getProperty(target, steps.slice(0, -1).join("."));
+      const name = steps.at(-1).slice(2);
+      if (!parent || !(name in parent)) continue;
+      delete parent[name];
+      setProperty(changed, key, null);
+      continue;
+    }
     const before = getProperty(target, key);
     if (JSON.stringify(before) === JSON.stringify(value)) continue;
     setProperty(target, key, structuredClone(value));
@@ -35,18 +45,21 @@ function applyChanges(target, data) {
   return changed;
 }
 
-function flagMethods(cls) {
+/** As Foundry's Document: the scope is checked, and setting or unsetting a flag is an update
+ * (so `updateCombat` fires with the flag's diff). */
+function flagMethods(cls, env) {
   cls.prototype.getFlag = function getFlag(scope, key) {
+    checkFlagScope(env.game(), scope);
     return getProperty(this.flags?.[scope] ?? {}, key);
   };
   cls.prototype.setFlag = function setFlag(scope, key, value) {
+    checkFlagScope(env.game(), scope);
     return this.update({ [`flags.${scope}.${key}`]: value });
   };
   cls.prototype.unsetFlag = function unsetFlag(scope, key) {
-    const steps = `${scope}.${key}`.split(".");
-    const parent = getProperty(this.flags ?? {}, steps.slice(0, -1).join("."));
-    if (parent) delete parent[steps.at(-1)];
-    return Promise.resolve(this);
+    const steps = key.split(".");
+    const last = steps.pop();
+    return this.update({ [["flags", scope, ...steps, `-=${last}`].join(".")]: null });
   };
 }
 
@@ -221,7 +234,7 @@ export function createCombats(env) {
       return this;
     }
   }
-  flagMethods(Combat);
+  flagMethods(Combat, env);
 
   class CombatEncounters extends Collection {
     /** The active combat of the viewed scene (the harness has one scene). */

@@ -3,7 +3,7 @@
 // the `user`/numeric `type` shims deprecated in V12-V13 and gone in V14.
 
 import { Collection, deprecated } from "./core.mjs";
-import { getProperty, setProperty } from "./utils.mjs";
+import { checkFlagScope, getProperty, setProperty } from "./utils.mjs";
 
 const MESSAGE_FIELDS = new Set([
   "_id", "type", "system", "style", "author", "timestamp", "flavor", "content", "speaker",
@@ -127,9 +127,11 @@ export function createActors(env) {
       return user.isGM || (this.ownership?.[user.id] ?? this.ownership?.default ?? 0) >= 3;
     }
     getFlag(scope, key) {
+      checkFlagScope(env.game(), scope);
       return getProperty(this.flags[scope] ?? {}, key);
     }
     async setFlag(scope, key, value) {
+      checkFlagScope(env.game(), scope);
       this._apply({ kind: "setFlag", scope, key, value: structuredClone(value) });
       env.record.flags.push({ actor: this._id, scope, key, value });
       this._broadcast({ kind: "setFlag", scope, key, value });

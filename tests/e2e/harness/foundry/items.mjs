@@ -43,13 +43,6 @@ const ITEM_MODELS = {
 const ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const newId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => ID_CHARS[b % ID_CHARS.length]).join("");
 
-/** Foundry's Collection iterates its values; the harness's base Collection is a plain Map. */
-class EmbeddedCollection extends Collection {
-  *[Symbol.iterator]() {
-    yield* this.values();
-  }
-}
-
 /** Keep only the declared `system` keys of a type (as cleanData), checking declared integers. */
 function cleanSystem(model, type, system) {
   const fields = model?.fields?.[type];
@@ -138,7 +131,7 @@ export function adoptItems(env, Actor, actors, systemId) {
   };
 
   for (const actor of actors.values()) {
-    const items = new EmbeddedCollection();
+    const items = new Collection();
     for (const data of actor.items ?? []) {
       const item = new Item(data, actor);
       items.set(item.id, item);

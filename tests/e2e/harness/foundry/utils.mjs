@@ -72,3 +72,13 @@ export function languageCollisions(flat) {
     .filter(([key, text]) => getProperty(expanded, key) !== text)
     .map(([key]) => key);
 }
+
+/**
+ * Foundry's check of a flag's scope (`getFlag` and `setFlag` of a document, V12-V14,
+ * `ClientDatabaseBackend#getFlagScopes`): "core", "world", the system's id or an active
+ * module's; any other scope throws.
+ */
+export function checkFlagScope(game, scope) {
+  const scopes = ["core", "world", game.system?.id, ...Array.from(game.modules?.values?.() ?? [], (m) => (m.active ? m.id : null))];
+  if (!scopes.includes(scope)) throw new Error(`Flag scope "${scope}" is not valid or not currently active`);
+}
