@@ -9,10 +9,11 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
 
 * ``core/`` — the rule data as the engine reads it (``view``, ``rules``, built once per model),
   d100 checks (``checks``), special effects won (``differential``), ``damage``, and what a stat
-  block implies: ``block_checks`` (every rule-data id a stat block names that the data
-  lacks, for the door and the engine alike), ``hands`` (which hand holds what), ``combatant_record`` (a combatant's record as a typed native
-  record, read and written back key for key: what every module reads and writes), ``memo`` (the one bounded memo every cache
-  of a pure function uses), ``traits``, ``bodily`` (Magic Points,
+  block implies: ``block_checks`` (every rule-data id a stat block names that the data lacks,
+  for the door and the engine alike), ``hands`` (which hand holds what),
+  ``combatant_record`` (a combatant's record as a typed native record, a view of the stored
+  one written back key for key: what every module reads and writes), ``memo`` (the one
+  bounded memo every cache of a pure function uses), ``traits``, ``bodily`` (Magic Points,
   spirit-combat skill, ENC, starting fatigue), ``encumbrance``, ``familiarity`` (unfamiliar
   weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);
 * ``bodies/`` — request bodies and stat blocks (pydantic, interpreted): ``stat_blocks``,

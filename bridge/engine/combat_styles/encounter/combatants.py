@@ -187,19 +187,11 @@ GIVEN = "_given"
 made from: a record still identical to its given one is copied when first reached through
 :func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
 
-TAKEN = "_taken"
-"""Key of a state taken in (:func:`taken_in`) holding its typed records as they were taken in,
-by id: one still in the state when it leaves the engine is written back as the very stored
-record it was read from (:data:`STORED`)."""
-
-STORED = "_stored"
-"""Key of a state taken in holding the stored (JSON) records it was read from, by id."""
-
 
 def taken_in(state: JSON | None) -> JSON | None:
     """The state a request works on: a shallow copy of the stored ``state`` whose combatant
-    records are typed (:meth:`CombatantRecord.of`, once each). The stored state is never
-    changed; :func:`released` writes the records back."""
+    records are typed views of the stored ones (:meth:`CombatantRecord.of`, read-only until
+    copied). The stored state is never changed; :func:`released` writes the records back."""
     if state is None or "combatants" not in state:
         return state
     given: dict[str, JSON] = state["combatants"]
@@ -208,8 +200,6 @@ def taken_in(state: JSON | None) -> JSON | None:
         people[cid] = CombatantRecord.of(rec)
     out = dict(state)
     out["combatants"] = people
-    out[TAKEN] = dict(people)
-    out[STORED] = given
     return out
 
 
@@ -271,22 +261,17 @@ def recopied(state: JSON, cid: str) -> CombatantRecord:
 
 
 def released(state: JSON | None) -> None:
-    """Turn a state leaving the engine into its stored form, in place: each record a stored
-    (JSON) one — the very record it was read from when the request never reached it for
-    writing, else :meth:`CombatantRecord.to_json` — and the engine's own keys gone."""
+    """Turn a state leaving the engine into its stored form, in place: each record its stored
+    (JSON) one (:meth:`CombatantRecord.to_json`: the very record given when the request never
+    reached it for writing, else the state's own copy) and the engine's own key gone."""
     if state is None:
         return
     state.pop(GIVEN, None)
-    taken: dict[str, CombatantRecord] = state.pop(TAKEN, None) or {}
-    given: dict[str, JSON] = state.pop(STORED, None) or {}
     if "combatants" not in state:
         return
     out: dict[str, JSON] = {}
-    for cid, rec in records_of(state).items():
-        if taken.get(cid) is rec:
-            out[cid] = given[cid]
-        else:
-            out[cid] = rec.to_json()
+    for cid, rec in records_of(state).items():  # a loop: no frame of its own
+        out[cid] = rec.to_json()
     state["combatants"] = out
 
 

@@ -70,11 +70,14 @@ def test_a_field_the_engine_does_not_know_is_kept_in_its_place() -> None:
     assert list(CombatantRecord.of(rec).to_json().items()) == list(rec.items())
 
 
-def test_a_change_to_a_typed_field_is_what_is_written() -> None:
+def test_a_change_to_a_copy_is_what_is_written_and_the_stored_record_keeps_its_value() -> None:
     rec = stored_records()[0]
-    typed = CombatantRecord.of(rec)
-    typed.luck_points = rec["luck_points"] + 1
-    assert typed.to_json()["luck_points"] == rec["luck_points"] + 1
+    luck = rec["luck_points"]
+    typed = CombatantRecord.of(rec).copied()
+    typed.luck_points = luck + 1
+    assert typed.to_json()["luck_points"] == luck + 1
+    assert rec["luck_points"] == luck
+    assert list(typed.to_json()) == list(rec)
 
 
 def test_a_copy_shares_nothing_a_request_changes() -> None:
