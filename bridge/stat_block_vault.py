@@ -53,7 +53,14 @@ from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.refusals import Refusal
-from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
+from arbiter.bridge.stat_block_references import (
+    foreign,
+    is_reference,
+    masked,
+    matches,
+    references,
+    substitute,
+)
 from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
@@ -126,6 +133,11 @@ class Resolved:
 
     read: RequestMessage | Sent
     shielded: bool = False
+    foreign: bool = False
+    """A player's request naming a block of somebody he does not hold, written in or
+    referenced: its refusal after dice, the id's logged outcome, is shielded (a resend of the
+    id is answered the same, and the logged request it replays may be another's, holding a
+    block the player never saw)."""
 
     def error(self, err: ProtocolError) -> ProtocolError:
         """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
@@ -139,8 +151,9 @@ class Resolved:
     def refusal(self, refusal: Refusal) -> tuple[str, str]:
         """A logged refusal after dice (code, message) as the requester may hear it."""
         code, message = refusal
-        if not self.shielded:
+        if not (self.shielded or self.foreign):
             return code, message
+        log.info("a request naming the GM's stat blocks was refused: %s: %s", code, message)
         return "invalid_request", SHIELDED
 
 
@@ -297,7 +310,8 @@ class Vault:
         """``read`` with each reference to a stored block replaced by that block.
 
         A request read by the fast path holds no reference (a reference is no valid stat
-        block). Raises ProtocolError ``invalid_request`` naming the field of a reference to
+        block). A player's resend of a logged id naming a block of somebody he does not hold,
+        written in or referenced, is compared as :meth:`_resent` says. Raises ProtocolError ``invalid_request`` naming the field of a reference to
         a block that is not stored (for the request's ruleset), or of too many references; a
         player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
         not. For such a player's request whose id is not logged, ``admit`` (the decision's
@@ -306,14 +320,23 @@ class Vault:
         not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
         others as :data:`SHIELDED`.
         """
-        if isinstance(read, Sent):
-            return Resolved(read)
-        request = read.request
+        message = read.message if isinstance(read, Sent) else read
+        request = message.request
         if request.ruleset not in stat_blocks.STAT_BLOCKS:
             return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
+        others = False
+        if not viewer.gm:
+            written = read.request["body"] if isinstance(read, Sent) else request.body
+            others = next(foreign(written, viewer.participants), None) is not None
+            if others:
+                resent = self._resent(message, viewer, written)
+                if resent is not None:
+                    return resent
+        if isinstance(read, Sent):
+            return Resolved(read, foreign=others)
         found = list(references(request.body))
         if not found:
-            return Resolved(read)
+            return Resolved(read, foreign=others)
         if len(found) > MAX_REFERENCES:
             raise ProtocolError(
                 "invalid_request",
@@ -348,7 +371,33 @@ class Vault:
                 blocks[participant] = stored.block
             body = substitute(request.body, blocks)
         resolved = request.model_copy(update={"body": body})
-        return Resolved(read.model_copy(update={"request": resolved}), shielded)
+        return Resolved(read.model_copy(update={"request": resolved}), shielded, others)
+
+    def _resent(
+        self, message: RequestMessage, viewer: Viewer, written: dict[str, Any]
+    ) -> Resolved | None:
+        """A player's request naming a block of somebody he does not hold (``written``: its
+        body as sent), when its id is logged: the logged request to replay, or the shielded
+        refusal; None when the id is not logged.
+
+        The logged request holds every block it used in full (filled in from a reference, or
+        written in by the GM's client), which the player may not read. So the resend is
+        compared as he may see it: each such block, written in or referenced, counts as a
+        reference to its ``id`` (:func:`masked`), and the answer (the stored outcome, or one
+        fixed refusal) never depends on what a block holds, nor on what he guessed it holds.
+        """
+        request = message.request
+        row = self.store.find(request.id)
+        if row is None:
+            return None
+        body = self._logged_body(row, masked(written, viewer.participants))
+        if body is None:
+            log.info("a resend of %r naming the GM's stat blocks is another request", request.id)
+            raise ProtocolError("invalid_request", SHIELDED, request.id)
+        # The envelope (ruleset, type, encounter) is compared by the decision, whose
+        # id_conflict is shielded like any other refusal.
+        resolved = request.model_copy(update={"body": body})
+        return Resolved(message.model_copy(update={"request": resolved}), True, True)
 
     @staticmethod
     def _logged_body(row: Roll | None, sent: dict[str, Any]) -> dict[str, Any] | None:
