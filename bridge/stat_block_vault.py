@@ -28,6 +28,16 @@ A reference is resolved once per request id: a resend of a decided id whose refe
 the blocks the logged request holds is the logged request (the GM may have edited the block
 since; the retry still gets the stored outcome, never ``id_conflict``).
 
+The logged request holds its blocks in full, filled in or written in by the GM's client, so a
+player's resend is never compared with a block he may not read: were it, resending an id with
+guesses of the orc's block would say which guess was right (the stored outcome against
+``id_conflict``). A player's resend of a logged id naming a block of somebody he does not hold,
+written in or referenced, is compared with each such block taken as a reference to its id
+(:func:`masked`): it gets the stored outcome if the rest is the logged request, else
+:data:`SHIELDED`, whatever he wrote the block to hold. For the same reason a refusal after dice
+of a player's request naming such a block, written in too, is :data:`SHIELDED` on the first
+send as on every resend (the request a resend replays may be the GM's).
+
 A stored block was valid when it was put; a rules reload may remove what it names (a weapon, an
 armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
 server calls it at start and after every reload, and tells the GM's connections,
@@ -417,7 +427,9 @@ __all__ = [
     "Resolved",
     "Stored",
     "Vault",
+    "foreign",
     "is_reference",
+    "masked",
     "matches",
     "references",
     "substitute",
