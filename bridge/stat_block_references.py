@@ -1,8 +1,6 @@
 """References to the GM's stored stat blocks inside a request body: ``{"id": "<id>",
-"stored": true}`` (exactly these keys), found, replaced and compared with a logged request;
-and a player's view of a body, every block of somebody else's in it made a reference
-(:func:`foreign`, :func:`masked`). Pure functions over JSON values;
-:mod:`arbiter.bridge.stat_block_vault` looks the blocks up."""
+"stored": true}`` (exactly these keys), found, replaced and compared with a logged request.
+Pure functions over JSON values; :mod:`arbiter.bridge.stat_block_vault` looks the blocks up."""
 
 from __future__ import annotations
 
@@ -44,35 +42,6 @@ def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
     return value
 
 
-def foreign(value: Any, holds: frozenset[str], path: str = "body") -> Iterator[tuple[str, str]]:
-    """(dotted path, participant id) of every object in ``value`` naming, by a string ``id``, a
-    participant not in ``holds``: a stat block of somebody else's, written in or referenced
-    (not looked into: what it holds is not the viewer's to compare)."""
-    if isinstance(value, dict):
-        ident = value.get("id")
-        if isinstance(ident, str) and ident not in holds:
-            yield path, ident
-            return
-        for key, item in value.items():
-            yield from foreign(item, holds, f"{path}.{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from foreign(item, holds, f"{path}.{index}")
-
-
-def masked(value: Any, holds: frozenset[str]) -> Any:
-    """``value`` with every object :func:`foreign` finds made a reference to its ``id`` (a
-    copy): what a viewer holding ``holds`` may compare of it."""
-    if isinstance(value, dict):
-        ident = value.get("id")
-        if isinstance(ident, str) and ident not in holds:
-            return {"id": ident, "stored": True}
-        return {key: masked(item, holds) for key, item in value.items()}
-    if isinstance(value, list):
-        return [masked(item, holds) for item in value]
-    return value
-
-
 def matches(sent: Any, logged: Any) -> bool:
     """Whether ``logged`` is ``sent`` with each of its references resolved to a block of that
     id (whatever the block then held): a resend of a decided request."""
@@ -94,4 +63,4 @@ def matches(sent: Any, logged: Any) -> bool:
     return type(sent) is type(logged) and sent == logged
 
 
-__all__ = ["foreign", "is_reference", "masked", "matches", "references", "substitute"]
+__all__ = ["is_reference", "matches", "references", "substitute"]

@@ -33,8 +33,9 @@ player's resend is never compared with a block he may not read: were it, resendi
 guesses of the orc's block would say which guess was right (the stored outcome against
 ``id_conflict``). A player's resend of a logged id naming a block of somebody he does not hold,
 written in or referenced, is compared with each such block taken as a reference to its id
-(:func:`masked`): it gets the stored outcome if the rest is the logged request, else
-:data:`SHIELDED`, whatever he wrote the block to hold. For the same reason a refusal after dice
+(:func:`~arbiter.bridge.stat_block_positions.masked`, only where the body holds a stat block):
+it gets the stored outcome if the rest is the logged request, else :data:`SHIELDED`, whatever
+he wrote the block to hold. For the same reason a refusal after dice
 of a player's request naming such a block, written in too, is :data:`SHIELDED` on the first
 send as on every resend (the request a resend replays may be the GM's).
 
@@ -63,14 +64,8 @@ from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.refusals import Refusal
-from arbiter.bridge.stat_block_references import (
-    foreign,
-    is_reference,
-    masked,
-    matches,
-    references,
-    substitute,
-)
+from arbiter.bridge.stat_block_positions import block_shape, foreign, masked
+from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
 from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
@@ -337,9 +332,10 @@ class Vault:
         others = False
         if not viewer.gm:
             written = read.request["body"] if isinstance(read, Sent) else request.body
-            others = next(foreign(written, viewer.participants), None) is not None
+            shape = block_shape(request.ruleset, request.type)
+            others = next(foreign(written, viewer.participants, shape), None) is not None
             if others:
-                resent = self._resent(message, viewer, written)
+                resent = self._resent(message, masked(written, viewer.participants, shape))
                 if resent is not None:
                     return resent
         if isinstance(read, Sent):
@@ -383,24 +379,22 @@ class Vault:
         resolved = request.model_copy(update={"body": body})
         return Resolved(read.model_copy(update={"request": resolved}), shielded, others)
 
-    def _resent(
-        self, message: RequestMessage, viewer: Viewer, written: dict[str, Any]
-    ) -> Resolved | None:
-        """A player's request naming a block of somebody he does not hold (``written``: its
-        body as sent), when its id is logged: the logged request to replay, or the shielded
-        refusal; None when the id is not logged.
+    def _resent(self, message: RequestMessage, seen: dict[str, Any]) -> Resolved | None:
+        """A player's request naming a block of somebody he does not hold (``seen``: its body
+        as sent, each such block made a reference to it), when its id is logged: the logged request to
+        replay, or the shielded refusal; None when the id is not logged.
 
         The logged request holds every block it used in full (filled in from a reference, or
         written in by the GM's client), which the player may not read. So the resend is
         compared as he may see it: each such block, written in or referenced, counts as a
-        reference to its ``id`` (:func:`masked`), and the answer (the stored outcome, or one
+        reference to its ``id``, and the answer (the stored outcome, or one
         fixed refusal) never depends on what a block holds, nor on what he guessed it holds.
         """
         request = message.request
         row = self.store.find(request.id)
         if row is None:
             return None
-        body = self._logged_body(row, masked(written, viewer.participants))
+        body = self._logged_body(row, seen)
         if body is None:
             log.info("a resend of %r naming the GM's stat blocks is another request", request.id)
             raise ProtocolError("invalid_request", SHIELDED, request.id)
@@ -427,9 +421,7 @@ __all__ = [
     "Resolved",
     "Stored",
     "Vault",
-    "foreign",
     "is_reference",
-    "masked",
     "matches",
     "references",
     "substitute",

@@ -13,9 +13,7 @@ from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.stat_block_vault import (
     SHIELDED,
     Vault,
-    foreign,
     is_reference,
-    masked,
     matches,
     references,
     substitute,
@@ -57,28 +55,6 @@ def test_a_logged_body_matches_the_sent_one_whatever_the_referenced_block_held()
     assert not matches(sent, {"attacker": ANA, "defender": {**ORC, "id": "elf"}, "modifier": 0})
     assert not matches(sent, {"attacker": ANA, "defender": ORC, "modifier": 0.0})
     assert not matches(sent, {"attacker": ANA, "defender": ORC})
-
-
-def test_a_player_s_view_of_a_body_makes_every_block_of_somebody_else_s_a_reference() -> None:
-    holds = frozenset({"ana"})
-    body = {"attacker": ANA, "defender": ORC, "bystanders": [{"id": "elf", "x": 1}, "orc"]}
-    assert list(foreign(body, holds)) == [
-        ("body.defender", "orc"),
-        ("body.bystanders.0", "elf"),
-    ]
-    assert masked(body, holds) == {
-        "attacker": ANA,
-        "defender": REFERENCE,
-        "bystanders": [{"id": "elf", "stored": True}, "orc"],
-    }
-    # A reference stays itself; a body naming only what the viewer holds has none.
-    assert masked({"defender": REFERENCE}, holds) == {"defender": REFERENCE}
-    assert list(foreign({"attacker": {"id": "ana", "stored": True}}, holds)) == []
-    # Guessed right or wrong, the orc's block compares as the orc.
-    logged = {"attacker": ANA, "defender": ORC}
-    assert matches(masked({"attacker": ANA, "defender": {**ORC, "ip": 1}}, holds), logged)
-    assert matches(masked({"attacker": ANA, "defender": ORC}, holds), logged)
-    assert not matches(masked({"attacker": ANA, "defender": {"id": "elf"}}, holds), logged)
 
 
 def test_stored_blocks_survive_closing_the_store(tmp_path: Path) -> None:
