@@ -25,6 +25,7 @@ from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.stat_block_vault import SHIELDED
 from tests.bridge.support import running, tiny_config
 from tests.security.support import Client, bundled_server, rows, strings
+from tests.security.test_rerolls import free_exchange
 from tests.security.test_stat_block_vault import (
     ORC,
     REFERENCE,
@@ -196,3 +197,32 @@ def test_the_gm_still_hears_id_conflict_for_a_different_orc(tmp_path: Path) -> N
         other = json.loads(raw_answer(gm, attack("g-1", WRONG)))
     assert again["type"] == "outcome" and again["replayed"] is True
     assert other["type"] == "error" and other["code"] == "id_conflict"
+
+
+def test_a_player_resending_the_gm_s_exchange_with_guesses_of_the_guard_hears_the_same(
+    tmp_path: Path,
+) -> None:
+    # combat-styles: the GM's free exchange carries both stat blocks in ``combatants``; the
+    # player holds the attacker, Vessa, and resends the exchange with guesses of the guard.
+    with bundled_server(tmp_path) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "vessa")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        sent = free_exchange("cs-gm", effects=[])
+        told = gm.ask(sent)
+        assert told["type"] == "outcome"
+        guard, vessa = sent["request"]["body"]["combatants"]
+        assert guard["id"] == "guard"
+        skills = guard["skills"]
+        guesses = [
+            guard,
+            {**guard, "skills": {**skills, "combat_style": skills["combat_style"] + 1}},
+            {"id": "guard", "stored": True},
+        ]
+        answers = [resend(pat, free_exchange("cs-gm", effects=[], combatants=[g, vessa]))
+                   for g in guesses]  # fmt: skip
+    assert answers[0] == answers[1] == answers[2]
+    answer = json.loads(answers[0])
+    assert answer["type"] == "outcome" and answer["replayed"] is True
+    assert answer["outcome"]["result"] == told["outcome"]["result"]
