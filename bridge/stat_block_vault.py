@@ -96,6 +96,11 @@ MAX_REFERENCES = 64
 """At most this many references in one request (each is one lookup)."""
 WRITE_FORBIDDEN = "only the GM's connection may store or delete stat blocks"
 READ_FORBIDDEN = "this connection may read only the stat blocks of the participants it holds"
+ANOTHERS = (
+    "request id {!r} was already used for another's request; a retry must resend your own "
+    "request, a new request needs a new id"
+)
+"""A player's resend of an id logged for somebody else, whatever its body."""
 SHIELDED = (
     "refused; the request uses a stat block only the GM may read, so the reason is the GM's "
     "to see (the server's log names it)"
@@ -118,6 +123,15 @@ class Stored:
         """The block's ``name``, when it is a string (as lists and events show it)."""
         name = self.block.get("name")
         return name if isinstance(name, str) else None
+
+
+def written_by(user: str, viewer: Viewer) -> bool:
+    """Whether a roll-log row's ``user`` says it was sent for player ``viewer``: by his own
+    connection (his name), or relayed by the GM's (``NAME (relayed by GM-USER)``)."""
+    name = viewer.player
+    if name is None:
+        return False
+    return user == name or (user.startswith(f"{name} (relayed by ") and user.endswith(")"))
 
 
 def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
@@ -315,10 +329,12 @@ class Vault:
         """``read`` with each reference to a stored block replaced by that block.
 
         A request read by the fast path holds no reference (a reference is no valid stat
-        block). A player's resend of a logged id naming a block of somebody he does not hold,
-        written in or referenced, is compared as :meth:`_resent` says. Raises ProtocolError ``invalid_request`` naming the field of a reference to
-        a block that is not stored (for the request's ruleset), or of too many references; a
-        player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
+        block). A player's resend of an id logged for another (the GM, or another player) is
+        refused ``id_conflict`` whatever its body (:data:`ANOTHERS`); his resend of his own,
+        naming a block of somebody he does not hold, written in or referenced, is compared as
+        :meth:`_resent` says. Raises ProtocolError ``invalid_request`` naming the field of a
+        reference to a block that is not stored (for the request's ruleset), or of too many
+        references; a player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
         not. For such a player's request whose id is not logged, ``admit`` (the decision's
         checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
         block is looked up, so its refusals are the same whether a named block is stored or
@@ -327,6 +343,14 @@ class Vault:
         """
         message = read.message if isinstance(read, Sent) else read
         request = message.request
+        row: Roll | None = None
+        if not viewer.gm:
+            row = self.store.find(request.id)
+            if row is not None and not written_by(row.entry.user, viewer):
+                # Not his to compare: the logged request may hold what he may not read (the
+                # GM's choices for the orc, the orc's block), and the answer to a resend
+                # that is compared says whether his guess of it is right.
+                raise ProtocolError("id_conflict", ANOTHERS.format(request.id), request.id)
         if request.ruleset not in stat_blocks.STAT_BLOCKS:
             return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
         others = False
@@ -334,10 +358,8 @@ class Vault:
             written = read.request["body"] if isinstance(read, Sent) else request.body
             shape = block_shape(request.ruleset, request.type)
             others = next(foreign(written, viewer.participants, shape), None) is not None
-            if others:
-                resent = self._resent(message, masked(written, viewer.participants, shape))
-                if resent is not None:
-                    return resent
+            if others and row is not None:
+                return self._resent(message, row, masked(written, viewer.participants, shape))
         if isinstance(read, Sent):
             return Resolved(read, foreign=others)
         found = list(references(request.body))
@@ -351,7 +373,8 @@ class Vault:
                 request.id,
             )
         shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
-        row = self.store.find(request.id)
+        if viewer.gm:
+            row = self.store.find(request.id)
         body = self._logged_body(row, request.body)
         if body is None:
             if shielded and row is None and admit is not None:
@@ -379,10 +402,10 @@ class Vault:
         resolved = request.model_copy(update={"body": body})
         return Resolved(read.model_copy(update={"request": resolved}), shielded, others)
 
-    def _resent(self, message: RequestMessage, seen: dict[str, Any]) -> Resolved | None:
-        """A player's request naming a block of somebody he does not hold (``seen``: its body
-        as sent, each such block made a reference to it), when its id is logged: the logged request to
-        replay, or the shielded refusal; None when the id is not logged.
+    def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
+        """A player's resend of his own request ``row`` naming a block of somebody he does not
+        hold (``seen``: its body as sent, each such block made a reference to it): the logged
+        request to replay, or the shielded refusal.
 
         The logged request holds every block it used in full (filled in from a reference, or
         written in by the GM's client), which the player may not read. So the resend is
@@ -391,9 +414,6 @@ class Vault:
         fixed refusal) never depends on what a block holds, nor on what he guessed it holds.
         """
         request = message.request
-        row = self.store.find(request.id)
-        if row is None:
-            return None
         body = self._logged_body(row, seen)
         if body is None:
             log.info("a resend of %r naming the GM's stat blocks is another request", request.id)
@@ -414,6 +434,7 @@ class Vault:
 
 
 __all__ = [
+    "ANOTHERS",
     "MAX_REFERENCES",
     "READ_FORBIDDEN",
     "SHIELDED",
@@ -425,4 +446,5 @@ __all__ = [
     "matches",
     "references",
     "substitute",
+    "written_by",
 ]

@@ -1,17 +1,20 @@
-"""A player cannot use a request id as an oracle on a stat block he may not read.
+"""A player cannot use a request id as an oracle on what he may not read.
 
 A request id is decided once for the whole world: resending it gets the logged outcome when the
 resend is the logged request, ``id_conflict`` when it is not. The logged request holds every
-stat block it used in full: the blocks references were filled in with, and the blocks the GM's
-client writes inline (it reads them, docs/client.md). If the answer to a resend depended on
-whether a stat block in it equals the logged one, a player could guess the orc's block, resend
-an id with each guess, and be told which guess was right.
+stat block it used in full (the blocks references were filled in with, and the blocks the GM's
+client writes in: it reads them, docs/client.md), and the GM's choices for his NPCs (an
+exchange's ``defender_luck``). Were the answer to a resend to depend on whether what he wrote
+equals the logged request, a player could resend an id with guesses of the orc's block, or of
+the GM's choices, and be told which guess was right.
 
 Hostile clients, over real websockets against a real server of the bundled rules: a player
 resends his own attack on the orc (made by reference) with guessed blocks in its place; resends
-the GM's attack (whose id he read in an ``outcome`` event) with guesses of the block the GM
-wrote; resends a request the server refused after its dice; and resends with a guess that is
-wrong elsewhere too. Each time a right guess and a wrong one get the very same frame.
+the GM's attack, whose id he read in an ``outcome`` event, with guesses of the block the GM
+wrote; resends requests refused after their dice; resends with guesses that are wrong elsewhere
+too; and resends combat-styles exchanges, his and the GM's, with guesses of the guard's block
+and of the GM's luck choice for the guard. Each time a right guess and a wrong one get the very
+same frame.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
-from arbiter.bridge.stat_block_vault import SHIELDED
+from arbiter.bridge.stat_block_vault import ANOTHERS, SHIELDED
 from tests.bridge.support import running, tiny_config
 from tests.security.support import Client, bundled_server, rows, strings
 from tests.security.test_rerolls import free_exchange
@@ -30,6 +33,7 @@ from tests.security.test_stat_block_vault import (
     ORC,
     REFERENCE,
     SECRETS,
+    ask,
     attack,
     orc_blocks,
     put,
@@ -38,6 +42,21 @@ from tests.security.test_stat_block_vault import (
 
 WRONG = {**ORC, "ip": 36}
 """A guess of the orc's block one number off."""
+
+
+def refusal(rid: str, code: str, message: str) -> dict[str, Any]:
+    return {"v": 1, "type": "error", "id": rid, "code": code, "message": message,
+            "retry_after": None}  # fmt: skip
+
+
+def anothers(rid: str) -> dict[str, Any]:
+    """The refusal of a player's resend of somebody else's request id, whatever its body."""
+    return refusal(rid, "id_conflict", ANOTHERS.format(rid))
+
+
+def shielded(rid: str) -> dict[str, Any]:
+    """The one refusal of a player's request that used a block he may not read."""
+    return refusal(rid, "invalid_request", SHIELDED)
 
 
 def resend(client: Client, message: dict[str, Any]) -> str:
@@ -93,20 +112,20 @@ def test_a_player_resending_the_gm_s_attack_with_guesses_of_the_block_the_gm_wro
         blank = resend(pat, attack(rid, {"id": "orc"}))
         by_reference = resend(pat, attack(rid, REFERENCE))
     assert right == wrong == blank == by_reference
-    answer = json.loads(right)
-    assert answer["type"] == "outcome" and answer["replayed"] is True
-    assert answer["outcome"] == event["outcome"]
-    assert not SECRETS & strings(answer)
+    # The GM's id is not his to resend: refused whatever he writes.
+    assert json.loads(right) == anothers(rid)
+    assert not SECRETS & strings(json.loads(right))
 
 
 def test_a_player_resending_a_request_refused_after_its_dice_hears_one_fixed_refusal(
     tmp_path: Path,
 ) -> None:
     # One die a request, and a first die that hits: the damage die is over the budget, so the
-    # attack is refused after its dice and the refusal is the id's logged outcome. The GM's
-    # attack (the orc's block written in), resent by the player with guesses; and the
-    # player's own attacks, the orc by reference and written in (his guess), resent the same
-    # way: the first answer and every resend say the same.
+    # attack is refused after its dice and the refusal is the id's logged outcome (the GM's
+    # refusal names no block here; an engine's may). The GM's attack (the orc's block written
+    # in), resent by the player with guesses; and the player's own attacks, the orc by
+    # reference and written in (his guess), resent the same way: the first answer and every
+    # resend say the same.
     config = tiny_config(
         tmp_path,
         rules=RuleSource(),
@@ -130,12 +149,10 @@ def test_a_player_resending_a_request_refused_after_its_dice_hears_one_fixed_ref
         logged = rows(srv)
     assert logged == 3  # the refusals are their ids' outcomes
     assert gm_refused["code"] == "dice_error"
-    shielded = {"v": 1, "type": "error", "code": "invalid_request", "message": SHIELDED,
-                "retry_after": None}  # fmt: skip
-    assert json.loads(own) == {**shielded, "id": "d-2"}
-    assert json.loads(written) == {**shielded, "id": "d-3"}
-    assert [json.loads(a) for a in answers] == [
-        {**shielded, "id": rid} for rid in ("d-1", "d-2", "d-3") for _ in range(3)
+    assert json.loads(own) == shielded("d-2")
+    assert json.loads(written) == shielded("d-3")
+    assert [json.loads(a) for a in answers] == [anothers("d-1")] * 3 + [
+        shielded(rid) for rid in ("d-2", "d-3") for _ in range(3)
     ]
 
 
@@ -158,10 +175,7 @@ def test_a_player_resend_wrong_elsewhere_is_refused_alike_whatever_his_guess(
             for rid in ("w-1", "w-2")
             for block in (ORC, WRONG, REFERENCE)
         ]
-    for answer in answers:
-        assert answer["type"] == "error" and answer["code"] == "invalid_request"
-        assert answer["message"] == SHIELDED
-    assert len({json.dumps({**a, "id": None}) for a in answers}) == 1
+    assert answers == [anothers("w-1")] * 3 + [shielded("w-2")] * 3
 
 
 def test_a_player_resending_after_the_gm_deleted_the_orc_hears_what_he_heard_before(
@@ -199,30 +213,47 @@ def test_the_gm_still_hears_id_conflict_for_a_different_orc(tmp_path: Path) -> N
     assert other["type"] == "error" and other["code"] == "id_conflict"
 
 
-def test_a_player_resending_the_gm_s_exchange_with_guesses_of_the_guard_hears_the_same(
+def test_a_player_resending_exchanges_with_guesses_of_the_guard_and_the_gm_s_choices_hears_the_same(
     tmp_path: Path,
 ) -> None:
-    # combat-styles: the GM's free exchange carries both stat blocks in ``combatants``; the
-    # player holds the attacker, Vessa, and resends the exchange with guesses of the guard.
+    # combat-styles: a free exchange carries both stat blocks in ``combatants``. The player
+    # holds the attacker, Vessa. The GM's exchange writes the guard's block in and chooses
+    # the guard's luck (``defender_luck``), which no outcome shows unless a die calls on it;
+    # the player's own exchange names the guard by reference. He resends both with guesses
+    # of the guard's block and of the GM's choice.
     with bundled_server(tmp_path) as srv:
         gm = Client(srv, srv.server.secret, events=[])
         token = srv.player("pat", "vessa")
         assert token is not None
         pat = Client(srv, token, events=[])
-        sent = free_exchange("cs-gm", effects=[])
-        told = gm.ask(sent)
-        assert told["type"] == "outcome"
+        sent = free_exchange("cs-gm", effects=[], defender_luck="critical")
         guard, vessa = sent["request"]["body"]["combatants"]
         assert guard["id"] == "guard"
+        stored = {"v": 1, "type": "put_stat_block", "id": "p-1", "ruleset": "combat-styles",
+                  "stat_block": guard}  # fmt: skip
+        assert ask(gm, stored)["ok"] is True
+        assert gm.ask(sent)["type"] == "outcome"
+        reference = {"id": "guard", "stored": True}
+        first = json.loads(resend(pat, free_exchange("cs-pat", effects=[],
+                                                     combatants=[reference, vessa])))  # fmt: skip
         skills = guard["skills"]
         guesses = [
             guard,
             {**guard, "skills": {**skills, "combat_style": skills["combat_style"] + 1}},
-            {"id": "guard", "stored": True},
+            reference,
         ]
-        answers = [resend(pat, free_exchange("cs-gm", effects=[], combatants=[g, vessa]))
-                   for g in guesses]  # fmt: skip
-    assert answers[0] == answers[1] == answers[2]
-    answer = json.loads(answers[0])
-    assert answer["type"] == "outcome" and answer["replayed"] is True
-    assert answer["outcome"]["result"] == told["outcome"]["result"]
+        answers = {
+            rid: [
+                resend(pat, free_exchange(rid, effects=[], combatants=[g, vessa], **luck))
+                for g in guesses
+                for luck in ({}, {"defender_luck": "critical"}, {"defender_luck": "success"})
+            ]
+            for rid in ("cs-gm", "cs-pat")
+        }
+    assert first["type"] == "outcome"
+    assert [json.loads(a) for a in answers["cs-gm"]] == [anothers("cs-gm")] * 9
+    # His own: the guard's block is the guard, right or wrong; his luck choice was "none" and
+    # is his own to compare.
+    own = [json.loads(a) for a in answers["cs-pat"]]
+    assert own[0::3] == [{**first, "replayed": True}] * 3
+    assert [a for n, a in enumerate(own) if n % 3] == [shielded("cs-pat")] * 6
