@@ -197,12 +197,29 @@ class Cluster:
 
     def terminate(self, pid: int) -> None:
         """End the backend serving process ``pid`` (``pg_terminate_backend``, as an administrator
-        would), and wait until it is gone. Its client gets ``psycopg.errors.AdminShutdown`` (or
-        an ``OperationalError`` if it was writing when the socket closed)."""
+        would), and wait until it is gone. An idle client gets ``psycopg.errors.AdminShutdown``
+        on its next statement; a client whose commit waited for a synchronous standby gets an
+        ``OperationalError`` (the connection closed) although its transaction committed."""
         with self.connect() as admin:
             row = admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone()
             if row is None or row[0] is not True:
                 raise RuntimeError(f"no backend {pid} to terminate on port {self.port}")
+
+    def wait_event(self, pid: int, event: str, timeout: float = 60) -> None:
+        """Wait until backend ``pid`` waits on ``event`` (``pg_stat_activity.wait_event``, e.g.
+        ``"SyncRep"``: a commit waiting for the synchronous standby); an error after
+        ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        with self.connect() as watcher:
+            while True:
+                row = watcher.execute(
+                    "SELECT wait_event FROM pg_stat_activity WHERE pid = %s", (pid,)
+                ).fetchone()
+                if row == (event,):
+                    return
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"backend {pid} waits on {row}, not {event!r}")
+                time.sleep(0.05)
 
     def create_database(self, name: str) -> str:
         """A new empty database; its connection string."""
@@ -311,6 +328,17 @@ class Replicated:
                         f"the standby is not synchronous:\n{self.standby.read_log()}"
                     )
                 time.sleep(0.05)
+
+    @contextlib.contextmanager
+    def standby_away(self) -> Iterator[None]:
+        """Stop the standby for the block: every commit on the primary waits (``SyncRep``)
+        until the block ends and the standby is back and synchronous again."""
+        self.standby.stop("fast")
+        try:
+            yield
+        finally:
+            self.standby.start()
+            self.wait_synchronous()
 
     def fail_over(self) -> Cluster:
         """Kill the primary (``stop immediate``) and promote the standby; the new primary."""

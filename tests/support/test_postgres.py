@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from pathlib import Path
 
 import psycopg
@@ -73,32 +72,47 @@ def test_a_terminated_backend_raises_admin_shutdown_and_loses_its_open_transacti
 def test_a_commit_on_the_primary_waits_until_the_synchronous_standby_has_it(
     replicated_postgres: Replicated,
 ) -> None:
-    primary, standby = replicated_postgres.primary, replicated_postgres.standby
+    primary = replicated_postgres.primary
     with primary.connect() as setup:
         setup.execute("CREATE TABLE rolls (seq int PRIMARY KEY)")
-    standby.stop("fast")
-    writer = psycopg.connect(primary.dsn())
-    writer.execute("INSERT INTO rolls VALUES (1)")
-    committing = threading.Thread(target=writer.commit)
-    committing.start()
-    try:
-        with primary.connect() as watcher:
-            waiting = None
-            for _ in range(600):  # up to a minute on a loaded machine
-                waiting = watcher.execute(
-                    "SELECT wait_event FROM pg_stat_activity WHERE pid = %s",
-                    (writer.info.backend_pid,),
-                ).fetchone()
-                if waiting == ("SyncRep",):
-                    break
-                time.sleep(0.1)
-        assert waiting == ("SyncRep",)
+    with replicated_postgres.standby_away():
+        writer = psycopg.connect(primary.dsn())
+        writer.execute("INSERT INTO rolls VALUES (1)")
+        committing = threading.Thread(target=writer.commit)
+        committing.start()
+        primary.wait_event(writer.info.backend_pid, "SyncRep")
         assert committing.is_alive()
-    finally:
-        standby.start()
-        committing.join(60)
+    committing.join(60)
     assert not committing.is_alive()
     with writer, primary.connect() as reader:
+        assert reader.execute("SELECT seq FROM rolls").fetchall() == [(1,)]
+
+
+def test_a_backend_terminated_while_its_commit_waits_for_the_standby_raises_yet_its_row_is_kept(
+    replicated_postgres: Replicated,
+) -> None:
+    primary = replicated_postgres.primary
+    with primary.connect() as setup:
+        setup.execute("CREATE TABLE rolls (seq int PRIMARY KEY)")
+    raised: list[BaseException] = []
+
+    def commit(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+        try:
+            conn.commit()
+        except psycopg.Error as error:
+            raised.append(error)
+
+    with replicated_postgres.standby_away():
+        writer = psycopg.connect(primary.dsn())
+        writer.execute("INSERT INTO rolls VALUES (1)")
+        committing = threading.Thread(target=commit, args=(writer,))
+        committing.start()
+        primary.wait_event(writer.info.backend_pid, "SyncRep")
+        primary.terminate(writer.info.backend_pid)
+        committing.join(60)
+    assert [type(e) for e in raised] == [psycopg.OperationalError]
+    assert writer.closed
+    with primary.connect() as reader:
         assert reader.execute("SELECT seq FROM rolls").fetchall() == [(1,)]
 
 
