@@ -28,16 +28,17 @@ A reference is resolved once per request id: a resend of a decided id whose refe
 the blocks the logged request holds is the logged request (the GM may have edited the block
 since; the retry still gets the stored outcome, never ``id_conflict``).
 
-The logged request holds its blocks in full, filled in or written in by the GM's client, so a
-player's resend is never compared with a block he may not read: were it, resending an id with
-guesses of the orc's block would say which guess was right (the stored outcome against
-``id_conflict``). A player's resend of a logged id naming a block of somebody he does not hold,
-written in or referenced, is compared with each such block taken as a reference to its id
-(:func:`~arbiter.bridge.stat_block_positions.masked`, only where the body holds a stat block):
-it gets the stored outcome if the rest is the logged request, else :data:`SHIELDED`, whatever
-he wrote the block to hold. For the same reason a refusal after dice
+The logged request holds its blocks in full, filled in or written in by the GM's client, and
+whatever its sender chose, so a player's resend is never compared with what he may not read:
+were it, resending an id with guesses of the orc's block would say which guess was right (the
+stored outcome against ``id_conflict``). A player's resend of an id logged for somebody else is
+refused whatever it holds (:data:`~arbiter.bridge.stat_block_shield.ANOTHERS`). In his resend of
+his own, a block of somebody he does not hold, written in or referenced, counts as a reference
+to its id (:func:`~arbiter.bridge.stat_block_positions.masked`, only where the body holds a stat
+block): the resend gets the stored outcome if the rest is the logged request, else
+:data:`SHIELDED`, whatever he wrote the block to hold. For the same reason a refusal after dice
 of a player's request naming such a block, written in too, is :data:`SHIELDED` on the first
-send as on every resend (the request a resend replays may be the GM's).
+send as on every resend (the log cannot tell a block he wrote in from one filled in).
 
 A stored block was valid when it was put; a rules reload may remove what it names (a weapon, an
 armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
@@ -60,12 +61,11 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
-from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
-from arbiter.bridge.refusals import Refusal
 from arbiter.bridge.stat_block_positions import block_shape, foreign, masked
 from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
+from arbiter.bridge.stat_block_shield import ANOTHERS, SHIELDED, Resolved, written_by
 from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
@@ -96,16 +96,6 @@ MAX_REFERENCES = 64
 """At most this many references in one request (each is one lookup)."""
 WRITE_FORBIDDEN = "only the GM's connection may store or delete stat blocks"
 READ_FORBIDDEN = "this connection may read only the stat blocks of the participants it holds"
-ANOTHERS = (
-    "request id {!r} was already used for another's request; a retry must resend your own "
-    "request, a new request needs a new id"
-)
-"""A player's resend of an id logged for somebody else, whatever its body."""
-SHIELDED = (
-    "refused; the request uses a stat block only the GM may read, so the reason is the GM's "
-    "to see (the server's log names it)"
-)
-"""What a player hears of any refusal of a request that used a block he may not read."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +115,6 @@ class Stored:
         return name if isinstance(name, str) else None
 
 
-def written_by(user: str, viewer: Viewer) -> bool:
-    """Whether a roll-log row's ``user`` says it was sent for player ``viewer``: by his own
-    connection (his name), or relayed by the GM's (``NAME (relayed by GM-USER)``)."""
-    name = viewer.player
-    if name is None:
-        return False
-    return user == name or (user.startswith(f"{name} (relayed by ") and user.endswith(")"))
-
-
 def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
     """``stored`` as a ``stat_blocks_invalid`` event names it, with ``problems``."""
     return InvalidStatBlock(
@@ -143,37 +124,6 @@ def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
         actor=stored.actor,
         problems=problems,
     )
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A request message with its references resolved, and whether its refusals are
-    shielded (a player used a block he may not read)."""
-
-    read: RequestMessage | Sent
-    shielded: bool = False
-    foreign: bool = False
-    """A player's request naming a block of somebody he does not hold, written in or
-    referenced: its refusal after dice, the id's logged outcome, is shielded (a resend of the
-    id is answered the same, and the logged request it replays may be another's, holding a
-    block the player never saw)."""
-
-    def error(self, err: ProtocolError) -> ProtocolError:
-        """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
-        its code is not one of :data:`~arbiter.bridge.deciding.BODY_BLIND` (whose words
-        depend on no stat block)."""
-        if not self.shielded or err.code in BODY_BLIND:
-            return err
-        log.info("a request using the GM's stat blocks was refused: %s: %s", err.code, err)
-        return ProtocolError("invalid_request", SHIELDED, err.id)
-
-    def refusal(self, refusal: Refusal) -> tuple[str, str]:
-        """A logged refusal after dice (code, message) as the requester may hear it."""
-        code, message = refusal
-        if not (self.shielded or self.foreign):
-            return code, message
-        log.info("a request naming the GM's stat blocks was refused: %s: %s", code, message)
-        return "invalid_request", SHIELDED
 
 
 class Vault:
@@ -334,8 +284,8 @@ class Vault:
         naming a block of somebody he does not hold, written in or referenced, is compared as
         :meth:`_resent` says. Raises ProtocolError ``invalid_request`` naming the field of a
         reference to a block that is not stored (for the request's ruleset), or of too many
-        references; a player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
-        not. For such a player's request whose id is not logged, ``admit`` (the decision's
+        references; a player naming a participant he does not hold hears :data:`SHIELDED`
+        instead, stored or not. For such a player's request whose id is not logged, ``admit`` (the decision's
         checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
         block is looked up, so its refusals are the same whether a named block is stored or
         not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
@@ -410,8 +360,8 @@ class Vault:
         The logged request holds every block it used in full (filled in from a reference, or
         written in by the GM's client), which the player may not read. So the resend is
         compared as he may see it: each such block, written in or referenced, counts as a
-        reference to its ``id``, and the answer (the stored outcome, or one
-        fixed refusal) never depends on what a block holds, nor on what he guessed it holds.
+        reference to its ``id``, and the answer (the stored outcome, or one fixed refusal)
+        never depends on what a block holds, nor on what he guessed it holds.
         """
         request = message.request
         body = self._logged_body(row, seen)
