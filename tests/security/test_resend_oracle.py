@@ -25,7 +25,8 @@ from typing import Any
 
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
-from arbiter.bridge.stat_block_vault import ANOTHERS, SHIELDED
+from arbiter.bridge.stat_block_shield import ANOTHERS
+from arbiter.bridge.stat_block_vault import SHIELDED
 from tests.bridge.support import running, tiny_config
 from tests.security.support import Client, bundled_server, rows, strings
 from tests.security.test_rerolls import free_exchange
@@ -251,6 +252,8 @@ def test_a_player_resending_exchanges_with_guesses_of_the_guard_and_the_gm_s_cho
             for rid in ("cs-gm", "cs-pat")
         }
     assert first["type"] == "outcome"
+    # The GM's exchange: nine guesses, one of them right, and one answer.
+    assert len(set(answers["cs-gm"])) == 1
     assert [json.loads(a) for a in answers["cs-gm"]] == [anothers("cs-gm")] * 9
     # His own: the guard's block is the guard, right or wrong; his luck choice was "none" and
     # is his own to compare.
