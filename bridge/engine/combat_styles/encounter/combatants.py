@@ -215,14 +215,14 @@ def combatant(state: JSON, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
     reached, so the state it was made from is never changed through it."""
-    people = records_of(state)
-    rec = people.get(cid)
-    if rec is None:
-        known = ", ".join(sorted(people))
-        raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})")
+    try:
+        rec = records_of(state)[cid]
+    except KeyError:
+        known = ", ".join(sorted(state.get("combatants", {})))
+        raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
     given = state.get(GIVEN)
     if given is not None and given.get(cid) is rec:
-        rec = people[cid] = rec.copied()
+        rec = records_of(state)[cid] = rec.copied()
     return rec
 
 
