@@ -3,10 +3,12 @@
 records as the engine works on them.
 
 The server stores each record as JSON; the engine works on typed records
-(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`): a state
-is :func:`taken_in` once per request (each record read once), read through :func:`records_of`,
-written through :func:`combatant` in a :func:`writable` copy, and :func:`released` once on the
-way out (each record the request reached written back key for key, the others as given).
+(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`) in a
+typed state (:class:`~arbiter.bridge.engine.combat_styles.core.encounter_state.EncounterState`,
+a view of the state dict): a state is :func:`taken_in` once per request (each record read
+once), read through :func:`records_of`, written through :func:`combatant` in a :func:`writable`
+copy, handed back by its handler as :attr:`EncounterState.data`, and :func:`released` once on
+the way out (each record the request reached written back key for key, the others as given).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage

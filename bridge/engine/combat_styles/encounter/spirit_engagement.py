@@ -1,6 +1,6 @@
 """Who is locked in spirit combat with whom, and what lasts while they are.
 
-A spirit-combat exchange engages its two parties (``state["spirit_engagements"]``, sorted
+A spirit-combat exchange engages its two parties (``EncounterState.spirit_engagements``, sorted
 pairs) until an effect ends it (Withdraw, Turn Back, Drive Off) or one side is defeated. Lasting
 spirit effects carry the id of the opponent they bind the bearer to (``engagement``) and the
 numbers they need, so the rounds machine can apply them without the rule data: Bleed Essence's
@@ -95,7 +95,7 @@ def check_turn_not_lost(c: CombatantRecord, what: str) -> None:
 def drain_at_cycle_start(state: EncounterState) -> None:
     """Bleed Essence: each bleeding combatant loses Magic Points as a Cycle begins; one who
     falls to the defeat threshold is defeated and his spirit combat ends. What was lost is
-    kept in ``state["essence_lost"]`` for this Cycle's results."""
+    kept in ``EncounterState.essence_lost`` for this Cycle's results."""
     drained: list[JSON] = []
     records = records_of(state)
     for cid in list(records):
