@@ -2,9 +2,10 @@
 
 Hostile clients, over real websockets against a real server of the bundled rules: a player
 token asks for the orc's stat block by id, guesses other ids, lists, overwrites and deletes,
-compares the server's refusals for a block that exists and one that does not, attacks the orc
-by reference and reads everything the server sends him, and makes his request fail in several
-ways to read the reasons. The GM's connection stores the orc and reads it back.
+compares the server's refusals for a block that exists and one that does not (a request tells
+him whether one is stored under an id, never what it holds), attacks the orc by reference and
+reads everything the server sends him, and makes his request fail in several ways to read the
+reasons. The GM's connection stores the orc and reads it back.
 """
 
 from __future__ import annotations
