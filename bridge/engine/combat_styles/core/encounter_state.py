@@ -39,7 +39,9 @@ class EncounterState:
 
     A plain class with its constructor written out: mypyc compiles it to a native class (see
     :class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`), whose
-    properties are direct calls.
+    properties are direct calls. Each setter takes exactly its getter's type: mypyc (2.4.1)
+    compiles a setter typed ``int`` under a getter typed ``int | None`` to one that stores the
+    unboxed int where the boxed one belongs (a round read back as an address).
     """
 
     data: JSON
@@ -70,7 +72,7 @@ class EncounterState:
         return value
 
     @given.setter
-    def given(self, value: dict[str, CombatantRecord]) -> None:
+    def given(self, value: dict[str, CombatantRecord] | None) -> None:
         self.data[GIVEN] = value
 
     def drop_given(self) -> None:
@@ -85,7 +87,7 @@ class EncounterState:
         return value
 
     @phase.setter
-    def phase(self, value: str) -> None:
+    def phase(self, value: str | None) -> None:
         self.data["phase"] = value
 
     @property
@@ -95,7 +97,7 @@ class EncounterState:
         return value
 
     @round.setter
-    def round(self, value: int) -> None:
+    def round(self, value: int | None) -> None:
         self.data["round"] = value
 
     def round_number(self) -> int:
@@ -110,7 +112,7 @@ class EncounterState:
         return value
 
     @cycle.setter
-    def cycle(self, value: int) -> None:
+    def cycle(self, value: int | None) -> None:
         self.data["cycle"] = value
 
     def cycle_number(self) -> int:
@@ -218,7 +220,7 @@ class EncounterState:
         return value
 
     @essence_lost.setter
-    def essence_lost(self, value: JSON) -> None:
+    def essence_lost(self, value: JSON | None) -> None:
         self.data["essence_lost"] = value
 
     def drop_essence_lost(self) -> None:
