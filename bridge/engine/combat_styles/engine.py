@@ -221,6 +221,16 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
 }
 
 
+def _view(done: Resolution, last: EncounterState | None) -> EncounterState | None:
+    """The view of ``done``'s state: ``last`` when it views that very state (the steps after
+    the handler mostly hand it on unchanged), else a new one."""
+    if done.state is None:
+        return None
+    if last is not None and last.data is done.state:
+        return last
+    return EncounterState(done.state)
+
+
 class CombatStylesEngine:
     """The combat-styles engine (see :mod:`arbiter.bridge.engine.contract`)."""
 
@@ -239,11 +249,15 @@ class CombatStylesEngine:
         # the way out (released): a handler hands back its view's data.
         st = taken_in(state)
         try:
-            done = astride.settle(view, kind, body, handler(view, body, st, dice))
-            done = fatigue_checks.after_request(view, st, done, dice)
-            done = death_timers.after_request(view, st, done)
+            done = handler(view, body, st, dice)
+            after = _view(done, None)
+            done = astride.settle(view, kind, body, done, after)
+            after = _view(done, after)
+            done = fatigue_checks.after_request(view, st, done, after, dice)
+            after = _view(done, after)
+            done = death_timers.after_request(view, st, done, after)
+            after = _view(done, after)
             # Every choice the outcome leaves open, in the shape all rulesets share.
-            after = EncounterState(done.state) if done.state is not None else None
             choices = pending_choices(view, kind, done.result, after)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None

@@ -31,12 +31,14 @@ _ATTACKS = ("exchange", "leaping_attack")
 """Requests whose ``attacker`` attacks one ``defender``."""
 
 
-def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resolution:
-    """``done`` with every leaper who no longer holds his victim down taken off him (both
-    records changed); unchanged when every pair still holds (the usual case: no pair)."""
-    if done.state is None:
+def settle(
+    rules: RulesView, kind: str, body: Any, done: Resolution, state: EncounterState | None
+) -> Resolution:
+    """``done`` (whose state ``state`` views) with every leaper who no longer holds his victim
+    down taken off him (both records changed); unchanged when every pair still holds (the
+    usual case: no pair)."""
+    if state is None:
         return done
-    state = EncounterState(done.state)
     records: dict[str, CombatantRecord] = records_of(state)
     for c in records.values():
         conditions = c.conditions

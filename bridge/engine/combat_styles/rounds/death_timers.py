@@ -36,12 +36,16 @@ def _rounds_of(rules: RulesView, within: int, unit: str) -> int:
     return ceil_div(seconds, rules.model.combat.round_seconds)
 
 
-def after_request(rules: RulesView, before: EncounterState | None, done: Resolution) -> Resolution:
-    """``done`` with every death timer that the rounds it closed ran out applied (unchanged
-    when it closed no round or nobody is dying)."""
-    if before is None or done.state is None or not tracks_turns(before):
+def after_request(
+    rules: RulesView,
+    before: EncounterState | None,
+    done: Resolution,
+    after: EncounterState | None,
+) -> Resolution:
+    """``done`` (whose state ``after`` views) with every death timer that the rounds it closed
+    ran out applied (unchanged when it closed no round or nobody is dying)."""
+    if before is None or after is None or not tracks_turns(before):
         return done
-    after = EncounterState(done.state)
     if not tracks_turns(after) or after.round_number() <= before.round_number():
         return done
     dying = [cid for cid, c in records_of(after).items() if DYING in c.conditions]

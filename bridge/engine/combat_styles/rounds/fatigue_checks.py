@@ -74,12 +74,16 @@ def _check(rules: RulesView, c: CombatantRecord, dice: Dice, every: int) -> JSON
 
 
 def after_request(
-    rules: RulesView, before: EncounterState | None, done: Resolution, dice: Dice
+    rules: RulesView,
+    before: EncounterState | None,
+    done: Resolution,
+    after: EncounterState | None,
+    dice: Dice,
 ) -> Resolution:
-    """``done`` with the fatigue checks of every round it closed (unchanged when none)."""
-    if before is None or done.state is None:
+    """``done`` (whose state ``after`` views) with the fatigue checks of every round it closed
+    (unchanged when none)."""
+    if before is None or after is None:
         return done
-    after = EncounterState(done.state)
     if (
         not after.fatigue_checks
         or not tracks_turns(before)

@@ -32,7 +32,7 @@ def closing(view: RulesView, before: JSON, after_round: int) -> Resolution:
     taken = taken_in(after)
     assert taken is not None
     done = after_request(
-        view, taken_in(before), Resolution({"kind": "next_round"}, taken.data, None)
+        view, taken_in(before), Resolution({"kind": "next_round"}, taken.data, None), taken
     )
     released(done.state)
     return done
