@@ -1,7 +1,7 @@
 """Instructions per request of a server under callgrind: the figure the machine's load cannot move.
 
 Run: ``.venv/bin/python benchmarks/bridge_callgrind.py {arbiter,durable} [--root DIR]
-[--connections N] [--requests M]`` (valgrind must be installed).
+[--connections N] [--requests M] [--subscribed]`` (valgrind must be installed).
 
 The server runs under ``valgrind --tool=callgrind`` (``--root``: another checkout's server, run
 from that folder); the same client as ``benchmarks/bridge.py`` sends it 300 combat-styles
@@ -38,6 +38,11 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=10)
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--reply-bytes", type=int, default=900, help="the durable echo's reply")
+    parser.add_argument(
+        "--subscribed",
+        action="store_true",
+        help="every connection subscribes to outcome events (arbiter only) and skips them",
+    )
     args = parser.parse_args()
     bench._load_exchange_body()
     data = Path(tempfile.mkdtemp(prefix="arbiter-callgrind-"))
@@ -68,7 +73,8 @@ def main() -> int:
         return json.dumps({"v": 1, "type": "request", "request": request})
 
     async def drive(count: int) -> None:
-        sockets = [await bench._open(url, secret) for _ in range(args.connections)]
+        events = ("outcome",) if args.subscribed and secret is not None else ()
+        sockets = [await bench._open(url, secret, events) for _ in range(args.connections)]
         left = [count]
 
         async def loop(ws: bench.ClientConnection) -> None:
@@ -76,6 +82,8 @@ def main() -> int:
                 left[0] -= 1
                 await ws.send(frame(0))
                 reply = str(await ws.recv())
+                while reply.startswith('{"v":1,"type":"event"'):
+                    reply = str(await ws.recv())
                 if secret is not None and '"type":"outcome"' not in reply:
                     raise RuntimeError(f"not an outcome: {reply[:300]}")
 
