@@ -1,6 +1,8 @@
 """One client connection: authenticate, then answer every message until the client leaves.
 
-Each connection runs in the task ``websockets`` gives its handler. The first message must be a
+Each connection runs in the task ``websockets`` gives its handler; once welcomed, a message that
+arrives whole is handled from the callback that parsed it (:mod:`arbiter.bridge.connection`),
+and the task reads only what takes websockets' queue. The first message must be a
 ``hello`` within ``auth_timeout_seconds``, carrying the world secret (a GM connection) or a player
 token (that player's connection, holding his participants): otherwise the connection is closed
 (4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
