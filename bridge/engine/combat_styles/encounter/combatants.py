@@ -3,10 +3,12 @@
 records as the engine works on them.
 
 The server stores each record as JSON; the engine works on typed records
-(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`): a state
-is :func:`taken_in` once per request (each record read once), read through :func:`records_of`,
-written through :func:`combatant` in a :func:`writable` copy, and :func:`released` once on the
-way out (each record the request reached written back key for key, the others as given).
+(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`) in a
+typed state (:class:`~arbiter.bridge.engine.combat_styles.core.encounter_state.EncounterState`,
+a view of the state dict): a state is :func:`taken_in` once per request (each record read
+once), read through :func:`records_of`, written through :func:`combatant` in a :func:`writable`
+copy, handed back by its handler as :attr:`EncounterState.data`, and :func:`released` once on
+the way out (each record the request reached written back key for key, the others as given).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage
@@ -23,6 +25,7 @@ from arbiter.bridge.engine.combat_styles.core.block_checks import SKILLS, block_
 from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN, EncounterState
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -175,58 +178,54 @@ def luck(rules: RulesView, stats: dict[str, int]) -> int:
     return int(rules.model.derived.luck_points.value(stats))
 
 
-def needs_encounter(state: JSON | None, what: str = "this request") -> JSON:
+def needs_encounter(state: EncounterState | None, what: str = "this request") -> EncounterState:
     """The encounter state, or an ``EngineError`` saying ``what`` needs one."""
     if state is None:
         raise EngineError(f"{what} needs an encounter: send start_encounter first")
     return state
 
 
-GIVEN = "_given"
-"""Key of a writable state (:func:`writable`) holding the combatant records of the state it was
-made from: a record still identical to its given one is copied when first reached through
-:func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
-
-
-def taken_in(state: JSON | None) -> JSON | None:
-    """The state a request works on: a shallow copy of the stored ``state`` whose combatant
-    records are typed views of the stored ones (:meth:`CombatantRecord.of`, read-only until
-    copied). The stored state is never changed; :func:`released` writes the records back."""
-    if state is None or "combatants" not in state:
-        return state
+def taken_in(state: JSON | None) -> EncounterState | None:
+    """The state a request works on: a view (:class:`EncounterState`) of a shallow copy of
+    the stored ``state`` whose combatant records are typed views of the stored ones
+    (:meth:`CombatantRecord.of`, read-only until copied). The stored state is never changed;
+    :func:`released` writes the records back."""
+    if state is None:
+        return None
+    if "combatants" not in state:
+        return EncounterState(state)
     given: dict[str, JSON] = state["combatants"]
     people: dict[str, CombatantRecord] = {}
     for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
         people[cid] = CombatantRecord.of(rec)
     out = dict(state)
     out["combatants"] = people
-    return out
+    return EncounterState(out)
 
 
-def records_of(state: JSON) -> dict[str, CombatantRecord]:
+def records_of(state: EncounterState) -> dict[str, CombatantRecord]:
     """The combatant records of ``state`` by id, in the encounter's order, for reading only:
     a record reached here may be the one the state was made from, so write only to one
     reached through :func:`combatant`. Every read of the records goes through here."""
-    people: dict[str, CombatantRecord] = state["combatants"]
-    return people
+    return state.records
 
 
-def combatant(state: JSON, cid: str) -> CombatantRecord:
+def combatant(state: EncounterState, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
     reached, so the state it was made from is never changed through it."""
     try:
         rec = records_of(state)[cid]
     except KeyError:
-        known = ", ".join(sorted(state.get("combatants", {})))
+        known = ", ".join(sorted(state.data.get("combatants", {})))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
-    given = state.get(GIVEN)
+    given = state.given
     if given is not None and given.get(cid) is rec:
         rec = records_of(state)[cid] = rec.copied()
     return rec
 
 
-def writable(state: JSON) -> JSON:
+def writable(state: EncounterState) -> EncounterState:
     """A copy of ``state`` whose records may be changed once reached through :func:`combatant`
     (each is copied the first time); a state already writable stays so, its copies its own.
 
@@ -234,21 +233,22 @@ def writable(state: JSON) -> JSON:
     copied, and of those only the parts requests change (hit points, armour, weapons,
     conditions, wounds, marks); characteristics, skills and the like are shared.
     """
-    out = dict(state)
-    out["combatants"] = dict(state["combatants"])
+    data = state.data
+    out = dict(data)
+    out["combatants"] = dict(data["combatants"])
     # The round bookkeeping is small and changes on most requests: copy it outright.
     for key in ("acted", "proactive", "delayed", "order"):
-        if key in state:
-            out[key] = list(state[key])
+        if key in data:
+            out[key] = list(data[key])
     for key in ("pending", "initiative"):
-        if key in state:
-            out[key] = dict(state[key])
-    if GIVEN not in state:
-        out[GIVEN] = state["combatants"]
-    return out
+        if key in data:
+            out[key] = dict(data[key])
+    if GIVEN not in data:
+        out[GIVEN] = data["combatants"]
+    return EncounterState(out)
 
 
-def recopied(state: JSON, cid: str) -> CombatantRecord:
+def recopied(state: EncounterState, cid: str) -> CombatantRecord:
     """A fresh copy of ``cid``'s record put in ``state`` in place of the one there, even one
     already the state's own: a record reached before (by a caller still holding it) is
     detached from the state, and what is written to it after is lost.
@@ -261,16 +261,18 @@ def recopied(state: JSON, cid: str) -> CombatantRecord:
 
 
 def released(state: JSON | None) -> None:
-    """Turn a state leaving the engine into its stored form, in place: each record its stored
-    (JSON) one (:meth:`CombatantRecord.to_json`: the very record given when the request never
-    reached it for writing, else the state's own copy) and the engine's own key gone."""
+    """Turn a state leaving the engine (a handler's :attr:`EncounterState.data`) into its
+    stored form, in place: each record its stored (JSON) one (:meth:`CombatantRecord.to_json`:
+    the very record given when the request never reached it for writing, else the state's own
+    copy) and the engine's own key gone."""
     if state is None:
         return
     state.pop(GIVEN, None)
     if "combatants" not in state:
         return
     out: dict[str, JSON] = {}
-    for cid, rec in records_of(state).items():  # a loop: no frame of its own
+    people: dict[str, CombatantRecord] = state["combatants"]
+    for cid, rec in people.items():  # a loop: no frame of its own
         out[cid] = rec.to_json()
     state["combatants"] = out
 
