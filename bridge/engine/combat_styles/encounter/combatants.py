@@ -21,9 +21,58 @@ from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatant_record import CombatantRecord
 from arbiter.bridge.engine.contract import JSON, EngineError
 
+RECORDS_KEPT = 256
+"""Records a view remembers (:func:`record`): the blocks in play at a table are few."""
+
 
 def record(rules: RulesView, block: StatBlock) -> JSON:
-    """The encounter-state record of a combatant (plain JSON)."""
+    """The encounter-state record of a combatant (plain JSON); LookupError naming the first
+    rule-data id of the block the rules lack.
+
+    The same stat blocks come in every exchange of a fight, and a record is a pure function of
+    the rules and the block's fields: it is built (and the block checked, :func:`built`) once
+    per view and block value. A block never seen under this view is always checked, however
+    it was validated. Each call gets a copy whose changeable parts are its own
+    (:func:`writable_record`); the rest (characteristics, skills, maximum hit points …) is
+    shared with the view's memo, as a state the engine is given shares it with the copy the
+    engine writes (:func:`writable`): never changed in place."""
+    key = block_key(block)
+    memo = memo_of(rules.memo, "records", RECORDS_KEPT)
+    found: JSON | None = memo.get(key)
+    if found is None:
+        found = memo.put(key, built(rules, block))
+    return writable_record(found)
+
+
+def block_key(block: StatBlock) -> tuple[Any, ...]:
+    """A block's fields as one hashable value, equal for two blocks exactly when their fields
+    are (in order: a mapping's order shows in the record). Each field has one type, fixed by
+    the model, so no two values of a field are equal across types (True and 1)."""
+    given: dict[str, Any] = block.__dict__
+    return tuple([_frozen(value) for value in given.values()])
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` (a validated field) as a hashable value: mappings and lists as tuples, a
+    nested model (the characteristics) as its fields. Exact types, not isinstance: a pydantic
+    model's isinstance goes through ABCMeta, and this runs for every field of every block."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is dict:
+        mapping: dict[Any, Any] = value
+        return tuple([(k, _frozen(v)) for k, v in mapping.items()])
+    if kind is list:
+        items: list[Any] = value
+        return tuple([_frozen(v) for v in items])
+    if kind is Characteristics:
+        fields: dict[str, int] = value.__dict__
+        return tuple(fields.values())
+    return value  # another immutable value (a float)
+
+
+def built(rules: RulesView, block: StatBlock) -> JSON:
+    """The encounter-state record of a combatant, built from the block (see :func:`record`)."""
     # The validated fields are read from the instance dict, where pydantic keeps them: an
     # attribute read goes through pydantic's __getattr__ hook, a third of a record's cost.
     given: dict[str, Any] = block.__dict__
