@@ -28,6 +28,18 @@ A reference is resolved once per request id: a resend of a decided id whose refe
 the blocks the logged request holds is the logged request (the GM may have edited the block
 since; the retry still gets the stored outcome, never ``id_conflict``).
 
+The logged request holds its blocks in full, filled in or written in by the GM's client, and
+whatever its sender chose, so a player's resend is never compared with what he may not read:
+were it, resending an id with guesses of the orc's block would say which guess was right (the
+stored outcome against ``id_conflict``). A player's resend of an id logged for somebody else is
+refused whatever it holds (:data:`~arbiter.bridge.stat_block_shield.ANOTHERS`). In his resend of
+his own, a block of somebody he does not hold, written in or referenced, counts as a reference
+to its id (:func:`~arbiter.bridge.stat_block_positions.masked`, only where the body holds a stat
+block): the resend gets the stored outcome if the rest is the logged request, else
+:data:`SHIELDED`, whatever he wrote the block to hold. For the same reason a refusal after dice
+of a player's request naming such a block, written in too, is :data:`SHIELDED` on the first
+send as on every resend (the log cannot tell a block he wrote in from one filled in).
+
 A stored block was valid when it was put; a rules reload may remove what it names (a weapon, an
 armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
 server calls it at start and after every reload, and tells the GM's connections,
@@ -49,11 +61,11 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
-from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
-from arbiter.bridge.refusals import Refusal
+from arbiter.bridge.stat_block_positions import block_shape, foreign, masked
 from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
+from arbiter.bridge.stat_block_shield import ANOTHERS, SHIELDED, Resolved, written_by
 from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
@@ -84,11 +96,6 @@ MAX_REFERENCES = 64
 """At most this many references in one request (each is one lookup)."""
 WRITE_FORBIDDEN = "only the GM's connection may store or delete stat blocks"
 READ_FORBIDDEN = "this connection may read only the stat blocks of the participants it holds"
-SHIELDED = (
-    "refused; the request uses a stat block only the GM may read, so the reason is the GM's "
-    "to see (the server's log names it)"
-)
-"""What a player hears of any refusal of a request that used a block he may not read."""
 
 
 @dataclass(frozen=True)
@@ -117,31 +124,6 @@ def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
         actor=stored.actor,
         problems=problems,
     )
-
-
-@dataclass(frozen=True)
-class Resolved:
-    """A request message with its references resolved, and whether its refusals are
-    shielded (a player used a block he may not read)."""
-
-    read: RequestMessage | Sent
-    shielded: bool = False
-
-    def error(self, err: ProtocolError) -> ProtocolError:
-        """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
-        its code is not one of :data:`~arbiter.bridge.deciding.BODY_BLIND` (whose words
-        depend on no stat block)."""
-        if not self.shielded or err.code in BODY_BLIND:
-            return err
-        log.info("a request using the GM's stat blocks was refused: %s: %s", err.code, err)
-        return ProtocolError("invalid_request", SHIELDED, err.id)
-
-    def refusal(self, refusal: Refusal) -> tuple[str, str]:
-        """A logged refusal after dice (code, message) as the requester may hear it."""
-        code, message = refusal
-        if not self.shielded:
-            return code, message
-        return "invalid_request", SHIELDED
 
 
 class Vault:
@@ -297,23 +279,42 @@ class Vault:
         """``read`` with each reference to a stored block replaced by that block.
 
         A request read by the fast path holds no reference (a reference is no valid stat
-        block). Raises ProtocolError ``invalid_request`` naming the field of a reference to
-        a block that is not stored (for the request's ruleset), or of too many references; a
-        player naming a participant he does not hold hears :data:`SHIELDED` instead, stored or
-        not. For such a player's request whose id is not logged, ``admit`` (the decision's
+        block). A player's resend of an id logged for another (the GM, or another player) is
+        refused ``id_conflict`` whatever its body (:data:`ANOTHERS`); his resend of his own,
+        naming a block of somebody he does not hold, written in or referenced, is compared as
+        :meth:`_resent` says. Raises ProtocolError ``invalid_request`` naming the field of a
+        reference to a block that is not stored (for the request's ruleset), or of too many
+        references; a player naming a participant he does not hold hears :data:`SHIELDED`
+        instead, stored or not. For such a player's request whose id is not logged, ``admit`` (the decision's
         checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
         block is looked up, so its refusals are the same whether a named block is stored or
         not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
         others as :data:`SHIELDED`.
         """
-        if isinstance(read, Sent):
-            return Resolved(read)
-        request = read.request
+        message = read.message if isinstance(read, Sent) else read
+        request = message.request
+        row: Roll | None = None
+        if not viewer.gm:
+            row = self.store.find(request.id)
+            if row is not None and not written_by(row.entry.user, viewer):
+                # Not his to compare: the logged request may hold what he may not read (the
+                # GM's choices for the orc, the orc's block), and the answer to a resend
+                # that is compared says whether his guess of it is right.
+                raise ProtocolError("id_conflict", ANOTHERS.format(request.id), request.id)
         if request.ruleset not in stat_blocks.STAT_BLOCKS:
             return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
+        others = False
+        if not viewer.gm:
+            written = read.request["body"] if isinstance(read, Sent) else request.body
+            shape = block_shape(request.ruleset, request.type)
+            others = next(foreign(written, viewer.participants, shape), None) is not None
+            if others and row is not None:
+                return self._resent(message, row, masked(written, viewer.participants, shape))
+        if isinstance(read, Sent):
+            return Resolved(read, foreign=others)
         found = list(references(request.body))
         if not found:
-            return Resolved(read)
+            return Resolved(read, foreign=others)
         if len(found) > MAX_REFERENCES:
             raise ProtocolError(
                 "invalid_request",
@@ -322,7 +323,8 @@ class Vault:
                 request.id,
             )
         shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
-        row = self.store.find(request.id)
+        if viewer.gm:
+            row = self.store.find(request.id)
         body = self._logged_body(row, request.body)
         if body is None:
             if shielded and row is None and admit is not None:
@@ -348,7 +350,28 @@ class Vault:
                 blocks[participant] = stored.block
             body = substitute(request.body, blocks)
         resolved = request.model_copy(update={"body": body})
-        return Resolved(read.model_copy(update={"request": resolved}), shielded)
+        return Resolved(read.model_copy(update={"request": resolved}), shielded, others)
+
+    def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
+        """A player's resend of his own request ``row`` naming a block of somebody he does not
+        hold (``seen``: its body as sent, each such block made a reference to it): the logged
+        request to replay, or the shielded refusal.
+
+        The logged request holds every block it used in full (filled in from a reference, or
+        written in by the GM's client), which the player may not read. So the resend is
+        compared as he may see it: each such block, written in or referenced, counts as a
+        reference to its ``id``, and the answer (the stored outcome, or one fixed refusal)
+        never depends on what a block holds, nor on what he guessed it holds.
+        """
+        request = message.request
+        body = self._logged_body(row, seen)
+        if body is None:
+            log.info("a resend of %r naming the GM's stat blocks is another request", request.id)
+            raise ProtocolError("invalid_request", SHIELDED, request.id)
+        # The envelope (ruleset, type, encounter) is compared by the decision, whose
+        # id_conflict is shielded like any other refusal.
+        resolved = request.model_copy(update={"body": body})
+        return Resolved(message.model_copy(update={"request": resolved}), True, True)
 
     @staticmethod
     def _logged_body(row: Roll | None, sent: dict[str, Any]) -> dict[str, Any] | None:
@@ -361,6 +384,7 @@ class Vault:
 
 
 __all__ = [
+    "ANOTHERS",
     "MAX_REFERENCES",
     "READ_FORBIDDEN",
     "SHIELDED",
@@ -372,4 +396,5 @@ __all__ = [
     "matches",
     "references",
     "substitute",
+    "written_by",
 ]

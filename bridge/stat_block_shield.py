@@ -1,0 +1,76 @@
+"""What a player hears of a request that uses the GM's stat blocks, and of a resend.
+
+A refusal of a player's request that used (or named) a block of somebody he does not hold says
+one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a block is
+stored under an id he guesses is the GM's to know. Only the refusals that read no body
+(:data:`~arbiter.bridge.deciding.BODY_BLIND`) reach him as they are. A resend of an id logged
+for somebody else is refused in words that depend on nothing he sent (:data:`ANOTHERS`,
+:func:`written_by`). :mod:`arbiter.bridge.stat_block_vault` decides which applies.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from arbiter.bridge.deciding import BODY_BLIND
+from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.refusals import Refusal
+from arbiter.bridge.views import Viewer
+
+log = logging.getLogger("arbiter.vault")
+
+ANOTHERS = (
+    "request id {!r} was already used for another's request; a retry must resend your own "
+    "request, a new request needs a new id"
+)
+"""A player's resend of an id logged for somebody else, whatever its body."""
+SHIELDED = (
+    "refused; the request uses a stat block only the GM may read, so the reason is the GM's "
+    "to see (the server's log names it)"
+)
+"""What a player hears of any refusal of a request that used a block he may not read."""
+
+
+def written_by(user: str, viewer: Viewer) -> bool:
+    """Whether a roll-log row's ``user`` says it was sent for player ``viewer``: by his own
+    connection (his name), or relayed by the GM's (``NAME (relayed by GM-USER)``)."""
+    name = viewer.player
+    if name is None:
+        return False
+    return user == name or (user.startswith(f"{name} (relayed by ") and user.endswith(")"))
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A request message with its references resolved, and whether its refusals are
+    shielded (a player used a block he may not read)."""
+
+    read: RequestMessage | Sent
+    shielded: bool = False
+    foreign: bool = False
+    """A player's request naming a block of somebody he does not hold, written in or
+    referenced: its refusal after dice, the id's logged outcome, is shielded. A resend of the
+    id is answered the same, and the log cannot tell a block he wrote in from one filled in
+    from a reference (which he never saw)."""
+
+    def error(self, err: ProtocolError) -> ProtocolError:
+        """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
+        its code is not one of :data:`~arbiter.bridge.deciding.BODY_BLIND` (whose words
+        depend on no stat block)."""
+        if not self.shielded or err.code in BODY_BLIND:
+            return err
+        log.info("a request using the GM's stat blocks was refused: %s: %s", err.code, err)
+        return ProtocolError("invalid_request", SHIELDED, err.id)
+
+    def refusal(self, refusal: Refusal) -> tuple[str, str]:
+        """A logged refusal after dice (code, message) as the requester may hear it."""
+        code, message = refusal
+        if not (self.shielded or self.foreign):
+            return code, message
+        log.info("a request naming the GM's stat blocks was refused: %s: %s", code, message)
+        return "invalid_request", SHIELDED
+
+
+__all__ = ["ANOTHERS", "SHIELDED", "Resolved", "written_by"]
