@@ -31,17 +31,15 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
 
     The same stat blocks come in every exchange of a fight, and a record is a pure function of
     the rules and the block's fields: it is built (and the block checked, :func:`built`) once
-    per view and block value. A block never seen under this view is always checked, however
-    it was validated. Each call gets a copy whose changeable parts are its own
-    (:func:`writable_record`); the rest (characteristics, skills, maximum hit points …) is
-    shared with the view's memo, as a state the engine is given shares it with the copy the
-    engine writes (:func:`writable`): never changed in place."""
+    per view and block value, and each call gets a deep copy of it (the caller's own, as a
+    record built afresh is). A block never seen under this view is always checked, however it
+    was validated."""
     key = block_key(block)
     memo = memo_of(rules.memo, "records", RECORDS_KEPT)
     found: JSON | None = memo.get(key)
     if found is None:
         found = memo.put(key, built(rules, block))
-    return writable_record(found)
+    return json_copy(found)
 
 
 def block_key(block: StatBlock) -> tuple[Any, ...]:
@@ -54,21 +52,47 @@ def block_key(block: StatBlock) -> tuple[Any, ...]:
 
 def _frozen(value: Any) -> Any:
     """``value`` (a validated field) as a hashable value: mappings and lists as tuples, a
-    nested model (the characteristics) as its fields. Exact types, not isinstance: a pydantic
-    model's isinstance goes through ABCMeta, and this runs for every field of every block."""
-    kind = type(value)
-    if kind is str or kind is int or kind is bool or value is None:
+    nested model (the characteristics) as its fields."""
+    # isinstance of a builtin type compiles to a flag test; a pydantic model's isinstance
+    # goes through ABCMeta, so the characteristics are recognised by their exact type, last.
+    if isinstance(value, str) or isinstance(value, int) or value is None:  # noqa: SIM101
         return value
-    if kind is dict:
+    if isinstance(value, dict):
         mapping: dict[Any, Any] = value
         return tuple([(k, _frozen(v)) for k, v in mapping.items()])
-    if kind is list:
+    if isinstance(value, list):
         items: list[Any] = value
         return tuple([_frozen(v) for v in items])
-    if kind is Characteristics:
+    if type(value) is Characteristics:
         fields: dict[str, int] = value.__dict__
         return tuple(fields.values())
     return value  # another immutable value (a float)
+
+
+def json_copy(value: JSON) -> JSON:
+    """A deep copy of a JSON object (dicts, lists and immutable scalars): every dict and list
+    in it is new, so nothing the caller changes reaches the memo the copy came from."""
+    out: JSON = {}
+    for key, item in value.items():
+        if isinstance(item, dict):
+            out[key] = json_copy(item)
+        elif isinstance(item, list):
+            out[key] = _list_copy(item)
+        else:
+            out[key] = item
+    return out
+
+
+def _list_copy(value: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in value:
+        if isinstance(item, dict):
+            out.append(json_copy(item))
+        elif isinstance(item, list):
+            out.append(_list_copy(item))
+        else:
+            out.append(item)
+    return out
 
 
 def built(rules: RulesView, block: StatBlock) -> JSON:

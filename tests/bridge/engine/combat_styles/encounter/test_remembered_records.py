@@ -47,19 +47,22 @@ def test_the_record_handed_out_is_the_one_built_from_the_block(model: RulesetBas
     assert len(memo_of(view.memo, "records", RECORDS_KEPT)) == 1
 
 
-def test_each_caller_gets_the_changeable_parts_of_a_record_as_its_own(
+def test_each_caller_gets_a_record_of_its_own_down_to_the_nested_parts(
     model: RulesetBase,
 ) -> None:
     view = fresh_view(model)
-    given = block(model, armor={"head": "padded"})
+    given = block(model, armor={"head": "padded"}, traits=["daredevil"])
     first = record(view, given)
     untouched = built(view, given)
     first["hit_points"]["head"] = -9
+    first["hit_points_max"]["head"] = 1
+    first["characteristics"]["siz"] = 1
+    first["skills"]["evade"] = 0
     first["armor"]["head"] = 0
     first["weapons"]["broadsword"]["broken"] = True
-    first["weapons"]["dagger"] = {"hp": 1, "broken": False}
+    first["traits"].append("unarmed_prowess")
+    first["hands"]["right"] = None
     first["conditions"]["prone"] = {"turns": None}
-    first["wounds"]["head"] = "serious"
     first["luck_points"] = 0
     assert record(view, given) == untouched
 
@@ -128,10 +131,8 @@ def test_another_view_builds_its_own_record(model: RulesetBase) -> None:
 
 
 def test_no_request_of_a_corpus_changes_a_remembered_record() -> None:
-    # The parts of a record that are shared with the memo (characteristics, skills, maximum
-    # hit points …) are never changed in place by any request: a second run of the same keyed
-    # encounters, meeting the remembered records, decides exactly what the first decided,
-    # and leaves every remembered record as the first run left it.
+    # A second run of the same keyed encounters, meeting the remembered records, decides
+    # exactly what the first decided, and leaves every remembered record as it was.
     ruleset = load_all(RULES_ROOT, None)["combat-styles"]
     first: list[str] = []
     for n in range(12):
