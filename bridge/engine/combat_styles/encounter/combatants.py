@@ -36,10 +36,45 @@ def record(rules: RulesView, block: StatBlock) -> JSON:
     was validated."""
     key = block_key(block)
     memo = memo_of(rules.memo, "records", RECORDS_KEPT)
-    found: JSON | None = memo.get(key)
+    found: Remembered | None = memo.get(key)
     if found is None:
-        found = memo.put(key, built(rules, block))
-    return json_copy(found)
+        made = built(rules, block)
+        found = memo.put(key, (made, copy_plan(made)))
+    return planned_copy(found[0], found[1])
+
+
+Remembered = tuple[JSON, list[tuple[str, int]]]
+"""A remembered record and how to copy it (:func:`copy_plan`)."""
+
+FLAT_DICT, FLAT_LIST, NESTED = 1, 2, 3
+
+
+def copy_plan(rec: JSON) -> list[tuple[str, int]]:
+    """The record's keys holding a container, each with how to copy it: a mapping or list of
+    plain values (copied in one C call), or one holding containers (:func:`json_copy`)."""
+    plan: list[tuple[str, int]] = []
+    for key, value in rec.items():
+        if isinstance(value, dict):
+            flat = not any(isinstance(v, (dict, list)) for v in value.values())
+            plan.append((key, FLAT_DICT if flat else NESTED))
+        elif isinstance(value, list):
+            flat = not any(isinstance(v, (dict, list)) for v in value)
+            plan.append((key, FLAT_LIST if flat else NESTED))
+    return plan
+
+
+def planned_copy(rec: JSON, plan: list[tuple[str, int]]) -> JSON:
+    """A deep copy of ``rec`` by its :func:`copy_plan`: the same as :func:`json_copy`, in a
+    fraction of its time (most of a record's containers hold plain values)."""
+    out = dict(rec)
+    for key, how in plan:
+        if how == FLAT_DICT:
+            out[key] = dict(rec[key])
+        elif how == FLAT_LIST:
+            out[key] = list(rec[key])
+        else:
+            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else _list_copy(rec[key])
+    return out
 
 
 def block_key(block: StatBlock) -> tuple[Any, ...]:

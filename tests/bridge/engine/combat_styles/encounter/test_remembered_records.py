@@ -145,3 +145,25 @@ def test_no_request_of_a_corpus_changes_a_remembered_record() -> None:
         Sequence(n, ruleset, second, []).run(25)
     assert second == first
     assert remembered == kept
+
+
+def containers(value: Any) -> list[Any]:
+    """Every dict and list inside ``value``, itself included."""
+    if isinstance(value, dict):
+        return [value, *(c for v in value.values() for c in containers(v))]
+    if isinstance(value, list):
+        return [value, *(c for v in value for c in containers(v))]
+    return []
+
+
+def test_a_handed_out_record_shares_no_dict_or_list_with_the_remembered_one(
+    model: RulesetBase,
+) -> None:
+    view = fresh_view(model)
+    given = block(model, hands={"right": "broadsword", "left": "heater"}, traits=["daredevil"])
+    handed = record(view, given)
+    (kept, _plan), *_ = memo_of(view.memo, "records", RECORDS_KEPT).found.values()
+    assert handed == kept
+    assert list(handed) == list(kept)
+    assert len(containers(kept)) > 10
+    assert not {id(c) for c in containers(handed)} & {id(c) for c in containers(kept)}
