@@ -18,7 +18,9 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.engine.registry import UnknownRuleset, get_engine
+from arbiter.bridge.protocol import RequestMessage
 from arbiter.bridge.stat_blocks import STAT_BLOCKS
 
 BLOCK = "block"
@@ -134,4 +136,17 @@ def masked(value: Any, holds: frozenset[str], shape: Shape) -> Any:
     return value
 
 
-__all__ = ["BLOCK", "ITEM", "VALUE", "Shape", "block_shape", "foreign", "masked"]
+def masked_request(
+    message: RequestMessage, written: dict[str, Any], holds: frozenset[str], shape: Shape
+) -> RequestMessage:
+    """``message`` (read by either path; ``written``: its body as sent) with the body
+    :func:`masked` makes of ``written``, untyped: what a player's request holding ``holds`` may
+    ask for, every other block the GM's stored one once its reference is filled in (the body
+    is validated then)."""
+    request = message.request
+    envelope = Request(id=request.id, ruleset=request.ruleset, type=request.type,
+                       body=masked(written, holds, shape), encounter=request.encounter)  # fmt: skip
+    return message.model_copy(update={"request": envelope})
+
+
+__all__ = ["BLOCK", "ITEM", "VALUE", "Shape", "block_shape", "foreign", "masked", "masked_request"]

@@ -1,8 +1,10 @@
 """What a player hears of a request that uses the GM's stat blocks, and of a resend.
 
 A refusal of a player's request that used (or named) a block of somebody he does not hold says
-one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a block is
-stored under an id he guesses is the GM's to know. Only the refusals that read no body
+one fixed thing (:data:`SHIELDED`): its reason may depend on that block. One refusal says more,
+in words that depend on the participant's id alone: none is stored for somebody he does not hold
+(:data:`MUST_BE_STORED`), which a request naming the id would tell him anyway (it is decided
+when one is). Only the refusals that read no body
 (:data:`~arbiter.bridge.deciding.BODY_BLIND`) reach him as they are. A resend of an id logged
 for somebody else is refused in words that depend on nothing he sent (:data:`ANOTHERS`,
 :func:`written_by`). :mod:`arbiter.bridge.stat_block_vault` decides which applies.
@@ -30,7 +32,17 @@ SHIELDED = (
     "refused; the request uses a stat block only the GM may read, so the reason is the GM's "
     "to see (the server's log names it)"
 )
-"""What a player hears of any refusal of a request that used a block he may not read."""
+"""What a player hears of any refusal of a request that used a block he may not read (but
+:data:`MUST_BE_STORED`)."""
+MUST_BE_STORED = (
+    "invalid {type!r} request: {path}: the stat block of {participant!r} must be the GM's: a "
+    "player's request is decided with the stored block of every participant he does not hold, "
+    "whatever it writes in, and no {ruleset} stat block of {participant!r} is stored on the "
+    "server; the GM stores one with the stat-block editor (his client also stores the game "
+    "system's block of each combatant when he begins a combat in the tracker), then the "
+    "request can be sent again"
+)
+"""A player's request naming a participant he does not hold whose block is not stored."""
 
 
 def written_by(user: str, viewer: Viewer) -> bool:
@@ -73,4 +85,4 @@ class Resolved:
         return "invalid_request", SHIELDED
 
 
-__all__ = ["ANOTHERS", "SHIELDED", "Resolved", "written_by"]
+__all__ = ["ANOTHERS", "MUST_BE_STORED", "SHIELDED", "Resolved", "written_by"]

@@ -18,11 +18,19 @@ with the roll log:
   request and ``arbiter replay`` / ``replay --from-log`` decide from the log alone. A player
   (his own connection, V12 too, or relayed by the GM client) may name any stored block: he
   cannot attack an orc without the orc's numbers being used, but he never receives them.
-  A refusal of a player's request that used (or named) a block of somebody he does not hold
-  says one fixed thing (:data:`SHIELDED`): its reason may depend on that block, and whether a
-  block is stored under an id he guesses is the GM's to know. Only the refusals that read no
-  body (:data:`~arbiter.bridge.deciding.BODY_BLIND`), made before any block is looked up,
-  reach him as they are.
+* **A player writes in only the blocks of the participants he holds.** Every other block in
+  his request, written in or referenced, is the GM's: on the first send as on a resend it
+  counts as a reference to its ``id`` (:func:`~arbiter.bridge.stat_block_positions.masked`),
+  so the decision uses the stored block whatever he wrote it to hold (an honest client that
+  writes in a block it read from the NPC's sheet keeps working once the GM's is stored; a
+  hostile one's numbers are never read). With none stored the request is refused before any
+  die (:data:`MUST_BE_STORED`, naming the participant and what the GM does). That refusal
+  tells him no block is stored under that id, which a request naming it tells him anyway (it
+  is decided when one is); it never depends on what he wrote, nor on what a block holds.
+  Every other refusal of a player's request that used (or named) a block of somebody he does
+  not hold says one fixed thing (:data:`SHIELDED`): its reason may depend on that block.
+  Only the refusals that read no body (:data:`~arbiter.bridge.deciding.BODY_BLIND`), made
+  before any block is looked up, reach him as they are. GM connections write in any block.
 
 A reference is resolved once per request id: a resend of a decided id whose references name
 the blocks the logged request holds is the logged request (the GM may have edited the block
@@ -63,9 +71,15 @@ from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
-from arbiter.bridge.stat_block_positions import block_shape, foreign, masked
+from arbiter.bridge.stat_block_positions import block_shape, foreign, masked, masked_request
 from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
-from arbiter.bridge.stat_block_shield import ANOTHERS, SHIELDED, Resolved, written_by
+from arbiter.bridge.stat_block_shield import (
+    ANOTHERS,
+    MUST_BE_STORED,
+    SHIELDED,
+    Resolved,
+    written_by,
+)
 from arbiter.bridge.store import Roll, Store
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
@@ -282,10 +296,11 @@ class Vault:
         block). A player's resend of an id logged for another (the GM, or another player) is
         refused ``id_conflict`` whatever its body (:data:`ANOTHERS`); his resend of his own,
         naming a block of somebody he does not hold, written in or referenced, is compared as
-        :meth:`_resent` says. Raises ProtocolError ``invalid_request`` naming the field of a
-        reference to a block that is not stored (for the request's ruleset), or of too many
-        references; a player naming a participant he does not hold hears :data:`SHIELDED`
-        instead, stored or not. For such a player's request whose id is not logged, ``admit`` (the decision's
+        :meth:`_resent` says; on his first send each such block becomes a reference to its
+        id, so the decision never reads what he wrote in it. Raises ProtocolError
+        ``invalid_request`` naming the field of a reference to a block that is not stored (for
+        the request's ruleset; :data:`MUST_BE_STORED` for a participant the player does not
+        hold), or of too many references. For such a player's request whose id is not logged, ``admit`` (the decision's
         checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
         block is looked up, so its refusals are the same whether a named block is stored or
         not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
@@ -310,6 +325,12 @@ class Vault:
             others = next(foreign(written, viewer.participants, shape), None) is not None
             if others and row is not None:
                 return self._resent(message, row, masked(written, viewer.participants, shape))
+            if others:
+                # His first send: a block of somebody he does not hold is the GM's, whatever
+                # he wrote it to hold. Each becomes a reference to its id, so the decision
+                # uses the stored block (or none: refused below, before any die).
+                message = masked_request(message, written, viewer.participants, shape)
+                read, request = message, message.request
         if isinstance(read, Sent):
             return Resolved(read, foreign=others)
         found = list(references(request.body))
@@ -335,10 +356,16 @@ class Vault:
             blocks: dict[str, dict[str, Any]] = {}
             for path, participant in found:
                 stored = self.get(request.ruleset, participant)
-                if stored is None and shielded:
-                    # Whether the GM stored a block under an id is his: a player learns it only
-                    # from a request decided (and logged), never from a refusal.
-                    raise ProtocolError("invalid_request", SHIELDED, request.id)
+                if stored is None and not viewer.sees(participant):
+                    # Whether a block is stored under an id he names shows anyway (a request
+                    # naming it is decided); what it holds never does. The words depend on
+                    # the id alone, never on what he wrote the block to hold.
+                    raise ProtocolError(
+                        "invalid_request", MUST_BE_STORED.format(
+                            type=request.type, path=path, ruleset=request.ruleset,
+                            participant=participant),
+                        request.id,
+                    )  # fmt: skip
                 if stored is None:
                     raise ProtocolError(
                         "invalid_request",
@@ -386,6 +413,7 @@ class Vault:
 __all__ = [
     "ANOTHERS",
     "MAX_REFERENCES",
+    "MUST_BE_STORED",
     "READ_FORBIDDEN",
     "SHIELDED",
     "WRITE_FORBIDDEN",

@@ -11,6 +11,7 @@ from arbiter.bridge.cli import main
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
 from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.stat_block_vault import (
+    MUST_BE_STORED,
     SHIELDED,
     Vault,
     is_reference,
@@ -83,7 +84,12 @@ def test_a_player_s_refusals_are_shielded_only_when_he_used_a_block_he_does_not_
     vault.put("hmk", ORC, None, 1.0)
     vault.put("hmk", ANA, None, 1.0)
     theirs = vault.resolve(message({"attacker": ANA, "defender": REFERENCE}), PAT)
-    own = vault.resolve(message({"attacker": {"id": "ana", "stored": True}, "defender": ORC}), PAT)
+    # Pat holds a second fighter too, whose block he writes in.
+    both = Viewer(False, frozenset({"ana", "dummy"}), "pat")
+    dummy = {**ORC, "id": "dummy"}
+    own = vault.resolve(
+        message({"attacker": {"id": "ana", "stored": True}, "defender": dummy}), both
+    )
     gm = vault.resolve(message({"attacker": ANA, "defender": REFERENCE}), GM)
     why = ProtocolError("rules_forbid", "the orc has no dagger skill", "r-1")
     assert theirs.read.request.body["defender"] == ORC
@@ -91,6 +97,26 @@ def test_a_player_s_refusals_are_shielded_only_when_he_used_a_block_he_does_not_
     assert theirs.error(why).message == SHIELDED and theirs.error(why).code == "invalid_request"
     assert own.error(why) is why and gm.error(why) is why
     assert theirs.refusal(("dice_error", "too many dice")) == ("invalid_request", SHIELDED)
+
+
+def test_a_block_a_player_writes_in_for_somebody_he_does_not_hold_is_the_stored_one(
+    tmp_path: Path,
+) -> None:
+    vault = Vault(Store(tmp_path / "arbiter.sqlite3"))
+    fudged = {**ORC, "ip": 1, "skills": {"war-hammer": 1}}
+    with pytest.raises(ProtocolError) as unstored:
+        vault.resolve(message({"attacker": ANA, "defender": fudged}), PAT)
+    vault.put("hmk", ORC, None, 1.0)
+    theirs = vault.resolve(message({"attacker": ANA, "defender": fudged}), PAT)
+    gm = vault.resolve(message({"attacker": ANA, "defender": fudged}), GM)
+    assert unstored.value.code == "invalid_request"
+    assert unstored.value.message == MUST_BE_STORED.format(
+        type="attack", path="body.defender", ruleset="hmk", participant="orc"
+    )
+    assert theirs.read.request.body == {"attacker": ANA, "defender": ORC}
+    assert theirs.shielded and theirs.foreign
+    # The GM's connection writes in what it likes.
+    assert gm.read.request.body["defender"] == fudged
 
 
 def test_a_resend_after_the_gm_edited_the_block_gets_the_stored_outcome(tmp_path: Path) -> None:

@@ -33,6 +33,11 @@ guard (55) fails his parry, so she wins one special effect and the exchange wait
 WINNING = [30, 90]
 CHECK = "async (body) => game.modules.get('arbiter').api['combat-styles'].check(body)"
 BIND_ARIA = "async () => game.modules.get('arbiter').api.players.bind('Aria', ['vessa'])"
+STORE_GUARD = (
+    "async (b) => game.modules.get('arbiter').api.statBlocks.save(null, 'combat-styles', b)"
+)
+"""The GM keeps the guard's block on the server: a player's request is decided with the GM's
+block of every participant he does not hold, whatever it writes in (docs/protocol.md)."""
 
 
 def exchange(page: Page, encounter: str, dice: list[int] | None = WINNING, **options: Any) -> Any:
@@ -134,6 +139,7 @@ def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
     player = open_page(site, server, user=PLAYER)
     player.wait_status("relay")
     gm.call(BIND_ARIA)
+    assert gm.call(STORE_GUARD, GUARD)["ok"] is True
     # The GM's client tells players which request types the server serves.
     player.page.wait_for_function(
         "() => game.modules.get('arbiter').api['combat-styles']?.exchange"
@@ -162,6 +168,7 @@ def test_on_v12_a_player_with_his_own_token_connects_and_posts_his_own_card(
 ) -> None:
     player = open_page(site, server, user=PLAYER, token=server.player_token("Aria", ["vessa"]))
     player.wait_status("open")
+    assert gm.call(STORE_GUARD, GUARD)["ok"] is True
     answer = exchange(player, "free-v12")
     [row] = log_rows(server)
     assert row["request_id"] == answer["outcome"]["id"]

@@ -685,3 +685,56 @@ def test_a_combatant_joining_a_bound_combat_is_reported_not_sent(
     )}  # fmt: skip
     assert len(log_rows(server)) == logged
     assert [row[:2] for row in tracker(gm)["rows"]] == [["Orm", "2"], ["Kara", "1"], ["Cy", ""]]
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_player_attacks_an_npc_whose_block_only_its_system_gives_once_the_gm_began_combat(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    # Aldric is Aria's HârnMaster 3 character, Brann the GM's NPC; nobody saved a block in the
+    # editor: the hm3 → hmk preset reads both from their HM3 data.
+    aldric = {**fixture_actor("hm3_actor.json"), "ownership": {PLAYER: 3}}
+    tokens = [{"id": "tokenHm3Aldric01", "name": "Aldric of Kaldor", "actor": ALDRIC},
+              {"id": "tokenHm3Brann001", "name": "Brann of Kaldor", "actor": BRANN}]  # fmt: skip
+    scene = {**world(HM3, aldric, hm3_brann()), "tokens": tokens}
+    # V12 has no user queries: Aria needs her own player token there.
+    token = server.player_token("Aria", [ALDRIC]) if generation == 12 else None
+    aria = open_page(site, server, user=PLAYER, token=token, scene={
+        **scene, "controlled": ["tokenHm3Aldric01"], "targets": ["tokenHm3Brann001"]})  # fmt: skip
+    gm = open_page(site, server, scene=scene)
+    gm.wait_status("open")
+    if generation >= 13:
+        gm.call(f"async () => game.modules.get('arbiter').api.players.bind('Aria', ['{ALDRIC}'])")
+    else:
+        aria.wait_status("open")
+    fight(gm, ["tokenHm3Aldric01", "tokenHm3Brann001"])
+    begin_combat(gm)
+    start = json.loads(log_rows(server)[0]["request"])["body"]["combatants"]
+    blocks = {block["id"]: block for block in start}
+    # The GM's client stored the blocks the start read from the system: a player's request is
+    # decided with the GM's block of every participant he does not hold (docs/protocol.md).
+    expected = [{"hmk": ALDRIC}, {"hmk": BRANN}]
+    flags = "() => canvas.tokens.placeables.map((t) => t.actor.flags.arbiter?.participant ?? {})"
+    wait_until(lambda: aria.call(flags) == expected)
+
+    # Aria attacks Brann from her tokens: her dialog names his block, the server fills it in.
+    aria.run_macro(macros[("hmk", "attack")])
+    dialog = aria.page.locator("dialog.application")
+    dialog.locator('button[data-action="send"]').wait_for()
+    shown = [json.loads(dialog.locator(f'textarea[name="{side}"]').input_value())
+             for side in ("attacker", "defender")]  # fmt: skip
+    dialog.locator('button[data-action="send"]').click()
+    aria.call("async () => window.macro")
+    assert shown[1] == {"id": BRANN, "stored": True}
+    # Her own character's block she reads over her own connection (V12); relayed, she names it.
+    assert shown[0] == (blocks[ALDRIC] if generation == 12 else {"id": ALDRIC, "stored": True})
+    rows = wait_until(lambda: len(log_rows(server)) == 3) and log_rows(server)
+    mine = json.loads(rows[2]["request"])
+    assert mine["type"] == "attack" and rows[2]["user"].startswith("Aria")
+    assert mine["body"]["defender"] == blocks[BRANN] and mine["body"]["attacker"] == blocks[ALDRIC]
+    assert json.loads(rows[2]["outcome"])["result"]["defender"] == BRANN
+    assert aria.problems == [] and gm.problems == []

@@ -99,6 +99,17 @@ class Client:
             if reply["type"] in ("error", "pong") and reply.get("id") == ident:
                 return reply
 
+    def store(self, ruleset: str, block: dict[str, Any], ident: str = "put-1") -> None:
+        """Store ``block`` as the GM's (this is a GM connection), the honest path for the
+        participants players do not hold; fails the test unless the server stored it."""
+        message = {"v": 1, "type": "put_stat_block", "id": ident, "ruleset": ruleset}
+        self.ws.send(json.dumps({**message, "stat_block": block}))
+        while True:
+            reply = self._next(5)
+            if reply["type"] in ("checked", "error") and reply.get("id") == ident:
+                assert reply.get("ok") is True, reply
+                return
+
     def drain(self, timeout: float = 5.0) -> None:
         """Keep everything the server sent before it answers a ping of ours.
 

@@ -174,6 +174,8 @@ def test_a_combat_styles_player_attacks_as_his_own_fighter_only_even_in_a_free_e
         token = srv.player("vessa-player", "vessa")
         assert token is not None
         vessa = Client(srv, token, events=[])
+        # The guard is the GM's: a player's request is decided with the block the GM stored.
+        Client(srv, srv.server.secret, events=[]).store("combat-styles", GUARD)
         blocks = {"combatants": [GUARD, VESSA]}
         # The guard's blow, sent by Vessa's player: refused before a die is rolled.
         as_guard = vessa.ask(exchange("x-1", "guard", "vessa", **blocks))

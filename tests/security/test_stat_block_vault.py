@@ -2,9 +2,10 @@
 
 Hostile clients, over real websockets against a real server of the bundled rules: a player
 token asks for the orc's stat block by id, guesses other ids, lists, overwrites and deletes,
-compares the server's refusals for a block that exists and one that does not, attacks the orc
-by reference and reads everything the server sends him, and makes his request fail in several
-ways to read the reasons. The GM's connection stores the orc and reads it back.
+compares the server's refusals for a block that exists and one that does not (a request tells
+him whether one is stored under an id, never what it holds), attacks the orc by reference and
+reads everything the server sends him, and makes his request fail in several ways to read the
+reasons. The GM's connection stores the orc and reads it back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.bridge.rules import RuleSource
-from arbiter.bridge.stat_block_vault import READ_FORBIDDEN, SHIELDED, WRITE_FORBIDDEN
+from arbiter.bridge.stat_block_vault import (
+    MUST_BE_STORED,
+    READ_FORBIDDEN,
+    SHIELDED,
+    WRITE_FORBIDDEN,
+)
 from tests.bridge.support import running, tiny_config
 from tests.security.support import (
     Client,
@@ -190,7 +196,8 @@ def test_every_refusal_of_a_request_using_the_orc_s_block_says_the_same_thing(
 ) -> None:
     with bundled_server(tmp_path) as srv:
         gm = Client(srv, srv.server.secret, events=[])
-        token = srv.player("pat", "ana")
+        # He holds a second fighter, whose block he may write in.
+        token = srv.player("pat", "ana", "dummy")
         assert token is not None
         pat = Client(srv, token, events=[])
         assert put(gm, ORC)["ok"] is True
@@ -199,9 +206,11 @@ def test_every_refusal_of_a_request_using_the_orc_s_block_says_the_same_thing(
             ask(pat, attack("r-2", REFERENCE, weapon="no-such-weapon")),
             ask(pat, attack("r-3", REFERENCE, range="beyond")),
             ask(pat, attack("r-4", REFERENCE, weapon="war-hammer")),
+            # The orc written in, as he guesses it: the GM's block is used, and so refused.
+            ask(pat, attack("r-5", {**ORC, "ip": 1}, modifier="5")),
         ]
         # The same mistake without the orc's block: the player hears what is wrong.
-        plain = ask(pat, attack("r-5", {**ORC, "id": "dummy"}, modifier="5"))
+        plain = ask(pat, attack("r-6", {**ORC, "id": "dummy"}, modifier="5"))
     for n, answer in enumerate(answers, 1):
         assert answer == {"v": 1, "type": "error", "id": f"r-{n}", "code": "invalid_request",
                           "message": SHIELDED, "retry_after": None}  # fmt: skip
@@ -219,7 +228,7 @@ def test_a_stat_block_the_check_message_refuses_is_not_stored(tmp_path: Path) ->
     assert missing["code"] == "not_found"
 
 
-def test_a_player_guessing_ids_in_references_hears_the_same_refusal_stored_or_not(
+def test_a_player_guessing_ids_hears_only_whether_a_block_is_stored_never_what_it_holds(
     tmp_path: Path,
 ) -> None:
     with bundled_server(tmp_path) as srv:
@@ -229,16 +238,29 @@ def test_a_player_guessing_ids_in_references_hears_the_same_refusal_stored_or_no
         pat = Client(srv, token, events=[])
         assert put(gm, ORC)["ok"] is True
         # The same bad request (a modifier that is no number), naming a stored block and
-        # blocks that are not: nothing is decided, and nothing tells them apart.
-        answers = [
-            ask(pat, attack(f"g-{n}", {"id": guess, "stored": True}, modifier="5"))
-            for n, guess in enumerate(["orc", "zed", "elf", "ana-2"])
+        # blocks that are not, by reference and written in: nothing is decided. A request
+        # naming an id tells him whether the GM stored a block under it (it would be decided
+        # if so); a refusal tells him that too, and nothing more, whatever he wrote.
+        stored = [
+            ask(pat, attack("g-0", REFERENCE, modifier="5")),
+            ask(pat, attack("g-1", {**ORC, "ip": 1}, modifier="5")),
+        ]
+        unstored = [
+            ask(pat, attack(f"g-{n}", block, modifier="5"))
+            for n, block in enumerate(
+                [
+                    {"id": "zed", "stored": True},
+                    {**ORC, "id": "zed"},
+                    {**ORC, "id": "zed", "ip": 1},
+                ],
+                2,
+            )
         ]
         # His own participant: he may hear that his block is missing.
         own_missing = ask(pat, {**attack("g-self", ORC), "request": {
             "id": "g-self", "ruleset": "hmk", "type": "attack",
             "body": {"attacker": {"id": "ana", "stored": True}, "defender": ANA}}})  # fmt: skip
-    assert [{**a, "id": None} for a in answers] == [
+    assert [{**a, "id": None} for a in stored] == [
         {
             "v": 1,
             "type": "error",
@@ -247,7 +269,19 @@ def test_a_player_guessing_ids_in_references_hears_the_same_refusal_stored_or_no
             "message": SHIELDED,
             "retry_after": None,
         }
-    ] * 4
+    ] * 2
+    zed = MUST_BE_STORED.format(type="attack", path="body.defender", ruleset="hmk",
+                                participant="zed")  # fmt: skip
+    assert [{**a, "id": None} for a in unstored] == [
+        {
+            "v": 1,
+            "type": "error",
+            "id": None,
+            "code": "invalid_request",
+            "message": zed,
+            "retry_after": None,
+        }
+    ] * 3
     assert own_missing["code"] == "invalid_request"
     assert "body.attacker: no hmk stat block of 'ana' is stored" in own_missing["message"]
 
@@ -374,7 +408,7 @@ def test_an_id_conflict_and_a_refusal_of_the_orc_s_block_stay_shielded(tmp_path:
     config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
     with running(config) as srv:
         gm = Client(srv, srv.server.secret, events=["rules"])
-        token = srv.player("pat", "ana")
+        token = srv.player("pat", "ana", "dummy")
         assert token is not None
         pat = Client(srv, token, events=[])
         assert put(gm, ORC)["ok"] is True
@@ -384,13 +418,15 @@ def test_an_id_conflict_and_a_refusal_of_the_orc_s_block_stay_shielded(tmp_path:
         remove_hmk_weapon(root, "war-hammer")
         assert gm._next(30)["event"] == "rules_updated"
         refused = raw_answer(pat, attack("c-2", REFERENCE))
-        refused_guess = raw_answer(pat, attack("c-2", {"id": "zed", "stored": True}))
+        refused_written = raw_answer(pat, attack("c-2", {**ORC, "weapon": "dagger"}))
         told_gm = ask(gm, attack("c-3", REFERENCE))
     shielded = {"v": 1, "type": "error", "id": "c-1", "code": "invalid_request",
                 "message": SHIELDED, "retry_after": None}  # fmt: skip
     assert conflict == conflict_guess
     assert json.loads(conflict) == shielded
-    assert refused == refused_guess
+    # His own numbers for the orc, a weapon the rules still know, change nothing: the GM's
+    # block is used, and refused.
+    assert refused == refused_written
     assert json.loads(refused) == {**shielded, "id": "c-2"}
     # The GM hears the reason the player did not.
     assert told_gm["code"] == "invalid_request" and "unknown weapon" in told_gm["message"]

@@ -9,15 +9,18 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
 
 * ``core/`` — the rule data as the engine reads it (``view``, ``rules``, built once per model),
   d100 checks (``checks``), special effects won (``differential``), ``damage``, and what a stat
-  block implies: ``block_checks`` (every rule-data id a stat block names that the data
-  lacks, for the door and the engine alike), ``hands`` (which hand holds what), ``memo`` (the one bounded memo every cache
-  of a pure function uses), ``traits``, ``bodily`` (Magic Points,
+  block implies: ``block_checks`` (every rule-data id a stat block names that the data lacks,
+  for the door and the engine alike), ``hands`` (which hand holds what),
+  ``combatant_record`` (a combatant's record as a typed native record, a view of the stored
+  one written back key for key: what every module reads and writes), ``memo`` (the one
+  bounded memo every cache of a pure function uses), ``traits``, ``bodily`` (Magic Points,
   spirit-combat skill, ENC, starting fatigue), ``encumbrance``, ``familiarity`` (unfamiliar
   weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);
 * ``bodies/`` — request bodies and stat blocks (pydantic, interpreted): ``stat_blocks``,
   ``requests``, ``move_requests``, ``request_types``;
-* ``encounter/`` — the encounter's records: ``combatants``, ``combatant_record`` (a
-  combatant's record as a typed native record, read and written back key for key), ``wounds``, ``blows`` (a blow
+* ``encounter/`` — the encounter's records: ``combatants`` (a combatant's record built from his
+  stat block; the state's typed records taken in, read, copied on write and released),
+  ``wounds``, ``blows`` (a blow
   landing), ``brace`` (the Brace action's lasting SIZ bonus), ``follow_ups``, ``engagement``,
   ``spirit_engagement``, ``saddle`` (who rides whom), ``pending_exchange`` (the typed records of an exchange and of a
   spirit combat between their rolls and their finish, which finishing and the effects read), ``pending`` (the read-only

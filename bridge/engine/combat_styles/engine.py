@@ -32,6 +32,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     needs_encounter,
     records_of,
     released,
+    taken_in,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting
@@ -223,6 +224,9 @@ class CombatStylesEngine:
         if handler is None:
             raise EngineError(f"unknown request type {kind!r}")
         view = view_of(rules)
+        stored = state
+        # The records typed once on the way in, written back once on the way out (released).
+        state = taken_in(state)
         try:
             done = astride.settle(view, kind, body, handler(view, body, state, dice))
             done = fatigue_checks.after_request(view, state, done, dice)
@@ -234,7 +238,7 @@ class CombatStylesEngine:
         # What lasts on each combatant the request wrote, for the tabletop (a condition shows
         # until the state ends it, whatever later results restate).
         released(done.state)
-        held = lasting(state, done.state)
+        held = lasting(stored, done.state)
         if held:
             done.result["lasting"] = held
         if choices or kind == "state":

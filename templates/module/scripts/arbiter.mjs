@@ -386,6 +386,11 @@ const tracker = createCombatTracker({
   request: (ruleset, type, body, options) => request(ruleset, type, body, options),
   isConnector,
   statBlock: (token, ruleset) => statBlock(MODULE, token, ruleset),
+  storedFor: (actor, ruleset) => Boolean(participantOf(MODULE, actor, ruleset)),
+  keep: async (ruleset, block, actor) => {
+    const answer = await vault.put(ruleset, block, actor);
+    if (answer && !answer.ok) ui.notifications.warn(i18n("ARBITER.Vault.NotKept", { actor: actor.name, ruleset }));
+  },
   fromSystem: (actor, ruleset) => {
     const mapping = mappingFor(MODULE, game.system?.id, ruleset);
     return mapping && Object.keys(mapping.fields ?? {}).length ? readStatBlock(actor, mapping) : null;

@@ -82,11 +82,15 @@ export function orderOf(ruleset, result, previous, parties = {}) {
   return null;
 }
 
+/** Whether a block says more than an id and a name (a reference counts: it names a stored one). */
+const filled = (block) => Boolean(block) && Object.keys(block).some((k) => k !== "id" && k !== "name");
+
 /**
  * The binding. `ctx`: module, i18n, request(ruleset, type, body, options) (the module's own:
  * a card per outcome), isConnector() (this browser holds the GM's connection), statBlock(token,
  * ruleset) (the dialogs' block of a token), fromSystem(actor, ruleset) (the world's system's
- * block, or null), notify(level, text).
+ * block, or null), storedFor(actor, ruleset) (whether the server stores the actor's block),
+ * keep(ruleset, block, actor) (store it on the server: the vault's put), notify(level, text).
  */
 export function createCombatTracker(ctx) {
   const bindings = new Map(); // combat id → {ruleset, encounter, ids, parties, order, round, current, seen, queue}
@@ -117,7 +121,6 @@ export function createCombatTracker(ctx) {
   async function blockOf(combatant, ruleset, strict = false) {
     const token = { id: combatant.tokenId, name: combatant.name, actor: combatant.actor };
     const saved = await ctx.statBlock(token, ruleset);
-    const filled = (block) => block && Object.keys(block).some((k) => k !== "id" && k !== "name");
     if (filled(saved)) return saved;
     const system = combatant.actor ? ctx.fromSystem(combatant.actor, ruleset) : null;
     if (filled(system)) return system;
@@ -137,10 +140,12 @@ export function createCombatTracker(ctx) {
     if (!ruleset) return null;
     const blocks = [];
     const ids = {};
+    const unstored = []; // [actor, block]: blocks read from the system, none stored for the actor
     for (const c of combatants) {
       const block = await blockOf(c, ruleset);
       ids[c.id] = block.id;
       blocks.push(block);
+      if (c.actor && !ctx.storedFor(c.actor, ruleset) && filled(block)) unstored.push([c.actor, block]);
     }
     // Two tokens of one unlinked actor carry one stat block, one id: the server could not tell
     // them apart. Nothing is sent; the GM is told.
@@ -160,6 +165,12 @@ export function createCombatTracker(ctx) {
         await combat.unsetFlag(ctx.module, BINDING);
         throw err;
       }
+      // A player's request is decided with the GM's stored block of every combatant he does
+      // not hold, whatever it writes in (docs/protocol.md): the blocks this start read from
+      // the system go to the server's store, so a player's attack on these NPCs (his dialog
+      // then names them by reference) is decided. Only where none was stored: a stored block
+      // is the GM's, changed in the editor.
+      for (const [actor, block] of unstored) await ctx.keep(ruleset, block, actor);
     });
   }
 

@@ -7,8 +7,9 @@ of STR+DEX" (``combat.familiarity.floor``)."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import Grade
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 TRAINED_ALONGSIDE = "with_trained_weapon"
 """The familiarity id of an unfamiliar weapon used with a trained one (a grade step of its own)."""
@@ -19,10 +20,10 @@ FLOOR_ATTRIBUTES = {"str_plus_dex": ("str", "dex")}
 these)."""
 
 
-def base_skill(rules: RulesView, c: JSON) -> int:
+def base_skill(rules: RulesView, c: CombatantRecord) -> int:
     """The default Combat Style the rule data's ``combat.familiarity.floor`` names (STR+DEX):
     the base skill of a substantially different weapon and the floor of every other penalty."""
-    stats = c["characteristics"]
+    stats = c.characteristics
     total = 0
     for attribute in FLOOR_ATTRIBUTES[rules.model.combat.familiarity.floor]:
         total += int(stats[attribute])
@@ -30,7 +31,12 @@ def base_skill(rules: RulesView, c: JSON) -> int:
 
 
 def skill_and_steps(
-    rules: RulesView, c: JSON, skill: int, familiarity: str, notes: list[str], who: str = ""
+    rules: RulesView,
+    c: CombatantRecord,
+    skill: int,
+    familiarity: str,
+    notes: list[str],
+    who: str = "",
 ) -> tuple[int, int]:
     """(skill, grade steps) of ``c`` fighting at ``skill`` with a weapon of ``familiarity`` (a
     ``combat.familiarity`` id): substantially different falls back to the base skill (no
@@ -58,7 +64,7 @@ def _worth(grade: Grade, skill: int) -> int:
 
 def floored(
     rules: RulesView,
-    c: JSON,
+    c: CombatantRecord,
     skill: int,
     before: Grade,
     steps: int,
@@ -82,7 +88,7 @@ def for_parry(
     familiarity: str,
     asked: str,
     defence: str,
-    parrier: JSON,
+    parrier: CombatantRecord,
     skill: int,
     notes: list[str],
 ) -> tuple[int, int]:
@@ -94,6 +100,4 @@ def for_parry(
         raise EngineError("defender_familiarity is for a parry: an evade uses no weapon")
     if defence != "parry":
         return skill, 0
-    return skill_and_steps(
-        rules, parrier, skill, familiarity, notes, f"{parrier['name']}'s parry: "
-    )
+    return skill_and_steps(rules, parrier, skill, familiarity, notes, f"{parrier.name}'s parry: ")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.contract import JSON, EngineError
 
@@ -77,8 +78,8 @@ def initial_hands(
     return out
 
 
-def _gone(c: JSON, arm_id: str) -> str | None:
-    conditions = c["conditions"]
+def _gone(c: CombatantRecord, arm_id: str) -> str | None:
+    conditions = c.conditions
     if not conditions:
         return None
     for name in GONE:
@@ -87,10 +88,10 @@ def _gone(c: JSON, arm_id: str) -> str | None:
     return None
 
 
-def stunned_locations(c: JSON) -> set[str]:
+def stunned_locations(c: CombatantRecord) -> set[str]:
     """The locations Stun Location has incapacitated: counted in Turns (``locations``) or
     kept in another unit until removed (Knockout Blow's minutes)."""
-    stunned = c["conditions"].get("stunned") if c["conditions"] else None
+    stunned = c.conditions.get("stunned") if c.conditions else None
     if not stunned:
         return set()
     out: set[str] = set()
@@ -100,11 +101,11 @@ def stunned_locations(c: JSON) -> set[str]:
     return out
 
 
-def _disabled_locations(c: JSON) -> dict[str, str]:
+def _disabled_locations(c: CombatantRecord) -> dict[str, str]:
     """Location → why a limb there cannot use what its hand holds: a useless arm (Serious
     Wound), a stunned one (Stun Location), an entangled arm ("cannot use whatever it is
     holding") or a grappled limb ("rendered inoperable"); the first reason found wins."""
-    conditions = c["conditions"]
+    conditions = c.conditions
     out: dict[str, str] = {}
     if not conditions:
         return out
@@ -120,14 +121,14 @@ def _disabled_locations(c: JSON) -> dict[str, str]:
     return out
 
 
-def snared_leg(rules: RulesView, c: JSON) -> str | None:
+def snared_leg(rules: RulesView, c: CombatantRecord) -> str | None:
     """The leg an entangling weapon has snared ("prevents the target from moving"), or None."""
-    entangled = c["conditions"].get("entangled") if c["conditions"] else None
+    entangled = c.conditions.get("entangled") if c.conditions else None
     loc = entangled.get("location") if entangled else None
     return str(loc) if loc is not None and rules.location(loc).leg else None
 
 
-def _disabled_hands(rules: RulesView, c: JSON) -> dict[str, str]:
+def _disabled_hands(rules: RulesView, c: CombatantRecord) -> dict[str, str]:
     """Hand → why it holds nothing usable (see :func:`_disabled_locations`)."""
     locations = _disabled_locations(c)
     if not locations:
@@ -139,12 +140,12 @@ def _disabled_hands(rules: RulesView, c: JSON) -> dict[str, str]:
     }
 
 
-def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
+def why_not_held(rules: RulesView, c: CombatantRecord, arm_id: str) -> str | None:
     """None when ``c`` holds ``arm_id`` ready for use; otherwise the reason he does not."""
-    hands = c.get("hands")
+    hands = c.hands
     if hands is None or hands_needed(rules, arm_id) == 0:
         return None
-    if not c["conditions"]:
+    if not c.conditions:
         # The usual case, on every exchange: nothing gone, no useless arm.
         return None if arm_id in hands.values() else "it is not in his hands (ready it first)"
     gone = _gone(c, arm_id)
@@ -160,115 +161,120 @@ def why_not_held(rules: RulesView, c: JSON, arm_id: str) -> str | None:
     return None
 
 
-def holds(rules: RulesView, c: JSON, arm_id: str) -> bool:
+def holds(rules: RulesView, c: CombatantRecord, arm_id: str) -> bool:
     return why_not_held(rules, c, arm_id) is None
 
 
-def require_held(rules: RulesView, c: JSON, arm_id: str, purpose: str) -> None:
+def require_held(rules: RulesView, c: CombatantRecord, arm_id: str, purpose: str) -> None:
     """EngineError unless ``c`` holds ``arm_id`` (see :func:`why_not_held`)."""
     why = why_not_held(rules, c, arm_id)
     if why is not None:
-        raise EngineError(f"{c['name']} cannot {purpose} with {arm_id!r}: {why}")
+        raise EngineError(f"{c.name} cannot {purpose} with {arm_id!r}: {why}")
 
 
-def free_hands(rules: RulesView, c: JSON) -> list[str]:
+def free_hands(rules: RulesView, c: CombatantRecord) -> list[str]:
     """Hands holding nothing usable (empty, or their weapon is gone), on working arms (not
     useless, stunned, entangled or grappled)."""
-    hands = c.get("hands") or {}
+    hands = c.hands or {}
     useless = _disabled_hands(rules, c)
     return [
         h for h, w in hands.items() if h not in useless and (w is None or _gone(c, w) is not None)
     ]
 
 
-def require_free_hand(rules: RulesView, c: JSON, purpose: str) -> None:
+def require_free_hand(rules: RulesView, c: CombatantRecord, purpose: str) -> None:
     """EngineError when ``c`` (whose hands are tracked) has no free hand for ``purpose``."""
-    if c.get("hands") is None or not rules.model.combat.hands.grapple_needs_free_hand:
+    if c.hands is None or not rules.model.combat.hands.grapple_needs_free_hand:
         return
     if not free_hands(rules, c):
-        raise EngineError(f"{c['name']} has no free hand to {purpose}")
+        raise EngineError(f"{c.name} has no free hand to {purpose}")
 
 
-def grab(rules: RulesView, c: JSON, arm_id: str) -> str | None:
+def grab(rules: RulesView, c: CombatantRecord, arm_id: str) -> str | None:
     """Put ``arm_id`` into free hands if enough are free (a taken weapon); the hand or None."""
-    if c.get("hands") is None:
+    if c.hands is None:
         return None
     n = hands_needed(rules, arm_id)
     free = free_hands(rules, c)
     if n == 0 or len(free) < n:
         return None
-    c["hands"] = {**c["hands"], **dict.fromkeys(free[:n], arm_id)}
+    c.hands = {**c.hands, **dict.fromkeys(free[:n], arm_id)}
     return free[0]
 
 
-def _drop_from_list(c: JSON, condition: str, arm_id: str) -> None:
-    entry = c["conditions"].get(condition)
+def _drop_from_list(c: CombatantRecord, condition: str, arm_id: str) -> None:
+    entry = c.conditions.get(condition)
     if entry is None or arm_id not in entry.get("weapons", []):
         return
     left = [w for w in entry["weapons"] if w != arm_id]
     if left:
         entry["weapons"] = left
     else:
-        del c["conditions"][condition]
+        del c.conditions[condition]
 
 
-def ready_weapon(rules: RulesView, c: JSON, arm_id: str) -> JSON:
+def ready_weapon(rules: RulesView, c: CombatantRecord, arm_id: str) -> JSON:
     """Ready Weapon: sheathe a held weapon, pick up a dropped or disarmed one (over
     ``pick_up_turns`` actions), or draw a carried one into free hands."""
-    if arm_id not in c["weapons"]:
-        raise EngineError(f"{c['name']} does not carry {arm_id!r}")
-    hands = c["hands"]
+    if arm_id not in c.weapons:
+        raise EngineError(f"{c.name} does not carry {arm_id!r}")
+    hands = c.hands
+    if hands is None:
+        raise KeyError("hands")
     gone = _gone(c, arm_id)
     if gone is None and arm_id in hands.values():
-        c["hands"] = {h: (None if w == arm_id else w) for h, w in hands.items()}
-        return {"weapon": arm_id, "outcome": "sheathed", "hands": c["hands"]}
+        c.hands = {h: (None if w == arm_id else w) for h, w in hands.items()}
+        return {"weapon": arm_id, "outcome": "sheathed", "hands": c.hands}
     if gone in ("taken", "impaled"):
-        raise EngineError(f"{c['name']}'s {arm_id!r} was {gone}: it is not within reach")
-    if c["weapons"][arm_id]["broken"]:
-        raise EngineError(f"{c['name']}'s {arm_id!r} is broken")
+        raise EngineError(f"{c.name}'s {arm_id!r} was {gone}: it is not within reach")
+    if c.weapons[arm_id]["broken"]:
+        raise EngineError(f"{c.name}'s {arm_id!r} is broken")
     n = hands_needed(rules, arm_id)
     free = free_hands(rules, c)
     if len(free) < n:
         raise EngineError(
-            f"{c['name']} has {len(free)} free hand(s); {arm_id!r} needs {n}: "
+            f"{c.name} has {len(free)} free hand(s); {arm_id!r} needs {n}: "
             "drop or sheathe something first"
         )
     if gone is not None:
         turns = rules.model.combat.hands.pick_up_turns
-        picking = c["conditions"].get("picking_up")
+        picking = c.conditions.get("picking_up")
         done = picking["done"] + 1 if picking and picking.get("weapon") == arm_id else 1
         if done < turns:
-            c["conditions"]["picking_up"] = {"turns": None, "weapon": arm_id, "done": done}
+            c.conditions["picking_up"] = {"turns": None, "weapon": arm_id, "done": done}
             return {"weapon": arm_id, "outcome": f"picking up ({done} of {turns} turns)"}
-        c["conditions"].pop("picking_up", None)
+        c.conditions.pop("picking_up", None)
         _drop_from_list(c, "dropped", arm_id)
         _drop_from_list(c, "disarmed", arm_id)
     # A hand still listing a weapon that is gone is free: overwrite it.
     cleared = {h: (None if h in free else w) for h, w in hands.items()}
-    c["hands"] = {**cleared, **dict.fromkeys(free[:n], arm_id)}
+    c.hands = {**cleared, **dict.fromkeys(free[:n], arm_id)}
     outcome = "picked up" if gone is not None else "drawn"
-    return {"weapon": arm_id, "outcome": outcome, "hands": c["hands"]}
+    return {"weapon": arm_id, "outcome": outcome, "hands": c.hands}
 
 
-def drop_weapon(rules: RulesView, c: JSON, arm_id: str) -> JSON:
+def drop_weapon(rules: RulesView, c: CombatantRecord, arm_id: str) -> JSON:
     """Drop Weapon: let go of a held weapon; it lies at the wielder's feet."""
     gone = _gone(c, arm_id)
-    if gone is not None or arm_id not in c["hands"].values():
+    hands = c.hands
+    if hands is None:
+        raise KeyError("hands")
+    if gone is not None or arm_id not in hands.values():
         why = f"it was {gone}" if gone else "it is not in his hands"
-        raise EngineError(f"{c['name']} cannot drop {arm_id!r}: {why}")
-    c["hands"] = {h: (None if w == arm_id else w) for h, w in c["hands"].items()}
-    dropped = c["conditions"].setdefault("dropped", {"turns": None, "weapons": []})
+        raise EngineError(f"{c.name} cannot drop {arm_id!r}: {why}")
+    c.hands = {h: (None if w == arm_id else w) for h, w in hands.items()}
+    dropped = c.conditions.setdefault("dropped", {"turns": None, "weapons": []})
     if arm_id not in dropped["weapons"]:
         dropped["weapons"].append(arm_id)
-    return {"weapon": arm_id, "outcome": "dropped", "hands": c["hands"]}
+    return {"weapon": arm_id, "outcome": "dropped", "hands": c.hands}
 
 
-def stun_arm(rules: RulesView, c: JSON, location: str) -> list[str]:
+def stun_arm(rules: RulesView, c: CombatantRecord, location: str) -> list[str]:
     """Stun Location has numbed the arm at ``location``: its hand lets go of what it holds
     when ``combat.hands.stunned_arm.drops`` (a strapped shield stays, with ``keeps_shields``);
     returns the weapons dropped."""
     rule = rules.model.combat.hands.stunned_arm
-    hands = c.get("hands")
+    hands = c.hands
     if not rule.drops or hands is None:
         return []
     numbed = {h.id for h in rules.model.combat.hands.hands if h.location == location}

@@ -8,29 +8,30 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import normalize_modifier, size_step
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
 from arbiter.bridge.engine.contract import JSON
 
 
-def _held(rules: RulesView, c: JSON) -> Iterator[tuple[str, Any]]:
+def _held(rules: RulesView, c: CombatantRecord) -> Iterator[tuple[str, Any]]:
     """(trait id, its rules) for each of ``c``'s traits the engine applies."""
-    for trait in c["traits"]:
+    for trait in c.traits:
         applied = rules.style_traits.get(trait)
         if applied is not None:
             yield trait, applied
 
 
-def evade_ends_prone(rules: RulesView, c: JSON) -> bool:
+def evade_ends_prone(rules: RulesView, c: CombatantRecord) -> bool:
     """Whether evading leaves ``c`` prone: a trait's ``evade_ends_prone`` (Daredevil: no),
     else the evading rule."""
-    for _, r in _held(rules, c) if c["traits"] else ():
+    for _, r in _held(rules, c) if c.traits else ():
         if r.evade_ends_prone is not None:
             return bool(r.evade_ends_prone)
     return rules.evade_ends_prone
 
 
-def lifts_cap(rules: RulesView, c: JSON, cap: str) -> str | None:
+def lifts_cap(rules: RulesView, c: CombatantRecord, cap: str) -> str | None:
     """The trait that frees ``c`` from the skill cap ``cap`` (Water Combat: swimming), if any."""
     for trait, r in _held(rules, c):
         if cap in r.lifts_skill_caps:
@@ -38,10 +39,10 @@ def lifts_cap(rules: RulesView, c: JSON, cap: str) -> str | None:
     return None
 
 
-def eased_grade(rules: RulesView, c: JSON, situation: str, grade: str) -> str:
+def eased_grade(rules: RulesView, c: CombatantRecord, situation: str, grade: str) -> str:
     """The grade ``situation`` imposes on ``c``: eased by the steps of a trait that eases it
     (Blind Fighting: darkness and blindness one grade less severe), never past Standard."""
-    if not c["traits"]:
+    if not c.traits:
         return grade  # the common case, kept cheap: no trait, nothing eased
     steps = max(
         (r.eased_steps for _, r in _held(rules, c) if situation in r.eases_situations), default=0
@@ -54,7 +55,9 @@ def eased_grade(rules: RulesView, c: JSON, situation: str, grade: str) -> str:
     return grade if shifted.rank < standard.rank else shifted.id
 
 
-def charge_grade_steps(rules: RulesView, c: JSON, mounted: bool) -> tuple[int, str | None]:
+def charge_grade_steps(
+    rules: RulesView, c: CombatantRecord, mounted: bool
+) -> tuple[int, str | None]:
     """Grade steps of ``c``'s charge and the trait that set them (Beast-back Lancer: none from
     a mount), else the charging rule's ``attack_grade_steps``."""
     if mounted:
@@ -72,7 +75,7 @@ def _dm_rank(rules: RulesView, modifier: str) -> int | None:
 
 
 def parry_size(
-    rules: RulesView, state: JSON, parrier: JSON, attacker: JSON, arm: Arm
+    rules: RulesView, state: JSON, parrier: CombatantRecord, attacker: CombatantRecord, arm: Arm
 ) -> tuple[str, list[str]]:
     """The Size ``parrier``'s ``arm`` counts as when parrying ``attacker``, and the traits that
     changed it: Unarmed Prowess (unarmed parries count as Medium), Batter Aside (one larger
@@ -80,7 +83,7 @@ def parry_size(
     in a Round he has not attacked)."""
     size = arm.size or rules.sizes[0]
     why: list[str] = []
-    if not parrier["traits"]:
+    if not parrier.traits:
         return size, why
     rank = rules.sizes.index
     for trait, r in _held(rules, parrier):
@@ -92,20 +95,18 @@ def parry_size(
             continue
         when = r.parry_size_when
         if when == "damage_modifier_steps_above_attacker":
-            mine = _dm_rank(rules, parrier["damage_modifier"])
-            theirs = _dm_rank(rules, attacker["damage_modifier"])
+            mine = _dm_rank(rules, parrier.damage_modifier)
+            theirs = _dm_rank(rules, attacker.damage_modifier)
             if mine is None or theirs is None or mine - theirs < r.damage_modifier_steps:
                 continue
-        elif when == "not_attacked_this_round" and parrier.get("attacked_round") == state.get(
-            "round"
-        ):
+        elif when == "not_attacked_this_round" and parrier.attacked_round == state.get("round"):
             continue
         size = size_step(rules.sizes, size, r.parry_size_steps)
         why.append(trait)
     return size, why
 
 
-def stun_unit(rules: RulesView, taker: JSON, surprised: bool) -> str | None:
+def stun_unit(rules: RulesView, taker: CombatantRecord, surprised: bool) -> str | None:
     """The unit a stun lasts instead of Turns: a trait's ``stun_unit_on_surprised`` (Knockout
     Blow: minutes) when the victim was surprised by the attack."""
     if not surprised:

@@ -12,8 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.checks import CheckRules, Grade
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import DifferentialTable
-from arbiter.bridge.engine.contract import JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,9 +282,13 @@ class RulesView:
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 
-    def body_plan(self, c: JSON | None = None) -> BodyPlan:
+    def body_plan(self, c: CombatantRecord | None = None) -> BodyPlan:
         """The body plan of combatant ``c`` (the default plan for None or a record without one)."""
-        plan_id = (c or {}).get("body_plan") or self.default_body_plan
+        return self.body_plan_named(c.body_plan if c is not None else None)
+
+    def body_plan_named(self, plan_id: str | None) -> BodyPlan:
+        """The body plan ``plan_id`` (the default plan for None)."""
+        plan_id = plan_id or self.default_body_plan
         try:
             return self.body_plans[plan_id]
         except KeyError:

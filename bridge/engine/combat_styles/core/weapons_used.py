@@ -3,14 +3,15 @@ and what the reach the pair fights at does to it (outreached, inside its own rea
 
 from __future__ import annotations
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.hands import holds, require_held
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
-from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 
-def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> Arm:
+def usable_arm(rules: RulesView, c: CombatantRecord, arm_id: str | None, purpose: str) -> Arm:
     """The weapon ``c`` strikes or parries with; EngineError if he lacks it or cannot use it."""
-    weapons = c["weapons"]
+    weapons = c.weapons
     if arm_id is None:
         arm_id = rules.unarmed_id
         for w in weapons:
@@ -19,14 +20,14 @@ def usable_arm(rules: RulesView, c: JSON, arm_id: str | None, purpose: str) -> A
                 break
     state = weapons.get(arm_id)
     if state is None:
-        raise EngineError(f"{c['name']} does not carry {arm_id!r}")
+        raise EngineError(f"{c.name} does not carry {arm_id!r}")
     if state["broken"]:
-        raise EngineError(f"{c['name']}'s {rules.arm(arm_id).name} is broken")
-    conditions = c["conditions"]
+        raise EngineError(f"{c.name}'s {rules.arm(arm_id).name} is broken")
+    conditions = c.conditions
     for cond in _WEAPON_CONDITIONS if conditions else ():
         if arm_id in conditions.get(cond, {}).get("weapons", []):
             raise EngineError(
-                f"{c['name']} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
+                f"{c.name} cannot {purpose} with {arm_id!r}: it is {cond.replace('_in', '')}"
             )
     require_held(rules, c, arm_id, purpose)
     return rules.arm(arm_id)
@@ -36,10 +37,10 @@ _WEAPON_CONDITIONS = ("disarmed", "taken", "pinned", "impaled_in", "malfunction"
 """Conditions that keep the weapons they list out of use."""
 
 
-def _can_use(rules: RulesView, c: JSON, arm_id: str) -> bool:
-    if c["weapons"][arm_id]["broken"] or not holds(rules, c, arm_id):
+def _can_use(rules: RulesView, c: CombatantRecord, arm_id: str) -> bool:
+    if c.weapons[arm_id]["broken"] or not holds(rules, c, arm_id):
         return False
-    conditions = c["conditions"]
+    conditions = c.conditions
     return not conditions or not any(
         arm_id in conditions.get(cond, {}).get("weapons", []) for cond in _WEAPON_CONDITIONS
     )

@@ -14,12 +14,12 @@ from arbiter.bridge.engine.contract import JSON
 
 
 def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    if blow is None or blow.target != fx.victim["id"]:
+    if blow is None or blow.target != fx.victim.id:
         rec["outcome"] = "no effect: the blow did not land"
         return
     braced = brace.is_braced(
         fx.victim,
-        fx.pending.situation["defender_braced"] and fx.victim["id"] == fx.pending.defender,
+        fx.pending.situation["defender_braced"] and fx.victim.id == fx.pending.defender,
     )
     scale = fx.rules.brace_vs_bash if braced else None
     why = target_limit_refusal(fx, choice.id, fx.taker, fx.victim, scale)
@@ -43,12 +43,12 @@ def bash(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
         brace.lose(fx.rules, fx.victim, "knocked_back")
     if fx.pending.situation["obstacle"] and metres > 0:
         checks = fx.rules.effects[choice.id].params.obstacle_checks
-        best = max(checks, key=lambda c: fx.victim["skills"].get(c.skill, 0))
+        best = max(checks, key=lambda c: fx.victim.skills.get(c.skill, 0))
         res = roll_check(
             fx.rules.checks,
             fx.dice,
             target(
-                fx.rules.checks, fx.victim["skills"][best.skill], fx.rules.checks.grade(best.grade)
+                fx.rules.checks, fx.victim.skills[best.skill], fx.rules.checks.grade(best.grade)
             ),
             f"1d100 {best.skill}",
         )

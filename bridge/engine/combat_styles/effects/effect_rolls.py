@@ -19,6 +19,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import expr_of
 from arbiter.bridge.engine.combat_styles.core.hands import holds
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
@@ -34,15 +35,15 @@ def counter_prepared(fx: Finisher) -> None:
     """Prepare Counter: an effect the victim anticipated is cancelled (and the counter used)."""
     if fx.loser is None:
         return
-    prepared = fx.loser["conditions"].get("prepared_counter")
+    prepared = fx.loser.conditions.get("prepared_counter")
     if not prepared:
         return
     for i, c in enumerate(fx.choices):
         if c.id == prepared["effect"]:
             del fx.choices[i]
-            del fx.victim["conditions"]["prepared_counter"]
+            del fx.victim.conditions["prepared_counter"]
             fx.out["counter"] = {
-                "by": fx.victim["id"],
+                "by": fx.victim.id,
                 "cancelled": c.id,
                 "substitute": prepared.get("substitute"),
             }
@@ -53,7 +54,9 @@ def roll_json(result: CheckResult, skill_name: str) -> JSON:
     return {"skill": skill_name, **result.to_json()}
 
 
-def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> tuple[bool, JSON]:
+def resist(
+    fx: Finisher, effect_id: str, victim: CombatantRecord, grade_steps: int = 0
+) -> tuple[bool, JSON]:
     """The victim's opposed roll against the taker's original roll. Returns (resisted, record).
 
     The victim uses the best of the skills the effect allows; Force Failure makes him fail."""
@@ -66,15 +69,15 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     skills = list(res.skills)
     if res.with_shield and uses_shield(fx.rules, victim):
         skills.extend(res.with_shield)
-    quadruped = bool(victim.get("quadruped") and res.quadruped_skill)
+    quadruped = bool(victim.quadruped and res.quadruped_skill)
     if quadruped:
         skills.append(res.quadruped_skill)
-    name = max(skills, key=lambda s: victim["skills"].get(s, 0))
+    name = max(skills, key=lambda s: victim.skills.get(s, 0))
     if quadruped and name == res.quadruped_skill:
         grade_steps += res.quadruped_grade_steps
     burden = encumbrance.grade_steps(fx.rules, victim, name)
     grade_steps += burden
-    skill = victim["skills"].get(name, 0)
+    skill = victim.skills.get(name, 0)
     original = fx.original_roll
     checks = fx.rules.checks
     penalty = contest_penalty([skill, original["skill"]])
@@ -95,18 +98,16 @@ def resist(fx: Finisher, effect_id: str, victim: JSON, grade_steps: int = 0) -> 
     return resisted, out
 
 
-def uses_shield(rules: RulesView, c: JSON) -> bool:
+def uses_shield(rules: RulesView, c: CombatantRecord) -> bool:
     """Whether ``c`` is using a shield: one he carries is in a hand that can use it."""
-    for arm_id in c["weapons"]:
+    for arm_id in c.weapons:
         if rules.arm(arm_id).kind == "shield" and holds(rules, c, arm_id):
             return True
     return False
 
 
-def wounded(blow: Blow | None, victim: JSON) -> bool:
-    return (
-        blow is not None and blow.target == victim["id"] and blow.weapon is None and blow.to_hp > 0
-    )
+def wounded(blow: Blow | None, victim: CombatantRecord) -> bool:
+    return blow is not None and blow.target == victim.id and blow.weapon is None and blow.to_hp > 0
 
 
 def duration_turns(fx: Finisher, effect_id: str, blow: Blow | None) -> int | None:
@@ -125,7 +126,7 @@ def duration_turns(fx: Finisher, effect_id: str, blow: Blow | None) -> int | Non
     return fx.dice.roll(expr_of(duration.amount)).total
 
 
-def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:
+def lasting(fx: Finisher, effect_id: str, victim: CombatantRecord) -> str | None:
     """A duration not counted in turns, as text (e.g. "1 hours" ÷ Healing Rate → minutes)."""
     duration = fx.rules.effects[effect_id].params.duration
     if duration is None or duration.unit == "turns":
@@ -134,7 +135,7 @@ def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:
     if amount == "one":
         amount = "1"
     if duration.per_healing_rate and amount.isdigit():
-        rate = max(1, victim["healing_rate"])
+        rate = max(1, victim.healing_rate)
         minutes = int(amount) * {"rounds": 1, "minutes": 1, "hours": 60}[duration.unit]
         if duration.unit == "hours":
             return f"{ceil_div(minutes, rate)} minutes"
@@ -143,7 +144,11 @@ def lasting(fx: Finisher, effect_id: str, victim: JSON) -> str | None:
 
 
 def target_limit_refusal(
-    fx: Finisher, effect_id: str, taker: JSON, victim: JSON, victim_scale: Fraction | None = None
+    fx: Finisher,
+    effect_id: str,
+    taker: CombatantRecord,
+    victim: CombatantRecord,
+    victim_scale: Fraction | None = None,
 ) -> str | None:
     """Why the effect's target limit (e.g. SIZ up to 2× the taker's) rules the victim out;
     ``victim_scale`` enlarges the victim's value (a Brace against Bash). Checked again here,
@@ -152,7 +157,9 @@ def target_limit_refusal(
     return limit_refusal(fx.rules, effect_id, taker, victim, victim_scale)
 
 
-def stay_on_feet(fx: Finisher, victim: JSON, options_: tuple[tuple[str, str], ...]) -> JSON:
+def stay_on_feet(
+    fx: Finisher, victim: CombatantRecord, options_: tuple[tuple[str, str], ...]
+) -> JSON:
     """The best chance among the allowed checks (e.g. Easy Acrobatics, Athletics) to stay up;
     a load makes each as many grades harder as encumbrance says."""
     checks = fx.rules.checks
@@ -161,7 +168,7 @@ def stay_on_feet(fx: Finisher, victim: JSON, options_: tuple[tuple[str, str], ..
             skill,
             target(
                 checks,
-                victim["skills"].get(skill, 0),
+                victim.skills.get(skill, 0),
                 checks.shifted(
                     checks.grade(grade), encumbrance.grade_steps(fx.rules, victim, skill)
                 ),
@@ -222,7 +229,7 @@ def condition_on(who: str, condition: str, stack: bool = False) -> Handler:
         params = fx.rules.effects[choice.id].params
         if turns is None and params.prevents is not None:
             turns = 1
-        old = rec_["conditions"].get(condition)
+        old = rec_.conditions.get(condition)
         if stack and old and old.get("turns") is not None and turns is not None:
             turns += old["turns"]
         add_condition(rec_, condition, turns)

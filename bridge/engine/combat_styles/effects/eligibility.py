@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.checks import Level
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.brace import is_braced
@@ -39,11 +40,11 @@ class Party:
     """One side of an exchange: its record, the arm it used (None when it did not defend
     with one) and its success level (never changed once made)."""
 
-    record: JSON
+    record: CombatantRecord
     arm: Arm | None
     level: Level
 
-    def __init__(self, record: JSON, arm: Arm | None, level: Level) -> None:
+    def __init__(self, record: CombatantRecord, arm: Arm | None, level: Level) -> None:
         self.record = record
         self.arm = arm
         self.level = level
@@ -119,7 +120,7 @@ def refusal(
         or rules.sizes.index(arm.size) > rules.sizes.index(req.max_weapon_size)
     ):
         return f"needs a weapon of size {req.max_weapon_size} or smaller"
-    if req.style_trait is not None and req.style_trait not in taker.record["traits"]:
+    if req.style_trait is not None and req.style_trait not in taker.record.traits:
         return f"needs the {req.style_trait} style trait"
     for c in req.taker_conditions:
         if not _condition_holds(c, pending, taker, victim, of_target=False):
@@ -148,7 +149,7 @@ def eligible_effects(
     if limited:
         # A target limit reads the two records' characteristics (and a brace), which the memo
         # key leaves out: checked afresh, so an effect that could do nothing is never offered.
-        braced = pending.situation["defender_braced"] and victim.record["id"] == pending.defender
+        braced = pending.situation["defender_braced"] and victim.record.id == pending.defender
         for effect_id, scaled in limited:
             scale = rules.brace_vs_bash if scaled and is_braced(victim.record, braced) else None
             why = limit_refusal(rules, effect_id, taker.record, victim.record, scale)
@@ -171,15 +172,19 @@ def _limited(rules: RulesView) -> list[tuple[str, bool]]:
 
 
 def limit_refusal(
-    rules: RulesView, effect_id: str, taker: JSON, victim: JSON, scale: Fraction | None = None
+    rules: RulesView,
+    effect_id: str,
+    taker: CombatantRecord,
+    victim: CombatantRecord,
+    scale: Fraction | None = None,
 ) -> str | None:
     """Why the effect's target limit (e.g. STR up to 2× the taker's) rules the victim out;
     ``scale`` enlarges the victim's value (a Brace against Bash). None: it does not."""
     limit = rules.effects[effect_id].params.target_limit
     if limit is None:
         return None
-    mine = taker["characteristics"].get(limit.attribute, 0)
-    theirs = victim["characteristics"].get(limit.attribute, 0)
+    mine = taker.characteristics.get(limit.attribute, 0)
+    theirs: Any = victim.characteristics.get(limit.attribute, 0)
     if scale is not None:
         theirs = theirs * scale
     if theirs > mine * limit.multiple:
@@ -191,13 +196,13 @@ def limit_refusal(
 
 def _situation_key(pending: PendingExchange, side: str, taker: Party, victim: Party) -> tuple:
     def who(p: Party) -> tuple:
-        conds = p.record["conditions"]
+        conds = p.record.conditions
         return (
-            p.record["id"],
+            p.record.id,
             p.arm.id if p.arm else None,
             p.level,
             tuple(sorted(c for c in conds if c in DISADVANTAGED or c in ("casting",))),
-            tuple(p.record["traits"]),
+            tuple(p.record.traits),
         )
 
     situation = pending.situation

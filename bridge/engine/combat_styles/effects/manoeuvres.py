@@ -18,7 +18,7 @@ def entangle(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
     if loc is None:
         loc = roll_location(fx.rules, fx.dice, victim=fx.victim).id
     location = fx.rules.location(loc)
-    add_condition(fx.victim, "entangled", None, location=loc, by=fx.taker["id"])
+    add_condition(fx.victim, "entangled", None, location=loc, by=fx.taker.id)
     if location.limb and location.leg:
         rec["outcome"] = f"{loc} entangled: cannot move"
     elif location.limb:
@@ -30,7 +30,7 @@ def entangle(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -
 
 
 def grip(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    add_condition(fx.victim, "gripped", None, by=fx.taker["id"])
+    add_condition(fx.victim, "gripped", None, by=fx.taker.id)
     rec["outcome"] = "gripped: cannot change range or disengage"
     rec["condition"] = "gripped"
 
@@ -40,15 +40,15 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
         fx.pending.parry_weapon if fx.side == "attacker" else fx.pending.weapon
     )
     if theirs is None:
-        carried = [w for w in fx.victim["weapons"] if w != fx.rules.unarmed_id]
+        carried = [w for w in fx.victim.weapons if w != fx.rules.unarmed_id]
         theirs = carried[0] if carried else None
     if theirs is None:
         rec["outcome"] = "no effect: nothing to pin"
         return
-    if theirs not in fx.victim["weapons"]:
-        raise EngineError(f"{fx.victim['name']} does not hold {theirs!r}")
-    pinned = fx.victim["conditions"].setdefault(
-        "pinned", {"turns": None, "weapons": [], "by": fx.taker["id"]}
+    if theirs not in fx.victim.weapons:
+        raise EngineError(f"{fx.victim.name} does not hold {theirs!r}")
+    pinned = fx.victim.conditions.setdefault(
+        "pinned", {"turns": None, "weapons": [], "by": fx.taker.id}
     )
     pinned["weapons"].append(theirs)
     rec["outcome"] = f"{theirs} pinned"
@@ -57,26 +57,26 @@ def pin_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON)
 
 def slip_free(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     frees = fx.rules.effects[choice.id].params.frees
-    freed = [c for c in frees if fx.taker["conditions"].pop(c, None)]
+    freed = [c for c in frees if fx.taker.conditions.pop(c, None)]
     rec["outcome"] = "free of " + ", ".join(freed) if freed else "nothing to slip"
 
 
 def arise(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    was = fx.taker["conditions"].pop("prone", None)
+    was = fx.taker.conditions.pop("prone", None)
     rec["outcome"] = "back on his feet" if was else "already standing"
 
 
 def withdraw(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
-    engaged = fx.taker["conditions"].get("engaged", {}).get("with", [])
-    if fx.victim["id"] in engaged:
-        engaged.remove(fx.victim["id"])
-    rec["outcome"] = f"withdraws out of {fx.victim['name']}'s reach"
+    engaged = fx.taker.conditions.get("engaged", {}).get("with", [])
+    if fx.victim.id in engaged:
+        engaged.remove(fx.victim.id)
+    rec["outcome"] = f"withdraws out of {fx.victim.name}'s reach"
     brace.lose(fx.rules, fx.taker, "withdrawing")
     # Out of reach, a leaper has left his victim, and a victim is no longer under him.
     if release(fx.taker, fx.victim):
-        rec["outcome"] += f", no longer astride {fx.victim['name']}"
+        rec["outcome"] += f", no longer astride {fx.victim.name}"
     elif release(fx.victim, fx.taker):
-        rec["outcome"] += f", out from under {fx.victim['name']}"
+        rec["outcome"] += f", out from under {fx.victim.name}"
 
 
 def set_range(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
@@ -104,13 +104,13 @@ def prepare_counter(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: 
     substitute = choice.with_effect
     if substitute is not None and substitute not in fx.rules.effects:
         raise EngineError(f"unknown special effect {substitute!r} to substitute")
-    fx.taker["conditions"]["prepared_counter"] = {
+    fx.taker.conditions["prepared_counter"] = {
         "turns": None,
         "effect": choice.counter,
         "substitute": substitute,
     }
     rec["outcome"] = "counter prepared (secret)"
-    fx.out.setdefault("private", {})[fx.taker["id"]] = {
+    fx.out.setdefault("private", {})[fx.taker.id] = {
         "prepared_counter": choice.counter,
         "substitute": substitute,
     }
@@ -129,7 +129,7 @@ def force_failure(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JS
 
 def reload(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     n = fx.rules.effects[choice.id].params.reload_reduction  # required for rapid_reload
-    cond = fx.taker["conditions"].setdefault("rapid_reload", {"turns": None, "turns_off": 0})
+    cond = fx.taker.conditions.setdefault("rapid_reload", {"turns": None, "turns_off": 0})
     cond["turns_off"] += n
     rec["outcome"] = f"next reload {cond['turns_off']} turn(s) shorter"
 

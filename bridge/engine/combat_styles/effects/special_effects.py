@@ -158,11 +158,11 @@ def escapes(fx: Finisher) -> None:
         return
     chosen = {c.id for c in fx.choices}
     for condition in ESCAPABLE:
-        hold = fx.taker["conditions"].get(condition)
+        hold = fx.taker.conditions.get(condition)
         escape = fx.rules.effects[fx.rules.effect_conditions[condition]].escape
         if hold and escape is not None and chosen & set(escape.also_by_effects):
-            del fx.taker["conditions"][condition]
-            fx.out.setdefault("notes", []).append(f"{fx.taker['name']} breaks free ({condition})")
+            del fx.taker.conditions[condition]
+            fx.out.setdefault("notes", []).append(f"{fx.taker.name} breaks free ({condition})")
 
 
 def apply_all(fx: Finisher, blow: Blow | None) -> None:
@@ -175,7 +175,7 @@ def apply_all(fx: Finisher, blow: Blow | None) -> None:
             rec["narrative"] = True
             rec["outcome"] = "recorded"
             if fx.loser is not None:
-                fx.loser.setdefault("marks", []).append(choice.id)
+                fx.loser.add_mark(choice.id)
         else:
             _handler(effect)(fx, choice, blow, rec)
             if fx.loser is not None:

@@ -16,13 +16,13 @@ def opponents_weapon(fx: Finisher, choice: EffectChoice) -> str | None:
     exchange, else the first he carries (None if he has only his hands)."""
     victim = fx.victim
     if choice.weapon is not None:
-        if choice.weapon not in victim["weapons"]:
-            raise EngineError(f"{victim['name']} does not hold {choice.weapon!r}")
+        if choice.weapon not in victim.weapons:
+            raise EngineError(f"{victim.name} does not hold {choice.weapon!r}")
         return None if choice.weapon == fx.rules.unarmed_id else choice.weapon
     used = fx.pending.parry_weapon if fx.side == "attacker" else fx.pending.weapon
     if used is not None and used != fx.rules.unarmed_id:
         return used
-    return next((w for w in victim["weapons"] if w != fx.rules.unarmed_id), None)
+    return next((w for w in victim.weapons if w != fx.rules.unarmed_id), None)
 
 
 def disarm(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
@@ -50,10 +50,10 @@ def disarm(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> 
         rec["outcome"] = "resisted"
         return
     flung = 0
-    dm = modifier_expr(fx.taker["damage_modifier"])
+    dm = modifier_expr(fx.taker.damage_modifier)
     if dm is not None and rules.effects[choice.id].params.flung_metres:
         flung = max(0, fx.dice.roll(dm).total)
-    disarmed = fx.victim["conditions"].setdefault("disarmed", {"turns": None, "weapons": []})
+    disarmed = fx.victim.conditions.setdefault("disarmed", {"turns": None, "weapons": []})
     disarmed["weapons"].append(theirs_id)
     rec["outcome"] = (
         f"{theirs.name} flies {flung} m" if flung else f"{theirs.name} drops at the victim's feet"
@@ -75,11 +75,11 @@ def take_weapon(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON
     if resisted:
         rec["outcome"] = "resisted"
         return
-    fx.victim["conditions"].setdefault("taken", {"turns": None, "weapons": []})["weapons"].append(
+    fx.victim.conditions.setdefault("taken", {"turns": None, "weapons": []})["weapons"].append(
         theirs_id
     )
     arm = fx.rules.arm(theirs_id)
-    fx.taker["weapons"].setdefault(theirs_id, {"hp": arm.hp, "broken": False})
+    fx.taker.weapons.setdefault(theirs_id, {"hp": arm.hp, "broken": False})
     grab(fx.rules, fx.taker, theirs_id)  # "from that moment on, may be used by the character"
     rec["outcome"] = f"takes the {arm.name}"
     rec["condition"] = "taken"
@@ -106,7 +106,7 @@ def damage_weapon_defender(
     weapon, dm = damage_expr(rules, mine, fx.taker, 0, 0)
     rolled = fx.dice.roll(weapon).total + (fx.dice.roll(dm).total if dm else 0)
     through = max(0, rolled - theirs.ap)
-    state = fx.victim["weapons"][theirs_id]
+    state = fx.victim.weapons[theirs_id]
     state["hp"] -= through
     if state["hp"] <= 0:
         state["broken"] = True
@@ -123,7 +123,7 @@ def damage_weapon_defender(
 
 def weapon_malfunction(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> None:
     weapon = fx.pending.weapon
-    jammed = fx.victim["conditions"].setdefault("malfunction", {"turns": None, "weapons": []})
+    jammed = fx.victim.conditions.setdefault("malfunction", {"turns": None, "weapons": []})
     jammed["weapons"].append(weapon)
     rec["outcome"] = f"{fx.rules.arm(weapon).name} is useless until repaired"
     rec["condition"] = "malfunction"

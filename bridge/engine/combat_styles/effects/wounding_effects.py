@@ -50,7 +50,7 @@ def stun(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> No
     turns = duration_turns(fx, choice.id, blow) or blow.to_hp
     # The condition's duration in turns (None: kept in its own unit until removed).
     counted: int | None = turns
-    stunned = fx.victim["conditions"].setdefault("stunned", {"turns": None, "locations": {}})
+    stunned = fx.victim.conditions.setdefault("stunned", {"turns": None, "locations": {}})
     unit = stun_unit(fx.rules, fx.taker, fx.pending.surprised)
     if unit is None:
         stunned["locations"][blow.location] = max(turns, stunned["locations"].get(blow.location, 0))
@@ -90,20 +90,20 @@ def impale(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec: JSON) -> 
     rules = fx.rules
     arm = rules.arm(fx.pending.weapon)
     size = arm.impale_size or arm.size
-    siz = fx.victim["characteristics"]["siz"]
+    siz = fx.victim.characteristics["siz"]
     grade = impale_grade(rules, siz, size)
-    impaled = fx.victim["conditions"].setdefault(
+    impaled = fx.victim.conditions.setdefault(
         "impaled", {"turns": None, "grades": [], "by": [], "wounds": []}
     )
     impaled["grades"].append(grade)
-    impaled["by"].append(fx.taker["id"])
-    impaled["wounds"].append({"by": fx.taker["id"], "weapon": arm.id, "location": blow.location})
-    stuck = fx.taker["conditions"].setdefault(
+    impaled["by"].append(fx.taker.id)
+    impaled["wounds"].append({"by": fx.taker.id, "weapon": arm.id, "location": blow.location})
+    stuck = fx.taker.conditions.setdefault(
         "impaled_in", {"turns": None, "weapons": [], "victims": {}}
     )
     if not arm.is_ranged:
         stuck["weapons"].append(arm.id)
-        stuck["victims"][arm.id] = fx.victim["id"]
+        stuck["victims"][arm.id] = fx.victim.id
     rec["outcome"] += f"; the weapon stays in the wound: {grade} on all the victim's skills"
     rec["condition"] = "impaled"
 
@@ -137,7 +137,7 @@ def accidental_injury(fx: Finisher, choice: EffectChoice, blow: Blow | None, rec
             loc,
             to_hp,
             opposed,
-            mitigate=att["id"] in fx.pending.mitigate,
+            mitigate=att.id in fx.pending.mitigate,
         )
     rec["outcome"] = f"the attacker injures himself: {to_hp} to {loc.id}"
     fx.out["self_injury"] = out

@@ -11,6 +11,7 @@ from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
 from arbiter.bridge.engine.combat_styles.core.checks import (
     ceil_div,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import (
     expr_of,
     maximize,
@@ -42,9 +43,9 @@ class Finisher:
     dice: Dice
     choices: list[EffectChoice]
     side: str | None
-    winner: JSON | None
+    winner: CombatantRecord | None
     """The record of whoever won special effects (None when nobody did)."""
-    loser: JSON | None
+    loser: CombatantRecord | None
     """The record of the other fighter (None when nobody won special effects)."""
     out: JSON
     applied: list[JSON]
@@ -58,8 +59,8 @@ class Finisher:
         dice: Dice,
         choices: list[EffectChoice],
         side: str | None,
-        winner: JSON | None,
-        loser: JSON | None,
+        winner: CombatantRecord | None,
+        loser: CombatantRecord | None,
     ) -> None:
         self.rules = rules
         self.state = state
@@ -74,7 +75,7 @@ class Finisher:
         self.forced = set()
 
     @property
-    def taker(self) -> JSON:
+    def taker(self) -> CombatantRecord:
         """The record of whoever takes the special effects; only asked for once someone won
         them (``finish`` refuses choices when nobody did)."""
         if self.winner is None:
@@ -82,7 +83,7 @@ class Finisher:
         return self.winner
 
     @property
-    def victim(self) -> JSON:
+    def victim(self) -> CombatantRecord:
         """The record of whoever suffers the special effects (see :attr:`taker`)."""
         if self.loser is None:
             raise EngineError("nobody won special effects in this exchange")
@@ -104,11 +105,11 @@ class Finisher:
         return None
 
     @property
-    def attacker(self) -> JSON:
+    def attacker(self) -> CombatantRecord:
         return combatant(self.state, self.pending.attacker)
 
     @property
-    def defender(self) -> JSON:
+    def defender(self) -> CombatantRecord:
         return combatant(self.state, self.pending.defender)
 
     @property
@@ -175,7 +176,7 @@ class Blow:
 def damage_expr(
     rules: RulesView,
     arm: Arm,
-    attacker: JSON,
+    attacker: CombatantRecord,
     maximized: int,
     dm_steps: int,
     with_dm: bool = True,
@@ -184,7 +185,7 @@ def damage_expr(
     """The weapon's damage dice (Maximize Damage applied) and the attacker's damage modifier."""
     if arm.damage is None:
         raise EngineError(f"{arm.name} deals no damage of its own")
-    dm_text = dm_base or attacker["damage_modifier"]
+    dm_text = dm_base or attacker.damage_modifier
     # A pure function of these rules and the key: memoised per view (few weapons and modifiers
     # are in play), which spares the parse, Maximize and ladder lookups on every blow.
     key = (arm.id, maximized, dm_text, dm_steps, with_dm)
@@ -202,7 +203,7 @@ def damage_expr(
 def roll_damage(
     fx: Finisher,
     arm: Arm,
-    attacker: JSON,
+    attacker: CombatantRecord,
     rolls: int,
     dm_steps: int,
     factor: Fraction,
@@ -215,7 +216,7 @@ def roll_damage(
         if effects and fx.side == "attacker" and fx.choices
         else 0
     )
-    own = attacker["id"] == fx.pending.attacker
+    own = attacker.id == fx.pending.attacker
     dm_base = fx.pending.damage_modifier if own else None
     weapon, dm = damage_expr(fx.rules, arm, attacker, maximized, dm_steps, dm_base=dm_base)
     if own and fx.pending.inside_reach > 0:
@@ -237,7 +238,7 @@ def roll_damage(
 
 
 def apply_armor(
-    fx: Finisher, victim: JSON, location: Location, blow: Blow, effects: bool = True
+    fx: Finisher, victim: CombatantRecord, location: Location, blow: Blow, effects: bool = True
 ) -> None:
     """Armour (with Bypass Armor and Sunder when ``effects`` apply to this victim) decides
     how much of the blow reaches hit points."""
@@ -255,7 +256,7 @@ def apply_armor(
         surplus = damage - counted
         if surplus > 0:
             cut = min(surplus, worn)
-            victim["armor"][location.id] = worn - cut
+            victim.armor[location.id] = worn - cut
             blow.steps.append(f"Sunder: armour on {location.id} loses {cut} AP")
             damage = surplus - cut
         else:
@@ -289,7 +290,7 @@ def wound_blow(fx: Finisher, blow: Blow | None) -> None:
         blow.to_hp,
         fx.pending.attack,
         kill,
-        mitigate=victim["id"] in fx.pending.mitigate,
+        mitigate=victim.id in fx.pending.mitigate,
     )
 
 
@@ -315,11 +316,11 @@ def strike_bystander(fx: Finisher, arm: Arm, factor: Fraction, automatic: bool) 
     return blow
 
 
-def strike_weapon(fx: Finisher, owner: JSON, weapon_id: str, blow: Blow) -> Blow:
+def strike_weapon(fx: Finisher, owner: CombatantRecord, weapon_id: str, blow: Blow) -> Blow:
     """Damage Weapon: the damage goes to the opposing weapon, less its own armour points."""
     arm = fx.rules.arm(weapon_id)
     through = max(0, blow.rolled - arm.ap)
-    state = owner["weapons"][weapon_id]
+    state = owner.weapons[weapon_id]
     state["hp"] -= through
     if state["hp"] <= 0:
         state["broken"] = True

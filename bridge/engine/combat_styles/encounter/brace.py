@@ -12,6 +12,7 @@ per-exchange ``situation.defender_braced`` flag braces the defender for that exc
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
 from arbiter.bridge.engine.contract import JSON
@@ -19,11 +20,11 @@ from arbiter.bridge.engine.contract import JSON
 BRACED = "braced"
 
 
-def take(rules: RulesView, c: JSON) -> JSON:
+def take(rules: RulesView, c: CombatantRecord) -> JSON:
     """``c`` (writable) braces: what his SIZ now counts as against knockback and leaps, and
     against Bash."""
     add_condition(c, BRACED)
-    siz = int(c["characteristics"]["siz"])
+    siz = int(c.characteristics["siz"])
     knock, bash = rules.knockback.brace_multiplier, rules.brace_vs_bash
     return {
         "siz": siz,
@@ -32,20 +33,20 @@ def take(rules: RulesView, c: JSON) -> JSON:
     }
 
 
-def is_braced(c: JSON, flagged: bool = False) -> bool:
+def is_braced(c: CombatantRecord, flagged: bool = False) -> bool:
     """Whether ``c`` is braced: by the Brace action, or by the exchange's ``defender_braced``
     flag (``flagged``: the flag is set and ``c`` is that exchange's defender)."""
-    return flagged or BRACED in c["conditions"]
+    return flagged or BRACED in c.conditions
 
 
-def lose(rules: RulesView, c: JSON, event: str, notes: list[str] | None = None) -> None:
+def lose(rules: RulesView, c: CombatantRecord, event: str, notes: list[str] | None = None) -> None:
     """``event`` (a ``combat.brace.lost_when`` name or a ``lost_on_actions`` id) happens to
     ``c`` (writable): a brace it moves him from is lost, and ``notes`` say so."""
-    conditions = c["conditions"]
+    conditions = c.conditions
     if BRACED not in conditions:
         return  # the usual case: nobody braced
     data = rules.model.combat.brace
     if event in data.lost_when or event in data.lost_on_actions:
         del conditions[BRACED]
         if notes is not None:
-            notes.append(f"{c['name']} is no longer braced ({event.replace('_', ' ')})")
+            notes.append(f"{c.name} is no longer braced ({event.replace('_', ' ')})")

@@ -1,5 +1,12 @@
-"""Combatants: the JSON record kept in encounter state, built from the stat block a request
-supplies (:mod:`arbiter.bridge.engine.combat_styles.bodies.stat_blocks`).
+"""Combatants: the record kept in encounter state, built from the stat block a request supplies
+(:mod:`arbiter.bridge.engine.combat_styles.bodies.stat_blocks`), and the encounter state's
+records as the engine works on them.
+
+The server stores each record as JSON; the engine works on typed records
+(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`): a state
+is :func:`taken_in` once per request (each record read once), read through :func:`records_of`,
+written through :func:`combatant` in a :func:`writable` copy, and :func:`released` once on the
+way out (each record the request reached written back key for key, the others as given).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage
@@ -8,7 +15,6 @@ modifier, initiative bonus, healing rate) or defaults from it (action points).
 
 from __future__ import annotations
 
-import marshal
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -16,9 +22,9 @@ from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Characteristi
 from arbiter.bridge.engine.combat_styles.core.block_checks import SKILLS, block_problems
 from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatant_record import CombatantRecord
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 RECORDS_KEPT = 256
@@ -144,7 +150,7 @@ def built(rules: RulesView, block: StatBlock) -> JSON:
     problems = block_problems(rules, given)
     if problems:
         raise LookupError(problems[0][1])
-    plan = rules.body_plan({"body_plan": given["body_plan"]}).id
+    plan = rules.body_plan_named(given["body_plan"]).id
     given_hp: dict[str, int] | None = given["hit_points"]
     if given_hp is not None:
         # A location the block leaves out takes the rule data's value (docs/requests-combat-
@@ -253,7 +259,7 @@ def hit_points(rules: RulesView, stats: dict[str, int], plan: str | None = None)
     """Hit points per location of the body plan (the default one unless named) from the
     characteristics, by the rule data's formula."""
     base = rules.model.hit_points.value(stats)
-    locations = rules.body_plan({"body_plan": plan}).locations
+    locations = rules.body_plan_named(plan).locations
     return {loc.id: max(loc.hp_minimum, base + loc.hp_offset) for loc in locations}
 
 
@@ -290,44 +296,42 @@ made from: a record still identical to its given one is copied when first reache
 :func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
 
 
-def records_of(state: JSON) -> dict[str, JSON]:
+def taken_in(state: JSON | None) -> JSON | None:
+    """The state a request works on: a shallow copy of the stored ``state`` whose combatant
+    records are typed views of the stored ones (:meth:`CombatantRecord.of`, read-only until
+    copied). The stored state is never changed; :func:`released` writes the records back."""
+    if state is None or "combatants" not in state:
+        return state
+    given: dict[str, JSON] = state["combatants"]
+    people: dict[str, CombatantRecord] = {}
+    for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
+        people[cid] = CombatantRecord.of(rec)
+    out = dict(state)
+    out["combatants"] = people
+    return out
+
+
+def records_of(state: JSON) -> dict[str, CombatantRecord]:
     """The combatant records of ``state`` by id, in the encounter's order, for reading only:
     a record reached here may be the one the state was made from, so write only to one
     reached through :func:`combatant`. Every read of the records goes through here."""
-    people: dict[str, JSON] = state["combatants"]
+    people: dict[str, CombatantRecord] = state["combatants"]
     return people
 
 
-def combatant(state: JSON, cid: str) -> JSON:
+def combatant(state: JSON, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
-    the record is the state's own: copied (:func:`writable_record`) the first time it is
+    the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
     reached, so the state it was made from is never changed through it."""
     try:
-        rec: JSON = records_of(state)[cid]
+        rec = records_of(state)[cid]
     except KeyError:
         known = ", ".join(sorted(state.get("combatants", {})))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
     given = state.get(GIVEN)
     if given is not None and given.get(cid) is rec:
-        rec = state["combatants"][cid] = writable_record(rec)
+        rec = records_of(state)[cid] = rec.copied()
     return rec
-
-
-def typed(state: JSON, cid: str) -> CombatantRecord:
-    """The record of ``cid`` as a typed record, reached as :func:`combatant` reaches it (in a
-    writable state, the state's own copy). Its nested parts (conditions, hit points, weapons,
-    wounds …) are that copy's own objects: what is written into them is in the state. A field
-    set on the record itself is in the state once :func:`stored`."""
-    return CombatantRecord.of(combatant(state, cid))
-
-
-def stored(state: JSON, rec: CombatantRecord) -> None:
-    """Write ``rec`` back into ``state``'s own record of it, in place (the same dict, so a
-    caller holding it sees the change), key for key in the record's order."""
-    own = combatant(state, rec.id)
-    fresh = rec.to_json()
-    own.clear()
-    own.update(fresh)
 
 
 def writable(state: JSON) -> JSON:
@@ -352,7 +356,7 @@ def writable(state: JSON) -> JSON:
     return out
 
 
-def recopied(state: JSON, cid: str) -> JSON:
+def recopied(state: JSON, cid: str) -> CombatantRecord:
     """A fresh copy of ``cid``'s record put in ``state`` in place of the one there, even one
     already the state's own: a record reached before (by a caller still holding it) is
     detached from the state, and what is written to it after is lost.
@@ -360,47 +364,38 @@ def recopied(state: JSON, cid: str) -> JSON:
     Kept only where the engine has always re-copied (a new round, a dithered delay, a lapsed
     follow-up, drained essence), so that outcomes stay byte for byte what they were; see the
     report of the typed-records step for the outcomes this decides."""
-    rec = state["combatants"][cid] = writable_record(combatant(state, cid))
+    rec = records_of(state)[cid] = combatant(state, cid).copied()
     return rec
 
 
 def released(state: JSON | None) -> None:
-    """Forget, in a state leaving the engine, which records it was made from."""
-    if state is not None:
-        state.pop(GIVEN, None)
+    """Turn a state leaving the engine into its stored form, in place: each record its stored
+    (JSON) one (:meth:`CombatantRecord.to_json`: the very record given when the request never
+    reached it for writing, else the state's own copy) and the engine's own key gone."""
+    if state is None:
+        return
+    state.pop(GIVEN, None)
+    if "combatants" not in state:
+        return
+    out: dict[str, JSON] = {}
+    for cid, rec in records_of(state).items():  # a loop: no frame of its own
+        out[cid] = rec.to_json()
+    state["combatants"] = out
 
 
-def writable_record(old: JSON) -> JSON:
-    """A copy of one record whose changeable parts are its own."""
-    rec = dict(old)
-    rec["hit_points"] = dict(old["hit_points"])
-    rec["armor"] = dict(old["armor"])
-    rec["weapons"] = weapons = dict(old["weapons"])
-    for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
-        weapons[wid] = dict(held)
-    rec["conditions"] = deep_copy(old["conditions"]) if old["conditions"] else {}
-    rec["wounds"] = dict(old["wounds"])
-    if "marks" in old:
-        rec["marks"] = list(old["marks"])
-    return rec
+def stored_records(state: JSON) -> dict[str, JSON]:
+    """The records of a stored state (one that left the engine, :func:`released`) by id."""
+    people: dict[str, JSON] = state["combatants"]
+    return people
 
 
-def deep_copy(value: Any) -> Any:
-    """A deep copy of plain JSON data (dicts, lists, strings, numbers, None).
-
-    ``marshal`` round-trips exactly these types in C, an order of magnitude faster than a
-    recursive copy; it is used on engine-built state only, never on untrusted bytes.
-    """
-    return marshal.loads(marshal.dumps(value))
+def has_condition(c: CombatantRecord, name: str) -> bool:
+    return name in c.conditions
 
 
-def has_condition(c: JSON, name: str) -> bool:
-    return name in c["conditions"]
-
-
-def add_condition(c: JSON, name: str, turns: int | None = None, **data: Any) -> None:
+def add_condition(c: CombatantRecord, name: str, turns: int | None = None, **data: Any) -> None:
     """Set a condition; ``turns`` counts the bearer's turns left (None: until removed)."""
-    put_condition(c["conditions"], name, turns, data)
+    put_condition(c.conditions, name, turns, data)
 
 
 def put_condition(

@@ -8,6 +8,8 @@ rounds are counted, a block lasts until the next manoeuvre replaces it).
 
 from __future__ import annotations
 
+from typing import Any
+
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -29,16 +31,16 @@ def live(state: JSON, condition: JSON | None) -> bool:
 def check_attack(state: JSON, attacker_id: str, defender_id: str) -> None:
     """Refuse an attack a manoeuvre of this round forbids (EngineError naming it)."""
     att = combatant(state, attacker_id)
-    conditions = att["conditions"]
+    conditions = att.conditions
     if not conditions:
         return
-    blocked = conditions.get(OUTMANEUVERED)
+    blocked: Any = conditions.get(OUTMANEUVERED)
     if live(state, blocked) and defender_id in blocked["by"]:
         dfd = combatant(state, defender_id)
         raise EngineError(
-            f"{att['name']} was outmanoeuvred by {dfd['name']} and cannot attack him this round"
+            f"{att.name} was outmanoeuvred by {dfd.name} and cannot attack him this round"
         )
-    aloft = conditions.get(ALOFT)
+    aloft: Any = conditions.get(ALOFT)
     if (
         live(state, aloft)
         and defender_id in aloft["opponents"]
@@ -46,6 +48,6 @@ def check_attack(state: JSON, attacker_id: str, defender_id: str) -> None:
     ):
         dfd = combatant(state, defender_id)
         raise EngineError(
-            f"{att['name']} did not win this round's aerial pass against {dfd['name']} "
+            f"{att.name} did not win this round's aerial pass against {dfd.name} "
             "and cannot attack him"
         )

@@ -7,7 +7,7 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 
 from __future__ import annotations
 
-from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
+from arbiter.bridge.engine.combat_styles.encounter.combatants import stored_records
 from arbiter.bridge.engine.contract import JSON
 
 HIDDEN_CONDITIONS = frozenset({"prepared_counter"})
@@ -16,21 +16,22 @@ to its taker (the outcome's ``private`` part), so the public result never lists 
 
 
 def public_conditions(c: JSON) -> list[str]:
-    """The names of ``c``'s conditions anyone may see, sorted."""
+    """The names of the conditions anyone may see on ``c`` (a stored record), sorted."""
     return sorted(name for name in c["conditions"] if name not in HIDDEN_CONDITIONS)
 
 
 def lasting(before: JSON | None, after: JSON | None) -> JSON:
-    """Combatant id → :func:`public_conditions` after the request, for each combatant whose
+    """Combatant id → :func:`public_conditions` after the request (both states in their stored
+    form, as they leave the engine), for each combatant whose
     record the request changed: one ``before`` lacked, or one that differs from it (compared
     only when it is not the very same record — the engine copies a record before changing it
     and never changes one it did not copy — so how records are copied never shows). Empty when
     the request changed none (or there is no encounter)."""
     if after is None or "combatants" not in after:
         return {}
-    old = records_of(before) if before is not None and "combatants" in before else {}
+    old = stored_records(before) if before is not None and "combatants" in before else {}
     out: JSON = {}
-    for cid, rec in records_of(after).items():
+    for cid, rec in stored_records(after).items():
         was = old.get(cid)
         if was is not rec and was != rec:
             out[cid] = public_conditions(rec)

@@ -11,6 +11,7 @@ the winner again for the Round or the encounter.
 
 from __future__ import annotations
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     recopied,
@@ -45,47 +46,47 @@ def engage(state: JSON, a: str, b: str) -> None:
     state["spirit_engagements"] = pairs
 
 
-def disengage(state: JSON, a: JSON, b: JSON) -> list[str]:
+def disengage(state: JSON, a: CombatantRecord, b: CombatantRecord) -> list[str]:
     """End the spirit combat of records ``a`` and ``b`` (both writable): the pair is released and
     the lasting effects binding either to the other lapse. Returns the conditions removed."""
     state["spirit_engagements"] = [
-        p for p in state.get("spirit_engagements", []) if p != pair(a["id"], b["id"])
+        p for p in state.get("spirit_engagements", []) if p != pair(a.id, b.id)
     ]
     lapsed = []
     for bearer, other in ((a, b), (b, a)):
-        for name, cond in list(bearer["conditions"].items()):
-            if isinstance(cond, dict) and cond.get("engagement") == other["id"]:
-                del bearer["conditions"][name]
-                lapsed.append(f"{bearer['id']}: {name}")
+        for name, cond in list(bearer.conditions.items()):
+            if isinstance(cond, dict) and cond.get("engagement") == other.id:
+                del bearer.conditions[name]
+                lapsed.append(f"{bearer.id}: {name}")
     return lapsed
 
 
-def bar(state: JSON, loser: JSON, winner: JSON, until: str) -> None:
+def bar(state: JSON, loser: CombatantRecord, winner: CombatantRecord, until: str) -> None:
     """``loser`` may not engage ``winner`` in spirit combat for ``until`` (round, encounter)."""
-    old = loser["conditions"].get(BARRED, {}).get("by", {})
-    by = {**old, winner["id"]: {"until": until, "round": state.get("round")}}
+    old = loser.conditions.get(BARRED, {}).get("by", {})
+    by = {**old, winner.id: {"until": until, "round": state.get("round")}}
     add_condition(loser, BARRED, None, by=by)
 
 
-def check_not_barred(state: JSON, attacker: JSON, defender: JSON) -> None:
+def check_not_barred(state: JSON, attacker: CombatantRecord, defender: CombatantRecord) -> None:
     """EngineError when a bar keeps ``attacker`` from engaging ``defender``."""
-    entry = attacker["conditions"].get(BARRED, {}).get("by", {}).get(defender["id"])
+    entry = attacker.conditions.get(BARRED, {}).get("by", {}).get(defender.id)
     if entry is None:
         return
     if entry["until"] == "encounter" or entry["round"] == state.get("round"):
         span = "this encounter" if entry["until"] == "encounter" else "this round"
         raise EngineError(
-            f"{attacker['name']} was driven back by {defender['name']} and may not engage "
+            f"{attacker.name} was driven back by {defender.name} and may not engage "
             f"him in spirit combat again {span}"
         )
 
 
-def check_turn_not_lost(c: JSON, what: str) -> None:
+def check_turn_not_lost(c: CombatantRecord, what: str) -> None:
     """EngineError when Psychic Stun took ``c``'s Turn: he may only let it pass (or react)."""
-    lost = c["conditions"].get(LOSES_TURN)
+    lost = c.conditions.get(LOSES_TURN)
     if lost is not None:
         raise EngineError(
-            f"{c['name']} loses this Turn ({lost.get('cause', 'stunned')}) and cannot {what}: "
+            f"{c.name} loses this Turn ({lost.get('cause', 'stunned')}) and cannot {what}: "
             "let it pass (next_turn); reactions are still allowed"
         )
 
@@ -97,12 +98,12 @@ def drain_at_cycle_start(state: JSON) -> None:
     drained: list[JSON] = []
     records = records_of(state)
     for cid in list(records):
-        cond = records[cid]["conditions"].get(BLEEDING)
-        if cond is None or records[cid].get("magic_points") is None:
+        cond = records[cid].conditions.get(BLEEDING)
+        if cond is None or records[cid].magic_points is None:
             continue
         c = recopied(state, cid)
-        before = int(c["magic_points"])
-        c["magic_points"] = after = before - int(cond["magic_points_per_cycle"])
+        before = int(c.magic_points or 0)  # not None: checked above
+        c.magic_points = after = before - int(cond["magic_points_per_cycle"])
         lost: JSON = {"combatant": cid, "magic_points": {"before": before, "after": after}}
         if after <= cond["defeated_at"]:
             add_condition(c, cond["defeated_condition"])

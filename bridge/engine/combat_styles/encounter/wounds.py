@@ -12,6 +12,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import expr_of
 from arbiter.bridge.engine.combat_styles.core.view import Location, RulesView, WoundRule
 from arbiter.bridge.engine.combat_styles.encounter.combatants import add_condition
@@ -20,7 +21,7 @@ from arbiter.bridge.engine.dice import Dice
 
 
 def roll_location(
-    rules: RulesView, dice: Dice, mounted: bool = False, victim: JSON | None = None
+    rules: RulesView, dice: Dice, mounted: bool = False, victim: CombatantRecord | None = None
 ) -> Location:
     """Roll the hit location on ``victim``'s body plan (the default one without a victim; the
     mounted die when a rider strikes a lower biped)."""
@@ -34,20 +35,20 @@ def roll_location(
 
 
 def mitigate_damage(
-    rules: RulesView, victim: JSON, after: int, hp_max: int, rule: WoundRule
+    rules: RulesView, victim: CombatantRecord, after: int, hp_max: int, rule: WoundRule
 ) -> JSON | None:
     """Mitigate Damage: when ``rule`` is the luck rule's ``mitigate_from`` level and the victim
     has the Luck Points, spend them and raise the location's hit points to one short of that
     level. Returns what was done (None when nothing was)."""
     luck = rules.luck_mitigation
-    if luck is None or rule.id != luck.from_level or victim["luck_points"] < luck.points:
+    if luck is None or rule.id != luck.from_level or victim.luck_points < luck.points:
         return None
     raised = after
     while wound_level(rules, raised, hp_max).id == luck.from_level and raised < hp_max:
         raised += 1
     if wound_level(rules, raised, hp_max).id != luck.to_level:
         return None
-    victim["luck_points"] -= luck.points
+    victim.luck_points -= luck.points
     return {
         "luck_points_spent": luck.points,
         "from": luck.from_level,
@@ -56,10 +57,10 @@ def mitigate_damage(
     }
 
 
-def armor_points(victim: JSON, location: str, bypass: list[str]) -> tuple[int, int, int]:
+def armor_points(victim: CombatantRecord, location: str, bypass: list[str]) -> tuple[int, int, int]:
     """(worn, natural, counted) armour points on ``location`` after Bypass Armor choices."""
-    worn = victim["armor"].get(location, 0)
-    natural = victim["natural_armor"].get(location, 0)
+    worn = victim.armor.get(location, 0)
+    natural = victim.natural_armor.get(location, 0)
     counted = (0 if "worn" in bypass else worn) + (0 if "natural" in bypass else natural)
     return worn, natural, counted
 
@@ -75,7 +76,7 @@ def wound_level(rules: RulesView, hp_after: int, hp_max: int) -> WoundRule:
 def endurance_test(
     rules: RulesView,
     dice: Dice,
-    victim: JSON,
+    victim: CombatantRecord,
     attack: JSON,
     auto_fail: bool = False,
 ) -> JSON:
@@ -86,7 +87,7 @@ def endurance_test(
     """
     if auto_fail:
         return {"skill": "endurance", "automatic_failure": True, "resisted": False}
-    endurance = victim["skills"]["endurance"]
+    endurance = victim.skills["endurance"]
     penalty = contest_penalty([endurance, attack["skill"]])
     checks = rules.checks
     mine = roll_check(checks, dice, target(checks, endurance, None, 0, penalty), "1d100 endurance")
@@ -106,7 +107,7 @@ def endurance_test(
 def apply_wound(
     rules: RulesView,
     dice: Dice,
-    victim: JSON,
+    victim: CombatantRecord,
     location: Location,
     damage: int,
     attack: JSON,
@@ -120,8 +121,8 @@ def apply_wound(
 
     With ``mitigate`` the victim spends Luck Points (Mitigate Damage) on a wound of the luck
     rule's level: the location is left one hit point short of it, at the lesser level."""
-    before = victim["hit_points"][location.id]
-    hp_max = victim["hit_points_max"][location.id]
+    before = victim.hit_points[location.id]
+    hp_max = victim.hit_points_max[location.id]
     after = before - damage
     rule = wound_level(rules, after, hp_max)
     mitigated = None
@@ -130,11 +131,11 @@ def apply_wound(
         if mitigated is not None:
             after = mitigated["hit_points"]
             rule = wound_level(rules, after, hp_max)
-    victim["hit_points"][location.id] = after
-    prior = victim["wounds"].get(location.id)
+    victim.hit_points[location.id] = after
+    prior = victim.wounds.get(location.id)
     worsened = prior is None or rule.rank > rules.wound_rank[prior]
     if worsened:
-        victim["wounds"][location.id] = rule.id
+        victim.wounds[location.id] = rule.id
     out: JSON = {"location": location.id, "damage": damage, "hit_points": after, "wound": rule.id}
     if mitigated is not None:
         out["luck_mitigated"] = mitigated
@@ -164,7 +165,7 @@ def apply_wound(
         out["endurance"] = test
         failed = not test["resisted"]
     if failed and outcome.on_failure == "limb_useless":
-        useless = victim["conditions"].setdefault("limb_useless", {"turns": None, "locations": []})
+        useless = victim.conditions.setdefault("limb_useless", {"turns": None, "locations": []})
         useless["locations"].append(location.id)
         if location.leg:
             add_condition(victim, "prone")
@@ -180,7 +181,7 @@ def apply_wound(
         consequences.append("dead")
     if outcome.timer is not None and not (failed and outcome.on_failure == "death"):
         multiple, unit = outcome.timer
-        limit = multiple * victim["healing_rate"]
+        limit = multiple * victim.healing_rate
         add_condition(
             victim, "dying", None, within=limit, unit=unit, wound=rule.id, location=location.id
         )

@@ -12,6 +12,7 @@ the encounter (the victim's hit locations and weapons).
 
 from __future__ import annotations
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
@@ -50,9 +51,11 @@ def option_of(rules: RulesView, effect_id: str) -> str | None:
     return OPTION_OF_MECHANIC.get(mechanic) if mechanic is not None else None
 
 
-def _locations(rules: RulesView, waiting: Parked, victim: JSON, chooses: bool) -> list[JSON]:
+def _locations(
+    rules: RulesView, waiting: Parked, victim: CombatantRecord, chooses: bool
+) -> list[JSON]:
     warded = waiting.warded if chooses and not rules.choose_location_bypasses_ward else ()
-    his = victim.get("hit_points", {})
+    his = victim.hit_points
     # In his hit-location table's order (the record's key order is not kept by every store).
     return [
         {"id": loc.id, "name": loc.name}
@@ -61,9 +64,9 @@ def _locations(rules: RulesView, waiting: Parked, victim: JSON, chooses: bool) -
     ]
 
 
-def _weapons(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+def _weapons(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list[JSON]:
     used = waiting.parry_weapon if waiting.chooser == waiting.attacker else waiting.weapon
-    held: list[str] = sorted(w for w in victim.get("weapons", {}) if w != rules.unarmed_id)
+    held: list[str] = sorted(w for w in victim.weapons if w != rules.unarmed_id)
     # The weapon he used in the exchange first (the one the effect aims at by default), then
     # the others by id (the record's key order is not kept by every store).
     ordered = sorted(held, key=lambda w: w != used)
@@ -89,7 +92,7 @@ def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None 
     return choice
 
 
-def _options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+def _options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list[JSON]:
     """The options of a choice: each eligible effect with the parameter it takes.
 
     A pure function of the rules and the key below, memoised per view: the same pairings
@@ -100,9 +103,9 @@ def _options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
     key = (
         waiting.eligible,
         waiting.spirit,
-        victim.get("body_plan"),
-        tuple(victim.get("hit_points", {})),
-        tuple(victim.get("weapons", {})),
+        victim.body_plan,
+        tuple(victim.hit_points),
+        tuple(victim.weapons),
         used,
         waiting.warded,
     )
@@ -113,7 +116,7 @@ def _options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
     return found
 
 
-def _build_options(rules: RulesView, waiting: Parked, victim: JSON) -> list[JSON]:
+def _build_options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list[JSON]:
     options: list[JSON] = []
     for effect in waiting.record.get("eligible") or []:
         effect_id: str = effect["id"]

@@ -26,6 +26,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import differential
 from arbiter.bridge.engine.combat_styles.core.hands import require_free_hand
 from arbiter.bridge.engine.combat_styles.core.traits import evade_ends_prone
@@ -65,7 +66,7 @@ def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON
             "no encounter state: start an encounter first or send the combatants' stat blocks"
         )
     try:
-        records = {b.id: record(rules, b) for b in body.combatants}
+        records = {b.id: CombatantRecord.of(record(rules, b)) for b in body.combatants}
     except LookupError as err:
         raise EngineError(str(err)) from None
     return {"combatants": records, "phase": FREE, "pending": {}, "seq": 0}
@@ -103,17 +104,17 @@ def start_exchange(
     state = writable(state)
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
-    att_conditions = att["conditions"]
-    dfd_conditions = dfd["conditions"]
+    att_conditions = att.conditions
+    dfd_conditions = dfd.conditions
     if defended_by:  # a rider defends his mount: his points, luck, skill (and weapon)
         payer, arm_owner, guard_skill, guard_cost = riders.guardian(rules, state, body, dfd)
     else:
         payer, arm_owner, guard_skill, guard_cost = dfd, dfd, None, 1
     for c in (att, dfd):
-        if "dead" in c["conditions"]:
-            raise EngineError(f"{c['name']} is dead")
+        if "dead" in c.conditions:
+            raise EngineError(f"{c.name} is dead")
     if "unconscious" in att_conditions or "incapacitated" in att_conditions:
-        raise EngineError(f"{att['name']} is out of the fight and cannot attack")
+        raise EngineError(f"{att.name} is out of the fight and cannot attack")
     if grapple and body.weapon not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
     if grapple:
@@ -135,19 +136,19 @@ def start_exchange(
     if defence in ("parry", "evade"):
         flat_footed = surprise or (surprised and not dfd_conditions["surprised"].get("turn_come"))
         if flat_footed:
-            notes.append(f"{dfd['name']} is surprised and cannot defend before his initiative")
+            notes.append(f"{dfd.name} is surprised and cannot defend before his initiative")
             defence = "none"
         elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
-            notes.append(f"{dfd['name']} is helpless")
+            notes.append(f"{dfd.name} is helpless")
             defence = "none"
-        elif tracks_turns(state) and payer.get("ap", 0) < guard_cost:
-            notes.append(f"{payer['name']} has no action points left: counts as a failure")
+        elif tracks_turns(state) and (payer.ap or 0) < guard_cost:
+            notes.append(f"{payer.name} has no action points left: counts as a failure")
             defence = "none"
     if "warding" in att_conditions:
         _end_ward(att, arm.id, notes)
     if defence == "parry":
         parry_arm = usable_arm(rules, arm_owner, body.parry_weapon, "parry")
-        if "warding" in arm_owner["conditions"]:
+        if "warding" in arm_owner.conditions:
             _end_ward(arm_owner, parry_arm.id, notes)
         if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
             raise EngineError(
@@ -164,7 +165,7 @@ def start_exchange(
         ):
             raise EngineError(f"{parry_arm.name} cannot parry inside its reach ({engaged})")
     if defence == "evade" and "entangled" in dfd_conditions:
-        raise EngineError(f"{dfd['name']} is entangled and cannot evade")
+        raise EngineError(f"{dfd.name} is entangled and cannot evade")
 
     att_skill = terms.skill
     key = "evade"  # the defender's skill, for his grade
@@ -172,11 +173,11 @@ def start_exchange(
         dfd_skill = guard_skill  # his rider's, defending the mount
         key = "combat_style" if defence == "parry" else key
     elif defence == "evade":
-        dfd_skill = capped(rules, dfd, dfd["skills"]["evade"], situation, combat=False)
+        dfd_skill = capped(rules, dfd, dfd.skills["evade"], situation, combat=False)
     elif defence == "parry":
         assert parry_arm is not None
         key = "unarmed" if parry_arm.kind == "unarmed" else "combat_style"
-        dfd_skill = capped(rules, dfd, dfd["skills"][key], situation)
+        dfd_skill = capped(rules, dfd, dfd.skills[key], situation)
     else:
         dfd_skill = 0
     fam_steps = 0  # the defender's unfamiliar parrying weapon ("defensive actions")
@@ -209,12 +210,12 @@ def start_exchange(
     if shared_roll is None:
         att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
         if att_roll.rerolled_from is not None:
-            att["luck_points"] -= 1
+            att.luck_points -= 1
     else:
         att_roll = CheckResult(att_target, shared_roll, level_of(checks, shared_roll, att_target))
 
     if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
-        notes.append(f"{dfd['name']} lets the missed attack go")
+        notes.append(f"{dfd.name} lets the missed attack go")
         defence = "none"
     dfd_roll: CheckResult | None = None
     dfd_json: JSON | None = None
@@ -232,7 +233,7 @@ def start_exchange(
                 dfd_grade,
                 fam_steps,
                 notes,
-                f"{arm_owner['name']}'s parry: ",
+                f"{arm_owner.name}'s parry: ",
             )
         dfd_target = target(
             checks,
@@ -243,14 +244,14 @@ def start_exchange(
         )
         dfd_roll = roll_check(checks, dice, dfd_target, _DEFENCE_LABEL[defence], dfd_luck)
         if dfd_roll.rerolled_from is not None:
-            payer["luck_points"] -= 1
+            payer.luck_points -= 1
         dfd_json = _check_json(dfd_roll, dfd_skill, dfd_grade.id)
         dfd_level = dfd_roll.level
         if defence == "evade":
             brace.lose(rules, dfd, "evading", notes)  # a dive or roll out of the way
             if evade_ends_prone(rules, dfd):
                 add_condition(dfd, "prone")
-                notes.append(f"{dfd['name']} ends prone after evading")
+                notes.append(f"{dfd.name} ends prone after evading")
     else:
         dfd_level = Level.named(rules.no_defence_level)
         if defence == "counterattack":
@@ -290,8 +291,8 @@ def start_exchange(
     token = f"x{state['seq']}"
     pending = PendingExchange(
         token,
-        att["id"],
-        dfd["id"],
+        att.id,
+        dfd.id,
         arm.id,
         defence,
         parry_arm.id if parry_arm else None,
@@ -331,7 +332,7 @@ def start_exchange(
             else Party(att, arm, att_roll.level)
         )
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
-        pending.offer(taker.record["id"], eligible, refused)
+        pending.offer(taker.record.id, eligible, refused)
     if close:
         rounds.settle(state, rules)  # ``att`` and ``dfd`` may be stale copies from here on
     if diff.winner is None or effects is not None:
@@ -365,12 +366,12 @@ def situation_json(situation: Situation) -> JSON:
     return {**_DEFAULT_SITUATION, "attacker_situations": [], "defender_situations": [], "cover": {}}
 
 
-def _end_ward(c: JSON, arm_id: str, notes: list[str]) -> None:
+def _end_ward(c: CombatantRecord, arm_id: str, notes: list[str]) -> None:
     """A warding weapon used to attack or actively parry stops warding."""
-    ward = c["conditions"].get("warding")
+    ward = c.conditions.get("warding")
     if ward and ward.get("weapon") == arm_id:
-        del c["conditions"]["warding"]
-        notes.append(f"{c['name']}'s {arm_id} no longer wards {', '.join(ward['locations'])}")
+        del c.conditions["warding"]
+        notes.append(f"{c.name}'s {arm_id} no longer wards {', '.join(ward['locations'])}")
 
 
 _DEFENCE_LABEL = {"parry": "1d100 parry", "evade": "1d100 evade"}
@@ -382,8 +383,8 @@ def _ratio(factor: Fraction) -> list[int]:
     return [1, 1] if factor is ONE else [factor.numerator, factor.denominator]
 
 
-def _luck(c: JSON, policy: str | None) -> Level | None:
-    if policy is None or c["luck_points"] <= 0:
+def _luck(c: CombatantRecord, policy: str | None) -> Level | None:
+    if policy is None or c.luck_points <= 0:
         return None
     return Level.named(policy)
 

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
 from arbiter.bridge.engine.combat_styles.core.checks import Level, ceil_div
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import (
     ParryBlock,
     parry_block,
@@ -164,7 +165,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         if evade_level > attack_level or (
             evade_level == attack_level and evaded["roll"] > p.attack["roll"]
         ):
-            fx.out.setdefault("notes", []).append(f"{dfd['name']} evades the blow")
+            fx.out.setdefault("notes", []).append(f"{dfd.name} evades the blow")
             return None
     if p.grapple:
         grapple_hold(fx)
@@ -180,7 +181,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     )
     rolls = max((rules.effects[c.id].params.damage_rolls or 1) for c in fx.choices) if impale else 1
     damage, totals = roll_damage(fx, arm, att, rolls, p.dm_steps, factor)
-    blow = Blow(dfd["id"], None, totals, damage, damage)
+    blow = Blow(dfd.id, None, totals, damage, damage)
     if len(totals) > 1:
         blow.steps.append(f"impale: rolled {totals}, kept {damage}")
     parry = parry_share(fx, arm, blow)
@@ -193,7 +194,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
         return strike_weapon(fx, dfd, p.parry_weapon, blow)
     if p.outreached:
         target_weapon = p.parry_weapon or next(
-            (w for w in dfd["weapons"] if w != rules.unarmed_id), None
+            (w for w in dfd.weapons if w != rules.unarmed_id), None
         )
         if target_weapon is not None:
             blow.steps.append("outreached: only the longer weapon can be struck")
@@ -201,7 +202,7 @@ def resolve_blow(fx: Finisher) -> Blow | None:
     location = choose_location(fx, dfd)
     blow.location = location.id
     # Passive blocking / Ward Location: a warded location is parried by the warding arm.
-    ward = dfd["conditions"].get("warding", {}).get("locations", {})
+    ward = dfd.conditions.get("warding", {}).get("locations", {})
     if (
         parry is None
         and location.id in ward
@@ -244,9 +245,7 @@ def grapple_hold(fx: Finisher) -> None:
         return None
     location = roll_location(fx.rules, fx.dice, p.situation["mounted"], fx.defender)
     add_condition(fx.defender, "grappled", None, location=location.id, by=p.attacker)
-    fx.out.setdefault("notes", []).append(
-        f"{fx.defender['name']} is grappled by the {location.name}"
-    )
+    fx.out.setdefault("notes", []).append(f"{fx.defender.name} is grappled by the {location.name}")
     fx.out["grapple"] = {"location": location.id, "limb": location.limb}
     return None
 
@@ -328,7 +327,7 @@ def _parry_block(rules: RulesView, attacking: str, parrying: str) -> tuple[Parry
     return found
 
 
-def choose_location(fx: Finisher, victim: JSON) -> Location:
+def choose_location(fx: Finisher, victim: CombatantRecord) -> Location:
     """Where the blow lands: the location Choose Location names, one within ``location_steps``
     of the rolled location (Marksman: 1, an adjoining one), else a rolled one."""
     rules = fx.rules
@@ -344,7 +343,7 @@ def choose_location(fx: Finisher, victim: JSON) -> Location:
                 raise EngineError(f"{effect.name} needs a location")
             loc = rules.location(c.location)
             if steps is None:
-                ward = victim["conditions"].get("warding", {}).get("locations", {})
+                ward = victim.conditions.get("warding", {}).get("locations", {})
                 if loc.id in ward and not rules.choose_location_bypasses_ward:
                     raise EngineError(f"{effect.name} cannot bypass the passive block on {loc.id}")
                 return loc
@@ -384,8 +383,8 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
         return
     rules = fx.rules
     victim = combatant(fx.state, blow.target)
-    siz = victim["characteristics"]["siz"]
-    flagged = fx.pending.situation["defender_braced"] and victim["id"] == fx.pending.defender
+    siz = victim.characteristics["siz"]
+    flagged = fx.pending.situation["defender_braced"] and victim.id == fx.pending.defender
     if brace.is_braced(victim, flagged):
         braced = siz * rules.knockback.brace_multiplier
         siz = ceil_div(braced.numerator, braced.denominator)
@@ -397,17 +396,17 @@ def knockback(fx: Finisher, blow: Blow | None) -> None:
         return
     siz, ride = riders.knockback_siz(rules, fx.state, fx.dice, victim, siz)
     if blow.rolled <= siz:
-        fx.out["knockback"] = {"target": victim["id"], "metres": 0, "ride": ride}
+        fx.out["knockback"] = {"target": victim.id, "metres": 0, "ride": ride}
         return
     metres = ceil_div(blow.rolled - siz, rules.knockback.per_metre)
     displace(victim)
     brace.lose(rules, victim, "knocked_back")
-    out: JSON = {"target": victim["id"], "metres": metres}
+    out: JSON = {"target": victim.id, "metres": metres}
     if ride is not None:
         out["ride"] = ride
     stay = stay_on_feet(fx, victim, rules.knockback.avoid_fall)
     out["check"] = stay
     if not stay["success"]:
-        victim["conditions"]["prone"] = {"turns": None}
+        victim.conditions["prone"] = {"turns": None}
         out["prone"] = True
     fx.out["knockback"] = out

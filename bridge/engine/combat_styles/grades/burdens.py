@@ -6,13 +6,13 @@ load for the skill checked."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core import encumbrance
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.grades.situations import condition_grades
-from arbiter.bridge.engine.contract import JSON
 
 
 def burdens(
-    rules: RulesView, c: JSON, skill: str | None, notes: list[str]
+    rules: RulesView, c: CombatantRecord, skill: str | None, notes: list[str]
 ) -> tuple[list[str], int]:
     """(grade ids, grade steps) that ``c``'s conditions and load add to a check of ``skill``
     (None: a skill encumbrance cannot grade); each one is explained in ``notes``."""

@@ -8,21 +8,22 @@ unopposed Ride roll against knockback.
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import CheckResult, Grade, roll_check, target
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.grades.situations import condition_grades
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice
 
 
-def skill_value(c: JSON, skill: str) -> int:
+def skill_value(c: CombatantRecord, skill: str) -> int:
     """``c``'s value in ``skill``; EngineError when combatants have no such skill."""
-    if skill not in c["skills"]:
-        known = ", ".join(sorted(c["skills"]))
+    if skill not in c.skills:
+        known = ", ".join(sorted(c.skills))
         raise EngineError(f"the rule data names skill {skill!r}, which combatants lack ({known})")
-    return int(c["skills"][skill])
+    return int(c.skills[skill])
 
 
-def grade_for(rules: RulesView, c: JSON, steps: int, notes: list[str]) -> Grade:
+def grade_for(rules: RulesView, c: CombatantRecord, steps: int, notes: list[str]) -> Grade:
     """The grade of ``c``'s roll: the most severe his conditions impose, then ``steps``."""
     checks = rules.checks
     return checks.shifted(checks.most_severe(condition_grades(rules, c, notes)), steps)
@@ -31,7 +32,7 @@ def grade_for(rules: RulesView, c: JSON, steps: int, notes: list[str]) -> Grade:
 def roll_skill(
     rules: RulesView,
     dice: Dice,
-    c: JSON,
+    c: CombatantRecord,
     skill: str,
     *,
     penalty: int = 0,
@@ -45,10 +46,10 @@ def roll_skill(
     value = skill_value(c, skill)
     tgt = target(rules.checks, value, grade, augment, penalty)
     if tgt.impossible:
-        raise EngineError(f"{c['name']}'s {skill} roll is {grade.name}: no attempt is possible")
-    result = roll_check(rules.checks, dice, tgt, f"1d100 {skill} {c['id']}")
+        raise EngineError(f"{c.name}'s {skill} roll is {grade.name}: no attempt is possible")
+    result = roll_check(rules.checks, dice, tgt, f"1d100 {skill} {c.id}")
     return result, {
-        "combatant": c["id"],
+        "combatant": c.id,
         "skill_name": skill,
         "skill": value,
         "grade": grade.id,

@@ -13,6 +13,7 @@ from fractions import Fraction
 from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
 from arbiter.bridge.engine.combat_styles.core import encumbrance, familiarity
 from arbiter.bridge.engine.combat_styles.core.checks import Grade
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import step_modifier
 from arbiter.bridge.engine.combat_styles.core.traits import (
     charge_grade_steps,
@@ -21,7 +22,7 @@ from arbiter.bridge.engine.combat_styles.core.traits import (
 )
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Fatigue, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.saddle import is_mounted, rider_cap
-from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 ONE = Fraction(1)
 
@@ -69,7 +70,7 @@ class AttackTerms:
         self.notes = notes
 
 
-def _grade_ids(rules: RulesView, ids: list[str], c: JSON) -> list[str]:
+def _grade_ids(rules: RulesView, ids: list[str], c: CombatantRecord) -> list[str]:
     out = []
     for sid in ids:
         if sid in rules.situations:
@@ -107,11 +108,13 @@ def check_situations(rules: RulesView, situation: Situation, context: str) -> No
                 )
 
 
-def capped(rules: RulesView, c: JSON, skill: int, situation: Situation, combat: bool = True) -> int:
+def capped(
+    rules: RulesView, c: CombatantRecord, skill: int, situation: Situation, combat: bool = True
+) -> int:
     """A combat skill capped by the skill the situation's ``skill_caps`` entry names
     (climbing: Athletics, swimming: Swim, mounted: Ride in the bundled data), and, for a
     ``combat`` skill of a rider, by ``combat.mounted.skill_cap``."""
-    if combat and c["conditions"]:
+    if combat and c.conditions:
         skill = rider_cap(rules, c, skill)
     if situation.cap is None:
         return skill
@@ -122,9 +125,9 @@ def capped(rules: RulesView, c: JSON, skill: int, situation: Situation, combat: 
     by = caps[situation.cap]
     if lifts_cap(rules, c, situation.cap) is not None:
         return skill
-    if by not in c["skills"]:
+    if by not in c.skills:
         raise EngineError(f"skill cap {situation.cap!r} names {by!r}, a skill combatants lack")
-    return min(skill, c["skills"][by])
+    return min(skill, c.skills[by])
 
 
 def band_of(arm: Arm, distance: int | None) -> str | None:
@@ -165,8 +168,8 @@ def aimed(rules: RulesView, grade: Grade) -> Grade:
 
 def attack_terms(
     rules: RulesView,
-    attacker: JSON,
-    defender: JSON,
+    attacker: CombatantRecord,
+    defender: CombatantRecord,
     arm: Arm,
     situation: Situation,
 ) -> AttackTerms:
@@ -180,10 +183,10 @@ def attack_terms(
         skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
         steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
         grade = checks.shifted(checks.most_severe(grades), steps)
-        skill = attacker["skills"][skill_name]
-        if attacker["conditions"]:
+        skill = attacker.skills[skill_name]
+        if attacker.conditions:
             skill = rider_cap(rules, attacker, skill)  # a rider's skill, capped by his Ride
-        dm = attacker["damage_modifier"]
+        dm = attacker.damage_modifier
         band = band_of(arm, None)
         return AttackTerms(grade, grade, skill, band, 0, 0, dm, ONE, tuple(notes))
     if situation.attacker_situations or situation.defender_situations:
@@ -199,7 +202,7 @@ def attack_terms(
     )
     skill_name = "unarmed" if arm.kind == "unarmed" else "combat_style"
     steps = encumbrance.grade_steps(rules, attacker, skill_name, notes)
-    skill = attacker["skills"][skill_name]
+    skill = attacker.skills[skill_name]
     fam_steps = 0
     if situation.familiarity is not None:
         skill, fam_steps = familiarity.skill_and_steps(
@@ -227,21 +230,19 @@ def attack_terms(
             notes.append(f"{trait}: charge grade steps {charge_steps}")
         size_steps += rules.charge.size_steps
         dm_steps += (
-            rules.charge.dm_steps_quadruped
-            if attacker["quadruped"]
-            else rules.charge.dm_steps_biped
+            rules.charge.dm_steps_quadruped if attacker.quadruped else rules.charge.dm_steps_biped
         )
         if dm_steps:
             # Stepped only should the blow land: checked here, before any die is rolled, so
             # whether a charge is refused never depends on the dice.
-            step_modifier(rules.dm_ladder, attacker["damage_modifier"], dm_steps)
+            step_modifier(rules.dm_ladder, attacker.damage_modifier, dm_steps)
         notes.append("charging")
     if situation.blind_strike:
         steps += rules.blind_strike_grade_steps
         notes.append("blind strike through total cover")
     band = band_of(arm, situation.distance)
     if arm.is_ranged:
-        steps += distance_steps(rules, situation.distance, defender["characteristics"]["siz"])
+        steps += distance_steps(rules, situation.distance, defender.characteristics["siz"])
         if band == "long":
             factor *= rules.long_range_damage
             # The data's steps are signed like charging's (+1 larger): Long range's −1 is one
@@ -266,16 +267,14 @@ def attack_terms(
             raise EngineError("firing into a crowd applies to ranged attacks only")
         crowd_grade = rules.crowd_grades[situation.crowd]
         grade = max(grade, checks.grade(crowd_grade), key=lambda g: g.rank)
-    dm = attacker["damage_modifier"]
+    dm = attacker.damage_modifier
     if situation.set_against_charge:
         if not arm.traits & rules.charge_receiving_traits:
             raise EngineError(f"{arm.name} cannot be set against a charge")
         steps_of_charger = (
-            rules.charge.dm_steps_quadruped
-            if defender["quadruped"]
-            else rules.charge.dm_steps_biped
+            rules.charge.dm_steps_quadruped if defender.quadruped else rules.charge.dm_steps_biped
         )
-        dm = step_modifier(rules.dm_ladder, defender["damage_modifier"], steps_of_charger)
+        dm = step_modifier(rules.dm_ladder, defender.damage_modifier, steps_of_charger)
         dm_steps = 0
         notes.append(f"set against the charge: the charger's damage modifier {dm}")
     return AttackTerms(
@@ -284,7 +283,11 @@ def attack_terms(
 
 
 def defence_grade(
-    rules: RulesView, situation: Situation, defender: JSON, notes: list[str], skill: str = ""
+    rules: RulesView,
+    situation: Situation,
+    defender: CombatantRecord,
+    notes: list[str],
+    skill: str = "",
 ) -> Grade:
     """The grade of the defender's parry or evade with ``skill`` (situations, his own
     conditions, and his load)."""
@@ -295,9 +298,9 @@ def defence_grade(
     return rules.checks.shifted(grade, steps) if steps else grade
 
 
-def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
+def fatigue_of(rules: RulesView, c: CombatantRecord) -> Fatigue | None:
     """The combatant's fatigue level (None when fresh or when the data has no ladder)."""
-    lost = c.get("fatigue_levels", 0)
+    lost = c.fatigue_levels or 0
     if not lost or not rules.fatigue:
         return None
     return rules.fatigue[min(lost, len(rules.fatigue) - 1)]
@@ -305,7 +308,7 @@ def fatigue_of(rules: RulesView, c: JSON) -> Fatigue | None:
 
 def condition_grades(
     rules: RulesView,
-    c: JSON,
+    c: CombatantRecord,
     notes: list[str],
     ranged: Arm | None = None,
     prepared: bool = False,
@@ -318,7 +321,7 @@ def condition_grades(
     For his attack with the ``ranged`` weapon, a ranged situation tied to a condition (attacker
     prone, blinded) stands in for the close-combat one — unless the data frees that weapon
     fired from a ``prepared`` position from it (a prone crossbowman)."""
-    if not c["conditions"] and not c.get("fatigue_levels"):
+    if not c.conditions and not c.fatigue_levels:
         return []  # fresh and unhindered: the usual case
     grades: list[str] = []
     why: list[str] = []
@@ -326,10 +329,10 @@ def condition_grades(
     if level is not None and level.grade is not None:
         grades.append(level.grade)
         why.append(level.id)
-    conditions = c["conditions"]
+    conditions = c.conditions
     if not conditions:
         if why:
-            notes.append(f"{c['name']}: {', '.join(why)}")
+            notes.append(f"{c.name}: {', '.join(why)}")
         return grades
     ranged_rows = rules.ranged_condition_situations if ranged is not None else ()
     by_ranged_row = {condition for condition, _ in ranged_rows}
@@ -366,7 +369,7 @@ def condition_grades(
         grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
         why.append(condition)
     if why:
-        notes.append(f"{c['name']}: {', '.join(why)}")
+        notes.append(f"{c.name}: {', '.join(why)}")
     return grades
 
 

@@ -48,9 +48,9 @@ def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Di
     for cid in everyone:
         c = combatant(state, cid)
         if any(has_condition(c, o) for o in rounds.OUT):
-            raise EngineError(f"{c['name']} is out of the fight")
-        if turns and live(state, c["conditions"].get(ALOFT)):
-            raise EngineError(f"{c['name']} has already jockeyed for this round's pass")
+            raise EngineError(f"{c.name} is out of the fight")
+        if turns and live(state, c.conditions.get(ALOFT)):
+            raise EngineError(f"{c.name} has already jockeyed for this round's pass")
         skill = body.skills.get(cid, allowed[0])
         if skill not in allowed:
             raise EngineError(f"fliers jockey with {' or '.join(allowed)}, not {skill!r}")
@@ -60,26 +60,26 @@ def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Di
     if penalty:
         notes.append(f"skills over 100: −{penalty} to every participant")
     lone = combatant(state, body.combatant)
-    own, own_json = roll_skill(rules, dice, lone, skills[lone["id"]], penalty=penalty, notes=notes)
-    rolls = {lone["id"]: own_json}
+    own, own_json = roll_skill(rules, dice, lone, skills[lone.id], penalty=penalty, notes=notes)
+    rolls = {lone.id: own_json}
     may_attack: dict[str, list[str]] = {cid: [] for cid in everyone}
     for fid in foes:
         foe = combatant(state, fid)
         theirs, rolls[fid] = roll_skill(rules, dice, foe, skills[fid], penalty=penalty, notes=notes)
         winner = opposed_winner(theirs, own)
         if winner == 1:
-            may_attack[fid].append(lone["id"])
+            may_attack[fid].append(lone.id)
         elif winner == -1:
-            may_attack[lone["id"]].append(fid)
+            may_attack[lone.id].append(fid)
     now = current_round(state)
     for cid in everyone:
         c = combatant(state, cid)
-        c["conditions"].pop(ALOFT, None)
-        opponents = foes if cid == lone["id"] else [lone["id"]]
+        c.conditions.pop(ALOFT, None)
+        opponents = foes if cid == lone.id else [lone.id]
         add_condition(c, ALOFT, None, round=now, opponents=opponents, may_attack=may_attack[cid])
     result: JSON = {
         "kind": MOVE,
-        "combatant": lone["id"],
+        "combatant": lone.id,
         "rolls": rolls,
         "may_attack": may_attack,
         "notes": notes,

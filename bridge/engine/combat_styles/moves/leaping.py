@@ -26,6 +26,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     contest_penalty,
     opposed_winner,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import differential
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.effects.eligibility import Party, eligible_effects
@@ -69,34 +70,34 @@ def leaping_attack(
     dfd = combatant(state, body.defender)
     for c in (att, dfd):
         if has_condition(c, "dead"):
-            raise EngineError(f"{c['name']} is dead")
+            raise EngineError(f"{c.name} is dead")
     if has_condition(att, "unconscious") or has_condition(att, "incapacitated"):
-        raise EngineError(f"{att['name']} is out of the fight and cannot leap")
+        raise EngineError(f"{att.name} is out of the fight and cannot leap")
     # He would not end astride his victim (astride.py): a leap starts on one's feet.
     if has_condition(att, "prone"):
-        raise EngineError(f"{att['name']} is prone: he must regain his footing to leap")
+        raise EngineError(f"{att.name} is prone: he must regain his footing to leap")
     if has_condition(att, MOUNTED):
-        raise EngineError(f"{att['name']} is mounted: he must dismount to leap")
-    check_attack(state, att["id"], dfd["id"])
+        raise EngineError(f"{att.name} is mounted: he must dismount to leap")
+    check_attack(state, att.id, dfd.id)
     siz_counted = _siz_limit(leap, att, dfd, brace.is_braced(dfd, body.defender_braced))
     resist = _resist_skill(leap, dfd, body.resist_with)
     if resist == "evade" and has_condition(dfd, "entangled"):
-        raise EngineError(f"{dfd['name']} is entangled and cannot evade")
+        raise EngineError(f"{dfd.name} is entangled and cannot evade")
     # Closed below, once the leap is written: a new round re-copies the records held here.
     rounds.spend_for_attack(rules, state, att)
 
     notes: list[str] = []
     brace.lose(rules, att, "leaping", notes)
     steps = 0
-    if dfd["quadruped"] and leap.grade_steps_vs_quadruped:
+    if dfd.quadruped and leap.grade_steps_vs_quadruped:
         steps = leap.grade_steps_vs_quadruped
         notes.append(f"against a quadruped: the leap is {steps} grade(s) harder")
     if resist is not None:
         if _flat_footed(dfd):
-            notes.append(f"{dfd['name']} is surprised and cannot resist before his initiative")
+            notes.append(f"{dfd.name} is surprised and cannot resist before his initiative")
             resist = None
         elif not rounds.has_ap(state, dfd):
-            notes.append(f"{dfd['name']} has no action points left: counts as a failure")
+            notes.append(f"{dfd.name} has no action points left: counts as a failure")
             resist = None
     contest = [skill_value(att, leap.attacker_skill)]
     if resist is not None:
@@ -127,19 +128,19 @@ def leaping_attack(
         won = a.level.succeeded
     outcome = "knocked prone" if won else "weathered or sidestepped the leap"
     if won:
-        add_condition(dfd, "prone", None, held_down_by=att["id"])
-        add_condition(att, "astride", None, on=dfd["id"])
-        notes.append(f"{dfd['name']} is knocked prone with {att['name']} astride him")
+        add_condition(dfd, "prone", None, held_down_by=att.id)
+        add_condition(att, "astride", None, on=dfd.id)
+        notes.append(f"{dfd.name} is knocked prone with {att.name} astride him")
     else:
-        notes.append(f"{dfd['name']} {outcome}")
+        notes.append(f"{dfd.name} {outcome}")
     leap_json: JSON = {
         "leaper_won": won,
         "outcome": outcome,
         "resisted_with": resist,
         "defender_siz_counted": siz_counted,
-        "siz_limit": leap.max_target_siz_multiple * att["characteristics"]["siz"],
+        "siz_limit": leap.max_target_siz_multiple * att.characteristics["siz"],
     }
-    surprised = dfd["conditions"].get("surprised")
+    surprised = dfd.conditions.get("surprised")
     first = surprised is not None and not surprised.get("attacked")
     bonus = rules.surprise_bonus_effects if first else 0
     diff = differential(rules.differential, a.level, d_level, bonus)
@@ -154,7 +155,7 @@ def leaping_attack(
         leaper, target = Party(att, unarmed, a.level), Party(dfd, None, d_level)
         taker, loser = (leaper, target) if diff.winner == "attacker" else (target, leaper)
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
-        pending.offer(taker.record["id"], eligible, refused)
+        pending.offer(taker.record.id, eligible, refused)
     # The leap is written: the round it closed closes now. Its effects are applied after, to
     # the records as they stand (:func:`finish` reads them afresh), chosen now or later.
     rounds.settle(state, rules)
@@ -172,51 +173,51 @@ def leaping_attack(
     return Resolution(result=result, state=state)
 
 
-def _siz_limit(leap: LeapingAttack, att: JSON, dfd: JSON, braced: bool) -> int:
+def _siz_limit(
+    leap: LeapingAttack, att: CombatantRecord, dfd: CombatantRecord, braced: bool
+) -> int:
     """The defender's SIZ as it counts against the leap (larger when braced); EngineError
     when it is over the limit."""
-    siz = dfd["characteristics"]["siz"]
+    siz = dfd.characteristics["siz"]
     if braced:
         m = leap.brace_siz_multiplier
         siz = ceil_div(siz * m.numerator, m.denominator)
-    limit = leap.max_target_siz_multiple * att["characteristics"]["siz"]
+    limit = leap.max_target_siz_multiple * att.characteristics["siz"]
     if siz > limit:
         why = " braced" if braced else ""
         raise EngineError(
             f"a leaping attack only works against a SIZ up to {limit} "
-            f"({leap.max_target_siz_multiple}× {att['name']}'s); "
-            f"{dfd['name']}{why} counts {siz}"
+            f"({leap.max_target_siz_multiple}× {att.name}'s); "
+            f"{dfd.name}{why} counts {siz}"
         )
     return siz
 
 
-def _resist_skill(leap: LeapingAttack, dfd: JSON, chosen: str | None) -> str | None:
+def _resist_skill(leap: LeapingAttack, dfd: CombatantRecord, chosen: str | None) -> str | None:
     """The skill the defender resists with (None: he does not resist)."""
     allowed = list(leap.defender_skills)
     substitute = leap.quadruped_defender_skill
-    if dfd["quadruped"] and substitute is not None and substitute not in allowed:
+    if dfd.quadruped and substitute is not None and substitute not in allowed:
         allowed.append(substitute)
     if chosen == "none":
         return None
     if chosen is None:
         return allowed[0]
     if chosen not in allowed:
-        raise EngineError(
-            f"{dfd['name']} resists a leap with {' or '.join(allowed)}, not {chosen!r}"
-        )
+        raise EngineError(f"{dfd.name} resists a leap with {' or '.join(allowed)}, not {chosen!r}")
     return chosen
 
 
-def _flat_footed(dfd: JSON) -> bool:
-    surprised = dfd["conditions"].get("surprised")
+def _flat_footed(dfd: CombatantRecord) -> bool:
+    surprised = dfd.conditions.get("surprised")
     return surprised is not None and not surprised.get("turn_come")
 
 
 def _pending(
     rules: RulesView,
     state: JSON,
-    att: JSON,
-    dfd: JSON,
+    att: CombatantRecord,
+    dfd: CombatantRecord,
     attack: JSON,
     defence: JSON | None,
     defence_level: Level,
@@ -227,8 +228,8 @@ def _pending(
     state["seq"] = state.get("seq", 0) + 1
     return PendingExchange(
         f"x{state['seq']}",
-        att["id"],
-        dfd["id"],
+        att.id,
+        dfd.id,
         rules.unarmed_id,
         defence["skill_name"] if defence else "none",
         None,
@@ -239,7 +240,7 @@ def _pending(
         None,
         0,
         0,
-        att["damage_modifier"],
+        att.damage_modifier,
         False,
         [1, 1],
         False,

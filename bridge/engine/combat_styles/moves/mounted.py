@@ -19,6 +19,7 @@ from __future__ import annotations
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.move_requests import MountBody, MountedWithdrawBody
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.core.weapons_used import usable_arm
 from arbiter.bridge.engine.combat_styles.encounter import brace
@@ -41,7 +42,7 @@ MOUNT_ACTION = "mount"
 WITHDRAW_ACTION = "change_range"
 
 
-def pay_action(rules: RulesView, state: JSON, c: JSON, action: str) -> None:
+def pay_action(rules: RulesView, state: JSON, c: CombatantRecord, action: str) -> None:
     """Pay for ``action`` as ``c``'s proactive action, at its cost in the rule data (nothing
     before initiative or outside the turn phase). It closes no cycle or round: the caller
     calls :func:`rounds.settle` once it has written the action (a new round re-copies the
@@ -51,11 +52,11 @@ def pay_action(rules: RulesView, state: JSON, c: JSON, action: str) -> None:
     if not tracks_turns(state):
         return
     _, cost = rules.actions[action]
-    if c["ap"] < cost:
-        raise EngineError(f"{c['name']} needs {cost} action point(s) to {action.replace('_', ' ')}")
+    if c.ap_left() < cost:
+        raise EngineError(f"{c.name} needs {cost} action point(s) to {action.replace('_', ' ')}")
     rounds.spend_proactive(state, c, action, rules)
     if cost == 0:
-        c["ap"] += 1
+        c.set_ap(c.ap_left() + 1)
     for _ in range(cost - 1):
         rounds.spend_reaction(state, c, rules)
 
@@ -67,40 +68,38 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
     ridden = mount_of(state, rider)
     if body.mount is None:
         if ridden is None:
-            raise EngineError(f"{rider['name']} is not mounted")
+            raise EngineError(f"{rider.name} is not mounted")
         state = writable(state)
-        rider = combatant(state, rider["id"])
+        rider = combatant(state, rider.id)
         pay_action(rules, state, rider, MOUNT_ACTION)
         dismount(state, rider)
         rounds.settle(state, rules)
-        result: JSON = {"kind": "mount", "rider": rider["id"], "mount": None}
-        return Resolution(
-            {**result, "dismounted_from": ridden["id"], **rounds.snapshot(state)}, state
-        )
+        result: JSON = {"kind": "mount", "rider": rider.id, "mount": None}
+        return Resolution({**result, "dismounted_from": ridden.id, **rounds.snapshot(state)}, state)
     if body.mount == body.rider:
         raise EngineError("a combatant cannot ride himself")
     if ridden is not None:
-        raise EngineError(f"{rider['name']} already rides {ridden['name']}: dismount first")
+        raise EngineError(f"{rider.name} already rides {ridden.name}: dismount first")
     steed = combatant(state, body.mount)
-    if RIDDEN in steed["conditions"] or MOUNTED in steed["conditions"]:
-        raise EngineError(f"{steed['name']} is already ridden or riding")
+    if RIDDEN in steed.conditions or MOUNTED in steed.conditions:
+        raise EngineError(f"{steed.name} is already ridden or riding")
     state = writable(state)
-    rider, steed = combatant(state, rider["id"]), combatant(state, steed["id"])
+    rider, steed = combatant(state, rider.id), combatant(state, steed.id)
     pay_action(rules, state, rider, MOUNT_ACTION)
-    add_condition(rider, MOUNTED, None, mount=steed["id"])
-    add_condition(steed, RIDDEN, None, by=rider["id"])
+    add_condition(rider, MOUNTED, None, mount=steed.id)
+    add_condition(steed, RIDDEN, None, by=rider.id)
     rounds.settle(state, rules)
-    result = {"kind": "mount", "rider": rider["id"], "mount": steed["id"]}
+    result = {"kind": "mount", "rider": rider.id, "mount": steed.id}
     return Resolution({**result, **rounds.snapshot(state)}, state)
 
 
-def dismount(state: JSON, rider: JSON) -> str | None:
+def dismount(state: JSON, rider: CombatantRecord) -> str | None:
     """Take ``rider`` out of the saddle (his mount's record must be writable); returns the
     mount's id."""
-    mounted = rider["conditions"].pop(MOUNTED, None)
+    mounted = rider.conditions.pop(MOUNTED, None)
     if mounted is None:
         return None
-    combatant(state, mounted["mount"])["conditions"].pop(RIDDEN, None)
+    combatant(state, mounted["mount"]).conditions.pop(RIDDEN, None)
     return str(mounted["mount"])
 
 
@@ -117,36 +116,36 @@ def mounted_withdraw(
         )
     steed = mount_of(state, rider)
     if steed is None:
-        raise EngineError(f"{rider['name']} is not mounted")
-    if "gripped" in rider["conditions"]:
+        raise EngineError(f"{rider.name} is not mounted")
+    if "gripped" in rider.conditions:
         # Grip: "preventing them from being able to change weapon range or disengage".
-        raise EngineError(f"{rider['name']} is gripped and cannot withdraw")
-    if steed["movement"] is None:
-        raise EngineError(f"{steed['name']}'s Movement is not known (stat block movement)")
-    speeds = {steed["id"]: steed["movement"]}
+        raise EngineError(f"{rider.name} is gripped and cannot withdraw")
+    if steed.movement is None:
+        raise EngineError(f"{steed.name}'s Movement is not known (stat block movement)")
+    speeds = {steed.id: steed.movement}
     for fid in dict.fromkeys(body.opponents):
         foe = combatant(state, fid)
-        if foe["movement"] is None:
-            raise EngineError(f"{foe['name']}'s Movement is not known (stat block movement)")
-        if steed["movement"] <= foe["movement"]:
+        if foe.movement is None:
+            raise EngineError(f"{foe.name}'s Movement is not known (stat block movement)")
+        if steed.movement <= foe.movement:
             raise EngineError(
-                f"{steed['name']} (Movement {steed['movement']}) is not faster than "
-                f"{foe['name']} ({foe['movement']}): withdraw with Change Range or Outmaneuver"
+                f"{steed.name} (Movement {steed.movement}) is not faster than "
+                f"{foe.name} ({foe.movement}): withdraw with Change Range or Outmaneuver"
             )
-        speeds[fid] = foe["movement"]
+        speeds[fid] = foe.movement
     # Every attack records its Round on the attacker (``attacked_round``).
-    if tracks_turns(state) and steed.get("attacked_round") == state["round"]:
-        raise EngineError(f"{steed['name']} is attacking this round: no free withdrawal")
+    if tracks_turns(state) and steed.attacked_round == state["round"]:
+        raise EngineError(f"{steed.name} is attacking this round: no free withdrawal")
     state = writable(state)
-    rider = combatant(state, rider["id"])
+    rider = combatant(state, rider.id)
     pay_action(rules, state, rider, WITHDRAW_ACTION)
-    rider["conditions"].pop("engaged", None)
+    rider.conditions.pop("engaged", None)
     brace.lose(rules, rider, "withdrawing")
     rounds.settle(state, rules)
     result: JSON = {
         "kind": "mounted_withdraw",
-        "rider": rider["id"],
-        "mount": steed["id"],
+        "rider": rider.id,
+        "mount": steed.id,
         "from": list(dict.fromkeys(body.opponents)),
         "movement": speeds,
         **rounds.snapshot(state),
@@ -163,7 +162,7 @@ def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dic
         return start_exchange(rules, body, state, dice)
     people = records_of(state)
     att, dfd = people.get(body.attacker), people.get(body.defender)
-    if not braced and not (att and att["conditions"]) and not (dfd and dfd["conditions"]):
+    if not braced and not (att and att.conditions) and not (dfd and dfd.conditions):
         # Nobody rides, braces or is blocked: a plain exchange (the common case, kept cheap).
         return start_exchange(rules, body, state, dice)
     check_attack(state, body.attacker, body.defender)
@@ -175,19 +174,19 @@ def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dic
 def _check_braced(rules: RulesView, state: JSON, body: ExchangeBody) -> None:
     if body.situation.braced_weapon:
         att = combatant(state, body.attacker)
-        if not body.situation.charging or MOUNTED not in att["conditions"]:
+        if not body.situation.charging or MOUNTED not in att.conditions:
             raise EngineError("a weapon is braced only for a mounted charge (charging, on a mount)")
     if body.defence != "parry":
         return
     owner = combatant(state, body.defender)
     if body.defended_by is not None and body.defended_with == "combat_style":
         owner = combatant(state, body.defended_by)
-    braced = owner["conditions"].get(BRACED) if owner["conditions"] else None
+    braced = owner.conditions.get(BRACED) if owner.conditions else None
     if not braced or rules.model.combat.mounted.braced_weapon_can_parry:
         return
     arm = usable_arm(rules, owner, body.parry_weapon, "parry")
     if arm.id in braced["weapons"]:
-        raise EngineError(f"{owner['name']}'s {arm.name} is braced for the charge and cannot parry")
+        raise EngineError(f"{owner.name}'s {arm.name} is braced for the charge and cannot parry")
 
 
 def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution:
@@ -200,14 +199,14 @@ def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution
     dfd = combatant(state, body.defender)
     if (
         done.result.get("defence") == "evade"
-        and MOUNTED in dfd["conditions"]
+        and MOUNTED in dfd.conditions
         and rules.model.combat.evading.mounted_leaves_saddle
     ):
         state = writable(state)
         dfd = combatant(state, body.defender)
         steed = combatant(state, str(dismount(state, dfd)))
         done.result.setdefault("notes", []).append(
-            f"{dfd['name']} flings himself clear of {steed['name']}'s saddle"
+            f"{dfd.name} flings himself clear of {steed.name}'s saddle"
         )
         return Resolution(done.result, state, done.private)
     return done

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of, writable
 from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
@@ -35,16 +36,16 @@ def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resoluti
     state = done.state
     if state is None:
         return done
-    records: dict[str, JSON] = records_of(state)
+    records: dict[str, CombatantRecord] = records_of(state)
     for c in records.values():
-        conditions = c["conditions"]
+        conditions = c.conditions
         if conditions and (ASTRIDE in conditions or PRONE in conditions):
             break
     else:
         return done  # the usual case, on every exchange: nobody astride, nobody down
     ended: list[JSON] = []
     for cid, c in records.items():
-        conditions = c["conditions"]
+        conditions = c.conditions
         if not conditions:
             continue
         astride = conditions.get(ASTRIDE)
@@ -65,27 +66,32 @@ def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resoluti
     return Resolution({**done.result, "astride_ended": ended}, _ended(state, ended), done.private)
 
 
-def _astride_on(leaper: JSON | None, victim_id: str) -> bool:
+def _astride_on(leaper: CombatantRecord | None, victim_id: str) -> bool:
     if leaper is None:
         return False
-    astride = leaper["conditions"].get(ASTRIDE)
+    astride = leaper.conditions.get(ASTRIDE)
     return astride is not None and astride["on"] == victim_id
 
 
 def _leaves(
-    rules: RulesView, kind: str, body: Any, records: dict[str, JSON], leaper: JSON, victim_id: str
+    rules: RulesView,
+    kind: str,
+    body: Any,
+    records: dict[str, CombatantRecord],
+    leaper: CombatantRecord,
+    victim_id: str,
 ) -> str | None:
     """Why ``leaper`` no longer holds ``victim_id`` down after this request (None: he does)."""
-    name = leaper["name"]
+    name = leaper.name
     victim = records.get(victim_id)
     if victim is None:
         return f"{victim_id} is no longer in the encounter"
-    prone = victim["conditions"].get(PRONE)
+    prone = victim.conditions.get(PRONE)
     if prone is None:
-        return f"{victim['name']} is back on his feet"
-    if prone.get("held_down_by") != leaper["id"]:
-        return f"{victim['name']} is no longer under him"
-    conditions = leaper["conditions"]
+        return f"{victim.name} is back on his feet"
+    if prone.get("held_down_by") != leaper.id:
+        return f"{victim.name} is no longer under him"
+    conditions = leaper.conditions
     for out in OUT:
         if out in conditions:
             return f"{name} is {out}"
@@ -93,7 +99,7 @@ def _leaves(
         return f"{name} is prone"
     if MOUNTED in conditions:
         return f"{name} is mounted"
-    return _moved_away(rules, kind, body, leaper["id"], victim_id)
+    return _moved_away(rules, kind, body, leaper.id, victim_id)
 
 
 def _moved_away(rules: RulesView, kind: str, body: Any, leaper: str, victim: str) -> str | None:
@@ -124,30 +130,30 @@ def _ended(state: JSON, ended: list[JSON]) -> JSON:
         leaper = combatant(new, e["leaper"]) if e["leaper"] in records else None
         victim = combatant(new, e["victim"]) if e["victim"] in records else None
         if leaper is not None and _astride_on(leaper, e["victim"]):
-            del leaper["conditions"][ASTRIDE]
+            del leaper.conditions[ASTRIDE]
         if victim is not None:
-            prone = victim["conditions"].get(PRONE)
+            prone = victim.conditions.get(PRONE)
             if prone is not None and prone.get("held_down_by") == e["leaper"]:
                 del prone["held_down_by"]
     return new
 
 
-def release(leaper: JSON, victim: JSON) -> bool:
+def release(leaper: CombatantRecord, victim: CombatantRecord) -> bool:
     """End the pair between ``leaper`` and ``victim`` when there is one (both records
     writable); whether there was."""
-    if not _astride_on(leaper, victim["id"]):
+    if not _astride_on(leaper, victim.id):
         return False
-    del leaper["conditions"][ASTRIDE]
-    prone = victim["conditions"].get(PRONE)
-    if prone is not None and prone.get("held_down_by") == leaper["id"]:
+    del leaper.conditions[ASTRIDE]
+    prone = victim.conditions.get(PRONE)
+    if prone is not None and prone.get("held_down_by") == leaper.id:
         del prone["held_down_by"]
     return True
 
 
-def displace(c: JSON) -> None:
+def displace(c: CombatantRecord) -> None:
     """``c`` (writable) is knocked some metres away: a leaper is off his victim, a victim out
     from under his leaper. :func:`settle` clears the partner's side after the request."""
-    conditions = c["conditions"]
+    conditions = c.conditions
     if not conditions:
         return
     conditions.pop(ASTRIDE, None)

@@ -18,6 +18,7 @@ from typing import NamedTuple
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
 from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
 from arbiter.bridge.engine.combat_styles.encounter.saddle import RIDDEN, mount_of, rider_cap
@@ -28,27 +29,27 @@ from arbiter.bridge.engine.dice import Dice
 class Guard(NamedTuple):
     """Who pays for and rolls a defence: the defender himself, or his rider."""
 
-    payer: JSON
+    payer: CombatantRecord
     """The combatant whose action points and luck the defence uses."""
-    arm_owner: JSON
+    arm_owner: CombatantRecord
     """Whose weapons a parry may use."""
     skill: int | None
     """The skill the defence rolls (None: the defender's own, as usual)."""
     cost: int
 
 
-def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Guard:
+def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: CombatantRecord) -> Guard:
     """The defence of the mount ``dfd`` by his rider ``body.defended_by``, who substitutes his
     Combat Style or Ride at ``defend_mount_ap_cost`` points (the exchange calls this only when
     ``defended_by`` is given; otherwise the defender defends himself at one point)."""
     if body.defended_by is None:
-        raise EngineError(f"nobody is named to defend {dfd['name']} (defended_by)")
+        raise EngineError(f"nobody is named to defend {dfd.name} (defended_by)")
     rider = combatant(state, body.defended_by)
-    ridden = dfd["conditions"].get(RIDDEN)
-    if ridden is None or ridden["by"] != rider["id"]:
-        raise EngineError(f"{rider['name']} is not riding {dfd['name']} and cannot defend it")
+    ridden = dfd.conditions.get(RIDDEN)
+    if ridden is None or ridden["by"] != rider.id:
+        raise EngineError(f"{rider.name} is not riding {dfd.name} and cannot defend it")
     cost = rules.model.combat.mounted.defend_mount_ap_cost
-    skill = rider["skills"][body.defended_with]
+    skill = rider.skills[body.defended_with]
     if body.defended_with == "combat_style":
         skill = rider_cap(rules, rider, skill)
         owner = rider
@@ -57,7 +58,7 @@ def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: JSON) -> Gu
     return Guard(rider, owner, skill, cost)
 
 
-def pay(rules: RulesView, state: JSON, payer: JSON, cost: int) -> None:
+def pay(rules: RulesView, state: JSON, payer: CombatantRecord, cost: int) -> None:
     """Pay ``cost`` reaction points for a defence (the rider's ``defend_mount_ap_cost``); the
     exchange closes the cycle or round it finishes (:func:`rounds.settle`)."""
     for _ in range(cost):
@@ -65,7 +66,7 @@ def pay(rules: RulesView, state: JSON, payer: JSON, cost: int) -> None:
 
 
 def knockback_siz(
-    rules: RulesView, state: JSON, dice: Dice, victim: JSON, siz: int
+    rules: RulesView, state: JSON, dice: Dice, victim: CombatantRecord, siz: int
 ) -> tuple[int, JSON | None]:
     """The SIZ a mounted victim resists knockback with: his own plus his mount's if he passes
     an unopposed ``knockback_adds_mount_siz_on`` roll. Returns (SIZ, the roll or None)."""
@@ -73,12 +74,12 @@ def knockback_siz(
     if mount is None:
         return siz, None
     skill = rules.model.combat.mounted.knockback_adds_mount_siz_on
-    if skill not in victim["skills"]:
+    if skill not in victim.skills:
         raise EngineError(f"the rule data names skill {skill!r}, which combatants lack")
-    tgt = target(rules.checks, victim["skills"][skill])
+    tgt = target(rules.checks, victim.skills[skill])
     check = roll_check(rules.checks, dice, tgt, f"1d100 {skill} against knockback")
     roll: JSON = {"skill": skill, **check.to_json(), "success": check.level.succeeded}
     if check.level.succeeded:
-        siz += mount["characteristics"]["siz"]
-        roll["mount_siz"] = mount["characteristics"]["siz"]
+        siz += mount.characteristics["siz"]
+        roll["mount_siz"] = mount.characteristics["siz"]
     return siz, roll

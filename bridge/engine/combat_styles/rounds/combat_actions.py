@@ -52,12 +52,12 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         raise EngineError(f"unknown combat action {body.action!r} (known: {known})")
     kind, cost = rules.actions[body.action]
     if not able(c):
-        raise EngineError(f"{c['name']} is out of the fight")
-    if body.action in GRIP_FORBIDS and "gripped" in c["conditions"]:
-        raise EngineError(f"{c['name']} is gripped and cannot {body.action.replace('_', ' ')}")
+        raise EngineError(f"{c.name} is out of the fight")
+    if body.action in GRIP_FORBIDS and "gripped" in c.conditions:
+        raise EngineError(f"{c.name} is gripped and cannot {body.action.replace('_', ' ')}")
     if body.action in SNARE_FORBIDS and snared_leg(rules, c) is not None:
         raise EngineError(
-            f"{c['name']}'s leg is entangled and he cannot {body.action.replace('_', ' ')}"
+            f"{c.name}'s leg is entangled and he cannot {body.action.replace('_', ' ')}"
         )
     follow_up_on = None
     if body.action in rules.follow_ups:
@@ -74,17 +74,17 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
         if body.action in OWN_REQUESTS:
             raise EngineError(f"{body.action} is made with the {OWN_REQUESTS[body.action]} request")
         if body.action == "struggle" and not held_by(rules, c):
-            raise EngineError(f"{c['name']} is not held by anything")
+            raise EngineError(f"{c.name} is not held by anything")
         # Closed below, once the action is written: a new round re-copies ``c``.
         spend_proactive(state, c, body.action, rules)
         if cost == 0 and tracks_turns(state):
-            c["ap"] += 1
+            c.set_ap(c.ap_left() + 1)
     elif kind == "reactive":
-        if tracks_turns(state) and c["ap"] < cost:
-            raise EngineError(f"{c['name']} has no action points left for {body.action}")
+        if tracks_turns(state) and c.ap_left() < cost:
+            raise EngineError(f"{c.name} has no action points left for {body.action}")
         if tracks_turns(state):
-            c["ap"] -= cost
-    result: JSON = {"kind": "act", "combatant": c["id"], "action": body.action, "action_kind": kind}
+            c.set_ap(c.ap_left() - cost)
+    result: JSON = {"kind": "act", "combatant": c.id, "action": body.action, "action_kind": kind}
     brace.lose(rules, c, body.action)  # moving away from where he planted himself
     if body.action == rules.model.combat.brace.action:
         result["brace"] = brace.take(rules, c)
@@ -99,10 +99,10 @@ def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON,
     elif (
         body.action == "ready_weapon"
         and body.weapon is not None
-        and body.weapon in c["conditions"].get("impaled_in", {}).get("weapons", [])
+        and body.weapon in c.conditions.get("impaled_in", {}).get("weapons", [])
     ):
         result["pull_free"] = pull_free(rules, state, c, body.weapon, dice)
-    elif body.action in HAND_ACTIONS and body.weapon is not None and c.get("hands") is not None:
+    elif body.action in HAND_ACTIONS and body.weapon is not None and c.hands is not None:
         result["hands"] = HAND_ACTIONS[body.action](rules, c, body.weapon)
     if kind == "proactive":
         # Paid above, written now: the cycle or round it finished closes. (A reactive action

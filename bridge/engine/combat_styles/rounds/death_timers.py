@@ -16,9 +16,9 @@ from __future__ import annotations
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
+    combatant,
     put_condition,
     records_of,
-    typed,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
@@ -47,13 +47,13 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
         or after["round"] <= before["round"]
     ):
         return done
-    dying = [cid for cid, c in records_of(after).items() if DYING in c["conditions"]]
+    dying = [cid for cid, c in records_of(after).items() if DYING in c.conditions]
     if not dying:
         return done
     state = writable(after)
     died: list[JSON] = []
     for cid in dying:
-        c = typed(state, cid)
+        c = combatant(state, cid)
         timer = c.conditions[DYING]
         if "dies_at_round" not in timer:
             # Stamped at the first round closing after the wound: it was dealt in the round

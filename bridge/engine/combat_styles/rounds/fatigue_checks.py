@@ -11,6 +11,7 @@ recorded in the outcome of the request that closed the round, after its own dice
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import Fatigue, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
@@ -25,9 +26,9 @@ from arbiter.bridge.engine.contract import JSON, Resolution
 from arbiter.bridge.engine.dice import Dice
 
 
-def every_rounds(rules: RulesView, c: JSON) -> int | None:
+def every_rounds(rules: RulesView, c: CombatantRecord) -> int | None:
     """Rounds between ``c``'s fatigue checks (None: no band covers his CON)."""
-    con = c["characteristics"]["con"]
+    con = c.characteristics["con"]
     for band in rules.model.combat.fatigue_checks.bands:
         if band.con.contains(con):
             return int(band.every_rounds)
@@ -40,15 +41,15 @@ def _ap_change(level: Fatigue | None, full: int) -> int:
     return 0 if level.no_activity else max(0, full + level.action_points)
 
 
-def _check(rules: RulesView, c: JSON, dice: Dice, every: int) -> JSON:
+def _check(rules: RulesView, c: CombatantRecord, dice: Dice, every: int) -> JSON:
     data = rules.model.combat.fatigue_checks
     checks = rules.checks
     before = fatigue_of(rules, c)
     grade = checks.grade(before.grade) if before and before.grade else None
-    tgt = target(checks, c["skills"].get(data.skill, 0), grade)
-    result = roll_check(checks, dice, tgt, f"1d100 {data.skill} against fatigue {c['id']}")
+    tgt = target(checks, c.skills.get(data.skill, 0), grade)
+    result = roll_check(checks, dice, tgt, f"1d100 {data.skill} against fatigue {c.id}")
     out: JSON = {
-        "combatant": c["id"],
+        "combatant": c.id,
         "every_rounds": every,
         "skill": data.skill,
         "grade": grade.id if grade else checks.standard,
@@ -56,11 +57,11 @@ def _check(rules: RulesView, c: JSON, dice: Dice, every: int) -> JSON:
         "levels_lost": 0,
     }
     if not result.level.succeeded and data.levels_lost_on_failure:
-        lost = min(c.get("fatigue_levels", 0) + data.levels_lost_on_failure, len(rules.fatigue) - 1)
-        c["fatigue_levels"] = lost
+        lost = min((c.fatigue_levels or 0) + data.levels_lost_on_failure, len(rules.fatigue) - 1)
+        c.set_fatigue_levels(lost)
         after = fatigue_of(rules, c)
-        full = c["action_points_max"]
-        c["ap"] = max(0, c["ap"] + _ap_change(after, full) - _ap_change(before, full))
+        full = c.action_points_max
+        c.set_ap(max(0, c.ap_left() + _ap_change(after, full) - _ap_change(before, full)))
         out["levels_lost"] = data.levels_lost_on_failure
     level = fatigue_of(rules, c)
     out["fatigue"] = level.id if level else rules.fatigue[0].id
@@ -104,5 +105,5 @@ def after_request(
         return done
     result = {**done.result, "fatigue_checks": rounds}
     if "action_points" in result:
-        result["action_points"] = {cid: c.get("ap") for cid, c in records_of(state).items()}
+        result["action_points"] = {cid: c.ap for cid, c in records_of(state).items()}
     return Resolution(result, state, done.private)

@@ -12,6 +12,7 @@ stand until the leaper leaves him (text "Leaping Attacks"); with
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.hands import stunned_locations
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
@@ -23,14 +24,14 @@ from arbiter.bridge.engine.dice import Dice
 ACTION = "regain_footing"
 
 
-def check_can_stand(rules: RulesView, c: JSON) -> None:
+def check_can_stand(rules: RulesView, c: CombatantRecord) -> None:
     """Refuse Regain Footing (before the action is paid for) for a fighter who is not prone,
     or — with ``combat.regain_footing.needs_working_legs`` — whose leg is useless or stunned."""
-    if "prone" not in c["conditions"]:
-        raise EngineError(f"{c['name']} is not prone: there is no footing to regain")
+    if "prone" not in c.conditions:
+        raise EngineError(f"{c.name} is not prone: there is no footing to regain")
     if not rules.model.combat.regain_footing.needs_working_legs:
         return
-    useless = c["conditions"].get("limb_useless") or {}
+    useless = c.conditions.get("limb_useless") or {}
     for why, locations in (
         ("useless", useless.get("locations", [])),
         ("stunned", sorted(stunned_locations(c))),
@@ -38,43 +39,43 @@ def check_can_stand(rules: RulesView, c: JSON) -> None:
         legs = [loc for loc in locations if rules.location(loc).leg]
         if legs:
             raise EngineError(
-                f"{c['name']}'s {' and '.join(legs)} is {why}: he cannot stand until it works"
+                f"{c.name}'s {' and '.join(legs)} is {why}: he cannot stand until it works"
             )
 
 
-def opponent_of(rules: RulesView, state: JSON, c: JSON, target: str | None) -> str | None:
+def opponent_of(
+    rules: RulesView, state: JSON, c: CombatantRecord, target: str | None
+) -> str | None:
     """The id of the opponent ``c`` must beat to stand: whoever holds him down (a leaper astride
     him), else the named ``target``; None when he is unengaged. A holder who is gone or out of
     the fight holds nobody down. Held down, he is refused (the text: not until the leaper
     leaves him) unless ``combat.leaping_attack.victim_may_regain_footing``; naming another foe
     while held down is refused."""
-    holder = c["conditions"]["prone"].get("held_down_by")
+    holder = c.conditions["prone"].get("held_down_by")
     if holder is not None and not (holder in records_of(state) and able(records_of(state)[holder])):
         holder = None
     if holder is not None and not rules.model.combat.leaping_attack.victim_may_regain_footing:
         raise EngineError(
-            f"{c['name']} is held down by {holder} astride him: he cannot regain his footing "
+            f"{c.name} is held down by {holder} astride him: he cannot regain his footing "
             f"until {holder} leaves him or he wins an effect that lets him arise"
         )
     if target is not None:
-        if target == c["id"]:
-            raise EngineError(f"{c['name']} cannot oppose himself")
+        if target == c.id:
+            raise EngineError(f"{c.name} cannot oppose himself")
         combatant(state, target)
         if holder is not None and target != holder:
-            raise EngineError(
-                f"{c['name']} is held down by {holder}: he must beat {holder} to stand"
-            )
+            raise EngineError(f"{c.name} is held down by {holder}: he must beat {holder} to stand")
     return holder if holder is not None else target
 
 
-def touched(state: JSON, c: JSON, opponent: str | None) -> tuple[str, ...]:
+def touched(state: JSON, c: CombatantRecord, opponent: str | None) -> tuple[str, ...]:
     """The records standing ``c`` up may change: the opponent's and the holder's (astride)."""
-    holder = c["conditions"]["prone"].get("held_down_by")
+    holder = c.conditions["prone"].get("held_down_by")
     ids = {i for i in (opponent, holder) if i is not None and i in records_of(state)}
     return tuple(sorted(ids))
 
 
-def _chosen(listed: tuple[str, ...], c: JSON, named: str | None) -> str:
+def _chosen(listed: tuple[str, ...], c: CombatantRecord, named: str | None) -> str:
     """The named skill (one of ``listed``), else ``c``'s best of them (first on a tie)."""
     if named is not None:
         if named not in listed:
@@ -87,7 +88,7 @@ def _chosen(listed: tuple[str, ...], c: JSON, named: str | None) -> str:
 def regain_footing(
     rules: RulesView,
     state: JSON,
-    c: JSON,
+    c: CombatantRecord,
     opponent_id: str | None,
     dice: Dice,
     skill: str | None = None,
@@ -117,10 +118,10 @@ def regain_footing(
     return out
 
 
-def _stand(state: JSON, c: JSON) -> None:
+def _stand(state: JSON, c: CombatantRecord) -> None:
     """Remove ``prone``; a leaper astride him is thrown off (his ``astride`` cleared)."""
-    prone = c["conditions"].pop("prone")
+    prone = c.conditions.pop("prone")
     for rider_id in {prone.get("held_down_by")} - {None}:
         rider = combatant(state, rider_id) if rider_id in records_of(state) else None
-        if rider is not None and rider["conditions"].get("astride", {}).get("on") == c["id"]:
-            del rider["conditions"]["astride"]
+        if rider is not None and rider.conditions.get("astride", {}).get("on") == c.id:
+            del rider.conditions["astride"]

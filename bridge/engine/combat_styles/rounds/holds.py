@@ -17,6 +17,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import expr_of
 from arbiter.bridge.engine.combat_styles.core.traits import withdraw_share
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
@@ -26,9 +27,9 @@ from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice
 
 
-def held_by(rules: RulesView, victim: JSON) -> list[str]:
+def held_by(rules: RulesView, victim: CombatantRecord) -> list[str]:
     """The holds on ``victim``, in the order a struggle tries them (``combat.struggle``)."""
-    conditions = victim["conditions"]
+    conditions = victim.conditions
     return [h for h in rules.model.combat.struggle.holds if h in conditions]
 
 
@@ -43,26 +44,26 @@ def _skills(rules: RulesView, condition: str) -> tuple[tuple[str, ...], str]:
     return tuple(escape.skills), escape.chooser
 
 
-def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
+def struggle(rules: RulesView, state: JSON, victim: CombatantRecord, dice: Dice) -> JSON:
     """Try to break the first hold on ``victim`` in the order of ``combat.struggle`` (a
     grapple's escape is the grapple rules'; each other hold's is the ``escape`` of the effect
     ``combat.effect_conditions`` names for it); returns the roll and whether it broke."""
     for condition in held_by(rules, victim):
-        hold = victim["conditions"][condition]
+        hold = victim.conditions[condition]
         skills, chooser = _skills(rules, condition)
         by = hold.get("by", "")
         holder = combatant(state, by) if by in records_of(state) else None
-        mine_skill = max(skills, key=lambda s: victim["skills"].get(s, 0))
+        mine_skill = max(skills, key=lambda s: victim.skills.get(s, 0))
         checks = rules.checks
         if holder is None:
             # The holder is gone: the hold falls away without a roll.
-            del victim["conditions"][condition]
+            del victim.conditions[condition]
             return {"hold": condition, "freed": True, "note": "the holder is no longer here"}
-        theirs_skill = max(skills, key=lambda s: holder["skills"].get(s, 0))
+        theirs_skill = max(skills, key=lambda s: holder.skills.get(s, 0))
         if chooser == "victim":
             theirs_skill = mine_skill
-        mine_value = victim["skills"].get(mine_skill, 0)
-        theirs_value = holder["skills"].get(theirs_skill, 0)
+        mine_value = victim.skills.get(mine_skill, 0)
+        theirs_value = holder.skills.get(theirs_skill, 0)
         penalty = contest_penalty([mine_value, theirs_value])
         # A load makes either side's STR/DEX skill harder (encumbrance).
         mine_grade = encumbrance.grade_for(rules, victim, mine_skill)
@@ -78,32 +79,34 @@ def struggle(rules: RulesView, state: JSON, victim: JSON, dice: Dice) -> JSON:
         )
         freed = opposed_winner(mine, theirs) == 1
         if freed:
-            del victim["conditions"][condition]
+            del victim.conditions[condition]
         return {
             "hold": condition,
-            "by": holder["id"],
+            "by": holder.id,
             "victim_roll": {"skill": mine_skill, **mine.to_json()},
             "holder_roll": {"skill": theirs_skill, **theirs.to_json()},
             "freed": freed,
         }
-    raise EngineError(f"{victim['name']} is not held by anything")
+    raise EngineError(f"{victim.name} is not held by anything")
 
 
-def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: Dice) -> JSON:
+def pull_free(
+    rules: RulesView, state: JSON, wielder: CombatantRecord, weapon: str, dice: Dice
+) -> JSON:
     """Ready Weapon on a weapon left impaled in a foe: an unopposed roll of the impale effect's
     ``withdraw_skill`` (Brawn); success pulls it out for the rule data's share of a weapon damage
     roll (no damage modifier, no armour; barbed weapons deal full damage) to the same location."""
-    stuck = wielder["conditions"].get("impaled_in", {})
+    stuck = wielder.conditions.get("impaled_in", {})
     if weapon not in stuck.get("weapons", []):
-        raise EngineError(f"{wielder['name']}'s {weapon} is not stuck in anyone")
+        raise EngineError(f"{wielder.name}'s {weapon} is not stuck in anyone")
     victim_id = stuck["victims"][weapon]
     victim = combatant(state, victim_id)
     checks = rules.checks
     impale = rules.effects[rules.effect_conditions["impaled"]].params
     skill = impale.withdraw_skill
-    if skill is None or skill not in wielder["skills"]:
+    if skill is None or skill not in wielder.skills:
         raise EngineError(f"the impale effect's withdraw_skill {skill!r} is not a combat skill")
-    roll = roll_check(checks, dice, target(checks, wielder["skills"][skill]), f"1d100 {skill}")
+    roll = roll_check(checks, dice, target(checks, wielder.skills[skill]), f"1d100 {skill}")
     out: JSON = {
         "weapon": weapon,
         "victim": victim_id,
@@ -113,7 +116,7 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
         out["freed"] = False
         return out
     arm = rules.arm(weapon)
-    wound = next(w for w in victim["conditions"]["impaled"]["wounds"] if w["weapon"] == weapon)
+    wound = next(w for w in victim.conditions["impaled"]["wounds"] if w["weapon"] == weapon)
     rolled = dice.roll(expr_of(arm.damage or "0")).total
     default = impale.withdraw_damage
     share = withdraw_share(
@@ -124,15 +127,15 @@ def pull_free(rules: RulesView, state: JSON, wielder: JSON, weapon: str, dice: D
         damage = -(-rolled * share.numerator // share.denominator)
     stuck["weapons"].remove(weapon)
     del stuck["victims"][weapon]
-    impaled = victim["conditions"]["impaled"]
+    impaled = victim.conditions["impaled"]
     index = impaled["wounds"].index(wound)
     for key in ("wounds", "grades", "by"):
         del impaled[key][index]
     if not impaled["wounds"]:
-        del victim["conditions"]["impaled"]
+        del victim.conditions["impaled"]
     location = rules.location(wound["location"])
     attack = {
-        "skill": wielder["skills"][skill],
+        "skill": wielder.skills[skill],
         "target": roll.target.skill,
         "roll": roll.roll,
         "level": roll.level.label,

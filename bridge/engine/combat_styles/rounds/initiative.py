@@ -4,6 +4,7 @@ and opens round 1."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import StartEncounterBody
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     has_condition,
@@ -24,13 +25,13 @@ def start(rules: RulesView, body: StartEncounterBody) -> JSON:
     if len(set(ids)) != len(ids):
         raise EngineError("combatant ids must be unique")
     try:
-        records = {b.id: record(rules, b) for b in body.combatants}
+        records = {b.id: CombatantRecord.of(record(rules, b)) for b in body.combatants}
     except LookupError as err:
         raise EngineError(str(err)) from None
     for sid in body.surprised:
         if sid not in records:
             raise EngineError(f"surprised combatant {sid!r} is not in the encounter")
-        records[sid]["conditions"]["surprised"] = {"turns": None}
+        records[sid].conditions["surprised"] = {"turns": None}
     return {
         "combatants": records,
         "phase": SETUP,
@@ -60,7 +61,7 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
         die = dice.die(faces, f"{initiative.die} initiative {cid}")
         level = fatigue_of(rules, c)
         tired = level.initiative if level else 0
-        total = die + c["initiative_bonus"] - c["armor_penalty"] - c["fatigue_initiative"] + tired
+        total = die + c.initiative_bonus - c.armor_penalty - c.fatigue_initiative + tired
         if has_condition(c, "surprised"):
             total += rules.surprise_initiative
         rolls[cid] = {"die": die, "total": total}
@@ -98,8 +99,7 @@ def _dex_then_roll(
     """Initiative order, ties going to the higher DEX and then to a roll of the initiative
     die (recorded in ``rolls`` as ``tie_break``)."""
     keyed = {
-        cid: (r["total"], records_of(state)[cid]["characteristics"]["dex"])
-        for cid, r in rolls.items()
+        cid: (r["total"], records_of(state)[cid].characteristics["dex"]) for cid, r in rolls.items()
     }
     tied: dict[tuple[int, int], list[str]] = {}
     for cid, key in keyed.items():

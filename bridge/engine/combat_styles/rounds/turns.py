@@ -16,6 +16,7 @@ after its last pair.
 
 from __future__ import annotations
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter import follow_ups
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
@@ -61,21 +62,19 @@ def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) 
         # A new round touches everyone: each record gets its own copy first.
         c = recopied(state, cid)
         if not first:
-            c["conditions"].pop("surprised", None)
-            bleeding = c["conditions"].get("bleeding")
+            c.conditions.pop("surprised", None)
+            bleeding = c.conditions.get("bleeding")
             if bleeding:
                 # Blood loss: a fatigue level at the start of each Combat Round.
-                c["fatigue_levels"] = c.get("fatigue_levels", 0) + bleeding.get(
-                    "fatigue_per_round", 1
-                )
+                c.set_fatigue_levels((c.fatigue_levels or 0) + bleeding.get("fatigue_per_round", 1))
         level = fatigue_of(rules, c) if rules is not None else None
         change = level.action_points if level else 0
-        c["ap"] = 0 if level and level.no_activity else max(0, c["action_points_max"] + change)
+        c.set_ap(0 if level and level.no_activity else max(0, c.action_points_max + change))
     if not first:
         drain_at_cycle_start(state)
 
 
-def able(c: JSON) -> bool:
+def able(c: CombatantRecord) -> bool:
     return not any(has_condition(c, o) for o in OUT)
 
 
@@ -85,7 +84,7 @@ def current(state: JSON) -> str | None:
         return None
     for cid in state["order"]:
         c = records_of(state)[cid]
-        if cid not in state["acted"] and c["ap"] > 0 and able(c):
+        if cid not in state["acted"] and c.ap_left() > 0 and able(c):
             return cid
     return None
 
@@ -96,22 +95,22 @@ def end_turn(state: JSON, cid: str, rules: RulesView | None = None, close: bool 
     state["acted"].append(cid)
     follow_ups.lapse(state, cid)
     c = combatant(state, cid)
-    if "surprised" in c["conditions"]:
+    if "surprised" in c.conditions:
         # His initiative has come: from now on he may defend (but not attack this round).
-        c["conditions"]["surprised"]["turn_come"] = True
-    for name in list(c["conditions"]):
-        cond = c["conditions"][name]
+        c.conditions["surprised"]["turn_come"] = True
+    for name in list(c.conditions):
+        cond = c.conditions[name]
         if name == "stunned":
             locs = {k: v - 1 for k, v in cond["locations"].items() if v > 1}
             if locs or any(k not in ("turns", "locations") and v for k, v in cond.items()):
                 # Stuns kept in minutes (Knockout Blow) last until removed.
                 cond["locations"] = locs
             else:
-                del c["conditions"][name]
+                del c.conditions[name]
         elif cond.get("turns") is not None:
             cond["turns"] -= 1
             if cond["turns"] <= 0:
-                del c["conditions"][name]
+                del c.conditions[name]
     if close:
         settle(state, rules)
 
@@ -127,9 +126,9 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
     for cid in state["delayed"]:
         # A delay not used before the cycle ends is a dither: the point is lost.
         c = recopied(state, cid)
-        c["ap"] = max(0, c["ap"] - 1)
+        c.set_ap(max(0, c.ap_left() - 1))
     state["delayed"] = []
-    anyone = [cid for cid, c in records_of(state).items() if c["ap"] > 0 and able(c)]
+    anyone = [cid for cid, c in records_of(state).items() if c.ap_left() > 0 and able(c)]
     if anyone:
         state["cycle"] += 1
         state["acted"] = []
@@ -139,66 +138,66 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
         new_round(state, rules)
 
 
-def has_ap(state: JSON, c: JSON) -> bool:
+def has_ap(state: JSON, c: CombatantRecord) -> bool:
     """Whether ``c`` can pay for a reaction (always, outside the turn phase)."""
-    return not tracks_turns(state) or c.get("ap", 0) > 0
+    return not tracks_turns(state) or (c.ap or 0) > 0
 
 
-def spend_reaction(state: JSON, c: JSON, rules: RulesView | None = None) -> None:
+def spend_reaction(state: JSON, c: CombatantRecord, rules: RulesView | None = None) -> None:
     """Pay one action point for a reaction (parry, evade, interrupt). It closes no cycle or
     round: the request calls :func:`settle` once the action is resolved (module docstring)."""
     if require(state, REACTION) != TURNS:
         return
-    if c["ap"] <= 0:
-        raise EngineError(f"{c['name']} has no action points left this round")
-    c["ap"] -= 1
+    if c.ap_left() <= 0:
+        raise EngineError(f"{c.name} has no action points left this round")
+    c.set_ap(c.ap_left() - 1)
 
 
-def check_can_attack(c: JSON) -> None:
+def check_can_attack(c: CombatantRecord) -> None:
     """Conditions that forbid an attack (press advantage, serious wound, surprise …)."""
     if has_condition(c, "cannot_attack"):
-        turns = c["conditions"]["cannot_attack"].get("turns")
-        raise EngineError(f"{c['name']} cannot attack this turn ({turns} turn(s) left)")
+        turns = c.conditions["cannot_attack"].get("turns")
+        raise EngineError(f"{c.name} cannot attack this turn ({turns} turn(s) left)")
     if has_condition(c, "surprised"):
-        raise EngineError(f"{c['name']} was surprised and may not act offensively this round")
+        raise EngineError(f"{c.name} was surprised and may not act offensively this round")
     if has_condition(c, "surrendered"):
-        raise EngineError(f"{c['name']} has surrendered")
+        raise EngineError(f"{c.name} has surrendered")
 
 
 def spend_proactive(
-    state: JSON, c: JSON, what: str = "act", rules: RulesView | None = None
+    state: JSON, c: CombatantRecord, what: str = "act", rules: RulesView | None = None
 ) -> None:
     """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay), ending
     his turn. It closes no cycle or round: the request calls :func:`settle` once the action is
     resolved (module docstring: "Paid, not closed")."""
     if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
         return
-    cid = c["id"]
+    cid = c.id
     if cid in state["delayed"]:
         state["delayed"].remove(cid)
-        if c["ap"] <= 0:
-            raise EngineError(f"{c['name']} has no action points left this round")
-        c["ap"] -= 1
+        if c.ap_left() <= 0:
+            raise EngineError(f"{c.name} has no action points left this round")
+        c.set_ap(c.ap_left() - 1)
         return
     now = current(state)
     if now != cid:
-        who = records_of(state)[now]["name"] if now else "nobody"
-        raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
+        who = records_of(state)[now].name if now else "nobody"
+        raise EngineError(f"it is not {c.name}'s turn to {what} (it is {who}'s)")
     if cid in state["proactive"]:
-        raise EngineError(f"{c['name']} has already taken a proactive action this cycle")
+        raise EngineError(f"{c.name} has already taken a proactive action this cycle")
     check_turn_not_lost(c, what)
-    c["ap"] -= 1
+    c.set_ap(c.ap_left() - 1)
     state["proactive"].append(cid)
     end_turn(state, cid, rules, close=False)
 
 
-def spend_for_attack(rules: RulesView, state: JSON, c: JSON) -> None:
+def spend_for_attack(rules: RulesView, state: JSON, c: CombatantRecord) -> None:
     """Pay for ``c``'s attack (as :func:`spend_proactive`: the request settles after)."""
     check_can_attack(c)
     round_now = state.get("round", 0)
     spend_proactive(state, c, "attack", rules)
     # The Round he last attacked in (Defensive Minded parries better in a Round without one).
-    c["attacked_round"] = round_now
+    c.set_attacked_round(round_now)
 
 
 def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
@@ -218,7 +217,7 @@ def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JS
     c = combatant(state, cid)
     require(state, INTERRUPT)
     if cid not in state["delayed"]:
-        raise EngineError(f"{c['name']} is not delaying and cannot interrupt")
+        raise EngineError(f"{c.name} is not delaying and cannot interrupt")
     return state, {
         "kind": "interrupt",
         "combatant": cid,
@@ -235,7 +234,7 @@ def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
         raise EngineError("nobody has a turn left in this cycle")
     state = writable(state)
     c = combatant(state, cid)
-    c["ap"] -= 1
+    c.set_ap(c.ap_left() - 1)
     end_turn(state, cid, rules)
     return state, {"kind": "next_turn", "dithered": cid, **snapshot(state)}
 
@@ -247,8 +246,8 @@ def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
     state = writable(state)
     for cid in waiting:
         c = combatant(state, cid)
-        if c["ap"] > 0 and able(c):
-            c["ap"] -= 1
+        if c.ap_left() > 0 and able(c):
+            c.set_ap(c.ap_left() - 1)
         state["acted"].append(cid)
     settle(state, rules)
     return state, {"kind": "next_cycle", "dithered": waiting, **snapshot(state)}
@@ -259,17 +258,17 @@ def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
     require(state, NEXT_ROUND)
     state = writable(state)
     for cid in list(records_of(state)):
-        combatant(state, cid)["ap"] = 0
+        combatant(state, cid).set_ap(0)
     new_round(state, rules)
     return state, {"kind": "next_round", **snapshot(state)}
 
 
-def require_turn(state: JSON, c: JSON, what: str) -> None:
-    require(state, ON_TURN, c["name"], what)
+def require_turn(state: JSON, c: CombatantRecord, what: str) -> None:
+    require(state, ON_TURN, c.name, what)
     now = current(state)
-    if now != c["id"]:
-        who = records_of(state)[now]["name"] if now else "nobody"
-        raise EngineError(f"it is not {c['name']}'s turn to {what} (it is {who}'s)")
+    if now != c.id:
+        who = records_of(state)[now].name if now else "nobody"
+        raise EngineError(f"it is not {c.name}'s turn to {what} (it is {who}'s)")
 
 
 def snapshot(state: JSON) -> JSON:
@@ -280,7 +279,7 @@ def snapshot(state: JSON) -> JSON:
         "round": state.get("round"),
         "cycle": state.get("cycle"),
         "current": current(state),
-        "action_points": {cid: c.get("ap") for cid, c in records_of(state).items()},
+        "action_points": {cid: c.ap for cid, c in records_of(state).items()},
     }
     if "essence_lost" in state:
         lost = essence_lost_now(state)

@@ -24,6 +24,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     roll_check,
     target,
 )
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import differential
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
@@ -45,34 +46,36 @@ SPIRIT_SKILL = "spirit_combat"
 """The stat-block field (and ``resist_with`` entry) naming the spirit-combat skill."""
 
 
-def _grade(rules: RulesView, c: JSON, grades: list[str], steps: int, notes: list[str]) -> Grade:
+def _grade(
+    rules: RulesView, c: CombatantRecord, grades: list[str], steps: int, notes: list[str]
+) -> Grade:
     """The side's grade: the request's grades, floored by his fatigue level, then shifted."""
     ids = list(grades)
     level = fatigue_of(rules, c)
     if level is not None and level.grade is not None:
         ids.append(level.grade)
-        notes.append(f"{c['name']}: {level.id}")
+        notes.append(f"{c.name}: {level.id}")
     try:
         return rules.checks.shifted(rules.checks.most_severe(ids), steps)
     except ValueError as err:
         raise EngineError(str(err)) from None
 
 
-def _resistance(rules: RulesView, c: JSON) -> tuple[str, int]:
+def _resistance(rules: RulesView, c: CombatantRecord) -> tuple[str, int]:
     """The skill the defender opposes with: the first of ``resist_with`` he has."""
     for name in rules.model.combat.spirit_combat.resist_with:
-        value = c.get(SPIRIT_SKILL) if name == SPIRIT_SKILL else c["skills"].get(name)
+        value = c.spirit_combat if name == SPIRIT_SKILL else c.skills.get(name)
         if value is not None:
             return name, value
     wanted = ", ".join(rules.model.combat.spirit_combat.resist_with)
-    raise EngineError(f"{c['name']} has none of the skills that resist spirit combat ({wanted})")
+    raise EngineError(f"{c.name} has none of the skills that resist spirit combat ({wanted})")
 
 
-def _magic_points(c: JSON) -> int:
-    mp = c.get("magic_points")
+def _magic_points(c: CombatantRecord) -> int:
+    mp = c.magic_points
     if mp is None:
         raise EngineError(
-            f"{c['name']} has no Magic Points: give magic_points in the stat block "
+            f"{c.name} has no Magic Points: give magic_points in the stat block "
             "(the rule data has no formula for them)"
         )
     return int(mp)
@@ -81,7 +84,7 @@ def _magic_points(c: JSON) -> int:
 def _roll(
     rules: RulesView,
     dice: Dice,
-    c: JSON,
+    c: CombatantRecord,
     skill: int,
     grade: Grade,
     augment: int,
@@ -91,11 +94,11 @@ def _roll(
 ) -> CheckResult:
     tgt = target(rules.checks, skill, grade, augment, penalty)
     if tgt.impossible:
-        raise EngineError(f"{c['name']}'s roll is {grade.name}: no attempt is possible")
-    policy = Level.named(luck) if luck and c["luck_points"] > 0 else None
+        raise EngineError(f"{c.name}'s roll is {grade.name}: no attempt is possible")
+    policy = Level.named(luck) if luck and c.luck_points > 0 else None
     result = roll_check(rules.checks, dice, tgt, f"1d100 {label}", policy)
     if result.rerolled_from is not None:
-        c["luck_points"] -= 1
+        c.luck_points -= 1
     return result
 
 
@@ -114,17 +117,17 @@ def spirit_combat(
     dfd = combatant(state, body.defender)
     for c in (att, dfd):
         if has_condition(c, "dead") or has_condition(c, data.defeated_condition):
-            raise EngineError(f"{c['name']} is out of the fight ({data.defeated_condition})")
-    att_skill = att.get(SPIRIT_SKILL)
+            raise EngineError(f"{c.name} is out of the fight ({data.defeated_condition})")
+    att_skill = att.spirit_combat
     if att_skill is None:
         raise EngineError(
-            f"{att['name']} has no spirit-combat skill: give spirit_combat in the stat block"
+            f"{att.name} has no spirit-combat skill: give spirit_combat in the stat block"
         )
     resist_name, dfd_skill = _resistance(rules, dfd)
     for c in (att, dfd):
         _magic_points(c)
     if has_condition(att, "surprised"):
-        raise EngineError(f"{att['name']} was surprised and may not act offensively this round")
+        raise EngineError(f"{att.name} was surprised and may not act offensively this round")
     spirit_engagement.check_not_barred(state, att, dfd)
     # Closed below, once the rolls are written (luck): a new round re-copies the records.
     rounds.spend_proactive(state, att, "engage in spirit combat", rules)
@@ -161,8 +164,8 @@ def spirit_combat(
     state["seq"] = state.get("seq", 0) + 1
     pending = PendingSpiritCombat(
         f"s{state['seq']}",
-        att["id"],
-        dfd["id"],
+        att.id,
+        dfd.id,
         {**a.to_json(), "skill_name": SPIRIT_SKILL, "skill": att_skill, "grade": att_grade.id},
         {**d.to_json(), "skill_name": resist_name, "skill": dfd_skill, "grade": dfd_grade.id},
         penalty,
@@ -176,7 +179,7 @@ def spirit_combat(
         offered, refused = spirit_effects.eligible(
             rules, diff.winner, taker, won.level.label, victim, lost.level.label
         )
-        pending.offer(taker["id"], offered, refused)
+        pending.offer(taker.id, offered, refused)
         if body.effects is None and offered:
             stored = pending.to_json()
             state["pending"] = {**state.get("pending", {}), pending.token: stored}
@@ -216,16 +219,16 @@ def finish_spirit_combat(
     elif winner_side == "defender" and not (
         data.defender_deals_damage and resist_name == SPIRIT_SKILL
     ):
-        notes.append(f"{dfd['name']} fends the attack off but cannot strike back")
+        notes.append(f"{dfd.name} fends the attack off but cannot strike back")
     elif data.damage_needs_success and not Level.named(level).succeeded:
-        notes.append(f"{winner['name']} wins without a success: no Spirit Damage")
+        notes.append(f"{winner.name} wins without a success: no Spirit Damage")
     else:
         damage = _spirit_damage(
             rules, dice, winner, loser, spirit_effects.damage_rolls(rules, choices)
         )
     effects: list[JSON] = []
     if winner_side is not None:
-        spirit_engagement.engage(state, att["id"], dfd["id"])
+        spirit_engagement.engage(state, att.id, dfd.id)
         outcome = spirit_effects.Outcome(
             state,
             winner,
@@ -236,8 +239,8 @@ def finish_spirit_combat(
         effects = spirit_effects.apply(rules, outcome, choices)
     if damage is not None and damage["magic_points"]["after"] <= data.defeated_at:
         add_condition(loser, data.defeated_condition)
-        defeated = loser["id"]
-        notes.append(f"{loser['name']} is out of Magic Points: {data.defeated_condition}")
+        defeated = loser.id
+        notes.append(f"{loser.name} is out of Magic Points: {data.defeated_condition}")
         spirit_engagement.disengage(state, att, dfd)  # a defeat ends the spirit combat
     token = pending.token
     if "pending" in state and token in state["pending"]:
@@ -246,8 +249,8 @@ def finish_spirit_combat(
         "kind": "spirit_combat",
         "status": "complete",
         "token": token,
-        "attacker": att["id"],
-        "defender": dfd["id"],
+        "attacker": att.id,
+        "defender": dfd.id,
         "attack": pending.attack,
         "resistance": pending.resistance,
         "penalty_over_100": pending.penalty_over_100,
@@ -255,7 +258,7 @@ def finish_spirit_combat(
         "effects": effects,
         "spirit_damage": damage,
         "defeated": defeated,
-        "engaged": spirit_engagement.engaged(state, att["id"], dfd["id"]),
+        "engaged": spirit_engagement.engaged(state, att.id, dfd.id),
         "notes": notes,
     }
     if tracks_turns(state):
@@ -263,17 +266,26 @@ def finish_spirit_combat(
     return Resolution(result, state)
 
 
-def _spirit_damage(rules: RulesView, dice: Dice, winner: JSON, loser: JSON, times: int) -> JSON:
+def _spirit_skill(c: CombatantRecord) -> int:
+    """His Spirit Combat skill; KeyError when his record has none (as the stored record read)."""
+    if c.spirit_combat is None:
+        raise KeyError(SPIRIT_SKILL)
+    return c.spirit_combat
+
+
+def _spirit_damage(
+    rules: RulesView, dice: Dice, winner: CombatantRecord, loser: CombatantRecord, times: int
+) -> JSON:
     """Roll the winner's band of the Spirit Damage table ``times`` times (Spirit Lance), keep
     the best, and take it off the loser's Magic Points."""
-    skill = int(winner[SPIRIT_SKILL])
+    skill = int(_spirit_skill(winner))
     expr = rules.model.spirit_damage_for(skill)
     rolls = [dice.roll(expr).total for _ in range(times)]
     rolled = max(rolls)
     before = _magic_points(loser)
-    loser["magic_points"] = before - rolled
+    loser.magic_points = before - rolled
     out: JSON = {
-        "to": loser["id"],
+        "to": loser.id,
         "skill": skill,
         "dice": expr,
         "rolled": rolled,

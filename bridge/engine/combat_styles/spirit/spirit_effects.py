@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.effects.eligibility import offer
 from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
@@ -23,13 +24,18 @@ from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import Pendi
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 
-def nature(c: JSON) -> str:
+def nature(c: CombatantRecord) -> str:
     """``spirit`` for a stat block that says ``spirit = true``, else ``mortal``."""
-    return "spirit" if c.get("spirit") else "mortal"
+    return "spirit" if c.spirit else "mortal"
 
 
 def refusal(
-    effect: Any, side: str, taker: JSON, taker_level: str, victim: JSON, victim_level: str
+    effect: Any,
+    side: str,
+    taker: CombatantRecord,
+    taker_level: str,
+    victim: CombatantRecord,
+    victim_level: str,
 ) -> str | None:
     """Why the winner (``taker``, on ``side``) may not choose ``effect`` (None when he may)."""
     if effect.taker not in (side, "either"):
@@ -44,13 +50,18 @@ def refusal(
     if req.opponent_nature is not None and nature(victim) != req.opponent_nature:
         return f"works only against a {req.opponent_nature}"
     for condition in req.taker_free_of:
-        if condition in taker["conditions"]:
+        if condition in taker.conditions:
             return f"the taker is {condition.replace('_', ' ')}"
     return None
 
 
 def eligible(
-    rules: RulesView, side: str, taker: JSON, taker_level: str, victim: JSON, victim_level: str
+    rules: RulesView,
+    side: str,
+    taker: CombatantRecord,
+    taker_level: str,
+    victim: CombatantRecord,
+    victim_level: str,
 ) -> tuple[list[JSON], dict[str, str]]:
     """The spirit effects the winner may choose (id, name, stackable, narrative) and why each
     of the others is refused."""
@@ -108,8 +119,8 @@ class Outcome:
     """What a chosen effect acts on: the encounter, the winner, the loser, the exchange."""
 
     state: JSON
-    taker: JSON
-    victim: JSON
+    taker: CombatantRecord
+    victim: CombatantRecord
     damage: JSON | None
     """The exchange's ``spirit_damage`` (None when none was dealt)."""
     defeat: JSON
@@ -128,7 +139,7 @@ def _spirit_lance(out: Outcome, effect: Any, rec: JSON) -> None:
 
 def _bound_to(out: Outcome, effect: Any) -> dict[str, str]:
     """The ``engagement`` a lasting condition ends with (none when it lasts the encounter)."""
-    return {"engagement": out.taker["id"]} if effect.params.lasts == "engagement" else {}
+    return {"engagement": out.taker.id} if effect.params.lasts == "engagement" else {}
 
 
 def _bleed_essence(out: Outcome, effect: Any, rec: JSON) -> None:
@@ -171,9 +182,7 @@ def _end_engagement(out: Outcome, effect: Any, rec: JSON) -> None:
     bars = effect.params.bars
     if bars is not None:
         spirit_engagement.bar(out.state, out.victim, out.taker, bars)
-        rec["outcome"] += (
-            f"; {out.victim['name']} may not engage {out.taker['name']} again this {bars}"
-        )
+        rec["outcome"] += f"; {out.victim.name} may not engage {out.taker.name} again this {bars}"
     rec["ends_engagement"] = True
 
 
@@ -196,7 +205,7 @@ def apply(rules: RulesView, out: Outcome, choices: list[EffectChoice]) -> list[J
         if effect.narrative or effect.mechanic is None:
             rec["narrative"] = True
             rec["outcome"] = "recorded: the GM's call"
-            out.victim.setdefault("marks", []).append(effect.id)
+            out.victim.add_mark(effect.id)
         else:
             MECHANICS[effect.mechanic](out, effect, rec)
         applied.append(rec)

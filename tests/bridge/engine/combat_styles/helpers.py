@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.contract import JSON, Resolution
 from arbiter.bridge.engine.dice import Dice, ScriptedSource
 from arbiter.compiler.model.common import RulesetBase
@@ -41,6 +42,10 @@ class Table:
     def who(self, cid: str) -> JSON:
         assert self.state is not None
         return self.state["combatants"][cid]
+
+    def typed(self, cid: str) -> CombatantRecord:
+        """``cid``'s record as the engine works on it (typed), for a test calling its parts."""
+        return CombatantRecord.of(self.who(cid))
 
 
 def fighter(cid: str, **over: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import pytest
 from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Characteristics
 from arbiter.bridge.engine.combat_styles.core.checks import _target, target
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import (
     expr_of,
     maximize,
@@ -36,6 +37,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
 from arbiter.bridge.engine.combat_styles.exchange.exchange import situation_json
 from arbiter.bridge.engine.combat_styles.exchange.finishing import _parry_block
 from arbiter.bridge.engine.combat_styles.grades.situations import attack_terms
+from arbiter.bridge.engine.contract import JSON
 from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
@@ -97,7 +99,7 @@ def _condition_key(conditions: dict[str, Any]) -> str:
     return f"{name}/{data['location']}" if "location" in data else name
 
 
-def _pair(model: RulesetBase, weapon: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def _pair(model: RulesetBase, weapon: str) -> tuple[JSON, JSON]:
     table = Table(model)
     duel(table, fighter("a", weapons=[weapon]), fighter("b"))
     return table.who("a"), table.who("b")
@@ -116,9 +118,10 @@ def test_a_situation_that_sets_nothing_gives_the_terms_the_full_computation_give
     attacker, defender = _pair(model, weapon)
     attacker = {**attacker, "conditions": conditions, "fatigue_levels": fatigue}
     arm = view.arm(weapon)
-    quick = attack_terms(view, attacker, defender, arm, Situation())
+    att, dfd = CombatantRecord.of(attacker), CombatantRecord.of(defender)
+    quick = attack_terms(view, att, dfd, arm, Situation())
     # A field given explicitly (even at its default) takes the general path.
-    full = attack_terms(view, attacker, defender, arm, Situation(charging=False))
+    full = attack_terms(view, att, dfd, arm, Situation(charging=False))
     assert Situation().model_fields_set == set()
     assert quick == full
     by_condition = {c: (close, ranged) for c, close, ranged in ATTACKER_CONDITION_GRADE}
@@ -189,13 +192,13 @@ def test_the_view_indexes_agree_with_searching_the_ladders_and_tables(view: Rule
 def test_remembered_damage_expressions_are_the_computed_ones(
     model: RulesetBase, view: RulesView, weapon: str, maximized: int, dm_steps: int
 ) -> None:
-    attacker, _ = _pair(model, "broadsword")
+    attacker = CombatantRecord.of(_pair(model, "broadsword")[0])
     arm = view.arm(weapon)
     for base in (None, "+1d4", "-1d2"):
         got = damage_expr(view, arm, attacker, maximized, dm_steps, dm_base=base)
         again = damage_expr(view, arm, attacker, maximized, dm_steps, dm_base=base)
         assert arm.damage is not None
-        text = base or attacker["damage_modifier"]
+        text = base or attacker.damage_modifier
         if dm_steps:
             text = step_modifier(view.dm_ladder, text, dm_steps)
         want = (

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.encounter.combatants import taken_in
 from arbiter.bridge.engine.combat_styles.rounds import current
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import KeyedSource, ScriptedSource
@@ -37,7 +38,7 @@ STEP = st.one_of(
 def request(step: tuple[Any, ...], state: JSON) -> tuple[str, dict[str, Any]]:
     """The request a step stands for; the combatant whose turn it is acts."""
     kind = step[0]
-    me = current(state) or "a"
+    me = current(taken_in(state) or state) or "a"
     others = [i for i in IDS if i != me]
     if kind == "leaping_attack":
         return kind, {"attacker": me, "defender": step[1], "resist_with": step[2], "effects": []}

@@ -19,7 +19,7 @@ from tests.bridge.engine.rule_edits import edited
 def _archers(model: RulesetBase) -> tuple[dict[str, Any], dict[str, Any]]:
     table = Table(model)
     duel(table, fighter("a", weapons=["short_bow"]), fighter("b"))
-    return table.who("a"), table.who("b")
+    return table.typed("a"), table.typed("b")
 
 
 def _aimed_grade(model: RulesetBase, *situations: str) -> str:
@@ -96,7 +96,7 @@ def _melee_skill(model: RulesetBase, cap: str) -> int:
     view = view_of(model)
     table = Table(model)
     duel(table, fighter("a"), fighter("b"))
-    a, b = table.who("a"), table.who("b")
+    a, b = table.typed("a"), table.typed("b")
     return attack_terms(view, a, b, view.arm("broadsword"), Situation(cap=cap)).skill
 
 
@@ -118,7 +118,7 @@ def _grade_with(model: RulesetBase, weapon: str, **situations: list[str]) -> str
     view = view_of(model)
     table = Table(model)
     duel(table, fighter("a", weapons=[weapon]), fighter("b"))
-    a, b = table.who("a"), table.who("b")
+    a, b = table.typed("a"), table.typed("b")
     return attack_terms(view, a, b, view.arm(weapon), Situation(**situations)).grade.id
 
 

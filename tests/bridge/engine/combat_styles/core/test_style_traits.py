@@ -117,7 +117,7 @@ def _grade(model: RulesetBase, traits: list[str], **situation: Any) -> tuple[str
     table = Table(model)
     duel(table, fighter("a", traits=traits), fighter("b"))
     terms = attack_terms(
-        view, table.who("a"), table.who("b"), view.arm("broadsword"), Situation(**situation)
+        view, table.typed("a"), table.typed("b"), view.arm("broadsword"), Situation(**situation)
     )
     return terms.grade.id, terms.skill
 

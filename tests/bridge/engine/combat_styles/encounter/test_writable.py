@@ -1,6 +1,6 @@
 """Copy-on-write of encounter states: ``writable(state)`` copies no record; ``combatant()``
 copies one the first time it is reached in a writable state, so the state the server keeps is
-never changed; the marker of what was given never leaves the engine."""
+never changed; the marker of what was given never leaves the engine, nor does a typed record."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     recopied,
     released,
+    taken_in,
     writable,
 )
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 
 def _encounter(table: Table) -> dict[str, Any]:
+    """The duel's state as the engine works on it (its records typed)."""
     duel(table, fighter("a"), fighter("b"))
-    assert table.state is not None
-    return table.state
+    state = taken_in(table.state)
+    assert state is not None
+    return state
 
 
 def test_a_record_is_copied_the_first_time_it_is_reached_and_only_then(table: Table) -> None:
@@ -27,12 +30,13 @@ def test_a_record_is_copied_the_first_time_it_is_reached_and_only_then(table: Ta
     state = writable(given)
     assert state["combatants"]["a"] is given["combatants"]["a"]  # nothing copied up front
     a = combatant(state, "a")
-    assert a is not given["combatants"]["a"] and a == given["combatants"]["a"]
+    assert a is not given["combatants"]["a"]
+    assert a.to_json() == given["combatants"]["a"].to_json()
     assert combatant(state, "a") is a  # the same copy every time after
-    a["conditions"]["prone"] = {"turns": None}
-    a["hit_points"]["chest"] -= 3
-    assert "prone" not in given["combatants"]["a"]["conditions"]
-    assert given["combatants"]["a"]["hit_points"]["chest"] == a["hit_points"]["chest"] + 3
+    a.conditions["prone"] = {"turns": None}
+    a.hit_points["chest"] -= 3
+    assert "prone" not in given["combatants"]["a"].conditions
+    assert given["combatants"]["a"].hit_points["chest"] == a.hit_points["chest"] + 3
     assert state["combatants"]["b"] is given["combatants"]["b"]  # b never reached
     # Made writable again (a later step of the same request): its copies stay its own.
     again = writable(state)
@@ -50,15 +54,17 @@ def test_a_recopied_record_is_detached_from_a_reference_held_before(table: Table
     state = writable(_encounter(table))
     held = combatant(state, "a")
     fresh = recopied(state, "a")
-    assert fresh is not held and fresh == held
+    assert fresh is not held and fresh.to_json() == held.to_json()
     assert combatant(state, "a") is fresh
 
 
 def test_no_state_the_engine_returns_carries_the_marker(table: Table) -> None:
     _encounter(table)
     table("exchange", {"attacker": "a", "defender": "b", "effects": []}, [30, 90, 3, 2])
-    assert table.state is not None and GIVEN not in table.state
-    state = writable(table.state)
+    assert table.state is not None
+    assert GIVEN not in table.state
+    assert all(isinstance(r, dict) for r in table.state["combatants"].values())
+    state = writable(taken_in(table.state) or {})
     released(state)
     assert GIVEN not in state
     released(None)

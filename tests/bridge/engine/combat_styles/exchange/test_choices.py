@@ -130,7 +130,7 @@ def test_the_memoised_options_are_the_ones_built_afresh(table: Table) -> None:
     view = view_of(table.model)
     waiting = parked(table.state, first["token"])
     assert table.state is not None
-    victim = table.state["combatants"]["b"]
+    victim = table.typed("b")
     assert first["pending"][0]["options"] == _build_options(view, waiting, victim)
     again = table("exchange", {"attacker": "a", "defender": "b", "parry_weapon": "heater"}, [5, 80])
     assert again["pending"][0]["options"] == first["pending"][0]["options"]

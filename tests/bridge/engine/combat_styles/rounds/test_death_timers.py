@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
+from arbiter.bridge.engine.combat_styles.encounter.combatants import released, taken_in
 from arbiter.bridge.engine.combat_styles.rounds.death_timers import after_request
 from arbiter.bridge.engine.contract import JSON, Resolution
 from tests.bridge.engine.combat_styles.helpers import Table, fighter
@@ -27,7 +28,12 @@ def turns_state(table: Table, round_number: int, **dying: Any) -> JSON:
 def closing(view: RulesView, before: JSON, after_round: int) -> Resolution:
     after = json.loads(json.dumps(before))
     after["round"] = after_round
-    return after_request(view, before, Resolution({"kind": "next_round"}, after, None))
+    # As the engine calls it: on the states taken in, the outcome's state released.
+    done = after_request(
+        view, taken_in(before), Resolution({"kind": "next_round"}, taken_in(after), None)
+    )
+    released(done.state)
+    return done
 
 
 def test_the_first_round_closing_after_the_wound_stamps_when_he_dies(

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.encounter.combatants import taken_in
 from arbiter.bridge.engine.combat_styles.rounds import current
 from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice, KeyedSource
@@ -45,7 +46,7 @@ def request(step: tuple[Any, ...], state: JSON) -> tuple[str, dict[str, Any]]:
     kind = step[0]
     if kind == "exchange_now":  # the combatant whose turn it is attacks
         return "exchange", {
-            "attacker": current(state) or "a",
+            "attacker": current(taken_in(state) or state) or "a",
             "defender": step[1],
             "defence": step[2],
         }
@@ -94,5 +95,5 @@ def test_any_sequence_of_requests_is_decided_or_refused_with_a_reason(
         assert json.loads(json.dumps(state)) == state
         for c in state["combatants"].values():
             assert 0 <= c["ap"] <= c["action_points_max"]
-        now = current(state)
+        now = current(taken_in(state) or state)
         assert now is None or state["combatants"][now]["ap"] > 0

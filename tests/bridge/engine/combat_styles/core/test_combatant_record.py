@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from arbiter.bridge.engine.combat_styles.encounter.combatant_record import ORDER, CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.combatant_record import ORDER, CombatantRecord
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
-    records_of,
-    stored,
-    typed,
+    combatant,
+    released,
+    taken_in,
     writable,
 )
 from arbiter.bridge.engine.contract import JSON
@@ -70,25 +70,41 @@ def test_a_field_the_engine_does_not_know_is_kept_in_its_place() -> None:
     assert list(CombatantRecord.of(rec).to_json().items()) == list(rec.items())
 
 
-def test_a_change_to_a_typed_field_is_what_is_written() -> None:
+def test_a_change_to_a_copy_is_what_is_written_and_the_stored_record_keeps_its_value() -> None:
     rec = stored_records()[0]
-    typed = CombatantRecord.of(rec)
-    typed.luck_points = rec["luck_points"] + 1
-    assert typed.to_json()["luck_points"] == rec["luck_points"] + 1
+    luck = rec["luck_points"]
+    typed = CombatantRecord.of(rec).copied()
+    typed.luck_points = luck + 1
+    assert typed.to_json()["luck_points"] == luck + 1
+    assert rec["luck_points"] == luck
+    assert list(typed.to_json()) == list(rec)
 
 
-def test_typed_reaches_the_states_own_record_and_stored_writes_back_in_place() -> None:
-    rec = stored_records()[0]
-    given = {"combatants": {rec["id"]: rec}, "phase": "free", "pending": {}, "seq": 0}
-    state = writable(given)
-    c = typed(state, rec["id"])
+def test_a_copy_shares_nothing_a_request_changes() -> None:
+    rec = next(r for r in stored_records() if r.get("marks") and r["conditions"])
+    original = CombatantRecord.of(rec)
+    copy = original.copied()
+    copy.conditions[next(iter(copy.conditions))]["changed"] = True
+    copy.hit_points[next(iter(copy.hit_points))] -= 1
+    copy.weapons[next(iter(copy.weapons))]["broken"] = True
+    copy.add_mark("again")
+    copy.set_fatigue_levels(3)
+    assert list(original.to_json().items()) == list(rec.items())
+    assert list(copy.to_json())[-1] == "fatigue_levels" or "fatigue_levels" in rec
+
+
+def test_a_state_taken_in_writes_back_only_the_records_the_request_reached() -> None:
+    records = stored_records()
+    a = records[0]
+    b = next(r for r in records if r["id"] != a["id"])
+    given = {"combatants": {a["id"]: a, b["id"]: b}, "phase": "free", "pending": {}, "seq": 0}
+    state = writable(taken_in(given) or {})
+    c = combatant(state, a["id"])
     c.conditions["prone"] = {"turns": None}
-    c.luck_points = rec["luck_points"] - 1
-    own = records_of(state)[rec["id"]]
-    assert "prone" in own["conditions"] and "prone" not in rec["conditions"]
-    assert own["luck_points"] == rec["luck_points"]  # not yet stored
-    stored(state, c)
-    assert records_of(state)[rec["id"]] is own
-    assert own["luck_points"] == rec["luck_points"] - 1
-    assert list(own) == list(rec)
-    assert records_of(given)[rec["id"]] is rec and "prone" not in rec["conditions"]
+    c.luck_points = a["luck_points"] - 1
+    released(state)
+    assert list(state) == ["combatants", "phase", "pending", "seq"]
+    assert state["combatants"][b["id"]] is b  # never reached: the very record given
+    out = state["combatants"][a["id"]]
+    assert list(out) == list(a) and out["luck_points"] == a["luck_points"] - 1
+    assert "prone" in out["conditions"] and "prone" not in a["conditions"]
