@@ -30,9 +30,117 @@ from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.contract import JSON, EngineError
 
+RECORDS_KEPT = 256
+"""Records a view remembers (:func:`record`): the blocks in play at a table are few."""
+
 
 def record(rules: RulesView, block: StatBlock) -> JSON:
-    """The encounter-state record of a combatant (plain JSON)."""
+    """The encounter-state record of a combatant (plain JSON); LookupError naming the first
+    rule-data id of the block the rules lack.
+
+    The same stat blocks come in every exchange of a fight, and a record is a pure function of
+    the rules and the block's fields: it is built (and the block checked, :func:`built`) once
+    per view and block value, and each call gets a deep copy of it (the caller's own, as a
+    record built afresh is). A block never seen under this view is always checked, however it
+    was validated."""
+    key = block_key(block)
+    memo = memo_of(rules.memo, "records", RECORDS_KEPT)
+    found: Remembered | None = memo.get(key)
+    if found is None:
+        made = built(rules, block)
+        found = memo.put(key, (made, copy_plan(made)))
+    return planned_copy(found[0], found[1])
+
+
+Remembered = tuple[JSON, list[tuple[str, int]]]
+"""A remembered record and how to copy it (:func:`copy_plan`)."""
+
+FLAT_DICT, FLAT_LIST, NESTED = 1, 2, 3
+
+
+def copy_plan(rec: JSON) -> list[tuple[str, int]]:
+    """The record's keys holding a container, each with how to copy it: a mapping or list of
+    plain values (copied in one C call), or one holding containers (:func:`json_copy`)."""
+    plan: list[tuple[str, int]] = []
+    for key, value in rec.items():
+        if isinstance(value, dict):
+            flat = not any(isinstance(v, (dict, list)) for v in value.values())
+            plan.append((key, FLAT_DICT if flat else NESTED))
+        elif isinstance(value, list):
+            flat = not any(isinstance(v, (dict, list)) for v in value)
+            plan.append((key, FLAT_LIST if flat else NESTED))
+    return plan
+
+
+def planned_copy(rec: JSON, plan: list[tuple[str, int]]) -> JSON:
+    """A deep copy of ``rec`` by its :func:`copy_plan`: the same as :func:`json_copy`, in a
+    fraction of its time (most of a record's containers hold plain values)."""
+    out = dict(rec)
+    for key, how in plan:
+        if how == FLAT_DICT:
+            out[key] = dict(rec[key])
+        elif how == FLAT_LIST:
+            out[key] = list(rec[key])
+        else:
+            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else _list_copy(rec[key])
+    return out
+
+
+def block_key(block: StatBlock) -> tuple[Any, ...]:
+    """A block's fields as one hashable value, equal for two blocks exactly when their fields
+    are (in order: a mapping's order shows in the record). Each field has one type, fixed by
+    the model, so no two values of a field are equal across types (True and 1)."""
+    given: dict[str, Any] = block.__dict__
+    return tuple([_frozen(value) for value in given.values()])
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` (a validated field) as a hashable value: mappings and lists as tuples, a
+    nested model (the characteristics) as its fields."""
+    # isinstance of a builtin type compiles to a flag test; a pydantic model's isinstance
+    # goes through ABCMeta, so the characteristics are recognised by their exact type, last.
+    if isinstance(value, str) or isinstance(value, int) or value is None:  # noqa: SIM101
+        return value
+    if isinstance(value, dict):
+        mapping: dict[Any, Any] = value
+        return tuple([(k, _frozen(v)) for k, v in mapping.items()])
+    if isinstance(value, list):
+        items: list[Any] = value
+        return tuple([_frozen(v) for v in items])
+    if type(value) is Characteristics:
+        fields: dict[str, int] = value.__dict__
+        return tuple(fields.values())
+    return value  # another immutable value (a float)
+
+
+def json_copy(value: JSON) -> JSON:
+    """A deep copy of a JSON object (dicts, lists and immutable scalars): every dict and list
+    in it is new, so nothing the caller changes reaches the memo the copy came from."""
+    out: JSON = {}
+    for key, item in value.items():
+        if isinstance(item, dict):
+            out[key] = json_copy(item)
+        elif isinstance(item, list):
+            out[key] = _list_copy(item)
+        else:
+            out[key] = item
+    return out
+
+
+def _list_copy(value: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in value:
+        if isinstance(item, dict):
+            out.append(json_copy(item))
+        elif isinstance(item, list):
+            out.append(_list_copy(item))
+        else:
+            out.append(item)
+    return out
+
+
+def built(rules: RulesView, block: StatBlock) -> JSON:
+    """The encounter-state record of a combatant, built from the block (see :func:`record`)."""
     # The validated fields are read from the instance dict, where pydantic keeps them: an
     # attribute read goes through pydantic's __getattr__ hook, a third of a record's cost.
     given: dict[str, Any] = block.__dict__
