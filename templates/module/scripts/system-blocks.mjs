@@ -54,8 +54,13 @@ export function createSystemBlocks(ctx) {
     const refused = [];
     for (const actor of actors) {
       for (const ruleset of ctx.rulesets()) {
-        const label = await keep(actor, ruleset);
-        if (label) refused.push(label);
+        // One actor's failure (a dropped connection) does not cost the others theirs.
+        try {
+          const label = await keep(actor, ruleset);
+          if (label) refused.push(label);
+        } catch (err) {
+          ctx.notify("warn", err.message);
+        }
       }
     }
     if (refused.length === 1) ctx.notify("warn", ctx.i18n("ARBITER.Vault.NotKept", refused[0]));
