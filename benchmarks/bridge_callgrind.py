@@ -1,15 +1,16 @@
 """Instructions per request of a server under callgrind: the figure the machine's load cannot move.
 
 Run: ``.venv/bin/python benchmarks/bridge_callgrind.py {arbiter,durable} [--root DIR]
-[--connections N] [--requests M]`` (valgrind must be installed).
+[--connections N] [--requests M] [--subscribed]`` (valgrind must be installed).
 
 The server runs under ``valgrind --tool=callgrind`` (``--root``: another checkout's server, run
 from that folder); the same client as ``benchmarks/bridge.py`` sends it 300 combat-styles
-exchanges to warm up, the counters are zeroed (``callgrind_control -z``), then it sends ``M``
-more over ``N`` connections and the counters are dumped (``callgrind_control -d``): the dump
-holds exactly those ``M`` requests, server-side, user space (the kernel's share of a socket write
-is not counted). Printed: instructions per request, and the dump's path for
-``callgrind_annotate --inclusive=yes`` (per-function inclusive costs).
+exchanges to warm up, opens ``N`` new connections, the counters are zeroed (``callgrind_control
+-z``), then it sends ``M`` more over them and the counters are dumped (``callgrind_control -d``)
+before they close: the dump holds exactly those ``M`` requests (no handshake, hello or close),
+server-side, user space (the kernel's share of a socket write is not counted). Printed:
+instructions per request, and the dump's path for ``callgrind_annotate --inclusive=yes``
+(per-function inclusive costs).
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ def main() -> int:
     parser.add_argument("--connections", type=int, default=10)
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--reply-bytes", type=int, default=900, help="the durable echo's reply")
+    parser.add_argument(
+        "--subscribed",
+        action="store_true",
+        help="every connection subscribes to outcome events (arbiter only) and skips them",
+    )
     args = parser.parse_args()
     bench._load_exchange_body()
     data = Path(tempfile.mkdtemp(prefix="arbiter-callgrind-"))
@@ -67,8 +73,17 @@ def main() -> int:
         request = bench.combat_styles_exchange(next(counter))
         return json.dumps({"v": 1, "type": "request", "request": request})
 
-    async def drive(count: int) -> None:
-        sockets = [await bench._open(url, secret) for _ in range(args.connections)]
+    def control(option: str) -> None:
+        subprocess.run(
+            ["callgrind_control", option, str(proc.pid)], check=True, capture_output=True
+        )
+
+    async def drive(count: int, counted: bool = False) -> None:
+        """``count`` requests over fresh connections; ``counted``: only the requests are in the
+        dump (the connections open before the counters are zeroed and close after the dump,
+        so 100 connections of 10 requests each do not count 100 handshakes and hellos)."""
+        events = ("outcome",) if args.subscribed and secret is not None else ()
+        sockets = [await bench._open(url, secret, events) for _ in range(args.connections)]
         left = [count]
 
         async def loop(ws: bench.ClientConnection) -> None:
@@ -76,17 +91,21 @@ def main() -> int:
                 left[0] -= 1
                 await ws.send(frame(0))
                 reply = str(await ws.recv())
+                while reply.startswith('{"v":1,"type":"event"'):
+                    reply = str(await ws.recv())
                 if secret is not None and '"type":"outcome"' not in reply:
                     raise RuntimeError(f"not an outcome: {reply[:300]}")
 
+        if counted:
+            control("-z")
         await asyncio.gather(*(loop(ws) for ws in sockets))
+        if counted:
+            control("-d")
         await asyncio.gather(*(ws.close() for ws in sockets))
 
     try:
         asyncio.run(drive(300))
-        subprocess.run(["callgrind_control", "-z", str(proc.pid)], check=True, capture_output=True)
-        asyncio.run(drive(args.requests))
-        subprocess.run(["callgrind_control", "-d", str(proc.pid)], check=True, capture_output=True)
+        asyncio.run(drive(args.requests, counted=True))
         time.sleep(1)
     finally:
         proc.terminate()

@@ -25,6 +25,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from arbiter.bridge import datadir
 from arbiter.bridge.building import build_module
+from arbiter.bridge.connection import Connection
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.http import ModuleFiles, routes
 from arbiter.bridge.limits import Limits
@@ -211,6 +212,7 @@ class ArbiterServer:
             close_timeout=self.config.limits.close_timeout_seconds,
             compression=None,
             server_header=f"arbiter/{self.server_info.version}",
+            create_connection=Connection,
         )
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()

@@ -1,6 +1,8 @@
 """One client connection: authenticate, then answer every message until the client leaves.
 
-Each connection runs in the task ``websockets`` gives its handler. The first message must be a
+Each connection runs in the task ``websockets`` gives its handler; once welcomed, a message that
+arrives whole is handled from the callback that parsed it (:mod:`arbiter.bridge.connection`),
+and the task reads only what takes websockets' queue. The first message must be a
 ``hello`` within ``auth_timeout_seconds``, carrying the world secret (a GM connection) or a player
 token (that player's connection, holding his participants): otherwise the connection is closed
 (4001 bad hello, 1008 timeout). After that every message gets exactly one answer, an error
@@ -30,6 +32,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
+from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
@@ -116,23 +119,34 @@ class ClientSession:
         if not await self._authenticate():
             return
         self.server.join(self)
+        if isinstance(self.ws, Connection):
+            # From now on a message that arrives whole is handled as soon as it is parsed,
+            # without this task (arbiter.bridge.connection); the loop below takes the rest
+            # (fragmented messages, those queued before this line), in the order they came.
+            self.ws.on_message = self.receive
         try:
             async for frame in self.ws:
-                if self.outbox.dropped:
-                    # Dropped for not reading (close 4008): decide nothing more for it, but read
-                    # on, so its reply to the close gets through behind what it had sent.
-                    continue
-                self.outcome_id = None
-                self.on_commit_failure = None
-                reply = self.handle(frame)
-                # An outcome may rest on rows not yet committed: the server sends it once they
-                # are, and never an outcome whose row did not make it to disk. Meanwhile this
-                # task reads on (no wait, no wake-up per message); replies keep their order.
-                self.server.answer(self, reply, self.outcome_id, self.on_commit_failure)
+                self.receive(frame)
         except ConnectionClosed:
             pass
         finally:
+            if isinstance(self.ws, Connection):
+                self.ws.on_message = None  # a session that left decides nothing more
             self.server.leave(self)
+
+    def receive(self, frame: str | bytes) -> None:
+        """Handle one message of an authenticated connection; its answer follows the commit."""
+        if self.outbox.dropped:
+            # Dropped for not reading (close 4008): decide nothing more for it, but read on,
+            # so its reply to the close gets through behind what it had sent.
+            return
+        self.outcome_id = None
+        self.on_commit_failure = None
+        reply = self.handle(frame)
+        # An outcome may rest on rows not yet committed: the server sends it once they are,
+        # and never an outcome whose row did not make it to disk. Nothing waits here (no
+        # future, no wake-up per message); replies keep their order.
+        self.server.answer(self, reply, self.outcome_id, self.on_commit_failure)
 
     async def _authenticate(self) -> bool:
         """Read hellos until one is welcomed (True) or the connection is refused (False).

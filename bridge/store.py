@@ -36,6 +36,7 @@ from arbiter.bridge.records import (
     Session,
     canonical,
     kept,
+    roll_hash,
     row_hash,
 )
 
@@ -118,7 +119,10 @@ _INSERT_ROLL = (
     f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
-_FIND_ROLL = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE request_id = ?"
+_PROBE_ROLL = "SELECT seq FROM rolls WHERE request_id = ?"
+"""The idempotency probe: one column, because Python's sqlite3 builds a cursor's description (a
+tuple per result column) on every execute, which for the whole row cost as much as the probe."""
+_ROLL_AT = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE seq = ?"
 # One statement text each (built once, not per call), so sqlite3's statement cache prepares
 # each once.
 
@@ -232,8 +236,15 @@ class Store:
     # --- rolls ---
 
     def find(self, request_id: str) -> Roll | None:
-        row = self._db.execute(_FIND_ROLL, (request_id,)).fetchone()
-        return _roll(row) if row else None
+        """The row logged for ``request_id`` (staged rows included), or None.
+
+        Nearly every request is new: the probe reads one column, and only a logged id (a
+        resend) reads its whole row.
+        """
+        found = self._db.execute(_PROBE_ROLL, (request_id,)).fetchone()
+        if found is None:
+            return None
+        return _roll(self._db.execute(_ROLL_AT, found).fetchone())
 
     def append(self, roll: NewRoll) -> Roll:
         """Log a decided request (and its encounter's new state) and COMMIT; returns the row.
@@ -260,19 +271,21 @@ class Store:
         Raises sqlite3.IntegrityError when the request id is already logged; rows staged
         before it stay staged.
         """
-        seq = self._last_seq + 1
-        fields: list[Any] = [seq, *roll]
-        if encoded is not None:
-            fields[8:11] = encoded  # seq, then NewRoll's request, dice, outcome
-        digest = row_hash(self._last_hash, fields)
+        seq, prev = self._last_seq + 1, self._last_hash
+        if encoded is None:
+            encoded = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
+        digest = roll_hash(prev, seq, roll, *encoded)
         db = self._db
         if not db.in_transaction:
             db.execute("BEGIN IMMEDIATE")
-            self._committed = (self._last_seq, self._last_hash)
+            self._committed = (self._last_seq, prev)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
-        self._write(_INSERT_ROLL, (seq, *roll, self._last_hash, digest))
-        stored = Roll(seq, roll, self._last_hash, digest)
+        # ``scripted`` goes in as the int it is stored as: sqlite3 binds only exact ints
+        # directly, and sends a bool through its adapter lookup (an AttributeError raised and
+        # cleared per row) before binding the same 0 or 1.
+        self._write(_INSERT_ROLL, (seq, *roll[:11], int(roll.scripted), roll.time, prev, digest))
+        stored = Roll(seq, roll, prev, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
 

@@ -75,3 +75,32 @@ def test_a_row_hashes_the_same_whether_its_texts_come_as_text_or_as_their_utf8_b
     as_bytes = [*fields[:8], *(t.encode() for t in texts), *fields[11:]]
     assert row_hash("0" * 64, as_bytes) == row_hash("0" * 64, fields)
     assert canonical_bytes(outcome) == canonical(outcome).encode()
+
+
+def test_the_servers_row_hash_is_the_general_row_hash_of_the_same_row() -> None:
+    from arbiter.bridge.records import NewRoll, roll_hash, row_hash
+
+    rows = [
+        NewRoll(
+            "é-1", "s", "u", "tiny", "check", None, "h", '{"a":1}', "[]", "{}", None, True, 1.25
+        ),
+        NewRoll(
+            "r-2",
+            "s",
+            "naïve",
+            "tiny",
+            "check",
+            "enc",
+            "h",
+            "{}",
+            "[1]",
+            '{"x":"𝄞"}',
+            7,
+            False,
+            1700000000.0000002,
+        ),
+        NewRoll("r-3", "s", "u", "tiny", "check", "", "h", "", "", "", 0, False, float("nan")),
+    ]
+    for seq, roll in enumerate(rows, 1):
+        texts = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
+        assert roll_hash("f" * 64, seq, roll, *texts) == row_hash("f" * 64, [seq, *roll])

@@ -117,3 +117,22 @@ def test_a_row_hash_is_sha256_over_length_prefixed_parts() -> None:
         data = text.encode("utf-8")
         expected.update(len(data).to_bytes(8, "big") + data)
     assert row_hash(GENESIS, fields) == expected.hexdigest()
+
+
+def test_the_scripted_column_holds_the_integers_0_and_1(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a")._replace(scripted=True))
+    store.append(new_roll("b"))
+    rows = store.query("SELECT typeof(scripted), scripted FROM rolls ORDER BY seq", ())
+    assert rows == [("integer", 1), ("integer", 0)]
+    store.close()
+
+
+def test_find_sees_a_staged_row_whole_and_nothing_for_an_unknown_id(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.append(new_roll("a"))
+    staged = store.stage(new_roll("b", encounter="e", state={"n": 2}))
+    assert store.find("b") == staged and store.find("b").entry.outcome == staged.entry.outcome
+    assert store.find("c") is None
+    store.commit()
+    store.close()
