@@ -183,3 +183,56 @@ def updated(gm: Page, participant: str) -> float:
     """When the server last stored ``participant``'s hmk block (its list says, per put)."""
     entries = gm.call(f"() => {API}.statBlocks.list('hmk')")
     return next(e["updated"] for e in entries if e["participant"] == participant)
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_many_tokens_dropped_at_once_store_one_block_per_actor_and_an_unread_change_stores_none(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    actors = [hm3_actor(ALDRIC, "Aldric of Kaldor"), hm3_actor(BRANN, "Brann of Kaldor")]
+    gm = open_page(site, server, scene={"system": HM3, "actors": actors, "tokens": [],
+                                        "controlled": [], "targets": []})  # fmt: skip
+    gm.wait_status("open")
+    # Every put_stat_block the GM's connection sends, by participant.
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const control = connection.control.bind(connection);
+            window.puts = [];
+            connection.control = (message) => {
+                if (message.type === "put_stat_block") window.puts.push(message.stat_block.id);
+                return control(message);
+            };
+        }"""
+    )
+    # Seven tokens of two actors, dropped in one go (as a scene's many tokens are drawn).
+    gm.call("(ids) => { for (const id of ids) harness.dropActor(id); }", [BRANN] * 4 + [ALDRIC] * 3)
+    settle(gm)
+    assert sorted(gm.call("() => window.puts")) == [ALDRIC, BRANN]
+    assert stored(gm, BRANN) is not None and stored(gm, ALDRIC) is not None
+    # A change to what the preset does not read (the actor's biography, a new injury item)
+    # stores nothing; one it reads stores that actor's block once.
+    gm.call(
+        """async (id) => {
+            const actor = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            await actor.update({"system.biography": "A mercenary of Kaldor."});
+            await actor.createEmbeddedDocuments("Item", [{name: "Cut", type: "injury", system: {injuryLevel: 1}}]);
+        }""",
+        BRANN,
+    )
+    settle(gm)
+    assert gm.call("() => window.puts.length") == 2
+    # Two edits in one go (no timer runs between them): read once, stored once.
+    gm.call(
+        """async (id) => {
+            const actor = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            const dodge = Array.from(actor.items).find((i) => i.type === "skill" && i.name === "Dodge");
+            await dodge.update({"system.effectiveMasteryLevel": 35});
+            await dodge.update({"system.effectiveMasteryLevel": 36});
+        }""",
+        BRANN,
+    )
+    settle(gm)
+    assert gm.call("() => window.puts.slice(2)") == [BRANN]
+    assert stored(gm, BRANN)["defensive_tactics"] == 36
+    assert gm.problems == []
