@@ -12,7 +12,9 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
   block implies: ``block_checks`` (every rule-data id a stat block names that the data lacks,
   for the door and the engine alike), ``hands`` (which hand holds what),
   ``combatant_record`` (a combatant's record as a typed native record, a view of the stored
-  one written back key for key: what every module reads and writes), ``memo`` (the one
+  one written back key for key: what every module reads and writes), ``encounter_state``
+  (the encounter state as a typed native view: a property for every top-level field, the
+  state handlers hand back as its ``data``), ``memo`` (the one
   bounded memo every cache of a pure function uses), ``traits``, ``bodily`` (Magic Points,
   spirit-combat skill, ENC, starting fatigue), ``encumbrance``, ``familiarity`` (unfamiliar
   weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);

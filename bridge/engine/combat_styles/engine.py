@@ -25,6 +25,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     target,
 )
 from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.rules import view_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
@@ -65,7 +66,9 @@ def _grade(rules: RulesView, grades: list[str], steps: int):
         raise EngineError(str(err)) from None
 
 
-def _check(rules: RulesView, body: CheckBody, state: JSON | None, dice: Dice) -> Resolution:
+def _check(
+    rules: RulesView, body: CheckBody, state: EncounterState | None, dice: Dice
+) -> Resolution:
     grades, steps = list(body.grades), body.grade_steps
     notes: list[str] = []
     if body.combatant is not None:
@@ -91,7 +94,9 @@ def _side(rules: RulesView, side: Side, penalty: int, dice: Dice, label: str):
     return roll_check(rules.checks, dice, tgt, f"1d100 {label}", luck), grade
 
 
-def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice) -> Resolution:
+def _opposed(
+    rules: RulesView, body: OpposedBody, state: EncounterState | None, dice: Dice
+) -> Resolution:
     penalty = contest_penalty([body.protagonist.skill, body.antagonist.skill])
     a, ga = _side(rules, body.protagonist, penalty, dice, "protagonist")
     b, gb = _side(rules, body.antagonist, penalty, dice, "antagonist")
@@ -113,7 +118,7 @@ def _opposed(rules: RulesView, body: OpposedBody, state: JSON | None, dice: Dice
 
 
 def _choose(
-    rules: RulesView, body: ChooseEffectsBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: ChooseEffectsBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     record = parked_record(state, body.token)
     assert state is not None  # the exchange was found in it
@@ -125,7 +130,7 @@ def _choose(
     pending = PendingExchange.of(record)
     _chosen_by(body, pending.chooser)
     new = writable(state)
-    new["pending"] = dict(state["pending"])
+    new.pending = dict(state.pending)
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
     if pending.move_result is not None:
@@ -143,44 +148,50 @@ def _chosen_by(body: ChooseEffectsBody, chooser: str | None) -> None:
 
 
 def _start(
-    rules: RulesView, body: StartEncounterBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: StartEncounterBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     new = rounds.start(rules, body)
     if body.fatigue_checks:
-        new["fatigue_checks"] = True
-    return Resolution({"kind": "start_encounter", "combatants": list(records_of(new))}, new)
+        new.fatigue_checks = True
+    return Resolution({"kind": "start_encounter", "combatants": list(records_of(new))}, new.data)
 
 
-def _wrap(fn: Callable[..., tuple[JSON, JSON]], *args_from_body: str) -> Callable[..., Resolution]:
-    def handler(rules: RulesView, body: object, state: JSON | None, dice: Dice) -> Resolution:
+def _wrap(
+    fn: Callable[..., tuple[EncounterState, JSON]], *args_from_body: str
+) -> Callable[..., Resolution]:
+    def handler(
+        rules: RulesView, body: object, state: EncounterState | None, dice: Dice
+    ) -> Resolution:
         st = needs_encounter(state)
         args = [getattr(body, a) for a in args_from_body]
         new, result = fn(st, *args, rules=rules)
-        return Resolution(result, new)
+        return Resolution(result, new.data)
 
     return handler
 
 
 def _initiative(
-    rules: RulesView, body: InitiativeBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: InitiativeBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     new, result = rounds.roll_initiative(rules, needs_encounter(state), dice)
-    return Resolution(result, new)
+    return Resolution(result, new.data)
 
 
-def _act(rules: RulesView, body: ActBody, state: JSON | None, dice: Dice) -> Resolution:
+def _act(rules: RulesView, body: ActBody, state: EncounterState | None, dice: Dice) -> Resolution:
     st = needs_encounter(state)
     combatant(st, body.combatant)
     new, result = rounds.act(rules, st, body, dice)
-    return Resolution(result, new)
+    return Resolution(result, new.data)
 
 
-def _state(rules: RulesView, body: EmptyBody, state: JSON | None, dice: Dice) -> Resolution:
+def _state(
+    rules: RulesView, body: EmptyBody, state: EncounterState | None, dice: Dice
+) -> Resolution:
     st = needs_encounter(state)
-    return Resolution({"kind": "state", **rounds.snapshot(st)}, st)
+    return Resolution({"kind": "state", **rounds.snapshot(st)}, st.data)
 
 
-def _odds(rules: RulesView, body: OddsBody, state: JSON | None, dice: Dice) -> Resolution:
+def _odds(rules: RulesView, body: OddsBody, state: EncounterState | None, dice: Dice) -> Resolution:
     return Resolution(exchange_odds(rules, body))
 
 
@@ -210,6 +221,16 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
 }
 
 
+def _view(done: Resolution, last: EncounterState | None) -> EncounterState | None:
+    """The view of ``done``'s state: ``last`` when it views that very state (the steps after
+    the handler mostly hand it on unchanged), else a new one."""
+    if done.state is None:
+        return None
+    if last is not None and last.data is done.state:
+        return last
+    return EncounterState(done.state)
+
+
 class CombatStylesEngine:
     """The combat-styles engine (see :mod:`arbiter.bridge.engine.contract`)."""
 
@@ -224,21 +245,26 @@ class CombatStylesEngine:
         if handler is None:
             raise EngineError(f"unknown request type {kind!r}")
         view = view_of(rules)
-        stored = state
-        # The records typed once on the way in, written back once on the way out (released).
-        state = taken_in(state)
+        # The state typed once on the way in (a view, its records typed), written back once on
+        # the way out (released): a handler hands back its view's data.
+        st = taken_in(state)
         try:
-            done = astride.settle(view, kind, body, handler(view, body, state, dice))
-            done = fatigue_checks.after_request(view, state, done, dice)
-            done = death_timers.after_request(view, state, done)
+            done = handler(view, body, st, dice)
+            after = _view(done, None)
+            done = astride.settle(view, kind, body, done, after)
+            after = _view(done, after)
+            done = fatigue_checks.after_request(view, st, done, after, dice)
+            after = _view(done, after)
+            done = death_timers.after_request(view, st, done, after)
+            after = _view(done, after)
             # Every choice the outcome leaves open, in the shape all rulesets share.
-            choices = pending_choices(view, kind, done.result, done.state)
+            choices = pending_choices(view, kind, done.result, after)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
         # What lasts on each combatant the request wrote, for the tabletop (a condition shows
         # until the state ends it, whatever later results restate).
         released(done.state)
-        held = lasting(stored, done.state)
+        held = lasting(state, done.state)
         if held:
             done.result["lasting"] = held
         if choices or kind == "state":

@@ -24,10 +24,13 @@ LIMIT: Final = 4096
 
 
 class Memo(Generic[K, V]):
-    """Answers by key, at most :data:`LIMIT` of them."""
+    """Answers by key, at most ``limit`` of them (:data:`LIMIT` unless said)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = LIMIT) -> None:
+        """``limit``: answers kept before starting afresh (:data:`LIMIT` unless the answers
+        are large)."""
         self.found: dict[K, V] = {}
+        self.limit = limit
 
     def get(self, key: K) -> V | None:
         """The answer kept for ``key``, or None."""
@@ -35,7 +38,7 @@ class Memo(Generic[K, V]):
 
     def put(self, key: K, value: V) -> V:
         """Keep ``value`` as the answer for ``key`` (first emptying a full memo); returns it."""
-        if len(self.found) >= LIMIT:
+        if len(self.found) >= self.limit:
             self.found.clear()
         self.found[key] = value
         return value
@@ -44,9 +47,10 @@ class Memo(Generic[K, V]):
         return len(self.found)
 
 
-def memo_of(memos: dict[str, Any], name: str) -> Memo[Any, Any]:
-    """The memo named ``name`` among a view's ``memos`` (made on first use)."""
+def memo_of(memos: dict[str, Any], name: str, limit: int = LIMIT) -> Memo[Any, Any]:
+    """The memo named ``name`` among a view's ``memos`` (made on first use, keeping at most
+    ``limit`` answers)."""
     found: Memo[Any, Any] | None = memos.get(name)
     if found is None:
-        found = memos[name] = Memo()
+        found = memos[name] = Memo(limit)
     return found

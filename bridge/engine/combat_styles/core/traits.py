@@ -10,8 +10,8 @@ from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import normalize_modifier, size_step
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
-from arbiter.bridge.engine.contract import JSON
 
 
 def _held(rules: RulesView, c: CombatantRecord) -> Iterator[tuple[str, Any]]:
@@ -75,7 +75,11 @@ def _dm_rank(rules: RulesView, modifier: str) -> int | None:
 
 
 def parry_size(
-    rules: RulesView, state: JSON, parrier: CombatantRecord, attacker: CombatantRecord, arm: Arm
+    rules: RulesView,
+    state: EncounterState,
+    parrier: CombatantRecord,
+    attacker: CombatantRecord,
+    arm: Arm,
 ) -> tuple[str, list[str]]:
     """The Size ``parrier``'s ``arm`` counts as when parrying ``attacker``, and the traits that
     changed it: Unarmed Prowess (unarmed parries count as Medium), Batter Aside (one larger
@@ -99,7 +103,7 @@ def parry_size(
             theirs = _dm_rank(rules, attacker.damage_modifier)
             if mine is None or theirs is None or mine - theirs < r.damage_modifier_steps:
                 continue
-        elif when == "not_attacked_this_round" and parrier.attacked_round == state.get("round"):
+        elif when == "not_attacked_this_round" and parrier.attacked_round == state.round:
             continue
         size = size_step(rules.sizes, size, r.parry_size_steps)
         why.append(trait)

@@ -18,6 +18,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
     modifier_expr,
     step_modifier,
 )
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
@@ -38,7 +39,7 @@ class Finisher:
     """Working state of one exchange being finished (internal, discarded afterwards)."""
 
     rules: RulesView
-    state: JSON
+    state: EncounterState
     pending: PendingExchange
     dice: Dice
     choices: list[EffectChoice]
@@ -54,7 +55,7 @@ class Finisher:
     def __init__(
         self,
         rules: RulesView,
-        state: JSON,
+        state: EncounterState,
         pending: PendingExchange,
         dice: Dice,
         choices: list[EffectChoice],

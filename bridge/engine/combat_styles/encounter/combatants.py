@@ -3,10 +3,12 @@
 records as the engine works on them.
 
 The server stores each record as JSON; the engine works on typed records
-(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`): a state
-is :func:`taken_in` once per request (each record read once), read through :func:`records_of`,
-written through :func:`combatant` in a :func:`writable` copy, and :func:`released` once on the
-way out (each record the request reached written back key for key, the others as given).
+(:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`) in a
+typed state (:class:`~arbiter.bridge.engine.combat_styles.core.encounter_state.EncounterState`,
+a view of the state dict): a state is :func:`taken_in` once per request (each record read
+once), read through :func:`records_of`, written through :func:`combatant` in a :func:`writable`
+copy, handed back by its handler as :attr:`EncounterState.data`, and :func:`released` once on
+the way out (each record the request reached written back key for key, the others as given).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage
@@ -23,13 +25,122 @@ from arbiter.bridge.engine.combat_styles.core.block_checks import SKILLS, block_
 from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN, EncounterState
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.contract import JSON, EngineError
 
+RECORDS_KEPT = 256
+"""Records a view remembers (:func:`record`): the blocks in play at a table are few."""
+
 
 def record(rules: RulesView, block: StatBlock) -> JSON:
-    """The encounter-state record of a combatant (plain JSON)."""
+    """The encounter-state record of a combatant (plain JSON); LookupError naming the first
+    rule-data id of the block the rules lack.
+
+    The same stat blocks come in every exchange of a fight, and a record is a pure function of
+    the rules and the block's fields: it is built (and the block checked, :func:`built`) once
+    per view and block value, and each call gets a deep copy of it (the caller's own, as a
+    record built afresh is). A block never seen under this view is always checked, however it
+    was validated."""
+    key = block_key(block)
+    memo = memo_of(rules.memo, "records", RECORDS_KEPT)
+    found: Remembered | None = memo.get(key)
+    if found is None:
+        made = built(rules, block)
+        found = memo.put(key, (made, copy_plan(made)))
+    return planned_copy(found[0], found[1])
+
+
+Remembered = tuple[JSON, list[tuple[str, int]]]
+"""A remembered record and how to copy it (:func:`copy_plan`)."""
+
+FLAT_DICT, FLAT_LIST, NESTED = 1, 2, 3
+
+
+def copy_plan(rec: JSON) -> list[tuple[str, int]]:
+    """The record's keys holding a container, each with how to copy it: a mapping or list of
+    plain values (copied in one C call), or one holding containers (:func:`json_copy`)."""
+    plan: list[tuple[str, int]] = []
+    for key, value in rec.items():
+        if isinstance(value, dict):
+            flat = not any(isinstance(v, (dict, list)) for v in value.values())
+            plan.append((key, FLAT_DICT if flat else NESTED))
+        elif isinstance(value, list):
+            flat = not any(isinstance(v, (dict, list)) for v in value)
+            plan.append((key, FLAT_LIST if flat else NESTED))
+    return plan
+
+
+def planned_copy(rec: JSON, plan: list[tuple[str, int]]) -> JSON:
+    """A deep copy of ``rec`` by its :func:`copy_plan`: the same as :func:`json_copy`, in a
+    fraction of its time (most of a record's containers hold plain values)."""
+    out = dict(rec)
+    for key, how in plan:
+        if how == FLAT_DICT:
+            out[key] = dict(rec[key])
+        elif how == FLAT_LIST:
+            out[key] = list(rec[key])
+        else:
+            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else _list_copy(rec[key])
+    return out
+
+
+def block_key(block: StatBlock) -> tuple[Any, ...]:
+    """A block's fields as one hashable value, equal for two blocks exactly when their fields
+    are (in order: a mapping's order shows in the record). Each field has one type, fixed by
+    the model, so no two values of a field are equal across types (True and 1)."""
+    given: dict[str, Any] = block.__dict__
+    return tuple([_frozen(value) for value in given.values()])
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` (a validated field) as a hashable value: mappings and lists as tuples, a
+    nested model (the characteristics) as its fields."""
+    # isinstance of a builtin type compiles to a flag test; a pydantic model's isinstance
+    # goes through ABCMeta, so the characteristics are recognised by their exact type, last.
+    if isinstance(value, str) or isinstance(value, int) or value is None:  # noqa: SIM101
+        return value
+    if isinstance(value, dict):
+        mapping: dict[Any, Any] = value
+        return tuple([(k, _frozen(v)) for k, v in mapping.items()])
+    if isinstance(value, list):
+        items: list[Any] = value
+        return tuple([_frozen(v) for v in items])
+    if type(value) is Characteristics:
+        fields: dict[str, int] = value.__dict__
+        return tuple(fields.values())
+    return value  # another immutable value (a float)
+
+
+def json_copy(value: JSON) -> JSON:
+    """A deep copy of a JSON object (dicts, lists and immutable scalars): every dict and list
+    in it is new, so nothing the caller changes reaches the memo the copy came from."""
+    out: JSON = {}
+    for key, item in value.items():
+        if isinstance(item, dict):
+            out[key] = json_copy(item)
+        elif isinstance(item, list):
+            out[key] = _list_copy(item)
+        else:
+            out[key] = item
+    return out
+
+
+def _list_copy(value: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for item in value:
+        if isinstance(item, dict):
+            out.append(json_copy(item))
+        elif isinstance(item, list):
+            out.append(_list_copy(item))
+        else:
+            out.append(item)
+    return out
+
+
+def built(rules: RulesView, block: StatBlock) -> JSON:
+    """The encounter-state record of a combatant, built from the block (see :func:`record`)."""
     # The validated fields are read from the instance dict, where pydantic keeps them: an
     # attribute read goes through pydantic's __getattr__ hook, a third of a record's cost.
     given: dict[str, Any] = block.__dict__
@@ -175,58 +286,54 @@ def luck(rules: RulesView, stats: dict[str, int]) -> int:
     return int(rules.model.derived.luck_points.value(stats))
 
 
-def needs_encounter(state: JSON | None, what: str = "this request") -> JSON:
+def needs_encounter(state: EncounterState | None, what: str = "this request") -> EncounterState:
     """The encounter state, or an ``EngineError`` saying ``what`` needs one."""
     if state is None:
         raise EngineError(f"{what} needs an encounter: send start_encounter first")
     return state
 
 
-GIVEN = "_given"
-"""Key of a writable state (:func:`writable`) holding the combatant records of the state it was
-made from: a record still identical to its given one is copied when first reached through
-:func:`combatant`. Removed (:func:`released`) before the state leaves the engine."""
-
-
-def taken_in(state: JSON | None) -> JSON | None:
-    """The state a request works on: a shallow copy of the stored ``state`` whose combatant
-    records are typed views of the stored ones (:meth:`CombatantRecord.of`, read-only until
-    copied). The stored state is never changed; :func:`released` writes the records back."""
-    if state is None or "combatants" not in state:
-        return state
+def taken_in(state: JSON | None) -> EncounterState | None:
+    """The state a request works on: a view (:class:`EncounterState`) of a shallow copy of
+    the stored ``state`` whose combatant records are typed views of the stored ones
+    (:meth:`CombatantRecord.of`, read-only until copied). The stored state is never changed;
+    :func:`released` writes the records back."""
+    if state is None:
+        return None
+    if "combatants" not in state:
+        return EncounterState(state)
     given: dict[str, JSON] = state["combatants"]
     people: dict[str, CombatantRecord] = {}
     for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
         people[cid] = CombatantRecord.of(rec)
     out = dict(state)
     out["combatants"] = people
-    return out
+    return EncounterState(out)
 
 
-def records_of(state: JSON) -> dict[str, CombatantRecord]:
+def records_of(state: EncounterState) -> dict[str, CombatantRecord]:
     """The combatant records of ``state`` by id, in the encounter's order, for reading only:
     a record reached here may be the one the state was made from, so write only to one
     reached through :func:`combatant`. Every read of the records goes through here."""
-    people: dict[str, CombatantRecord] = state["combatants"]
-    return people
+    return state.records
 
 
-def combatant(state: JSON, cid: str) -> CombatantRecord:
+def combatant(state: EncounterState, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
     reached, so the state it was made from is never changed through it."""
     try:
         rec = records_of(state)[cid]
     except KeyError:
-        known = ", ".join(sorted(state.get("combatants", {})))
+        known = ", ".join(sorted(state.data.get("combatants", {})))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
-    given = state.get(GIVEN)
+    given = state.given
     if given is not None and given.get(cid) is rec:
         rec = records_of(state)[cid] = rec.copied()
     return rec
 
 
-def writable(state: JSON) -> JSON:
+def writable(state: EncounterState) -> EncounterState:
     """A copy of ``state`` whose records may be changed once reached through :func:`combatant`
     (each is copied the first time); a state already writable stays so, its copies its own.
 
@@ -234,21 +341,22 @@ def writable(state: JSON) -> JSON:
     copied, and of those only the parts requests change (hit points, armour, weapons,
     conditions, wounds, marks); characteristics, skills and the like are shared.
     """
-    out = dict(state)
-    out["combatants"] = dict(state["combatants"])
+    data = state.data
+    out = dict(data)
+    out["combatants"] = dict(data["combatants"])
     # The round bookkeeping is small and changes on most requests: copy it outright.
     for key in ("acted", "proactive", "delayed", "order"):
-        if key in state:
-            out[key] = list(state[key])
+        if key in data:
+            out[key] = list(data[key])
     for key in ("pending", "initiative"):
-        if key in state:
-            out[key] = dict(state[key])
-    if GIVEN not in state:
-        out[GIVEN] = state["combatants"]
-    return out
+        if key in data:
+            out[key] = dict(data[key])
+    if GIVEN not in data:
+        out[GIVEN] = data["combatants"]
+    return EncounterState(out)
 
 
-def recopied(state: JSON, cid: str) -> CombatantRecord:
+def recopied(state: EncounterState, cid: str) -> CombatantRecord:
     """A fresh copy of ``cid``'s record put in ``state`` in place of the one there, even one
     already the state's own: a record reached before (by a caller still holding it) is
     detached from the state, and what is written to it after is lost.
@@ -261,16 +369,18 @@ def recopied(state: JSON, cid: str) -> CombatantRecord:
 
 
 def released(state: JSON | None) -> None:
-    """Turn a state leaving the engine into its stored form, in place: each record its stored
-    (JSON) one (:meth:`CombatantRecord.to_json`: the very record given when the request never
-    reached it for writing, else the state's own copy) and the engine's own key gone."""
+    """Turn a state leaving the engine (a handler's :attr:`EncounterState.data`) into its
+    stored form, in place: each record its stored (JSON) one (:meth:`CombatantRecord.to_json`:
+    the very record given when the request never reached it for writing, else the state's own
+    copy) and the engine's own key gone."""
     if state is None:
         return
     state.pop(GIVEN, None)
     if "combatants" not in state:
         return
     out: dict[str, JSON] = {}
-    for cid, rec in records_of(state).items():  # a loop: no frame of its own
+    people: dict[str, CombatantRecord] = state["combatants"]
+    for cid, rec in people.items():  # a loop: no frame of its own
         out[cid] = rec.to_json()
     state["combatants"] = out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
 from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -18,17 +19,17 @@ OUTMANEUVERED = "outmaneuvered"
 ALOFT = "aloft"
 
 
-def current_round(state: JSON) -> int | None:
+def current_round(state: EncounterState) -> int | None:
     """The round a block won now belongs to (None outside the turn phase)."""
-    return state.get("round") if tracks_turns(state) else None
+    return state.round if tracks_turns(state) else None
 
 
-def live(state: JSON, condition: JSON | None) -> bool:
+def live(state: EncounterState, condition: JSON | None) -> bool:
     """Whether a round-long block is still in force."""
     return condition is not None and condition.get("round") == current_round(state)
 
 
-def check_attack(state: JSON, attacker_id: str, defender_id: str) -> None:
+def check_attack(state: EncounterState, attacker_id: str, defender_id: str) -> None:
     """Refuse an attack a manoeuvre of this round forbids (EngineError naming it)."""
     att = combatant(state, attacker_id)
     conditions = att.conditions

@@ -12,6 +12,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
     target,
 )
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
@@ -36,7 +37,7 @@ def arm(rules: RulesView, rec: JSON, victim: CombatantRecord, effect_id: str) ->
         held["follow_up"] = READY
 
 
-def lapse(state: JSON, cid: str) -> None:
+def lapse(state: EncounterState, cid: str) -> None:
     """The end of ``cid``'s Turn: follow-ups readied on an earlier Turn of his are gone."""
     for vid, victim in list(records_of(state).items()):
         for name, held in victim.conditions.items():
@@ -47,7 +48,11 @@ def lapse(state: JSON, cid: str) -> None:
 
 
 def ready_victim(
-    rules: RulesView, state: JSON, taker: CombatantRecord, action: str, target_id: str | None
+    rules: RulesView,
+    state: EncounterState,
+    taker: CombatantRecord,
+    action: str,
+    target_id: str | None,
 ) -> str:
     """The foe ``taker`` may make the follow-up ``action`` against (refused when none, or when
     several and ``target_id`` names none of them)."""
@@ -75,7 +80,12 @@ def ready_victim(
 
 
 def resolve(
-    rules: RulesView, state: JSON, taker: CombatantRecord, victim_id: str, action: str, dice: Dice
+    rules: RulesView,
+    state: EncounterState,
+    taker: CombatantRecord,
+    victim_id: str,
+    action: str,
+    dice: Dice,
 ) -> JSON:
     """The follow-up: the taker's roll of the data's skill against the victim's best resisting
     skill (opposed); if the victim does not resist, the data's condition befalls him."""

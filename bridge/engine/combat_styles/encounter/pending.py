@@ -2,7 +2,7 @@
 read-only view the pending-choice description reads. Finishing reads the typed records of
 ``encounter/pending_exchange.py`` instead (``PendingExchange``, ``PendingSpiritCombat``).
 
-The encounter stores each one as JSON under ``state["pending"][token]`` (the server keeps the
+The encounter stores each one as JSON under ``state.pending[token]`` (the server keeps the
 state as JSON, and replays depend on its exact bytes). :class:`Parked` is the typed record of
 what every reader outside the exchange's own finishing needs — who fought, who chooses, what he
 won and may choose — read once from that JSON by :meth:`Parked.of`, so that answering a choice
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.contract import JSON, EngineError
 
 
@@ -114,15 +115,15 @@ class Parked:
         return (self.attacker, self.defender)
 
 
-def parked(state: JSON | None, token: str) -> Parked:
+def parked(state: EncounterState | None, token: str) -> Parked:
     """The exchange parked as ``token``; EngineError when none waits under it."""
     return Parked.of(parked_record(state, token))
 
 
-def parked_record(state: JSON | None, token: str) -> JSON:
+def parked_record(state: EncounterState | None, token: str) -> JSON:
     """The stored JSON of the exchange parked as ``token``; EngineError when none waits
     under it."""
-    waiting: JSON = (state or {}).get("pending", {})
+    waiting: JSON = (state.pending_or_none if state is not None else None) or {}
     record: JSON | None = waiting.get(token)
     if record is None:
         raise EngineError(f"no exchange {token!r} is waiting for a choice of effects")

@@ -3,7 +3,8 @@
 How it works
 ------------
 
-An encounter is always in one of three phases, kept in its state as ``state["phase"]``:
+An encounter is always in one of three phases, kept in its state as ``phase``
+(:attr:`~arbiter.bridge.engine.combat_styles.core.encounter_state.EncounterState.phase`):
 
 ``setup``
     ``start_encounter`` recorded the combatants; nobody has rolled initiative, so nobody has
@@ -48,7 +49,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
+from arbiter.bridge.engine.contract import EngineError
 
 SETUP: Final = "setup"
 TURNS: Final = "turns"
@@ -93,22 +95,21 @@ REFUSALS: Final[dict[str, str]] = {
 ``{what}``: the combatant and what he tried)."""
 
 
-def phase_of(state: JSON) -> str | None:
+def phase_of(state: EncounterState) -> str | None:
     """The encounter's phase (None for a state that records none)."""
-    phase: str | None = state.get("phase")
-    return phase
+    return state.phase
 
 
-def tracks_turns(state: JSON) -> bool:
+def tracks_turns(state: EncounterState) -> bool:
     """Whether turns and action points are counted: the ``turns`` phase."""
-    return state.get("phase") == TURNS
+    return state.phase == TURNS
 
 
-def require(state: JSON, event: str, name: str = "", what: str = "") -> str:
+def require(state: EncounterState, event: str, name: str = "", what: str = "") -> str:
     """The phase ``event`` leads to from the encounter's phase; raises EngineError with the
     event's refusal when it is not legal there. Changes nothing."""
     # A state that records no phase plays as ``free`` (as one without turns always has).
-    after = TRANSITIONS[event].get(state.get("phase") or FREE)
+    after = TRANSITIONS[event].get(state.phase or FREE)
     if after is None:
         raise EngineError(REFUSALS[event].format(name=name, what=what))
     return after

@@ -5,10 +5,11 @@ puts on a rider's combat skills."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.traits import lifts_cap
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
-from arbiter.bridge.engine.contract import JSON, EngineError
+from arbiter.bridge.engine.contract import EngineError
 
 MOUNTED = "mounted"
 RIDDEN = "ridden"
@@ -19,7 +20,7 @@ def is_mounted(c: CombatantRecord) -> bool:
     return bool(c.conditions) and MOUNTED in c.conditions
 
 
-def mount_of(state: JSON, c: CombatantRecord) -> CombatantRecord | None:
+def mount_of(state: EncounterState, c: CombatantRecord) -> CombatantRecord | None:
     """The record of the mount ``c`` rides (None when he is not mounted)."""
     mounted = c.conditions.get(MOUNTED) if c.conditions else None
     return combatant(state, mounted["mount"]) if mounted else None

@@ -1,6 +1,6 @@
 """Who is locked in spirit combat with whom, and what lasts while they are.
 
-A spirit-combat exchange engages its two parties (``state["spirit_engagements"]``, sorted
+A spirit-combat exchange engages its two parties (``EncounterState.spirit_engagements``, sorted
 pairs) until an effect ends it (Withdraw, Turn Back, Drive Off) or one side is defeated. Lasting
 spirit effects carry the id of the opponent they bind the bearer to (``engagement``) and the
 numbers they need, so the rounds machine can apply them without the rule data: Bleed Essence's
@@ -12,6 +12,7 @@ the winner again for the Round or the encounter.
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     recopied,
@@ -33,25 +34,23 @@ def pair(a: str, b: str) -> list[str]:
     return sorted((a, b))
 
 
-def engaged(state: JSON, a: str, b: str) -> bool:
+def engaged(state: EncounterState, a: str, b: str) -> bool:
     """Whether ``a`` and ``b`` are locked in spirit combat."""
-    return pair(a, b) in state.get("spirit_engagements", [])
+    return pair(a, b) in state.spirit_engagements
 
 
-def engage(state: JSON, a: str, b: str) -> None:
+def engage(state: EncounterState, a: str, b: str) -> None:
     """Lock ``a`` and ``b`` in spirit combat (no change when they already are)."""
-    pairs = list(state.get("spirit_engagements", []))
+    pairs = list(state.spirit_engagements)
     if pair(a, b) not in pairs:
         pairs.append(pair(a, b))
-    state["spirit_engagements"] = pairs
+    state.spirit_engagements = pairs
 
 
-def disengage(state: JSON, a: CombatantRecord, b: CombatantRecord) -> list[str]:
+def disengage(state: EncounterState, a: CombatantRecord, b: CombatantRecord) -> list[str]:
     """End the spirit combat of records ``a`` and ``b`` (both writable): the pair is released and
     the lasting effects binding either to the other lapse. Returns the conditions removed."""
-    state["spirit_engagements"] = [
-        p for p in state.get("spirit_engagements", []) if p != pair(a.id, b.id)
-    ]
+    state.spirit_engagements = [p for p in state.spirit_engagements if p != pair(a.id, b.id)]
     lapsed = []
     for bearer, other in ((a, b), (b, a)):
         for name, cond in list(bearer.conditions.items()):
@@ -61,19 +60,21 @@ def disengage(state: JSON, a: CombatantRecord, b: CombatantRecord) -> list[str]:
     return lapsed
 
 
-def bar(state: JSON, loser: CombatantRecord, winner: CombatantRecord, until: str) -> None:
+def bar(state: EncounterState, loser: CombatantRecord, winner: CombatantRecord, until: str) -> None:
     """``loser`` may not engage ``winner`` in spirit combat for ``until`` (round, encounter)."""
     old = loser.conditions.get(BARRED, {}).get("by", {})
-    by = {**old, winner.id: {"until": until, "round": state.get("round")}}
+    by = {**old, winner.id: {"until": until, "round": state.round}}
     add_condition(loser, BARRED, None, by=by)
 
 
-def check_not_barred(state: JSON, attacker: CombatantRecord, defender: CombatantRecord) -> None:
+def check_not_barred(
+    state: EncounterState, attacker: CombatantRecord, defender: CombatantRecord
+) -> None:
     """EngineError when a bar keeps ``attacker`` from engaging ``defender``."""
     entry = attacker.conditions.get(BARRED, {}).get("by", {}).get(defender.id)
     if entry is None:
         return
-    if entry["until"] == "encounter" or entry["round"] == state.get("round"):
+    if entry["until"] == "encounter" or entry["round"] == state.round:
         span = "this encounter" if entry["until"] == "encounter" else "this round"
         raise EngineError(
             f"{attacker.name} was driven back by {defender.name} and may not engage "
@@ -91,10 +92,10 @@ def check_turn_not_lost(c: CombatantRecord, what: str) -> None:
         )
 
 
-def drain_at_cycle_start(state: JSON) -> None:
+def drain_at_cycle_start(state: EncounterState) -> None:
     """Bleed Essence: each bleeding combatant loses Magic Points as a Cycle begins; one who
     falls to the defeat threshold is defeated and his spirit combat ends. What was lost is
-    kept in ``state["essence_lost"]`` for this Cycle's results."""
+    kept in ``EncounterState.essence_lost`` for this Cycle's results."""
     drained: list[JSON] = []
     records = records_of(state)
     for cid in list(records):
@@ -113,14 +114,18 @@ def drain_at_cycle_start(state: JSON) -> None:
                 disengage(state, c, recopied(state, other))
         drained.append(lost)
     if drained:
-        state["essence_lost"] = {"round": state["round"], "cycle": state["cycle"], "lost": drained}
+        state.essence_lost = {
+            "round": state.round_number(),
+            "cycle": state.cycle_number(),
+            "lost": drained,
+        }
     else:
-        state.pop("essence_lost", None)
+        state.drop_essence_lost()
 
 
-def essence_lost_now(state: JSON) -> list[JSON] | None:
+def essence_lost_now(state: EncounterState) -> list[JSON] | None:
     """Magic Points lost to Bleed Essence at the start of the current Cycle (None: none)."""
-    lost = state.get("essence_lost")
-    if lost and lost["round"] == state.get("round") and lost["cycle"] == state.get("cycle"):
+    lost = state.essence_lost
+    if lost and lost["round"] == state.round and lost["cycle"] == state.cycle:
         return list(lost["lost"])
     return None

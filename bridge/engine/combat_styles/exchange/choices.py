@@ -13,6 +13,7 @@ the encounter (the victim's hit locations and weapons).
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
@@ -73,9 +74,11 @@ def _weapons(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list
     return [{"id": w, "name": rules.arm(w).name} for w in ordered]
 
 
-def effects_choice(rules: RulesView, state: JSON, record: JSON, key: str | None = None) -> JSON:
+def effects_choice(
+    rules: RulesView, state: EncounterState, record: JSON, key: str | None = None
+) -> JSON:
     """The choice of special effects a parked exchange (its ``record`` in
-    ``state["pending"]``) waits for."""
+    ``state.pending``) waits for."""
     waiting = Parked.of(record)
     chooser = waiting.chooser
     choice: JSON = {
@@ -136,11 +139,13 @@ def _build_options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -
     return options
 
 
-def pending_choices(rules: RulesView, kind: str, result: JSON, state: JSON | None) -> list[JSON]:
+def pending_choices(
+    rules: RulesView, kind: str, result: JSON, state: EncounterState | None
+) -> list[JSON]:
     """The choices an outcome of request ``kind`` leaves open (its ``result["pending"]``)."""
     if state is None:
         return []
-    parked: JSON = state.get("pending", {})
+    parked: JSON = state.pending_or_none or {}
     if kind == "sweep_attack":
         return [
             effects_choice(rules, state, parked[pair["token"]], f"sweep-{pair['defender']}")

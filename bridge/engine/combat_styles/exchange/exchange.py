@@ -28,6 +28,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
 )
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.hands import require_free_hand
 from arbiter.bridge.engine.combat_styles.core.traits import evade_ends_prone
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
@@ -59,7 +60,7 @@ from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
 from arbiter.bridge.engine.dice import Dice
 
 
-def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON:
+def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> EncounterState:
     """An encounter state built from the stat blocks of an exchange sent without one."""
     if not body.combatants:
         raise EngineError(
@@ -69,13 +70,13 @@ def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> JSON
         records = {b.id: CombatantRecord.of(record(rules, b)) for b in body.combatants}
     except LookupError as err:
         raise EngineError(str(err)) from None
-    return {"combatants": records, "phase": FREE, "pending": {}, "seq": 0}
+    return EncounterState({"combatants": records, "phase": FREE, "pending": {}, "seq": 0})
 
 
 def start_exchange(
     rules: RulesView,
     body: ExchangeBody,
-    state: JSON | None,
+    state: EncounterState | None,
     dice: Dice,
     *,
     shared_roll: int | None = None,
@@ -287,8 +288,8 @@ def start_exchange(
         # Only the first attack on a surprised target earns the bonus effect.
         dfd_conditions["surprised"]["attacked"] = True
 
-    state["seq"] = state.get("seq", 0) + 1
-    token = f"x{state['seq']}"
+    state.seq = state.seq + 1
+    token = f"x{state.seq}"
     pending = PendingExchange(
         token,
         att.id,
@@ -341,11 +342,11 @@ def start_exchange(
             done.result["odds"] = odds
         return done
     stored = pending.to_json()
-    state.setdefault("pending", {})[token] = stored
+    state.pending_kept()[token] = stored
     result: JSON = {"kind": "exchange", "status": "awaiting_effects", **summary(stored)}
     if odds_wanted:
         result["odds"] = odds
-    return Resolution(result=result, state=state)
+    return Resolution(result=result, state=state.data)
 
 
 _UNRECORDED_UNLESS_SET = frozenset({"prepared_position"})

@@ -14,6 +14,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
     parry_block,
     size_step,
 )
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.traits import parry_size
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
@@ -93,7 +94,7 @@ def _check_location_choice(
 
 def finish(
     rules: RulesView,
-    state: JSON,
+    state: EncounterState,
     pending: PendingExchange,
     choices: list[EffectChoice],
     dice: Dice,
@@ -120,7 +121,9 @@ def finish(
         special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
-    state.get("pending", {}).pop(pending.token, None)
+    parked = state.pending_or_none
+    if parked is not None:
+        parked.pop(pending.token, None)
     result: JSON = {
         "kind": "exchange",
         "status": "complete",
@@ -143,7 +146,7 @@ def finish(
     ):
         if key in fx.out:
             result[key] = fx.out[key]
-    return Resolution(result=result, state=state, private=fx.out.get("private", {}))
+    return Resolution(result=result, state=state.data, private=fx.out.get("private", {}))
 
 
 def resolve_blow(fx: Finisher) -> Blow | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.move_requests import AerialBody
 from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
@@ -29,7 +30,9 @@ from arbiter.bridge.engine.dice import Dice
 MOVE = "aerial_pass"
 
 
-def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Dice) -> Resolution:
+def aerial_pass(
+    rules: RulesView, body: AerialBody, state: EncounterState | None, dice: Dice
+) -> Resolution:
     """Roll this round's pass and record who may attack whom."""
     state = needs_encounter(state, "an aerial pass")
     allowed = tuple(rules.model.combat.aerial.skills)
@@ -42,7 +45,7 @@ def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Di
             raise EngineError(f"skills names {cid!r}, who is not in this pass")
     state = writable(state)
     turns = tracks_turns(state)
-    if turns and (state["cycle"] != 1 or state["acted"]):
+    if turns and (state.cycle_number() != 1 or state.acted):
         raise EngineError("the aerial pass is rolled at the start of a round, before anyone acts")
     skills: dict[str, str] = {}
     for cid in everyone:
@@ -85,4 +88,4 @@ def aerial_pass(rules: RulesView, body: AerialBody, state: JSON | None, dice: Di
         "notes": notes,
         **rounds.snapshot(state),
     }
-    return Resolution(result, state)
+    return Resolution(result, state.data)

@@ -28,6 +28,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
 )
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.effects.eligibility import Party, eligible_effects
 from arbiter.bridge.engine.combat_styles.encounter import brace
@@ -58,7 +59,7 @@ LEAP_SUMMARY_KEYS = tuple(k for k in SUMMARY_KEYS if k not in ("weapon", "defenc
 
 
 def leaping_attack(
-    rules: RulesView, body: LeapingAttackBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: LeapingAttackBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     """Resolve a leap; finish it, or park it until the winner chooses his effects."""
     state = needs_encounter(state, "a leaping attack")
@@ -163,14 +164,14 @@ def leaping_attack(
         done = finish(rules, state, pending, body.effects or [], dice)
         done.result.update(move_result)
         return done
-    stored = state["pending"][pending.token] = pending.to_json()
+    stored = state.pending[pending.token] = pending.to_json()
     result: JSON = {
         "kind": MOVE,
         "status": "awaiting_effects",
         "leap": leap_json,
         **summary(stored, LEAP_SUMMARY_KEYS),
     }
-    return Resolution(result=result, state=state)
+    return Resolution(result=result, state=state.data)
 
 
 def _siz_limit(
@@ -215,7 +216,7 @@ def _flat_footed(dfd: CombatantRecord) -> bool:
 
 def _pending(
     rules: RulesView,
-    state: JSON,
+    state: EncounterState,
     att: CombatantRecord,
     dfd: CombatantRecord,
     attack: JSON,
@@ -225,9 +226,9 @@ def _pending(
     notes: list[str],
 ) -> PendingExchange:
     """An exchange-shaped record of the leap that :func:`finish` completes with no blow."""
-    state["seq"] = state.get("seq", 0) + 1
+    state.seq = state.seq + 1
     return PendingExchange(
-        f"x{state['seq']}",
+        f"x{state.seq}",
         att.id,
         dfd.id,
         rules.unarmed_id,

@@ -20,6 +20,7 @@ from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.move_requests import MountBody, MountedWithdrawBody
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.core.weapons_used import usable_arm
 from arbiter.bridge.engine.combat_styles.encounter import brace
@@ -42,7 +43,7 @@ MOUNT_ACTION = "mount"
 WITHDRAW_ACTION = "change_range"
 
 
-def pay_action(rules: RulesView, state: JSON, c: CombatantRecord, action: str) -> None:
+def pay_action(rules: RulesView, state: EncounterState, c: CombatantRecord, action: str) -> None:
     """Pay for ``action`` as ``c``'s proactive action, at its cost in the rule data (nothing
     before initiative or outside the turn phase). It closes no cycle or round: the caller
     calls :func:`rounds.settle` once it has written the action (a new round re-copies the
@@ -61,7 +62,9 @@ def pay_action(rules: RulesView, state: JSON, c: CombatantRecord, action: str) -
         rounds.spend_reaction(state, c, rules)
 
 
-def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> Resolution:
+def mount(
+    rules: RulesView, body: MountBody, state: EncounterState | None, dice: Dice
+) -> Resolution:
     """Mount ``body.mount`` (or dismount when it is None)."""
     state = needs_encounter(state, "mounting")
     rider = combatant(state, body.rider)
@@ -75,7 +78,9 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
         dismount(state, rider)
         rounds.settle(state, rules)
         result: JSON = {"kind": "mount", "rider": rider.id, "mount": None}
-        return Resolution({**result, "dismounted_from": ridden.id, **rounds.snapshot(state)}, state)
+        return Resolution(
+            {**result, "dismounted_from": ridden.id, **rounds.snapshot(state)}, state.data
+        )
     if body.mount == body.rider:
         raise EngineError("a combatant cannot ride himself")
     if ridden is not None:
@@ -90,10 +95,10 @@ def mount(rules: RulesView, body: MountBody, state: JSON | None, dice: Dice) -> 
     add_condition(steed, RIDDEN, None, by=rider.id)
     rounds.settle(state, rules)
     result = {"kind": "mount", "rider": rider.id, "mount": steed.id}
-    return Resolution({**result, **rounds.snapshot(state)}, state)
+    return Resolution({**result, **rounds.snapshot(state)}, state.data)
 
 
-def dismount(state: JSON, rider: CombatantRecord) -> str | None:
+def dismount(state: EncounterState, rider: CombatantRecord) -> str | None:
     """Take ``rider`` out of the saddle (his mount's record must be writable); returns the
     mount's id."""
     mounted = rider.conditions.pop(MOUNTED, None)
@@ -104,7 +109,7 @@ def dismount(state: JSON, rider: CombatantRecord) -> str | None:
 
 
 def mounted_withdraw(
-    rules: RulesView, body: MountedWithdrawBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: MountedWithdrawBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     """Withdraw a rider from ``body.opponents`` without a roll, if his mount outpaces them."""
     state = needs_encounter(state, "withdrawing")
@@ -134,7 +139,7 @@ def mounted_withdraw(
             )
         speeds[fid] = foe.movement
     # Every attack records its Round on the attacker (``attacked_round``).
-    if tracks_turns(state) and steed.attacked_round == state["round"]:
+    if tracks_turns(state) and steed.attacked_round == state.round_number():
         raise EngineError(f"{steed.name} is attacking this round: no free withdrawal")
     state = writable(state)
     rider = combatant(state, rider.id)
@@ -150,10 +155,12 @@ def mounted_withdraw(
         "movement": speeds,
         **rounds.snapshot(state),
     }
-    return Resolution(result, state)
+    return Resolution(result, state.data)
 
 
-def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dice) -> Resolution:
+def exchange(
+    rules: RulesView, body: ExchangeBody, state: EncounterState | None, dice: Dice
+) -> Resolution:
     """An exchange with the manoeuvre and mounted rules around it."""
     braced = body.situation.braced_weapon
     if state is None:
@@ -171,7 +178,7 @@ def exchange(rules: RulesView, body: ExchangeBody, state: JSON | None, dice: Dic
     return _after(rules, body, done)
 
 
-def _check_braced(rules: RulesView, state: JSON, body: ExchangeBody) -> None:
+def _check_braced(rules: RulesView, state: EncounterState, body: ExchangeBody) -> None:
     if body.situation.braced_weapon:
         att = combatant(state, body.attacker)
         if not body.situation.charging or MOUNTED not in att.conditions:
@@ -190,9 +197,9 @@ def _check_braced(rules: RulesView, state: JSON, body: ExchangeBody) -> None:
 
 
 def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution:
-    state = done.state
-    if state is None:
+    if done.state is None:
         return done
+    state = EncounterState(done.state)
     att = combatant(state, body.attacker)
     if body.situation.braced_weapon and not rules.model.combat.mounted.braced_weapon_can_parry:
         add_condition(att, BRACED, 1, weapons=[done.result["weapon"]])
@@ -208,5 +215,5 @@ def _after(rules: RulesView, body: ExchangeBody, done: Resolution) -> Resolution
         done.result.setdefault("notes", []).append(
             f"{dfd.name} flings himself clear of {steed.name}'s saddle"
         )
-        return Resolution(done.result, state, done.private)
+        return Resolution(done.result, state.data, done.private)
     return done

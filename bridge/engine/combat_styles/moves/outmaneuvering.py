@@ -15,6 +15,7 @@ from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.move_requests import OutmaneuverBody
 from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.hands import snared_leg
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter import brace
@@ -39,7 +40,7 @@ ACTION = "outmaneuver"
 
 
 def outmaneuver(
-    rules: RulesView, body: OutmaneuverBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: OutmaneuverBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     """Resolve the group roll and record who may no longer attack the manoeuvring combatant."""
     state = needs_encounter(state, "outmanoeuvring")
@@ -118,10 +119,10 @@ def outmaneuver(
         "notes": notes,
         **rounds.snapshot(state),
     }
-    return Resolution(result, state)
+    return Resolution(result, state.data)
 
 
-def _block(state: JSON, foe: CombatantRecord, mover_id: str) -> None:
+def _block(state: EncounterState, foe: CombatantRecord, mover_id: str) -> None:
     old: Any = foe.conditions.get(OUTMANEUVERED)
     by = list(old["by"]) if live(state, old) else []
     if mover_id not in by:
@@ -130,7 +131,7 @@ def _block(state: JSON, foe: CombatantRecord, mover_id: str) -> None:
     add_condition(foe, OUTMANEUVERED, None, round=current_round(state), by=by)
 
 
-def _pay_proactive(rules: RulesView, state: JSON, c: CombatantRecord, cost: int) -> None:
+def _pay_proactive(rules: RulesView, state: EncounterState, c: CombatantRecord, cost: int) -> None:
     """The manoeuvre is ``c``'s proactive action; it costs ``cost`` points in all."""
     if tracks_turns(state) and c.ap_left() < cost:
         raise EngineError(f"{c.name} needs {cost} action point(s) to outmanoeuvre")
@@ -142,10 +143,10 @@ def _pay_proactive(rules: RulesView, state: JSON, c: CombatantRecord, cost: int)
         rounds.spend_reaction(state, c, rules)
 
 
-def _can_pay(state: JSON, c: CombatantRecord, cost: int) -> bool:
+def _can_pay(state: EncounterState, c: CombatantRecord, cost: int) -> bool:
     return not tracks_turns(state) or c.ap_left() >= cost
 
 
-def _pay(rules: RulesView, state: JSON, c: CombatantRecord, cost: int) -> None:
+def _pay(rules: RulesView, state: EncounterState, c: CombatantRecord, cost: int) -> None:
     for _ in range(cost):
         rounds.spend_reaction(state, c, rules)

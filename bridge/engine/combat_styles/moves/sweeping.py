@@ -13,6 +13,7 @@ from __future__ import annotations
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.move_requests import SweepAttackBody
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
@@ -28,7 +29,7 @@ MOVE = "sweep_attack"
 
 
 def sweep_attack(
-    rules: RulesView, body: SweepAttackBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: SweepAttackBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     """Resolve the sweep: one paid attack, one exchange per target."""
     state = needs_encounter(state, "a sweep attack")
@@ -72,7 +73,7 @@ def sweep_attack(
             close=False,
         )
         assert done.state is not None
-        state = done.state
+        state = EncounterState(done.state)
         if one_roll and first:
             shared = done.result["attack"]["roll"]
         exchanges.append(done.result)
@@ -86,4 +87,4 @@ def sweep_attack(
         "exchanges": exchanges,
         **rounds.snapshot(state),
     }
-    return Resolution(result, state, private)
+    return Resolution(result, state.data, private)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of, writable
 from arbiter.bridge.engine.combat_styles.encounter.saddle import MOUNTED
@@ -30,10 +31,12 @@ _ATTACKS = ("exchange", "leaping_attack")
 """Requests whose ``attacker`` attacks one ``defender``."""
 
 
-def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resolution:
-    """``done`` with every leaper who no longer holds his victim down taken off him (both
-    records changed); unchanged when every pair still holds (the usual case: no pair)."""
-    state = done.state
+def settle(
+    rules: RulesView, kind: str, body: Any, done: Resolution, state: EncounterState | None
+) -> Resolution:
+    """``done`` (whose state ``state`` views) with every leaper who no longer holds his victim
+    down taken off him (both records changed); unchanged when every pair still holds (the
+    usual case: no pair)."""
     if state is None:
         return done
     records: dict[str, CombatantRecord] = records_of(state)
@@ -63,7 +66,9 @@ def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resoluti
             ended.append({"leaper": holder, "victim": cid, "why": why})
     if not ended:
         return done
-    return Resolution({**done.result, "astride_ended": ended}, _ended(state, ended), done.private)
+    return Resolution(
+        {**done.result, "astride_ended": ended}, _ended(state, ended).data, done.private
+    )
 
 
 def _astride_on(leaper: CombatantRecord | None, victim_id: str) -> bool:
@@ -122,7 +127,7 @@ def _moved_away(rules: RulesView, kind: str, body: Any, leaper: str, victim: str
     return None
 
 
-def _ended(state: JSON, ended: list[JSON]) -> JSON:
+def _ended(state: EncounterState, ended: list[JSON]) -> EncounterState:
     """A copy of ``state`` with each ended pair's ``astride`` and ``held_down_by`` removed."""
     new = writable(state)
     records = records_of(new)

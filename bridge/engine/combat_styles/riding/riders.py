@@ -19,6 +19,7 @@ from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
 from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant
 from arbiter.bridge.engine.combat_styles.encounter.saddle import RIDDEN, mount_of, rider_cap
@@ -38,7 +39,9 @@ class Guard(NamedTuple):
     cost: int
 
 
-def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: CombatantRecord) -> Guard:
+def guardian(
+    rules: RulesView, state: EncounterState, body: ExchangeBody, dfd: CombatantRecord
+) -> Guard:
     """The defence of the mount ``dfd`` by his rider ``body.defended_by``, who substitutes his
     Combat Style or Ride at ``defend_mount_ap_cost`` points (the exchange calls this only when
     ``defended_by`` is given; otherwise the defender defends himself at one point)."""
@@ -58,7 +61,7 @@ def guardian(rules: RulesView, state: JSON, body: ExchangeBody, dfd: CombatantRe
     return Guard(rider, owner, skill, cost)
 
 
-def pay(rules: RulesView, state: JSON, payer: CombatantRecord, cost: int) -> None:
+def pay(rules: RulesView, state: EncounterState, payer: CombatantRecord, cost: int) -> None:
     """Pay ``cost`` reaction points for a defence (the rider's ``defend_mount_ap_cost``); the
     exchange closes the cycle or round it finishes (:func:`rounds.settle`)."""
     for _ in range(cost):
@@ -66,7 +69,7 @@ def pay(rules: RulesView, state: JSON, payer: CombatantRecord, cost: int) -> Non
 
 
 def knockback_siz(
-    rules: RulesView, state: JSON, dice: Dice, victim: CombatantRecord, siz: int
+    rules: RulesView, state: EncounterState, dice: Dice, victim: CombatantRecord, siz: int
 ) -> tuple[int, JSON | None]:
     """The SIZ a mounted victim resists knockback with: his own plus his mount's if he passes
     an unopposed ``knockback_adds_mount_siz_on`` roll. Returns (SIZ, the roll or None)."""

@@ -4,6 +4,7 @@ Struggle and pulling an impaled weapon free have consequences of their own."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import ActBody
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.hands import HAND_ACTIONS, snared_leg
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter import brace, follow_ups
@@ -35,7 +36,9 @@ SNARE_FORBIDS = ("move", "change_range")
 target from moving")."""
 
 
-def act(rules: RulesView, state: JSON, body: ActBody, dice: Dice) -> tuple[JSON, JSON]:
+def act(
+    rules: RulesView, state: EncounterState, body: ActBody, dice: Dice
+) -> tuple[EncounterState, JSON]:
     """Take a named combat action; its kind and cost come from the rule data."""
     if body.action == "delay":
         return delay(state, body.combatant, rules)

@@ -14,6 +14,7 @@ fatal round lists the dead under ``died``. A GM who treats the wound removes the
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
@@ -35,17 +36,17 @@ def _rounds_of(rules: RulesView, within: int, unit: str) -> int:
     return ceil_div(seconds, rules.model.combat.round_seconds)
 
 
-def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Resolution:
-    """``done`` with every death timer that the rounds it closed ran out applied (unchanged
-    when it closed no round or nobody is dying)."""
-    after = done.state
-    if (
-        before is None
-        or after is None
-        or not tracks_turns(before)
-        or not tracks_turns(after)
-        or after["round"] <= before["round"]
-    ):
+def after_request(
+    rules: RulesView,
+    before: EncounterState | None,
+    done: Resolution,
+    after: EncounterState | None,
+) -> Resolution:
+    """``done`` (whose state ``after`` views) with every death timer that the rounds it closed
+    ran out applied (unchanged when it closed no round or nobody is dying)."""
+    if before is None or after is None or not tracks_turns(before):
+        return done
+    if not tracks_turns(after) or after.round_number() <= before.round_number():
         return done
     dying = [cid for cid, c in records_of(after).items() if DYING in c.conditions]
     if not dying:
@@ -58,10 +59,10 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
         if "dies_at_round" not in timer:
             # Stamped at the first round closing after the wound: it was dealt in the round
             # this request began in (a round never closes without a request).
-            timer["wounded_round"] = before["round"]
+            timer["wounded_round"] = before.round_number()
             rounds = _rounds_of(rules, int(timer["within"]), str(timer["unit"]))
-            timer["dies_at_round"] = before["round"] + rounds + 1
-        if after["round"] >= timer["dies_at_round"] and "dead" not in c.conditions:
+            timer["dies_at_round"] = before.round_number() + rounds + 1
+        if after.round_number() >= timer["dies_at_round"] and "dead" not in c.conditions:
             put_condition(c.conditions, "dead")
             what = (
                 f"the {timer['wound']} wound to the {timer['location']}"
@@ -71,9 +72,9 @@ def after_request(rules: RulesView, before: JSON | None, done: Resolution) -> Re
             died.append(
                 {
                     "combatant": cid,
-                    "round": after["round"],
+                    "round": after.round_number(),
                     "why": f"{what} was not treated within {timer['within']} {timer['unit']}",
                 }
             )
     result = {**done.result, "died": died} if died else done.result
-    return Resolution(result, state, done.private)
+    return Resolution(result, state.data, done.private)

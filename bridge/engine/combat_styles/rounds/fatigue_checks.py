@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import roll_check, target
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import Fatigue, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
@@ -73,24 +74,28 @@ def _check(rules: RulesView, c: CombatantRecord, dice: Dice, every: int) -> JSON
 
 
 def after_request(
-    rules: RulesView, before: JSON | None, done: Resolution, dice: Dice
+    rules: RulesView,
+    before: EncounterState | None,
+    done: Resolution,
+    after: EncounterState | None,
+    dice: Dice,
 ) -> Resolution:
-    """``done`` with the fatigue checks of every round it closed (unchanged when none)."""
-    after = done.state
+    """``done`` (whose state ``after`` views) with the fatigue checks of every round it closed
+    (unchanged when none)."""
+    if before is None or after is None:
+        return done
     if (
-        before is None
-        or after is None
-        or not after.get("fatigue_checks")
+        not after.fatigue_checks
         or not tracks_turns(before)
         or not tracks_turns(after)
-        or after["round"] <= before["round"]
+        or after.round_number() <= before.round_number()
     ):
         return done
     state = writable(after)
     rounds: list[JSON] = []
-    for completed in range(before["round"], after["round"]):
+    for completed in range(before.round_number(), after.round_number()):
         checks: list[JSON] = []
-        for cid in state["order"]:
+        for cid in state.order:
             c = combatant(state, cid)
             every = every_rounds(rules, c)
             level = fatigue_of(rules, c)
@@ -106,4 +111,4 @@ def after_request(
     result = {**done.result, "fatigue_checks": rounds}
     if "action_points" in result:
         result["action_points"] = {cid: c.ap for cid, c in records_of(state).items()}
-    return Resolution(result, state, done.private)
+    return Resolution(result, state.data, done.private)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.checks import contest_penalty, opposed_winner
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.hands import stunned_locations
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
@@ -44,7 +45,7 @@ def check_can_stand(rules: RulesView, c: CombatantRecord) -> None:
 
 
 def opponent_of(
-    rules: RulesView, state: JSON, c: CombatantRecord, target: str | None
+    rules: RulesView, state: EncounterState, c: CombatantRecord, target: str | None
 ) -> str | None:
     """The id of the opponent ``c`` must beat to stand: whoever holds him down (a leaper astride
     him), else the named ``target``; None when he is unengaged. A holder who is gone or out of
@@ -68,7 +69,7 @@ def opponent_of(
     return holder if holder is not None else target
 
 
-def touched(state: JSON, c: CombatantRecord, opponent: str | None) -> tuple[str, ...]:
+def touched(state: EncounterState, c: CombatantRecord, opponent: str | None) -> tuple[str, ...]:
     """The records standing ``c`` up may change: the opponent's and the holder's (astride)."""
     holder = c.conditions["prone"].get("held_down_by")
     ids = {i for i in (opponent, holder) if i is not None and i in records_of(state)}
@@ -87,7 +88,7 @@ def _chosen(listed: tuple[str, ...], c: CombatantRecord, named: str | None) -> s
 
 def regain_footing(
     rules: RulesView,
-    state: JSON,
+    state: EncounterState,
     c: CombatantRecord,
     opponent_id: str | None,
     dice: Dice,
@@ -118,7 +119,7 @@ def regain_footing(
     return out
 
 
-def _stand(state: JSON, c: CombatantRecord) -> None:
+def _stand(state: EncounterState, c: CombatantRecord) -> None:
     """Remove ``prone``; a leaper astride him is thrown off (his ``astride`` cleared)."""
     prone = c.conditions.pop("prone")
     for rider_id in {prone.get("held_down_by")} - {None}:

@@ -19,6 +19,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
 )
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.damage import expr_of
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.traits import withdraw_share
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
@@ -44,7 +45,7 @@ def _skills(rules: RulesView, condition: str) -> tuple[tuple[str, ...], str]:
     return tuple(escape.skills), escape.chooser
 
 
-def struggle(rules: RulesView, state: JSON, victim: CombatantRecord, dice: Dice) -> JSON:
+def struggle(rules: RulesView, state: EncounterState, victim: CombatantRecord, dice: Dice) -> JSON:
     """Try to break the first hold on ``victim`` in the order of ``combat.struggle`` (a
     grapple's escape is the grapple rules'; each other hold's is the ``escape`` of the effect
     ``combat.effect_conditions`` names for it); returns the roll and whether it broke."""
@@ -91,7 +92,7 @@ def struggle(rules: RulesView, state: JSON, victim: CombatantRecord, dice: Dice)
 
 
 def pull_free(
-    rules: RulesView, state: JSON, wielder: CombatantRecord, weapon: str, dice: Dice
+    rules: RulesView, state: EncounterState, wielder: CombatantRecord, weapon: str, dice: Dice
 ) -> JSON:
     """Ready Weapon on a weapon left impaled in a foe: an unopposed roll of the impale effect's
     ``withdraw_skill`` (Brawn); success pulls it out for the rule data's share of a weapon damage

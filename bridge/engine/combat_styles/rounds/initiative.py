@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import StartEncounterBody
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     has_condition,
@@ -19,7 +20,7 @@ from arbiter.bridge.engine.contract import JSON, EngineError
 from arbiter.bridge.engine.dice import Dice, DiceTerm, parse
 
 
-def start(rules: RulesView, body: StartEncounterBody) -> JSON:
+def start(rules: RulesView, body: StartEncounterBody) -> EncounterState:
     """A new encounter in phase ``setup``."""
     ids = [b.id for b in body.combatants]
     if len(set(ids)) != len(ids):
@@ -32,22 +33,26 @@ def start(rules: RulesView, body: StartEncounterBody) -> JSON:
         if sid not in records:
             raise EngineError(f"surprised combatant {sid!r} is not in the encounter")
         records[sid].conditions["surprised"] = {"turns": None}
-    return {
-        "combatants": records,
-        "phase": SETUP,
-        "round": 0,
-        "cycle": 0,
-        "order": [],
-        "initiative": {},
-        "acted": [],
-        "proactive": [],
-        "delayed": [],
-        "pending": {},
-        "seq": 0,
-    }
+    return EncounterState(
+        {
+            "combatants": records,
+            "phase": SETUP,
+            "round": 0,
+            "cycle": 0,
+            "order": [],
+            "initiative": {},
+            "acted": [],
+            "proactive": [],
+            "delayed": [],
+            "pending": {},
+            "seq": 0,
+        }
+    )
 
 
-def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JSON]:
+def roll_initiative(
+    rules: RulesView, state: EncounterState, dice: Dice
+) -> tuple[EncounterState, JSON]:
     """Roll initiative for everyone and open round 1. Returns (state, result)."""
     require(state, INITIATIVE)
     state = writable(state)
@@ -78,14 +83,14 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
         concurrent = [group for group in concurrent if len(group) > 1]
     else:
         order = _dex_then_roll(state, rolls, dice, initiative.die, faces)
-    state["order"] = order
-    state["initiative"] = {cid: rolls[cid]["total"] for cid in order}
+    state.order = order
+    state.initiative = {cid: rolls[cid]["total"] for cid in order}
     new_round(state, rules, first=True)
     result = {
         "kind": "initiative",
         "order": order,
         "rolls": rolls,
-        "round": state["round"],
+        "round": state.round_number(),
         "current": current(state),
     }
     if concurrent:
@@ -94,7 +99,7 @@ def roll_initiative(rules: RulesView, state: JSON, dice: Dice) -> tuple[JSON, JS
 
 
 def _dex_then_roll(
-    state: JSON, rolls: dict[str, JSON], dice: Dice, die: str, faces: int
+    state: EncounterState, rolls: dict[str, JSON], dice: Dice, die: str, faces: int
 ) -> list[str]:
     """Initiative order, ties going to the higher DEX and then to a roll of the initiative
     die (recorded in ``rolls`` as ``tie_break``)."""

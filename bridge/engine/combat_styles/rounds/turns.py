@@ -17,6 +17,7 @@ after its last pair.
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter import follow_ups
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
@@ -51,13 +52,13 @@ from arbiter.bridge.engine.contract import JSON, EngineError
 OUT = ("dead", "unconscious", "incapacitated", "surrendered")
 
 
-def new_round(state: JSON, rules: RulesView | None = None, first: bool = False) -> None:
-    state["phase"] = require(state, NEW_ROUND)
-    state["round"] = 1 if first else state["round"] + 1
-    state["cycle"] = 1
-    state["acted"] = []
-    state["proactive"] = []
-    state["delayed"] = []
+def new_round(state: EncounterState, rules: RulesView | None = None, first: bool = False) -> None:
+    state.phase = require(state, NEW_ROUND)
+    state.round = 1 if first else state.round_number() + 1
+    state.cycle = 1
+    state.acted = []
+    state.proactive = []
+    state.delayed = []
     for cid in list(records_of(state)):
         # A new round touches everyone: each record gets its own copy first.
         c = recopied(state, cid)
@@ -78,21 +79,23 @@ def able(c: CombatantRecord) -> bool:
     return not any(has_condition(c, o) for o in OUT)
 
 
-def current(state: JSON) -> str | None:
+def current(state: EncounterState) -> str | None:
     """Whose turn it is (None outside the turn phase or when the cycle is over)."""
     if not tracks_turns(state):
         return None
-    for cid in state["order"]:
+    for cid in state.order:
         c = records_of(state)[cid]
-        if cid not in state["acted"] and c.ap_left() > 0 and able(c):
+        if cid not in state.acted and c.ap_left() > 0 and able(c):
             return cid
     return None
 
 
-def end_turn(state: JSON, cid: str, rules: RulesView | None = None, close: bool = True) -> None:
+def end_turn(
+    state: EncounterState, cid: str, rules: RulesView | None = None, close: bool = True
+) -> None:
     """End ``cid``'s turn; then close a finished cycle or round, unless ``close`` is False (a
     paid action: module docstring, "Paid, not closed")."""
-    state["acted"].append(cid)
+    state.acted.append(cid)
     follow_ups.lapse(state, cid)
     c = combatant(state, cid)
     if "surprised" in c.conditions:
@@ -115,7 +118,7 @@ def end_turn(state: JSON, cid: str, rules: RulesView | None = None, close: bool 
         settle(state, rules)
 
 
-def settle(state: JSON, rules: RulesView | None = None) -> None:
+def settle(state: EncounterState, rules: RulesView | None = None) -> None:
     """Close finished cycles and rounds.
 
     A new round (or a dithered delay) puts fresh copies of the records in ``state``: a caller
@@ -123,27 +126,29 @@ def settle(state: JSON, rules: RulesView | None = None) -> None:
     outside the turn phase."""
     if not tracks_turns(state) or current(state) is not None:
         return
-    for cid in state["delayed"]:
+    for cid in state.delayed:
         # A delay not used before the cycle ends is a dither: the point is lost.
         c = recopied(state, cid)
         c.set_ap(max(0, c.ap_left() - 1))
-    state["delayed"] = []
+    state.delayed = []
     anyone = [cid for cid, c in records_of(state).items() if c.ap_left() > 0 and able(c)]
     if anyone:
-        state["cycle"] += 1
-        state["acted"] = []
-        state["proactive"] = []
+        state.cycle = state.cycle_number() + 1
+        state.acted = []
+        state.proactive = []
         drain_at_cycle_start(state)
     else:
         new_round(state, rules)
 
 
-def has_ap(state: JSON, c: CombatantRecord) -> bool:
+def has_ap(state: EncounterState, c: CombatantRecord) -> bool:
     """Whether ``c`` can pay for a reaction (always, outside the turn phase)."""
     return not tracks_turns(state) or (c.ap or 0) > 0
 
 
-def spend_reaction(state: JSON, c: CombatantRecord, rules: RulesView | None = None) -> None:
+def spend_reaction(
+    state: EncounterState, c: CombatantRecord, rules: RulesView | None = None
+) -> None:
     """Pay one action point for a reaction (parry, evade, interrupt). It closes no cycle or
     round: the request calls :func:`settle` once the action is resolved (module docstring)."""
     if require(state, REACTION) != TURNS:
@@ -165,7 +170,7 @@ def check_can_attack(c: CombatantRecord) -> None:
 
 
 def spend_proactive(
-    state: JSON, c: CombatantRecord, what: str = "act", rules: RulesView | None = None
+    state: EncounterState, c: CombatantRecord, what: str = "act", rules: RulesView | None = None
 ) -> None:
     """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay), ending
     his turn. It closes no cycle or round: the request calls :func:`settle` once the action is
@@ -173,8 +178,8 @@ def spend_proactive(
     if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
         return
     cid = c.id
-    if cid in state["delayed"]:
-        state["delayed"].remove(cid)
+    if cid in state.delayed:
+        state.delayed.remove(cid)
         if c.ap_left() <= 0:
             raise EngineError(f"{c.name} has no action points left this round")
         c.set_ap(c.ap_left() - 1)
@@ -183,40 +188,44 @@ def spend_proactive(
     if now != cid:
         who = records_of(state)[now].name if now else "nobody"
         raise EngineError(f"it is not {c.name}'s turn to {what} (it is {who}'s)")
-    if cid in state["proactive"]:
+    if cid in state.proactive:
         raise EngineError(f"{c.name} has already taken a proactive action this cycle")
     check_turn_not_lost(c, what)
     c.set_ap(c.ap_left() - 1)
-    state["proactive"].append(cid)
+    state.proactive.append(cid)
     end_turn(state, cid, rules, close=False)
 
 
-def spend_for_attack(rules: RulesView, state: JSON, c: CombatantRecord) -> None:
+def spend_for_attack(rules: RulesView, state: EncounterState, c: CombatantRecord) -> None:
     """Pay for ``c``'s attack (as :func:`spend_proactive`: the request settles after)."""
     check_can_attack(c)
-    round_now = state.get("round", 0)
+    round_now = state.round or 0
     spend_proactive(state, c, "attack", rules)
     # The Round he last attacked in (Defensive Minded parries better in a Round without one).
     c.set_attacked_round(round_now)
 
 
-def delay(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+def delay(
+    state: EncounterState, cid: str, rules: RulesView | None = None
+) -> tuple[EncounterState, JSON]:
     """The current combatant holds his action for a later interrupt or reaction."""
     state = writable(state)
     c = combatant(state, cid)
     require_turn(state, c, "delay")
     check_turn_not_lost(c, "delay")
-    state["delayed"].append(cid)
+    state.delayed.append(cid)
     end_turn(state, cid, rules)
     return state, {"kind": "delay", "combatant": cid, **snapshot(state)}
 
 
-def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+def interrupt(
+    state: EncounterState, cid: str, rules: RulesView | None = None
+) -> tuple[EncounterState, JSON]:
     """A delaying combatant acts now, paying the point his delay held back."""
     state = writable(state)
     c = combatant(state, cid)
     require(state, INTERRUPT)
-    if cid not in state["delayed"]:
+    if cid not in state.delayed:
         raise EngineError(f"{c.name} is not delaying and cannot interrupt")
     return state, {
         "kind": "interrupt",
@@ -226,7 +235,7 @@ def interrupt(state: JSON, cid: str, rules: RulesView | None = None) -> tuple[JS
     }
 
 
-def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+def next_turn(state: EncounterState, rules: RulesView | None = None) -> tuple[EncounterState, JSON]:
     """The current combatant dithers: his turn passes and costs an action point."""
     require(state, NEXT_TURN)
     cid = current(state)
@@ -239,21 +248,25 @@ def next_turn(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
     return state, {"kind": "next_turn", "dithered": cid, **snapshot(state)}
 
 
-def next_cycle(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+def next_cycle(
+    state: EncounterState, rules: RulesView | None = None
+) -> tuple[EncounterState, JSON]:
     """Everyone still to act this cycle dithers; the next cycle (or round) begins."""
     require(state, NEXT_CYCLE)
-    waiting = [cid for cid in state["order"] if cid not in state["acted"]]
+    waiting = [cid for cid in state.order if cid not in state.acted]
     state = writable(state)
     for cid in waiting:
         c = combatant(state, cid)
         if c.ap_left() > 0 and able(c):
             c.set_ap(c.ap_left() - 1)
-        state["acted"].append(cid)
+        state.acted.append(cid)
     settle(state, rules)
     return state, {"kind": "next_cycle", "dithered": waiting, **snapshot(state)}
 
 
-def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]:
+def next_round(
+    state: EncounterState, rules: RulesView | None = None
+) -> tuple[EncounterState, JSON]:
     """Remaining action points are lost; a new round begins."""
     require(state, NEXT_ROUND)
     state = writable(state)
@@ -263,7 +276,7 @@ def next_round(state: JSON, rules: RulesView | None = None) -> tuple[JSON, JSON]
     return state, {"kind": "next_round", **snapshot(state)}
 
 
-def require_turn(state: JSON, c: CombatantRecord, what: str) -> None:
+def require_turn(state: EncounterState, c: CombatantRecord, what: str) -> None:
     require(state, ON_TURN, c.name, what)
     now = current(state)
     if now != c.id:
@@ -271,17 +284,17 @@ def require_turn(state: JSON, c: CombatantRecord, what: str) -> None:
         raise EngineError(f"it is not {c.name}'s turn to {what} (it is {who}'s)")
 
 
-def snapshot(state: JSON) -> JSON:
+def snapshot(state: EncounterState) -> JSON:
     """The round position and everyone's action points, for the chat card (and the Magic
     Points Bleed Essence took as this Cycle began, if any)."""
     out: JSON = {
         "phase": phase_of(state),
-        "round": state.get("round"),
-        "cycle": state.get("cycle"),
+        "round": state.round,
+        "cycle": state.cycle,
         "current": current(state),
         "action_points": {cid: c.ap for cid, c in records_of(state).items()},
     }
-    if "essence_lost" in state:
+    if state.has("essence_lost"):
         lost = essence_lost_now(state)
         if lost is not None:
             out["essence_lost"] = lost

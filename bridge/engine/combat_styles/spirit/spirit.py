@@ -26,6 +26,7 @@ from arbiter.bridge.engine.combat_styles.core.checks import (
 )
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.differential import differential
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
@@ -103,7 +104,7 @@ def _roll(
 
 
 def spirit_combat(
-    rules: RulesView, body: SpiritCombatBody, state: JSON | None, dice: Dice
+    rules: RulesView, body: SpiritCombatBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     """Roll one exchange of spirit combat; finish it, or park it for the winner's choice of
     spirit effects (see the module docstring)."""
@@ -161,9 +162,9 @@ def spirit_combat(
         resist_name,
     )
     diff = differential(rules.differential, a.level, d.level)
-    state["seq"] = state.get("seq", 0) + 1
+    state.seq = state.seq + 1
     pending = PendingSpiritCombat(
-        f"s{state['seq']}",
+        f"s{state.seq}",
         att.id,
         dfd.id,
         {**a.to_json(), "skill_name": SPIRIT_SKILL, "skill": att_skill, "grade": att_grade.id},
@@ -182,17 +183,17 @@ def spirit_combat(
         pending.offer(taker.id, offered, refused)
         if body.effects is None and offered:
             stored = pending.to_json()
-            state["pending"] = {**state.get("pending", {}), pending.token: stored}
+            state.pending = {**(state.pending_or_none or {}), pending.token: stored}
             result: JSON = {"status": "awaiting_effects", **_summary(stored)}
             if tracks_turns(state):
                 result.update(rounds.snapshot(state))
-            return Resolution(result, state)
+            return Resolution(result, state.data)
     return finish_spirit_combat(rules, state, pending, list(body.effects or []), dice)
 
 
 def finish_spirit_combat(
     rules: RulesView,
-    state: JSON,
+    state: EncounterState,
     pending: PendingSpiritCombat,
     choices: list[EffectChoice],
     dice: Dice,
@@ -243,8 +244,8 @@ def finish_spirit_combat(
         notes.append(f"{loser.name} is out of Magic Points: {data.defeated_condition}")
         spirit_engagement.disengage(state, att, dfd)  # a defeat ends the spirit combat
     token = pending.token
-    if "pending" in state and token in state["pending"]:
-        state["pending"] = {k: v for k, v in state["pending"].items() if k != token}
+    if state.has("pending") and token in state.pending:
+        state.pending = {k: v for k, v in state.pending.items() if k != token}
     result: JSON = {
         "kind": "spirit_combat",
         "status": "complete",
@@ -263,7 +264,7 @@ def finish_spirit_combat(
     }
     if tracks_turns(state):
         result.update(rounds.snapshot(state))
-    return Resolution(result, state)
+    return Resolution(result, state.data)
 
 
 def _spirit_skill(c: CombatantRecord) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 
 from arbiter.bridge.engine.combat_styles.bodies.requests import EffectChoice
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.effects.eligibility import offer
 from arbiter.bridge.engine.combat_styles.encounter import spirit_engagement
@@ -118,7 +119,7 @@ def damage_rolls(rules: RulesView, choices: list[EffectChoice]) -> int:
 class Outcome:
     """What a chosen effect acts on: the encounter, the winner, the loser, the exchange."""
 
-    state: JSON
+    state: EncounterState
     taker: CombatantRecord
     victim: CombatantRecord
     damage: JSON | None

@@ -98,10 +98,13 @@ def test_a_state_taken_in_writes_back_only_the_records_the_request_reached() -> 
     a = records[0]
     b = next(r for r in records if r["id"] != a["id"])
     given = {"combatants": {a["id"]: a, b["id"]: b}, "phase": "free", "pending": {}, "seq": 0}
-    state = writable(taken_in(given) or {})
-    c = combatant(state, a["id"])
+    taken = taken_in(given)
+    assert taken is not None
+    view = writable(taken)
+    c = combatant(view, a["id"])
     c.conditions["prone"] = {"turns": None}
     c.luck_points = a["luck_points"] - 1
+    state = view.data
     released(state)
     assert list(state) == ["combatants", "phase", "pending", "seq"]
     assert state["combatants"][b["id"]] is b  # never reached: the very record given

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.encounter.phases import (
     FREE,
     PHASES,
@@ -51,25 +52,28 @@ def test_nothing_leads_out_of_free_and_only_initiative_or_a_round_leaves_setup()
     ],
 )
 def test_an_illegal_move_is_refused_with_its_reason(phase: str, event: str, message: str) -> None:
-    state = {"phase": phase}
+    state: dict[str, Any] = {"phase": phase}
     with pytest.raises(EngineError) as refused:
-        require(state, event)
+        require(EncounterState(state), event)
     assert str(refused.value) == message
     assert state == {"phase": phase}
 
 
 def test_a_turn_move_names_who_tried_what() -> None:
     with pytest.raises(EngineError, match=r"^Bors cannot delay before initiative is rolled$"):
-        require({"phase": FREE}, "on_turn", "Bors", "delay")
+        require(EncounterState({"phase": FREE}), "on_turn", "Bors", "delay")
 
 
 def test_legal_moves_lead_where_the_table_says_and_a_state_without_a_phase_plays_free() -> None:
-    assert require({"phase": SETUP}, "initiative") == TURNS
-    assert require({"phase": TURNS}, "proactive") == TURNS
-    assert require({"phase": FREE}, "proactive") == FREE
-    assert require({"phase": SETUP}, "reaction") == SETUP
-    assert require({}, "reaction") == FREE
-    assert (tracks_turns({"phase": TURNS}), tracks_turns({"phase": FREE})) == (True, False)
+    assert require(EncounterState({"phase": SETUP}), "initiative") == TURNS
+    assert require(EncounterState({"phase": TURNS}), "proactive") == TURNS
+    assert require(EncounterState({"phase": FREE}), "proactive") == FREE
+    assert require(EncounterState({"phase": SETUP}), "reaction") == SETUP
+    assert require(EncounterState({}), "reaction") == FREE
+    assert (
+        tracks_turns(EncounterState({"phase": TURNS})),
+        tracks_turns(EncounterState({"phase": FREE})),
+    ) == (True, False)
 
 
 def started(table: Table) -> None:

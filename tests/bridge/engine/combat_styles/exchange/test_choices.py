@@ -123,12 +123,13 @@ def test_an_outcome_that_waits_for_nothing_has_no_pending_choices(table: Table) 
 
 def test_the_memoised_options_are_the_ones_built_afresh(table: Table) -> None:
     from arbiter.bridge.engine.combat_styles.core.rules import view_of
+    from arbiter.bridge.engine.combat_styles.encounter.combatants import taken_in
     from arbiter.bridge.engine.combat_styles.encounter.pending import parked
     from arbiter.bridge.engine.combat_styles.exchange.choices import _build_options
 
     first = critical_hit(table)
     view = view_of(table.model)
-    waiting = parked(table.state, first["token"])
+    waiting = parked(taken_in(table.state), first["token"])
     assert table.state is not None
     victim = table.typed("b")
     assert first["pending"][0]["options"] == _build_options(view, waiting, victim)
