@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import psycopg
@@ -494,7 +494,7 @@ def _session_row(session: Session) -> tuple[Any, ...]:
 
 
 def _ended(session: Session, now: float) -> Session:
-    return Session(*_session_row(session)[:6], now)
+    return replace(session, ended=now)
 
 
 __all__ = ["SCHEMA_VERSION", "PostgresStore"]

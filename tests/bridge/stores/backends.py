@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import psycopg
 
@@ -44,7 +44,7 @@ class FailingCommit:
         self.db = db
         self.armed = True
 
-    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         if sql == "COMMIT" and self.armed:
             self.armed = False
             raise sqlite3.OperationalError("database or disk is full")

@@ -1,0 +1,104 @@
+"""What only the PostgreSQL store promises: a writer whose world moved under it commits nothing
+(the compare-and-append on the world's epoch and head), on a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+
+import psycopg
+import pytest
+
+from arbiter.bridge.records import Session
+from arbiter.bridge.stores import StaleWriter
+from arbiter.bridge.stores.postgres import PostgresStore
+from tests.bridge.stores.test_contract import new_roll
+
+
+def test_a_writer_whose_world_another_writer_moved_commits_nothing_and_the_chain_does_not_fork(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        stale = await PostgresStore.open(postgres_database, "w")
+        stale.stage(new_roll("a"))
+        await stale.flush()
+        other = await PostgresStore.open(postgres_database, "w")
+        other.stage(new_roll("b"))
+        await other.flush()
+        # The stale writer still believes row 1 is the head: its row 2 would fork the chain.
+        stale.stage(new_roll("c"))
+        stale.open_session(other_session())
+        with pytest.raises(StaleWriter, match="moved past row 1"):
+            await stale.flush()
+        assert stale.find("c") is None and not stale.pending
+        await stale.close()
+        await other.close()
+        check = await PostgresStore.open(postgres_database, "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "b"]
+        assert check.verify_chain() == [] and check.sessions() == []
+        await check.close()
+
+    asyncio.run(body())
+
+
+def test_a_writer_whose_request_id_another_writer_logged_commits_nothing(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        stale = await PostgresStore.open(postgres_database, "w")
+        other = await PostgresStore.open(postgres_database, "w")
+        other.stage(new_roll("a"))
+        await other.flush()
+        stale.stage(new_roll("a"))  # new to its cache
+        with pytest.raises(StaleWriter):
+            await stale.flush()
+        await stale.close()
+        await other.close()
+
+    asyncio.run(body())
+
+
+def test_a_writer_whose_world_was_claimed_under_a_new_epoch_commits_nothing(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        store.stage(new_roll("a"))
+        await store.flush()
+        # What the claim of the next step does: the head stays, the epoch moves on.
+        with psycopg.connect(postgres_database, autocommit=True) as admin:
+            admin.execute("UPDATE worlds SET epoch = epoch + 1 WHERE id = 'w'")
+        store.stage(new_roll("b"))
+        with pytest.raises(StaleWriter, match="epoch past 0"):
+            await store.flush()
+        await store.close()
+        check = await PostgresStore.open(postgres_database, "w")
+        assert check.epoch == 1 and check.count() == 1
+        check.stage(new_roll("b"))
+        await check.flush()
+        await check.close()
+
+    asyncio.run(body())
+
+
+def test_one_group_commit_writes_every_table_in_one_transaction(postgres_database: str) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        for rid in "abcde":
+            store.stage(new_roll(rid, encounter=f"e-{rid}", state={"rid": rid}))
+        store.open_session(other_session())
+        await store.flush()
+        await store.close()
+
+    asyncio.run(body())
+    # xmin: the id of the transaction that wrote the row version.
+    with psycopg.connect(postgres_database, autocommit=True) as admin:
+        writers = admin.execute(
+            "SELECT DISTINCT xmin::text FROM rolls UNION SELECT xmin::text FROM encounters "
+            "UNION SELECT xmin::text FROM sessions UNION SELECT xmin::text FROM worlds"
+        ).fetchall()
+        rows = admin.execute("SELECT count(*) FROM rolls").fetchone()
+    assert len(writers) == 1 and rows == (5,)
+
+
+def other_session() -> Session:
+    return Session("s2", "seed", "commitment", "gm", "foundry", 1.0, None)
