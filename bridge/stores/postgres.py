@@ -17,6 +17,7 @@ one process, and a cache bounded in size (today the whole world is loaded).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -145,6 +146,11 @@ _ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
+class CacheBehind(RuntimeError):
+    """A commit reported as failed had landed, and writes were staged on the head before it:
+    they are dropped (nothing of them was committed); the store is in step again."""
+
+
 @dataclass
 class _World:
     """One world's rows, as committed or as staged on top of that."""
@@ -175,6 +181,8 @@ class PostgresStore:
         """The committed head (seq, hash), as the ``worlds`` row holds it."""
         self._last = self._head
         """The head with the staged rows."""
+        self._unsure = False
+        """A flush failed without saying whether it committed: reload before the next."""
 
     @classmethod
     async def open(cls, dsn: str, world: str) -> PostgresStore:
@@ -202,14 +210,18 @@ class PostgresStore:
                     (world, GENESIS),
                 )
             store = cls(dsn, world, conn)
-            await store._load(conn)
+            store._committed, store.epoch, store._head = await store._read_world(conn)
+            store._last = store._head
         except BaseException:
             await conn.close()
             raise
         return store
 
-    async def _load(self, conn: psycopg.AsyncConnection[Any]) -> None:
-        # One snapshot: the head and the rows it heads agree.
+    async def _read_world(
+        self, conn: psycopg.AsyncConnection[Any]
+    ) -> tuple[_World, int, tuple[int, str]]:
+        """The world's committed rows, its epoch and its head, read in one snapshot (so the
+        head and the rows it heads agree)."""
         world = _World()
         async with conn.transaction(), conn.cursor() as cur:
             await cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -251,8 +263,27 @@ class PostgresStore:
             world.stat_blocks = {(r[0], r[1]): StatBlock(*r) for r in await cur.fetchall()}
         if (world.rolls[-1].seq if world.rolls else 0) != seq:
             raise RuntimeError(f"world {self.world!r}: its head is row {seq}, its log says not")
-        self._committed, self.epoch = world, epoch
-        self._head = self._last = (seq, digest)
+        return world, epoch, (seq, digest)
+
+    async def _resync(self) -> None:
+        """Reload the committed world after a flush whose outcome is unknown (the connection
+        broke, or the flush was cancelled, maybe after COMMIT was sent): the database says
+        whether it landed. Raises :class:`StaleWriter` when the epoch moved meanwhile, and
+        :class:`CacheBehind` (dropping them) when writes were staged on a head that did."""
+        world, epoch, head = await self._read_world(await self._connection())
+        if epoch != self.epoch:
+            raise self._stale()
+        moved = head != self._head
+        self._committed, self._head, self._unsure = world, head, False
+        if moved and self.pending:
+            self._drop_staged()
+            raise CacheBehind(
+                f"the last commit of world {self.world!r} landed although it reported a "
+                "failure: the writes staged since were chained on the row before it and are "
+                "dropped (retry them: their ids may now be logged)"
+            )
+        if moved:
+            self._last = head
 
     async def close(self) -> None:
         """Close the connection; whatever is staged is dropped."""
@@ -317,6 +348,8 @@ class PostgresStore:
         """Commit every staged write in one pipelined transaction that first compares and
         moves the world's head; raises (:class:`StaleWriter` when the head or epoch moved)
         with nothing staged kept."""
+        if self._unsure:
+            await self._resync()
         if not self.pending:
             return
         rows, ops, last = self._rows, self._ops, self._last
@@ -337,9 +370,28 @@ class PostgresStore:
                 # Our cache holds neither the seq nor the request id: another writer logged it.
                 raise self._stale() from err
             raise
-        except BaseException:
+        except psycopg.OperationalError:
+            # The connection broke: COMMIT may have landed. Ask the database now (if it
+            # answers; else before the next flush), so a retry finds a row that landed.
             self._drop_staged()
-            await self._disconnect_if_broken()
+            await self._disconnect()
+            self._unsure = True
+            with contextlib.suppress(psycopg.Error, StaleWriter):
+                await self._resync()
+            raise
+        except psycopg.Error:
+            # The server refused a statement: the transaction rolled back, nothing landed.
+            self._drop_staged()
+            raise
+        except StaleWriter:
+            # Raised inside the transaction, which rolled back: nothing landed.
+            self._drop_staged()
+            raise
+        except BaseException:
+            # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
+            self._drop_staged()
+            await self._disconnect()
+            self._unsure = True
             raise
         self._merge_staged()
 
@@ -354,10 +406,10 @@ class PostgresStore:
             self._conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
         return self._conn
 
-    async def _disconnect_if_broken(self) -> None:
-        if self._conn is not None and self._conn.broken:
-            await self._conn.close()
-            self._conn = None
+    async def _disconnect(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
 
     def _drop_staged(self) -> None:
         self._staged, self._rows, self._ops = _World(), [], []
@@ -497,4 +549,4 @@ def _ended(session: Session, now: float) -> Session:
     return replace(session, ended=now)
 
 
-__all__ = ["SCHEMA_VERSION", "PostgresStore"]
+__all__ = ["SCHEMA_VERSION", "CacheBehind", "PostgresStore"]

@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 import psycopg
 import pytest
 
 from arbiter.bridge.records import Session
-from arbiter.bridge.stores import StaleWriter
+from arbiter.bridge.stores import RequestLogged, StaleWriter
 from arbiter.bridge.stores.postgres import PostgresStore
 from tests.bridge.stores.test_contract import new_roll
+
+if TYPE_CHECKING:
+    from tests.support.postgres import Replicated
 
 
 def test_a_writer_whose_world_another_writer_moved_commits_nothing_and_the_chain_does_not_fork(
@@ -102,3 +106,36 @@ def test_one_group_commit_writes_every_table_in_one_transaction(postgres_databas
 
 def other_session() -> Session:
     return Session("s2", "seed", "commitment", "gm", "foundry", 1.0, None)
+
+
+def test_a_commit_that_landed_although_its_connection_broke_is_found_by_the_retry_of_its_id(
+    replicated_postgres: Replicated,
+) -> None:
+    primary = replicated_postgres.primary
+
+    async def body() -> None:
+        store = await PostgresStore.open(primary.dsn(), "w")
+        with replicated_postgres.standby_away():
+            store.stage(new_roll("a"))
+            flushing = asyncio.create_task(store.flush())
+            pid = store.backend_pid
+            assert pid is not None
+            # COMMIT is written on the primary and waits for the absent standby; the backend
+            # is ended there, so the client hears an error about a row that is committed.
+            await asyncio.to_thread(primary.wait_event, pid, "SyncRep")
+            await asyncio.to_thread(primary.terminate, pid)
+            with pytest.raises(psycopg.OperationalError):
+                await flushing
+            landed = store.find("a")
+            assert landed is not None and landed.seq == 1
+            with pytest.raises(RequestLogged):
+                store.stage(new_roll("a"))
+        store.stage(new_roll("b"))
+        await store.flush()
+        await store.close()
+        check = await PostgresStore.open(primary.dsn(), "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "b"]
+        assert check.verify_chain() == []
+        await check.close()
+
+    asyncio.run(body())
