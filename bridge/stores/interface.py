@@ -8,7 +8,9 @@ Every read is synchronous: the engine and the decide path never await. The SQLit
 its file; the PostgreSQL store reads a cache of its world loaded when the world is opened
 (claimed) and kept in step by its own writes, which are the only writes its world receives.
 Every write is *staged*: visible at once to this store's reads, durable (and visible to anybody
-else) only when :meth:`WorldStore.flush` returns. The one awaitable is that group commit; a
+else) at the latest when :meth:`WorldStore.flush` returns. (The SQLite store commits a write
+made while nothing is staged at once, as it always has; the PostgreSQL store holds every write
+for the next flush.) The one awaitable is that group commit; a
 caller tells nobody about a staged row before it returns. A flush that fails loses exactly the
 writes staged since the last flush that succeeded, and the chain goes on from the last
 committed row.

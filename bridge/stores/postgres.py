@@ -9,7 +9,9 @@ transaction, pipelined (psycopg 3, async), ending with a compare-and-append on t
 ``(epoch, head)``: it moves the head only if nobody moved it (or the epoch) since this store
 loaded it, else the transaction rolls back and :class:`StaleWriter` is raised. On any failure
 the overlay is dropped: the store is back at its last committed state and reconnects on the
-next flush.
+next flush. When the connection broke (COMMIT may have landed: the classic ambiguous commit),
+it reloads the world from the database before it says so, so the retry of a request id whose
+row landed finds it (and the next flush reloads first if the database did not answer then).
 
 Not built yet (issue #19): leases and the claim that bumps the epoch, serving many worlds from
 one process, and a cache bounded in size (today the whole world is loaded).
