@@ -153,6 +153,10 @@ class CacheBehind(RuntimeError):
     they are dropped (nothing of them was committed); the store is in step again."""
 
 
+class UnstorableText(ValueError):
+    """A write whose text PostgreSQL cannot hold (a NUL character); nothing was staged."""
+
+
 @dataclass
 class _World:
     """One world's rows, as committed or as staged on top of that."""
@@ -309,6 +313,7 @@ class PostgresStore:
         """Stage the next row of the chain and its encounter's move (see the interface)."""
         if self.find(roll.request_id) is not None:
             raise RequestLogged(f"request id {roll.request_id!r} is already logged")
+        _storable("roll", roll[:7])
         seq, prev = self._last[0] + 1, self._last[1]
         if encoded is None:
             encoded = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
@@ -461,6 +466,7 @@ class PostgresStore:
     # --- sessions ---
 
     def open_session(self, session: Session) -> None:
+        _storable("session", _session_row(session)[:5])
         self._staged.sessions[session.id] = session
         self._ops.append((_PUT_SESSION, (self.world, *_session_row(session))))
 
@@ -501,6 +507,7 @@ class PostgresStore:
         return [merged[name] for name in sorted(merged)]
 
     def put_player(self, player: Player) -> None:
+        _storable("player", (player.name, player.token_hash))
         self._staged.players[player.name] = player
         self._ops.append((_PUT_PLAYER, (self.world, *player.row())))
 
@@ -521,12 +528,23 @@ class PostgresStore:
         ]
 
     def put_stat_block(self, block: StatBlock) -> None:
+        _storable("stat block", (block.ruleset, block.participant, block.block, block.actor))
         self._staged.stat_blocks[(block.ruleset, block.participant)] = block
         self._ops.append((_PUT_STAT_BLOCK, (self.world, *block)))
 
     def delete_stat_block(self, ruleset: str, participant: str) -> None:
         self._staged.stat_blocks[(ruleset, participant)] = None
         self._ops.append((_DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
+
+
+def _storable(what: str, texts: tuple[Any, ...]) -> None:
+    """Raise UnstorableText when a text holds a NUL, which PostgreSQL's text refuses: refused
+    here, one write fails alone, instead of the whole group commit it would have joined."""
+    for text in texts:
+        if isinstance(text, str) and "\x00" in text:
+            raise UnstorableText(
+                f"a {what} field holds a NUL character, which PostgreSQL cannot store: {text!r}"
+            )
 
 
 def _one(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
@@ -551,4 +569,4 @@ def _ended(session: Session, now: float) -> Session:
     return replace(session, ended=now)
 
 
-__all__ = ["SCHEMA_VERSION", "CacheBehind", "PostgresStore"]
+__all__ = ["SCHEMA_VERSION", "CacheBehind", "PostgresStore", "UnstorableText"]

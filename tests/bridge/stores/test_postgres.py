@@ -10,8 +10,8 @@ import psycopg
 import pytest
 
 from arbiter.bridge.records import Session
-from arbiter.bridge.stores import RequestLogged, StaleWriter
-from arbiter.bridge.stores.postgres import PostgresStore
+from arbiter.bridge.stores import RequestLogged, StaleWriter, StatBlock
+from arbiter.bridge.stores.postgres import PostgresStore, UnstorableText
 from tests.bridge.stores.test_contract import new_roll
 
 if TYPE_CHECKING:
@@ -136,6 +136,27 @@ def test_a_commit_that_landed_although_its_connection_broke_is_found_by_the_retr
         check = await PostgresStore.open(primary.dsn(), "w")
         assert [r.entry.request_id for r in check.rolls()] == ["a", "b"]
         assert check.verify_chain() == []
+        await check.close()
+
+    asyncio.run(body())
+
+
+def test_a_nul_in_a_request_id_is_refused_at_stage_and_the_rest_of_its_group_commits(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        store.stage(new_roll("a"))
+        with pytest.raises(UnstorableText, match="NUL"):
+            store.stage(new_roll("b\x00"))
+        with pytest.raises(UnstorableText, match="NUL"):
+            store.put_stat_block(StatBlock("tiny", "orc\x00", "{}", None, 1.0))
+        store.stage(new_roll("c"))
+        await store.flush()
+        await store.close()
+        check = await PostgresStore.open(postgres_database, "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "c"]
+        assert check.verify_chain() == [] and check.stat_blocks() == []
         await check.close()
 
     asyncio.run(body())
