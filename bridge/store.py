@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -445,12 +446,25 @@ class Checkpointer:
     def __init__(self, path: Path) -> None:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA busy_timeout=5000")
+        # One user of the connection at a time: a cancelled ``asyncio.to_thread`` leaves its
+        # checkpoint running in the thread while the server's shutdown checkpoints and closes
+        # from the loop's thread, and sqlite3 crashes the process (SIGSEGV) on a connection
+        # closed under a running statement.
+        self._lock = threading.Lock()
+        self._closed = False
 
     def checkpoint(self, mode: Literal["PASSIVE", "TRUNCATE"] = "PASSIVE") -> None:
-        self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
+        """Checkpoint now, after any checkpoint already running; nothing once closed."""
+        with self._lock:
+            if not self._closed:
+                self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
 
     def close(self) -> None:
-        self._db.close()
+        """Close the connection, after any checkpoint already running (idempotent)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
 
 
 def _roll(row: tuple[Any, ...]) -> Roll:
