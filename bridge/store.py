@@ -399,7 +399,7 @@ class Store:
             "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
         )
 
-    # --- tables owned by other modules ---
+    # --- raw SQL (this backend only: tests and tools; not part of WorldStore) ---
 
     def write(self, sql: str, args: tuple[Any, ...]) -> None:
         """Execute one write inside the open transaction, if any (a caller answering after it
