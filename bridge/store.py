@@ -11,7 +11,11 @@
 * ``players`` — who may connect as a player and the participants he holds (``bridge/players.py``):
   the SHA-256 of his token, never the token.
 * ``stat_blocks`` — the GM's stat blocks, which only the GM reads (``bridge/stat_block_vault.py``
-  creates it and reads and writes it through :meth:`Store.write` and :meth:`Store.query`).
+  reads and writes them through :meth:`Store.stat_block` and its siblings).
+
+:class:`Store` is the SQLite backend of :class:`arbiter.bridge.stores.WorldStore` (the other
+is PostgreSQL's, :mod:`arbiter.bridge.stores.postgres`). The server drives it synchronously
+(:meth:`Store.commit`); :meth:`Store.flush` is that commit behind the interface's await.
 
 One process writes (single writer). :meth:`Store.append` returns only after COMMIT, so a caller
 that answers afterwards never answers with an outcome a crash could lose. ``synchronous=NORMAL``
@@ -40,6 +44,7 @@ from arbiter.bridge.records import (
     roll_hash,
     row_hash,
 )
+from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 
 SCHEMA_VERSION = "1"
 
@@ -101,6 +106,14 @@ CREATE TABLE IF NOT EXISTS players (
   created REAL NOT NULL,
   revoked REAL
 );
+CREATE TABLE IF NOT EXISTS stat_blocks (
+  ruleset TEXT NOT NULL,
+  participant TEXT NOT NULL,
+  block TEXT NOT NULL,
+  actor TEXT,
+  updated REAL NOT NULL,
+  PRIMARY KEY (ruleset, participant)
+);
 """
 
 
@@ -120,6 +133,7 @@ _INSERT_ROLL = (
     f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
+_STAT_BLOCK_COLUMNS = "ruleset, participant, block, actor, updated"
 _PROBE_ROLL = "SELECT seq FROM rolls WHERE request_id = ?"
 """The idempotency probe: one column, because Python's sqlite3 builds a cursor's description (a
 tuple per result column) on every execute, which for the whole row cost as much as the probe."""
@@ -250,7 +264,8 @@ class Store:
     def append(self, roll: NewRoll) -> Roll:
         """Log a decided request (and its encounter's new state) and COMMIT; returns the row.
 
-        Raises sqlite3.IntegrityError when the request id is already logged.
+        Raises :class:`RequestLogged` (an sqlite3.IntegrityError) when the request id is
+        already logged.
         """
         stored = self.stage(roll)
         self.commit()
@@ -269,8 +284,8 @@ class Store:
 
         Nobody may be told about a staged row before :meth:`commit` returns. Staging several
         rows and committing once (group commit) is what lets many connections share one write.
-        Raises sqlite3.IntegrityError when the request id is already logged; rows staged
-        before it stay staged.
+        Raises :class:`RequestLogged` (an sqlite3.IntegrityError) when the request id is
+        already logged; rows staged before it stay staged.
         """
         seq, prev = self._last_seq + 1, self._last_hash
         if encoded is None:
@@ -285,7 +300,12 @@ class Store:
         # ``scripted`` goes in as the int it is stored as: sqlite3 binds only exact ints
         # directly, and sends a bool through its adapter lookup (an AttributeError raised and
         # cleared per row) before binding the same 0 or 1.
-        self._write(_INSERT_ROLL, (seq, *roll[:11], int(roll.scripted), roll.time, prev, digest))
+        try:
+            self._write(
+                _INSERT_ROLL, (seq, *roll[:11], int(roll.scripted), roll.time, prev, digest)
+            )
+        except sqlite3.IntegrityError as err:
+            raise RequestLogged(f"request id {roll.request_id!r} is already logged") from err
         stored = Roll(seq, roll, prev, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
@@ -308,6 +328,10 @@ class Store:
                 self._db.execute("ROLLBACK")
             self._last_seq, self._last_hash = self._committed
             raise
+
+    async def flush(self) -> None:
+        """:meth:`commit`, as :class:`arbiter.bridge.stores.WorldStore` awaits it."""
+        self.commit()
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
@@ -344,7 +368,38 @@ class Store:
             return None
         return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
 
-    # --- tables owned by other modules ---
+    # --- the GM's stat blocks ---
+
+    def stat_block(self, ruleset: str, participant: str) -> StatBlock | None:
+        row = self._db.execute(
+            f"SELECT {_STAT_BLOCK_COLUMNS} FROM stat_blocks WHERE ruleset = ? AND participant = ?",
+            (ruleset, participant),
+        ).fetchone()
+        return StatBlock(*row) if row else None
+
+    def stat_blocks(self, ruleset: str | None = None) -> list[StatBlock]:
+        """Every stored block (of ``ruleset``), by ruleset and participant."""
+        sql = f"SELECT {_STAT_BLOCK_COLUMNS} FROM stat_blocks"
+        args: tuple[str, ...] = ()
+        if ruleset is not None:
+            sql, args = f"{sql} WHERE ruleset = ?", (ruleset,)
+        rows = self._db.execute(f"{sql} ORDER BY ruleset, participant", args)
+        return [StatBlock(*row) for row in rows]
+
+    def put_stat_block(self, block: StatBlock) -> None:
+        """Create or replace a block, inside the open transaction if any (a caller answering
+        after it waits for the group commit, as a roll's does)."""
+        self._write(
+            f"INSERT OR REPLACE INTO stat_blocks ({_STAT_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+            tuple(block),
+        )
+
+    def delete_stat_block(self, ruleset: str, participant: str) -> None:
+        self._write(
+            "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
+        )
+
+    # --- raw SQL (this backend only: tests and tools; not part of WorldStore) ---
 
     def write(self, sql: str, args: tuple[Any, ...]) -> None:
         """Execute one write inside the open transaction, if any (a caller answering after it
@@ -425,9 +480,11 @@ __all__ = [
     "Encounter",
     "NewRoll",
     "Player",
+    "RequestLogged",
     "Roll",
     "RollbackLostRows",
     "Session",
+    "StatBlock",
     "Store",
     "StoreUnreadable",
     "canonical",
