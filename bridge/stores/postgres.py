@@ -1,17 +1,18 @@
 """The PostgreSQL backend of :class:`arbiter.bridge.stores.WorldStore`: every world in one database.
 
-Each table is keyed by its world (``rolls`` by ``(world, seq)``, unique on ``(world,
-request_id)``), and a ``worlds`` row holds each world's chain head and its ownership ``epoch``
-(schema in docs/scaling.md). :meth:`PostgresStore.open` loads one world whole into memory; its
-reads are served from there, synchronously, and its writes are staged there (an overlay on the
-committed cache) and queued as statements. :meth:`PostgresStore.flush` sends the queue in one
-transaction, pipelined (psycopg 3, async), ending with a compare-and-append on the world's
-``(epoch, head)``: it moves the head only if nobody moved it (or the epoch) since this store
-loaded it, else the transaction rolls back and :class:`StaleWriter` is raised. On any failure
-the overlay is dropped: the store is back at its last committed state and reconnects on the
-next flush. When the connection broke (COMMIT may have landed: the classic ambiguous commit),
-it reloads the world from the database before it says so, so the retry of a request id whose
-row landed finds it (and the next flush reloads first if the database did not answer then).
+Each table is keyed by its world, and a ``worlds`` row holds each world's chain head and its
+ownership ``epoch`` (:mod:`arbiter.bridge.stores.postgres_schema`; docs/scaling.md).
+:meth:`PostgresStore.open` loads one world whole into memory
+(:mod:`arbiter.bridge.stores.postgres_cache`); its reads are served from there, synchronously,
+and its writes are staged there (an overlay on the committed cache) and queued as statements.
+:meth:`PostgresStore.flush` sends the queue in one transaction, pipelined (psycopg 3, async),
+ending with a compare-and-append on the world's ``(epoch, head)``: it moves the head only if
+nobody moved it (or the epoch) since this store loaded it, else the transaction rolls back and
+:class:`StaleWriter` is raised. On any failure the overlay is dropped: the store is back at its
+last committed state and reconnects on the next flush. When the connection broke (COMMIT may
+have landed: the classic ambiguous commit), it reloads the world from the database before it
+says so, so the retry of a request id whose row landed finds it (and the next flush reloads
+first if the database did not answer then).
 
 Not built yet (issue #19): leases and the claim that bumps the epoch, serving many worlds from
 one process, and a cache bounded in size (today the whole world is loaded).
@@ -22,130 +23,27 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import psycopg
 
 from arbiter.bridge.records import GENESIS, Encounter, NewRoll, Player, Roll, Session, roll_hash
 from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock
-
-SCHEMA_VERSION = "1"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
-CREATE TABLE IF NOT EXISTS worlds (
-  id text PRIMARY KEY,
-  epoch bigint NOT NULL DEFAULT 0,
-  head_seq bigint NOT NULL DEFAULT 0,
-  head_hash text NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-  world text NOT NULL REFERENCES worlds (id),
-  id text NOT NULL,
-  seed text NOT NULL,
-  commitment text NOT NULL,
-  "user" text NOT NULL,
-  client text NOT NULL,
-  started double precision NOT NULL,
-  ended double precision,
-  PRIMARY KEY (world, id)
-);
-CREATE TABLE IF NOT EXISTS rolls (
-  world text NOT NULL REFERENCES worlds (id),
-  seq bigint NOT NULL,
-  request_id text NOT NULL,
-  session text NOT NULL,
-  "user" text NOT NULL,
-  ruleset text NOT NULL,
-  type text NOT NULL,
-  encounter text,
-  rules_hash text NOT NULL,
-  request text NOT NULL,
-  dice text NOT NULL,
-  outcome text NOT NULL,
-  counter bigint,
-  scripted boolean NOT NULL,
-  time double precision NOT NULL,
-  prev_hash text NOT NULL,
-  hash text NOT NULL,
-  PRIMARY KEY (world, seq),
-  UNIQUE (world, request_id)
-);
-CREATE OR REPLACE FUNCTION arbiter_rolls_append_only() RETURNS trigger
-  LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the roll log is append-only'; END $$;
-CREATE OR REPLACE TRIGGER rolls_append_only BEFORE UPDATE OR DELETE ON rolls
-  FOR EACH ROW EXECUTE FUNCTION arbiter_rolls_append_only();
-CREATE TABLE IF NOT EXISTS encounters (
-  world text NOT NULL REFERENCES worlds (id),
-  id text NOT NULL,
-  ruleset text NOT NULL,
-  state text,
-  seq bigint,
-  PRIMARY KEY (world, id)
-);
-CREATE TABLE IF NOT EXISTS players (
-  world text NOT NULL REFERENCES worlds (id),
-  name text NOT NULL,
-  participants text NOT NULL,
-  token_hash text,
-  created double precision NOT NULL,
-  revoked double precision,
-  PRIMARY KEY (world, name),
-  UNIQUE (world, token_hash)
-);
-CREATE TABLE IF NOT EXISTS stat_blocks (
-  world text NOT NULL REFERENCES worlds (id),
-  ruleset text NOT NULL,
-  participant text NOT NULL,
-  block text NOT NULL,
-  actor text,
-  updated double precision NOT NULL,
-  PRIMARY KEY (world, ruleset, participant)
-);
-"""
-
-_ROLL_COLUMNS = (
-    'seq, request_id, session, "user", ruleset, type, encounter, rules_hash, request, dice, '
-    "outcome, counter, scripted, time, prev_hash, hash"
+from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
+from arbiter.bridge.stores.postgres_schema import (
+    ADVANCE_HEAD,
+    DELETE_STAT_BLOCK,
+    END_SESSION,
+    INSERT_ROLL,
+    MOVE_ENCOUNTER,
+    PUT_PLAYER,
+    PUT_SESSION,
+    PUT_STAT_BLOCK,
+    ROLL_KEYS,
+    SCHEMA_VERSION,
+    install,
 )
-_INSERT_ROLL = (
-    f"INSERT INTO rolls (world, {_ROLL_COLUMNS}) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-)
-# The SQLite store's trigger, as a statement: a state that is null leaves the stored one.
-_MOVE_ENCOUNTER = (
-    "INSERT INTO encounters (world, id, ruleset, state, seq) VALUES (%s, %s, %s, %s, %s) "
-    "ON CONFLICT (world, id) DO UPDATE SET state = excluded.state, seq = excluded.seq "
-    "WHERE excluded.state IS NOT NULL"
-)
-_PUT_SESSION = (
-    'INSERT INTO sessions (world, id, seed, commitment, "user", client, started, ended) '
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
-)
-_END_SESSION = "UPDATE sessions SET ended = %s WHERE world = %s AND id = %s AND ended IS NULL"
-_PUT_PLAYER = (
-    "INSERT INTO players (world, name, participants, token_hash, created, revoked) "
-    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (world, name) DO UPDATE SET "
-    "participants = excluded.participants, token_hash = excluded.token_hash, "
-    "created = excluded.created, revoked = excluded.revoked"
-)
-_PUT_STAT_BLOCK = (
-    "INSERT INTO stat_blocks (world, ruleset, participant, block, actor, updated) "
-    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (world, ruleset, participant) DO UPDATE SET "
-    "block = excluded.block, actor = excluded.actor, updated = excluded.updated"
-)
-_DELETE_STAT_BLOCK = (
-    "DELETE FROM stat_blocks WHERE world = %s AND ruleset = %s AND participant = %s"
-)
-_ADVANCE_HEAD = (
-    "UPDATE worlds SET head_seq = %s, head_hash = %s "
-    "WHERE id = %s AND epoch = %s AND head_seq = %s AND head_hash = %s RETURNING id"
-)
-"""The compare-and-append: first in the transaction, so it also locks the world's row until
-COMMIT (a second writer waits, then finds the head moved)."""
-_ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
-"""PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
 class CacheBehind(RuntimeError):
@@ -157,19 +55,6 @@ class UnstorableText(ValueError):
     """A write whose text PostgreSQL cannot hold (a NUL character); nothing was staged."""
 
 
-@dataclass
-class _World:
-    """One world's rows, as committed or as staged on top of that."""
-
-    rolls: list[Roll] = field(default_factory=list)
-    by_request: dict[str, Roll] = field(default_factory=dict)
-    sessions: dict[str, Session] = field(default_factory=dict)
-    encounters: dict[str, Encounter] = field(default_factory=dict)
-    players: dict[str, Player] = field(default_factory=dict)
-    stat_blocks: dict[tuple[str, str], StatBlock | None] = field(default_factory=dict)
-    """``None``: deleted (in an overlay)."""
-
-
 class PostgresStore:
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
     :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md)."""
@@ -178,8 +63,8 @@ class PostgresStore:
         self.dsn = dsn
         self.world = world
         self._conn: psycopg.AsyncConnection[Any] | None = conn
-        self._committed = _World()
-        self._staged = _World()
+        self._committed = WorldRows()
+        self._staged = WorldRows()
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
         self.epoch = 0
@@ -195,88 +80,21 @@ class PostgresStore:
         """Connect, create the schema and the world's row if missing, and load the world."""
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
         try:
-            async with conn.transaction():
-                # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
-                await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
-                await conn.execute(_SCHEMA)
-                await conn.execute(
-                    "INSERT INTO arbiter_meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
-                    (SCHEMA_VERSION,),
-                )
-                version = await (
-                    await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
-                ).fetchone()
-                if version is None or version[0] != SCHEMA_VERSION:
-                    raise RuntimeError(
-                        f"the database has store schema {version and version[0]}, "
-                        f"this arbiter reads {SCHEMA_VERSION}"
-                    )
-                await conn.execute(
-                    "INSERT INTO worlds (id, head_hash) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                    (world, GENESIS),
-                )
+            await install(conn, world)
             store = cls(dsn, world, conn)
-            store._committed, store.epoch, store._head = await store._read_world(conn)
+            store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
         except BaseException:
             await conn.close()
             raise
         return store
 
-    async def _read_world(
-        self, conn: psycopg.AsyncConnection[Any]
-    ) -> tuple[_World, int, tuple[int, str]]:
-        """The world's committed rows, its epoch and its head, read in one snapshot (so the
-        head and the rows it heads agree)."""
-        world = _World()
-        async with conn.transaction(), conn.cursor() as cur:
-            await cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            await cur.execute(
-                "SELECT epoch, head_seq, head_hash FROM worlds WHERE id = %s", (self.world,)
-            )
-            epoch, seq, digest = _one(await cur.fetchone())
-            await cur.execute(
-                f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE world = %s ORDER BY seq", (self.world,)
-            )
-            for row in await cur.fetchall():
-                roll = Roll(row[0], NewRoll(*row[1:14]), row[14], row[15])
-                world.rolls.append(roll)
-                world.by_request[roll.entry.request_id] = roll
-            await cur.execute(
-                'SELECT id, seed, commitment, "user", client, started, ended FROM sessions '
-                "WHERE world = %s",
-                (self.world,),
-            )
-            world.sessions = {r[0]: Session(*r) for r in await cur.fetchall()}
-            await cur.execute(
-                "SELECT id, ruleset, state, seq FROM encounters WHERE world = %s", (self.world,)
-            )
-            for eid, ruleset, state, eseq in await cur.fetchall():
-                world.encounters[eid] = Encounter(
-                    eid, ruleset, json.loads(state) if state else None, eseq
-                )
-            await cur.execute(
-                "SELECT name, participants, token_hash, created, revoked FROM players "
-                "WHERE world = %s",
-                (self.world,),
-            )
-            world.players = {r[0]: Player.from_row(r) for r in await cur.fetchall()}
-            await cur.execute(
-                "SELECT ruleset, participant, block, actor, updated FROM stat_blocks "
-                "WHERE world = %s",
-                (self.world,),
-            )
-            world.stat_blocks = {(r[0], r[1]): StatBlock(*r) for r in await cur.fetchall()}
-        if (world.rolls[-1].seq if world.rolls else 0) != seq:
-            raise RuntimeError(f"world {self.world!r}: its head is row {seq}, its log says not")
-        return world, epoch, (seq, digest)
-
     async def _resync(self) -> None:
         """Reload the committed world after a flush whose outcome is unknown (the connection
         broke, or the flush was cancelled, maybe after COMMIT was sent): the database says
         whether it landed. Raises :class:`StaleWriter` when the epoch moved meanwhile, and
         :class:`CacheBehind` (dropping them) when writes were staged on a head that did."""
-        world, epoch, head = await self._read_world(await self._connection())
+        world, epoch, head = await load_world(await self._connection(), self.world)
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
@@ -342,7 +160,7 @@ class PostgresStore:
             )
         self._ops.append(
             (
-                _MOVE_ENCOUNTER,
+                MOVE_ENCOUNTER,
                 (self.world, roll.encounter, roll.ruleset, text, None if state is None else seq),
             )
         )
@@ -364,16 +182,16 @@ class PostgresStore:
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
                 head = conn.cursor()
-                await head.execute(_ADVANCE_HEAD, (*last, self.world, self.epoch, *self._head))
+                await head.execute(ADVANCE_HEAD, (*last, self.world, self.epoch, *self._head))
                 if rows:
-                    await conn.cursor().executemany(_INSERT_ROLL, rows)
+                    await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
                 if await head.fetchone() is None:
                     raise self._stale()
         except psycopg.errors.UniqueViolation as err:
             self._drop_staged()
-            if err.diag.constraint_name in _ROLL_KEYS:
+            if err.diag.constraint_name in ROLL_KEYS:
                 # Our cache holds neither the seq nor the request id: another writer logged it.
                 raise self._stale() from err
             raise
@@ -419,23 +237,13 @@ class PostgresStore:
             await conn.close()
 
     def _drop_staged(self) -> None:
-        self._staged, self._rows, self._ops = _World(), [], []
+        self._staged, self._rows, self._ops = WorldRows(), [], []
         self._last = self._head
 
     def _merge_staged(self) -> None:
-        done, staged = self._committed, self._staged
-        done.rolls.extend(staged.rolls)
-        done.by_request.update(staged.by_request)
-        done.sessions.update(staged.sessions)
-        done.encounters.update(staged.encounters)
-        done.players.update(staged.players)
-        for key, block in staged.stat_blocks.items():
-            if block is None:
-                done.stat_blocks.pop(key, None)
-            else:
-                done.stat_blocks[key] = block
+        self._committed.merge(self._staged)
         self._head = self._last
-        self._staged, self._rows, self._ops = _World(), [], []
+        self._staged, self._rows, self._ops = WorldRows(), [], []
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
@@ -468,13 +276,13 @@ class PostgresStore:
     def open_session(self, session: Session) -> None:
         _storable("session", _session_row(session)[:5])
         self._staged.sessions[session.id] = session
-        self._ops.append((_PUT_SESSION, (self.world, *_session_row(session))))
+        self._ops.append((PUT_SESSION, (self.world, *_session_row(session))))
 
     def end_session(self, session_id: str, now: float) -> None:
         found = self.session(session_id)
         if found is not None and found.ended is None:
             self._staged.sessions[session_id] = _ended(found, now)
-        self._ops.append((_END_SESSION, (now, self.world, session_id)))
+        self._ops.append((END_SESSION, (now, self.world, session_id)))
 
     def end_open_sessions(self, now: float) -> int:
         open_ = [s for s in self.sessions() if s.ended is None]
@@ -509,7 +317,7 @@ class PostgresStore:
     def put_player(self, player: Player) -> None:
         _storable("player", (player.name, player.token_hash))
         self._staged.players[player.name] = player
-        self._ops.append((_PUT_PLAYER, (self.world, *player.row())))
+        self._ops.append((PUT_PLAYER, (self.world, *player.row())))
 
     # --- the GM's stat blocks ---
 
@@ -530,11 +338,11 @@ class PostgresStore:
     def put_stat_block(self, block: StatBlock) -> None:
         _storable("stat block", (block.ruleset, block.participant, block.block, block.actor))
         self._staged.stat_blocks[(block.ruleset, block.participant)] = block
-        self._ops.append((_PUT_STAT_BLOCK, (self.world, *block)))
+        self._ops.append((PUT_STAT_BLOCK, (self.world, *block)))
 
     def delete_stat_block(self, ruleset: str, participant: str) -> None:
         self._staged.stat_blocks[(ruleset, participant)] = None
-        self._ops.append((_DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
+        self._ops.append((DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
 
 
 def _storable(what: str, texts: tuple[Any, ...]) -> None:
@@ -545,12 +353,6 @@ def _storable(what: str, texts: tuple[Any, ...]) -> None:
             raise UnstorableText(
                 f"a {what} field holds a NUL character, which PostgreSQL cannot store: {text!r}"
             )
-
-
-def _one(row: tuple[Any, ...] | None) -> tuple[Any, ...]:
-    if row is None:
-        raise RuntimeError("the world's row is missing")
-    return row
 
 
 def _session_row(session: Session) -> tuple[Any, ...]:
