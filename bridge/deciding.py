@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -49,10 +49,15 @@ from arbiter.bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
 
+_new_roll = tuple.__new__
+"""``tuple.__new__(NewRoll, fields)``: a :class:`NewRoll` of its fields in column order."""
 
-@dataclass(frozen=True)
-class Decided:
-    """A logged outcome: ``replayed`` when the id had been decided before."""
+
+class Decided(NamedTuple):
+    """A logged outcome: ``replayed`` when the id had been decided before.
+
+    A named tuple, as immutable as a frozen dataclass and built without its per-field
+    ``object.__setattr__`` (one per request)."""
 
     row: Roll
     outcome: dict[str, Any]
@@ -160,24 +165,27 @@ def decide(
         text = OutcomeText(outcome)
 
     logged_request = request_json(request, written)
-    row = store.stage(
-        NewRoll(
-            request_id=rid,
-            session=ctx.session,
-            user=ctx.user,
-            ruleset=request.ruleset,
-            type=request.type,
-            encounter=request.encounter,
-            rules_hash=ruleset.content_hash,
-            request=logged_request.decode(),
-            dice=text.dice,
-            outcome=text.logged,
-            counter=counter,
-            scripted=counter is None,
-            time=now,
+    # The row's fields in column order (NewRoll's), built without NamedTuple's keyword
+    # constructor: a Python-level __new__ taking 13 keywords, for every decided request.
+    roll = _new_roll(
+        NewRoll,
+        (
+            rid,  # request_id
+            ctx.session,
+            ctx.user,
+            request.ruleset,
+            request.type,
+            request.encounter,
+            ruleset.content_hash,  # rules_hash
+            logged_request.decode(),  # request
+            text.dice,
+            text.logged,  # outcome
+            counter,
+            counter is None,  # scripted
+            now,  # time
         ),
-        (logged_request, text.dice_bytes, text.logged_bytes),
     )
+    row = store.stage(roll, (logged_request, text.dice_bytes, text.logged_bytes))
     return Decided(row, outcome, text, replayed=False, refusal=refusal_in(outcome))
 
 

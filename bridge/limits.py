@@ -1,13 +1,15 @@
 """Per-connection limits: a token-bucket rate limit and a dice budget per request.
 
-Both are enforced at the edge (the server); the engine never sees a clock or a budget.
+Both are enforced at the edge (the server); the engine never sees a clock, and sees a budget only
+as the dice source the server hands it (:class:`BudgetedSource`, compiled with the engine because
+it runs for every die; re-exported here).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arbiter.bridge.engine.dice import DiceError, DiceSource
+from arbiter.bridge.engine.dice import BudgetedSource
 
 
 @dataclass(frozen=True)
@@ -52,16 +54,4 @@ class TokenBucket:
         return (1.0 - self.tokens) / self.rate if self.rate > 0 else float("inf")
 
 
-class BudgetedSource:
-    """A dice source that refuses to roll more than ``budget`` dice (a runaway engine or request)."""
-
-    def __init__(self, source: DiceSource, budget: int) -> None:
-        self._source = source
-        self.budget = budget
-        self.used = 0
-
-    def randint(self, faces: int) -> int:
-        if self.used >= self.budget:
-            raise DiceError(f"the request needs more than {self.budget} dice, over the budget")
-        self.used += 1
-        return self._source.randint(faces)
+__all__ = ["BudgetedSource", "Limits", "TokenBucket"]

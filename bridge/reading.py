@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError, create_model
 
@@ -34,9 +33,9 @@ from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
 
 
-@dataclass(frozen=True, slots=True)
-class Sent:
-    """A request message as the fast path read it.
+class Sent(NamedTuple):
+    """A request message as the fast path read it (a named tuple: immutable, and built
+    without a frozen dataclass's per-field ``object.__setattr__``, once per request).
 
     ``message`` is the message validated (its ``request.body`` the request type's model);
     ``request`` is the request envelope as the client wrote it (``id``, ``ruleset``, ``type``,

@@ -13,7 +13,7 @@ for somebody else is refused in words that depend on nothing he sent (:data:`ANO
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
@@ -54,10 +54,12 @@ def written_by(user: str, viewer: Viewer) -> bool:
     return user == name or (user.startswith(f"{name} (relayed by ") and user.endswith(")"))
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     """A request message with its references resolved, and whether its refusals are
-    shielded (a player used a block he may not read)."""
+    shielded (a player used a block he may not read).
+
+    A named tuple: as immutable as a frozen dataclass, without its per-field
+    ``object.__setattr__`` (one is built per request)."""
 
     read: RequestMessage | Sent
     shielded: bool = False

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arbiter.bridge.engine.dice import (
+    BudgetedSource,
     Dice,
     DiceError,
     KeyedSource,
@@ -169,3 +170,12 @@ def test_a_hidden_shuffle_marks_its_dice_and_only_those_carry_the_hidden_key() -
     assert sorted(shuffled) == [0, 1, 2, 3, 4]
     assert [r.get("hidden") for r in records] == [None, True, True, True, True, None]
     assert "hidden" not in records[0] and "hidden" not in records[-1]
+
+
+def test_a_budgeted_source_rolls_its_budget_then_refuses_the_next_die_without_drawing_it() -> None:
+    inner = ScriptedSource([3, 5, 2])
+    budgeted = BudgetedSource(inner, 2)
+    assert [budgeted.randint(6), budgeted.randint(6)] == [3, 5]
+    with pytest.raises(DiceError, match=r"^the request needs more than 2 dice, over the budget$"):
+        budgeted.randint(6)
+    assert (budgeted.used, inner.remaining) == (2, 1)
