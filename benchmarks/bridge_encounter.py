@@ -52,6 +52,8 @@ class Fight:
     refused: int = 0
     exchanges: int = 0
     sent: dict[str, int] = field(default_factory=dict)
+    forbidden: int = 0
+    """Requests the rules refused (``rules_forbid``, before any die: not logged)."""
 
     def request(self, rid: str) -> dict[str, Any]:
         """The next request (its envelope) of this connection's current encounter."""
@@ -85,6 +87,7 @@ class Fight:
         if reply.get("type") == "error":
             if reply.get("code") != "rules_forbid":
                 raise RuntimeError(f"encounter request refused: {reply}")
+            self.forbidden += 1
             # An exchange the rules refuse (no attack this turn): end the turn; refused twice
             # without an exchange between, or a turn refused: the next encounter.
             if self.step == "exchange" and self.refused == 0:
@@ -113,7 +116,8 @@ async def measure_fights(
     seconds: float,
     limit: int,
 ) -> tuple[list[float], float, dict[str, int]]:
-    """Round-trip times (s) of every message, the wall time, and the requests sent by type."""
+    """Round-trip times (s) of every message, the wall time, and the requests sent by type
+    (with ``"rules_forbid"``: how many of them the rules refused)."""
     counter = iter(range(10**9))
     times: list[float] = []
     stop_at = time.perf_counter() + seconds
@@ -136,6 +140,7 @@ async def measure_fights(
     for fight in fights:
         for kind, count in fight.sent.items():
             sent[kind] = sent.get(kind, 0) + count
+    sent["rules_forbid"] = sum(fight.forbidden for fight in fights)
     return times, wall, sent
 
 
