@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -262,3 +263,17 @@ __all__ = [
     "roll_hash",
     "row_hash",
 ]
+
+
+def chain_problems(rolls: Iterable[Roll]) -> list[str]:
+    """Problems with the hash chain of ``rolls`` read in log order from the first row (empty
+    when every row links to the one before and hashes to its contents)."""
+    problems = []
+    prev = GENESIS
+    for roll in rolls:
+        if roll.prev_hash != prev:
+            problems.append(f"row {roll.seq}: prev_hash does not match row {roll.seq - 1}")
+        if roll.chain_hash() != roll.hash:
+            problems.append(f"row {roll.seq}: hash does not match its contents")
+        prev = roll.hash
+    return problems

@@ -29,6 +29,7 @@ from arbiter.bridge.records import (
     Roll,
     Session,
     canonical,
+    chain_problems,
     kept,
     roll_hash,
     row_hash,
@@ -258,15 +259,7 @@ class Store:
 
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain (empty when every row links to the one before)."""
-        problems = []
-        prev = GENESIS
-        for roll in self.rolls():
-            if roll.prev_hash != prev:
-                problems.append(f"row {roll.seq}: prev_hash does not match row {roll.seq - 1}")
-            if roll.chain_hash() != roll.hash:
-                problems.append(f"row {roll.seq}: hash does not match its contents")
-            prev = roll.hash
-        return problems
+        return chain_problems(self.rolls())
 
     # --- encounters ---
 

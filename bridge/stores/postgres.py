@@ -28,7 +28,16 @@ from typing import Any
 
 import psycopg
 
-from arbiter.bridge.records import GENESIS, Encounter, NewRoll, Player, Roll, Session, roll_hash
+from arbiter.bridge.records import (
+    GENESIS,
+    Encounter,
+    NewRoll,
+    Player,
+    Roll,
+    Session,
+    chain_problems,
+    roll_hash,
+)
 from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock
 from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
 from arbiter.bridge.stores.postgres_schema import (
@@ -257,15 +266,7 @@ class PostgresStore:
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain of the rows loaded and staged (reopen the store to
         check what the database holds)."""
-        problems = []
-        prev = GENESIS
-        for roll in self.rolls():
-            if roll.prev_hash != prev:
-                problems.append(f"row {roll.seq}: prev_hash does not match row {roll.seq - 1}")
-            if roll.chain_hash() != roll.hash:
-                problems.append(f"row {roll.seq}: hash does not match its contents")
-            prev = roll.hash
-        return problems
+        return chain_problems(self.rolls())
 
     def encounter(self, encounter_id: str) -> Encounter | None:
         found = self._staged.encounters.get(encounter_id)
