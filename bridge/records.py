@@ -140,6 +140,18 @@ class Session:
     started: float
     ended: float | None
 
+    def row(self) -> tuple[str, str, str, str, str, float, float | None]:
+        """The fields in the order of both stores' ``sessions`` columns."""
+        return (
+            self.id,
+            self.seed,
+            self.commitment,
+            self.user,
+            self.client,
+            self.started,
+            self.ended,
+        )
+
 
 @dataclass(frozen=True)
 class Encounter:

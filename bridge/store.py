@@ -130,18 +130,7 @@ class Store:
         return self._db.in_transaction or self._lost
 
     def open_session(self, session: Session) -> None:
-        self._write(
-            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                session.id,
-                session.seed,
-                session.commitment,
-                session.user,
-                session.client,
-                session.started,
-                session.ended,
-            ),
-        )
+        self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)", session.row())
 
     def end_session(self, session_id: str, now: float) -> None:
         self._write(

@@ -275,9 +275,9 @@ class PostgresStore:
     # --- sessions ---
 
     def open_session(self, session: Session) -> None:
-        _storable("session", _session_row(session)[:5])
+        _storable("session", session.row()[:5])
         self._staged.sessions[session.id] = session
-        self._ops.append((PUT_SESSION, (self.world, *_session_row(session))))
+        self._ops.append((PUT_SESSION, (self.world, *session.row())))
 
     def end_session(self, session_id: str, now: float) -> None:
         found = self.session(session_id)
@@ -354,18 +354,6 @@ def _storable(what: str, texts: tuple[Any, ...]) -> None:
             raise UnstorableText(
                 f"a {what} field holds a NUL character, which PostgreSQL cannot store: {text!r}"
             )
-
-
-def _session_row(session: Session) -> tuple[Any, ...]:
-    return (
-        session.id,
-        session.seed,
-        session.commitment,
-        session.user,
-        session.client,
-        session.started,
-        session.ended,
-    )
 
 
 def _ended(session: Session, now: float) -> Session:
