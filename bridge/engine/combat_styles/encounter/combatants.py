@@ -315,21 +315,27 @@ def records_of(state: EncounterState) -> dict[str, CombatantRecord]:
     """The combatant records of ``state`` by id, in the encounter's order, for reading only:
     a record reached here may be the one the state was made from, so write only to one
     reached through :func:`combatant`. Every read of the records goes through here."""
-    return state.records
+    # The state's dict read directly, not through its ``records`` property: the engine reads
+    # records a dozen times a request, and in the interpreted engine a property is a call.
+    records: dict[str, CombatantRecord] = state.data["combatants"]
+    return records
 
 
 def combatant(state: EncounterState, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
     reached, so the state it was made from is never changed through it."""
+    # The state's dict read directly (see :func:`records_of`): this runs several times a request.
+    data = state.data
+    records: dict[str, CombatantRecord] = data["combatants"]
     try:
-        rec = records_of(state)[cid]
+        rec = records[cid]
     except KeyError:
-        known = ", ".join(sorted(state.data.get("combatants", {})))
+        known = ", ".join(sorted(records))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
-    given = state.given
+    given: dict[str, CombatantRecord] | None = data.get(GIVEN)
     if given is not None and given.get(cid) is rec:
-        rec = records_of(state)[cid] = rec.copied()
+        rec = records[cid] = rec.copied()
     return rec
 
 
@@ -354,6 +360,15 @@ def writable(state: EncounterState) -> EncounterState:
     if GIVEN not in data:
         out[GIVEN] = data["combatants"]
     return EncounterState(out)
+
+
+def owning(state: EncounterState) -> EncounterState:
+    """``state``, just built from records no one else holds (each :func:`record`'s own deep
+    copy, shared with nothing and with no memo), made writable with those records as its
+    own: :func:`combatant` hands them out as they are instead of copying them again, and
+    :func:`writable` keeps them so. Never for a state whose records came from anywhere else."""
+    state.given = {}
+    return state
 
 
 def recopied(state: EncounterState, cid: str) -> CombatantRecord:

@@ -42,6 +42,7 @@ from arbiter.bridge.engine.combat_styles.encounter import brace
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
+    owning,
     record,
     writable,
 )
@@ -70,7 +71,9 @@ def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> Enco
         records = {b.id: CombatantRecord.of(record(rules, b)) for b in body.combatants}
     except LookupError as err:
         raise EngineError(str(err)) from None
-    return EncounterState({"combatants": records, "phase": FREE, "pending": {}, "seq": 0})
+    # The records are the state's own (record() gives each call its own copy): writable()
+    # and combatant() need not copy them a second time.
+    return owning(EncounterState({"combatants": records, "phase": FREE, "pending": {}, "seq": 0}))
 
 
 def start_exchange(
