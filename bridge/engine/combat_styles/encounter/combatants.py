@@ -305,7 +305,7 @@ def taken_in(state: JSON | None) -> EncounterState | None:
     given: dict[str, JSON] = state["combatants"]
     people: dict[str, CombatantRecord] = {}
     for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
-        people[cid] = CombatantRecord.of(rec)
+        people[cid] = CombatantRecord(rec)  # CombatantRecord.of, without its own call
     out = dict(state)
     out["combatants"] = people
     return EncounterState(out)
@@ -396,7 +396,7 @@ def released(state: JSON | None) -> None:
     out: dict[str, JSON] = {}
     people: dict[str, CombatantRecord] = state["combatants"]
     for cid, rec in people.items():  # a loop: no frame of its own
-        out[cid] = rec.to_json()
+        out[cid] = rec.data  # rec.to_json(), without its own call
     state["combatants"] = out
 
 

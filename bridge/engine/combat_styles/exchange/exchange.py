@@ -114,8 +114,8 @@ def start_exchange(
         payer, arm_owner, guard_skill, guard_cost = riders.guardian(rules, state, body, dfd)
     else:
         payer, arm_owner, guard_skill, guard_cost = dfd, dfd, None, 1
-    for c in (att, dfd):
-        if "dead" in c.conditions:
+    for c, conditions in ((att, att_conditions), (dfd, dfd_conditions)):
+        if "dead" in conditions:
             raise EngineError(f"{c.name} is dead")
     if "unconscious" in att_conditions or "incapacitated" in att_conditions:
         raise EngineError(f"{att.name} is out of the fight and cannot attack")
@@ -291,8 +291,8 @@ def start_exchange(
         # Only the first attack on a surprised target earns the bonus effect.
         dfd_conditions["surprised"]["attacked"] = True
 
-    state.seq = state.seq + 1
-    token = f"x{state.seq}"
+    seq = state.seq = state.seq + 1
+    token = f"x{seq}"
     pending = PendingExchange(
         token,
         att.id,
