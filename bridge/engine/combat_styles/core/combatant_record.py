@@ -27,8 +27,7 @@ changed).
 
 from __future__ import annotations
 
-import marshal
-
+from arbiter.bridge.engine.combat_styles.core.json_copy import json_copy
 from arbiter.bridge.engine.contract import JSON
 
 ORDER = (
@@ -105,11 +104,7 @@ class CombatantRecord:
         rec["weapons"] = weapons = dict(old["weapons"])
         for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
             weapons[wid] = dict(held)
-        # A deep copy of plain JSON: marshal round-trips exactly these types in C, an order of
-        # magnitude faster than a recursive copy (engine-built state only, never untrusted bytes).
-        rec["conditions"] = (
-            marshal.loads(marshal.dumps(old["conditions"])) if old["conditions"] else {}
-        )
+        rec["conditions"] = json_copy(self.conditions) if self.conditions else {}
         rec["wounds"] = dict(old["wounds"])
         if "marks" in old:
             rec["marks"] = list(old["marks"])

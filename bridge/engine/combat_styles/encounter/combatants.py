@@ -26,6 +26,7 @@ from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN, EncounterState
+from arbiter.bridge.engine.combat_styles.core.json_copy import json_copy, list_copy
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -82,7 +83,7 @@ def planned_copy(rec: JSON, plan: list[tuple[str, int]]) -> JSON:
         elif how == FLAT_LIST:
             out[key] = list(rec[key])
         else:
-            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else _list_copy(rec[key])
+            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else list_copy(rec[key])
     return out
 
 
@@ -111,32 +112,6 @@ def _frozen(value: Any) -> Any:
         fields: dict[str, int] = value.__dict__
         return tuple(fields.values())
     return value  # another immutable value (a float)
-
-
-def json_copy(value: JSON) -> JSON:
-    """A deep copy of a JSON object (dicts, lists and immutable scalars): every dict and list
-    in it is new, so nothing the caller changes reaches the memo the copy came from."""
-    out: JSON = {}
-    for key, item in value.items():
-        if isinstance(item, dict):
-            out[key] = json_copy(item)
-        elif isinstance(item, list):
-            out[key] = _list_copy(item)
-        else:
-            out[key] = item
-    return out
-
-
-def _list_copy(value: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for item in value:
-        if isinstance(item, dict):
-            out.append(json_copy(item))
-        elif isinstance(item, list):
-            out.append(_list_copy(item))
-        else:
-            out.append(item)
-    return out
 
 
 def built(rules: RulesView, block: StatBlock) -> JSON:
