@@ -38,9 +38,9 @@ MUST_BE_STORED = (
     "invalid {type!r} request: {path}: the stat block of {participant!r} must be the GM's: a "
     "player's request is decided with the stored block of every participant he does not hold, "
     "whatever it writes in, and no {ruleset} stat block of {participant!r} is stored on the "
-    "server; the GM stores one with the stat-block editor (his client also stores the game "
-    "system's block of each combatant when he begins a combat in the tracker), then the "
-    "request can be sent again"
+    "server; the GM stores one with the stat-block editor (his client also stores by itself "
+    "the game system's block of each actor on the scene he views that has none, and of each "
+    "combatant when he begins a combat in the tracker), then the request can be sent again"
 )
 """A player's request naming a participant he does not hold whose block is not stored."""
 

@@ -80,7 +80,8 @@ from arbiter.bridge.stat_block_shield import (
     Resolved,
     written_by,
 )
-from arbiter.bridge.store import Roll, Store
+from arbiter.bridge.store import Roll
+from arbiter.bridge.stores import StatBlock, WorldStore
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,
@@ -96,16 +97,6 @@ from arbiter.compiler.model.common import RulesetBase
 
 log = logging.getLogger("arbiter.vault")
 
-TABLE = """
-CREATE TABLE IF NOT EXISTS stat_blocks (
-  ruleset TEXT NOT NULL,
-  participant TEXT NOT NULL,
-  block TEXT NOT NULL,
-  actor TEXT,
-  updated REAL NOT NULL,
-  PRIMARY KEY (ruleset, participant)
-)
-"""
 MAX_REFERENCES = 64
 """At most this many references in one request (each is one lookup)."""
 WRITE_FORBIDDEN = "only the GM's connection may store or delete stat blocks"
@@ -143,9 +134,8 @@ def _invalid(stored: Stored, problems: list[FieldProblem]) -> InvalidStatBlock:
 class Vault:
     """The ``stat_blocks`` table of one world's store, and the messages that reach it."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: WorldStore) -> None:
         self.store = store
-        store.write(TABLE, ())
         self.invalid: dict[tuple[str, str], InvalidStatBlock] = {}
         """Each stored block (by ruleset and participant) that the served rules refused when
         last rechecked, with its problems; a put or delete of the block forgets its entry."""
@@ -153,38 +143,25 @@ class Vault:
     # --- the table ---
 
     def get(self, ruleset: str, participant: str) -> Stored | None:
-        rows = self.store.query(
-            "SELECT block, actor, updated FROM stat_blocks WHERE ruleset = ? AND participant = ?",
-            (ruleset, participant),
-        )
-        if not rows:
+        row = self.store.stat_block(ruleset, participant)
+        if row is None:
             return None
-        block, actor, updated = rows[0]
-        return Stored(ruleset, participant, json.loads(block), actor, updated)
+        return Stored(ruleset, participant, json.loads(row.block), row.actor, row.updated)
 
     def entries(self, ruleset: str | None = None) -> list[Stored]:
         """Every stored block (of ``ruleset``), by ruleset and participant."""
-        sql = "SELECT ruleset, participant, block, actor, updated FROM stat_blocks"
-        args: tuple[str, ...] = ()
-        if ruleset is not None:
-            sql, args = f"{sql} WHERE ruleset = ?", (ruleset,)
-        rows = self.store.query(f"{sql} ORDER BY ruleset, participant", args)
+        rows = self.store.stat_blocks(ruleset)
         return [Stored(r, p, json.loads(b), a, u) for r, p, b, a, u in rows]
 
     def put(self, ruleset: str, block: dict[str, Any], actor: str | None, now: float) -> None:
         """Store ``block`` (already checked: it has a string ``id``) inside the open
         transaction, if any: the caller's reply waits for the commit."""
-        self.store.write(
-            "INSERT OR REPLACE INTO stat_blocks (ruleset, participant, block, actor, updated) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (ruleset, block["id"], json.dumps(block, ensure_ascii=False), actor, now),
-        )
+        text = json.dumps(block, ensure_ascii=False)
+        self.store.put_stat_block(StatBlock(ruleset, block["id"], text, actor, now))
 
     def delete(self, ruleset: str, participant: str) -> None:
         self.invalid.pop((ruleset, participant), None)
-        self.store.write(
-            "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
-        )
+        self.store.delete_stat_block(ruleset, participant)
 
     # --- messages ---
 
@@ -280,7 +257,7 @@ class Vault:
 
     def rulesets(self) -> set[str]:
         """The rulesets that have a stored block."""
-        return {row[0] for row in self.store.query("SELECT DISTINCT ruleset FROM stat_blocks", ())}
+        return {row.ruleset for row in self.store.stat_blocks()}
 
     # --- requests ---
 

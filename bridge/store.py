@@ -1,17 +1,11 @@
 """The world's durable store: SQLite in WAL mode in the data directory.
 
-* ``rolls`` — the append-only roll log. One row per decided request: the request, every die it
-  recorded, the outcome, the rules hash, the user, the time, and a hash chained to the previous
-  row (SHA-256 of the previous hash and the row's fields, see :func:`row_hash`). Triggers
-  refuse UPDATE and DELETE. ``request_id`` is unique: it is the idempotency key.
-* ``sessions`` — one per authenticated connection: its dice seed and the seed's commitment.
-  Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
-* ``encounters`` — the current state of every encounter, written in the same transaction as the
-  row that changed it.
-* ``players`` — who may connect as a player and the participants he holds (``bridge/players.py``):
-  the SHA-256 of his token, never the token.
-* ``stat_blocks`` — the GM's stat blocks, which only the GM reads (``bridge/stat_block_vault.py``
-  creates it and reads and writes it through :meth:`Store.write` and :meth:`Store.query`).
+:class:`Store` is the SQLite backend of :class:`arbiter.bridge.stores.WorldStore` (the other
+is PostgreSQL's, :mod:`arbiter.bridge.stores.postgres`). The server drives it synchronously
+(:meth:`Store.commit`); :meth:`Store.flush` is that commit behind the interface's await. Its
+tables and statements are in :mod:`arbiter.bridge.stores.sqlite_schema`; its WAL checkpoints,
+off the writer's path, in :mod:`arbiter.bridge.stores.sqlite_checkpointer` (:class:`Checkpointer`,
+importable from here too, as are the records of :mod:`arbiter.bridge.records` callers read).
 
 One process writes (single writer). :meth:`Store.append` returns only after COMMIT, so a caller
 that answers afterwards never answers with an outcome a crash could lose. ``synchronous=NORMAL``
@@ -39,73 +33,18 @@ from arbiter.bridge.records import (
     roll_hash,
     row_hash,
 )
-
-SCHEMA_VERSION = "1"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-  id TEXT PRIMARY KEY,
-  seed TEXT NOT NULL,
-  commitment TEXT NOT NULL,
-  user TEXT NOT NULL,
-  client TEXT NOT NULL,
-  started REAL NOT NULL,
-  ended REAL
-);
-CREATE TABLE IF NOT EXISTS rolls (
-  seq INTEGER PRIMARY KEY,
-  request_id TEXT NOT NULL UNIQUE,
-  session TEXT NOT NULL,
-  user TEXT NOT NULL,
-  ruleset TEXT NOT NULL,
-  type TEXT NOT NULL,
-  encounter TEXT,
-  rules_hash TEXT NOT NULL,
-  request TEXT NOT NULL,
-  dice TEXT NOT NULL,
-  outcome TEXT NOT NULL,
-  counter INTEGER,
-  scripted INTEGER NOT NULL,
-  time REAL NOT NULL,
-  prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL
-);
--- No index on session: every index is one more b-tree per logged roll, and only `arbiter
--- reveal` / `arbiter log --session` look rows up by session (a scan is fine for them).
-CREATE TRIGGER IF NOT EXISTS rolls_append_only_update BEFORE UPDATE ON rolls
-  BEGIN SELECT RAISE(ABORT, 'the roll log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS rolls_append_only_delete BEFORE DELETE ON rolls
-  BEGIN SELECT RAISE(ABORT, 'the roll log is append-only'); END;
-CREATE TABLE IF NOT EXISTS encounters (
-  id TEXT PRIMARY KEY,
-  ruleset TEXT NOT NULL,
-  state TEXT,
-  seq INTEGER
-);
-CREATE TRIGGER IF NOT EXISTS rolls_move_encounter AFTER INSERT ON rolls
-  WHEN NEW.encounter IS NOT NULL
-  BEGIN
-    INSERT INTO encounters (id, ruleset, state, seq)
-      SELECT NEW.encounter, NEW.ruleset, s, CASE WHEN s IS NULL THEN NULL ELSE NEW.seq END
-      FROM (SELECT json_extract(NEW.outcome, '$.state') AS s)
-      WHERE true
-    ON CONFLICT (id) DO UPDATE SET state = excluded.state, seq = excluded.seq
-      WHERE excluded.state IS NOT NULL;
-  END;
-CREATE TABLE IF NOT EXISTS players (
-  name TEXT PRIMARY KEY,
-  participants TEXT NOT NULL,
-  token_hash TEXT UNIQUE,
-  created REAL NOT NULL,
-  revoked REAL
-);
-"""
-
-
-_ROLL_COLUMNS = (
-    "seq, request_id, session, user, ruleset, type, encounter, rules_hash, request, dice, "
-    "outcome, counter, scripted, time, prev_hash, hash"
+from arbiter.bridge.stores.interface import RequestLogged, StatBlock
+from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
+from arbiter.bridge.stores.sqlite_schema import (
+    INSERT_ROLL,
+    PLAYER_COLUMNS,
+    PROBE_ROLL,
+    ROLL_AT,
+    ROLL_COLUMNS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    STAT_BLOCK_COLUMNS,
+    decode_roll,
 )
 
 
@@ -113,18 +52,6 @@ class RollbackLostRows(sqlite3.OperationalError):
     """SQLite rolled back the whole transaction after a failed write (a full disk, an I/O
     error): rows staged before it are gone, so the commit that should have made them durable
     raises this instead."""
-
-
-_INSERT_ROLL = (
-    f"INSERT INTO rolls ({_ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
-_PROBE_ROLL = "SELECT seq FROM rolls WHERE request_id = ?"
-"""The idempotency probe: one column, because Python's sqlite3 builds a cursor's description (a
-tuple per result column) on every execute, which for the whole row cost as much as the probe."""
-_ROLL_AT = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE seq = ?"
-# One statement text each (built once, not per call), so sqlite3's statement cache prepares
-# each once.
 
 
 class Store:
@@ -154,7 +81,7 @@ class Store:
             if not autocheckpoint:
                 self._db.execute("PRAGMA wal_autocheckpoint=0")
             self._db.execute("PRAGMA busy_timeout=5000")
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(SCHEMA)
         try:
             version = self._db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         except sqlite3.OperationalError as err:
@@ -241,15 +168,16 @@ class Store:
         Nearly every request is new: the probe reads one column, and only a logged id (a
         resend) reads its whole row.
         """
-        found = self._db.execute(_PROBE_ROLL, (request_id,)).fetchone()
+        found = self._db.execute(PROBE_ROLL, (request_id,)).fetchone()
         if found is None:
             return None
-        return _roll(self._db.execute(_ROLL_AT, found).fetchone())
+        return decode_roll(self._db.execute(ROLL_AT, found).fetchone())
 
     def append(self, roll: NewRoll) -> Roll:
         """Log a decided request (and its encounter's new state) and COMMIT; returns the row.
 
-        Raises sqlite3.IntegrityError when the request id is already logged.
+        Raises :class:`RequestLogged` (an sqlite3.IntegrityError) when the request id is
+        already logged.
         """
         stored = self.stage(roll)
         self.commit()
@@ -268,8 +196,8 @@ class Store:
 
         Nobody may be told about a staged row before :meth:`commit` returns. Staging several
         rows and committing once (group commit) is what lets many connections share one write.
-        Raises sqlite3.IntegrityError when the request id is already logged; rows staged
-        before it stay staged.
+        Raises :class:`RequestLogged` (an sqlite3.IntegrityError) when the request id is
+        already logged; rows staged before it stay staged.
         """
         seq, prev = self._last_seq + 1, self._last_hash
         if encoded is None:
@@ -284,7 +212,10 @@ class Store:
         # ``scripted`` goes in as the int it is stored as: sqlite3 binds only exact ints
         # directly, and sends a bool through its adapter lookup (an AttributeError raised and
         # cleared per row) before binding the same 0 or 1.
-        self._write(_INSERT_ROLL, (seq, *roll[:11], int(roll.scripted), roll.time, prev, digest))
+        try:
+            self._write(INSERT_ROLL, (seq, *roll[:11], int(roll.scripted), roll.time, prev, digest))
+        except sqlite3.IntegrityError as err:
+            raise RequestLogged(f"request id {roll.request_id!r} is already logged") from err
         stored = Roll(seq, roll, prev, digest)
         self._last_seq, self._last_hash = seq, digest
         return stored
@@ -308,15 +239,19 @@ class Store:
             self._last_seq, self._last_hash = self._committed
             raise
 
+    async def flush(self) -> None:
+        """:meth:`commit`, as :class:`arbiter.bridge.stores.WorldStore` awaits it."""
+        self.commit()
+
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
         if session is None:
-            query, args = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE seq > ? ORDER BY seq", (after,)
+            query, args = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq > ? ORDER BY seq", (after,)
         else:
-            query = f"SELECT {_ROLL_COLUMNS} FROM rolls WHERE seq > ? AND session = ? ORDER BY seq"
+            query = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq > ? AND session = ? ORDER BY seq"
             args = (after, session)
         for row in self._db.execute(query, args):
-            yield _roll(row)
+            yield decode_roll(row)
 
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM rolls").fetchone()[0])
@@ -343,7 +278,38 @@ class Store:
             return None
         return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
 
-    # --- tables owned by other modules ---
+    # --- the GM's stat blocks ---
+
+    def stat_block(self, ruleset: str, participant: str) -> StatBlock | None:
+        row = self._db.execute(
+            f"SELECT {STAT_BLOCK_COLUMNS} FROM stat_blocks WHERE ruleset = ? AND participant = ?",
+            (ruleset, participant),
+        ).fetchone()
+        return StatBlock(*row) if row else None
+
+    def stat_blocks(self, ruleset: str | None = None) -> list[StatBlock]:
+        """Every stored block (of ``ruleset``), by ruleset and participant."""
+        sql = f"SELECT {STAT_BLOCK_COLUMNS} FROM stat_blocks"
+        args: tuple[str, ...] = ()
+        if ruleset is not None:
+            sql, args = f"{sql} WHERE ruleset = ?", (ruleset,)
+        rows = self._db.execute(f"{sql} ORDER BY ruleset, participant", args)
+        return [StatBlock(*row) for row in rows]
+
+    def put_stat_block(self, block: StatBlock) -> None:
+        """Create or replace a block, inside the open transaction if any (a caller answering
+        after it waits for the group commit, as a roll's does)."""
+        self._write(
+            f"INSERT OR REPLACE INTO stat_blocks ({STAT_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+            tuple(block),
+        )
+
+    def delete_stat_block(self, ruleset: str, participant: str) -> None:
+        self._write(
+            "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
+        )
+
+    # --- raw SQL (this backend only: tests and tools; not part of WorldStore) ---
 
     def write(self, sql: str, args: tuple[Any, ...]) -> None:
         """Execute one write inside the open transaction, if any (a caller answering after it
@@ -357,63 +323,41 @@ class Store:
     # --- players ---
 
     def player(self, name: str) -> Player | None:
-        row = self._db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players WHERE name = ?", (name,))
+        row = self._db.execute(f"SELECT {PLAYER_COLUMNS} FROM players WHERE name = ?", (name,))
         found = row.fetchone()
         return Player.from_row(found) if found else None
 
     def player_by_hash(self, token_hash: str) -> Player | None:
         row = self._db.execute(
-            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE token_hash = ?", (token_hash,)
+            f"SELECT {PLAYER_COLUMNS} FROM players WHERE token_hash = ?", (token_hash,)
         ).fetchone()
         return Player.from_row(row) if row else None
 
     def players(self) -> list[Player]:
         """Every player record (revoked ones included), by name."""
-        rows = self._db.execute(f"SELECT {_PLAYER_COLUMNS} FROM players ORDER BY name")
+        rows = self._db.execute(f"SELECT {PLAYER_COLUMNS} FROM players ORDER BY name")
         return [Player.from_row(r) for r in rows]
 
     def put_player(self, player: Player) -> None:
         """Create or replace a player record (inside the open transaction, if one is open)."""
         self._db.execute(
-            f"INSERT OR REPLACE INTO players ({_PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
             player.row(),
         )
 
 
-class Checkpointer:
-    """Copies the WAL back into the database from its own connection (run it in a thread).
-
-    With autocheckpoint off, the writer never stalls on a checkpoint's fsync; this keeps the WAL
-    from growing without bound. PASSIVE: it never blocks the writer.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout=5000")
-
-    def checkpoint(self, mode: Literal["PASSIVE", "TRUNCATE"] = "PASSIVE") -> None:
-        self._db.execute(f"PRAGMA wal_checkpoint({mode})").fetchall()
-
-    def close(self) -> None:
-        self._db.close()
-
-
-def _roll(row: tuple[Any, ...]) -> Roll:
-    # Columns in _ROLL_COLUMNS order: seq, the 13 fields of NewRoll (scripted stored as 0/1),
-    # prev_hash, hash.
-    entry = NewRoll(*row[1:12], bool(row[12]), row[13])
-    return Roll(row[0], entry, row[14], row[15])
-
-
 __all__ = [
     "GENESIS",
+    "SCHEMA_VERSION",
     "Checkpointer",
     "Encounter",
     "NewRoll",
     "Player",
+    "RequestLogged",
     "Roll",
     "RollbackLostRows",
     "Session",
+    "StatBlock",
     "Store",
     "StoreUnreadable",
     "canonical",

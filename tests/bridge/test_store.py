@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
-from arbiter.bridge.store import GENESIS, NewRoll, Store, row_hash
+from arbiter.bridge.store import GENESIS, Checkpointer, NewRoll, Store, row_hash
 
 
 def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:
@@ -135,4 +137,33 @@ def test_find_sees_a_staged_row_whole_and_nothing_for_an_unknown_id(tmp_path: Pa
     assert store.find("b") == staged and store.find("b").entry.outcome == staged.entry.outcome
     assert store.find("c") is None
     store.commit()
+    store.close()
+
+
+def test_closing_the_checkpointer_waits_for_a_checkpoint_running_in_another_thread(
+    tmp_path: Path,
+) -> None:
+    # The server's shutdown cancels its checkpoint task, but the thread it started goes on; a
+    # connection closed under that running checkpoint crashed the process (SIGSEGV).
+    path = tmp_path / "log.db"
+    store = Store(path, autocheckpoint=False)
+    store.append(new_roll("r-1"))
+    checkpointer = Checkpointer(path)
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM rolls").fetchall()  # TRUNCATE now waits for it
+    running = threading.Thread(target=checkpointer.checkpoint, args=("TRUNCATE",))
+    running.start()
+    while not checkpointer._lock.locked():
+        time.sleep(0.001)
+    closing = threading.Thread(target=checkpointer.close)
+    closing.start()
+    closing.join(0.3)
+    assert closing.is_alive(), "close() did not wait for the running checkpoint"
+    reader.rollback()
+    running.join()
+    closing.join()
+    checkpointer.checkpoint()  # closed: does nothing
+    checkpointer.close()
+    reader.close()
     store.close()

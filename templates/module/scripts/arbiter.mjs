@@ -18,6 +18,7 @@ import { mappingFor, readStatBlock } from "./presets.mjs";
 import { APPLIED, applyOutcome, registerStatuses, undoApplied } from "./tabletop.mjs";
 import { createVault, invalidBlocksText, participantOf, setVault } from "./vault.mjs";
 import { createDoctor } from "./status.mjs";
+import { createSystemBlocks, isDerived } from "./system-blocks.mjs";
 import { routeTableDraws } from "./tables.mjs";
 
 const MODULE = [= module.id | json =];
@@ -379,6 +380,39 @@ function actorFrom(actorOrId) {
 
 const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock, vault: () => vault };
 
+/** The block this world's system data gives an actor for a ruleset (a preset or the GM's
+ * mapping, when it reads any field), or null. */
+function systemBlock(actor, ruleset) {
+  const mapping = systemMapping(ruleset);
+  return mapping ? readStatBlock(actor, mapping) : null;
+}
+
+/** This world's system's mapping to a ruleset when it reads any field (not vitals alone), or null. */
+function systemMapping(ruleset) {
+  const mapping = mappingFor(MODULE, game.system?.id, ruleset);
+  return mapping && Object.keys(mapping.fields ?? {}).length ? mapping : null;
+}
+
+/** The actors of the viewed scene's tokens, one each (two tokens of one actor share its id). */
+function sceneActors() {
+  const actors = new Map();
+  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor?.id && !actors.has(token.actor.id)) actors.set(token.actor.id, token.actor);
+  return [...actors.values()];
+}
+
+/** The blocks the system data gives the scene's actors, kept on the server by the active GM's
+ * client (system-blocks.mjs). */
+const systemBlocks = createSystemBlocks({
+  module: MODULE,
+  i18n,
+  active: () => game.user.isGM && isConnector() && connection?.status === "open",
+  rulesets: () => ["hmk", "combat-styles", "karmic"].filter((r) => r in (connection?.welcome?.rulesets ?? {}) && systemMapping(r)),
+  fromSystem: systemBlock,
+  vault: () => vault,
+  actors: sceneActors,
+  notify: (level, text) => ui.notifications[level](text),
+});
+
 /** The encounter bound to the scene's Foundry Combat (active GM's client). */
 const tracker = createCombatTracker({
   module: MODULE,
@@ -388,13 +422,11 @@ const tracker = createCombatTracker({
   statBlock: (token, ruleset) => statBlock(MODULE, token, ruleset),
   storedFor: (actor, ruleset) => Boolean(participantOf(MODULE, actor, ruleset)),
   keep: async (ruleset, block, actor) => {
-    const answer = await vault.put(ruleset, block, actor);
+    // Read from the system: it follows the actor's sheet from then on (system-blocks.mjs).
+    const answer = await vault.put(ruleset, block, actor, { derived: true });
     if (answer && !answer.ok) ui.notifications.warn(i18n("ARBITER.Vault.NotKept", { actor: actor.name, ruleset }));
   },
-  fromSystem: (actor, ruleset) => {
-    const mapping = mappingFor(MODULE, game.system?.id, ruleset);
-    return mapping && Object.keys(mapping.fields ?? {}).length ? readStatBlock(actor, mapping) : null;
-  },
+  fromSystem: systemBlock,
   notify: (level, text) => ui.notifications[level](text),
 });
 
@@ -476,6 +508,11 @@ const api = {
       const mapping = mappingFor(MODULE, game.system?.id, ruleset);
       return mapping ? readStatBlock(actor, mapping) : null;
     },
+    /** Whether the actor's stored block is the one its system data gives (kept in step with
+     * its sheet by the GM's client), not one the GM saved. */
+    derived: (actorOrId, ruleset) => isDerived(MODULE, actorFrom(actorOrId), ruleset),
+    /** Resolves when the blocks the GM's client stores by itself (system-blocks.mjs) are stored. */
+    settled: () => systemBlocks.settled(),
     /** The mapping from this world's system (or `system`) to a ruleset: the GM's, or a preset. */
     mapping: (ruleset, system = game.system?.id) => mappingFor(MODULE, system, ruleset),
     /** The GM edits that mapping: a data path per field, rules for embedded items. */
@@ -527,6 +564,7 @@ Hooks.once("init", () => {
   loadTemplates(Object.values(CARDS).map((path) => `modules/${MODULE}/${path}`));
   relay.register();
   tracker.register();
+  systemBlocks.register();
   onRenderChatMessage(onRenderCard);
   Hooks.once("setup", () => registerStatuses(i18n));
   registerEditorEntries(editorContext, (actor) => api.statBlocks.edit(actor).catch((err) => ui.notifications.error(err.message)));
@@ -556,7 +594,8 @@ Hooks.once("ready", async () => {
       exposeRequestTypes(event.detail.rulesets);
       vault.forget();
       // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
-      if (game.user.isGM) vault.migrate(allActors()).catch((err) => ui.notifications.warn(err.message));
+      // Then the blocks the scene's actors' system data gives, where none is the GM's.
+      if (game.user.isGM) vault.migrate(allActors()).then(() => systemBlocks.scan()).catch((err) => ui.notifications.warn(err.message));
       // Players get the same per-request calls; theirs go through this client.
       if (game.user.isGM) game.socket.emit(SOCKET, { action: "rulesets", rulesets: event.detail.rulesets });
       warnIfStale();

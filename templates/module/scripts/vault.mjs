@@ -3,9 +3,12 @@
 // kept in a flag or a setting is a block every player can read; the server answers only the
 // GM's connection (a player's, for the participants he holds). What an actor keeps is the id of
 // its combatant per ruleset (flag `participant`: {ruleset: id}), which every card names anyway:
-// a request names a stored block by `{id, stored: true}` and the server fills it in.
+// a request names a stored block by `{id, stored: true}` and the server fills it in; and flag
+// `derived` ({ruleset: true}) while that block is the one its system data gives, no stat value.
 
 export const PARTICIPANT = "participant";
+/** {ruleset: true} while the actor's stored block is the one its system data gives (system-blocks.mjs). */
+export const DERIVED = "derived";
 /** Flags of earlier versions, moved to the server once by the GM's client (`migrate`). */
 export const LEGACY = "statBlocks";
 export const LEGACY_EDITED = "editedStatBlocks";
@@ -65,8 +68,10 @@ export function createVault(ctx) {
   /**
    * Store a block on the server (GM) and note its participant on the actor. Resolves with the
    * server's verdict ({ok, problems}: nothing stored unless ok), or null without a connection.
+   * `derived`: the block was read from the actor's system data (system-blocks.mjs), which the
+   * actor's `derived` flag then says; any other block stored is the GM's, and clears it.
    */
-  async function put(ruleset, block, actor) {
+  async function put(ruleset, block, actor, { derived = false } = {}) {
     const connection = open();
     if (!connection || !ctx.isGM()) return null;
     const message = { v: 1, type: "put_stat_block", id: newId(), ruleset, stat_block: block };
@@ -75,6 +80,9 @@ export function createVault(ctx) {
     if (!answer.ok) return answer;
     cache.set(key(ruleset, block.id), structuredClone(block));
     if (actor) {
+      // The marker first: a participant noted without it would be taken for the GM's block.
+      const was = actor.getFlag(ctx.module, DERIVED)?.[ruleset] === true;
+      if (was !== derived) await actor.setFlag(ctx.module, DERIVED, { [ruleset]: derived });
       if (participantOf(ctx.module, actor, ruleset) !== block.id) await actor.setFlag(ctx.module, PARTICIPANT, { [ruleset]: block.id });
       // A block of an earlier version for this ruleset goes: the server's is the one now.
       if (actor.getFlag(ctx.module, LEGACY)?.[ruleset] !== undefined) await actor.unsetFlag(ctx.module, `${LEGACY}.${ruleset}`);

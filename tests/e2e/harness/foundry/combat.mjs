@@ -259,6 +259,7 @@ export function tokenFor(env, actor, data = {}) {
   token.document = {
     id,
     actorId: actor?.id ?? null,
+    actor: actor ?? null,
     name: token.name,
     get inCombat() {
       return Boolean(env.game().combat?.getCombatantsByToken(id).length);

@@ -132,25 +132,35 @@ export function createActors(env) {
     }
     async setFlag(scope, key, value) {
       checkFlagScope(env.game(), scope);
-      this._apply({ kind: "setFlag", scope, key, value: structuredClone(value) });
+      this._apply({ kind: "setFlag", scope, key, value: structuredClone(value) }, env.currentUserId);
       env.record.flags.push({ actor: this._id, scope, key, value });
       this._broadcast({ kind: "setFlag", scope, key, value });
       return this;
     }
     async unsetFlag(scope, key) {
-      this._apply({ kind: "unsetFlag", scope, key });
+      this._apply({ kind: "unsetFlag", scope, key }, env.currentUserId);
       this._broadcast({ kind: "unsetFlag", scope, key });
       return this;
     }
     /** `Actor#update`: dotted keys set paths of the actor's data (`system.health.value`). */
     async update(data, operation) {
-      this._apply({ kind: "update", data: structuredClone(data) });
+      this._apply({ kind: "update", data: structuredClone(data) }, env.currentUserId);
       (env.record.actorUpdates ??= []).push({ actor: this._id, data: structuredClone(data) });
       this._broadcast({ kind: "update", data });
       return this;
     }
-    /** Harness only: one change, made here or received from another browser. */
-    _apply(change) {
+    /** Harness only: one change, made here or received from another browser (by `userId`).
+     * As Foundry's, every browser then calls `updateActor` (actor, changed, options, userId)
+     * with the change expanded (`{system: {…}}`, `{flags: {scope: {…}}}`) and the actor's id. */
+    _apply(change, userId = null) {
+      this._change(change);
+      const changed = { _id: this._id };
+      if (change.kind === "setFlag") setProperty(changed, `flags.${change.scope}.${change.key}`, structuredClone(change.value));
+      else if (change.kind === "unsetFlag") setProperty(changed, `flags.${change.scope}.${change.key.replace(/([^.]+)$/, "-=$1")}`, null);
+      else for (const [path, value] of Object.entries(change.data)) setProperty(changed, path, structuredClone(value));
+      env.Hooks?.callAll("updateActor", this, changed, {}, userId);
+    }
+    _change(change) {
       const { kind, scope, key } = change;
       if (kind === "setFlag") {
         // As Foundry: a dotted key is a path, and an object value merges into what is there.
@@ -170,7 +180,7 @@ export function createActors(env) {
     /** Harness only: the change (not the whole actor: Foundry sends the update's diff) to the
      * world's other browsers. */
     _broadcast(change) {
-      env.hub?.send({ op: "actor", actor: this._id, change: JSON.parse(JSON.stringify(change)) });
+      env.hub?.send({ op: "actor", actor: this._id, user: env.currentUserId, change: JSON.parse(JSON.stringify(change)) });
     }
     /** The ids of the status effects on the actor (Foundry: from its active effects). */
     get statuses() {
@@ -193,7 +203,7 @@ export function createActors(env) {
   }
   const actors = new Collection();
   for (const data of env.actorList ?? []) actors.set(data._id, new Actor(data));
-  env.hub?.on("actor", ({ actor, change }) => actors.get(actor)?._apply(change));
+  env.hub?.on("actor", ({ actor, user, change }) => actors.get(actor)?._apply(change, user ?? null));
   const tokens = (env.tokenList ?? []).map((t) => ({ id: t.id, name: t.name, actor: actors.get(t.actor), document: { id: t.id } }));
   return { Actor, actors, tokens };
 }

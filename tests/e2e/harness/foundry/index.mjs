@@ -118,6 +118,9 @@ export const STAND_INS = [
   { path: "harness.Combatant.prototype.isDefeated", owner: "Combatant", member: "isDefeated", kind: "property" },
   { path: "harness.Combatant.prototype.update", owner: ["Combatant", "Document", "ClientDocument"], member: "update" },
   { path: "harness.samples.token.document.inCombat", owner: "TokenDocument", member: "inCombat", kind: "property" },
+  { path: "harness.samples.token.document.actor", owner: "TokenDocument", member: "actor", kind: "property" },
+  { path: "hook:createToken", hook: "createToken", documentHook: "CreateDocument", arguments: 3 },
+  { path: "hook:updateActor", hook: "updateActor", documentHook: "UpdateDocument", arguments: 4 },
   { path: "hook:combatStart", owner: ["StaticCallbacks", "AllHooks"], hook: "combatStart", arguments: 2 },
   { path: "hook:combatRound", owner: ["StaticCallbacks", "AllHooks"], hook: "combatRound", arguments: 3 },
   { path: "hook:combatTurn", owner: ["StaticCallbacks", "AllHooks"], hook: "combatTurn", arguments: 3 },
@@ -318,6 +321,8 @@ export function createFoundry(generation, options = {}) {
       dropActor(actorId) {
         const token = tokenFor(env, actors.get(actorId, { strict: true }));
         tokens.push(token);
+        // As Foundry's, once the token is on the scene (this page only: drops are not sent).
+        env.Hooks.callAll("createToken", token.document, {}, env.currentUserId);
         return token;
       },
       /** The token HUD's "Toggle Combat State" (`TokenDocument.createCombatants`): the scene's

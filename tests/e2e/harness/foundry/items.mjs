@@ -96,6 +96,8 @@ export function adoptItems(env, Actor, actors, systemId) {
       record("create", this, item.system);
       created.push(item);
     }
+    // As Foundry's (in this browser only: the harness does not send items to other pages).
+    for (const item of created) env.Hooks?.callAll("createItem", item, operation ?? {}, env.currentUserId);
     env.Hooks?.callAll("arbiterHarnessTokens");
     return created;
   };
@@ -113,6 +115,7 @@ export function adoptItems(env, Actor, actors, systemId) {
       for (const [key, value] of Object.entries(expanded)) if (key !== "system") item[key] = value;
       record("update", this, { _id: item.id, ...expanded });
       updated.push(item);
+      env.Hooks?.callAll("updateItem", item, { _id: item.id, ...expanded }, operation ?? {}, env.currentUserId);
     }
     return updated;
   };
@@ -126,6 +129,7 @@ export function adoptItems(env, Actor, actors, systemId) {
       this.items.delete(id);
       record("delete", this, { _id: id });
       deleted.push(item);
+      env.Hooks?.callAll("deleteItem", item, operation ?? {}, env.currentUserId);
     }
     return deleted;
   };
@@ -148,4 +152,7 @@ export const ITEM_STAND_INS = [
   { path: "harness.Actor.prototype.deleteEmbeddedDocuments", owner: ["Actor", "Document", "ClientDocument"], member: "deleteEmbeddedDocuments" },
   { path: "harness.Item.prototype.update", owner: ["Item", "Document", "ClientDocument"], member: "update" },
   { path: "harness.Item.prototype.id", owner: ["Item", "Document", "ClientDocument"], member: "id", kind: "property" },
+  { path: "hook:createItem", hook: "createItem", documentHook: "CreateDocument", arguments: 3 },
+  { path: "hook:updateItem", hook: "updateItem", documentHook: "UpdateDocument", arguments: 4 },
+  { path: "hook:deleteItem", hook: "deleteItem", documentHook: "DeleteDocument", arguments: 3 },
 ];

@@ -1,0 +1,11 @@
+"""The world's store behind one interface (:mod:`arbiter.bridge.stores.interface`), with two
+backends: SQLite (:mod:`arbiter.bridge.store`; its schema in
+:mod:`arbiter.bridge.stores.sqlite_schema`, its WAL checkpoints in
+:mod:`arbiter.bridge.stores.sqlite_checkpointer`) and PostgreSQL
+(:mod:`arbiter.bridge.stores.postgres`, imported on demand: it needs the ``postgresql`` extra;
+its schema in :mod:`arbiter.bridge.stores.postgres_schema`, its copy of a world in memory in
+:mod:`arbiter.bridge.stores.postgres_cache`)."""
+
+from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock, WorldStore
+
+__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "WorldStore"]

@@ -1,0 +1,174 @@
+"""The PostgreSQL store's schema and statement texts
+(:class:`arbiter.bridge.stores.postgres.PostgresStore` runs them), and :func:`install`, which
+creates the schema and a world's row.
+
+Every table is keyed by its world (``rolls`` by ``(world, seq)``, unique on ``(world,
+request_id)``); a ``worlds`` row holds each world's chain head and its ownership ``epoch``;
+``arbiter_meta`` the schema's version (:data:`SCHEMA_VERSION`). docs/scaling.md describes it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from arbiter.bridge.records import GENESIS
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS worlds (
+  id text PRIMARY KEY,
+  epoch bigint NOT NULL DEFAULT 0,
+  head_seq bigint NOT NULL DEFAULT 0,
+  head_hash text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+  world text NOT NULL REFERENCES worlds (id),
+  id text NOT NULL,
+  seed text NOT NULL,
+  commitment text NOT NULL,
+  "user" text NOT NULL,
+  client text NOT NULL,
+  started double precision NOT NULL,
+  ended double precision,
+  PRIMARY KEY (world, id)
+);
+CREATE TABLE IF NOT EXISTS rolls (
+  world text NOT NULL REFERENCES worlds (id),
+  seq bigint NOT NULL,
+  request_id text NOT NULL,
+  session text NOT NULL,
+  "user" text NOT NULL,
+  ruleset text NOT NULL,
+  type text NOT NULL,
+  encounter text,
+  rules_hash text NOT NULL,
+  request text NOT NULL,
+  dice text NOT NULL,
+  outcome text NOT NULL,
+  counter bigint,
+  scripted boolean NOT NULL,
+  time double precision NOT NULL,
+  prev_hash text NOT NULL,
+  hash text NOT NULL,
+  PRIMARY KEY (world, seq),
+  UNIQUE (world, request_id)
+);
+CREATE OR REPLACE FUNCTION arbiter_rolls_append_only() RETURNS trigger
+  LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the roll log is append-only'; END $$;
+CREATE OR REPLACE TRIGGER rolls_append_only BEFORE UPDATE OR DELETE ON rolls
+  FOR EACH ROW EXECUTE FUNCTION arbiter_rolls_append_only();
+CREATE TABLE IF NOT EXISTS encounters (
+  world text NOT NULL REFERENCES worlds (id),
+  id text NOT NULL,
+  ruleset text NOT NULL,
+  state text,
+  seq bigint,
+  PRIMARY KEY (world, id)
+);
+CREATE TABLE IF NOT EXISTS players (
+  world text NOT NULL REFERENCES worlds (id),
+  name text NOT NULL,
+  participants text NOT NULL,
+  token_hash text,
+  created double precision NOT NULL,
+  revoked double precision,
+  PRIMARY KEY (world, name),
+  UNIQUE (world, token_hash)
+);
+CREATE TABLE IF NOT EXISTS stat_blocks (
+  world text NOT NULL REFERENCES worlds (id),
+  ruleset text NOT NULL,
+  participant text NOT NULL,
+  block text NOT NULL,
+  actor text,
+  updated double precision NOT NULL,
+  PRIMARY KEY (world, ruleset, participant)
+);
+"""
+
+ROLL_COLUMNS = (
+    'seq, request_id, session, "user", ruleset, type, encounter, rules_hash, request, dice, '
+    "outcome, counter, scripted, time, prev_hash, hash"
+)
+INSERT_ROLL = (
+    f"INSERT INTO rolls (world, {ROLL_COLUMNS}) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+# The SQLite store's trigger, as a statement: a state that is null leaves the stored one.
+MOVE_ENCOUNTER = (
+    "INSERT INTO encounters (world, id, ruleset, state, seq) VALUES (%s, %s, %s, %s, %s) "
+    "ON CONFLICT (world, id) DO UPDATE SET state = excluded.state, seq = excluded.seq "
+    "WHERE excluded.state IS NOT NULL"
+)
+PUT_SESSION = (
+    'INSERT INTO sessions (world, id, seed, commitment, "user", client, started, ended) '
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+)
+END_SESSION = "UPDATE sessions SET ended = %s WHERE world = %s AND id = %s AND ended IS NULL"
+PUT_PLAYER = (
+    "INSERT INTO players (world, name, participants, token_hash, created, revoked) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (world, name) DO UPDATE SET "
+    "participants = excluded.participants, token_hash = excluded.token_hash, "
+    "created = excluded.created, revoked = excluded.revoked"
+)
+PUT_STAT_BLOCK = (
+    "INSERT INTO stat_blocks (world, ruleset, participant, block, actor, updated) "
+    "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (world, ruleset, participant) DO UPDATE SET "
+    "block = excluded.block, actor = excluded.actor, updated = excluded.updated"
+)
+DELETE_STAT_BLOCK = "DELETE FROM stat_blocks WHERE world = %s AND ruleset = %s AND participant = %s"
+ADVANCE_HEAD = (
+    "UPDATE worlds SET head_seq = %s, head_hash = %s "
+    "WHERE id = %s AND epoch = %s AND head_seq = %s AND head_hash = %s RETURNING id"
+)
+"""The compare-and-append: first in the transaction, so it also locks the world's row until
+COMMIT (a second writer waits, then finds the head moved)."""
+ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
+"""PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
+
+
+async def install(conn: psycopg.AsyncConnection[Any], world: str) -> None:
+    """Create the schema if missing (raising RuntimeError when the database holds another
+    version of it) and the world's row if missing, in one transaction."""
+    async with conn.transaction():
+        # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
+        await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
+        await conn.execute(SCHEMA)
+        await conn.execute(
+            "INSERT INTO arbiter_meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
+            (SCHEMA_VERSION,),
+        )
+        version = await (
+            await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
+        ).fetchone()
+        if version is None or version[0] != SCHEMA_VERSION:
+            raise RuntimeError(
+                f"the database has store schema {version and version[0]}, "
+                f"this arbiter reads {SCHEMA_VERSION}"
+            )
+        await conn.execute(
+            "INSERT INTO worlds (id, head_hash) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (world, GENESIS),
+        )
+
+
+__all__ = [
+    "ADVANCE_HEAD",
+    "DELETE_STAT_BLOCK",
+    "END_SESSION",
+    "INSERT_ROLL",
+    "MOVE_ENCOUNTER",
+    "PUT_PLAYER",
+    "PUT_SESSION",
+    "PUT_STAT_BLOCK",
+    "ROLL_COLUMNS",
+    "ROLL_KEYS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "install",
+]

@@ -1,0 +1,132 @@
+"""The SQLite store's schema and statement texts (:class:`arbiter.bridge.store.Store` runs them),
+and a ``rolls`` row read back as a :class:`~arbiter.bridge.records.Roll`.
+
+* ``rolls`` — the append-only roll log. One row per decided request: the request, every die it
+  recorded, the outcome, the rules hash, the user, the time, and a hash chained to the previous
+  row (SHA-256 of the previous hash and the row's fields, see
+  :func:`arbiter.bridge.records.row_hash`). Triggers refuse UPDATE and DELETE. ``request_id`` is
+  unique: it is the idempotency key.
+* ``sessions`` — one per authenticated connection: its dice seed and the seed's commitment.
+  Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
+* ``encounters`` — the current state of every encounter, written in the same transaction as the
+  row that changed it (a trigger on ``rolls`` moves it).
+* ``players`` — who may connect as a player and the participants he holds (``bridge/players.py``):
+  the SHA-256 of his token, never the token.
+* ``stat_blocks`` — the GM's stat blocks, which only the GM reads (``bridge/stat_block_vault.py``).
+* ``meta`` — the schema's version (:data:`SCHEMA_VERSION`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arbiter.bridge.records import NewRoll, Roll
+
+SCHEMA_VERSION = "1"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  seed TEXT NOT NULL,
+  commitment TEXT NOT NULL,
+  user TEXT NOT NULL,
+  client TEXT NOT NULL,
+  started REAL NOT NULL,
+  ended REAL
+);
+CREATE TABLE IF NOT EXISTS rolls (
+  seq INTEGER PRIMARY KEY,
+  request_id TEXT NOT NULL UNIQUE,
+  session TEXT NOT NULL,
+  user TEXT NOT NULL,
+  ruleset TEXT NOT NULL,
+  type TEXT NOT NULL,
+  encounter TEXT,
+  rules_hash TEXT NOT NULL,
+  request TEXT NOT NULL,
+  dice TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  counter INTEGER,
+  scripted INTEGER NOT NULL,
+  time REAL NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+-- No index on session: every index is one more b-tree per logged roll, and only `arbiter
+-- reveal` / `arbiter log --session` look rows up by session (a scan is fine for them).
+CREATE TRIGGER IF NOT EXISTS rolls_append_only_update BEFORE UPDATE ON rolls
+  BEGIN SELECT RAISE(ABORT, 'the roll log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS rolls_append_only_delete BEFORE DELETE ON rolls
+  BEGIN SELECT RAISE(ABORT, 'the roll log is append-only'); END;
+CREATE TABLE IF NOT EXISTS encounters (
+  id TEXT PRIMARY KEY,
+  ruleset TEXT NOT NULL,
+  state TEXT,
+  seq INTEGER
+);
+CREATE TRIGGER IF NOT EXISTS rolls_move_encounter AFTER INSERT ON rolls
+  WHEN NEW.encounter IS NOT NULL
+  BEGIN
+    INSERT INTO encounters (id, ruleset, state, seq)
+      SELECT NEW.encounter, NEW.ruleset, s, CASE WHEN s IS NULL THEN NULL ELSE NEW.seq END
+      FROM (SELECT json_extract(NEW.outcome, '$.state') AS s)
+      WHERE true
+    ON CONFLICT (id) DO UPDATE SET state = excluded.state, seq = excluded.seq
+      WHERE excluded.state IS NOT NULL;
+  END;
+CREATE TABLE IF NOT EXISTS players (
+  name TEXT PRIMARY KEY,
+  participants TEXT NOT NULL,
+  token_hash TEXT UNIQUE,
+  created REAL NOT NULL,
+  revoked REAL
+);
+CREATE TABLE IF NOT EXISTS stat_blocks (
+  ruleset TEXT NOT NULL,
+  participant TEXT NOT NULL,
+  block TEXT NOT NULL,
+  actor TEXT,
+  updated REAL NOT NULL,
+  PRIMARY KEY (ruleset, participant)
+);
+"""
+
+
+ROLL_COLUMNS = (
+    "seq, request_id, session, user, ruleset, type, encounter, rules_hash, request, dice, "
+    "outcome, counter, scripted, time, prev_hash, hash"
+)
+
+INSERT_ROLL = (
+    f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
+STAT_BLOCK_COLUMNS = "ruleset, participant, block, actor, updated"
+PROBE_ROLL = "SELECT seq FROM rolls WHERE request_id = ?"
+"""The idempotency probe: one column, because Python's sqlite3 builds a cursor's description (a
+tuple per result column) on every execute, which for the whole row cost as much as the probe."""
+ROLL_AT = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq = ?"
+# One statement text each (built once, not per call), so sqlite3's statement cache prepares
+# each once.
+
+
+def decode_roll(row: tuple[Any, ...]) -> Roll:
+    """The row of a ``SELECT {ROLL_COLUMNS}``, as the :class:`Roll` it stores."""
+    # Columns in ROLL_COLUMNS order: seq, the 13 fields of NewRoll (scripted stored as 0/1),
+    # prev_hash, hash.
+    entry = NewRoll(*row[1:12], bool(row[12]), row[13])
+    return Roll(row[0], entry, row[14], row[15])
+
+
+__all__ = [
+    "INSERT_ROLL",
+    "PLAYER_COLUMNS",
+    "PROBE_ROLL",
+    "ROLL_AT",
+    "ROLL_COLUMNS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "STAT_BLOCK_COLUMNS",
+    "decode_roll",
+]

@@ -1,0 +1,162 @@
+"""What only the PostgreSQL store promises: a writer whose world moved under it commits nothing
+(the compare-and-append on the world's epoch and head), on a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import psycopg
+import pytest
+
+from arbiter.bridge.records import Session
+from arbiter.bridge.stores import RequestLogged, StaleWriter, StatBlock
+from arbiter.bridge.stores.postgres import PostgresStore, UnstorableText
+from tests.bridge.stores.test_contract import new_roll
+
+if TYPE_CHECKING:
+    from tests.support.postgres import Replicated
+
+
+def test_a_writer_whose_world_another_writer_moved_commits_nothing_and_the_chain_does_not_fork(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        stale = await PostgresStore.open(postgres_database, "w")
+        stale.stage(new_roll("a"))
+        await stale.flush()
+        other = await PostgresStore.open(postgres_database, "w")
+        other.stage(new_roll("b"))
+        await other.flush()
+        # The stale writer still believes row 1 is the head: its row 2 would fork the chain.
+        stale.stage(new_roll("c"))
+        stale.open_session(other_session())
+        with pytest.raises(StaleWriter, match="moved past row 1"):
+            await stale.flush()
+        assert stale.find("c") is None and not stale.pending
+        await stale.close()
+        await other.close()
+        check = await PostgresStore.open(postgres_database, "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "b"]
+        assert check.verify_chain() == [] and check.sessions() == []
+        await check.close()
+
+    asyncio.run(body())
+
+
+def test_a_writer_whose_request_id_another_writer_logged_commits_nothing(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        stale = await PostgresStore.open(postgres_database, "w")
+        other = await PostgresStore.open(postgres_database, "w")
+        other.stage(new_roll("a"))
+        await other.flush()
+        stale.stage(new_roll("a"))  # new to its cache
+        with pytest.raises(StaleWriter):
+            await stale.flush()
+        await stale.close()
+        await other.close()
+
+    asyncio.run(body())
+
+
+def test_a_writer_whose_world_was_claimed_under_a_new_epoch_commits_nothing(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        store.stage(new_roll("a"))
+        await store.flush()
+        # What the claim of the next step does: the head stays, the epoch moves on.
+        with psycopg.connect(postgres_database, autocommit=True) as admin:
+            admin.execute("UPDATE worlds SET epoch = epoch + 1 WHERE id = 'w'")
+        store.stage(new_roll("b"))
+        with pytest.raises(StaleWriter, match="epoch past 0"):
+            await store.flush()
+        await store.close()
+        check = await PostgresStore.open(postgres_database, "w")
+        assert check.epoch == 1 and check.count() == 1
+        check.stage(new_roll("b"))
+        await check.flush()
+        await check.close()
+
+    asyncio.run(body())
+
+
+def test_one_group_commit_writes_every_table_in_one_transaction(postgres_database: str) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        for rid in "abcde":
+            store.stage(new_roll(rid, encounter=f"e-{rid}", state={"rid": rid}))
+        store.open_session(other_session())
+        await store.flush()
+        await store.close()
+
+    asyncio.run(body())
+    # xmin: the id of the transaction that wrote the row version.
+    with psycopg.connect(postgres_database, autocommit=True) as admin:
+        writers = admin.execute(
+            "SELECT DISTINCT xmin::text FROM rolls UNION SELECT xmin::text FROM encounters "
+            "UNION SELECT xmin::text FROM sessions UNION SELECT xmin::text FROM worlds"
+        ).fetchall()
+        rows = admin.execute("SELECT count(*) FROM rolls").fetchone()
+    assert len(writers) == 1 and rows == (5,)
+
+
+def other_session() -> Session:
+    return Session("s2", "seed", "commitment", "gm", "foundry", 1.0, None)
+
+
+def test_a_commit_that_landed_although_its_connection_broke_is_found_by_the_retry_of_its_id(
+    replicated_postgres: Replicated,
+) -> None:
+    primary = replicated_postgres.primary
+
+    async def body() -> None:
+        store = await PostgresStore.open(primary.dsn(), "w")
+        with replicated_postgres.standby_away():
+            store.stage(new_roll("a"))
+            flushing = asyncio.create_task(store.flush())
+            pid = store.backend_pid
+            assert pid is not None
+            # COMMIT is written on the primary and waits for the absent standby; the backend
+            # is ended there, so the client hears an error about a row that is committed.
+            await asyncio.to_thread(primary.wait_event, pid, "SyncRep")
+            await asyncio.to_thread(primary.terminate, pid)
+            with pytest.raises(psycopg.OperationalError):
+                await flushing
+            landed = store.find("a")
+            assert landed is not None and landed.seq == 1
+            with pytest.raises(RequestLogged):
+                store.stage(new_roll("a"))
+        store.stage(new_roll("b"))
+        await store.flush()
+        await store.close()
+        check = await PostgresStore.open(primary.dsn(), "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "b"]
+        assert check.verify_chain() == []
+        await check.close()
+
+    asyncio.run(body())
+
+
+def test_a_nul_in_a_request_id_is_refused_at_stage_and_the_rest_of_its_group_commits(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        store.stage(new_roll("a"))
+        with pytest.raises(UnstorableText, match="NUL"):
+            store.stage(new_roll("b\x00"))
+        with pytest.raises(UnstorableText, match="NUL"):
+            store.put_stat_block(StatBlock("tiny", "orc\x00", "{}", None, 1.0))
+        store.stage(new_roll("c"))
+        await store.flush()
+        await store.close()
+        check = await PostgresStore.open(postgres_database, "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "c"]
+        assert check.verify_chain() == [] and check.stat_blocks() == []
+        await check.close()
+
+    asyncio.run(body())

@@ -1,0 +1,238 @@
+"""The stat blocks the world's game system gives, kept on the server by the active GM's client
+by itself (system-blocks.mjs), in V12, V13 and V14, against a real ``arbiter serve``: a player
+attacks a HârnMaster 3 NPC outside any combat, which nobody saved in the editor, and the server
+decides it with the NPC's own HM3 numbers; the GM changes the NPC's sheet and the next attack
+uses the new value; a block the GM saved in the editor is never overwritten by a sheet change.
+Dice are scripted (a miss: nobody is hurt), so every number is exact."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.support.browser import PLAYER, OpenPage, Page, log_rows
+from tests.e2e.support.dialogs import script_dice_queue
+from tests.e2e.support.process import Server, wait_until
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+HM3 = {"id": "hm3", "title": "HârnMaster 3"}
+ALDRIC = "actorHm3Aldric01"
+BRANN = "actorHm3Brann001"
+API = "game.modules.get('arbiter').api"
+
+
+def hm3_actor(actor_id: str, name: str) -> dict[str, Any]:
+    """Aldric of Kaldor's HârnMaster 3 data (tests/e2e/fixtures/hm3_actor.json) as ``name``."""
+    data = json.loads((FIXTURES / "hm3_actor.json").read_text(encoding="utf-8"))
+    data.pop("_source")
+    return {**data, "_id": actor_id, "name": name}
+
+
+def table(generation: int, server: Server, site: str, open_page: OpenPage) -> tuple[Page, Page]:
+    """Aria (a player) holds Aldric; Brann is the GM's NPC; both tokens on the scene, no combat,
+    no block saved by anybody. Aria's token is selected and Brann's targeted. (GM, Aria)."""
+    aldric = {**hm3_actor(ALDRIC, "Aldric of Kaldor"), "ownership": {PLAYER: 3}}
+    tokens = [{"id": "tokenHm3Aldric01", "name": "Aldric of Kaldor", "actor": ALDRIC},
+              {"id": "tokenHm3Brann001", "name": "Brann of Kaldor", "actor": BRANN}]  # fmt: skip
+    scene = {"system": HM3, "actors": [aldric, hm3_actor(BRANN, "Brann of Kaldor")],
+             "tokens": tokens, "controlled": [], "targets": []}  # fmt: skip
+    # V12 has no user queries: Aria needs her own player token there.
+    token = server.player_token("Aria", [ALDRIC]) if generation == 12 else None
+    aria = open_page(site, server, user=PLAYER, token=token, scene={
+        **scene, "controlled": ["tokenHm3Aldric01"], "targets": ["tokenHm3Brann001"]})  # fmt: skip
+    gm = open_page(site, server, scene=scene)
+    gm.wait_status("open")
+    if generation >= 13:
+        gm.call(f"async () => {API}.players.bind('Aria', ['{ALDRIC}'])")
+    else:
+        aria.wait_status("open")
+    settle(gm)
+    return gm, aria
+
+
+def settle(gm: Page) -> None:
+    """Wait until the GM's client has stored what it stores by itself."""
+    gm.call(f"() => {API}.statBlocks.settled()")
+
+
+def stored(gm: Page, participant: str) -> dict[str, Any] | None:
+    """The hmk block the server keeps for ``participant``, as the GM's connection reads it."""
+    answer: dict[str, Any] | None = gm.call(
+        """async (participant) => {
+            const connection = game.modules.get("arbiter").api.connection;
+            try {
+                const id = `test-${foundry.utils.randomID(8)}`;
+                return (await connection.control({v: 1, type: "get_stat_block", id, ruleset: "hmk", participant})).stat_block;
+            } catch (err) { return null; }
+        }""",
+        participant,
+    )
+    return answer
+
+
+def attack(
+    gm: Page, aria: Page, server: Server, macros: dict[tuple[str, str], str], generation: int
+) -> dict[str, Any]:
+    """Aria attacks Brann from her dialog (no JSON typed); d100 90, a miss. The logged row of
+    the request the server decided."""
+    script_dice_queue(gm if generation >= 13 else aria, [[90]])
+    logged = len(log_rows(server))
+    aria.run_macro(macros[("hmk", "attack")])
+    dialog = aria.page.locator("dialog.application")
+    dialog.locator('button[data-action="send"]').click()
+    aria.call("async () => window.macro")
+    wait_until(lambda: len(log_rows(server)) == logged + 1)
+    row = log_rows(server)[-1]
+    assert row["type"] == "attack" and row["user"].startswith("Aria")
+    return row
+
+
+def chance(row: dict[str, Any]) -> tuple[int, int, int, int]:
+    """The attack's odds as the server computed them: (skill, defensive tactics, how much of
+    them applied, effective)."""
+    odds = json.loads(row["outcome"])["result"]["chance"]
+    return odds["skill"], odds["defensive_tactics"], odds["dt_applied"], odds["effective"]
+
+
+def set_dodge(gm: Page, actor_id: str, level: int) -> None:
+    """The GM edits the NPC's HM3 sheet: its Dodge skill item's effective mastery level."""
+    gm.call(
+        """async ([id, level]) => {
+            const actor = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            const dodge = Array.from(actor.items).find((i) => i.type === "skill" && i.name === "Dodge");
+            await actor.updateEmbeddedDocuments("Item", [{_id: dodge.id, "system.effectiveMasteryLevel": level}]);
+        }""",
+        [actor_id, level],
+    )
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_player_attacks_an_npc_only_its_system_describes_outside_combat_and_a_sheet_change_follows(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm, aria = table(generation, server, site, open_page)
+    # The GM's client stored what the hm3 → hmk preset reads, for each actor on the scene, once;
+    # each actor notes its participant and that the block is its system's; no stat value.
+    flags = "() => canvas.tokens.placeables.map((t) => t.actor.flags.arbiter ?? {})"
+    expected = [{"participant": {"hmk": ALDRIC}, "derived": {"hmk": True}},
+                {"participant": {"hmk": BRANN}, "derived": {"hmk": True}}]  # fmt: skip
+    wait_until(lambda: aria.call(flags) == expected)
+    brann = stored(gm, BRANN)
+    assert brann is not None and brann["defensive_tactics"] == 33
+    assert brann["skills"] == {"long-sword": 62, "dagger": 45}
+
+    # Aria attacks Brann: decided with Brann's HM3 numbers (Dodge 33), Aldric's sword 62.
+    row = attack(gm, aria, server, macros, generation)
+    # Not defending: a quarter of his Defensive Tactics (8) comes off Aldric's 62.
+    assert chance(row) == (62, 33, 8, 54)
+    assert json.loads(row["outcome"])["result"]["outcome"] == "miss"
+
+    # The GM raises Brann's Dodge on his sheet (an embedded skill item): the next attack
+    # is decided with the new value, stored by the GM's client alone.
+    set_dodge(gm, BRANN, 40)
+    settle(gm)
+    assert stored(gm, BRANN)["defensive_tactics"] == 40
+    assert chance(attack(gm, aria, server, macros, generation)) == (62, 40, 10, 52)
+
+    # And a change of the actor's own data (its strength): the block follows it too.
+    gm.call(
+        "(id) => canvas.tokens.placeables.find((t) => t.actor.id === id).actor"
+        ".update({'system.abilities.strength.base': 15}).then(() => null)",
+        BRANN,
+    )
+    settle(gm)
+    assert stored(gm, BRANN)["attributes"]["STR"] == 75
+    assert aria.problems == [] and gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_block_the_gm_saved_in_the_editor_is_not_overwritten_by_a_sheet_change(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm, aria = table(generation, server, site, open_page)
+    # The GM saves Brann's block in the editor with his own Dodge (50), not the sheet's.
+    gm.call(f"() => {{ window.edited = {API}.statBlocks.edit('{BRANN}', 'hmk'); }}")
+    editor = gm.page.locator("dialog.application:has(.arbiter-editor)")
+    editor.locator('[name="defensive_tactics"]').fill("50")
+    editor.locator('button[data-action="save"]').click()
+    wait_until(lambda: (stored(gm, BRANN) or {}).get("defensive_tactics") == 50)
+    assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
+    saved = updated(gm, BRANN)
+
+    # The sheet's Dodge changes: the GM's saved block stands, and decides Aria's attack.
+    set_dodge(gm, BRANN, 20)
+    settle(gm)
+    assert stored(gm, BRANN)["defensive_tactics"] == 50
+    assert updated(gm, BRANN) == saved
+    assert chance(attack(gm, aria, server, macros, generation)) == (62, 50, 12, 50)
+    assert aria.problems == [] and gm.problems == []
+
+
+def updated(gm: Page, participant: str) -> float:
+    """When the server last stored ``participant``'s hmk block (its list says, per put)."""
+    entries = gm.call(f"() => {API}.statBlocks.list('hmk')")
+    return next(e["updated"] for e in entries if e["participant"] == participant)
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_many_tokens_dropped_at_once_store_one_block_per_actor_and_an_unread_change_stores_none(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    actors = [hm3_actor(ALDRIC, "Aldric of Kaldor"), hm3_actor(BRANN, "Brann of Kaldor")]
+    gm = open_page(site, server, scene={"system": HM3, "actors": actors, "tokens": [],
+                                        "controlled": [], "targets": []})  # fmt: skip
+    gm.wait_status("open")
+    # Every put_stat_block the GM's connection sends, by participant.
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const control = connection.control.bind(connection);
+            window.puts = [];
+            connection.control = (message) => {
+                if (message.type === "put_stat_block") window.puts.push(message.stat_block.id);
+                return control(message);
+            };
+        }"""
+    )
+    # Seven tokens of two actors, dropped in one go (as a scene's many tokens are drawn).
+    gm.call("(ids) => { for (const id of ids) harness.dropActor(id); }", [BRANN] * 4 + [ALDRIC] * 3)
+    settle(gm)
+    assert sorted(gm.call("() => window.puts")) == [ALDRIC, BRANN]
+    assert stored(gm, BRANN) is not None and stored(gm, ALDRIC) is not None
+    # A change to what the preset does not read (the actor's biography, a new injury item)
+    # stores nothing; one it reads stores that actor's block once.
+    gm.call(
+        """async (id) => {
+            const actor = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            await actor.update({"system.biography": "A mercenary of Kaldor."});
+            await actor.createEmbeddedDocuments("Item", [{name: "Cut", type: "injury", system: {injuryLevel: 1}}]);
+        }""",
+        BRANN,
+    )
+    settle(gm)
+    assert gm.call("() => window.puts.length") == 2
+    # Two edits in one go (no timer runs between them): read once, stored once.
+    gm.call(
+        """async (id) => {
+            const actor = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+            const dodge = Array.from(actor.items).find((i) => i.type === "skill" && i.name === "Dodge");
+            await dodge.update({"system.effectiveMasteryLevel": 35});
+            await dodge.update({"system.effectiveMasteryLevel": 36});
+        }""",
+        BRANN,
+    )
+    settle(gm)
+    assert gm.call("() => window.puts.slice(2)") == [BRANN]
+    assert stored(gm, BRANN)["defensive_tactics"] == 36
+    assert gm.problems == []
