@@ -15,7 +15,8 @@ those above it in this list (``tests/bridge/engine/combat_styles/test_layers.py`
   one written back key for key: what every module reads and writes), ``encounter_state``
   (the encounter state as a typed native view: a property for every top-level field, the
   state handlers hand back as its ``data``), ``memo`` (the one
-  bounded memo every cache of a pure function uses), ``traits``, ``bodily`` (Magic Points,
+  bounded memo every cache of a pure function uses), ``json_copy`` (a deep copy of plain JSON),
+  ``traits``, ``bodily`` (Magic Points,
   spirit-combat skill, ENC, starting fatigue), ``encumbrance``, ``familiarity`` (unfamiliar
   weapons), ``weapons_used`` (the arms an exchange strikes and parries with, reach);
 * ``bodies/`` — request bodies and stat blocks (pydantic, interpreted): ``stat_blocks``,

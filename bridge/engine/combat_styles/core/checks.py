@@ -165,7 +165,7 @@ def target(
     """The target of a check: ``skill`` − ``penalty`` (skills over 100 in a contest), at
     ``grade``, plus the augment bonus from an augmenting skill of ``augment``."""
     key = (skill, id(grade), augment, penalty)
-    found = rules.targets.get(key)
+    found = rules.targets.found.get(key)  # Memo.get without its call: several times a request
     if found is None:
         found = rules.targets.put(key, (grade, _target(rules, skill, grade, augment, penalty)))
     return found[1]

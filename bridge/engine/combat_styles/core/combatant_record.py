@@ -7,7 +7,8 @@ wraps each stored record; :func:`~arbiter.bridge.engine.combat_styles.encounter.
 released` writes them back as the state leaves the engine).
 
 A record is a typed view of the stored JSON record, not a second copy of it: each attribute
-reads (and, for the few the engine assigns, writes) its key of :attr:`CombatantRecord.data`.
+reads (and, for the few the engine assigns, writes) its key of :attr:`CombatantRecord.data`
+(``conditions``, the mapping read most, is that very mapping, taken once as the view is made).
 So :meth:`CombatantRecord.to_json` is the record itself, key for key and in its own order
 (replays depend on the exact bytes): a field stored for the first time (:meth:`set_ap` and the
 like) goes after the others, as a dict puts it, and a key the engine does not know stays where
@@ -26,8 +27,7 @@ changed).
 
 from __future__ import annotations
 
-import marshal
-
+from arbiter.bridge.engine.combat_styles.core.json_copy import json_copy
 from arbiter.bridge.engine.contract import JSON
 
 ORDER = (
@@ -75,8 +75,15 @@ class CombatantRecord:
     data: JSON
     """The stored record itself (read-only unless this record is a writable state's own)."""
 
+    conditions: JSON
+    """Condition name → its data (``turns`` left, who holds whom …): the record's own mapping,
+    read once when the view is made (the engine changes it in place and never puts another
+    in its place; :meth:`copied` makes a new view), because the engine reads it a dozen times
+    a request and in the interpreted engine a property read is a Python call."""
+
     def __init__(self, data: JSON) -> None:
         self.data = data
+        self.conditions = data["conditions"]
 
     @staticmethod
     def of(record: JSON) -> CombatantRecord:
@@ -97,11 +104,7 @@ class CombatantRecord:
         rec["weapons"] = weapons = dict(old["weapons"])
         for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
             weapons[wid] = dict(held)
-        # A deep copy of plain JSON: marshal round-trips exactly these types in C, an order of
-        # magnitude faster than a recursive copy (engine-built state only, never untrusted bytes).
-        rec["conditions"] = (
-            marshal.loads(marshal.dumps(old["conditions"])) if old["conditions"] else {}
-        )
+        rec["conditions"] = json_copy(self.conditions) if self.conditions else {}
         rec["wounds"] = dict(old["wounds"])
         if "marks" in old:
             rec["marks"] = list(old["marks"])
@@ -210,12 +213,6 @@ class CombatantRecord:
     @property
     def movement(self) -> int | None:
         value: int | None = self.data["movement"]
-        return value
-
-    @property
-    def conditions(self) -> JSON:
-        """Condition name → its data (``turns`` left, who holds whom …)."""
-        value: JSON = self.data["conditions"]
         return value
 
     @property

@@ -26,6 +26,7 @@ from arbiter.bridge.engine.combat_styles.core.bodily import bodily_record
 from arbiter.bridge.engine.combat_styles.core.checks import ceil_div
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN, EncounterState
+from arbiter.bridge.engine.combat_styles.core.json_copy import json_copy, list_copy
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -82,7 +83,7 @@ def planned_copy(rec: JSON, plan: list[tuple[str, int]]) -> JSON:
         elif how == FLAT_LIST:
             out[key] = list(rec[key])
         else:
-            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else _list_copy(rec[key])
+            out[key] = json_copy(rec[key]) if isinstance(rec[key], dict) else list_copy(rec[key])
     return out
 
 
@@ -111,32 +112,6 @@ def _frozen(value: Any) -> Any:
         fields: dict[str, int] = value.__dict__
         return tuple(fields.values())
     return value  # another immutable value (a float)
-
-
-def json_copy(value: JSON) -> JSON:
-    """A deep copy of a JSON object (dicts, lists and immutable scalars): every dict and list
-    in it is new, so nothing the caller changes reaches the memo the copy came from."""
-    out: JSON = {}
-    for key, item in value.items():
-        if isinstance(item, dict):
-            out[key] = json_copy(item)
-        elif isinstance(item, list):
-            out[key] = _list_copy(item)
-        else:
-            out[key] = item
-    return out
-
-
-def _list_copy(value: list[Any]) -> list[Any]:
-    out: list[Any] = []
-    for item in value:
-        if isinstance(item, dict):
-            out.append(json_copy(item))
-        elif isinstance(item, list):
-            out.append(_list_copy(item))
-        else:
-            out.append(item)
-    return out
 
 
 def built(rules: RulesView, block: StatBlock) -> JSON:
@@ -305,7 +280,7 @@ def taken_in(state: JSON | None) -> EncounterState | None:
     given: dict[str, JSON] = state["combatants"]
     people: dict[str, CombatantRecord] = {}
     for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
-        people[cid] = CombatantRecord.of(rec)
+        people[cid] = CombatantRecord(rec)  # CombatantRecord.of, without its own call
     out = dict(state)
     out["combatants"] = people
     return EncounterState(out)
@@ -315,21 +290,27 @@ def records_of(state: EncounterState) -> dict[str, CombatantRecord]:
     """The combatant records of ``state`` by id, in the encounter's order, for reading only:
     a record reached here may be the one the state was made from, so write only to one
     reached through :func:`combatant`. Every read of the records goes through here."""
-    return state.records
+    # The state's dict read directly, not through its ``records`` property: the engine reads
+    # records a dozen times a request, and in the interpreted engine a property is a call.
+    records: dict[str, CombatantRecord] = state.data["combatants"]
+    return records
 
 
 def combatant(state: EncounterState, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
     the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
     reached, so the state it was made from is never changed through it."""
+    # The state's dict read directly (see :func:`records_of`): this runs several times a request.
+    data = state.data
+    records: dict[str, CombatantRecord] = data["combatants"]
     try:
-        rec = records_of(state)[cid]
+        rec = records[cid]
     except KeyError:
-        known = ", ".join(sorted(state.data.get("combatants", {})))
+        known = ", ".join(sorted(records))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
-    given = state.given
+    given: dict[str, CombatantRecord] | None = data.get(GIVEN)
     if given is not None and given.get(cid) is rec:
-        rec = records_of(state)[cid] = rec.copied()
+        rec = records[cid] = rec.copied()
     return rec
 
 
@@ -354,6 +335,15 @@ def writable(state: EncounterState) -> EncounterState:
     if GIVEN not in data:
         out[GIVEN] = data["combatants"]
     return EncounterState(out)
+
+
+def owning(state: EncounterState) -> EncounterState:
+    """``state``, just built from records no one else holds (each :func:`record`'s own deep
+    copy, shared with nothing and with no memo), made writable with those records as its
+    own: :func:`combatant` hands them out as they are instead of copying them again, and
+    :func:`writable` keeps them so. Never for a state whose records came from anywhere else."""
+    state.given = {}
+    return state
 
 
 def recopied(state: EncounterState, cid: str) -> CombatantRecord:
@@ -381,7 +371,7 @@ def released(state: JSON | None) -> None:
     out: dict[str, JSON] = {}
     people: dict[str, CombatantRecord] = state["combatants"]
     for cid, rec in people.items():  # a loop: no frame of its own
-        out[cid] = rec.to_json()
+        out[cid] = rec.data  # rec.to_json(), without its own call
     state["combatants"] = out
 
 

@@ -7,7 +7,6 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 
 from __future__ import annotations
 
-from arbiter.bridge.engine.combat_styles.encounter.combatants import stored_records
 from arbiter.bridge.engine.contract import JSON
 
 HIDDEN_CONDITIONS = frozenset({"prepared_counter"})
@@ -17,7 +16,11 @@ to its taker (the outcome's ``private`` part), so the public result never lists 
 
 def public_conditions(c: JSON) -> list[str]:
     """The names of the conditions anyone may see on ``c`` (a stored record), sorted."""
-    return sorted(name for name in c["conditions"] if name not in HIDDEN_CONDITIONS)
+    conditions: JSON = c["conditions"]
+    names = sorted(conditions)
+    if not HIDDEN_CONDITIONS.isdisjoint(conditions):  # rare: filter only then
+        names = [name for name in names if name not in HIDDEN_CONDITIONS]
+    return names
 
 
 def lasting(before: JSON | None, after: JSON | None) -> JSON:
@@ -29,9 +32,14 @@ def lasting(before: JSON | None, after: JSON | None) -> JSON:
     the request changed none (or there is no encounter)."""
     if after is None or "combatants" not in after:
         return {}
-    old = stored_records(before) if before is not None and "combatants" in before else {}
+    # The records read from the states directly (stored_records without its call: this runs
+    # on every request).
+    old: dict[str, JSON] = (
+        before["combatants"] if before is not None and "combatants" in before else {}
+    )
+    people: dict[str, JSON] = after["combatants"]
     out: JSON = {}
-    for cid, rec in stored_records(after).items():
+    for cid, rec in people.items():
         was = old.get(cid)
         if was is not rec and was != rec:
             out[cid] = public_conditions(rec)

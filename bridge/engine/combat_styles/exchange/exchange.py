@@ -42,6 +42,7 @@ from arbiter.bridge.engine.combat_styles.encounter import brace
 from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
+    owning,
     record,
     writable,
 )
@@ -70,7 +71,9 @@ def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> Enco
         records = {b.id: CombatantRecord.of(record(rules, b)) for b in body.combatants}
     except LookupError as err:
         raise EngineError(str(err)) from None
-    return EncounterState({"combatants": records, "phase": FREE, "pending": {}, "seq": 0})
+    # The records are the state's own (record() gives each call its own copy): writable()
+    # and combatant() need not copy them a second time.
+    return owning(EncounterState({"combatants": records, "phase": FREE, "pending": {}, "seq": 0}))
 
 
 def start_exchange(
@@ -111,8 +114,8 @@ def start_exchange(
         payer, arm_owner, guard_skill, guard_cost = riders.guardian(rules, state, body, dfd)
     else:
         payer, arm_owner, guard_skill, guard_cost = dfd, dfd, None, 1
-    for c in (att, dfd):
-        if "dead" in c.conditions:
+    for c, conditions in ((att, att_conditions), (dfd, dfd_conditions)):
+        if "dead" in conditions:
             raise EngineError(f"{c.name} is dead")
     if "unconscious" in att_conditions or "incapacitated" in att_conditions:
         raise EngineError(f"{att.name} is out of the fight and cannot attack")
@@ -288,8 +291,8 @@ def start_exchange(
         # Only the first attack on a surprised target earns the bonus effect.
         dfd_conditions["surprised"]["attacked"] = True
 
-    state.seq = state.seq + 1
-    token = f"x{state.seq}"
+    seq = state.seq = state.seq + 1
+    token = f"x{seq}"
     pending = PendingExchange(
         token,
         att.id,

@@ -160,12 +160,15 @@ def spend_reaction(
 
 def check_can_attack(c: CombatantRecord) -> None:
     """Conditions that forbid an attack (press advantage, serious wound, surprise …)."""
-    if has_condition(c, "cannot_attack"):
-        turns = c.conditions["cannot_attack"].get("turns")
+    conditions = c.conditions
+    if not conditions:  # the usual case, on every exchange
+        return
+    if "cannot_attack" in conditions:
+        turns = conditions["cannot_attack"].get("turns")
         raise EngineError(f"{c.name} cannot attack this turn ({turns} turn(s) left)")
-    if has_condition(c, "surprised"):
+    if "surprised" in conditions:
         raise EngineError(f"{c.name} was surprised and may not act offensively this round")
-    if has_condition(c, "surrendered"):
+    if "surrendered" in conditions:
         raise EngineError(f"{c.name} has surrendered")
 
 

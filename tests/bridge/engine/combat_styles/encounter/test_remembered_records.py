@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from arbiter.bridge.engine.combat_styles import ENGINE
+from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
 from arbiter.bridge.engine.combat_styles.core.memo import memo_of
 from arbiter.bridge.engine.combat_styles.core.rules import build, view_of
@@ -19,6 +21,8 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     built,
     record,
 )
+from arbiter.bridge.engine.contract import Resolution
+from arbiter.bridge.engine.dice import Dice, KeyedSource
 from arbiter.bridge.engine.rule_context import validation_context
 from arbiter.compiler.model.common import RulesetBase
 from arbiter.compiler.model.loader import RULES_ROOT, load_all
@@ -167,3 +171,38 @@ def test_a_handed_out_record_shares_no_dict_or_list_with_the_remembered_one(
     assert list(handed) == list(kept)
     assert len(containers(kept)) > 10
     assert not {id(c) for c in containers(handed)} & {id(c) for c in containers(kept)}
+
+
+def test_an_exchange_sent_with_stat_blocks_hands_back_records_no_later_exchange_sees(
+    model: RulesetBase,
+) -> None:
+    # The exchange works on record()'s own copies without copying them again: the records
+    # in the state it hands back are the caller's, and writing into any part of them
+    # reaches neither the remembered records nor the next exchange sent with the same blocks.
+    body = ExchangeBody.model_validate(
+        {
+            "attacker": "a",
+            "defender": "b",
+            "parry_weapon": "heater",
+            "combatants": [fighter("a"), fighter("b", armor={"chest": "mail"})],
+        },
+        context=validation_context({"combat-styles": model}),
+    )
+
+    def decided() -> Resolution:
+        return ENGINE.resolve(model, "exchange", body, None, Dice(KeyedSource(bytes(32))))
+
+    first = decided()
+    assert first.state is not None
+    remembered = memo_of(view_of(model).memo, "records", RECORDS_KEPT).found
+    kept = copy.deepcopy(remembered)
+    shared = {id(c) for value in remembered.values() for c in containers(value[0])}
+    for rec in first.state["combatants"].values():
+        assert not {id(c) for c in containers(rec)} & shared
+        rec["skills"]["combat_style"] = 1
+        rec["hit_points"]["chest"] = -9
+        rec["weapons"]["broadsword"]["broken"] = True
+        rec["conditions"]["prone"] = {"turns": None}
+    again = decided()
+    assert again.result == first.result
+    assert remembered == kept
