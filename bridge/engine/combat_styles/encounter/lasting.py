@@ -17,6 +17,8 @@ to its taker (the outcome's ``private`` part), so the public result never lists 
 def public_conditions(c: JSON) -> list[str]:
     """The names of the conditions anyone may see on ``c`` (a stored record), sorted."""
     conditions: JSON = c["conditions"]
+    if not conditions:  # most records bear none: no sort (a tenth of a microsecond) to make
+        return []
     names = sorted(conditions)
     if not HIDDEN_CONDITIONS.isdisjoint(conditions):  # rare: filter only then
         names = [name for name in names if name not in HIDDEN_CONDITIONS]
