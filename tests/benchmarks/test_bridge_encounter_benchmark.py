@@ -13,6 +13,7 @@ from websockets.asyncio.client import connect
 from arbiter.bridge.rules import RuleSource
 from benchmarks.bridge_encounter import example_fighters, measure_fights
 from tests.bridge.support import hello_message, running, tiny_config
+from tests.support.apart import run_apart
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,7 @@ def test_the_encounter_workload_sends_turns_and_exchanges_the_server_decides(
             await asyncio.gather(*(ws.close() for ws in sockets))
             return times, sent
 
-        times, sent = asyncio.run(fight())
+        times, sent = run_apart(fight())
         rows = list(srv.server.store.rolls())
     assert 60 <= len(times) < 60 + 2  # the bound, plus at most one in flight per connection
     assert sent["start_encounter"] >= 2 and sent["initiative"] >= 2

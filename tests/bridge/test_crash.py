@@ -22,6 +22,7 @@ from arbiter.bridge.store import Store
 from arbiter.bridge.views import GM, project
 from tests.bridge.serving import ServeProcess
 from tests.bridge.support import hello_message
+from tests.support.apart import run_apart
 
 TOTAL = 5000
 KILL_AFTER = 1500
@@ -127,8 +128,8 @@ def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once
     server = ServerProcess(data)
     secret = (data / "world.secret").read_text().strip()
     try:
-        asyncio.run(set_up(server.url, secret))
-        before = asyncio.run(fire(server.url, secret, list(range(TOTAL)), server))
+        run_apart(set_up(server.url, secret))
+        before = run_apart(fire(server.url, secret, list(range(TOTAL)), server))
     finally:
         server.stop()
     assert KILL_AFTER <= len(before) < TOTAL, "the kill must land mid-run"
@@ -142,7 +143,7 @@ def test_a_killed_server_loses_no_answered_roll_and_retries_succeed_exactly_once
     server = ServerProcess(data)
     try:
         unanswered = [n for n in range(TOTAL) if f"c-{n}" not in before]
-        after = asyncio.run(fire(server.url, secret, unanswered, None))
+        after = run_apart(fire(server.url, secret, unanswered, None))
     finally:
         server.stop()
     assert len(after) == len(unanswered)

@@ -28,6 +28,7 @@ from websockets.asyncio.client import connect
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.protocol import SERVER_MESSAGE
 from tests.bridge.support import hello_message, receive, request, running, send, tiny_config
+from tests.support.apart import run_apart
 
 pytestmark = pytest.mark.usefixtures("tiny_engine")
 
@@ -165,7 +166,7 @@ def test_a_hundred_thousand_fuzzed_messages_are_each_answered_and_nothing_leaks(
             nonlocal sent, answered
             rng = random.Random(seed)
             frames = [mutate(m, rng) for m in batch for _ in range(VARIANTS)]
-            replies = asyncio.run(pipeline(srv.url, srv.server.secret, frames))
+            replies = run_apart(pipeline(srv.url, srv.server.secret, frames))
             sent += len(frames)
             for reply in replies:
                 SERVER_MESSAGE.validate_python(reply)

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
 import urllib.request
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -26,6 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge.outbox import CLOSE_TOO_SLOW, TOO_SLOW_REASON
 from tests.bridge.support import hello_message, write_rules
 from tests.security.serving import ServerProcess
+from tests.support.apart import run_apart
 
 MB = 1024 * 1024
 DICE = 1000
@@ -34,32 +34,6 @@ FLOOD = 800
 """Requests in the flood: about 32 MB of events for each listener, 30 times its 1 MiB bound."""
 WINDOW = 16
 """Requests the player keeps in flight: as fast as the server answers."""
-
-
-T = TypeVar("T")
-
-
-def run_apart(scenario: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """``asyncio.run(scenario())`` in a thread of its own.
-
-    The e2e suite's session-wide Playwright (its sync API) keeps an event loop running in the
-    main thread for the rest of the run, where ``asyncio.run`` refuses to start another.
-    """
-    results: list[T] = []
-    errors: list[BaseException] = []
-
-    def main() -> None:
-        try:
-            results.append(asyncio.run(scenario()))
-        except BaseException as err:
-            errors.append(err)
-
-    thread = threading.Thread(target=main, name="slow-subscribers")
-    thread.start()
-    thread.join()
-    if errors:
-        raise errors[0]
-    return results[0]
 
 
 @pytest.fixture
@@ -170,7 +144,7 @@ def test_five_listeners_that_stop_reading_are_dropped_with_4008_and_memory_stays
         await player.close()
         return baseline, samples, ends, dropped
 
-    baseline, samples, ends, dropped = run_apart(scenario)
+    baseline, samples, ends, dropped = run_apart(scenario())
     growth = max(samples) - baseline
     assert growth < 20 * MB, f"server grew by {growth / MB:.1f} MB: {[s // MB for s in samples]}"
     assert dropped == 5
@@ -199,7 +173,7 @@ def test_a_player_that_sends_requests_but_never_reads_the_replies_is_dropped_wit
         frames, rcvd = await drain(ws)
         return frames, rcvd, dropped
 
-    frames, rcvd, dropped = run_apart(scenario)
+    frames, rcvd, dropped = run_apart(scenario())
     assert dropped == 1
     assert frames < FLOOD
     assert rcvd is not None
@@ -227,6 +201,6 @@ def test_a_listener_that_never_reads_again_is_aborted_when_the_close_cannot_reac
         frames, _ = await drain(stalled)
         return held, frames, sent
 
-    held, frames, sent = run_apart(scenario)
+    held, frames, sent = run_apart(scenario())
     assert held == 1
     assert frames < sent

@@ -4,13 +4,13 @@ acknowledged row through a failover, and the error a client gets when its backen
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from tests.support.apart import run_apart
 from tests.support.postgres import (
     Cluster,
     PostgresMissing,
@@ -46,7 +46,7 @@ def test_an_async_connection_in_pipeline_mode_commits_a_group_of_rows_in_one_tra
                     await conn.execute("INSERT INTO rolls VALUES (%s, %s)", (seq, f"reply {seq}"))
                 await conn.commit()
 
-    asyncio.run(write())
+    run_apart(write())
     with psycopg.connect(postgres_database) as reader:
         rows = reader.execute("SELECT seq, reply FROM rolls ORDER BY seq").fetchall()
         transactions = reader.execute("SELECT count(DISTINCT xmin::text) FROM rolls").fetchone()

@@ -6,7 +6,6 @@ what a store opened afterwards reads back: what the database itself holds.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 
@@ -15,6 +14,7 @@ import pytest
 from arbiter.bridge.records import GENESIS, NewRoll, Player, Session
 from arbiter.bridge.stores import RequestLogged, StatBlock, WorldStore
 from tests.bridge.stores.backends import Backend
+from tests.support.apart import run_apart
 
 
 def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:
@@ -40,7 +40,7 @@ def session(sid: str, started: float) -> Session:
 
 
 def run(body: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(body())  # type: ignore[arg-type]
+    run_apart(body())  # type: ignore[arg-type]
 
 
 async def reopened(backend: Backend, store: WorldStore, world: str = "w") -> WorldStore:

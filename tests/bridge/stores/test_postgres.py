@@ -13,6 +13,7 @@ from arbiter.bridge.records import Session
 from arbiter.bridge.stores import RequestLogged, StaleWriter, StatBlock
 from arbiter.bridge.stores.postgres import PostgresStore, UnstorableText
 from tests.bridge.stores.test_contract import new_roll
+from tests.support.apart import run_apart
 
 if TYPE_CHECKING:
     from tests.support.postgres import Replicated
@@ -41,7 +42,7 @@ def test_a_writer_whose_world_another_writer_moved_commits_nothing_and_the_chain
         assert check.verify_chain() == [] and check.sessions() == []
         await check.close()
 
-    asyncio.run(body())
+    run_apart(body())
 
 
 def test_a_writer_whose_request_id_another_writer_logged_commits_nothing(
@@ -58,7 +59,7 @@ def test_a_writer_whose_request_id_another_writer_logged_commits_nothing(
         await stale.close()
         await other.close()
 
-    asyncio.run(body())
+    run_apart(body())
 
 
 def test_a_writer_whose_world_was_claimed_under_a_new_epoch_commits_nothing(
@@ -81,7 +82,7 @@ def test_a_writer_whose_world_was_claimed_under_a_new_epoch_commits_nothing(
         await check.flush()
         await check.close()
 
-    asyncio.run(body())
+    run_apart(body())
 
 
 def test_one_group_commit_writes_every_table_in_one_transaction(postgres_database: str) -> None:
@@ -93,7 +94,7 @@ def test_one_group_commit_writes_every_table_in_one_transaction(postgres_databas
         await store.flush()
         await store.close()
 
-    asyncio.run(body())
+    run_apart(body())
     # xmin: the id of the transaction that wrote the row version.
     with psycopg.connect(postgres_database, autocommit=True) as admin:
         writers = admin.execute(
@@ -138,7 +139,7 @@ def test_a_commit_that_landed_although_its_connection_broke_is_found_by_the_retr
         assert check.verify_chain() == []
         await check.close()
 
-    asyncio.run(body())
+    run_apart(body())
 
 
 def test_a_nul_in_a_request_id_is_refused_at_stage_and_the_rest_of_its_group_commits(
@@ -159,4 +160,4 @@ def test_a_nul_in_a_request_id_is_refused_at_stage_and_the_rest_of_its_group_com
         assert check.verify_chain() == [] and check.stat_blocks() == []
         await check.close()
 
-    asyncio.run(body())
+    run_apart(body())
