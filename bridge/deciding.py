@@ -51,6 +51,24 @@ log = logging.getLogger("arbiter.decide")
 
 _new_roll = tuple.__new__
 """``tuple.__new__(NewRoll, fields)``: a :class:`NewRoll` of its fields in column order."""
+_NEW_ROLL_ORDER = (
+    "request_id",
+    "session",
+    "user",
+    "ruleset",
+    "type",
+    "encounter",
+    "rules_hash",
+    "request",
+    "dice",
+    "outcome",
+    "counter",
+    "scripted",
+    "time",
+)
+# The positional build below writes the fields in this order: a reordered NewRoll would
+# silently log (and hash) other columns, so it stops the import instead.
+assert NewRoll._fields == _NEW_ROLL_ORDER, f"NewRoll's fields changed: {NewRoll._fields}"
 
 
 class Decided(NamedTuple):
