@@ -10,6 +10,8 @@
 // another user (an assistant GM) advanced. Its own writes carry `{arbiter: true}` and are not
 // taken for a GM's action. docs/client.md, "The combat tracker".
 
+import { filled } from "./vault.mjs";
+
 const RULESETS = ["hmk", "combat-styles", "karmic"];
 const BINDING = "binding"; // the Combat's flag: {ruleset, encounter} (survives a reload)
 export const OURS = { arbiter: true }; // the update option that marks the binding's own writes
@@ -81,9 +83,6 @@ export function orderOf(ruleset, result, previous, parties = {}) {
   }
   return null;
 }
-
-/** Whether a block says more than an id and a name (a reference counts: it names a stored one). */
-const filled = (block) => Boolean(block) && Object.keys(block).some((k) => k !== "id" && k !== "name");
 
 /**
  * The binding. `ctx`: module, i18n, request(ruleset, type, body, options) (the module's own:

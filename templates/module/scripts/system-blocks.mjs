@@ -11,15 +11,12 @@
 // anew. A block the GM saved (the editor, a dialog, `api.statBlocks.save`) is his: the vault
 // clears the marker, and nothing here overwrites it.
 
-import { DERIVED, participantOf } from "./vault.mjs";
+import { DERIVED, filled, participantOf } from "./vault.mjs";
 
 /** Whether an actor's stored block for a ruleset is the one read from its system data. */
 export function isDerived(module, actor, ruleset) {
   return actor?.getFlag?.(module, DERIVED)?.[ruleset] === true;
 }
-
-/** Whether a block says more than an id and a name. */
-const filled = (block) => Boolean(block) && Object.keys(block).some((k) => k !== "id" && k !== "name");
 
 /** The same JSON whatever the order of keys (the server keeps a block as it was put). */
 function canonical(value) {
@@ -100,7 +97,8 @@ export function createSystemBlocks(ctx) {
 
   /** The actor's data changed: read again where the block is ours or it stands on the scene. */
   function changed(actor) {
-    if (!actor?.id) return;
+    // Every browser hears every actor change: only the active GM's reads the rulesets.
+    if (!actor?.id || !ctx.active()) return;
     const ours = ctx.rulesets().some((ruleset) => isDerived(ctx.module, actor, ruleset));
     if (ours || ctx.actors().some((a) => a.id === actor.id)) queue([actor]);
   }

@@ -13,6 +13,9 @@ export const DERIVED = "derived";
 export const LEGACY = "statBlocks";
 export const LEGACY_EDITED = "editedStatBlocks";
 
+/** Whether a block says more than an id and a name (a reference counts: it names a stored one). */
+export const filled = (block) => Boolean(block) && Object.keys(block).some((k) => k !== "id" && k !== "name");
+
 /** Whether a stat block is a reference to a block the server keeps (`{id, stored: true}`). */
 export function isReference(block) {
   return Boolean(block) && block.stored === true && Object.keys(block).length === 2 && typeof block.id === "string";
