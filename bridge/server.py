@@ -412,6 +412,7 @@ class ArbiterServer:
         try:
             self.store.commit()
         except Exception as err:
+            self.vault.forget()  # a stat block it read may have been rolled back
             # A full disk fails every commit until someone makes room: one line each.
             self.failures.report(
                 f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "

@@ -440,7 +440,10 @@ class ClientSession:
             ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
         # References to the GM's stored stat blocks become the blocks (the log keeps those).
         resolved = server.vault.resolve(
-            read, viewer, lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice)
+            read,
+            viewer,
+            lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice),
+            rules,
         )
         try:
             decided = decide(resolved.read, rules, server.store, ctx, time.time())

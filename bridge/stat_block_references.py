@@ -24,10 +24,13 @@ def references(value: Any, path: str = "body") -> Iterator[tuple[str, str]]:
         yield path, value["id"]
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from references(item, f"{path}.{key}")
+            # Only a container may hold a reference: a plain value costs no generator.
+            if isinstance(item, dict | list):
+                yield from references(item, f"{path}.{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from references(item, f"{path}.{index}")
+            if isinstance(item, dict | list):
+                yield from references(item, f"{path}.{index}")
 
 
 def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
@@ -36,9 +39,14 @@ def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
     if is_reference(value):
         return blocks[value["id"]]
     if isinstance(value, dict):
-        return {key: substitute(item, blocks) for key, item in value.items()}
+        return {
+            key: substitute(item, blocks) if isinstance(item, dict | list) else item
+            for key, item in value.items()
+        }
     if isinstance(value, list):
-        return [substitute(item, blocks) for item in value]
+        return [
+            substitute(item, blocks) if isinstance(item, dict | list) else item for item in value
+        ]
     return value
 
 
