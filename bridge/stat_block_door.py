@@ -81,7 +81,7 @@ def _variant(model: type[BaseModel], block: type[BaseModel]) -> type[BaseModel] 
     ):
         # No block; or a model whose instances hold more than their fields (_built).
         return None
-    variant: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    variant: type[BaseModel] = create_model(
         f"Referencing{model.__name__}", __base__=model, __module__=__name__, **changed
     )
     if list(variant.model_fields) != list(model.model_fields):
@@ -186,7 +186,7 @@ class Plugging:
             self.count += 1
             return self.blocks[value.id]
         if isinstance(value, self.block):
-            ident = value.__dict__.get("id")
+            ident: str = value.__dict__["id"]  # every ruleset's block has an id
             if self.holds is not None and ident not in self.holds:
                 self.count += 1  # his numbers for somebody he does not hold: the GM's
                 return self.blocks[ident]
@@ -204,7 +204,7 @@ class Plugging:
 
 
 def plugged(
-    body: BaseModel,
+    body: object,
     ruleset: str,
     blocks: Mapping[str, BaseModel],
     holds: frozenset[str] | None,
@@ -216,6 +216,8 @@ def plugged(
     that is not exactly ``expected`` places (the references found in the body as written:
     one in a place this module does not know), so the caller validates the filled-in body
     instead."""
+    if not isinstance(body, BaseModel):
+        return None  # not read by a typed model
     plugging = Plugging(ruleset, blocks, holds)
     try:
         out = plugging.model(body)
