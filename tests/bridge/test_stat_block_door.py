@@ -32,8 +32,9 @@ def rules() -> RulesSnapshot:
 
 
 def examples() -> list[dict[str, Any]]:
-    """Every example request of the bundled rulesets whose body holds a stat block, and a
-    combat-styles exchange and spirit combat carrying the example fighters (no encounter)."""
+    """Every example request of the bundled rulesets whose body holds a stat block, and an hmk
+    attack, a combat-styles exchange and spirit combat carrying the example fighters (no
+    encounter)."""
     found = []
     for ruleset in ("combat-styles", "hmk", "karmic"):
         data = json.loads((ROOT / "docs" / "examples" / f"{ruleset}.json").read_text())
@@ -48,6 +49,9 @@ def examples() -> list[dict[str, Any]]:
     spirits = [{**f, "id": f"{f['id']}-spirit", "spirit_combat": 60} for f in fighters]
     spirit = {"attacker": f"{a}-spirit", "defender": f"{b}-spirit", "combatants": spirits,
               "effects": []}  # fmt: skip
+    hmk = next(e for e in found if e["ruleset"] == "hmk")["body"]["combatants"]
+    attack = {"attacker": hmk[0], "defender": hmk[1], "defending": True}
+    found.append({"id": "x-0", "ruleset": "hmk", "type": "attack", "body": attack})
     found.append({"id": "x-1", "ruleset": "combat-styles", "type": "exchange", "body": exchange})
     found.append({"id": "x-2", "ruleset": "combat-styles", "type": "spirit_combat", "body": spirit})
     return found
