@@ -95,10 +95,11 @@ def _annotation(annotation: Any, block: type[BaseModel]) -> Any:
     """``annotation`` with each stat block taking a reference too (None: unchanged)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         if issubclass(annotation, block):
-            # The block first: an inline block is validated exactly as before, and only what
-            # it refuses is tried as a reference (which no block is: ``stored`` is no field).
+            # A reference first (the usual value here, cheap to refuse otherwise). The two are
+            # exclusive (no block has a ``stored`` field, and each requires more than an id),
+            # so an inline block is validated exactly as before.
             return Annotated[
-                Union[annotation, StoredRef],  # noqa: UP007
+                Union[StoredRef, annotation],  # noqa: UP007
                 Field(union_mode="left_to_right"),
             ]
         return _variant(annotation, block)
@@ -137,6 +138,17 @@ def validated_block(ruleset: str, block: Any, context: Mapping[str, Any]) -> Bas
 
 
 _set = object.__setattr__
+
+
+def replaced(model: BaseModel, **update: Any) -> BaseModel:
+    """``model`` with ``update`` in place of its fields (a shallow copy, not validated: what
+    ``model_copy(update=…)`` makes, without its generic copying)."""
+    out = type(model).__new__(type(model))
+    _set(out, "__dict__", {**model.__dict__, **update})
+    _set(out, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    _set(out, "__pydantic_extra__", model.__pydantic_extra__)
+    _set(out, "__pydantic_private__", model.__pydantic_private__)
+    return out
 
 
 def _built(model: type[BaseModel], fields: dict[str, Any], given: set[str]) -> BaseModel:
@@ -226,4 +238,4 @@ def plugged(
     return out if plugging.count == expected and not is_referencing(out) else None
 
 
-__all__ = ["StoredRef", "is_referencing", "plugged", "referencing", "validated_block"]
+__all__ = ["StoredRef", "is_referencing", "plugged", "referencing", "replaced", "validated_block"]

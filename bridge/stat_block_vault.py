@@ -73,7 +73,7 @@ from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
-from arbiter.bridge.stat_block_door import is_referencing, plugged, validated_block
+from arbiter.bridge.stat_block_door import is_referencing, plugged, replaced, validated_block
 from arbiter.bridge.stat_block_positions import block_shape, foreign, masked
 from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
 from arbiter.bridge.stat_block_shield import (
@@ -393,9 +393,7 @@ class Vault:
             if plug is not None:
                 # The body as validating the filled-in one whole would leave it, without
                 # validating the stored blocks again; the log keeps the filled-in request.
-                done = message.model_copy(
-                    update={"request": request.model_copy(update={"body": plug})}
-                )
+                done = replaced(message, request=replaced(request, body=plug))
                 return Resolved(Sent(done, {**read.request, "body": body}), shielded, others)
         return Resolved(_untyped(message, body), shielded, others)
 
