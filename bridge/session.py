@@ -446,7 +446,9 @@ class ClientSession:
             rules,
         )
         try:
-            decided = decide(resolved.read, rules, server.store, ctx, time.time())
+            decided = decide(
+                resolved.read, rules, server.store, ctx, time.time(), resolved.unlogged
+            )
         except ProtocolError as err:
             raise resolved.error(err) from None
         self.outcome_id = message.request.id

@@ -28,7 +28,7 @@ given (each builds its own records from them), so one validated block serves eve
 from __future__ import annotations
 
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -166,18 +166,24 @@ def _built(model: type[BaseModel], fields: dict[str, Any], given: set[str]) -> B
 
 
 class Plugging:
-    """One request's plugging: the stored blocks' models by participant, and who holds what."""
+    """One request's plugging: where the stored blocks' models come from, and who holds what."""
 
     def __init__(
-        self, ruleset: str, blocks: Mapping[str, BaseModel], holds: frozenset[str] | None
+        self,
+        ruleset: str,
+        lookup: Callable[[str], BaseModel],
+        holds: frozenset[str] | None,
     ) -> None:
-        """``holds``: the participants a player holds (None: the GM, whose blocks written in
-        are his own)."""
+        """``lookup``: the stored block's model of a participant (KeyError: none to plug);
+        ``holds``: the participants a player holds (None: the GM, whose blocks written in are
+        his own)."""
         self.block = STAT_BLOCKS[ruleset]
-        self.blocks = blocks
+        self.lookup = lookup
         self.holds = holds
-        self.count = 0
-        """How many places took a stored block (a reference, or a player's foreign block)."""
+        self.references = 0
+        """How many references took a stored block."""
+        self.foreign = 0
+        """How many blocks a player wrote in for somebody he does not hold took the GM's."""
 
     def model(self, value: BaseModel) -> BaseModel:
         """``value`` as its request type's own model, every reference plugged."""
@@ -187,55 +193,66 @@ class Plugging:
         if fields is None:
             return value
         given = value.__dict__
-        update = {name: self.value(given[name]) for name in fields}
-        if real is kind and all(update[n] is given[n] for n in fields):
+        update = {}
+        for name in fields:
+            before = given[name]
+            after = self.value(before)
+            if after is not before:
+                update[name] = after
+        if real is kind and not update:
             return value
         # Validated already, field by field: built as validation would have left it.
         return _built(real, {**given, **update}, value.__pydantic_fields_set__)
 
     def value(self, value: Any) -> Any:
-        if type(value) is StoredRef:
-            self.count += 1
-            return self.blocks[value.id]
-        if isinstance(value, self.block):
+        kind = type(value)
+        if kind is StoredRef:
+            self.references += 1
+            return self.lookup(value.__dict__["id"])
+        if kind is self.block:
             ident: str = value.__dict__["id"]  # every ruleset's block has an id
             if self.holds is not None and ident not in self.holds:
-                self.count += 1  # his numbers for somebody he does not hold: the GM's
-                return self.blocks[ident]
+                self.foreign += 1  # his numbers for somebody he does not hold: the GM's
+                return self.lookup(ident)
             return value
-        if isinstance(value, BaseModel):
-            return self.model(value)
-        if type(value) is list:
+        if kind is list:
             items = [self.value(item) for item in value]
-            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-        if type(value) is dict:
+            for new, old in zip(items, value, strict=True):
+                if new is not old:
+                    return items
+            return value
+        if kind is dict:
             mapping = {key: self.value(item) for key, item in value.items()}
-            same = all(mapping[k] is v for k, v in value.items())
-            return value if same else mapping
+            for key, item in value.items():
+                if mapping[key] is not item:
+                    return mapping
+            return value
+        if kind in _REAL or kind in _HOLDING:
+            return self.model(value)
         return value
 
 
-def plugged(
-    body: object,
-    ruleset: str,
-    blocks: Mapping[str, BaseModel],
-    holds: frozenset[str] | None,
-    expected: int,
-) -> BaseModel | None:
-    """``body`` (a ``ruleset`` request body, referencing or not) as its request type's own
-    model with each reference replaced by ``blocks[its id]`` and, for a player holding
-    ``holds``, each block of a participant he does not hold by ``blocks[its id]``; None when
-    that is not exactly ``expected`` places (the references found in the body as written:
-    one in a place this module does not know), so the caller validates the filled-in body
-    instead."""
+def plugged(body: object, plugging: Plugging) -> BaseModel | None:
+    """``body`` (a request body, referencing or not) as its request type's own model with each
+    reference replaced by the stored block's model, and, for a player, each block of a
+    participant he does not hold by the GM's (``plugging`` counts them); None when a block has
+    none to plug (``plugging.lookup`` raised KeyError), or ``body`` was not read by a model: the
+    caller then validates the filled-in body whole."""
     if not isinstance(body, BaseModel):
-        return None  # not read by a typed model
-    plugging = Plugging(ruleset, blocks, holds)
+        return None
     try:
         out = plugging.model(body)
     except KeyError:
         return None
-    return out if plugging.count == expected and not is_referencing(out) else None
+    return None if is_referencing(out) else out
 
 
-__all__ = ["StoredRef", "is_referencing", "plugged", "referencing", "replaced", "validated_block"]
+__all__ = [
+    "Plugging",
+    "StoredRef",
+    "is_referencing",
+    "plugged",
+    "referencing",
+    "replaced",
+    "validated_block",
+]

@@ -73,8 +73,14 @@ from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
-from arbiter.bridge.stat_block_door import is_referencing, plugged, replaced, validated_block
-from arbiter.bridge.stat_block_positions import block_shape, foreign, masked
+from arbiter.bridge.stat_block_door import (
+    Plugging,
+    is_referencing,
+    plugged,
+    replaced,
+    validated_block,
+)
+from arbiter.bridge.stat_block_positions import block_shape, filled, foreign, masked
 from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
 from arbiter.bridge.stat_block_shield import (
     ANOTHERS,
@@ -330,7 +336,15 @@ class Vault:
                 sent = masked(sent, viewer.participants, shape)
         if isinstance(read, Sent) and not (referencing or others):
             return Resolved(read)  # no reference: a reference is no valid stat block
-        found = list(references(sent))
+        if isinstance(read, Sent) and rules is not None:
+            if viewer.gm:
+                row = self.store.find(request.id)
+            fast = (
+                None if row is not None else self._plugged(read, viewer, rules, sent, others, admit)
+            )
+            if fast is not None:
+                return fast
+        found = references(sent)
         if not found:
             # A body read by the referencing model names no stored block after all ("stored"
             # was some text): validated whole when decided.
@@ -354,14 +368,8 @@ class Vault:
             except ProtocolError as err:
                 raise Resolved(read, shielded).error(err) from None
         blocks: dict[str, dict[str, Any]] = {}
-        # The stored blocks' models, for a typed body that is no resend (None: validated whole).
-        models: dict[str, BaseModel] | None = (
-            {} if isinstance(read, Sent) and rules is not None and row is None else None
-        )
         for path, participant in found:
-            stored = self._stored(
-                request.ruleset, participant, rules if models is not None else None
-            )
+            stored = self._stored(request.ruleset, participant, None)
             if stored is None and not viewer.sees(participant):
                 # Whether a block is stored under an id he names shows anyway (a request
                 # naming it is decided); what it holds never does. The words depend on
@@ -380,22 +388,60 @@ class Vault:
                     "stat-block editor)",
                     request.id,
                 )
-            blocks[participant], model = stored
-            if models is not None:
-                if model is None:
-                    models = None  # refused by the rules now: the whole body's validation says so
-                else:
-                    models[participant] = model
-        body = substitute(sent, blocks)
-        if isinstance(read, Sent) and models is not None:
-            holds = None if viewer.gm else viewer.participants
-            plug = plugged(request.body, request.ruleset, models, holds, len(found))
-            if plug is not None:
-                # The body as validating the filled-in one whole would leave it, without
-                # validating the stored blocks again; the log keeps the filled-in request.
-                done = replaced(message, request=replaced(request, body=plug))
-                return Resolved(Sent(done, {**read.request, "body": body}), shielded, others)
-        return Resolved(_untyped(message, body), shielded, others)
+            blocks[participant] = stored[0]
+        # Untyped: validated whole when decided (deciding.strict_body), as it always was.
+        return Resolved(_untyped(message, substitute(sent, blocks)), shielded, others)
+
+    def _plugged(
+        self,
+        read: Sent,
+        viewer: Viewer,
+        rules: RulesSnapshot,
+        sent: dict[str, Any],
+        others: bool,
+        admit: Callable[[RequestMessage], object] | None,
+    ) -> Resolved | None:
+        """A request read by the fast path, whose id is not logged, naming stored blocks
+        (``sent``: its body as sent, a player's blocks of others made references) decided with
+        the stored blocks' models, validated once under ``rules`` (:meth:`_stored`); None when
+        anything stands in the way (a block not stored or refused by the rules, a reference
+        where no block goes, an escape in the frame, too many): the caller then takes the
+        whole path, whose refusals name what is wrong.
+
+        What comes back is what the whole path gives for such a request: the body as
+        validating the filled-in one whole leaves it (:mod:`arbiter.bridge.stat_block_door`),
+        the request to log with the blocks filled in (the same bytes), the same shielding.
+        """
+        message = read.message
+        request = message.request
+        ruleset = request.ruleset
+        blocks: dict[str, dict[str, Any]] = {}
+
+        def lookup(participant: str) -> BaseModel:
+            stored = self._stored(ruleset, participant, rules)
+            if stored is None or stored[1] is None:
+                raise KeyError(participant)  # none, or refused by these rules
+            blocks[participant] = stored[0]
+            return stored[1]
+
+        plugging = Plugging(ruleset, lookup, None if viewer.gm else viewer.participants)
+        body = plugged(request.body, plugging)
+        named = plugging.references + plugging.foreign
+        # Each reference writes "stored" once: as many as were plugged, none is elsewhere.
+        if body is None or read.marks != plugging.references or named > MAX_REFERENCES:
+            return None
+        count = [0]
+        logged = filled(sent, block_shape(ruleset, request.type), blocks, count)
+        if count[0] != named:
+            return None
+        shielded = not viewer.gm and any(p not in viewer.participants for p in blocks)
+        if shielded and admit is not None:
+            try:
+                admit(message)
+            except ProtocolError as err:
+                raise Resolved(read, shielded).error(err) from None
+        done = replaced(message, request=replaced(request, body=body))
+        return Resolved(Sent(done, {**read.request, "body": logged}), shielded, others, True)
 
     def _stored(
         self, ruleset: str, participant: str, rules: RulesSnapshot | None

@@ -15,6 +15,7 @@ from arbiter.bridge.deciding import strict_body
 from arbiter.bridge.engine.combat_styles.bodies import stat_blocks as cs_blocks
 from arbiter.bridge.engine.dice import Dice, KeyedSource
 from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.protocol import decode, parse_client
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 from arbiter.bridge.stat_block_door import is_referencing, referencing
@@ -197,3 +198,28 @@ def test_the_engines_leave_the_stored_blocks_they_decide_with_as_they_were(
             served.engine.resolve(model, request["type"], read.message.request.body, None, dice)
         after = [(m[1].model_dump(), repr(m[1])) for m in kept]  # type: ignore[union-attr]
         assert after == before, request["type"]
+
+
+def test_a_frame_with_an_escape_or_a_stray_stored_takes_the_whole_path_to_the_same_body(
+    rules: RulesSnapshot, tmp_path: Path
+) -> None:
+    # "stored" is counted in the frame to know every reference is where a block goes; an
+    # escape could hide one, and a stray "stored" (a name) could be one: both take the whole
+    # validation of the filled-in body, which gives the same body and the same log.
+    request = next(r for r in examples() if r["type"] == "exchange")
+    vault = stored_vault(tmp_path, [request])
+    model = rules.served["combat-styles"].engine.requests["exchange"]
+    expected = strict_body(model, Request(**request), rules.context).body
+    sent = by_reference(request)
+    escaped = frame(sent).replace('"stored"', '"st\\u006fred"')
+    stray = frame({**sent, "body": {**sent["body"], "situation": {"cap": "stored"}}})
+    fast = vault.resolve(rules.reader.read(frame(sent)), GM, None, rules)
+    assert isinstance(fast.read, Sent) and fast.unlogged
+    assert rules.reader.read(escaped) is None  # the slow path reads it, as the session does
+    slow = vault.resolve(parse_client(decode(escaped)), GM, None, rules)
+    assert not isinstance(slow.read, Sent) and not slow.unlogged
+    assert strict_body(model, slow.read.request, rules.context).body == expected
+    assert slow.read.request.body == request["body"]
+    odd = vault.resolve(rules.reader.read(stray), GM, None, rules)
+    assert not isinstance(odd.read, Sent)
+    assert odd.read.request.body["combatants"] == request["body"]["combatants"]
