@@ -6,6 +6,12 @@ backends: SQLite (:mod:`arbiter.bridge.store`; its schema in
 its schema in :mod:`arbiter.bridge.stores.postgres_schema`, its copy of a world in memory in
 :mod:`arbiter.bridge.stores.postgres_cache`)."""
 
-from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock, WorldStore
+from arbiter.bridge.stores.interface import (
+    RequestLogged,
+    StaleWriter,
+    StatBlock,
+    UnstorableText,
+    WorldStore,
+)
 
-__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "WorldStore"]
+__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "UnstorableText", "WorldStore"]

@@ -38,7 +38,12 @@ from arbiter.bridge.records import (
     chain_problems,
     roll_hash,
 )
-from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock
+from arbiter.bridge.stores.interface import (
+    RequestLogged,
+    StaleWriter,
+    StatBlock,
+    UnstorableText,
+)
 from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
@@ -55,13 +60,14 @@ from arbiter.bridge.stores.postgres_schema import (
 )
 
 
+class LostWithFlush(RuntimeError):
+    """Writes staged while a flush was in flight were chained on its rows, and it failed:
+    they were dropped with it, and the flush meant for them raises this instead."""
+
+
 class CacheBehind(RuntimeError):
     """A commit reported as failed had landed, and writes were staged on the head before it:
     they are dropped (nothing of them was committed); the store is in step again."""
-
-
-class UnstorableText(ValueError):
-    """A write whose text PostgreSQL cannot hold (a NUL character); nothing was staged."""
 
 
 class PostgresStore:
@@ -74,6 +80,8 @@ class PostgresStore:
         self._conn: psycopg.AsyncConnection[Any] | None = conn
         self._committed = WorldRows()
         self._staged = WorldRows()
+        self._flying = WorldRows()
+        """The writes of the flush in flight: staged before it began, not yet committed."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
         self.epoch = 0
@@ -83,6 +91,9 @@ class PostgresStore:
         """The head with the staged rows."""
         self._unsure = False
         """A flush failed without saying whether it committed: reload before the next."""
+        self._lost = False
+        """Writes staged while a flush was in flight were chained on it, and it failed: they
+        are dropped, and the next flush raises :class:`LostWithFlush` for them."""
 
     @classmethod
     async def open(cls, dsn: str, world: str) -> PostgresStore:
@@ -98,6 +109,27 @@ class PostgresStore:
             raise
         return store
 
+    @classmethod
+    async def snapshot(cls, dsn: str, world: str) -> PostgresStore:
+        """The world as committed now, read in one snapshot, creating nothing (``arbiter log``,
+        ``reveal``, ``replay --from-log``): a store to read, whose connection is closed.
+        Raises LookupError when the database holds no such world."""
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            found = await conn.execute(
+                "SELECT 1 FROM pg_tables WHERE tablename = 'worlds' "
+                "AND schemaname = current_schema()"
+            )
+            if await found.fetchone() is None:
+                raise LookupError("the database holds no arbiter world (no `worlds` table)")
+            exists = await conn.execute("SELECT 1 FROM worlds WHERE id = %s", (world,))
+            if await exists.fetchone() is None:
+                raise LookupError(f"the database holds no world {world!r}")
+            store = cls(dsn, world, conn)
+            store._committed, store.epoch, store._head = await load_world(conn, world)
+            store._last = store._head
+        store._conn = None
+        return store
+
     async def _resync(self) -> None:
         """Reload the committed world after a flush whose outcome is unknown (the connection
         broke, or the flush was cancelled, maybe after COMMIT was sent): the database says
@@ -108,7 +140,7 @@ class PostgresStore:
             raise self._stale()
         moved = head != self._head
         self._committed, self._head, self._unsure = world, head, False
-        if moved and self.pending:
+        if moved and (self._rows or self._ops):
             self._drop_staged()
             raise CacheBehind(
                 f"the last commit of world {self.world!r} landed although it reported a "
@@ -134,7 +166,11 @@ class PostgresStore:
 
     def find(self, request_id: str) -> Roll | None:
         """The row logged for ``request_id`` (staged rows included), or None."""
-        return self._staged.by_request.get(request_id) or self._committed.by_request.get(request_id)
+        return (
+            self._staged.by_request.get(request_id)
+            or self._flying.by_request.get(request_id)
+            or self._committed.by_request.get(request_id)
+        )
 
     def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
         """Stage the next row of the chain and its encounter's move (see the interface)."""
@@ -176,17 +212,26 @@ class PostgresStore:
 
     @property
     def pending(self) -> bool:
-        return bool(self._rows or self._ops)
+        return bool(self._rows or self._ops or self._lost)
 
     async def flush(self) -> None:
         """Commit every staged write in one pipelined transaction that first compares and
         moves the world's head; raises (:class:`StaleWriter` when the head or epoch moved)
         with nothing staged kept."""
+        if self._lost:
+            self._lost = False
+            raise LostWithFlush(
+                f"world {self.world!r}: the writes staged while the last flush was in flight "
+                "were chained on it, and it failed: they are dropped"
+            )
         if self._unsure:
             await self._resync()
         if not self.pending:
             return
+        # Writes staged from now on (the caller keeps deciding while this awaits) go to the
+        # next flush; reads see them, these in flight, then the committed rows.
         rows, ops, last = self._rows, self._ops, self._last
+        self._flying, self._staged, self._rows, self._ops = self._staged, WorldRows(), [], []
         try:
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
@@ -199,7 +244,7 @@ class PostgresStore:
                 if await head.fetchone() is None:
                     raise self._stale()
         except psycopg.errors.UniqueViolation as err:
-            self._drop_staged()
+            self._drop_flight()
             if err.diag.constraint_name in ROLL_KEYS:
                 # Our cache holds neither the seq nor the request id: another writer logged it.
                 raise self._stale() from err
@@ -207,7 +252,7 @@ class PostgresStore:
         except psycopg.OperationalError:
             # The connection broke: COMMIT may have landed. Ask the database now (if it
             # answers; else before the next flush), so a retry finds a row that landed.
-            self._drop_staged()
+            self._drop_flight()
             await self._disconnect()
             self._unsure = True
             with contextlib.suppress(psycopg.Error, StaleWriter):
@@ -215,19 +260,19 @@ class PostgresStore:
             raise
         except psycopg.Error:
             # The server refused a statement: the transaction rolled back, nothing landed.
-            self._drop_staged()
+            self._drop_flight()
             raise
         except StaleWriter:
             # Raised inside the transaction, which rolled back: nothing landed.
-            self._drop_staged()
+            self._drop_flight()
             raise
         except BaseException:
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
-            self._drop_staged()
+            self._drop_flight()
             await self._disconnect()
             self._unsure = True
             raise
-        self._merge_staged()
+        self._merge_flight(last)
 
     def _stale(self) -> StaleWriter:
         return StaleWriter(
@@ -245,23 +290,32 @@ class PostgresStore:
         if conn is not None:
             await conn.close()
 
+    def _drop_flight(self) -> None:
+        """A flush failed: drop its writes and those staged while it was in flight (chained
+        on its rows); the next flush raises :class:`LostWithFlush` for the latter."""
+        if self._rows or self._ops:
+            self._lost = True
+        self._drop_staged()
+
     def _drop_staged(self) -> None:
-        self._staged, self._rows, self._ops = WorldRows(), [], []
+        self._flying, self._staged, self._rows, self._ops = WorldRows(), WorldRows(), [], []
         self._last = self._head
 
-    def _merge_staged(self) -> None:
-        self._committed.merge(self._staged)
-        self._head = self._last
-        self._staged, self._rows, self._ops = WorldRows(), [], []
+    def _merge_flight(self, last: tuple[int, str]) -> None:
+        """The flush in flight committed: its writes join the committed rows, ``last`` is the
+        head; what was staged meanwhile stays staged for the next flush."""
+        self._committed.merge(self._flying)
+        self._flying = WorldRows()
+        self._head = last
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
-        for roll in (*self._committed.rolls[after:], *self._staged.rolls):
+        for roll in (*self._committed.rolls[after:], *self._flying.rolls, *self._staged.rolls):
             if roll.seq > after and (session is None or roll.entry.session == session):
                 yield roll
 
     def count(self) -> int:
-        return len(self._committed.rolls) + len(self._staged.rolls)
+        return len(self._committed.rolls) + len(self._flying.rolls) + len(self._staged.rolls)
 
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain of the rows loaded and staged (reopen the store to
@@ -269,8 +323,11 @@ class PostgresStore:
         return chain_problems(self.rolls())
 
     def encounter(self, encounter_id: str) -> Encounter | None:
-        found = self._staged.encounters.get(encounter_id)
-        return found if found is not None else self._committed.encounters.get(encounter_id)
+        for rows in (self._staged, self._flying, self._committed):
+            found = rows.encounters.get(encounter_id)
+            if found is not None:
+                return found
+        return None
 
     # --- sessions ---
 
@@ -292,18 +349,24 @@ class PostgresStore:
         return len(open_)
 
     def session(self, session_id: str) -> Session | None:
-        found = self._staged.sessions.get(session_id)
-        return found if found is not None else self._committed.sessions.get(session_id)
+        for rows in (self._staged, self._flying, self._committed):
+            found = rows.sessions.get(session_id)
+            if found is not None:
+                return found
+        return None
 
     def sessions(self) -> list[Session]:
-        merged = {**self._committed.sessions, **self._staged.sessions}
+        merged = {**self._committed.sessions, **self._flying.sessions, **self._staged.sessions}
         return sorted(merged.values(), key=lambda s: s.started)
 
     # --- players ---
 
     def player(self, name: str) -> Player | None:
-        found = self._staged.players.get(name)
-        return found if found is not None else self._committed.players.get(name)
+        for rows in (self._staged, self._flying, self._committed):
+            found = rows.players.get(name)
+            if found is not None:
+                return found
+        return None
 
     def player_by_hash(self, token_hash: str) -> Player | None:
         for found in self.players():
@@ -312,7 +375,7 @@ class PostgresStore:
         return None
 
     def players(self) -> list[Player]:
-        merged = {**self._committed.players, **self._staged.players}
+        merged = {**self._committed.players, **self._flying.players, **self._staged.players}
         return [merged[name] for name in sorted(merged)]
 
     def put_player(self, player: Player) -> None:
@@ -324,12 +387,17 @@ class PostgresStore:
 
     def stat_block(self, ruleset: str, participant: str) -> StatBlock | None:
         key = (ruleset, participant)
-        if key in self._staged.stat_blocks:
-            return self._staged.stat_blocks[key]
+        for rows in (self._staged, self._flying):
+            if key in rows.stat_blocks:
+                return rows.stat_blocks[key]
         return self._committed.stat_blocks.get(key)
 
     def stat_blocks(self, ruleset: str | None = None) -> list[StatBlock]:
-        merged = {**self._committed.stat_blocks, **self._staged.stat_blocks}
+        merged = {
+            **self._committed.stat_blocks,
+            **self._flying.stat_blocks,
+            **self._staged.stat_blocks,
+        }
         return [
             block
             for key, block in sorted(merged.items())
@@ -360,4 +428,4 @@ def _ended(session: Session, now: float) -> Session:
     return replace(session, ended=now)
 
 
-__all__ = ["SCHEMA_VERSION", "CacheBehind", "PostgresStore", "UnstorableText"]
+__all__ = ["SCHEMA_VERSION", "CacheBehind", "LostWithFlush", "PostgresStore", "UnstorableText"]
