@@ -160,11 +160,12 @@ class ClientSession:
         connection stays up for another hello.
         """
         while True:
-            hello = await self._hello()
-            if hello is None:
-                return False
+            hello = None if self.server.stale is not None else await self._hello()
             if self.server.stale is not None:
+                # Another writer owns the world (arbiter.bridge.committing): serve nothing.
                 await self.ws.close(CLOSE_STALE, "this server no longer owns the world")
+                return False
+            if hello is None:
                 return False
             if await self._open(*hello):
                 return True
