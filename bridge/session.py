@@ -214,6 +214,10 @@ class ClientSession:
             return False
         except (sqlite3.Error, CommitFailed) as err:
             self.server.failures.report(f"session {self.id}: the hello could not be logged", err)
+            # Another hello opens another session: this one's row may have landed although
+            # its commit reported a failure (PostgreSQL), and its seed was never promised.
+            self.id, self.seed = uuid.uuid4().hex, secrets.token_bytes(32)
+            self.keyed = KeyedSource(self.seed)
             with contextlib.suppress(ConnectionClosed):
                 await self.ws.send(
                     encode(ErrorMessage(id=None, code="unavailable", message=UNAVAILABLE_HELLO))

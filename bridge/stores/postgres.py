@@ -130,18 +130,22 @@ class PostgresStore:
         store._conn = None
         return store
 
-    async def _resync(self) -> None:
+    async def _resync(self, in_flight: bool = False) -> None:
         """Reload the committed world after a flush whose outcome is unknown (the connection
         broke, or the flush was cancelled, maybe after COMMIT was sent): the database says
         whether it landed. Raises :class:`StaleWriter` when the epoch moved meanwhile, and
-        :class:`CacheBehind` (dropping them) when writes were staged on a head that did."""
+        :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
+        staged on a head that did; those staged while this awaited the database are lost
+        with them (the next flush raises :class:`LostWithFlush`)."""
         world, epoch, head = await load_world(await self._connection(), self.world)
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
         self._committed, self._head, self._unsure = world, head, False
-        if moved and (self._rows or self._ops):
+        if moved and (in_flight or self._rows or self._ops):
+            lost = bool(in_flight and (self._rows or self._ops))
             self._drop_staged()
+            self._lost = self._lost or lost
             raise CacheBehind(
                 f"the last commit of world {self.world!r} landed although it reported a "
                 "failure: the writes staged since were chained on the row before it and are "
@@ -224,15 +228,23 @@ class PostgresStore:
                 f"world {self.world!r}: the writes staged while the last flush was in flight "
                 "were chained on it, and it failed: they are dropped"
             )
-        if self._unsure:
-            await self._resync()
-        if not self.pending:
+        if not self.pending and not self._unsure:
             return
         # Writes staged from now on (the caller keeps deciding while this awaits) go to the
         # next flush; reads see them, these in flight, then the committed rows.
-        rows, ops, last = self._rows, self._ops, self._last
+        rows, ops = self._rows, self._ops
         self._flying, self._staged, self._rows, self._ops = self._staged, WorldRows(), [], []
         try:
+            if self._unsure:
+                await self._resync(in_flight=bool(rows or ops))
+            if not rows and not ops:
+                self._flying = WorldRows()
+                return
+            last = (
+                (self._flying.rolls[-1].seq, self._flying.rolls[-1].hash)
+                if self._flying.rolls
+                else self._head
+            )
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
                 head = conn.cursor()
@@ -255,8 +267,12 @@ class PostgresStore:
             self._drop_flight()
             await self._disconnect()
             self._unsure = True
-            with contextlib.suppress(psycopg.Error, StaleWriter):
+            with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
+            raise
+        except CacheBehind:
+            # The resync before it dropped what was in flight; nothing was sent.
+            self._drop_flight()
             raise
         except psycopg.Error:
             # The server refused a statement: the transaction rolled back, nothing landed.

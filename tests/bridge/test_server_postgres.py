@@ -127,3 +127,19 @@ def test_a_server_whose_world_another_writer_moved_answers_nothing_and_closes_wi
             receive(late)
         assert refused_late.value.rcvd is not None and refused_late.value.rcvd.code == 4009
     assert rows(postgres_database, "r-3") == 0 and rows(postgres_database, "theirs") == 1
+
+
+def test_a_request_id_holding_a_nul_is_refused_alone_and_the_connection_goes_on(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    config = bundled_config(tmp_path, postgres=PostgresWorld(postgres_database, "w"))
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        send(ws, bundled_request("bad\u0000id"))
+        send(ws, bundled_request("good"))
+        refused, decided = receive(ws), receive(ws)
+        ws.close()
+    assert refused["type"] == "error" and refused["code"] == "invalid_message"
+    assert refused["id"] == "bad\u0000id" and "NUL" in refused["message"]
+    assert decided["type"] == "outcome" and decided["outcome"]["id"] == "good"
+    assert rows(postgres_database, "good") == 1
