@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -35,7 +34,6 @@ from arbiter.bridge.records import (
     Player,
     Roll,
     Session,
-    chain_problems,
     roll_hash,
 )
 from arbiter.bridge.stores.interface import (
@@ -45,6 +43,7 @@ from arbiter.bridge.stores.interface import (
     UnstorableText,
 )
 from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
+from arbiter.bridge.stores.postgres_reads import WorldReads
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
     DELETE_STAT_BLOCK,
@@ -70,18 +69,16 @@ class CacheBehind(RuntimeError):
     they are dropped (nothing of them was committed); the store is in step again."""
 
 
-class PostgresStore:
+class PostgresStore(WorldReads):
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
-    :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md)."""
+    :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md).
+    Its reads are :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`'."""
 
     def __init__(self, dsn: str, world: str, conn: psycopg.AsyncConnection[Any]) -> None:
+        super().__init__()
         self.dsn = dsn
         self.world = world
         self._conn: psycopg.AsyncConnection[Any] | None = conn
-        self._committed = WorldRows()
-        self._staged = WorldRows()
-        self._flying = WorldRows()
-        """The writes of the flush in flight: staged before it began, not yet committed."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
         self.epoch = 0
@@ -167,14 +164,6 @@ class PostgresStore:
         return None if self._conn is None else self._conn.info.backend_pid
 
     # --- the roll log ---
-
-    def find(self, request_id: str) -> Roll | None:
-        """The row logged for ``request_id`` (staged rows included), or None."""
-        return (
-            self._staged.by_request.get(request_id)
-            or self._flying.by_request.get(request_id)
-            or self._committed.by_request.get(request_id)
-        )
 
     def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
         """Stage the next row of the chain and its encounter's move (see the interface)."""
@@ -324,27 +313,6 @@ class PostgresStore:
         self._flying = WorldRows()
         self._head = last
 
-    def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
-        """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
-        for roll in (*self._committed.rolls[after:], *self._flying.rolls, *self._staged.rolls):
-            if roll.seq > after and (session is None or roll.entry.session == session):
-                yield roll
-
-    def count(self) -> int:
-        return len(self._committed.rolls) + len(self._flying.rolls) + len(self._staged.rolls)
-
-    def verify_chain(self) -> list[str]:
-        """Problems with the hash chain of the rows loaded and staged (reopen the store to
-        check what the database holds)."""
-        return chain_problems(self.rolls())
-
-    def encounter(self, encounter_id: str) -> Encounter | None:
-        for rows in (self._staged, self._flying, self._committed):
-            found = rows.encounters.get(encounter_id)
-            if found is not None:
-                return found
-        return None
-
     # --- sessions ---
 
     def open_session(self, session: Session) -> None:
@@ -364,35 +332,7 @@ class PostgresStore:
             self.end_session(found.id, now)
         return len(open_)
 
-    def session(self, session_id: str) -> Session | None:
-        for rows in (self._staged, self._flying, self._committed):
-            found = rows.sessions.get(session_id)
-            if found is not None:
-                return found
-        return None
-
-    def sessions(self) -> list[Session]:
-        merged = {**self._committed.sessions, **self._flying.sessions, **self._staged.sessions}
-        return sorted(merged.values(), key=lambda s: s.started)
-
     # --- players ---
-
-    def player(self, name: str) -> Player | None:
-        for rows in (self._staged, self._flying, self._committed):
-            found = rows.players.get(name)
-            if found is not None:
-                return found
-        return None
-
-    def player_by_hash(self, token_hash: str) -> Player | None:
-        for found in self.players():
-            if found.token_hash == token_hash:
-                return found
-        return None
-
-    def players(self) -> list[Player]:
-        merged = {**self._committed.players, **self._flying.players, **self._staged.players}
-        return [merged[name] for name in sorted(merged)]
 
     def put_player(self, player: Player) -> None:
         _storable("player", (player.name, player.token_hash))
@@ -400,25 +340,6 @@ class PostgresStore:
         self._ops.append((PUT_PLAYER, (self.world, *player.row())))
 
     # --- the GM's stat blocks ---
-
-    def stat_block(self, ruleset: str, participant: str) -> StatBlock | None:
-        key = (ruleset, participant)
-        for rows in (self._staged, self._flying):
-            if key in rows.stat_blocks:
-                return rows.stat_blocks[key]
-        return self._committed.stat_blocks.get(key)
-
-    def stat_blocks(self, ruleset: str | None = None) -> list[StatBlock]:
-        merged = {
-            **self._committed.stat_blocks,
-            **self._flying.stat_blocks,
-            **self._staged.stat_blocks,
-        }
-        return [
-            block
-            for key, block in sorted(merged.items())
-            if block is not None and (ruleset is None or key[0] == ruleset)
-        ]
 
     def put_stat_block(self, block: StatBlock) -> None:
         _storable("stat block", (block.ruleset, block.participant, block.block, block.actor))
