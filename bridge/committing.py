@@ -19,6 +19,7 @@ it) the server must stop serving the world: ``on_stale`` is called once, after t
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,8 @@ from arbiter.bridge.views import OutcomeText
 
 if TYPE_CHECKING:
     from arbiter.bridge.session import ClientSession
+
+log = logging.getLogger("arbiter.server")
 
 Answer = tuple["ClientSession", str | bytes, str | None, ErrorMessage | None]
 """A reply waiting for the commit: to whom, what, the request id of the outcome it carries
@@ -126,7 +129,11 @@ class GroupCommit:
         try:
             while self._scheduled:
                 self._scheduled = False
-                await self._commit_group()
+                try:
+                    await self._commit_group()
+                except Exception:
+                    # A bug must not stop the groups queued behind this one.
+                    log.exception("the group commit failed unexpectedly")
         finally:
             self._committer = None
 
