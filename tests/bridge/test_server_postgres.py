@@ -1,7 +1,7 @@
 """``arbiter serve`` on a world in PostgreSQL (``--store postgresql://… --world ID``), on a real
 PostgreSQL and real websockets on loopback: a bundled-ruleset request decided and logged, its
 retry answered with the stored outcome by the next server, the session's seed row committed
-before ``welcome``, ``arbiter log``/``reveal`` reading the world; a failed flush sends no
+before ``welcome``, ``arbiter log``/``reveal``/``replay --from-log`` reading the world; a failed flush sends no
 outcome and the retried id leaves one row; a server whose world another writer moved stops
 serving it (close 4009)."""
 
@@ -71,6 +71,8 @@ def test_a_postgresql_world_decides_answers_a_retry_from_the_log_after_a_restart
     assert main(["reveal", session, *store]) == 0
     revealed = json.loads(capsys.readouterr().out)
     assert revealed["verified"] is True and revealed["rolls"] == 1
+    assert main(["replay", "--from-log", *store]) == 0
+    assert "1 rows re-derived: 1 identical, 0 mismatched" in capsys.readouterr().out
     assert main(["log", *store[:2], "--world", "no-such-world"]) == 2
     assert "no world 'no-such-world'" in capsys.readouterr().err
 
