@@ -9,9 +9,11 @@ trip), what is decided meanwhile is staged for the next one, and every reply giv
 waits behind those in flight, so a connection's replies never overtake each other. The SQLite
 store's flush returns without suspending: one task step per group, as the call it replaced.
 
-When a flush fails, nothing staged in it was committed: a reply carrying an outcome becomes
-``unavailable`` (nothing was decided; the client retries and the id is decided anew), a reply
-with an error to send instead becomes that error, any other goes as it is. When it fails with
+When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
+``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
+row it holds all the same goes as it is (a PostgreSQL commit that landed although its connection
+broke, which the store found by reloading the world; a resend answered from an older row). A
+reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
 """
@@ -158,7 +160,11 @@ class GroupCommit:
                     waiter.set_exception(failed)
             for session, reply, outcome_id, on_failure in answers:
                 if outcome_id is not None:
-                    reply = encode(self._commit_failed(outcome_id))
+                    # An outcome goes only if its row is committed all the same: a commit whose
+                    # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
+                    # or a resend answered from an older row. Else nothing was decided.
+                    if self.store.find(outcome_id) is None:
+                        reply = encode(self._commit_failed(outcome_id))
                 elif on_failure is not None:
                     reply = encode(on_failure)
                 session.outbox.send(reply)

@@ -25,9 +25,13 @@ class SlowStore:
     """Stages by counting; its flush waits for ``gate`` and then fails with ``error``, if set."""
 
     staged: int = 0
+    logged: set[str] = field(default_factory=set)
     flushed: list[int] = field(default_factory=list)
     gate: asyncio.Event = field(default_factory=asyncio.Event)
     error: Exception | None = None
+
+    def find(self, request_id: str) -> object | None:
+        return request_id if request_id in self.logged else None
 
     @property
     def pending(self) -> bool:

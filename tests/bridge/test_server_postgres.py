@@ -3,7 +3,8 @@ PostgreSQL and real websockets on loopback: a bundled-ruleset request decided an
 retry answered with the stored outcome by the next server, the session's seed row committed
 before ``welcome``, ``arbiter log``/``reveal``/``replay --from-log`` reading the world; a failed flush sends no
 outcome and the retried id leaves one row; a server whose world another writer moved stops
-serving it (close 4009)."""
+serving it (close 4009); a commit that landed although its connection broke (a synchronous
+standby held away) answers its outcome."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tests.bridge.support import bundled_config, bundled_request, receive, runni
 from tests.support.apart import run_apart
 
 if TYPE_CHECKING:
-    from tests.support.postgres import Cluster
+    from tests.support.postgres import Cluster, Replicated
 
 
 def url(cluster: Cluster, dsn: str) -> str:
@@ -145,3 +146,29 @@ def test_a_request_id_holding_a_nul_is_refused_alone_and_the_connection_goes_on(
     assert refused["id"] == "bad\u0000id" and "NUL" in refused["message"]
     assert decided["type"] == "outcome" and decided["outcome"]["id"] == "good"
     assert rows(postgres_database, "good") == 1
+
+
+def test_a_request_whose_commit_landed_although_its_connection_broke_gets_its_outcome(
+    replicated_postgres: Replicated, tmp_path: Path
+) -> None:
+    primary = replicated_postgres.primary
+    config = bundled_config(tmp_path, postgres=PostgresWorld(primary.dsn(), "w"))
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        store = srv.server.store
+        assert isinstance(store, PostgresStore)
+        with replicated_postgres.standby_away():
+            send(ws, bundled_request("r-4"))
+            pid = store.backend_pid
+            assert pid is not None
+            # COMMIT waits for the absent standby; its backend is ended there: the server
+            # hears an error about a row that is committed, and finds it by reloading.
+            primary.wait_event(pid, "SyncRep")
+            primary.terminate(pid)
+            landed = receive(ws)
+        assert landed["type"] == "outcome" and landed["replayed"] is False
+        send(ws, bundled_request("r-4"))
+        again = receive(ws)
+        ws.close()
+    assert again["replayed"] is True and again["seq"] == landed["seq"]
+    assert rows(primary.dsn(), "r-4") == 1
