@@ -123,8 +123,19 @@ export function createActors(env) {
     }
     /** The GM owns every actor; a player those whose `ownership` names him with level 3. */
     get isOwner() {
+      return this.canUserModify(env.currentUser(), "update");
+    }
+    /** `Document#canUserModify`: as Foundry's Actor, an update needs the OWNER level (3);
+     * the GM may do anything. */
+    canUserModify(user, action, data = {}) {
+      return Boolean(user?.isGM) || (this.ownership?.[user?.id] ?? this.ownership?.default ?? 0) >= 3;
+    }
+    /** Harness only: Foundry's server refuses a document update by a user who may not modify
+     * the document, and the update's promise rejects (nothing changes, in no browser). An
+     * embedded item's permission is its actor's. */
+    _mayUpdate(action = "update", documentName = "Actor", id = this.id) {
       const user = env.currentUser();
-      return user.isGM || (this.ownership?.[user.id] ?? this.ownership?.default ?? 0) >= 3;
+      if (!this.canUserModify(user, "update")) throw new Error(`User ${user.name} lacks permission to ${action} ${documentName} [${id}]`);
     }
     getFlag(scope, key) {
       checkFlagScope(env.game(), scope);
@@ -132,18 +143,21 @@ export function createActors(env) {
     }
     async setFlag(scope, key, value) {
       checkFlagScope(env.game(), scope);
+      this._mayUpdate();
       this._apply({ kind: "setFlag", scope, key, value: structuredClone(value) }, env.currentUserId);
       env.record.flags.push({ actor: this._id, scope, key, value });
       this._broadcast({ kind: "setFlag", scope, key, value });
       return this;
     }
     async unsetFlag(scope, key) {
+      this._mayUpdate();
       this._apply({ kind: "unsetFlag", scope, key }, env.currentUserId);
       this._broadcast({ kind: "unsetFlag", scope, key });
       return this;
     }
     /** `Actor#update`: dotted keys set paths of the actor's data (`system.health.value`). */
     async update(data, operation) {
+      this._mayUpdate();
       this._apply({ kind: "update", data: structuredClone(data) }, env.currentUserId);
       (env.record.actorUpdates ??= []).push({ actor: this._id, data: structuredClone(data) });
       this._broadcast({ kind: "update", data });

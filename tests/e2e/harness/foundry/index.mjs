@@ -71,6 +71,7 @@ export const STAND_INS = [
   { path: "CONFIG.RollTable.documentClass.prototype.getResultsForRoll", owner: "RollTable", member: "getResultsForRoll" },
   { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
   { path: "harness.Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "harness.Actor.prototype.canUserModify", owner: ["Actor", "Document", "ClientDocument"], member: "canUserModify" },
   { path: "harness.Actor.prototype.isOwner", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "isOwner", kind: "property" },
   { path: "harness.Actor.prototype.unsetFlag", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "unsetFlag" },
   { path: "harness.Actor.prototype.update", owner: ["Actor", "Document", "ClientDocument"], member: "update" },
