@@ -185,6 +185,7 @@ def test_an_unlinked_npc_token_s_block_is_read_from_and_noted_on_the_token_s_own
     assert aria.problems == [] and gm.problems == []
 
 
+@pytest.mark.parametrize("linked", [True, False], ids=["linked", "unlinked"])
 @pytest.mark.parametrize("generation", [12, 13, 14])
 def test_a_block_the_gm_saved_in_the_editor_is_not_overwritten_by_a_sheet_change(
     site: str,
@@ -192,8 +193,11 @@ def test_a_block_the_gm_saved_in_the_editor_is_not_overwritten_by_a_sheet_change
     open_page: OpenPage,
     macros: dict[tuple[str, str], str],
     generation: int,
+    linked: bool,
 ) -> None:
-    gm, aria = table(generation, server, site, open_page)
+    # Unlinked, the editor the GM opens by Brann's id is his token's (the actor the sheet
+    # change and the tracker use), not the world's.
+    gm, aria = table(generation, server, site, open_page, brann_linked=linked)
     # The GM saves Brann's block in the editor with his own Dodge (50), not the sheet's.
     gm.call(f"() => {{ window.edited = {API}.statBlocks.edit('{BRANN}', 'hmk'); }}")
     editor = gm.page.locator("dialog.application:has(.arbiter-editor)")
