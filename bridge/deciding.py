@@ -66,6 +66,7 @@ _NEW_ROLL_ORDER = (
     "counter",
     "scripted",
     "time",
+    "player",
 )
 # The positional build below writes the fields in this order: a reordered NewRoll would
 # silently log (and hash) other columns, so it stops the import instead.
@@ -97,6 +98,9 @@ class Context:
     keyed: KeyedSource
     allow_scripted_dice: bool
     max_dice: int
+    player: str | None = None
+    """The player record the request is decided for (his connection's, or the GM's relay for
+    him); None for the GM's own. Logged as the row's ``player``: whose the row is."""
 
 
 def decide(
@@ -185,7 +189,7 @@ def decide(
 
     logged_request = request_json(request, written)
     # The row's fields in column order (NewRoll's), built without NamedTuple's keyword
-    # constructor: a Python-level __new__ taking 13 keywords, for every decided request.
+    # constructor: a Python-level __new__ taking 14 keywords, for every decided request.
     roll = _new_roll(
         NewRoll,
         (
@@ -202,6 +206,7 @@ def decide(
             counter,
             counter is None,  # scripted
             now,  # time
+            ctx.player,
         ),
     )
     row = store.stage(roll, (logged_request, text.dice_bytes, text.logged_bytes))

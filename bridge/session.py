@@ -458,9 +458,13 @@ class ClientSession:
                 keyed=self.keyed,
                 allow_scripted_dice=server.config.allow_scripted_dice,
                 max_dice=server.config.limits.max_dice_per_request,
+                player=self.viewer.player,
             )
         if viewer is not self.viewer:
-            ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
+            # ``user`` is the log's text for people; ``player`` says whose the row is.
+            ctx = replace(
+                ctx, user=f"{viewer.player} (relayed by {self.user})", player=viewer.player
+            )
         # References to the GM's stored stat blocks become the blocks (the log keeps those).
         resolved = server.vault.resolve(
             read, viewer, lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice)

@@ -17,7 +17,9 @@ from arbiter.bridge.records import GENESIS
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2 added ``rolls.player`` (as the SQLite store's schema 2 did); a database of schema 1 is
+brought to 2 by :func:`install`, its rows keeping no player (their hashes unchanged)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
@@ -56,6 +58,7 @@ CREATE TABLE IF NOT EXISTS rolls (
   time double precision NOT NULL,
   prev_hash text NOT NULL,
   hash text NOT NULL,
+  player text,
   PRIMARY KEY (world, seq),
   UNIQUE (world, request_id)
 );
@@ -98,11 +101,11 @@ CREATE TABLE IF NOT EXISTS world_secrets (
 
 ROLL_COLUMNS = (
     'seq, request_id, session, "user", ruleset, type, encounter, rules_hash, request, dice, '
-    "outcome, counter, scripted, time, prev_hash, hash"
+    "outcome, counter, scripted, time, player, prev_hash, hash"
 )
 INSERT_ROLL = (
     f"INSERT INTO rolls (world, {ROLL_COLUMNS}) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 # The SQLite store's trigger, as a statement: a state that is null leaves the stored one.
 MOVE_ENCOUNTER = (
@@ -151,6 +154,12 @@ async def install(conn: psycopg.AsyncConnection[Any], world: str) -> None:
         version = await (
             await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
         ).fetchone()
+        if version is not None and version[0] == "1":
+            await conn.execute("ALTER TABLE rolls ADD COLUMN IF NOT EXISTS player text")
+            await conn.execute(
+                "UPDATE arbiter_meta SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,)
+            )
+            version = (SCHEMA_VERSION,)
         if version is None or version[0] != SCHEMA_VERSION:
             raise RuntimeError(
                 f"the database has store schema {version and version[0]}, "
