@@ -1,7 +1,8 @@
 """A killed ``arbiter serve --store postgresql://… --world ID`` loses no answered roll: the run of
 tests/bridge/test_crash.py (5,000 pipelined requests, SIGKILL after 1,500 answers, a new server,
 the unanswered ids sent again) on a world in a real PostgreSQL, then ``arbiter log --verify``
-and ``arbiter reveal`` on the dead server's session, through the same ``--store``/``--world``."""
+and ``arbiter reveal`` on the dead server's session, through the same ``--store``/``--world``;
+and the command stopping (4009, exit status 3) once another writer moved its world."""
 
 from __future__ import annotations
 
@@ -117,3 +118,39 @@ def test_a_killed_postgresql_server_loses_no_answered_roll_and_reveal_verifies_i
     assert main(["reveal", dead, *store]) == 0
     revealed = json.loads(capsys.readouterr().out)
     assert revealed["verified"] is True and revealed["rolls"] >= KILL_AFTER
+
+
+def test_arbiter_serve_exits_with_status_3_once_another_writer_moved_its_world(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    from arbiter.bridge.stores.postgres import PostgresStore
+    from tests.bridge.stores.test_contract import new_roll
+
+    store = ["--store", url(postgres, postgres_database), "--world", "w"]
+    server = ServeProcess([ARBITER, "serve"], None, *store)
+
+    async def another_writer() -> None:
+        other = await PostgresStore.open(postgres_database, "w")
+        other.stage(new_roll("theirs"))
+        await other.flush()
+        await other.close()
+
+    async def ask(secret: str) -> int | None:
+        async with connect(server.url) as ws:
+            await ws.send(json.dumps(hello_message(secret, events=[])))
+            assert json.loads(await ws.recv())["type"] == "welcome"
+            run_apart(another_writer())
+            await ws.send(json.dumps(the_request(1)))
+            assert json.loads(await ws.recv())["code"] == "unavailable"
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.recv()
+            return closed.value.rcvd.code if closed.value.rcvd else None
+
+    try:
+        secret = subprocess.run(
+            [ARBITER, "token", *store], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        assert run_apart(ask(secret)) == 4009
+        assert server.proc.wait(30) == 3
+    finally:
+        server.stop()
