@@ -14,8 +14,10 @@ have landed: the classic ambiguous commit), it reloads the world from the databa
 says so, so the retry of a request id whose row landed finds it (and the next flush reloads
 first if the database did not answer then).
 
-Not built yet (issue #19): leases and the claim that bumps the epoch, serving many worlds from
-one process, and a cache bounded in size (today the whole world is loaded).
+A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
+leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
+Not built yet (issue #19): serving many worlds from one process, and a cache bounded in size
+(today the whole world is loaded).
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ class UnstorableText(ValueError):
 
 class PostgresStore:
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
-    :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md)."""
+    :meth:`open` (under a claim's epoch: :meth:`arbiter.bridge.stores.ownership.Host.open_store`);
+    one writer per world, fenced by the epoch (docs/scaling.md)."""
 
     def __init__(self, dsn: str, world: str, conn: psycopg.AsyncConnection[Any]) -> None:
         self.dsn = dsn
@@ -85,14 +88,22 @@ class PostgresStore:
         """A flush failed without saying whether it committed: reload before the next."""
 
     @classmethod
-    async def open(cls, dsn: str, world: str) -> PostgresStore:
-        """Connect, create the schema and the world's row if missing, and load the world."""
+    async def open(cls, dsn: str, world: str, epoch: int | None = None) -> PostgresStore:
+        """Connect, create the schema and the world's row if missing, and load the world.
+        ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
+        raises :class:`StaleWriter` when the world is already under another (claimed again
+        since). None takes the world's current epoch: for one writer with no claims."""
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
         try:
             await install(conn, world)
             store = cls(dsn, world, conn)
             store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
+            if epoch is not None and store.epoch != epoch:
+                raise StaleWriter(
+                    f"world {world!r} was claimed again (epoch {store.epoch}) after the claim "
+                    f"of epoch {epoch} this store was to be opened under"
+                )
         except BaseException:
             await conn.close()
             raise

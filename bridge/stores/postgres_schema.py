@@ -3,7 +3,8 @@
 creates the schema and a world's row.
 
 Every table is keyed by its world (``rolls`` by ``(world, seq)``, unique on ``(world,
-request_id)``); a ``worlds`` row holds each world's chain head and its ownership ``epoch``;
+request_id)``); a ``worlds`` row holds each world's chain head, its ownership ``epoch`` and
+its owner's lease (:mod:`arbiter.bridge.stores.ownership`);
 ``arbiter_meta`` the schema's version (:data:`SCHEMA_VERSION`). docs/scaling.md describes it.
 """
 
@@ -16,7 +17,7 @@ from arbiter.bridge.records import GENESIS
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
@@ -24,8 +25,13 @@ CREATE TABLE IF NOT EXISTS worlds (
   id text PRIMARY KEY,
   epoch bigint NOT NULL DEFAULT 0,
   head_seq bigint NOT NULL DEFAULT 0,
-  head_hash text NOT NULL
+  head_hash text NOT NULL,
+  owner text,
+  owner_token text,
+  owner_url text,
+  lease_until timestamptz
 );
+CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);
 CREATE TABLE IF NOT EXISTS sessions (
   world text NOT NULL REFERENCES worlds (id),
   id text NOT NULL,
