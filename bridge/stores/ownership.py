@@ -65,6 +65,23 @@ RENEW = (
     "UPDATE worlds SET lease_until = clock_timestamp() + make_interval(secs => %s) "
     "WHERE owner_token = %s RETURNING id, epoch"
 )
+LOCK_WAIT = 1.0
+"""The default of how many seconds a claim waits for a world's row (held for one group commit by its owner's store)
+before it looks at who holds it."""
+END_STUCK_WRITER = (
+    "SELECT pg_terminate_backend(l.pid) FROM worlds w JOIN pg_locks l "
+    "ON l.locktype = 'transactionid' AND l.transactionid = w.xmax AND l.granted "
+    "AND l.mode = 'ExclusiveLock' AND l.pid <> pg_backend_pid() "
+    "WHERE w.id = %s "
+    "AND (w.lease_until IS NULL OR w.lease_until <= clock_timestamp() OR w.owner = %s)"
+)
+"""End the backend whose open transaction holds the world's row (its ``xmax``) when the
+world's lease has ended (or its owner is an earlier run of this host): a former owner stopped in the middle of a commit, whose backend waits
+for the rest of it and would hold the row for as long as it is stopped."""
+PEEK = (
+    "SELECT owner, owner_token, owner_url, lease_until > clock_timestamp() "
+    "FROM worlds WHERE id = %s"
+)
 RELEASE = (
     "UPDATE worlds SET owner = NULL, owner_token = NULL, owner_url = NULL, lease_until = NULL "
     "WHERE owner_token = %s AND id = ANY(%s)"
@@ -149,6 +166,7 @@ class Host:
         ttl: float,
         margin: float | None = None,
         clock: Callable[[], float] = boot_clock,
+        lock_wait: float = LOCK_WAIT,
     ) -> None:
         margin = ttl / 5 if margin is None else margin
         if not host_id:
@@ -163,6 +181,7 @@ class Host:
         self.ttl = ttl
         self.margin = margin
         self.clock = clock
+        self.lock_wait = lock_wait
         self.token = secrets.token_hex(16)
         self.leases: dict[str, Lease] = {}
         """The worlds this host holds, by id."""
@@ -187,27 +206,42 @@ class Host:
         conn = await self._connection()
         try:
             await install(conn, world)
-            sent = self.clock()
-            async with conn.transaction():
-                row = await (await conn.execute(LOCK_WORLD, (world,))).fetchone()
-                assert row is not None  # install created it
-                owner, token, url, live, epoch = row
-                previous: str | None = None
-                ended = 0
-                if token == self.token:
-                    await conn.execute(EXTEND_ONE, (self.ttl, self.advertise_url, world, token))
-                elif owner is None or not live or owner == self.host_id:
-                    taken = await conn.execute(
-                        TAKE, (self.host_id, self.token, self.advertise_url, self.ttl, world)
-                    )
-                    epoch = _one(await taken.fetchone())
-                    ended = (await conn.execute(END_OPEN_SESSIONS, (world,))).rowcount
-                    previous = owner
-                else:
-                    return Owned(world, owner, url)
+            for _ in range(5):
+                sent = self.clock()
+                try:
+                    return await self._claim(conn, world, sent)
+                except psycopg.errors.LockNotAvailable:
+                    held = await self._held_up(conn, world)
+                    if held is not None:
+                        return held
         except psycopg.OperationalError:
             await self.close()
             raise
+        raise RuntimeError(f"world {world!r} stayed locked by a writer that could not be ended")
+
+    async def _claim(
+        self, conn: psycopg.AsyncConnection[Any], world: str, sent: float
+    ) -> Claimed | Owned:
+        async with conn.transaction():
+            await conn.execute(
+                "SELECT set_config('lock_timeout', %s, true)", (f"{int(self.lock_wait * 1000)}ms",)
+            )
+            row = await (await conn.execute(LOCK_WORLD, (world,))).fetchone()
+            assert row is not None  # install created it
+            owner, token, url, live, epoch = row
+            previous: str | None = None
+            ended = 0
+            if token == self.token:
+                await conn.execute(EXTEND_ONE, (self.ttl, self.advertise_url, world, token))
+            elif owner is None or not live or owner == self.host_id:
+                taken = await conn.execute(
+                    TAKE, (self.host_id, self.token, self.advertise_url, self.ttl, world)
+                )
+                epoch = _one(await taken.fetchone())
+                ended = (await conn.execute(END_OPEN_SESSIONS, (world,))).rowcount
+                previous = owner
+            else:
+                return Owned(world, owner, url)
         lease = self.leases.get(world)
         if lease is None or lease.epoch != epoch:
             lease = Lease(world, epoch, sent + local_term(self.ttl, self.margin), self.clock)
@@ -215,6 +249,16 @@ class Host:
         else:
             lease.deadline = max(lease.deadline, sent + local_term(self.ttl, self.margin))
         return Claimed(world, epoch, lease, previous, ended)
+
+    async def _held_up(self, conn: psycopg.AsyncConnection[Any], world: str) -> Owned | None:
+        """After a claim found the world's row locked: :class:`Owned` when another host's
+        lease is live (its store is committing), else None once the writer holding the row
+        (a former owner stopped mid-commit) is ended, to try again."""
+        row = await (await conn.execute(PEEK, (world,))).fetchone()
+        if row is not None and row[3] and row[1] != self.token and row[0] != self.host_id:
+            return Owned(world, row[0], row[2])
+        await conn.execute(END_STUCK_WRITER, (world, self.host_id))
+        return None
 
     async def open_store(self, claimed: Claimed) -> PostgresStore:
         """The claimed world's store, fenced by the claim's epoch: it commits nothing once the

@@ -140,27 +140,44 @@ ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 
 async def install(conn: psycopg.AsyncConnection[Any], world: str) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
-    version of it) and the world's row if missing, in one transaction."""
-    async with conn.transaction():
-        # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
-        await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
-        await conn.execute(SCHEMA)
-        await conn.execute(
-            "INSERT INTO arbiter_meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
-            (SCHEMA_VERSION,),
-        )
-        version = await (
-            await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
-        ).fetchone()
-        if version is None or version[0] != SCHEMA_VERSION:
-            raise RuntimeError(
-                f"the database has store schema {version and version[0]}, "
-                f"this arbiter reads {SCHEMA_VERSION}"
+    version of it) and the world's row if missing.
+
+    Neither waits for a group commit in flight: the schema's statements (``CREATE TRIGGER``
+    locks ``rolls``) run only when the schema is not there yet, and the world's row is
+    inserted only when it is not seen (``ON CONFLICT`` alone would wait for the transaction
+    holding an existing row). A store opened or a world claimed while another host's commit is
+    stopped half-way therefore does not stop with it."""
+    version = await _schema_version(conn)
+    if version is None:
+        async with conn.transaction():
+            # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
+            await conn.execute(SCHEMA)
+            await conn.execute(
+                "INSERT INTO arbiter_meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
+                (SCHEMA_VERSION,),
             )
-        await conn.execute(
-            "INSERT INTO worlds (id, head_hash) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            (world, GENESIS),
+        version = await _schema_version(conn)
+    if version != SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the database has store schema {version}, this arbiter reads {SCHEMA_VERSION}"
         )
+    await conn.execute(
+        "INSERT INTO worlds (id, head_hash) SELECT %s, %s "
+        "WHERE NOT EXISTS (SELECT 1 FROM worlds WHERE id = %s) ON CONFLICT DO NOTHING",
+        (world, GENESIS, world),
+    )
+
+
+async def _schema_version(conn: psycopg.AsyncConnection[Any]) -> str | None:
+    """The version ``arbiter_meta`` records (None: no schema yet)."""
+    exists = await (await conn.execute("SELECT to_regclass('arbiter_meta') IS NOT NULL")).fetchone()
+    if exists is None or not exists[0]:
+        return None
+    row = await (
+        await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
+    ).fetchone()
+    return None if row is None else str(row[0])
 
 
 __all__ = [

@@ -319,3 +319,38 @@ def test_a_stopped_owner_resumed_after_another_host_claimed_and_committed_commit
         return problems
 
     assert run_apart(verify()) == []
+
+
+def test_a_former_owner_stopped_in_the_middle_of_a_commit_does_not_hold_the_world_from_a_claim(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        a = Host(postgres_database, "host-a", URL_A, ttl=10)
+        b = Host(postgres_database, "host-b", URL_B, ttl=30, lock_wait=0.2)
+        claimed(await a.claim("w"))
+        # What the owner's store has done when it stops between the compare-and-append and
+        # COMMIT (pipeline mode, no Sync): its backend holds the world's row, waiting for the
+        # client, and no idle-in-transaction timeout applies.
+        stopped = await psycopg.AsyncConnection.connect(postgres_database, autocommit=True)
+        # Resumed at last, its COMMIT finds its backend ended: nothing of it lands.
+        with pytest.raises(psycopg.OperationalError):
+            async with stopped.pipeline():
+                await stopped.execute("BEGIN")
+                head = await stopped.execute(
+                    "UPDATE worlds SET head_seq = 99 WHERE id = 'w' RETURNING id"
+                )
+                assert await head.fetchone() == ("w",)
+                # Its lease is live: the claim waits a moment for the row, then names the owner.
+                assert await b.claim("w") == Owned("w", "host-a", URL_A)
+                await asyncio.to_thread(wait_lease_over, postgres_database, "w")
+                taken = claimed(await asyncio.wait_for(b.claim("w"), timeout=60))
+                assert (taken.epoch, taken.previous) == (2, "host-a")
+                await stopped.execute("COMMIT")
+        with psycopg.connect(postgres_database, autocommit=True) as db:
+            assert db.execute("SELECT epoch, head_seq, owner FROM worlds").fetchall() == [
+                (2, 0, "host-b")
+            ]
+        await a.close()
+        await b.close()
+
+    run_apart(body())
