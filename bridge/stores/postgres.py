@@ -53,6 +53,7 @@ from arbiter.bridge.stores.postgres_schema import (
     PUT_STAT_BLOCK,
     ROLL_KEYS,
     SCHEMA_VERSION,
+    STALE_SQLSTATE,
     install,
 )
 
@@ -201,14 +202,11 @@ class PostgresStore:
         try:
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
-                head = conn.cursor()
-                await head.execute(ADVANCE_HEAD, (*last, self.world, self.epoch, *self._head))
+                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if await head.fetchone() is None:
-                    raise self._stale()
         except psycopg.errors.UniqueViolation as err:
             self._drop_staged()
             if err.diag.constraint_name in ROLL_KEYS:
@@ -224,13 +222,11 @@ class PostgresStore:
             with contextlib.suppress(psycopg.Error, StaleWriter):
                 await self._resync()
             raise
-        except psycopg.Error:
+        except psycopg.Error as err:
             # The server refused a statement: the transaction rolled back, nothing landed.
             self._drop_staged()
-            raise
-        except StaleWriter:
-            # Raised inside the transaction, which rolled back: nothing landed.
-            self._drop_staged()
+            if err.sqlstate == STALE_SQLSTATE:
+                raise self._stale() from err
             raise
         except BaseException:
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.

@@ -32,6 +32,15 @@ CREATE TABLE IF NOT EXISTS worlds (
   lease_until timestamptz
 );
 CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);
+CREATE OR REPLACE FUNCTION arbiter_advance_head(
+  w text, e bigint, old_seq bigint, old_hash text, new_seq bigint, new_hash text
+) RETURNS void LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE worlds SET head_seq = new_seq, head_hash = new_hash
+    WHERE id = w AND epoch = e AND head_seq = old_seq AND head_hash = old_hash;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'world % moved under this writer', w USING ERRCODE = 'AR001';
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS sessions (
   world text NOT NULL REFERENCES worlds (id),
   id text NOT NULL,
@@ -128,12 +137,14 @@ PUT_STAT_BLOCK = (
     "block = excluded.block, actor = excluded.actor, updated = excluded.updated"
 )
 DELETE_STAT_BLOCK = "DELETE FROM stat_blocks WHERE world = %s AND ruleset = %s AND participant = %s"
-ADVANCE_HEAD = (
-    "UPDATE worlds SET head_seq = %s, head_hash = %s "
-    "WHERE id = %s AND epoch = %s AND head_seq = %s AND head_hash = %s RETURNING id"
-)
+ADVANCE_HEAD = "SELECT arbiter_advance_head(%s, %s, %s, %s, %s, %s)"
 """The compare-and-append: first in the transaction, so it also locks the world's row until
-COMMIT (a second writer waits, then finds the head moved)."""
+COMMIT (a second writer waits, then finds the head moved). It raises (:data:`STALE_SQLSTATE`)
+in the server when the world moved, so the transaction is aborted there, before its inserts,
+and the client never reads a result half-way: the whole group commit, COMMIT included, goes
+in one pipelined round trip, and a writer stopped mid-commit holds the row only while it is
+stopped in the middle of sending it."""
+STALE_SQLSTATE = "AR001"
 ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
@@ -193,5 +204,6 @@ __all__ = [
     "ROLL_KEYS",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "STALE_SQLSTATE",
     "install",
 ]
