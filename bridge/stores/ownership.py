@@ -27,6 +27,7 @@ host may claim, and :meth:`Lease.valid` tells the owner to stop answering before
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable, Iterable
@@ -186,6 +187,9 @@ class Host:
         self.leases: dict[str, Lease] = {}
         """The worlds this host holds, by id."""
         self._conn: psycopg.AsyncConnection[Any] | None = None
+        self._busy = asyncio.Lock()
+        """One claim, renewal or release at a time on the connection: a renewal run inside a
+        claim's transaction would be undone with it while its lease counted as extended."""
 
     async def _connection(self) -> psycopg.AsyncConnection[Any]:
         # Its own connection: a renewal never waits behind a store's group commit.
@@ -203,6 +207,10 @@ class Host:
         """Own ``world`` (creating it if new) when it is unowned, its lease ended, or it is this
         host's; a new owner moves its epoch on and ends the open sessions in the same
         transaction. Otherwise :class:`Owned` names the owner and its advertised URL."""
+        async with self._busy:
+            return await self._claim_world(world)
+
+    async def _claim_world(self, world: str) -> Claimed | Owned:
         conn = await self._connection()
         try:
             await install(conn, world)
@@ -241,9 +249,11 @@ class Host:
                 ended = (await conn.execute(END_OPEN_SESSIONS, (world,))).rowcount
                 previous = owner
             else:
-                return Owned(world, owner, url)
+                return self._owned(Owned(world, owner, url))
         lease = self.leases.get(world)
         if lease is None or lease.epoch != epoch:
+            if lease is not None:
+                lease.lost = True
             lease = Lease(world, epoch, sent + local_term(self.ttl, self.margin), self.clock)
             self.leases[world] = lease
         else:
@@ -256,9 +266,16 @@ class Host:
         (a former owner stopped mid-commit) is ended, to try again."""
         row = await (await conn.execute(PEEK, (world,))).fetchone()
         if row is not None and row[3] and row[1] != self.token and row[0] != self.host_id:
-            return Owned(world, row[0], row[2])
+            return self._owned(Owned(world, row[0], row[2]))
         await conn.execute(END_STUCK_WRITER, (world, self.host_id))
         return None
+
+    def _owned(self, owned: Owned) -> Owned:
+        # Another host owns it: whatever lease this host still counted on there is over.
+        lease = self.leases.pop(owned.world, None)
+        if lease is not None:
+            lease.lost = True
+        return owned
 
     async def open_store(self, claimed: Claimed) -> PostgresStore:
         """The claimed world's store, fenced by the claim's epoch: it commits nothing once the
@@ -269,14 +286,15 @@ class Host:
         """Extend every lease this host holds, in one statement, and name the worlds it lost
         (claimed by another host since); their :class:`Lease` is never valid again. Raises
         when the database does not answer: the leases then run out on their own deadlines."""
-        conn = await self._connection()
-        sent = self.clock()
-        try:
-            cursor = await conn.execute(RENEW, (self.ttl, self.token))
-            kept = dict(await cursor.fetchall())
-        except psycopg.OperationalError:
-            await self.close()
-            raise
+        async with self._busy:
+            conn = await self._connection()
+            sent = self.clock()
+            try:
+                cursor = await conn.execute(RENEW, (self.ttl, self.token))
+                kept = dict(await cursor.fetchall())
+            except psycopg.OperationalError:
+                await self.close()
+                raise
         lost: list[str] = []
         deadline = sent + local_term(self.ttl, self.margin)
         for world, lease in list(self.leases.items()):
@@ -296,8 +314,9 @@ class Host:
             lease = self.leases.pop(world, None)
             if lease is not None:
                 lease.lost = True
-        conn = await self._connection()
-        await conn.execute(RELEASE, (self.token, names))
+        async with self._busy:
+            conn = await self._connection()
+            await conn.execute(RELEASE, (self.token, names))
 
 
 def _one(row: tuple[Any, ...] | None) -> Any:

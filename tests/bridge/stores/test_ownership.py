@@ -102,11 +102,13 @@ def test_when_the_owners_lease_ends_on_the_database_clock_another_host_claims_th
     async def body() -> None:
         a = Host(postgres_database, "host-a", URL_A, ttl=1, margin=0.1)
         b = Host(postgres_database, "host-b", URL_B, ttl=30)
-        claimed(await a.claim("w"))
+        former = claimed(await a.claim("w")).lease
         await asyncio.to_thread(wait_lease_over, postgres_database, "w")
         taken = claimed(await b.claim("w"))
         assert (taken.epoch, taken.previous) == (2, "host-a")
         assert await a.claim("w") == Owned("w", "host-b", URL_B)
+        # Told so, host a counts on its former lease no more.
+        assert former.lost and not former.valid() and a.leases == {}
         await a.close()
         await b.close()
 
