@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psycopg
 import pytest
@@ -21,6 +22,9 @@ from arbiter.bridge.stores.ownership import DRIFT, Claimed, Host, Lease, Owned, 
 from arbiter.bridge.stores.postgres import PostgresStore
 from tests.bridge.stores.test_contract import new_roll
 from tests.support.apart import run_apart
+
+if TYPE_CHECKING:
+    from tests.support.postgres import Cluster
 
 ROOT = Path(__file__).resolve().parents[3]
 URL_A = "wss://a.example/w/w"
@@ -354,5 +358,30 @@ def test_a_former_owner_stopped_in_the_middle_of_a_commit_does_not_hold_the_worl
             ]
         await a.close()
         await b.close()
+
+    run_apart(body())
+
+
+def test_a_host_that_cannot_renew_keeps_no_lease_past_its_deadline(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    async def body() -> None:
+        clock = StillClock()
+        a = Host(postgres_database, "host-a", URL_A, ttl=10, margin=1, clock=clock)
+        lease = claimed(await a.claim("w")).lease
+        deadline = lease.deadline
+        assert a._conn is not None
+        # The database ends the host's connection: the renewal fails and extends nothing.
+        postgres.terminate(a._conn.info.backend_pid)
+        clock.now += 5
+        with pytest.raises(psycopg.OperationalError):
+            await a.renew()
+        assert lease.deadline == deadline and lease.valid()
+        clock.now = deadline
+        assert not lease.valid() and not lease.lost
+        # Reachable again, the host renews what nobody took, and serves again.
+        assert await a.renew() == []
+        assert lease.valid() and lease.deadline == clock.now + local_term(10, 1)
+        await a.close()
 
     run_apart(body())
