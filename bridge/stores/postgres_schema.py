@@ -140,10 +140,9 @@ DELETE_STAT_BLOCK = "DELETE FROM stat_blocks WHERE world = %s AND ruleset = %s A
 ADVANCE_HEAD = "SELECT arbiter_advance_head(%s, %s, %s, %s, %s, %s)"
 """The compare-and-append: first in the transaction, so it also locks the world's row until
 COMMIT (a second writer waits, then finds the head moved). It raises (:data:`STALE_SQLSTATE`)
-in the server when the world moved, so the transaction is aborted there, before its inserts,
-and the client never reads a result half-way: the whole group commit, COMMIT included, goes
-in one pipelined round trip, and a writer stopped mid-commit holds the row only while it is
-stopped in the middle of sending it."""
+in the server when the world moved, so the transaction is aborted there, before its inserts:
+a stale writer holds no lock nor unique entry while its client catches up, and the client
+reads no result before COMMIT."""
 STALE_SQLSTATE = "AR001"
 ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""

@@ -334,9 +334,9 @@ def test_a_former_owner_stopped_in_the_middle_of_a_commit_does_not_hold_the_worl
         a = Host(postgres_database, "host-a", URL_A, ttl=10)
         b = Host(postgres_database, "host-b", URL_B, ttl=30, lock_wait=0.2)
         claimed(await a.claim("w"))
-        # What the owner's store has done when it stops in the middle of sending a group
-        # commit (pipeline mode, no Sync yet): its backend holds the world's row, waiting for
-        # the client, and no idle-in-transaction timeout applies.
+        # What the owner's store has done when it stops half-way through a group commit (here
+        # pipelined with no Sync, where no idle-in-transaction timeout applies): its backend
+        # holds the world's row, waiting for the client.
         stopped = await psycopg.AsyncConnection.connect(postgres_database, autocommit=True)
         # Resumed at last, its COMMIT finds its backend ended: nothing of it lands.
         with pytest.raises(psycopg.OperationalError):
