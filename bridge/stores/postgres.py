@@ -14,8 +14,10 @@ have landed: the classic ambiguous commit), it reloads the world from the databa
 says so, so the retry of a request id whose row landed finds it (and the next flush reloads
 first if the database did not answer then).
 
-Not built yet (issue #19): leases and the claim that bumps the epoch, serving many worlds from
-one process, and a cache bounded in size (today the whole world is loaded).
+A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
+leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
+Not built yet (issue #19): serving many worlds from one process, and a cache bounded in size
+(today the whole world is loaded).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from arbiter.bridge.stores.postgres_schema import (
     PUT_STAT_BLOCK,
     ROLL_KEYS,
     SCHEMA_VERSION,
+    STALE_SQLSTATE,
     install,
 )
 
@@ -66,7 +69,8 @@ class UnstorableText(ValueError):
 
 class PostgresStore:
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
-    :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md)."""
+    :meth:`open` (under a claim's epoch: :meth:`arbiter.bridge.stores.ownership.Host.open_store`);
+    one writer per world, fenced by the epoch (docs/scaling.md)."""
 
     def __init__(self, dsn: str, world: str, conn: psycopg.AsyncConnection[Any]) -> None:
         self.dsn = dsn
@@ -85,14 +89,22 @@ class PostgresStore:
         """A flush failed without saying whether it committed: reload before the next."""
 
     @classmethod
-    async def open(cls, dsn: str, world: str) -> PostgresStore:
-        """Connect, create the schema and the world's row if missing, and load the world."""
+    async def open(cls, dsn: str, world: str, epoch: int | None = None) -> PostgresStore:
+        """Connect, create the schema and the world's row if missing, and load the world.
+        ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
+        raises :class:`StaleWriter` when the world is already under another (claimed again
+        since). None takes the world's current epoch: for one writer with no claims."""
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
         try:
             await install(conn, world)
             store = cls(dsn, world, conn)
             store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
+            if epoch is not None and store.epoch != epoch:
+                raise StaleWriter(
+                    f"world {world!r} was claimed again (epoch {store.epoch}) after the claim "
+                    f"of epoch {epoch} this store was to be opened under"
+                )
         except BaseException:
             await conn.close()
             raise
@@ -190,14 +202,11 @@ class PostgresStore:
         try:
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
-                head = conn.cursor()
-                await head.execute(ADVANCE_HEAD, (*last, self.world, self.epoch, *self._head))
+                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if await head.fetchone() is None:
-                    raise self._stale()
         except psycopg.errors.UniqueViolation as err:
             self._drop_staged()
             if err.diag.constraint_name in ROLL_KEYS:
@@ -213,13 +222,11 @@ class PostgresStore:
             with contextlib.suppress(psycopg.Error, StaleWriter):
                 await self._resync()
             raise
-        except psycopg.Error:
+        except psycopg.Error as err:
             # The server refused a statement: the transaction rolled back, nothing landed.
             self._drop_staged()
-            raise
-        except StaleWriter:
-            # Raised inside the transaction, which rolled back: nothing landed.
-            self._drop_staged()
+            if err.sqlstate == STALE_SQLSTATE:
+                raise self._stale() from err
             raise
         except BaseException:
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
