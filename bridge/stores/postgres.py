@@ -14,8 +14,10 @@ have landed: the classic ambiguous commit), it reloads the world from the databa
 says so, so the retry of a request id whose row landed finds it (and the next flush reloads
 first if the database did not answer then).
 
-Not built yet (issue #19): leases and the claim that bumps the epoch, serving many worlds from
-one process, and a cache bounded in size (today the whole world is loaded).
+A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
+leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
+Not built yet (issue #19): serving many worlds from one process, and a cache bounded in size
+(today the whole world is loaded).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from arbiter.bridge.stores.postgres_schema import (
     PUT_STAT_BLOCK,
     ROLL_KEYS,
     SCHEMA_VERSION,
+    STALE_SQLSTATE,
     install,
 )
 
@@ -71,8 +74,9 @@ class CacheBehind(RuntimeError):
 
 class PostgresStore(WorldReads):
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
-    :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md).
-    Its reads are :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`'."""
+    :meth:`open` (under a claim's epoch: :meth:`arbiter.bridge.stores.ownership.Host.open_store`);
+    one writer per world, fenced by the epoch (docs/scaling.md). Its reads are
+    :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`'."""
 
     def __init__(self, dsn: str, world: str, conn: psycopg.AsyncConnection[Any]) -> None:
         super().__init__()
@@ -93,14 +97,22 @@ class PostgresStore(WorldReads):
         are dropped, and the next flush raises :class:`LostWithFlush` for them."""
 
     @classmethod
-    async def open(cls, dsn: str, world: str) -> PostgresStore:
-        """Connect, create the schema and the world's row if missing, and load the world."""
+    async def open(cls, dsn: str, world: str, epoch: int | None = None) -> PostgresStore:
+        """Connect, create the schema and the world's row if missing, and load the world.
+        ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
+        raises :class:`StaleWriter` when the world is already under another (claimed again
+        since). None takes the world's current epoch: for one writer with no claims."""
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
         try:
             await install(conn, world)
             store = cls(dsn, world, conn)
             store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
+            if epoch is not None and store.epoch != epoch:
+                raise StaleWriter(
+                    f"world {world!r} was claimed again (epoch {store.epoch}) after the claim "
+                    f"of epoch {epoch} this store was to be opened under"
+                )
         except BaseException:
             await conn.close()
             raise
@@ -236,14 +248,11 @@ class PostgresStore(WorldReads):
             )
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
-                head = conn.cursor()
-                await head.execute(ADVANCE_HEAD, (*last, self.world, self.epoch, *self._head))
+                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if await head.fetchone() is None:
-                    raise self._stale()
         except psycopg.errors.UniqueViolation as err:
             self._drop_flight()
             if err.diag.constraint_name in ROLL_KEYS:
@@ -259,17 +268,16 @@ class PostgresStore(WorldReads):
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
-        except CacheBehind:
-            # The resync before it dropped what was in flight; nothing was sent.
+        except (CacheBehind, StaleWriter):
+            # Raised by the resync before anything was sent (it dropped what was in flight
+            # when the head moved; the epoch moved: nothing may be sent).
             self._drop_flight()
             raise
-        except psycopg.Error:
+        except psycopg.Error as err:
             # The server refused a statement: the transaction rolled back, nothing landed.
             self._drop_flight()
-            raise
-        except StaleWriter:
-            # Raised inside the transaction, which rolled back: nothing landed.
-            self._drop_flight()
+            if err.sqlstate == STALE_SQLSTATE:
+                raise self._stale() from err
             raise
         except BaseException:
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
