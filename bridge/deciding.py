@@ -44,7 +44,8 @@ from arbiter.bridge.refusals import (
     settle,
 )
 from arbiter.bridge.rules import RulesSnapshot, Served
-from arbiter.bridge.store import NewRoll, Roll, Store, canonical
+from arbiter.bridge.store import NewRoll, Roll, canonical
+from arbiter.bridge.stores import WorldStore
 from arbiter.bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
@@ -105,7 +106,7 @@ class Context:
 def decide(
     message: RequestMessage | Sent,
     rules: RulesSnapshot,
-    store: Store,
+    store: WorldStore,
     ctx: Context,
     now: float,
 ) -> Decided:
@@ -222,7 +223,7 @@ listed: they are shielded like every other refusal."""
 
 
 def admitted(
-    message: RequestMessage, rules: RulesSnapshot, store: Store, allow_scripted_dice: bool
+    message: RequestMessage, rules: RulesSnapshot, store: WorldStore, allow_scripted_dice: bool
 ) -> tuple[Served, Any]:
     """The served ruleset of a request whose id is not logged yet, and its encounter's state
     (None: a new encounter, or none); raises ProtocolError for what refuses it whatever its

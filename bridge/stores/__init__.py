@@ -7,6 +7,12 @@ its schema in :mod:`arbiter.bridge.stores.postgres_schema`, its copy of a world 
 :mod:`arbiter.bridge.stores.postgres_cache`, the fenced ownership of its worlds by hosts in
 :mod:`arbiter.bridge.stores.ownership`)."""
 
-from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock, WorldStore
+from arbiter.bridge.stores.interface import (
+    RequestLogged,
+    StaleWriter,
+    StatBlock,
+    UnstorableText,
+    WorldStore,
+)
 
-__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "WorldStore"]
+__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "UnstorableText", "WorldStore"]

@@ -10,6 +10,7 @@ its owner's lease (:mod:`arbiter.bridge.stores.ownership`);
 
 from __future__ import annotations
 
+import secrets
 from typing import TYPE_CHECKING, Any
 
 from arbiter.bridge.records import GENESIS
@@ -107,6 +108,10 @@ CREATE TABLE IF NOT EXISTS stat_blocks (
   actor text,
   updated double precision NOT NULL,
   PRIMARY KEY (world, ruleset, participant)
+);
+CREATE TABLE IF NOT EXISTS world_secrets (
+  world text PRIMARY KEY REFERENCES worlds (id),
+  secret text NOT NULL
 );
 """
 
@@ -207,6 +212,23 @@ async def _schema_version(conn: psycopg.AsyncConnection[Any]) -> str | None:
     return None if row is None else str(row[0])
 
 
+async def world_secret(dsn: str, world: str) -> str:
+    """The world's secret (a GM connection's hello carries it), made on first use: what
+    ``world.secret`` is in a data directory. Needs the schema and the world's row."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        await conn.execute(
+            "INSERT INTO world_secrets (world, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (world, secrets.token_urlsafe(32)),
+        )
+        found = await conn.execute("SELECT secret FROM world_secrets WHERE world = %s", (world,))
+        row = await found.fetchone()
+    if row is None:
+        raise RuntimeError(f"world {world!r} has no secret")
+    return str(row[0])
+
+
 __all__ = [
     "ADVANCE_HEAD",
     "DELETE_STAT_BLOCK",
@@ -222,4 +244,5 @@ __all__ = [
     "SCHEMA_VERSION",
     "STALE_SQLSTATE",
     "install",
+    "world_secret",
 ]
