@@ -30,7 +30,8 @@ What it measures, and what makes the comparison like with like:
 * ``arbiter-ref``: the same exchange naming both stat blocks by reference to the blocks the
   GM stored (``{"id": …, "stored": true}``, stored once at the start, as the GM's client
   does), beside ``echo-ref`` and ``durable-ref``, the echoes fed the very same (shorter)
-  frames; the answers are the same size. The engine decides the same exchange either way, so
+  frames, answering them with as many bytes as Arbiter's first inline answer (the answers of
+  both shapes differ only by their dice). The engine decides the same exchange either way, so
   ``engine`` is the engine's own CPU for both shapes.
 * ``arbiter-sub``: Arbiter with every connection subscribed to ``outcome`` events, so each
   outcome is also sent to every other connection (the client skips the events); its CPU per
