@@ -46,11 +46,8 @@ class Sent(NamedTuple):
 
     message: RequestMessage
     request: dict[str, Any]
-    marks: int = -1
-    """How many times ``"stored"`` is written in the frame, when it holds no backslash (so no
-    escape); -1 otherwise. Every reference writes it once:
-    as many marks as references where stat blocks go means no reference anywhere else
-    (:meth:`arbiter.bridge.stat_block_vault.Vault.resolve`)."""
+    frame: str = ""
+    """The frame's text as it came (the vault counts the references written in it)."""
 
 
 def _name(*parts: str) -> str:
@@ -135,8 +132,7 @@ class FrameReader:
         references to stored blocks where stat blocks go: such a request's body must be
         plugged (:func:`arbiter.bridge.stat_block_door.plugged`, by the vault) before it is
         decided. (A reference written with escapes takes the slow path: slower, the same.)"""
-        marks = frame.count('"stored"')
-        adapter = self._referencing if marks else self._adapter
+        adapter = self._referencing if '"stored"' in frame else self._adapter
         try:
             message = adapter.validate_json(frame, strict=True, context=self._context)
         except ValidationError:
@@ -154,7 +150,7 @@ class FrameReader:
             "body": typed.written_body,  # type: ignore[attr-defined]
             "encounter": typed.encounter,
         }
-        return Sent(message, request, -1 if "\\" in frame else marks)
+        return Sent(message, request, frame)
 
 
 __all__ = ["FrameReader", "Sent", "client_messages", "typed_request"]

@@ -427,8 +427,16 @@ class Vault:
         plugging = Plugging(ruleset, lookup, None if viewer.gm else viewer.participants)
         body = plugged(request.body, plugging)
         named = plugging.references + plugging.foreign
-        # Each reference writes "stored" once: as many as were plugged, none is elsewhere.
-        if body is None or read.marks != plugging.references or named > MAX_REFERENCES:
+        # Each reference writes "stored" once (without a backslash, so without an escape): as
+        # many as were plugged, none is elsewhere.
+        frame = read.frame
+        if (
+            body is None
+            or named > MAX_REFERENCES
+            or not frame
+            or "\\" in frame
+            or frame.count('"stored"') != plugging.references
+        ):
             return None
         count = [0]
         logged = filled(sent, block_shape(ruleset, request.type), blocks, count)
