@@ -44,7 +44,8 @@ from arbiter.bridge.refusals import (
     settle,
 )
 from arbiter.bridge.rules import RulesSnapshot, Served
-from arbiter.bridge.store import NewRoll, Roll, Store, canonical
+from arbiter.bridge.store import NewRoll, Roll, canonical
+from arbiter.bridge.stores import WorldStore
 from arbiter.bridge.views import OutcomeText
 
 log = logging.getLogger("arbiter.decide")
@@ -65,6 +66,7 @@ _NEW_ROLL_ORDER = (
     "counter",
     "scripted",
     "time",
+    "player",
 )
 # The positional build below writes the fields in this order: a reordered NewRoll would
 # silently log (and hash) other columns, so it stops the import instead.
@@ -96,12 +98,15 @@ class Context:
     keyed: KeyedSource
     allow_scripted_dice: bool
     max_dice: int
+    player: str | None = None
+    """The player record the request is decided for (his connection's, or the GM's relay for
+    him); None for the GM's own. Logged as the row's ``player``: whose the row is."""
 
 
 def decide(
     message: RequestMessage | Sent,
     rules: RulesSnapshot,
-    store: Store,
+    store: WorldStore,
     ctx: Context,
     now: float,
 ) -> Decided:
@@ -184,7 +189,7 @@ def decide(
 
     logged_request = request_json(request, written)
     # The row's fields in column order (NewRoll's), built without NamedTuple's keyword
-    # constructor: a Python-level __new__ taking 13 keywords, for every decided request.
+    # constructor: a Python-level __new__ taking 14 keywords, for every decided request.
     roll = _new_roll(
         NewRoll,
         (
@@ -201,6 +206,7 @@ def decide(
             counter,
             counter is None,  # scripted
             now,  # time
+            ctx.player,
         ),
     )
     row = store.stage(roll, (logged_request, text.dice_bytes, text.logged_bytes))
@@ -217,7 +223,7 @@ listed: they are shielded like every other refusal."""
 
 
 def admitted(
-    message: RequestMessage, rules: RulesSnapshot, store: Store, allow_scripted_dice: bool
+    message: RequestMessage, rules: RulesSnapshot, store: WorldStore, allow_scripted_dice: bool
 ) -> tuple[Served, Any]:
     """The served ruleset of a request whose id is not logged yet, and its encounter's state
     (None: a new encounter, or none); raises ProtocolError for what refuses it whatever its

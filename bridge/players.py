@@ -13,7 +13,7 @@ import hashlib
 import secrets
 
 from arbiter.bridge.records import Player
-from arbiter.bridge.store import Store
+from arbiter.bridge.stores import WorldStore
 
 MAX_PARTICIPANTS = 256
 
@@ -48,7 +48,7 @@ def check_name(name: str) -> str:
 
 
 def issue(
-    store: Store, name: str, participants: list[str] | None, rotate: bool, now: float
+    store: WorldStore, name: str, participants: list[str] | None, rotate: bool, now: float
 ) -> tuple[Player, str | None]:
     """Create or update player ``name``; returns the record and the new token, if one was made.
 
@@ -75,7 +75,7 @@ def issue(
     return record, token
 
 
-def bind(store: Store, name: str, participants: list[str], now: float) -> Player:
+def bind(store: WorldStore, name: str, participants: list[str], now: float) -> Player:
     """Create or update player ``name`` holding ``participants`` (a GM's ``bind``).
 
     A new record has no token (the player relays through the GM); an existing one keeps his
@@ -92,7 +92,7 @@ def bind(store: Store, name: str, participants: list[str], now: float) -> Player
     return record
 
 
-def revoke(store: Store, name: str, now: float) -> Player:
+def revoke(store: WorldStore, name: str, now: float) -> Player:
     """Revoke player ``name``'s token and relays; KeyError when there is no such player."""
     old = store.player(name)
     if old is None:
@@ -102,7 +102,7 @@ def revoke(store: Store, name: str, now: float) -> Player:
     return record
 
 
-def by_token(store: Store, token: str) -> Player | None:
+def by_token(store: WorldStore, token: str) -> Player | None:
     """The active player holding ``token``, or None."""
     found = store.player_by_hash(token_hash(token))
     return found if found is not None and found.active else None

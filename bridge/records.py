@@ -113,6 +113,12 @@ class NewRoll(NamedTuple):
     """Keyed-dice counter before the first die; None when the dice were scripted."""
     scripted: bool
     time: float
+    player: str | None = None
+    """The player record (its name, the store's key) the request was decided for: his own
+    connection's, or the GM's relay for him; None for the GM's own request, and for every row
+    logged before the column was (an old row's owner is unknown). Whose a row is comes from
+    here, never from ``user``, which is text a client chose (the GM's user name, a relay's
+    ``NAME (relayed by GM-USER)`` label) and may spell another's name."""
 
 
 class Roll(NamedTuple):
@@ -127,7 +133,7 @@ class Roll(NamedTuple):
 
     def chain_hash(self) -> str:
         """The hash this row's contents give (equal to ``hash`` unless the row was altered)."""
-        return row_hash(self.prev_hash, [self.seq, *self.entry])
+        return row_hash(self.prev_hash, hashed_fields(self.seq, self.entry))
 
 
 @dataclass(frozen=True)
@@ -190,6 +196,19 @@ class Player:
         return cls(name, tuple(json.loads(participants)), token_hash, created, revoked)
 
 
+def hashed_fields(seq: int, roll: NewRoll) -> list[Any]:
+    """What :func:`row_hash` hashes of the row ``seq`` logging ``roll``: ``seq`` and every
+    field of ``roll`` in column order, ``player`` only when the row has one.
+
+    A row without a player (the GM's own, or one logged before the column was) hashes as every
+    row did before it, so an old log verifies unchanged; a row with one hashes it last (the
+    length prefixes keep the two shapes apart)."""
+    fields: list[Any] = [seq, *roll]
+    if roll.player is None:
+        fields.pop()
+    return fields
+
+
 _LENGTH = struct.Struct(">Q").pack
 """A part's length prefix: 8 bytes, big-endian."""
 
@@ -224,9 +243,10 @@ def roll_hash(
     """:func:`row_hash` of ``prev_hash`` and the row ``seq`` logging ``roll``, whose ``request``,
     ``dice`` and ``outcome`` texts are given as their UTF-8 bytes: the same digest, each part
     written out for the one shape of row the server logs (the general loop's type dispatch
-    per part costs as much as the rest of the hashing glue)."""
-    encounter, counter, when = roll.encounter, roll.counter, roll.time
-    parts = (
+    per part costs as much as the rest of the hashing glue). The row's ``player`` is the last
+    part when it has one (:meth:`Roll.chain_hash`)."""
+    encounter, counter, when, player = roll.encounter, roll.counter, roll.time, roll.player
+    parts: tuple[bytes, ...] = (
         prev_hash.encode(),
         b"%d" % seq,
         roll.request_id.encode(),
@@ -243,6 +263,8 @@ def roll_hash(
         b"true" if roll.scripted else b"false",
         _text(when).encode(),
     )
+    if player is not None:
+        parts = (*parts, player.encode())
     length = _LENGTH
     return hashlib.sha256(b"".join([length(len(part)) + part for part in parts])).hexdigest()
 
@@ -271,6 +293,7 @@ __all__ = [
     "canonical",
     "canonical_around",
     "canonical_bytes",
+    "hashed_fields",
     "kept",
     "roll_hash",
     "row_hash",

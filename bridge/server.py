@@ -13,49 +13,44 @@ import contextlib
 import gc
 import logging
 import sqlite3
-import ssl
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Coroutine, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from arbiter.bridge import datadir
+from arbiter.bridge.broadcast import publish
 from arbiter.bridge.building import build_module
+from arbiter.bridge.committing import Event, GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.http import ModuleFiles, routes
-from arbiter.bridge.limits import Limits
-from arbiter.bridge.outbox import text_frame
 from arbiter.bridge.protocol import (
-    ErrorMessage,
     LimitsInfo,
     RulesError,
     RulesUpdated,
     ServerInfo,
     StatBlocksInvalid,
     encode,
-    outcome_event_bytes,
 )
 from arbiter.bridge.reload import RulesWatcher
-from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
-from arbiter.bridge.session import CLOSE_REVOKED, ClientSession, commit_failed
+from arbiter.bridge.rules import RulesSnapshot, snapshot
+from arbiter.bridge.server_config import ServerConfig
+from arbiter.bridge.session import CLOSE_REVOKED, CLOSE_STALE, ClientSession, commit_failed
 from arbiter.bridge.stat_block_vault import Vault
-from arbiter.bridge.store import Checkpointer, Player, Store
+from arbiter.bridge.store import Checkpointer, Player
+from arbiter.bridge.stores import StaleWriter
 from arbiter.bridge.vault_messages import InvalidStatBlock
-from arbiter.bridge.views import NOBODY, OutcomeText
+from arbiter.bridge.views import NOBODY
+from arbiter.bridge.world import OpenWorld, open_data_dir, open_postgres
 from arbiter.compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.server")
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-Answer = tuple[ClientSession, str | bytes, str | None, ErrorMessage | None]
-"""A reply waiting for the commit: to whom, what, the request id of the outcome it carries
-(None: not an outcome), and the error to send instead should the commit fail (a bind's)."""
+STALE_REASON = "this server no longer owns the world"
 
 
 def settle_heap() -> None:
@@ -79,90 +74,45 @@ def server_version() -> str:
         return "0.0.0"
 
 
-@dataclass(frozen=True)
-class ServerConfig:
-    """Everything ``arbiter serve`` can be told."""
-
-    data: Path
-    host: str = "127.0.0.1"
-    port: int = 8765
-    """0 picks a free port (tests); :attr:`ArbiterServer.port` tells which."""
-    rules: RuleSource = field(default_factory=RuleSource)
-    module_dir: Path | None = None
-    """The built module (the folder holding module.json); None: no module routes, no builds."""
-    build: bool = True
-    """Build the module at start and after every valid rule change."""
-    origins: tuple[str, ...] | None = None
-    """Allowed Origin headers (``"null"``-less browsers' pages); None allows any origin."""
-    limits: Limits = field(default_factory=Limits)
-    allow_scripted_dice: bool = False
-    reload_interval: float | None = 1.0
-    """Seconds between polls of the rule sources; None turns hot rules off."""
-    synchronous: Literal["NORMAL", "FULL"] = "NORMAL"
-    players_interval: float = 1.0
-    """Seconds between reads of the player records (a revoked player is closed within it)."""
-    certfile: Path | None = None
-    """PEM certificate chain: the port then serves ``wss://`` and ``https://`` (with keyfile)."""
-    keyfile: Path | None = None
-    """The certificate's PEM private key (None: it is in ``certfile``)."""
-    public_url: str | None = None
-    """The address Foundry's server fetches the module from (``/module.json``'s ``manifest`` and
-    ``download``, and the zip's module.json); None: the address each request came by."""
-
-    def tls_context(self) -> ssl.SSLContext | None:
-        """The server's TLS context, or None without a certificate. Raises ``OSError`` (an
-        ``ssl.SSLError`` among them) naming the file when it cannot be read."""
-        if self.certfile is None:
-            return None
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.minimum_version = ssl.TLSVersion.TLSv1_2
-        try:
-            context.load_cert_chain(self.certfile, self.keyfile)
-        except OSError as err:  # ssl.SSLError included
-            why = getattr(err, "reason", None) or err.strerror or str(err)
-            raise OSError(
-                f"cannot use the certificate {self.certfile} with the key "
-                f"{self.keyfile or self.certfile}: {why}"
-            ) from err
-        return context
-
-
 class ArbiterServer:
     """One world's authoritative server. Create, ``await start()``, ``await close()``."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, world: OpenWorld | None = None) -> None:
+        """Serve ``world`` (opened by :func:`open_server`), or the data directory of
+        ``config`` (SQLite), taken here."""
         self.config = config
         self.rules: RulesSnapshot = snapshot(config.rules.load())
-        # Owner-only before anything is read or written there (raises, saying why, if it
-        # cannot be made so).
-        datadir.secure(config.data)
-        self._lock = datadir.lock(config.data)
+        if world is None:
+            if config.postgres is not None:
+                raise ValueError("a PostgreSQL world is opened by `await open_server(config)`")
+            world = open_data_dir(config.data, config.synchronous)
+        self.world = world
         try:
-            self.secret = datadir.world_secret(config.data)
-            path = datadir.store_path(config.data)
-            datadir.create_private(path)
-            self.store = Store(path, config.synchronous, autocheckpoint=False)
-            self.checkpointer = Checkpointer(path)
+            self.secret = world.secret
+            self.store = world.store
             self.vault = Vault(self.store)
             """The GM's stat blocks (arbiter.bridge.stat_block_vault)."""
             # The rules may have changed while the server was down: note the stored blocks they
             # refuse, for the GM's list_stat_blocks.
             self._log_invalid(self.vault.recheck(self.vault.rulesets(), self.rules.models))
-            # The -wal and -shm files now exist: make sure of their modes too.
-            datadir.secure(config.data)
+            if config.postgres is None:
+                # The -wal and -shm files now exist: make sure of their modes too.
+                datadir.secure(config.data)
         except BaseException:
-            self._lock.close()
+            if world.lock is not None:
+                world.lock.close()
             raise
-        ended = self.store.end_open_sessions(time.time())
-        if ended:
-            log.info("closed %d session(s) left open by a previous run", ended)
         self.clients: set[ClientSession] = set()
         self.listeners: set[ClientSession] = set()
         """The clients subscribed to other clients' outcomes (``outcome`` events)."""
         self.dropped = 0
+        """Connections dropped since start for not reading what they were sent (close 4008)."""
         self.failures = FailureLog(log)
         """Store failures (a full disk): one log line each, a traceback once per error."""
-        """Connections dropped since start for not reading what they were sent (close 4008)."""
+        self.stale: StaleWriter | None = None
+        """Set when a commit found that another writer owns the world: it is served no more."""
+        self.lost = asyncio.Event()
+        """Set with :attr:`stale` (``arbiter serve`` exits then)."""
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
         limits = config.limits
@@ -173,13 +123,14 @@ class ArbiterServer:
             auth_timeout_seconds=limits.auth_timeout_seconds,
             max_dice_per_request=limits.max_dice_per_request,
         )
-        self._waiters: list[asyncio.Future[None]] = []
-        self._answers: list[Answer] = []
-        """Replies to send once the rows staged so far are committed, in the order given."""
-        self._commit_scheduled = False
-        self._after_commit: list[Callable[[], None]] = []
-        self._events: list[tuple[int, OutcomeText, ClientSession]] = []
-        """Outcomes staged in this turn to announce to the listeners once committed."""
+        self.commits = GroupCommit(
+            self.store, self.failures, self.publish, self._lose_world, commit_failed
+        )
+        # The group commit's (arbiter.bridge.committing), called as the server's by sessions.
+        self.committed = self.commits.committed
+        self.answer = self.commits.answer
+        self.after_commit = self.commits.after_commit
+        self.announce = self.commits.announce
         self._server: Server | None = None
         self._watcher_task: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
@@ -192,8 +143,12 @@ class ArbiterServer:
     # --- lifecycle ---
 
     async def start(self) -> None:
-        """Build the module if stale, then listen."""
+        """Close the sessions a previous run left open, build the module if stale, listen."""
         tls = self.config.tls_context()  # a bad certificate stops us before any work
+        ended = self.store.end_open_sessions(time.time())
+        await self.commits.committed()
+        if ended:
+            log.info("closed %d session(s) left open by a previous run", ended)
         if self.config.build and self.config.module_dir is not None:
             await self.rebuild_module()
         self._server = await serve(
@@ -216,7 +171,10 @@ class ArbiterServer:
         )
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
-        self._checkpoint_task = asyncio.create_task(self._checkpoints(), name="wal-checkpoints")
+        if self.world.checkpointer is not None:
+            self._checkpoint_task = asyncio.create_task(
+                self._checkpoints(self.world.checkpointer), name="wal-checkpoints"
+            )
         self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
         if self.config.reload_interval is not None:
             self.watcher = RulesWatcher(
@@ -243,27 +201,26 @@ class ArbiterServer:
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()
-        if self.store.pending:
+        await self.commits.drain()
+        if self.store.pending and self.stale is None:
             try:
-                self.store.commit()
+                await self.store.flush()
             except Exception as err:
                 # Nobody was told these rows are durable (answers wait for the commit).
                 self.failures.report("the roll log could not commit at shutdown", err)
-        self.checkpointer.checkpoint("TRUNCATE")
-        self.checkpointer.close()
-        self.store.close()
-        self._lock.close()
+        await self.world.close()
 
     async def serve_forever(self) -> None:
         assert self._server is not None, "the server has not started"
         await self._server.serve_forever()
 
-    async def _checkpoints(self, interval: float = 1.0) -> None:
+    @staticmethod
+    async def _checkpoints(checkpointer: Checkpointer, interval: float = 1.0) -> None:
         """Checkpoint the WAL in a thread every ``interval`` seconds (see Checkpointer)."""
         while True:
             await asyncio.sleep(interval)
             try:
-                await asyncio.to_thread(self.checkpointer.checkpoint)
+                await asyncio.to_thread(checkpointer.checkpoint)
             except Exception:
                 log.exception("WAL checkpoint failed (will retry)")
 
@@ -294,12 +251,7 @@ class ArbiterServer:
                 # hears no more events; then it is closed.
                 client.viewer = NOBODY
                 self.leave(client)
-                task = asyncio.get_running_loop().create_task(
-                    client.ws.close(CLOSE_REVOKED, "credential revoked")
-                )
-                # The loop keeps only a weak reference to a task: hold it until it is done.
-                self._closing.add(task)
-                task.add_done_callback(self._closing.discard)
+                self._close_later(client.ws.close(CLOSE_REVOKED, "credential revoked"))
             elif frozenset(record.participants) != client.viewer.participants:
                 client.bind_player(record)
 
@@ -330,11 +282,36 @@ class ArbiterServer:
     def leave(self, session: ClientSession) -> None:
         self.clients.discard(session)
         self.listeners.discard(session)
+        if self.stale is not None:
+            return  # another writer owns the world: write nothing more
         try:
             self.store.end_session(session.id, time.time())
         except sqlite3.Error as err:
             # The session stays open in the log; the next start closes it (end_open_sessions).
             self.failures.report(f"session {session.id} could not be marked ended", err)
+            return
+        if self.store.pending:
+            self.commits.schedule()  # PostgreSQL stages it: make it durable with the next group
+
+    def _lose_world(self, err: StaleWriter) -> None:
+        """Another writer committed to the world (or claimed it): stop serving it. Every
+        connection is closed with 4009 (docs/protocol.md); new ones are refused the same way;
+        :attr:`lost` tells ``arbiter serve`` to exit."""
+        if self.stale is not None:
+            return
+        self.stale = err
+        log.error("this server no longer owns the world, and stops serving it: %s", err)
+        for client in tuple(self.clients):
+            client.viewer = NOBODY
+            self.leave(client)
+            self._close_later(client.ws.close(CLOSE_STALE, STALE_REASON))
+        self.lost.set()
+
+    def _close_later(self, closing: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(closing)
+        # The loop keeps only a weak reference to a task: hold it until it is done.
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
 
     def count_drop(self) -> None:
         self.dropped += 1
@@ -349,134 +326,12 @@ class ArbiterServer:
             "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
         }
 
-    # --- group commit ---
-
-    async def committed(self) -> None:
-        """Wait until every row staged so far is committed; raises if the commit failed.
-
-        The first waiter of an event-loop turn schedules one COMMIT after the callbacks already
-        ready to run: every connection whose message arrived in the same turn stages its row
-        first, and one write makes them all durable. Each waiter has a future of its own, so a
-        waiter cancelled (its connection closing) cancels nobody else's wait.
-        """
-        if not self.store.pending:
-            return
-        self._schedule_commit()
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        await waiter
-
-    def answer(
-        self,
-        session: ClientSession,
-        reply: str | bytes,
-        outcome_id: str | None = None,
-        on_failure: ErrorMessage | None = None,
-    ) -> None:
-        """Send ``reply`` to ``session`` once every row staged so far is committed (at once
-        when nothing is staged), after the replies given before it.
-
-        Should the commit fail, a reply carrying an outcome (``outcome_id``: its request id)
-        becomes ``unavailable`` (nothing was decided), one with ``on_failure`` becomes that
-        error, and any other goes as it is. The caller does not wait: one COMMIT per event-loop
-        turn sends every reply of the turn, without a future or a task wake-up per message.
-        """
-        if not self._answers and not self.store.pending:
-            session.outbox.send(reply)
-            return
-        self._answers.append((session, reply, outcome_id, on_failure))
-        self._schedule_commit()
-
-    def _schedule_commit(self) -> None:
-        # The first of a turn schedules one COMMIT after the callbacks already ready to run:
-        # every connection whose message arrived in the same turn stages its row first.
-        if not self._commit_scheduled:
-            self._commit_scheduled = True
-            asyncio.get_running_loop().call_soon(self._do_commit)
-
-    def after_commit(self, callback: Callable[[], None]) -> None:
-        """Run ``callback`` once the rows staged so far are committed (never if the commit fails)."""
-        self._after_commit.append(callback)
-
-    def announce(self, seq: int, outcome: OutcomeText, origin: ClientSession) -> None:
-        """Tell every listener but ``origin`` about an outcome once its row is committed
-        (never if the commit fails); see :meth:`publish`."""
-        self._events.append((seq, outcome, origin))
-
-    def _do_commit(self) -> None:
-        self._commit_scheduled = False
-        waiters, self._waiters = self._waiters, []
-        answers, self._answers = self._answers, []
-        callbacks, self._after_commit = self._after_commit, []
-        events, self._events = self._events, []
-        try:
-            self.store.commit()
-        except Exception as err:
-            # A full disk fails every commit until someone makes room: one line each.
-            self.failures.report(
-                f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "
-                "nothing was decided",
-                err,
-            )
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_exception(err)
-            for session, reply, outcome_id, on_failure in answers:
-                if outcome_id is not None:
-                    reply = encode(commit_failed(outcome_id))
-                elif on_failure is not None:
-                    reply = encode(on_failure)
-                session.outbox.send(reply)
-            return
-        if events:
-            self.publish(events)
-        for session, reply, _, _ in answers:
-            session.outbox.send(reply)
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        for callback in callbacks:
-            callback()
-
     # --- events ---
 
-    def publish(self, events: Sequence[tuple[int, OutcomeText, ClientSession]]) -> None:
-        """Send the outcomes of one group commit to every listener but the client each came
-        from, each in its view of it (``arbiter.bridge.views``), in log order.
-
-        An outcome nobody has anything withheld from (the common case) is framed once for all;
-        a listener that sent none of them gets them all in one write. Written without waiting
-        on any reader: a client that stopped reading is dropped once over its send buffer limit
-        (``arbiter.bridge.outbox``), so it never holds the others back nor grows the server's memory.
-        Clients that did not subscribe are not in :attr:`listeners` and cost nothing here.
-        """
-        listeners = tuple(self.listeners)
-        if not listeners:
-            return
-        shared = [
-            text_frame(outcome_event_bytes(seq, text.logged_bytes)) if text.same_for_all else None
-            for seq, text, _ in events
-        ]
-        origins = {origin for _, _, origin in events}
-        everything = b"".join(shared) if None not in shared else None  # type: ignore[arg-type]
-        views: dict[tuple[int, bytes], bytes] = {}
-        for client in listeners:
-            if everything is not None and client not in origins:
-                client.outbox.send_frames((everything,))
-                continue
-            frames = []
-            for index, (seq, text, origin) in enumerate(events):
-                if origin is client:
-                    continue
-                frame = shared[index]
-                if frame is None:
-                    view = text.shown_bytes(client.viewer)
-                    frame = views.get((index, view))
-                    if frame is None:
-                        frame = views[(index, view)] = text_frame(outcome_event_bytes(seq, view))
-                frames.append(frame)
-            if frames:
-                client.outbox.send_frames(frames)
+    def publish(self, events: Sequence[Event]) -> None:
+        """Send one group commit's outcomes to the listeners (arbiter.bridge.broadcast)."""
+        if self.listeners:
+            publish(tuple(self.listeners), events)
 
     async def swap_rules(self, rules: RulesSnapshot) -> None:
         """Rebuild the module for new rules, then serve them and tell the clients."""
@@ -539,3 +394,19 @@ class ArbiterServer:
             return
         describe = getattr(report, "describe", None)
         log.info("module %s", describe() if callable(describe) else report)
+
+
+async def open_server(config: ServerConfig) -> ArbiterServer:
+    """A server for ``config``'s world, opened where it lives (a PostgreSQL world's store is
+    opened, and its cache loaded, on the running loop); then ``await start()``."""
+    if config.postgres is None:
+        return ArbiterServer(config)
+    world = await open_postgres(config.postgres)
+    try:
+        return ArbiterServer(config, world)
+    except BaseException:
+        await world.close()
+        raise
+
+
+__all__ = ["LOOPBACK", "ArbiterServer", "ServerConfig", "open_server", "settle_heap"]

@@ -32,6 +32,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
+from arbiter.bridge.committing import CommitFailed
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
@@ -61,6 +62,7 @@ from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import Player
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.store import Session
+from arbiter.bridge.stores import UnstorableText
 from arbiter.bridge.vault_messages import GetStatBlock, ListStatBlocks, VaultMessage
 from arbiter.bridge.views import NOBODY, Viewer
 
@@ -82,6 +84,9 @@ def commit_failed(request_id: str | None) -> ErrorMessage:
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
 CLOSE_REVOKED = 4003
+CLOSE_STALE = 4009
+"""This server no longer owns the world: another writer committed to it (or claimed it), so it
+serves it no more (docs/protocol.md, docs/scaling.md). Reconnect (to its owner)."""
 
 
 class ClientSession:
@@ -136,9 +141,9 @@ class ClientSession:
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one message of an authenticated connection; its answer follows the commit."""
-        if self.outbox.dropped:
-            # Dropped for not reading (close 4008): decide nothing more for it, but read on,
-            # so its reply to the close gets through behind what it had sent.
+        if self.outbox.dropped or self.server.stale is not None:
+            # Dropped for not reading (close 4008), or the world is lost (4009): decide
+            # nothing more for it, but read on, so its reply to the close gets through.
             return
         self.outcome_id = None
         self.on_commit_failure = None
@@ -155,7 +160,11 @@ class ClientSession:
         connection stays up for another hello.
         """
         while True:
-            hello = await self._hello()
+            hello = None if self.server.stale is not None else await self._hello()
+            if self.server.stale is not None:
+                # Another writer owns the world (arbiter.bridge.committing): serve nothing.
+                await self.ws.close(CLOSE_STALE, "this server no longer owns the world")
+                return False
             if hello is None:
                 return False
             if await self._open(*hello):
@@ -197,8 +206,18 @@ class ClientSession:
             self._welcome(hello, player)
             # The welcome promises a seed commitment the log keeps: make it durable first.
             await self.server.committed()
-        except sqlite3.Error as err:
+        except UnstorableText as err:
+            with contextlib.suppress(ConnectionClosed):
+                await self.ws.send(
+                    encode(ErrorMessage(id=None, code="invalid_message", message=str(err)))
+                )
+            return False
+        except (sqlite3.Error, CommitFailed) as err:
             self.server.failures.report(f"session {self.id}: the hello could not be logged", err)
+            # Another hello opens another session: this one's row may have landed although
+            # its commit reported a failure (PostgreSQL), and its seed was never promised.
+            self.id, self.seed = uuid.uuid4().hex, secrets.token_bytes(32)
+            self.keyed = KeyedSource(self.seed)
             with contextlib.suppress(ConnectionClosed):
                 await self.ws.send(
                     encode(ErrorMessage(id=None, code="unavailable", message=UNAVAILABLE_HELLO))
@@ -321,6 +340,10 @@ class ClientSession:
             return self._dispatch(message, rules)
         except ProtocolError as err:
             return encode(err.reply())
+        except UnstorableText as err:
+            # PostgreSQL's text holds no NUL: refused alone, before it joins a group commit.
+            rid = guess_id(decode(frame)) if isinstance(frame, str) else None
+            return encode(ErrorMessage(id=rid, code="invalid_message", message=str(err)))
         except sqlite3.Error as err:
             # The store failed (a full disk): say so, once per failure in the log.
             self.server.failures.report(f"session {self.id}: the roll log failed", err)
@@ -435,9 +458,13 @@ class ClientSession:
                 keyed=self.keyed,
                 allow_scripted_dice=server.config.allow_scripted_dice,
                 max_dice=server.config.limits.max_dice_per_request,
+                player=self.viewer.player,
             )
         if viewer is not self.viewer:
-            ctx = replace(ctx, user=f"{viewer.player} (relayed by {self.user})")
+            # ``user`` is the log's text for people; ``player`` says whose the row is.
+            ctx = replace(
+                ctx, user=f"{viewer.player} (relayed by {self.user})", player=viewer.player
+            )
         # References to the GM's stored stat blocks become the blocks (the log keeps those).
         resolved = server.vault.resolve(
             read, viewer, lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice)

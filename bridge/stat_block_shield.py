@@ -7,7 +7,8 @@ in words that depend on the participant's id alone: none is stored for somebody 
 when one is). Only the refusals that read no body
 (:data:`~arbiter.bridge.deciding.BODY_BLIND`) reach him as they are. A resend of an id logged
 for somebody else is refused in words that depend on nothing he sent (:data:`ANOTHERS`,
-:func:`written_by`). :mod:`arbiter.bridge.stat_block_vault` decides which applies.
+:func:`written_by`: whose the row is, by the player record it logs, never by its ``user``
+text). :mod:`arbiter.bridge.stat_block_vault` decides which applies.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import NamedTuple
 from arbiter.bridge.deciding import BODY_BLIND
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
+from arbiter.bridge.records import NewRoll
 from arbiter.bridge.refusals import Refusal
 from arbiter.bridge.views import Viewer
 
@@ -45,13 +47,16 @@ MUST_BE_STORED = (
 """A player's request naming a participant he does not hold whose block is not stored."""
 
 
-def written_by(user: str, viewer: Viewer) -> bool:
-    """Whether a roll-log row's ``user`` says it was sent for player ``viewer``: by his own
-    connection (his name), or relayed by the GM's (``NAME (relayed by GM-USER)``)."""
-    name = viewer.player
-    if name is None:
-        return False
-    return user == name or (user.startswith(f"{name} (relayed by ") and user.endswith(")"))
+def written_by(row: NewRoll, viewer: Viewer) -> bool:
+    """Whether the logged request ``row`` was decided for player ``viewer`` (sent by his own
+    connection, or relayed for him by the GM's): its ``player`` is his record's name.
+
+    Never read from the row's ``user``: that text is a client's choice (the GM's user name may
+    be a player's name; a player's name may read ``NAME (relayed by GM-USER)``). A row with no
+    ``player`` (the GM's own, or one logged before the column was) is nobody's player's, so
+    a resend of its id is refused as another's, never compared.
+    """
+    return viewer.player is not None and row.player == viewer.player
 
 
 class Resolved(NamedTuple):

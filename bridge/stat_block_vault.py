@@ -288,7 +288,7 @@ class Vault:
         row: Roll | None = None
         if not viewer.gm:
             row = self.store.find(request.id)
-            if row is not None and not written_by(row.entry.user, viewer):
+            if row is not None and not written_by(row.entry, viewer):
                 # Not his to compare: the logged request may hold what he may not read (the
                 # GM's choices for the orc, the orc's block), and the answer to a resend
                 # that is compared says whether his guess of it is right.

@@ -38,10 +38,11 @@ from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
     INSERT_ROLL,
+    MIGRATE_1,
     PLAYER_COLUMNS,
     PROBE_ROLL,
-    ROLL_AT,
     ROLL_COLUMNS,
+    ROLL_COLUMNS_1,
     SCHEMA,
     SCHEMA_VERSION,
     STAT_BLOCK_COLUMNS,
@@ -93,10 +94,23 @@ class Store:
                 self._db.close()
                 raise StoreUnreadable(f"{path} has no schema version: not an arbiter roll log")
             self._db.execute("INSERT INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-        elif version[0] != SCHEMA_VERSION:
+        elif version[0] == "1" and not read_only:
+            # Schema 1 had no ``rolls.player``: its rows keep none (whose each is stays
+            # unknown), and hash as they did.
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(MIGRATE_1)
+            self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+            self._db.execute("COMMIT")
+            version = (SCHEMA_VERSION,)
+        elif version[0] not in (SCHEMA_VERSION, "1"):
             raise RuntimeError(
                 f"{path} has store schema {version[0]}, this arbiter reads {SCHEMA_VERSION}"
             )
+        columns = ROLL_COLUMNS_1 if version is not None and version[0] == "1" else ROLL_COLUMNS
+        self._roll_columns = columns
+        """The ``rolls`` columns in :data:`ROLL_COLUMNS` order (a schema-1 copy read as it is
+        has no ``player``)."""
+        self._roll_at = f"SELECT {columns} FROM rolls WHERE seq = ?"
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
         self._committed = (self._last_seq, self._last_hash)
@@ -161,7 +175,7 @@ class Store:
         found = self._db.execute(PROBE_ROLL, (request_id,)).fetchone()
         if found is None:
             return None
-        return decode_roll(self._db.execute(ROLL_AT, found).fetchone())
+        return decode_roll(self._db.execute(self._roll_at, found).fetchone())
 
     def append(self, roll: NewRoll) -> Roll:
         """Log a decided request (and its encounter's new state) and COMMIT; returns the row.
@@ -203,7 +217,10 @@ class Store:
         # directly, and sends a bool through its adapter lookup (an AttributeError raised and
         # cleared per row) before binding the same 0 or 1.
         try:
-            self._write(INSERT_ROLL, (seq, *roll[:11], int(roll.scripted), roll.time, prev, digest))
+            self._write(
+                INSERT_ROLL,
+                (seq, *roll[:11], int(roll.scripted), roll.time, roll.player, prev, digest),
+            )
         except sqlite3.IntegrityError as err:
             raise RequestLogged(f"request id {roll.request_id!r} is already logged") from err
         stored = Roll(seq, roll, prev, digest)
@@ -236,9 +253,12 @@ class Store:
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
         if session is None:
-            query, args = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq > ? ORDER BY seq", (after,)
+            query = f"SELECT {self._roll_columns} FROM rolls WHERE seq > ? ORDER BY seq"
+            args: tuple[Any, ...] = (after,)
         else:
-            query = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq > ? AND session = ? ORDER BY seq"
+            query = (
+                f"SELECT {self._roll_columns} FROM rolls WHERE seq > ? AND session = ? ORDER BY seq"
+            )
             args = (after, session)
         for row in self._db.execute(query, args):
             yield decode_roll(row)

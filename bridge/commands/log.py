@@ -6,19 +6,16 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
-from arbiter.bridge import datadir
 from arbiter.bridge.refusals import REFUSED
-from arbiter.bridge.store import Roll, Store, StoreUnreadable
+from arbiter.bridge.store import Roll, StoreUnreadable
+from arbiter.bridge.world import add_store_arguments, close_read, read_world, where_from
 
 HELP = "list the roll log (--verify checks its hash chain); reads only: works on a read-only copy"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
-    )
+    add_store_arguments(parser, "world data directory (default ./.arbiter-data)")
     parser.add_argument("--session", default=None, help="only this session's rolls")
     parser.add_argument("--after", type=int, default=0, help="only rows after this sequence number")
     parser.add_argument("--limit", type=int, default=None, help="at most this many rows")
@@ -45,10 +42,9 @@ def summary(roll: Roll) -> str:
 def run(args: argparse.Namespace) -> int:
     # Read-only: nothing is created or written, so a read-only copy of the data directory
     # can be listed and verified (arbiter.bridge.readonly).
-    path = args.data.expanduser() / datadir.STORE_FILE
     try:
-        store = Store(path, read_only=True)
-    except StoreUnreadable as err:
+        store = read_world(where_from(args))
+    except (StoreUnreadable, ValueError) as err:
         print(f"arbiter log: {err}", file=sys.stderr)
         return 2
     try:
@@ -76,5 +72,5 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print(summary(roll))
     finally:
-        store.close()
+        close_read(store)
     return 0

@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arbiter.bridge.datadir import STORE_FILE
 from arbiter.bridge.engine.dice import KeyedSource, ScriptedSource, SecureSource
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.logreplay import replay_log
 from arbiter.bridge.replaying import ReplayError, error_record, replay_entries
-from arbiter.bridge.store import Store, StoreUnreadable
+from arbiter.bridge.store import StoreUnreadable
+from arbiter.bridge.world import close_read, read_world, store_argument, where_from
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT, load_all
 
@@ -36,10 +36,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from-log",
         type=Path,
+        nargs="?",
+        const=True,
         default=None,
         metavar="DATA",
-        help="re-derive every outcome in this world data directory's roll log and report mismatches",
+        help="re-derive every outcome in this world data directory's roll log (or, without "
+        "DATA, the world --store/--world name) and report mismatches",
     )
+    parser.add_argument(
+        "--store",
+        type=store_argument,
+        default=None,
+        metavar="sqlite:DIR|postgresql://…",
+        help="with --from-log: where the world lives (a PostgreSQL store needs --world)",
+    )
+    parser.add_argument("--world", default=None, metavar="ID", help="the world's id (PostgreSQL)")
     parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
     parser.add_argument(
         "--seed",
@@ -51,6 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.from_log is not None:
         return _from_log(args)
+    if args.store is not None or args.world is not None:
+        print("arbiter replay: --store and --world go with --from-log", file=sys.stderr)
+        return 2
     if args.file is None:
         print("arbiter replay: give a FILE or --from-log DATA", file=sys.stderr)
         return 2
@@ -100,22 +114,22 @@ def _emit(records: list[Any]) -> bool:
 
 
 def _from_log(args: argparse.Namespace) -> int:
-    path = args.from_log / STORE_FILE
+    args.data = args.from_log if isinstance(args.from_log, Path) else None
     try:
-        store = Store(path, read_only=True)
-    except StoreUnreadable as err:
+        store = read_world(where_from(args))
+    except (StoreUnreadable, ValueError) as err:
         print(f"arbiter replay: {err}", file=sys.stderr)
         return 2
     try:
         rulesets = load_all(RULES_ROOT, args.rules)
     except RuleError as err:
-        store.close()
+        close_read(store)
         print(err.report(), file=sys.stderr)
         return 2
     try:
         report = replay_log(store.rolls(), rulesets)
     finally:
-        store.close()
+        close_read(store)
     for line in report.mismatches:
         print(line)
     other = f" ({report.other_rules} logged under other rules)" if report.other_rules else ""

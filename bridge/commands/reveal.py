@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from arbiter.bridge import datadir
 from arbiter.bridge.fairness import verify_session
-from arbiter.bridge.store import Roll, Store, StoreUnreadable
+from arbiter.bridge.store import Roll, StoreUnreadable
+from arbiter.bridge.stores import WorldStore
+from arbiter.bridge.world import add_store_arguments, close_read, read_world, where_from
 
 HIDDEN_MARK = '"hidden":true'
 """How a hidden die reads in a row's canonical dice JSON (see ``bridge/views.py``)."""
@@ -27,9 +27,7 @@ HELP = (
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("session", nargs="?", default=None, help="session id (omit to list them)")
-    parser.add_argument(
-        "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
-    )
+    add_store_arguments(parser, "world data directory (default ./.arbiter-data)")
     parser.add_argument(
         "--force",
         action="store_true",
@@ -39,10 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Read-only: works on a read-only copy of the data directory (arbiter.bridge.readonly).
-    path = args.data.expanduser() / datadir.STORE_FILE
     try:
-        store = Store(path, read_only=True)
-    except StoreUnreadable as err:
+        store = read_world(where_from(args))
+    except (StoreUnreadable, ValueError) as err:
         print(f"arbiter reveal: {err}", file=sys.stderr)
         return 2
     try:
@@ -76,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         seed = bytes.fromhex(session.seed)
         check = verify_session(seed, session.commitment, iter(rolls))
     finally:
-        store.close()
+        close_read(store)
     print(
         json.dumps(
             {
@@ -97,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if check.ok else 1
 
 
-def running_hidden(store: Store, rolls: list[Roll]) -> list[str]:
+def running_hidden(store: WorldStore, rolls: list[Roll]) -> list[str]:
     """The encounters, still running, whose state rests on hidden dice of ``rolls``.
 
     An encounter runs until its state says ``"over": true`` (a karmic duel); one without a state

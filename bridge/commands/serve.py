@@ -15,7 +15,8 @@ from arbiter.bridge import datadir, native
 from arbiter.bridge.building import DEFAULT_MODULE_DIR
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
-from arbiter.bridge.server import LOOPBACK, ArbiterServer, ServerConfig
+from arbiter.bridge.server import LOOPBACK, ServerConfig, open_server
+from arbiter.bridge.world import PostgresWorld, add_store_arguments, where_from
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT
 
@@ -41,11 +42,8 @@ arbiter serve: listening beyond loopback on {host}:{port} without TLS.
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any free)")
-    parser.add_argument(
-        "--data",
-        type=Path,
-        default=datadir.DEFAULT_DATA,
-        help="world data directory: secret and roll log (default ./.arbiter-data)",
+    add_store_arguments(
+        parser, "world data directory: secret and roll log (default ./.arbiter-data)"
     )
     parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
     parser.add_argument(
@@ -117,9 +115,12 @@ def public_url(text: str) -> str:
 
 
 def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> ServerConfig:
+    """The server's config; raises ValueError when the options contradict each other."""
     limits = Limits(rate_per_second=args.rate, burst=args.burst)
+    where = where_from(args)
     return ServerConfig(
-        data=args.data,
+        data=where if isinstance(where, Path) else datadir.DEFAULT_DATA,
+        postgres=where if isinstance(where, PostgresWorld) else None,
         host=args.host,
         port=args.port,
         rules=RuleSource(root=rules_root, overlay=args.rules),
@@ -160,7 +161,12 @@ def run(args: argparse.Namespace) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     logging.getLogger("websockets.server").addFilter(HttpAnswersFilter())
-    return serve_config(config_from(args))
+    try:
+        config = config_from(args)
+    except ValueError as err:
+        print(f"arbiter serve: {err}", file=sys.stderr)
+        return 2
+    return serve_config(config)
 
 
 def serve_config(config: ServerConfig) -> int:
@@ -173,11 +179,21 @@ def serve_config(config: ServerConfig) -> int:
     except OSError as err:
         print(f"arbiter serve: {err}", file=sys.stderr)
         return 2
+    except Exception as err:
+        if type(err).__module__.startswith("psycopg"):
+            # The PostgreSQL store cannot be reached or refuses us: say so, no traceback.
+            print(f"arbiter serve: the PostgreSQL store: {err}", file=sys.stderr)
+            return 2
+        raise
 
 
 async def _serve(config: ServerConfig) -> int:
-    server = ArbiterServer(config)
-    await server.start()
+    server = await open_server(config)
+    try:
+        await server.start()
+    except BaseException:
+        await server.close()
+        raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -198,16 +214,29 @@ async def _serve(config: ServerConfig) -> int:
     if config.module_dir is not None:
         base = config.public_url or f"{http}://{shown}:{server.port}"
         print(f"  module manifest: {base}/module.json", flush=True)
-    print(f"  world secret (the GM's): `arbiter token --data {config.data}`", flush=True)
-    print(
-        f"  a player's token: `arbiter token --data {config.data} --player NAME --participant ID`",
-        flush=True,
-    )
+    if config.postgres is not None:
+        world = f"--store {config.postgres.shown()} --world {config.postgres.world}"
+        print(f"  world {config.postgres.world!r} in {config.postgres.shown()}", flush=True)
+        print(f"  world secret (the GM's): `arbiter token {world}`", flush=True)
+    else:
+        print(f"  world secret (the GM's): `arbiter token --data {config.data}`", flush=True)
+        print(
+            f"  a player's token: `arbiter token --data {config.data} --player NAME "
+            "--participant ID`",
+            flush=True,
+        )
     print(f"  {native.describe()}", flush=True)
     if config.allow_scripted_dice:
         print("  WARNING: scripted dice allowed (tests only)", flush=True)
+    stopped = asyncio.create_task(stop.wait())
+    lost = asyncio.create_task(server.lost.wait())
     try:
-        await stop.wait()
+        await asyncio.wait((stopped, lost), return_when=asyncio.FIRST_COMPLETED)
     finally:
+        stopped.cancel()
+        lost.cancel()
         await server.close()
+    if server.stale is not None:
+        print(f"arbiter serve: stopped: {server.stale}", file=sys.stderr)
+        return 3
     return 0

@@ -12,21 +12,20 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 from arbiter.bridge import datadir, players
 from arbiter.bridge.store import Store
+from arbiter.bridge.world import PostgresWorld, add_store_arguments, postgres_secret, where_from
 
 HELP = "print the world secret, or issue, list and revoke player tokens"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data", type=Path, default=datadir.DEFAULT_DATA, help="world data directory"
-    )
+    add_store_arguments(parser, "world data directory (default ./.arbiter-data)")
     parser.add_argument("--quiet", action="store_true", help="print the secret (or token) only")
     parser.add_argument("--player", metavar="NAME", help="issue or update this player's token")
     parser.add_argument(
@@ -41,6 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        where = where_from(args)
+    except ValueError as err:
+        print(f"arbiter token: {err}", file=sys.stderr)
+        return 2
+    if isinstance(where, PostgresWorld):
+        return _postgres(args, where)
+    args.data = where
     try:
         # The secret, the player records and the store: the owner's alone (see datadir).
         datadir.secure(args.data)
@@ -69,6 +76,26 @@ def run(args: argparse.Namespace) -> int:
         f"\n{datadir.prepare(args.data) / datadir.SECRET_FILE} and start it again.",
         file=sys.stderr,
     )
+    return 0
+
+
+def _postgres(args: argparse.Namespace, where: PostgresWorld) -> int:
+    """The secret of a world in PostgreSQL (made on first use, as the server makes it)."""
+    if args.players or args.player is not None or args.participant or args.rotate or args.revoke:
+        print(
+            "arbiter token: player tokens of a PostgreSQL world are not built yet (the "
+            "running server would not see them); a GM connection binds relayed players",
+            file=sys.stderr,
+        )
+        return 2
+
+    try:
+        print(asyncio.run(postgres_secret(where)))
+    except Exception as err:
+        if not type(err).__module__.startswith("psycopg"):
+            raise
+        print(f"arbiter token: {where.shown()}: {err}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -4,8 +4,15 @@ backends: SQLite (:mod:`arbiter.bridge.store`; its schema in
 :mod:`arbiter.bridge.stores.sqlite_checkpointer`) and PostgreSQL
 (:mod:`arbiter.bridge.stores.postgres`, imported on demand: it needs the ``postgresql`` extra;
 its schema in :mod:`arbiter.bridge.stores.postgres_schema`, its copy of a world in memory in
-:mod:`arbiter.bridge.stores.postgres_cache`)."""
+:mod:`arbiter.bridge.stores.postgres_cache`, the fenced ownership of its worlds by hosts in
+:mod:`arbiter.bridge.stores.ownership`)."""
 
-from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock, WorldStore
+from arbiter.bridge.stores.interface import (
+    RequestLogged,
+    StaleWriter,
+    StatBlock,
+    UnstorableText,
+    WorldStore,
+)
 
-__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "WorldStore"]
+__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "UnstorableText", "WorldStore"]

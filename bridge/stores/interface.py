@@ -37,6 +37,12 @@ class StaleWriter(RuntimeError):
     must not write the world again."""
 
 
+class UnstorableText(ValueError):
+    """A write whose text the backend cannot hold (PostgreSQL's text: a NUL character);
+    nothing was staged. Refused when staged, so it fails alone rather than the whole group
+    commit it would have joined."""
+
+
 class StatBlock(NamedTuple):
     """One stored stat block of the GM's vault (``arbiter.bridge.stat_block_vault``)."""
 
@@ -77,7 +83,11 @@ class WorldStore(Protocol):
     async def flush(self) -> None:
         """Make every staged write durable, in one transaction. On failure it raises and
         nothing staged since the last flush survives (the chain resumes from the last
-        committed row)."""
+        committed row).
+
+        Writes may be staged while a flush is awaited (one flush at a time): they go to the
+        next flush. Should the flush in flight fail, they are lost with it (they chain on its
+        rows), and the next flush raises for them."""
         ...
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
@@ -143,4 +153,4 @@ class WorldStore(Protocol):
     def delete_stat_block(self, ruleset: str, participant: str) -> None: ...
 
 
-__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "WorldStore"]
+__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "UnstorableText", "WorldStore"]

@@ -14,15 +14,16 @@ have landed: the classic ambiguous commit), it reloads the world from the databa
 says so, so the retry of a request id whose row landed finds it (and the next flush reloads
 first if the database did not answer then).
 
-Not built yet (issue #19): leases and the claim that bumps the epoch, serving many worlds from
-one process, and a cache bounded in size (today the whole world is loaded).
+A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
+leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
+Not built yet (issue #19): serving many worlds from one process, and a cache bounded in size
+(today the whole world is loaded).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -35,11 +36,16 @@ from arbiter.bridge.records import (
     Player,
     Roll,
     Session,
-    chain_problems,
     roll_hash,
 )
-from arbiter.bridge.stores.interface import RequestLogged, StaleWriter, StatBlock
+from arbiter.bridge.stores.interface import (
+    RequestLogged,
+    StaleWriter,
+    StatBlock,
+    UnstorableText,
+)
 from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
+from arbiter.bridge.stores.postgres_reads import WorldReads
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
     DELETE_STAT_BLOCK,
@@ -51,8 +57,14 @@ from arbiter.bridge.stores.postgres_schema import (
     PUT_STAT_BLOCK,
     ROLL_KEYS,
     SCHEMA_VERSION,
+    STALE_SQLSTATE,
     install,
 )
+
+
+class LostWithFlush(RuntimeError):
+    """Writes staged while a flush was in flight were chained on its rows, and it failed:
+    they were dropped with it, and the flush meant for them raises this instead."""
 
 
 class CacheBehind(RuntimeError):
@@ -60,20 +72,17 @@ class CacheBehind(RuntimeError):
     they are dropped (nothing of them was committed); the store is in step again."""
 
 
-class UnstorableText(ValueError):
-    """A write whose text PostgreSQL cannot hold (a NUL character); nothing was staged."""
-
-
-class PostgresStore:
+class PostgresStore(WorldReads):
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
-    :meth:`open`; one writer per world (the next step fences it by epoch, docs/scaling.md)."""
+    :meth:`open` (under a claim's epoch: :meth:`arbiter.bridge.stores.ownership.Host.open_store`);
+    one writer per world, fenced by the epoch (docs/scaling.md). Its reads are
+    :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`'."""
 
     def __init__(self, dsn: str, world: str, conn: psycopg.AsyncConnection[Any]) -> None:
+        super().__init__()
         self.dsn = dsn
         self.world = world
         self._conn: psycopg.AsyncConnection[Any] | None = conn
-        self._committed = WorldRows()
-        self._staged = WorldRows()
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
         self.epoch = 0
@@ -83,33 +92,69 @@ class PostgresStore:
         """The head with the staged rows."""
         self._unsure = False
         """A flush failed without saying whether it committed: reload before the next."""
+        self._lost = False
+        """Writes staged while a flush was in flight were chained on it, and it failed: they
+        are dropped, and the next flush raises :class:`LostWithFlush` for them."""
 
     @classmethod
-    async def open(cls, dsn: str, world: str) -> PostgresStore:
-        """Connect, create the schema and the world's row if missing, and load the world."""
+    async def open(cls, dsn: str, world: str, epoch: int | None = None) -> PostgresStore:
+        """Connect, create the schema and the world's row if missing, and load the world.
+        ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
+        raises :class:`StaleWriter` when the world is already under another (claimed again
+        since). None takes the world's current epoch: for one writer with no claims."""
         conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
         try:
             await install(conn, world)
             store = cls(dsn, world, conn)
             store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
+            if epoch is not None and store.epoch != epoch:
+                raise StaleWriter(
+                    f"world {world!r} was claimed again (epoch {store.epoch}) after the claim "
+                    f"of epoch {epoch} this store was to be opened under"
+                )
         except BaseException:
             await conn.close()
             raise
         return store
 
-    async def _resync(self) -> None:
+    @classmethod
+    async def snapshot(cls, dsn: str, world: str) -> PostgresStore:
+        """The world as committed now, read in one snapshot, creating nothing (``arbiter log``,
+        ``reveal``, ``replay --from-log``): a store to read, whose connection is closed.
+        Raises LookupError when the database holds no such world."""
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            found = await conn.execute(
+                "SELECT 1 FROM pg_tables WHERE tablename = 'worlds' "
+                "AND schemaname = current_schema()"
+            )
+            if await found.fetchone() is None:
+                raise LookupError("the database holds no arbiter world (no `worlds` table)")
+            exists = await conn.execute("SELECT 1 FROM worlds WHERE id = %s", (world,))
+            if await exists.fetchone() is None:
+                raise LookupError(f"the database holds no world {world!r}")
+            store = cls(dsn, world, conn)
+            store._committed, store.epoch, store._head = await load_world(conn, world)
+            store._last = store._head
+        store._conn = None
+        return store
+
+    async def _resync(self, in_flight: bool = False) -> None:
         """Reload the committed world after a flush whose outcome is unknown (the connection
         broke, or the flush was cancelled, maybe after COMMIT was sent): the database says
         whether it landed. Raises :class:`StaleWriter` when the epoch moved meanwhile, and
-        :class:`CacheBehind` (dropping them) when writes were staged on a head that did."""
+        :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
+        staged on a head that did; those staged while this awaited the database are lost
+        with them (the next flush raises :class:`LostWithFlush`)."""
         world, epoch, head = await load_world(await self._connection(), self.world)
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
         self._committed, self._head, self._unsure = world, head, False
-        if moved and self.pending:
+        if moved and (in_flight or self._rows or self._ops):
+            lost = bool(in_flight and (self._rows or self._ops))
             self._drop_staged()
+            self._lost = self._lost or lost
             raise CacheBehind(
                 f"the last commit of world {self.world!r} landed although it reported a "
                 "failure: the writes staged since were chained on the row before it and are "
@@ -131,10 +176,6 @@ class PostgresStore:
         return None if self._conn is None else self._conn.info.backend_pid
 
     # --- the roll log ---
-
-    def find(self, request_id: str) -> Roll | None:
-        """The row logged for ``request_id`` (staged rows included), or None."""
-        return self._staged.by_request.get(request_id) or self._committed.by_request.get(request_id)
 
     def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
         """Stage the next row of the chain and its encounter's move (see the interface)."""
@@ -176,30 +217,44 @@ class PostgresStore:
 
     @property
     def pending(self) -> bool:
-        return bool(self._rows or self._ops)
+        return bool(self._rows or self._ops or self._lost)
 
     async def flush(self) -> None:
         """Commit every staged write in one pipelined transaction that first compares and
         moves the world's head; raises (:class:`StaleWriter` when the head or epoch moved)
         with nothing staged kept."""
-        if self._unsure:
-            await self._resync()
-        if not self.pending:
+        if self._lost:
+            self._lost = False
+            raise LostWithFlush(
+                f"world {self.world!r}: the writes staged while the last flush was in flight "
+                "were chained on it, and it failed: they are dropped"
+            )
+        if not self.pending and not self._unsure:
             return
-        rows, ops, last = self._rows, self._ops, self._last
+        # Writes staged from now on (the caller keeps deciding while this awaits) go to the
+        # next flush; reads see them, these in flight, then the committed rows.
+        rows, ops = self._rows, self._ops
+        self._flying, self._staged, self._rows, self._ops = self._staged, WorldRows(), [], []
         try:
+            if self._unsure:
+                await self._resync(in_flight=bool(rows or ops))
+            if not rows and not ops:
+                self._flying = WorldRows()
+                return
+            last = (
+                (self._flying.rolls[-1].seq, self._flying.rolls[-1].hash)
+                if self._flying.rolls
+                else self._head
+            )
             conn = await self._connection()
             async with conn.pipeline(), conn.transaction():
-                head = conn.cursor()
-                await head.execute(ADVANCE_HEAD, (*last, self.world, self.epoch, *self._head))
+                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if await head.fetchone() is None:
-                    raise self._stale()
         except psycopg.errors.UniqueViolation as err:
-            self._drop_staged()
+            self._drop_flight()
             if err.diag.constraint_name in ROLL_KEYS:
                 # Our cache holds neither the seq nor the request id: another writer logged it.
                 raise self._stale() from err
@@ -207,27 +262,30 @@ class PostgresStore:
         except psycopg.OperationalError:
             # The connection broke: COMMIT may have landed. Ask the database now (if it
             # answers; else before the next flush), so a retry finds a row that landed.
-            self._drop_staged()
+            self._drop_flight()
             await self._disconnect()
             self._unsure = True
-            with contextlib.suppress(psycopg.Error, StaleWriter):
+            with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
-        except psycopg.Error:
-            # The server refused a statement: the transaction rolled back, nothing landed.
-            self._drop_staged()
+        except (CacheBehind, StaleWriter):
+            # Raised by the resync before anything was sent (it dropped what was in flight
+            # when the head moved; the epoch moved: nothing may be sent).
+            self._drop_flight()
             raise
-        except StaleWriter:
-            # Raised inside the transaction, which rolled back: nothing landed.
-            self._drop_staged()
+        except psycopg.Error as err:
+            # The server refused a statement: the transaction rolled back, nothing landed.
+            self._drop_flight()
+            if err.sqlstate == STALE_SQLSTATE:
+                raise self._stale() from err
             raise
         except BaseException:
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
-            self._drop_staged()
+            self._drop_flight()
             await self._disconnect()
             self._unsure = True
             raise
-        self._merge_staged()
+        self._merge_flight(last)
 
     def _stale(self) -> StaleWriter:
         return StaleWriter(
@@ -245,32 +303,23 @@ class PostgresStore:
         if conn is not None:
             await conn.close()
 
+    def _drop_flight(self) -> None:
+        """A flush failed: drop its writes and those staged while it was in flight (chained
+        on its rows); the next flush raises :class:`LostWithFlush` for the latter."""
+        if self._rows or self._ops:
+            self._lost = True
+        self._drop_staged()
+
     def _drop_staged(self) -> None:
-        self._staged, self._rows, self._ops = WorldRows(), [], []
+        self._flying, self._staged, self._rows, self._ops = WorldRows(), WorldRows(), [], []
         self._last = self._head
 
-    def _merge_staged(self) -> None:
-        self._committed.merge(self._staged)
-        self._head = self._last
-        self._staged, self._rows, self._ops = WorldRows(), [], []
-
-    def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
-        """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
-        for roll in (*self._committed.rolls[after:], *self._staged.rolls):
-            if roll.seq > after and (session is None or roll.entry.session == session):
-                yield roll
-
-    def count(self) -> int:
-        return len(self._committed.rolls) + len(self._staged.rolls)
-
-    def verify_chain(self) -> list[str]:
-        """Problems with the hash chain of the rows loaded and staged (reopen the store to
-        check what the database holds)."""
-        return chain_problems(self.rolls())
-
-    def encounter(self, encounter_id: str) -> Encounter | None:
-        found = self._staged.encounters.get(encounter_id)
-        return found if found is not None else self._committed.encounters.get(encounter_id)
+    def _merge_flight(self, last: tuple[int, str]) -> None:
+        """The flush in flight committed: its writes join the committed rows, ``last`` is the
+        head; what was staged meanwhile stays staged for the next flush."""
+        self._committed.merge(self._flying)
+        self._flying = WorldRows()
+        self._head = last
 
     # --- sessions ---
 
@@ -291,29 +340,7 @@ class PostgresStore:
             self.end_session(found.id, now)
         return len(open_)
 
-    def session(self, session_id: str) -> Session | None:
-        found = self._staged.sessions.get(session_id)
-        return found if found is not None else self._committed.sessions.get(session_id)
-
-    def sessions(self) -> list[Session]:
-        merged = {**self._committed.sessions, **self._staged.sessions}
-        return sorted(merged.values(), key=lambda s: s.started)
-
     # --- players ---
-
-    def player(self, name: str) -> Player | None:
-        found = self._staged.players.get(name)
-        return found if found is not None else self._committed.players.get(name)
-
-    def player_by_hash(self, token_hash: str) -> Player | None:
-        for found in self.players():
-            if found.token_hash == token_hash:
-                return found
-        return None
-
-    def players(self) -> list[Player]:
-        merged = {**self._committed.players, **self._staged.players}
-        return [merged[name] for name in sorted(merged)]
 
     def put_player(self, player: Player) -> None:
         _storable("player", (player.name, player.token_hash))
@@ -321,20 +348,6 @@ class PostgresStore:
         self._ops.append((PUT_PLAYER, (self.world, *player.row())))
 
     # --- the GM's stat blocks ---
-
-    def stat_block(self, ruleset: str, participant: str) -> StatBlock | None:
-        key = (ruleset, participant)
-        if key in self._staged.stat_blocks:
-            return self._staged.stat_blocks[key]
-        return self._committed.stat_blocks.get(key)
-
-    def stat_blocks(self, ruleset: str | None = None) -> list[StatBlock]:
-        merged = {**self._committed.stat_blocks, **self._staged.stat_blocks}
-        return [
-            block
-            for key, block in sorted(merged.items())
-            if block is not None and (ruleset is None or key[0] == ruleset)
-        ]
 
     def put_stat_block(self, block: StatBlock) -> None:
         _storable("stat block", (block.ruleset, block.participant, block.block, block.actor))
@@ -360,4 +373,4 @@ def _ended(session: Session, now: float) -> Session:
     return replace(session, ended=now)
 
 
-__all__ = ["SCHEMA_VERSION", "CacheBehind", "PostgresStore", "UnstorableText"]
+__all__ = ["SCHEMA_VERSION", "CacheBehind", "LostWithFlush", "PostgresStore", "UnstorableText"]

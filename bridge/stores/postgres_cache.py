@@ -61,7 +61,7 @@ async def load_world(
             f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s ORDER BY seq", (world_id,)
         )
         for row in await cur.fetchall():
-            roll = Roll(row[0], NewRoll(*row[1:14]), row[14], row[15])
+            roll = Roll(row[0], NewRoll(*row[1:15]), row[15], row[16])
             world.rolls.append(roll)
             world.by_request[roll.entry.request_id] = roll
         await cur.execute(

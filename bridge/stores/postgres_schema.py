@@ -3,12 +3,14 @@
 creates the schema and a world's row.
 
 Every table is keyed by its world (``rolls`` by ``(world, seq)``, unique on ``(world,
-request_id)``); a ``worlds`` row holds each world's chain head and its ownership ``epoch``;
+request_id)``); a ``worlds`` row holds each world's chain head, its ownership ``epoch`` and
+its owner's lease (:mod:`arbiter.bridge.stores.ownership`);
 ``arbiter_meta`` the schema's version (:data:`SCHEMA_VERSION`). docs/scaling.md describes it.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import TYPE_CHECKING, Any
 
 from arbiter.bridge.records import GENESIS
@@ -16,7 +18,10 @@ from arbiter.bridge.records import GENESIS
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2 added ``rolls.player`` (as the SQLite store's schema 2 did) and the owner's lease on
+``worlds``; a database of schema 1 is brought to 2 by :func:`install`, its rows keeping no
+player (their hashes unchanged) and its worlds no owner."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
@@ -24,8 +29,22 @@ CREATE TABLE IF NOT EXISTS worlds (
   id text PRIMARY KEY,
   epoch bigint NOT NULL DEFAULT 0,
   head_seq bigint NOT NULL DEFAULT 0,
-  head_hash text NOT NULL
+  head_hash text NOT NULL,
+  owner text,
+  owner_token text,
+  owner_url text,
+  lease_until timestamptz
 );
+CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);
+CREATE OR REPLACE FUNCTION arbiter_advance_head(
+  w text, e bigint, old_seq bigint, old_hash text, new_seq bigint, new_hash text
+) RETURNS void LANGUAGE plpgsql AS $$ BEGIN
+  UPDATE worlds SET head_seq = new_seq, head_hash = new_hash
+    WHERE id = w AND epoch = e AND head_seq = old_seq AND head_hash = old_hash;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'world % moved under this writer', w USING ERRCODE = 'AR001';
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS sessions (
   world text NOT NULL REFERENCES worlds (id),
   id text NOT NULL,
@@ -55,6 +74,7 @@ CREATE TABLE IF NOT EXISTS rolls (
   time double precision NOT NULL,
   prev_hash text NOT NULL,
   hash text NOT NULL,
+  player text,
   PRIMARY KEY (world, seq),
   UNIQUE (world, request_id)
 );
@@ -89,15 +109,19 @@ CREATE TABLE IF NOT EXISTS stat_blocks (
   updated double precision NOT NULL,
   PRIMARY KEY (world, ruleset, participant)
 );
+CREATE TABLE IF NOT EXISTS world_secrets (
+  world text PRIMARY KEY REFERENCES worlds (id),
+  secret text NOT NULL
+);
 """
 
 ROLL_COLUMNS = (
     'seq, request_id, session, "user", ruleset, type, encounter, rules_hash, request, dice, '
-    "outcome, counter, scripted, time, prev_hash, hash"
+    "outcome, counter, scripted, time, player, prev_hash, hash"
 )
 INSERT_ROLL = (
     f"INSERT INTO rolls (world, {ROLL_COLUMNS}) "
-    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
 )
 # The SQLite store's trigger, as a statement: a state that is null leaves the stored one.
 MOVE_ENCOUNTER = (
@@ -122,39 +146,87 @@ PUT_STAT_BLOCK = (
     "block = excluded.block, actor = excluded.actor, updated = excluded.updated"
 )
 DELETE_STAT_BLOCK = "DELETE FROM stat_blocks WHERE world = %s AND ruleset = %s AND participant = %s"
-ADVANCE_HEAD = (
-    "UPDATE worlds SET head_seq = %s, head_hash = %s "
-    "WHERE id = %s AND epoch = %s AND head_seq = %s AND head_hash = %s RETURNING id"
-)
+ADVANCE_HEAD = "SELECT arbiter_advance_head(%s, %s, %s, %s, %s, %s)"
 """The compare-and-append: first in the transaction, so it also locks the world's row until
-COMMIT (a second writer waits, then finds the head moved)."""
+COMMIT (a second writer waits, then finds the head moved). It raises (:data:`STALE_SQLSTATE`)
+in the server when the world moved, so the transaction is aborted there, before its inserts:
+a stale writer holds no lock nor unique entry while its client catches up, and the client
+reads no result before COMMIT."""
+STALE_SQLSTATE = "AR001"
+FROM_SCHEMA_1 = """
+ALTER TABLE rolls ADD COLUMN IF NOT EXISTS player text;
+ALTER TABLE worlds ADD COLUMN IF NOT EXISTS owner text,
+  ADD COLUMN IF NOT EXISTS owner_token text,
+  ADD COLUMN IF NOT EXISTS owner_url text,
+  ADD COLUMN IF NOT EXISTS lease_until timestamptz;
+"""
+"""What schema 1 lacks of 2 (the rest comes from :data:`SCHEMA`, which creates only what is missing)."""
 ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
 async def install(conn: psycopg.AsyncConnection[Any], world: str) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
-    version of it) and the world's row if missing, in one transaction."""
-    async with conn.transaction():
-        # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
-        await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
-        await conn.execute(SCHEMA)
-        await conn.execute(
-            "INSERT INTO arbiter_meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
-            (SCHEMA_VERSION,),
-        )
-        version = await (
-            await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
-        ).fetchone()
-        if version is None or version[0] != SCHEMA_VERSION:
-            raise RuntimeError(
-                f"the database has store schema {version and version[0]}, "
-                f"this arbiter reads {SCHEMA_VERSION}"
+    version of it) and the world's row if missing; a schema-1 database is brought to 2.
+
+    Neither waits for a group commit in flight: the schema's statements (``CREATE TRIGGER``
+    locks ``rolls``) run only when the schema is not there yet (or is 1), and the world's row is
+    inserted only when it is not seen (``ON CONFLICT`` alone would wait for the transaction
+    holding an existing row). A store opened or a world claimed while another host's commit is
+    stopped half-way therefore does not stop with it."""
+    version = await _schema_version(conn)
+    if version is None or version == "1":
+        async with conn.transaction():
+            # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
+            if await _schema_version(conn) == "1":
+                await conn.execute(FROM_SCHEMA_1)
+                await conn.execute(
+                    "UPDATE arbiter_meta SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,)
+                )
+            await conn.execute(SCHEMA)
+            await conn.execute(
+                "INSERT INTO arbiter_meta VALUES ('schema', %s) ON CONFLICT DO NOTHING",
+                (SCHEMA_VERSION,),
             )
-        await conn.execute(
-            "INSERT INTO worlds (id, head_hash) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            (world, GENESIS),
+        version = await _schema_version(conn)
+    if version != SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the database has store schema {version}, this arbiter reads {SCHEMA_VERSION}"
         )
+    await conn.execute(
+        "INSERT INTO worlds (id, head_hash) SELECT %s, %s "
+        "WHERE NOT EXISTS (SELECT 1 FROM worlds WHERE id = %s) ON CONFLICT DO NOTHING",
+        (world, GENESIS, world),
+    )
+
+
+async def _schema_version(conn: psycopg.AsyncConnection[Any]) -> str | None:
+    """The version ``arbiter_meta`` records (None: no schema yet)."""
+    exists = await (await conn.execute("SELECT to_regclass('arbiter_meta') IS NOT NULL")).fetchone()
+    if exists is None or not exists[0]:
+        return None
+    row = await (
+        await conn.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'")
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+async def world_secret(dsn: str, world: str) -> str:
+    """The world's secret (a GM connection's hello carries it), made on first use: what
+    ``world.secret`` is in a data directory. Needs the schema and the world's row."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        await conn.execute(
+            "INSERT INTO world_secrets (world, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+            (world, secrets.token_urlsafe(32)),
+        )
+        found = await conn.execute("SELECT secret FROM world_secrets WHERE world = %s", (world,))
+        row = await found.fetchone()
+    if row is None:
+        raise RuntimeError(f"world {world!r} has no secret")
+    return str(row[0])
 
 
 __all__ = [
@@ -170,5 +242,7 @@ __all__ = [
     "ROLL_KEYS",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "STALE_SQLSTATE",
     "install",
+    "world_secret",
 ]

@@ -5,7 +5,9 @@ and a ``rolls`` row read back as a :class:`~arbiter.bridge.records.Roll`.
   recorded, the outcome, the rules hash, the user, the time, and a hash chained to the previous
   row (SHA-256 of the previous hash and the row's fields, see
   :func:`arbiter.bridge.records.row_hash`). Triggers refuse UPDATE and DELETE. ``request_id`` is
-  unique: it is the idempotency key.
+  unique: it is the idempotency key. ``player`` is the player record a row was decided for
+  (null: the GM's own, or a row of schema 1), whose the row is when a player resends its id;
+  ``user`` is text for people.
 * ``sessions`` — one per authenticated connection: its dice seed and the seed's commitment.
   Rows record the keyed-dice ``counter`` they started at, so a revealed seed re-derives each roll.
 * ``encounters`` — the current state of every encounter, written in the same transaction as the
@@ -22,7 +24,12 @@ from typing import Any
 
 from arbiter.bridge.records import NewRoll, Roll
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+"""2 added ``rolls.player`` (whose a row is, :attr:`~arbiter.bridge.records.NewRoll.player`); a
+store of schema 1 is brought to 2 when opened to write (:data:`MIGRATE_1`), its rows keeping no
+player (their hashes unchanged)."""
+MIGRATE_1 = "ALTER TABLE rolls ADD COLUMN player TEXT"
+"""Schema 1 to 2: the ``player`` column, null in every row already logged."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,7 +58,8 @@ CREATE TABLE IF NOT EXISTS rolls (
   scripted INTEGER NOT NULL,
   time REAL NOT NULL,
   prev_hash TEXT NOT NULL,
-  hash TEXT NOT NULL
+  hash TEXT NOT NULL,
+  player TEXT
 );
 -- No index on session: every index is one more b-tree per logged roll, and only `arbiter
 -- reveal` / `arbiter log --session` look rows up by session (a scan is fine for them).
@@ -95,11 +103,13 @@ CREATE TABLE IF NOT EXISTS stat_blocks (
 
 ROLL_COLUMNS = (
     "seq, request_id, session, user, ruleset, type, encounter, rules_hash, request, dice, "
-    "outcome, counter, scripted, time, prev_hash, hash"
+    "outcome, counter, scripted, time, player, prev_hash, hash"
 )
+ROLL_COLUMNS_1 = ROLL_COLUMNS.replace("player", "NULL AS player")
+"""The columns as a store of schema 1 (opened read-only, so not migrated) gives them."""
 
 INSERT_ROLL = (
-    f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
 STAT_BLOCK_COLUMNS = "ruleset, participant, block, actor, updated"
@@ -113,18 +123,20 @@ ROLL_AT = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq = ?"
 
 def decode_roll(row: tuple[Any, ...]) -> Roll:
     """The row of a ``SELECT {ROLL_COLUMNS}``, as the :class:`Roll` it stores."""
-    # Columns in ROLL_COLUMNS order: seq, the 13 fields of NewRoll (scripted stored as 0/1),
+    # Columns in ROLL_COLUMNS order: seq, the 14 fields of NewRoll (scripted stored as 0/1),
     # prev_hash, hash.
-    entry = NewRoll(*row[1:12], bool(row[12]), row[13])
-    return Roll(row[0], entry, row[14], row[15])
+    entry = NewRoll(*row[1:12], bool(row[12]), row[13], row[14])
+    return Roll(row[0], entry, row[15], row[16])
 
 
 __all__ = [
     "INSERT_ROLL",
+    "MIGRATE_1",
     "PLAYER_COLUMNS",
     "PROBE_ROLL",
     "ROLL_AT",
     "ROLL_COLUMNS",
+    "ROLL_COLUMNS_1",
     "SCHEMA",
     "SCHEMA_VERSION",
     "STAT_BLOCK_COLUMNS",

@@ -23,12 +23,13 @@ watching, no module build, nothing printed but the line saying where it listens.
 
 
 class ServeProcess:
-    """``command --data DATA`` plus :data:`QUIET_SERVE` and ``options``; ``url`` is where it
-    listens."""
+    """``command --data DATA`` (none when ``data`` is None: ``options`` name the store) plus
+    :data:`QUIET_SERVE` and ``options``; ``url`` is where it listens."""
 
-    def __init__(self, command: list[str], data: Path, *options: str) -> None:
+    def __init__(self, command: list[str], data: Path | None, *options: str) -> None:
+        where = ["--data", str(data)] if data is not None else []
         self.proc = subprocess.Popen(
-            [*command, "--data", str(data), *QUIET_SERVE, *options],
+            [*command, *where, *QUIET_SERVE, *options],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,

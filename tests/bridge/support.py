@@ -28,7 +28,7 @@ from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
 from arbiter.bridge.engine.dice import Dice
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
-from arbiter.bridge.server import ArbiterServer, ServerConfig
+from arbiter.bridge.server import ArbiterServer, ServerConfig, open_server
 from arbiter.compiler.model.common import DieTable, RulesetBase
 
 
@@ -247,7 +247,7 @@ def running(config: ServerConfig) -> Iterator[Running]:
     thread.start()
 
     async def start() -> ArbiterServer:
-        server = ArbiterServer(config)
+        server = await open_server(config)
         await server.start()
         return server
 

@@ -78,7 +78,7 @@ def test_a_row_hashes_the_same_whether_its_texts_come_as_text_or_as_their_utf8_b
 
 
 def test_the_servers_row_hash_is_the_general_row_hash_of_the_same_row() -> None:
-    from arbiter.bridge.records import NewRoll, roll_hash, row_hash
+    from arbiter.bridge.records import NewRoll, hashed_fields, roll_hash, row_hash
 
     rows = [
         NewRoll(
@@ -100,7 +100,24 @@ def test_the_servers_row_hash_is_the_general_row_hash_of_the_same_row() -> None:
             1700000000.0000002,
         ),
         NewRoll("r-3", "s", "u", "tiny", "check", "", "h", "", "", "", 0, False, float("nan")),
+        NewRoll(
+            "r-4",
+            "s",
+            "u",
+            "tiny",
+            "check",
+            None,
+            "h",
+            "{}",
+            "[]",
+            "{}",
+            3,
+            False,
+            2.5,
+            "pat (relayed by Gm)",
+        ),
     ]
     for seq, roll in enumerate(rows, 1):
         texts = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
-        assert roll_hash("f" * 64, seq, roll, *texts) == row_hash("f" * 64, [seq, *roll])
+        expected = row_hash("f" * 64, hashed_fields(seq, roll))
+        assert roll_hash("f" * 64, seq, roll, *texts) == expected

@@ -167,3 +167,56 @@ def test_closing_the_checkpointer_waits_for_a_checkpoint_running_in_another_thre
     checkpointer.close()
     reader.close()
     store.close()
+
+
+def test_a_row_keeps_the_player_it_was_decided_for_and_its_hash_covers_him(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    gm_row = store.append(new_roll("a"))
+    pat_row = store.append(new_roll("b")._replace(player="pat"))
+    assert [r.entry.player for r in store.rolls()] == [None, "pat"]
+    found = store.find("b")
+    assert found is not None and found.entry.player == "pat"
+    assert store.verify_chain() == []
+    # Without a player a row hashes as every row did before the column; with one, the
+    # player is hashed: another name is another hash.
+    assert gm_row.hash == row_hash(GENESIS, [1, *new_roll("a")[:13]])  # schema 1: 13 fields
+    other = pat_row._replace(entry=pat_row.entry._replace(player="bo"))
+    assert other.chain_hash() != pat_row.hash
+
+
+def old_store(path: Path) -> str:
+    """A store of schema 1 (no ``rolls.player``) holding one row hashed as schema 1 did;
+    returns that row's hash."""
+    from arbiter.bridge.stores.sqlite_schema import SCHEMA
+
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript(SCHEMA.replace(",\n  player TEXT\n", "\n"))
+    db.execute("INSERT INTO meta VALUES ('schema', '1')")
+    roll = new_roll("old")
+    digest = row_hash(GENESIS, [1, *roll[:13]])
+    db.execute(
+        "INSERT INTO rolls (seq, request_id, session, user, ruleset, type, encounter, "
+        "rules_hash, request, dice, outcome, counter, scripted, time, prev_hash, hash) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (1, *roll[:11], int(roll.scripted), roll.time, GENESIS, digest),
+    )
+    db.close()
+    return digest
+
+
+def test_a_schema_1_store_is_brought_to_2_and_its_old_rows_still_verify(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    digest = old_store(path)
+    read = Store(path, read_only=True)  # a copy read as it is: nothing written
+    assert [(r.entry.player, r.hash) for r in read.rolls()] == [(None, digest)]
+    assert read.verify_chain() == []
+    read.close()
+    store = Store(path)
+    new = store.append(new_roll("new")._replace(player="pat"))
+    old = store.find("old")
+    assert old is not None and old.entry.player is None  # whose it was is unknown
+    assert new.seq == 2 and store.verify_chain() == []
+    schema = store._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    assert schema == ("2",)

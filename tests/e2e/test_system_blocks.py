@@ -31,12 +31,16 @@ def hm3_actor(actor_id: str, name: str) -> dict[str, Any]:
     return {**data, "_id": actor_id, "name": name}
 
 
-def table(generation: int, server: Server, site: str, open_page: OpenPage) -> tuple[Page, Page]:
+def table(
+    generation: int, server: Server, site: str, open_page: OpenPage, brann_linked: bool = True
+) -> tuple[Page, Page]:
     """Aria (a player) holds Aldric; Brann is the GM's NPC; both tokens on the scene, no combat,
-    no block saved by anybody. Aria's token is selected and Brann's targeted. (GM, Aria)."""
+    no block saved by anybody. Aria's token is selected and Brann's targeted (unlinked unless
+    ``brann_linked``: its actor is then the token's own). (GM, Aria)."""
     aldric = {**hm3_actor(ALDRIC, "Aldric of Kaldor"), "ownership": {PLAYER: 3}}
     tokens = [{"id": "tokenHm3Aldric01", "name": "Aldric of Kaldor", "actor": ALDRIC},
-              {"id": "tokenHm3Brann001", "name": "Brann of Kaldor", "actor": BRANN}]  # fmt: skip
+              {"id": "tokenHm3Brann001", "name": "Brann of Kaldor", "actor": BRANN,
+               "actorLink": brann_linked}]  # fmt: skip
     scene = {"system": HM3, "actors": [aldric, hm3_actor(BRANN, "Brann of Kaldor")],
              "tokens": tokens, "controlled": [], "targets": []}  # fmt: skip
     # V12 has no user queries: Aria needs her own player token there.
@@ -153,14 +157,47 @@ def test_a_player_attacks_an_npc_only_its_system_describes_outside_combat_and_a_
 
 
 @pytest.mark.parametrize("generation", [12, 13, 14])
-def test_a_block_the_gm_saved_in_the_editor_is_not_overwritten_by_a_sheet_change(
+def test_an_unlinked_npc_token_s_block_is_read_from_and_noted_on_the_token_s_own_actor(
     site: str,
     server: Server,
     open_page: OpenPage,
     macros: dict[tuple[str, str], str],
     generation: int,
 ) -> None:
-    gm, aria = table(generation, server, site, open_page)
+    # As in Foundry, Brann's token is unlinked: its actor is its own (synthetic, the token's
+    # ActorDelta). The GM's client reads the block from it and notes the participant on it,
+    # in every browser, never on the world's Brann; the token's sheet change is followed.
+    gm, aria = table(generation, server, site, open_page, brann_linked=False)
+    token_flags = """(id) => {
+        const actor = canvas.tokens.placeables.find((t) => t.actor.id === id).actor;
+        return [actor.isToken, actor.flags.arbiter ?? {}];
+    }"""
+    noted = [True, {"participant": {"hmk": BRANN}, "derived": {"hmk": True}}]
+    wait_until(lambda: aria.call(token_flags, BRANN) == noted)
+    assert gm.call(token_flags, BRANN) == noted
+    for page in (gm, aria):
+        assert page.call("(id) => game.actors.get(id).flags.arbiter ?? {}", BRANN) == {}
+    assert chance(attack(gm, aria, server, macros, generation)) == (62, 33, 8, 54)
+    set_dodge(gm, BRANN, 40)  # the token's Brann: his sheet is the token's
+    settle(gm)
+    assert stored(gm, BRANN)["defensive_tactics"] == 40
+    assert chance(attack(gm, aria, server, macros, generation)) == (62, 40, 10, 52)
+    assert aria.problems == [] and gm.problems == []
+
+
+@pytest.mark.parametrize("linked", [True, False], ids=["linked", "unlinked"])
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_block_the_gm_saved_in_the_editor_is_not_overwritten_by_a_sheet_change(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+    linked: bool,
+) -> None:
+    # Unlinked, the editor the GM opens by Brann's id is his token's (the actor the sheet
+    # change and the tracker use), not the world's.
+    gm, aria = table(generation, server, site, open_page, brann_linked=linked)
     # The GM saves Brann's block in the editor with his own Dodge (50), not the sheet's.
     gm.call(f"() => {{ window.edited = {API}.statBlocks.edit('{BRANN}', 'hmk'); }}")
     editor = gm.page.locator("dialog.application:has(.arbiter-editor)")

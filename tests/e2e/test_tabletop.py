@@ -240,3 +240,55 @@ def test_a_combat_styles_fighter_stays_prone_across_a_later_blow_until_he_stands
     assert statuses_of(gm, orm_id) == []
     assert statuses_of(gm, kara) == []
     assert gm.problems == []
+
+
+def world_orm(page: Page) -> dict[str, Any]:
+    """Orm as the world's actor (``game.actors``), not his token's."""
+    return page.call(
+        """(id) => {
+            const a = game.actors.get(id);
+            return { health: a.system.health, vitals: a.getFlag("arbiter", "vitals") ?? null,
+                     statuses: [...a.statuses], token: a.isToken };
+        }""",
+        ORM,
+    )
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_blow_on_an_unlinked_token_changes_that_token_s_actor_and_never_the_world_s(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    # Orm's token is unlinked, as an NPC's token is in Foundry: its actor is its own synthetic
+    # one (the token's ActorDelta); the world's Orm (the sidebar's, every other token's) is
+    # another document.
+    tokens = [SCENE["tokens"][0], {**SCENE["tokens"][1], "actorLink": False}]
+    gm = open_page(site, server, scene={**SCENE, "tokens": tokens})
+    gm.wait_status("open")
+    migrated(gm)
+    assert gm.call(
+        "(id) => canvas.tokens.placeables.find((t) => t.actor.id === id).actor.isToken", ORM
+    )
+    untouched = {"health": {"value": 28, "min": 0, "max": 28}, "vitals": None,
+                 "statuses": [], "token": False}  # fmt: skip
+    assert world_orm(gm) == untouched
+    script_next_dice(gm, [30, 5])
+    gm.run_macro(macros[("hmk", "attack")])
+    gm.page.locator("dialog.application").locator('button[data-action="send"]').click()
+    gm.call("async () => window.macro")
+    [row] = wait_until(lambda: log_rows(server))
+    after_ip = json.loads(row["outcome"])["result"]["combatants"][ORM]["ip"]
+    assert after_ip < 28
+    wait_until(lambda: orm(gm)["vitals"])
+    assert orm(gm)["health"]["value"] == after_ip
+    assert world_orm(gm) == untouched
+    undo = gm.page.locator("[data-arbiter-undo]")
+    undo.wait_for()
+    undo.click()
+    wait_until(lambda: orm(gm)["health"]["value"] == 28)
+    assert orm(gm) == {"health": {"value": 28, "min": 0, "max": 28}, "vitals": {}, "statuses": []}
+    assert world_orm(gm) == untouched
+    assert gm.problems == []

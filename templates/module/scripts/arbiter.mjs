@@ -372,10 +372,12 @@ function allActors() {
   return [...actors.values()];
 }
 
-/** An actor given as itself, its id, or a token of it. */
+/** An actor given as itself, its id, or a token of it. By id, the viewed scene's token's actor
+ * first (an unlinked token's own, whose block the sheet, the tracker and the outcomes use; a
+ * linked token's is the world's anyway), else the world's actor. */
 function actorFrom(actorOrId) {
   if (typeof actorOrId !== "string") return actorOrId?.actor ?? actorOrId ?? null;
-  return game.actors?.get(actorOrId) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor ?? null;
+  return canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor ?? game.actors?.get(actorOrId) ?? null;
 }
 
 const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock, vault: () => vault };

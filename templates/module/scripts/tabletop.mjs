@@ -138,11 +138,14 @@ export function vitalsOf(outcome) {
 
 /** The actor a combatant id names: the one whose stored stat block has that id (its
  * `participant` flag), else the actor of that id. Returns the lookup, so that one scan of the
- * scene's and the world's actors serves every combatant of an outcome. */
+ * scene's and the world's actors serves every combatant of an outcome. A token on the scene
+ * wins over the world's actor of its id: an unlinked token's actor is its own (synthetic, its
+ * ActorDelta), and a blow on it is that token's, never the world actor's (which every other
+ * token of it, and the sidebar, show); a linked token's actor is the world's anyway. */
 export function actorsByParticipant(module, ruleset) {
   const actors = new Map();
-  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor) actors.set(token.actor.id, token.actor);
   for (const actor of game.actors ?? []) actors.set(actor.id, actor);
+  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor) actors.set(token.actor.id, token.actor);
   const byParticipant = new Map();
   for (const actor of actors.values()) {
     const participant = participantOf(module, actor, ruleset);
@@ -228,7 +231,8 @@ export async function applyOutcome({ module, outcome, mapping, i18n = (key) => k
 /** Restore what `undo` records (the previous values), newest last applied first. */
 export async function undoApplied(module, ruleset, undo) {
   for (const before of [...undo].reverse()) {
-    const actor = game.actors?.get(before.actor) ?? canvas?.tokens?.placeables?.find((t) => t.actor?.id === before.actor)?.actor;
+    // The scene's token first, as applyOutcome chose it (an unlinked token's own actor).
+    const actor = canvas?.tokens?.placeables?.find((t) => t.actor?.id === before.actor)?.actor ?? game.actors?.get(before.actor);
     if (!actor) continue;
     // Unset first: a flag update merges objects, and keys the outcome added must go too.
     await actor.unsetFlag(module, `${VITALS}.${ruleset}`);

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from arbiter.bridge.records import GENESIS, NewRoll, Player, Session
+from arbiter.bridge.records import GENESIS, NewRoll, Player, Session, row_hash
 from arbiter.bridge.stores import RequestLogged, StatBlock, WorldStore
 from tests.bridge.stores.backends import Backend
 from tests.support.apart import run_apart
@@ -50,6 +50,24 @@ async def reopened(backend: Backend, store: WorldStore, world: str = "w") -> Wor
 
 def ids(store: WorldStore) -> list[str]:
     return [roll.entry.request_id for roll in store.rolls()]
+
+
+def test_a_row_s_player_is_read_back_and_a_row_without_one_hashes_as_before(
+    backend: Backend,
+) -> None:
+    async def body() -> None:
+        store = await backend.open()
+        gm = store.stage(new_roll("a"))
+        pat = store.stage(new_roll("b")._replace(player="pat (relayed by Gm)"))
+        await store.flush()
+        store = await reopened(backend, store)
+        assert store.find("a") == gm and store.find("b") == pat
+        assert [r.entry.player for r in store.rolls()] == [None, "pat (relayed by Gm)"]
+        assert gm.hash == row_hash(GENESIS, [1, *new_roll("a")[:13]])  # schema 1's 13 fields
+        assert store.verify_chain() == []
+        await backend.close(store)
+
+    run(body)
 
 
 def test_each_backend_implements_the_whole_interface(backend: Backend) -> None:

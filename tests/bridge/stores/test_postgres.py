@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 import psycopg
 import pytest
 
-from arbiter.bridge.records import Session
+from arbiter.bridge.records import GENESIS, Session, row_hash
 from arbiter.bridge.stores import RequestLogged, StaleWriter, StatBlock
 from arbiter.bridge.stores.postgres import PostgresStore, UnstorableText
+from arbiter.bridge.stores.postgres_schema import SCHEMA
 from tests.bridge.stores.test_contract import new_roll
 from tests.support.apart import run_apart
 
@@ -161,3 +162,56 @@ def test_a_nul_in_a_request_id_is_refused_at_stage_and_the_rest_of_its_group_com
         await check.close()
 
     run_apart(body())
+
+
+def test_a_schema_1_database_is_brought_to_2_and_its_old_rows_still_verify(
+    postgres_database: str,
+) -> None:
+    # A database written by schema 1: no rolls.player, no owner on worlds, one row hashed
+    # over its 13 fields.
+    old = new_roll("old")
+    digest = row_hash(GENESIS, [1, *old[:13]])
+    owner = ",\n  owner text,\n  owner_token text,\n  owner_url text,\n  lease_until timestamptz\n"
+    schema_1 = (
+        SCHEMA.replace("  player text,\n", "")
+        .replace(owner, "\n")
+        .replace("CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);\n", "")
+    )
+    assert (
+        "owner" not in schema_1
+        and "player" not in schema_1.split("CREATE TABLE IF NOT EXISTS players")[0]
+    )
+    with psycopg.connect(postgres_database, autocommit=True) as admin:
+        admin.execute(schema_1)
+        admin.execute("INSERT INTO arbiter_meta VALUES ('schema', '1')")
+        admin.execute("INSERT INTO worlds (id, head_seq, head_hash) VALUES ('w', 1, %s)", (digest,))
+        admin.execute(
+            'INSERT INTO rolls (world, seq, request_id, session, "user", ruleset, type, '
+            "encounter, rules_hash, request, dice, outcome, counter, scripted, time, "
+            "prev_hash, hash) VALUES ('w', 1, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            "%s, %s, %s)",
+            (*old[:13], GENESIS, digest),
+        )
+
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        found = store.find("old")
+        assert found is not None and found.entry.player is None and found.hash == digest
+        store.stage(new_roll("new")._replace(player="pat"))
+        await store.flush()
+        await store.close()
+        store = await PostgresStore.open(postgres_database, "w")
+        assert [r.entry.player for r in store.rolls()] == [None, "pat"]
+        assert store.verify_chain() == []
+        await store.close()
+
+    run_apart(body())
+    with psycopg.connect(postgres_database, autocommit=True) as admin:
+        version = admin.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'").fetchone()
+    assert version == ("2",)
+    with psycopg.connect(postgres_database, autocommit=True) as admin:
+        columns = admin.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'worlds' "
+            "AND column_name IN ('owner', 'owner_token', 'owner_url', 'lease_until')"
+        ).fetchall()
+    assert sorted(c[0] for c in columns) == ["lease_until", "owner", "owner_token", "owner_url"]

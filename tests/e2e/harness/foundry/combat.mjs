@@ -17,6 +17,7 @@
 //    for a confirmation first) and calls `deleteCombat`.
 
 import { Collection } from "./core.mjs";
+import { syntheticActor } from "./documents.mjs";
 import { checkFlagScope, getProperty, setProperty } from "./utils.mjs";
 
 const ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -251,21 +252,33 @@ export function createCombats(env) {
 
 /**
  * A token document as Foundry's drop handler makes it from an actor (`Actor#getTokenDocument`,
- * then `TokenDocument.create` on the scene): its own id, the actor's name, linked to the actor.
+ * then `TokenDocument.create` on the scene): its own id, the actor's name, linked to the actor
+ * unless `data.actorLink` is false (then its actor is its own synthetic one).
  */
 export function tokenFor(env, actor, data = {}) {
   const id = data.id ?? randomID();
-  const token = { id, name: data.name ?? actor?.name ?? "", actor };
+  // Linked unless the data says otherwise (Foundry's default is unlinked: a scene's NPC tokens
+  // are; the tests say `actorLink: false` for those whose own actor matters).
+  const actorLink = data.actorLink ?? true;
+  const token = { id, name: data.name ?? actor?.name ?? "" };
   token.document = {
     id,
     actorId: actor?.id ?? null,
-    actor: actor ?? null,
+    actorLink,
+    get isLinked() {
+      return actorLink;
+    },
+    /** The world actor this token represents (`TokenDocument#baseActor`). */
+    baseActor: actor ?? null,
     name: token.name,
     get inCombat() {
       return Boolean(env.game().combat?.getCombatantsByToken(id).length);
     },
   };
   Object.defineProperty(token, "inCombat", { get: () => token.document.inCombat });
+  // `TokenDocument#actor`: the world actor when linked, else the token's synthetic actor.
+  token.actor = actor && !actorLink ? syntheticActor(env, actor, token.document) : actor;
+  token.document.actor = token.actor ?? null;
   return token;
 }
 

@@ -112,6 +112,38 @@ function mergeDeep(target, source) {
   return target;
 }
 
+/** The harness's one scene. */
+export const SCENE_ID = "harnessScene0001";
+/** An actor's harness-only fields, never data: not copied from a world actor to its tokens'. */
+const INTERNAL = new Set(["items", "_token", "_delta", "_dependents"]);
+/** A token's status effects are its own once made (its ActorDelta's effects). */
+const OWN_STATUSES = new Set(["_statuses", "_overlay"]);
+
+/**
+ * The synthetic actor of an unlinked token (Foundry: `TokenDocument#actor` when `actorLink` is
+ * false): its own document, with the world actor's id, data, flags and items as they are
+ * when the token is made; what it changes (data, flags, items) is its token's (the ActorDelta),
+ * never the world actor's, and a later change of the world actor shows in it under its own
+ * changes. `game.actors.get(id)` stays the world actor.
+ */
+export function syntheticActor(env, base, token) {
+  const source = {};
+  for (const [key, value] of Object.entries(base)) if (!INTERNAL.has(key)) source[key] = structuredClone(value);
+  const actor = new base.constructor(source);
+  actor._token = token;
+  actor._delta = [];
+  (base._dependents ??= []).push(actor);
+  if (base.items && env.Item) {
+    actor.items = new base.items.constructor();
+    for (const item of base.items.values()) {
+      const { parent, ...data } = item;
+      const copy = new env.Item(structuredClone(data), actor);
+      actor.items.set(copy.id, copy);
+    }
+  }
+  return actor;
+}
+
 export function createActors(env) {
   class Actor {
     constructor(data) {
@@ -121,10 +153,33 @@ export function createActors(env) {
     get id() {
       return this._id;
     }
+    /** `Actor#isToken`: a synthetic actor (an unlinked token's), not the world's. */
+    get isToken() {
+      return Boolean(this._token);
+    }
+    /** `Actor#token`: the unlinked token whose synthetic actor this is (null: a world actor). */
+    get token() {
+      return this._token ?? null;
+    }
+    /** `Document#uuid`: a synthetic actor's names its token (its id is the base actor's). */
+    get uuid() {
+      return this._token ? `Scene.${SCENE_ID}.Token.${this._token.id}.Actor.${this._id}` : `Actor.${this._id}`;
+    }
     /** The GM owns every actor; a player those whose `ownership` names him with level 3. */
     get isOwner() {
+      return this.canUserModify(env.currentUser(), "update");
+    }
+    /** `Document#canUserModify`: as Foundry's Actor, an update needs the OWNER level (3);
+     * the GM may do anything. */
+    canUserModify(user, action, data = {}) {
+      return Boolean(user?.isGM) || (this.ownership?.[user?.id] ?? this.ownership?.default ?? 0) >= 3;
+    }
+    /** Harness only: Foundry's server refuses a document update by a user who may not modify
+     * the document, and the update's promise rejects (nothing changes, in no browser). An
+     * embedded item's permission is its actor's. */
+    _mayUpdate(action = "update", documentName = "Actor", id = this.id) {
       const user = env.currentUser();
-      return user.isGM || (this.ownership?.[user.id] ?? this.ownership?.default ?? 0) >= 3;
+      if (!this.canUserModify(user, "update")) throw new Error(`User ${user.name} lacks permission to ${action} ${documentName} [${id}]`);
     }
     getFlag(scope, key) {
       checkFlagScope(env.game(), scope);
@@ -132,18 +187,21 @@ export function createActors(env) {
     }
     async setFlag(scope, key, value) {
       checkFlagScope(env.game(), scope);
+      this._mayUpdate();
       this._apply({ kind: "setFlag", scope, key, value: structuredClone(value) }, env.currentUserId);
-      env.record.flags.push({ actor: this._id, scope, key, value });
+      env.record.flags.push({ actor: this._id, token: this._token?.id ?? null, scope, key, value });
       this._broadcast({ kind: "setFlag", scope, key, value });
       return this;
     }
     async unsetFlag(scope, key) {
+      this._mayUpdate();
       this._apply({ kind: "unsetFlag", scope, key }, env.currentUserId);
       this._broadcast({ kind: "unsetFlag", scope, key });
       return this;
     }
     /** `Actor#update`: dotted keys set paths of the actor's data (`system.health.value`). */
     async update(data, operation) {
+      this._mayUpdate();
       this._apply({ kind: "update", data: structuredClone(data) }, env.currentUserId);
       (env.record.actorUpdates ??= []).push({ actor: this._id, data: structuredClone(data) });
       this._broadcast({ kind: "update", data });
@@ -154,6 +212,10 @@ export function createActors(env) {
      * with the change expanded (`{system: {…}}`, `{flags: {scope: {…}}}`) and the actor's id. */
     _apply(change, userId = null) {
       this._change(change);
+      // A synthetic actor keeps its changes (its token's ActorDelta); a world actor's change
+      // shows in its unlinked tokens' actors, under what their deltas change.
+      if (this._token) this._delta.push(structuredClone(change));
+      else for (const synthetic of this._dependents ?? []) synthetic._derive(this);
       const changed = { _id: this._id };
       if (change.kind === "setFlag") setProperty(changed, `flags.${change.scope}.${change.key}`, structuredClone(change.value));
       else if (change.kind === "unsetFlag") setProperty(changed, `flags.${change.scope}.${change.key.replace(/([^.]+)$/, "-=$1")}`, null);
@@ -177,10 +239,17 @@ export function createActors(env) {
         for (const [path, value] of Object.entries(change.data)) setProperty(this, path, structuredClone(value));
       }
     }
+    /** Harness only: this synthetic actor made anew from its world actor, then its delta. */
+    _derive(base) {
+      const kept = (key) => INTERNAL.has(key) || OWN_STATUSES.has(key);
+      for (const key of Object.keys(this)) if (!kept(key)) delete this[key];
+      for (const [key, value] of Object.entries(base)) if (!kept(key)) this[key] = structuredClone(value);
+      for (const change of this._delta) this._change(change);
+    }
     /** Harness only: the change (not the whole actor: Foundry sends the update's diff) to the
-     * world's other browsers. */
+     * world's other browsers; a synthetic actor's names its token. */
     _broadcast(change) {
-      env.hub?.send({ op: "actor", actor: this._id, user: env.currentUserId, change: JSON.parse(JSON.stringify(change)) });
+      env.hub?.send({ op: "actor", actor: this._id, token: this._token?.id ?? null, user: env.currentUserId, change: JSON.parse(JSON.stringify(change)) });
     }
     /** The ids of the status effects on the actor (Foundry: from its active effects). */
     get statuses() {
@@ -203,7 +272,7 @@ export function createActors(env) {
   }
   const actors = new Collection();
   for (const data of env.actorList ?? []) actors.set(data._id, new Actor(data));
-  env.hub?.on("actor", ({ actor, user, change }) => actors.get(actor)?._apply(change, user ?? null));
+  env.hub?.on("actor", ({ actor, token, user, change }) => (token ? env.tokenById?.(token)?.actor : actors.get(actor))?._apply(change, user ?? null));
   const tokens = (env.tokenList ?? []).map((t) => ({ id: t.id, name: t.name, actor: actors.get(t.actor), document: { id: t.id } }));
   return { Actor, actors, tokens };
 }

@@ -71,6 +71,12 @@ export const STAND_INS = [
   { path: "CONFIG.RollTable.documentClass.prototype.getResultsForRoll", owner: "RollTable", member: "getResultsForRoll" },
   { path: "Roll.prototype.toJSON", owner: "Roll", member: "toJSON" },
   { path: "harness.Actor.prototype.getFlag", owner: ["Actor", "Document", "ClientDocument"], member: "getFlag" },
+  { path: "harness.Actor.prototype.isToken", owner: ["Actor"], member: "isToken", kind: "property" },
+  { path: "harness.Actor.prototype.token", owner: ["Actor"], member: "token", kind: "property" },
+  { path: "harness.Actor.prototype.uuid", owner: ["Actor", "Document", "ClientDocument"], member: "uuid", kind: "property" },
+  { path: "game.actors", owner: ["Game", "InternalGame"], member: "actors", kind: "property" },
+  { path: "game.actors.get", owner: ["Collection", "Methods"], member: "get" },
+  { path: "harness.Actor.prototype.canUserModify", owner: ["Actor", "Document", "ClientDocument"], member: "canUserModify" },
   { path: "harness.Actor.prototype.isOwner", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "isOwner", kind: "property" },
   { path: "harness.Actor.prototype.unsetFlag", owner: ["Actor", "Document", "ClientDocument", "InternalClientDocument"], member: "unsetFlag" },
   { path: "harness.Actor.prototype.update", owner: ["Actor", "Document", "ClientDocument"], member: "update" },
@@ -119,6 +125,9 @@ export const STAND_INS = [
   { path: "harness.Combatant.prototype.update", owner: ["Combatant", "Document", "ClientDocument"], member: "update" },
   { path: "harness.samples.token.document.inCombat", owner: "TokenDocument", member: "inCombat", kind: "property" },
   { path: "harness.samples.token.document.actor", owner: "TokenDocument", member: "actor", kind: "property" },
+  { path: "harness.samples.token.document.baseActor", owner: "TokenDocument", member: "baseActor", kind: "property" },
+  { path: "harness.samples.token.document.isLinked", owner: "TokenDocument", member: "isLinked", kind: "property" },
+  { path: "harness.samples.token.document.actorLink", owner: "SharedProtoSchema", member: "actorLink", kind: "property", file: "documents/token.d" },
   { path: "hook:createToken", hook: "createToken", documentHook: "CreateDocument", arguments: 3 },
   { path: "hook:updateActor", hook: "updateActor", documentHook: "UpdateDocument", arguments: 4 },
   { path: "hook:combatStart", owner: ["StaticCallbacks", "AllHooks"], hook: "combatStart", arguments: 2 },
@@ -230,6 +239,7 @@ export function createFoundry(generation, options = {}) {
   const { Actor, actors } = createActors(env);
   // Embedded items (items.mjs): the actor's items as documents, and the embedded-document API.
   const Item = adoptItems(env, Actor, actors, options.system?.id ?? "worldbuilding");
+  env.Item = Item; // an unlinked token's synthetic actor copies its world actor's items
   // The statuses the world's system registers at its init (e.g. Mythras's `seriousWound`); one
   // with a core status's id replaces it, as Mythras's registration does.
   for (const status of options.systemStatuses ?? []) {
@@ -264,6 +274,8 @@ export function createFoundry(generation, options = {}) {
     },
     modules,
     messages,
+    /** The world's actors (`game.actors`): an unlinked token's actor is not among them. */
+    actors,
     socket: createSocket(env),
     // The world's game system (the package whose actor data the module's presets read).
     system: { id: options.system?.id ?? "worldbuilding", title: options.system?.title ?? "Simple Worldbuilding" },
@@ -317,9 +329,10 @@ export function createFoundry(generation, options = {}) {
     harness: {
       record, generation, env, Actor, Item, Combat, Combatant, samples, drawTokens: () => drawTokens(env, tokens),
       /** Foundry's drop of an actor on the scene (TokenLayer#_onDropActorData): a token made
-       * from the actor (`Actor#getTokenDocument`) created on the scene. */
-      dropActor(actorId) {
-        const token = tokenFor(env, actors.get(actorId, { strict: true }));
+       * from the actor (`Actor#getTokenDocument`) created on the scene; `actorLink: false`
+       * as the actor's prototype token says for an NPC (its own synthetic actor). */
+      dropActor(actorId, { actorLink = true } = {}) {
+        const token = tokenFor(env, actors.get(actorId, { strict: true }), { actorLink });
         tokens.push(token);
         // As Foundry's, once the token is on the scene (this page only: drops are not sent).
         env.Hooks.callAll("createToken", token.document, {}, env.currentUserId);

@@ -87,6 +87,7 @@ export function adoptItems(env, Actor, actors, systemId) {
 
   Actor.prototype.createEmbeddedDocuments = async function createEmbeddedDocuments(embeddedName, data, operation) {
     itemsOnly(embeddedName);
+    this._mayUpdate("create", "Item", data?.[0]?._id ?? "");
     const created = [];
     for (const source of data ?? []) {
       if (typeof source.name !== "string" || !source.name) throw new Error("Item validation errors: name: may not be a blank string");
@@ -104,6 +105,7 @@ export function adoptItems(env, Actor, actors, systemId) {
 
   Actor.prototype.updateEmbeddedDocuments = async function updateEmbeddedDocuments(embeddedName, updates, operation) {
     itemsOnly(embeddedName);
+    for (const change of updates ?? []) this._mayUpdate("update", "Item", change._id);
     const updated = [];
     for (const change of updates ?? []) {
       const item = this.items.get(change._id);
@@ -122,6 +124,7 @@ export function adoptItems(env, Actor, actors, systemId) {
 
   Actor.prototype.deleteEmbeddedDocuments = async function deleteEmbeddedDocuments(embeddedName, ids, operation) {
     itemsOnly(embeddedName);
+    for (const id of ids ?? []) this._mayUpdate("delete", "Item", id);
     const deleted = [];
     for (const id of ids ?? []) {
       const item = this.items.get(id);

@@ -1,0 +1,182 @@
+"""The server's group commit: replies wait for the rows they rest on, one flush per group.
+
+Every connection whose message arrives in one event-loop turn decides it and stages its row in
+the world's store (:class:`arbiter.bridge.stores.WorldStore`); :class:`GroupCommit` then awaits
+one ``store.flush()`` for all of them and only afterwards sends their replies, in the order they
+were given. Nothing is told to anybody about a staged row before the flush that holds it
+returned. One task runs the flushes, one at a time: while one is in flight (a PostgreSQL round
+trip), what is decided meanwhile is staged for the next one, and every reply given meanwhile
+waits behind those in flight, so a connection's replies never overtake each other. The SQLite
+store's flush returns without suspending: one task step per group, as the call it replaced.
+
+When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
+``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
+row it holds all the same goes as it is (a PostgreSQL commit that landed although its connection
+broke, which the store found by reloading the world; a resend answered from an older row). A
+reply with an error to send instead becomes that error, any other goes as it is. When it fails with
+:class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
+it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from arbiter.bridge.failures import FailureLog
+from arbiter.bridge.protocol import ErrorMessage, encode
+from arbiter.bridge.stores import StaleWriter, WorldStore
+from arbiter.bridge.views import OutcomeText
+
+if TYPE_CHECKING:
+    from arbiter.bridge.session import ClientSession
+
+log = logging.getLogger("arbiter.server")
+
+Answer = tuple["ClientSession", str | bytes, str | None, ErrorMessage | None]
+"""A reply waiting for the commit: to whom, what, the request id of the outcome it carries
+(None: not an outcome), and the error to send instead should the commit fail (a bind's)."""
+
+Event = tuple[int, OutcomeText, "ClientSession"]
+"""An outcome to announce to the listeners once committed: its seq, its texts, its origin."""
+
+
+class CommitFailed(Exception):
+    """The group commit a waiter waited for failed: nothing staged in it was committed (the
+    store's error is the cause)."""
+
+
+class GroupCommit:
+    """The replies, waiters and events of the rows staged so far, and the task flushing them."""
+
+    def __init__(
+        self,
+        store: WorldStore,
+        failures: FailureLog,
+        publish: Callable[[Sequence[Event]], None],
+        on_stale: Callable[[StaleWriter], None],
+        commit_failed: Callable[[str], ErrorMessage],
+    ) -> None:
+        self.store = store
+        self.failures = failures
+        self._publish = publish
+        self._on_stale = on_stale
+        self._commit_failed = commit_failed
+        self._waiters: list[asyncio.Future[None]] = []
+        self._answers: list[Answer] = []
+        """Replies to send once the rows staged so far are committed, in the order given."""
+        self._callbacks: list[Callable[[], None]] = []
+        self._events: list[Event] = []
+        """Outcomes staged so far to announce to the listeners once committed."""
+        self._scheduled = False
+        """A group is waiting for the committer (which runs it next)."""
+        self._committer: asyncio.Task[None] | None = None
+        """The task running the flushes, while there is one (a flush scheduled or in flight)."""
+
+    async def committed(self) -> None:
+        """Wait until every write staged so far is committed; raises :class:`CommitFailed`
+        if the flush holding them failed. Each waiter has a future of its own, so a waiter
+        cancelled (its connection closing) cancels nobody else's wait."""
+        if self._committer is None and not self.store.pending:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self.schedule()
+        await waiter
+
+    def answer(
+        self,
+        session: ClientSession,
+        reply: str | bytes,
+        outcome_id: str | None = None,
+        on_failure: ErrorMessage | None = None,
+    ) -> None:
+        """Send ``reply`` to ``session`` once every write staged so far is committed (at once
+        when nothing is staged nor in flight), after the replies given before it (see the
+        module's doc for a failed commit). The caller does not wait."""
+        if not self._answers and self._committer is None and not self.store.pending:
+            session.outbox.send(reply)
+            return
+        self._answers.append((session, reply, outcome_id, on_failure))
+        self.schedule()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the writes staged so far are committed (never if that fails)."""
+        self._callbacks.append(callback)
+
+    def announce(self, seq: int, outcome: OutcomeText, origin: ClientSession) -> None:
+        """Tell every listener but ``origin`` about an outcome once its row is committed
+        (never if the commit fails)."""
+        self._events.append((seq, outcome, origin))
+
+    def schedule(self) -> None:
+        """Make sure a flush runs for what is staged now, after the callbacks already ready to
+        run: every connection whose message arrived in the same turn stages its row first."""
+        if self._scheduled:
+            return
+        self._scheduled = True
+        if self._committer is None:
+            self._committer = asyncio.get_running_loop().create_task(
+                self._run(), name="group-commit"
+            )
+
+    async def drain(self) -> None:
+        """Wait until no flush is scheduled or in flight (shutting down)."""
+        while self._committer is not None:
+            await asyncio.shield(self._committer)
+
+    async def _run(self) -> None:
+        try:
+            while self._scheduled:
+                self._scheduled = False
+                try:
+                    await self._commit_group()
+                except Exception:
+                    # A bug must not stop the groups queued behind this one.
+                    log.exception("the group commit failed unexpectedly")
+        finally:
+            self._committer = None
+
+    async def _commit_group(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        answers, self._answers = self._answers, []
+        callbacks, self._callbacks = self._callbacks, []
+        events, self._events = self._events, []
+        try:
+            await self.store.flush()
+        except Exception as err:
+            # A full disk fails every commit until someone makes room: one line each.
+            self.failures.report(
+                f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "
+                "nothing was decided",
+                err,
+            )
+            failed = CommitFailed(str(err))
+            failed.__cause__ = err
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(failed)
+            for session, reply, outcome_id, on_failure in answers:
+                if outcome_id is not None:
+                    # An outcome goes only if its row is committed all the same: a commit whose
+                    # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
+                    # or a resend answered from an older row. Else nothing was decided.
+                    if self.store.find(outcome_id) is None:
+                        reply = encode(self._commit_failed(outcome_id))
+                elif on_failure is not None:
+                    reply = encode(on_failure)
+                session.outbox.send(reply)
+            if isinstance(err, StaleWriter):
+                self._on_stale(err)
+            return
+        if events:
+            self._publish(events)
+        for session, reply, _, _ in answers:
+            session.outbox.send(reply)
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        for callback in callbacks:
+            callback()

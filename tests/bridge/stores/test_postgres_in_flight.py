@@ -1,0 +1,70 @@
+"""Writes staged while a PostgreSQL flush is in flight (the server keeps deciding while it
+awaits the database): they wait for the next flush, and they are lost with a flush that fails,
+since their rows chain on its rows. On a real PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import psycopg
+import pytest
+
+from arbiter.bridge.stores.postgres import LostWithFlush, PostgresStore
+from tests.bridge.stores.test_contract import new_roll
+from tests.support.apart import run_apart
+
+if TYPE_CHECKING:
+    from tests.support.postgres import Cluster
+
+
+def test_a_row_staged_while_a_flush_is_in_flight_is_read_at_once_and_committed_by_the_next(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        store.stage(new_roll("a"))
+        flushing = asyncio.create_task(store.flush())
+        await asyncio.sleep(0)  # the flush has sent its transaction and awaits the answer
+        assert not flushing.done()
+        b = store.stage(new_roll("b"))
+        assert b.seq == 2 and store.find("a") is not None and store.count() == 2
+        await flushing
+        assert store.pending and store.find("b") == b
+        await store.flush()
+        await store.close()
+        check = await PostgresStore.snapshot(postgres_database, "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["a", "b"]
+        assert check.verify_chain() == []
+
+    run_apart(body())
+
+
+def test_a_row_staged_while_a_failing_flush_is_in_flight_is_lost_with_it_and_its_flush_says_so(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        assert store.backend_pid is not None
+        postgres.terminate(store.backend_pid)
+        store.stage(new_roll("a"))
+        flushing = asyncio.create_task(store.flush())
+        await asyncio.sleep(0)
+        store.stage(new_roll("b"))  # chained on a, which is not going to land
+        with pytest.raises(psycopg.OperationalError):
+            await flushing
+        assert store.find("a") is None and store.find("b") is None and store.pending
+        # The flush b's sender waits for must fail: b was never committed.
+        with pytest.raises(LostWithFlush):
+            await store.flush()
+        assert not store.pending
+        # Retried, each id is decided anew and logged once.
+        store.stage(new_roll("b"))
+        store.stage(new_roll("a"))
+        await store.flush()
+        await store.close()
+        check = await PostgresStore.snapshot(postgres_database, "w")
+        assert [r.entry.request_id for r in check.rolls()] == ["b", "a"]
+        assert check.verify_chain() == []
+
+    run_apart(body())

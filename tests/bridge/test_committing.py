@@ -1,0 +1,114 @@
+"""The server's group commit (``bridge/committing.py``) with a store whose flush waits until the
+test lets it finish, as a PostgreSQL round trip does: nothing is told before its flush returned,
+replies keep their order behind a flush in flight, a failed flush sends no outcome, and a stale
+writer is reported after its replies."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from arbiter.bridge.committing import CommitFailed, GroupCommit
+from arbiter.bridge.failures import FailureLog
+from arbiter.bridge.session import commit_failed
+from arbiter.bridge.stores import StaleWriter
+from tests.support.apart import run_apart
+
+
+@dataclass
+class SlowStore:
+    """Stages by counting; its flush waits for ``gate`` and then fails with ``error``, if set."""
+
+    staged: int = 0
+    logged: set[str] = field(default_factory=set)
+    flushed: list[int] = field(default_factory=list)
+    gate: asyncio.Event = field(default_factory=asyncio.Event)
+    error: Exception | None = None
+
+    def find(self, request_id: str) -> object | None:
+        return request_id if request_id in self.logged else None
+
+    @property
+    def pending(self) -> bool:
+        return self.staged > 0
+
+    async def flush(self) -> None:
+        taken, self.staged = self.staged, 0
+        await self.gate.wait()
+        if self.error is not None:
+            raise self.error
+        self.flushed.append(taken)
+
+
+class Client:
+    def __init__(self) -> None:
+        self.outbox = self
+        self.got: list[Any] = []
+
+    def send(self, reply: str | bytes) -> None:
+        self.got.append(reply)
+
+
+def commits(store: SlowStore, lost: list[StaleWriter]) -> GroupCommit:
+    return GroupCommit(
+        store,  # type: ignore[arg-type]
+        FailureLog(logging.getLogger("test")),
+        lambda events: None,
+        lost.append,
+        commit_failed,
+    )
+
+
+def test_a_reply_given_while_a_flush_is_in_flight_waits_behind_it_even_one_needing_no_row() -> None:
+    async def body() -> None:
+        store, client = SlowStore(), Client()
+        group = commits(store, [])
+        store.staged += 1
+        group.answer(client, "outcome 1", "r-1")  # type: ignore[arg-type]
+        await asyncio.sleep(0)  # the flush of row 1 is in flight
+        group.answer(client, "pong")  # type: ignore[arg-type]
+        store.staged += 1
+        group.answer(client, "outcome 2", "r-2")  # type: ignore[arg-type]
+        await asyncio.sleep(0.01)
+        assert client.got == [] and store.flushed == []
+        store.gate.set()
+        await group.drain()
+        assert client.got == ["outcome 1", "pong", "outcome 2"]
+        assert store.flushed == [1, 1]  # row 2 went to the next flush
+
+    run_apart(body())
+
+
+def test_a_failed_flush_sends_no_outcome_and_fails_its_waiters() -> None:
+    async def body() -> None:
+        store, client = SlowStore(error=OSError("disk full")), Client()
+        group = commits(store, [])
+        store.staged += 1
+        waiting = asyncio.create_task(group.committed())  # its wait begins before the flush
+        group.answer(client, "outcome 1", "r-1")  # type: ignore[arg-type]
+        store.gate.set()
+        with pytest.raises(CommitFailed):
+            await waiting
+        [reply] = client.got
+        assert json.loads(reply)["code"] == "unavailable" and json.loads(reply)["id"] == "r-1"
+
+    run_apart(body())
+
+
+def test_a_stale_writer_answers_unavailable_and_then_reports_the_lost_world() -> None:
+    async def body() -> None:
+        stale = StaleWriter("world 'w' moved")
+        store, client, lost = SlowStore(error=stale), Client(), []
+        group = commits(store, lost)
+        store.staged += 1
+        group.answer(client, "outcome 1", "r-1")  # type: ignore[arg-type]
+        store.gate.set()
+        await group.drain()
+        assert json.loads(client.got[0])["code"] == "unavailable" and lost == [stale]
+
+    run_apart(body())
