@@ -37,6 +37,7 @@ from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
+from arbiter.bridge.gap_replay import replay
 from arbiter.bridge.limits import TokenBucket
 from arbiter.bridge.outbox import Outbox
 from arbiter.bridge.protocol import (
@@ -109,6 +110,8 @@ class ClientSession:
         self.token_hash: str | None = None
         """The hash of the player token this connection said hello with (None: the GM)."""
         self.events: frozenset[EventName] = frozenset()
+        self.since: int | None = None
+        """The hello's ``since``, until its replay is sent (arbiter.bridge.gap_replay)."""
         self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
@@ -124,6 +127,9 @@ class ClientSession:
         if not await self._authenticate():
             return
         self.server.join(self)
+        # In the same step as joining the listeners: the rows up to the group commit's head
+        # now, live events for every row after it (arbiter.bridge.gap_replay).
+        self._replay_gap()
         if isinstance(self.ws, Connection):
             # From now on a message that arrives whole is handled as soon as it is parsed,
             # without this task (arbiter.bridge.connection); the loop below takes the rest
@@ -138,6 +144,38 @@ class ClientSession:
             if isinstance(self.ws, Connection):
                 self.ws.on_message = None  # a session that left decides nothing more
             self.server.leave(self)
+
+    def _replay_gap(self) -> None:
+        """Send the outcome events the hello's ``since`` asks for (nothing without one)."""
+        since, self.since = self.since, None
+        if since is None:
+            return
+        if "outcome" not in self.events:
+            text = encode(
+                ErrorMessage(
+                    id=None,
+                    code="invalid_message",
+                    message="since: replays outcome events, which this connection did not ask "
+                    "for (events): nothing was replayed",
+                )
+            )
+            self.outbox.send(text)
+            return
+        server = self.server
+        limits = server.config.limits
+        head = server.commits.head
+        answer = replay(
+            since,
+            head,
+            server.store.rolls(max(since, 0)) if 0 <= since <= head else (),
+            self.viewer,
+            limits.max_replay_rows,
+            limits.max_send_buffer_bytes // 2,
+        )
+        if answer.frames:
+            self.outbox.send_frames(answer.frames)
+        if answer.rows:
+            log.info("session %s: replayed %d outcome(s) after seq %d", self.id, answer.rows, since)
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one message of an authenticated connection; its answer follows the commit."""
@@ -265,6 +303,7 @@ class ClientSession:
         self.bind_player(player)
         self.user = player.name if player is not None else client.user or client.name
         self.events = frozenset(hello.events)
+        self.since = hello.since
         self.server.store.open_session(
             Session(
                 id=self.id,
@@ -480,7 +519,9 @@ class ClientSession:
             code, why = resolved.refusal(decided.refusal)
             return encode(ProtocolError(code, why, message.request.id).reply())
         seq, text = decided.row.seq, decided.text
-        if not decided.replayed and len(server.listeners) > (self in server.listeners):
-            # Somebody else listens: tell them once the row is durable.
+        if not decided.replayed:
+            # Tell the other listeners once the row is durable. Even when nobody else listens
+            # now: one may join before the commit, and only this event brings it the row
+            # (arbiter.bridge.gap_replay); publishing skips a lone listener's own outcomes.
             server.announce(seq, text, origin=self)
         return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))
