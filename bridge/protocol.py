@@ -251,6 +251,13 @@ class Welcome(Message):
     scripted_dice: bool = False
     you: You
     players: dict[str, list[str]] | None = None
+    head: int = Field(
+        default=0,
+        description="the last row of the roll log whose outcome event went out before this "
+        "connection's: its outcome events are those after it (a hello without since is sent "
+        "the few committed between the welcome and its joining, replayed); a client "
+        "remembers the greatest seq it saw, from here on, as its next hello's since",
+    )
 
 
 class OutcomeMessage(Message):

@@ -112,6 +112,9 @@ class ClientSession:
         self.events: frozenset[EventName] = frozenset()
         self.since: int | None = None
         """The hello's ``since``, until its replay is sent (arbiter.bridge.gap_replay)."""
+        self.head = 0
+        """The welcome's ``head``: a hello without ``since`` is replayed from it, so the rows
+        committed while the welcome was on its way are not lost to it."""
         self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
@@ -149,8 +152,10 @@ class ClientSession:
         """Send the outcome events the hello's ``since`` asks for (nothing without one)."""
         since, self.since = self.since, None
         if since is None:
-            return
-        if "outcome" not in self.events:
+            if "outcome" not in self.events:
+                return
+            since = self.head  # what the welcome promised: every outcome after its head
+        elif "outcome" not in self.events:
             text = encode(
                 ErrorMessage(
                     id=None,
@@ -304,6 +309,7 @@ class ClientSession:
         self.user = player.name if player is not None else client.user or client.name
         self.events = frozenset(hello.events)
         self.since = hello.since
+        self.head = self.server.commits.head
         self.server.store.open_session(
             Session(
                 id=self.id,
@@ -325,6 +331,7 @@ class ClientSession:
             server=server.server_info,
             limits=server.limits_info,
             scripted_dice=server.config.allow_scripted_dice,
+            head=self.head,
             you=You(
                 player=self.viewer.player,
                 gm=self.viewer.gm,

@@ -104,7 +104,7 @@ def test_a_reconnect_while_others_commit_hears_every_row_once_in_order(srv: Runn
     keeps committing while listeners reconnect with their last seq, again and again."""
     gm, _ = hello(srv, events=[])
     first = decide(gm, request("w-0"))[0]["seq"]
-    batches, size = 60, 10
+    batches, size = 40, 10  # 400 rows: never more behind than a reconnect replays (500)
     last: list[int] = []
 
     def write() -> None:
@@ -170,7 +170,8 @@ def test_since_beyond_the_last_row_or_below_zero_is_refused_naming_it_and_the_co
 ) -> None:
     gm, _ = hello(srv, events=[])
     head = decide(gm, request("b-1"))[0]["seq"]
-    ahead, _ = hello(srv, since=head + 5)
+    ahead, welcome = hello(srv, since=head + 5)
+    assert welcome["head"] == head  # where its outcome events begin
     error = receive(ahead)
     assert error["type"] == "error" and error["code"] == "invalid_message" and error["id"] is None
     assert error["message"].startswith(f"since: {head + 5} is beyond the last outcome")
@@ -256,7 +257,7 @@ def test_a_row_in_flight_when_the_client_joins_is_not_replayed_but_comes_once_li
     server.committed = committed  # type: ignore[method-assign]
     armed.set()
     send(gm, request("f-2"))
-    assert receive(back)["type"] == "welcome"
+    assert receive(back)["head"] == since  # the welcome: its events begin after f-1
     srv.loop.call_soon_threadsafe(gate.set)
     reply = receive(gm)
     event = receive(back)
