@@ -24,15 +24,18 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arbiter.bridge.limits import Limits
 from arbiter.bridge.outbox import text_frame
 from arbiter.bridge.protocol import (
     ErrorMessage,
+    EventName,
     GapTooLarge,
     encode,
     replayed_event_bytes,
 )
 from arbiter.bridge.records import Roll
 from arbiter.bridge.refusals import refusal_in
+from arbiter.bridge.stores import WorldStore
 from arbiter.bridge.views import OutcomeText, Viewer
 
 
@@ -106,4 +109,37 @@ def replay(
     return Replay(tuple(frames), len(frames))
 
 
-__all__ = ["Replay", "replay"]
+NOTHING = Replay((), 0)
+
+
+def missed(
+    since: int | None,
+    welcomed: int,
+    events: frozenset[EventName],
+    head: int,
+    store: WorldStore,
+    viewer: Viewer,
+    limits: Limits,
+) -> Replay:
+    """What a connection just joined is sent for the hello's ``since`` (None: its welcome's
+    head ``welcomed``, so the rows committed while the welcome was on its way reach it too).
+
+    ``head``: the group commit's, read in the step the connection joins the listeners. A
+    connection not listening to ``outcome`` is sent nothing, or an error if it gave a ``since``.
+    """
+    if "outcome" not in events:
+        if since is None:
+            return NOTHING
+        return _error(
+            "since: replays outcome events, which this connection did not ask for (events): "
+            "nothing was replayed"
+        )
+    if since is None:
+        since = welcomed
+    rows = store.rolls(since) if 0 <= since <= head else ()
+    return replay(
+        since, head, rows, viewer, limits.max_replay_rows, limits.max_send_buffer_bytes // 2
+    )
+
+
+__all__ = ["Replay", "missed", "replay"]

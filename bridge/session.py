@@ -37,7 +37,7 @@ from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
-from arbiter.bridge.gap_replay import replay
+from arbiter.bridge.gap_replay import missed
 from arbiter.bridge.limits import TokenBucket
 from arbiter.bridge.outbox import Outbox
 from arbiter.bridge.protocol import (
@@ -149,38 +149,15 @@ class ClientSession:
             self.server.leave(self)
 
     def _replay_gap(self) -> None:
-        """Send the outcome events the hello's ``since`` asks for (nothing without one)."""
+        """Send the outcome events the hello's ``since`` asks for (arbiter.bridge.gap_replay)."""
         since, self.since = self.since, None
-        if since is None:
-            if "outcome" not in self.events:
-                return
-            since = self.head  # what the welcome promised: every outcome after its head
-        elif "outcome" not in self.events:
-            text = encode(
-                ErrorMessage(
-                    id=None,
-                    code="invalid_message",
-                    message="since: replays outcome events, which this connection did not ask "
-                    "for (events): nothing was replayed",
-                )
-            )
-            self.outbox.send(text)
-            return
         server = self.server
-        limits = server.config.limits
-        head = server.commits.head
-        answer = replay(
-            since,
-            head,
-            server.store.rolls(max(since, 0)) if 0 <= since <= head else (),
-            self.viewer,
-            limits.max_replay_rows,
-            limits.max_send_buffer_bytes // 2,
-        )
+        answer = missed(since, self.head, self.events, server.commits.head, server.store,
+                        self.viewer, server.config.limits)  # fmt: skip
         if answer.frames:
             self.outbox.send_frames(answer.frames)
         if answer.rows:
-            log.info("session %s: replayed %d outcome(s) after seq %d", self.id, answer.rows, since)
+            log.info("session %s: replayed %d outcome(s)", self.id, answer.rows)
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one message of an authenticated connection; its answer follows the commit."""
