@@ -7,6 +7,7 @@ are safe")."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -16,9 +17,13 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection
 
+from arbiter.bridge.gap_replay import replay
 from arbiter.bridge.limits import Limits
+from arbiter.bridge.records import Roll
 from arbiter.bridge.server_config import ServerConfig
+from arbiter.bridge.views import NOBODY
 from arbiter.bridge.world import PostgresWorld
+from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.support import Running, receive, request, running, send, tiny_config
 
 pytestmark = pytest.mark.usefixtures("tiny_engine")
@@ -263,3 +268,18 @@ def test_a_row_in_flight_when_the_client_joins_is_not_replayed_but_comes_once_li
     event = receive(back)
     assert event["seq"] == reply["seq"] == since + 1 and "replayed" not in event
     still_up(back)
+
+
+def test_a_replay_that_would_outgrow_its_byte_budget_is_not_sent_but_told() -> None:
+    rows = [
+        Roll(seq, new_roll(f"r-{seq}")._replace(outcome=json.dumps({"id": f"r-{seq}", "x": "y" * 100})), "", "")
+        for seq in (1, 2, 3)
+    ]  # fmt: skip
+    fits = replay(0, 3, iter(rows), NOBODY, limit=10, max_bytes=1000)
+    assert fits.rows == 3 and len(fits.frames) == 3
+    over = replay(0, 3, iter(rows), NOBODY, limit=10, max_bytes=300)
+    assert over.rows == 0
+    [frame] = over.frames
+    event = json.loads(frame[4:] if frame[1] == 126 else frame[2:])  # past the frame header
+    assert event["event"] == "gap_too_large" and event["head"] == 3 and event["limit"] == 10
+    assert "more than the 300 bytes a reconnect replays" in event["message"]
