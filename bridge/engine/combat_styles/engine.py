@@ -41,7 +41,7 @@ from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
     PendingExchange,
     PendingSpiritCombat,
 )
-from arbiter.bridge.engine.combat_styles.encounter.phases import tracks_turns
+from arbiter.bridge.engine.combat_styles.encounter.phases import TURNS
 from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
@@ -129,8 +129,7 @@ def _choose(
         return finish_spirit_combat(rules, new, spirit, list(body.effects), dice)
     pending = PendingExchange.of(record)
     _chosen_by(body, pending.chooser)
-    new = writable(state)
-    new.pending = dict(state.pending)
+    new = writable(state)  # its parked exchanges a copy of the state's (finish drops this one)
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
     if pending.move_result is not None:
@@ -260,7 +259,8 @@ class CombatStylesEngine:
             # Rounds close (and with them fatigue checks and death timers) only for a request
             # begun in the turns phase: outside it both steps hand ``done`` on unchanged, so
             # they are not called (nor a view of its state made for them).
-            if st is not None and tracks_turns(st):
+            # (The stored state's phase read from it directly: tracks_turns, without its call.)
+            if state is not None and state.get("phase") == TURNS:
                 # The view of each step's state, made anew only when a step hands on another
                 # state (most hand theirs on unchanged); the checks written out, not a call each.
                 after = _view(done, None)

@@ -424,4 +424,8 @@ SUMMARY_KEYS = (
 
 def summary(pending: JSON, keys: tuple[str, ...] = SUMMARY_KEYS) -> dict[str, Any]:
     """The ``keys`` of a parked exchange that it has, in order (see :data:`SUMMARY_KEYS`)."""
-    return {k: pending[k] for k in keys if k in pending}
+    out: dict[str, Any] = {}
+    for k in keys:  # a loop, not a comprehension: no frame of its own
+        if k in pending:
+            out[k] = pending[k]
+    return out
