@@ -1,7 +1,8 @@
 """The rule data a request body is validated against: pydantic's validation context.
 
 A stat block names weapons, armour and skills by their ids in the rule data, and which ids
-exist depends on the rules the server serves (``bridge/rules.py``; a reload may change them).
+exist depends on the rules the server serves (``bridge/rules.py``; a reload may change them);
+so do the bounds of its numbers where the data gives them (combat-styles' ``stat_block_limits``).
 The request models are shared by every snapshot of the rules, so the rules reach their
 validators through pydantic's validation context: every place that validates a body or a
 stat block for the server (the fast path of ``bridge/reading.py``, ``bridge/deciding.py``'s
@@ -84,6 +85,29 @@ def unknown_ids(
         )
         for loc, v in found
     ]
+
+
+def out_of_bounds(field: str, value: object, low: int, high: int) -> list[InitErrorDetails]:
+    """The problems of one field's ``value`` outside the rule data's inclusive bounds
+    ``low``..``high``: ``value`` is a number (or None) or a mapping of numbers (each problem at
+    its key). Each is pydantic's own ``greater_than_equal``/``less_than_equal`` error, so it
+    reads as a bound written on the field would (``Input should be less than or equal to
+    500``); the bounds come from the served rules (a ruleset's ``stat_block_limits``)."""
+    if type(value) is int:
+        found: list[tuple[tuple[str | int, ...], object]] = [((field,), value)]
+    elif isinstance(value, Mapping):
+        found = [((field, k), v) for k, v in value.items()]
+    else:
+        return []  # None, or a shape error pydantic has already reported
+    problems = []
+    for loc, v in found:
+        if type(v) is not int or low <= v <= high:
+            continue
+        kind, bound = (
+            ("greater_than_equal", {"ge": low}) if v < low else ("less_than_equal", {"le": high})
+        )
+        problems.append(InitErrorDetails(type=kind, loc=loc, input=v, ctx=bound))
+    return problems
 
 
 def refuse(model: str, problems: list[InitErrorDetails]) -> None:

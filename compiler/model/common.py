@@ -67,6 +67,20 @@ class TableRow(RuleModel):
         return self
 
 
+class Bound(RuleModel):
+    """Inclusive bounds of a number a stat block gives (``{ min = 0, max = 500 }``): the door
+    refuses a block whose value lies outside them, at that value's field."""
+
+    min: int
+    max: int
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Bound:
+        if self.min > self.max:
+            raise ValueError(f"min {self.min} is over max {self.max}: no value would do")
+        return self
+
+
 class DieTable(Entry):
     """A table rolled on a die (``1d100``, ``1d20``, ``2d6``…); rows must cover it exactly.
 
