@@ -88,7 +88,7 @@ def schema(ruleset: str) -> dict[str, Any]:
     for field, hints in PICKS.get(ruleset, {}).items():
         properties[field] = {**properties[field], **hints}
     for field, (low, high) in bundled_limits(ruleset).items():
-        _bounded(properties[field], low, high)
+        _bounded(properties[field], low, high, generated.get("$defs", {}))
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"arbiter:stat-block:{ruleset}",
@@ -107,14 +107,19 @@ def bundled_limits(ruleset: str) -> dict[str, tuple[int, int]]:
     return {field: (bound.min, bound.max) for field, bound in limits}
 
 
-def _bounded(node: dict[str, Any], low: int, high: int) -> None:
+def _bounded(node: dict[str, Any], low: int, high: int, defs: dict[str, Any]) -> None:
     """Write ``minimum``/``maximum`` into the integer schema of a property: the property's own,
-    its values' (a mapping), or its non-null branch (an optional). Keys stay sorted, as
-    pydantic writes a bound given on the field."""
+    its values' (a mapping), its non-null branch (an optional) or each field of the model it
+    refers to (hmk ``attributes``, in ``defs``). Keys stay sorted, as pydantic writes a bound
+    given on the field."""
+    if "$ref" in node:
+        for field in defs[node["$ref"].rsplit("/", 1)[-1]]["properties"].values():
+            _bounded(field, low, high, defs)
+        return
     if node.get("type") == "object":
         node = node["additionalProperties"]
     elif "anyOf" in node:
-        _bounded(next(n for n in node["anyOf"] if n.get("type") != "null"), low, high)
+        _bounded(next(n for n in node["anyOf"] if n.get("type") != "null"), low, high, defs)
         return
     node.update(maximum=high, minimum=low)
     ordered = sorted(node.items())

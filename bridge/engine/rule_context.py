@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import AfterValidator, ValidationError, ValidationInfo
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticKnownError
 
 from arbiter.compiler.model.common import RulesetBase
 
@@ -87,27 +87,47 @@ def unknown_ids(
     ]
 
 
-def out_of_bounds(field: str, value: object, low: int, high: int) -> list[InitErrorDetails]:
-    """The problems of one field's ``value`` outside the rule data's inclusive bounds
-    ``low``..``high``: ``value`` is a number (or None) or a mapping of numbers (each problem at
-    its key). Each is pydantic's own ``greater_than_equal``/``less_than_equal`` error, so it
-    reads as a bound written on the field would (``Input should be less than or equal to
-    500``); the bounds come from the served rules (a ruleset's ``stat_block_limits``)."""
-    if type(value) is int:
-        found: list[tuple[tuple[str | int, ...], object]] = [((field,), value)]
-    elif isinstance(value, Mapping):
-        found = [((field, k), v) for k, v in value.items()]
-    else:
-        return []  # None, or a shape error pydantic has already reported
-    problems = []
-    for loc, v in found:
-        if type(v) is not int or low <= v <= high:
-            continue
-        kind, bound = (
-            ("greater_than_equal", {"ge": low}) if v < low else ("less_than_equal", {"le": high})
+def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterValidator:
+    """A validator holding a stat-block field to the bound ``name`` of the served ``ruleset``
+    rules' ``stat_block_limits`` (a :class:`~arbiter.compiler.model.common.Bound`): the field is
+    a number, a mapping of numbers or a model of numbers (hmk ``attributes``), each held to the
+    bound. A number outside is pydantic's own ``greater_than_equal``/``less_than_equal`` error
+    at its own place (``skills.evade: Input should be less than or equal to 500``), reported
+    with every other field's problem, as a bound written on the field would be. One call per
+    field, not per number: a mapping within its bound costs a ``min`` and a ``max``. Without
+    served rules in the context (a body built by hand) the field is taken as it is, as an
+    unknown id is."""
+
+    def check(value: Any, info: ValidationInfo) -> Any:
+        if value is None:
+            return value
+        rules = rules_of(info.context, ruleset, kind)
+        if rules is None:
+            return value
+        bound = rules.__dict__["stat_block_limits"].__dict__[name]  # a Bound
+        low, high = bound.min, bound.max
+        if type(value) is int:
+            if value < low:
+                raise PydanticKnownError("greater_than_equal", {"ge": low})
+            if value > high:
+                raise PydanticKnownError("less_than_equal", {"le": high})
+            return value
+        numbers: dict[str, Any] = value if type(value) is dict else value.__dict__
+        if not numbers or (low <= min(numbers.values()) and max(numbers.values()) <= high):
+            return value  # the usual case
+        # Raised from a field's validator, each problem is reported under the field's place.
+        raise ValidationError.from_exception_data(
+            name,
+            [
+                InitErrorDetails(type="greater_than_equal", loc=(k,), input=v, ctx={"ge": low})
+                if v < low
+                else InitErrorDetails(type="less_than_equal", loc=(k,), input=v, ctx={"le": high})
+                for k, v in numbers.items()
+                if not low <= v <= high
+            ],
         )
-        problems.append(InitErrorDetails(type=kind, loc=loc, input=v, ctx=bound))
-    return problems
+
+    return AfterValidator(check)
 
 
 def refuse(model: str, problems: list[InitErrorDetails]) -> None:

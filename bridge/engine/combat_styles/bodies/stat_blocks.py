@@ -14,7 +14,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from arbiter.bridge.engine.combat_styles.core.block_checks import block_problems
 from arbiter.bridge.engine.combat_styles.core.damage import modifier_expr
 from arbiter.bridge.engine.combat_styles.core.rules import view_of
-from arbiter.bridge.engine.rule_context import out_of_bounds, refuse, rules_of
+from arbiter.bridge.engine.rule_context import refuse, rules_of, within_limits
 from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
@@ -30,12 +30,20 @@ def _rollable(text: str | None) -> str | None:
 DamageModifier = Annotated[str | None, AfterValidator(_rollable)]
 """A damage modifier (``+1d4``, ``-1d6``, ``+0``) within the dice grammar's limits."""
 
-LIMITED = ("skills", "natural_armor", "hit_points", "initiative_bonus", "fatigue_initiative")
-"""The fields whose numbers the rule data bounds (``stat_block_limits.toml``: skills 0–500,
-location hit points 1–1000, natural armour 0–100 … in the bundled data), in the model's order;
-a mapping's bound holds each of its values. Checked under the served rules, as unknown ids are
-(``model_post_init``); without them only the shape is (the engine refuses what it cannot
-decide)."""
+
+def _limited(name: str) -> AfterValidator:
+    """The bound ``name`` of the served rules' ``stat_block_limits`` (``stat_block_limits.toml``),
+    checked as the field is validated."""
+    return within_limits("combat-styles", CombatStylesRules, name)
+
+
+Skills = Annotated[dict[str, int], _limited("skills")]
+"""Percentile skills by name (bundled: each 0–500; over 100 is allowed, the rules reduce every
+opposed skill by the excess)."""
+LocationHitPoints = Annotated[dict[str, int] | None, _limited("hit_points")]
+"""Starting hit points by location (bundled: each 1–1000)."""
+ArmorPoints = Annotated[dict[str, int], _limited("natural_armor")]
+"""Natural armour points by location (bundled: each 0–100)."""
 
 
 class Body(BaseModel):
@@ -69,7 +77,7 @@ class StatBlock(Body):
     id: str = Field(min_length=1, max_length=64)
     name: str = Field(default="", max_length=128)
     characteristics: Characteristics
-    skills: dict[str, int] = Field(default_factory=dict)
+    skills: Skills = Field(default_factory=dict)
     """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
     acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
     style)."""
@@ -78,15 +86,15 @@ class StatBlock(Body):
     available."""
     armor: dict[str, str] = Field(default_factory=dict)
     """Hit location id → armour id worn there."""
-    natural_armor: dict[str, int] = Field(default_factory=dict)
+    natural_armor: ArmorPoints = Field(default_factory=dict)
     """Hit location id → natural armour points there."""
-    hit_points: dict[str, int] | None = None
+    hit_points: LocationHitPoints = None
     """Hit location id → starting hit points there; a location left out takes the rule data's
     value from CON+SIZ (absent: every location does)."""
     damage_modifier: DamageModifier = None
     """Absent: derived from STR+SIZ. Refused at the door when the engine could not roll it."""
     action_points: int | None = Field(default=None, ge=0, le=10)
-    initiative_bonus: int | None = None
+    initiative_bonus: Annotated[int | None, _limited("initiative_bonus")] = None
     """Absent: the rule data's formula (the mean of DEX and INT, so 0 to 200 under the
     characteristics' bounds)."""
     healing_rate: int | None = Field(default=None, ge=0)
@@ -98,7 +106,7 @@ class StatBlock(Body):
     body_plan: str | None = None
     """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
     rule data's ``combat.body_plan``)."""
-    fatigue_initiative: int = 0
+    fatigue_initiative: Annotated[int, _limited("fatigue_initiative")] = 0
     """Initiative penalty from fatigue (0 when fresh; the data's worst level costs 8),
     subtracted: never a bonus."""
     movement: int | None = Field(default=None, ge=0, le=1000)
@@ -122,34 +130,16 @@ class StatBlock(Body):
         """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every id the rule
         data lacks (:func:`~arbiter.bridge.engine.combat_styles.core.block_checks.block_problems`:
         weapons, style traits, armour, hit locations, skills, body plan, fatigue level, hands)
-        is a problem at its own field, and so is every number outside the rule data's
-        ``stat_block_limits`` (:data:`LIMITED`), for ``check``, ``put_stat_block`` and every
-        request carrying the block alike, before any die. (Not a validator: one call per
-        block.)"""
+        is a problem at its own field, for ``check``, ``put_stat_block`` and every request
+        carrying the block alike, before any die. (Not a validator: one call per block.) The
+        numbers' bounds, also the served data's (``stat_block_limits``), are checked as each
+        field is validated (:func:`_limited`)."""
         rules = rules_of(context, "combat-styles", CombatStylesRules)
         if rules is None:
             return
-        fields = self.__dict__
-        limits = rules.stat_block_limits.__dict__
-        problems = []
-        for name in LIMITED:
-            value = fields[name]
-            bound = limits[name]
-            low, high = bound.min, bound.max
-            if type(value) is int:
-                inside = low <= value <= high
-            elif value:  # a mapping of numbers: the usual block is within, tested in C
-                numbers = value.values()
-                inside = low <= min(numbers) and max(numbers) <= high
-            else:
-                continue  # absent, or no entries
-            if not inside:
-                problems += out_of_bounds(name, value, low, high)
-        found = block_problems(view_of(rules), fields)
+        found = block_problems(view_of(rules), self.__dict__)
         if found:
-            problems += [_detail(self, loc, message) for loc, message in found]
-        if problems:
-            refuse("StatBlock", problems)
+            refuse("StatBlock", [_detail(self, loc, message) for loc, message in found])
 
 
 def _detail(block: StatBlock, loc: tuple[str | int, ...], message: str) -> InitErrorDetails:
