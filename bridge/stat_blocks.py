@@ -109,7 +109,7 @@ def bundled_limits(ruleset: str) -> dict[str, tuple[int, int]]:
 
 def _bounded(node: dict[str, Any], low: int, high: int, defs: dict[str, Any]) -> None:
     """Write ``minimum``/``maximum`` into the integer schema of a property: the property's own,
-    its values' (a mapping), its non-null branch (an optional) or each field of the model it
+    its values' (a mapping, keys with a pattern too), its non-null branch (an optional) or each field of the model it
     refers to (hmk ``attributes``, in ``defs``). Keys stay sorted, as pydantic writes a bound
     given on the field."""
     if "$ref" in node:
@@ -117,7 +117,13 @@ def _bounded(node: dict[str, Any], low: int, high: int, defs: dict[str, Any]) ->
             _bounded(field, low, high, defs)
         return
     if node.get("type") == "object":
-        node = node["additionalProperties"]
+        # A mapping's values: any key's, or (keys with a pattern) the pattern's.
+        values = node.get("additionalProperties") or node["patternProperties"]
+        if "type" not in values:
+            for value in values.values():
+                _bounded(value, low, high, defs)
+            return
+        node = values
     elif "anyOf" in node:
         _bounded(next(n for n in node["anyOf"] if n.get("type") != "null"), low, high, defs)
         return
