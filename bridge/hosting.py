@@ -364,7 +364,7 @@ class WorldHost:
                     str(err) or type(err).__name__,
                 )
                 if isinstance(err, TimeoutError):
-                    await owner.close()  # a renewal cut off mid-statement leaves its connection
+                    await owner.close_renewals()  # cut off mid-statement: connect anew
                 lost = []
             for world_id in lost:
                 world = self.worlds.get(world_id)
