@@ -118,6 +118,10 @@ class WorldHost:
         self._opening: dict[str, asyncio.Task[ArbiterServer | Owned]] = {}
         self._retiring: dict[str, asyncio.Task[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._active: dict[str, int] = {}
+        """Connections being served, by world (from before their hello)."""
+        self._idle_since: dict[str, float] = {}
+        """When each world served with no connection was first seen so (the loop's clock)."""
         self.watcher: RulesWatcher | None = None
 
     # --- lifecycle ---
@@ -241,17 +245,29 @@ class WorldHost:
         if world_id is None:  # refused at the handshake already
             await ws.close(1008, "no world at this path")
             return
+        while True:
+            try:
+                served = await self.world(world_id)
+            except Exception as err:
+                log.warning("world %r could not be claimed or opened: %s", world_id, err)
+                await ws.close(CLOSE_TRY_AGAIN, "the world cannot be opened now; try again")
+                return
+            if isinstance(served, Owned):
+                self.moved += 1
+                await ws.close(CLOSE_MOVED, moved_reason(served.host_id, served.url))
+                return
+            if self.worlds.get(world_id) is served or served.stale is not None:
+                break  # (a lost world closes the connection with 4009 itself)
+            # Given up as idle between its claim and now: claim it again.
+        # Counted from before its hello (a session joins the world's clients after it): a
+        # world is given up when idle only if no connection at all is using it.
+        self._active[world_id] = self._active.get(world_id, 0) + 1
         try:
-            served = await self.world(world_id)
-        except Exception as err:
-            log.warning("world %r could not be claimed or opened: %s", world_id, err)
-            await ws.close(CLOSE_TRY_AGAIN, "the world cannot be opened now; try again")
-            return
-        if isinstance(served, Owned):
-            self.moved += 1
-            await ws.close(CLOSE_MOVED, moved_reason(served.host_id, served.url))
-            return
-        await served.handle(ws)
+            await served.handle(ws)
+        finally:
+            self._active[world_id] -= 1
+            if not self._active[world_id]:
+                del self._active[world_id]
 
     async def world(self, world_id: str) -> ArbiterServer | Owned:
         """The world's server, claiming and opening the world if this host does not serve it;
@@ -315,9 +331,11 @@ class WorldHost:
         return world
 
     def _retire(self, world: ArbiterServer) -> None:
-        """A world lost (stale writer, lease lost or run out): close it, then give it up."""
+        """A world lost (stale writer, lease lost or run out) or idle: close it (flushing what
+        it staged unless lost), then give it up."""
         world_id = world.world_id
         assert world_id is not None
+        self._idle_since.pop(world_id, None)
         if self.worlds.get(world_id) is world:
             del self.worlds[world_id]
         task = asyncio.get_running_loop().create_task(
@@ -378,18 +396,32 @@ class WorldHost:
         before every flush and every reply: this closes the connections without waiting for
         one."""
         assert self.owner is not None
-        idle = self.owner.ttl / 3
+        period = self.owner.ttl / 3
+        loop = asyncio.get_running_loop()
         while True:
-            soonest = idle
+            soonest = period
             for world_id, world in tuple(self.worlds.items()):
                 lease = world.lease
                 if lease is None:
                     continue
                 if not lease.valid():
                     world.lose(LeaseEnded(f"the lease on world {world_id!r} ran out"))
-                else:
-                    soonest = min(soonest, lease.remaining())
+                    continue
+                soonest = min(soonest, lease.remaining())
+                self._give_up_if_idle(world_id, world, loop.time())
             await asyncio.sleep(soonest + 0.005)
+
+    def _give_up_if_idle(self, world_id: str, world: ArbiterServer, now: float) -> None:
+        """Release a world no connection has used for ``hosting.idle_release`` seconds: its
+        store is flushed and closed and another host may claim it at once."""
+        after = self.hosting.idle_release
+        if after is None or self._active.get(world_id, 0) > 0:
+            self._idle_since.pop(world_id, None)
+            return
+        since = self._idle_since.setdefault(world_id, now)
+        if now - since >= after:
+            log.info("giving up world %r: no connection for %g s", world_id, now - since)
+            self._retire(world)
 
     # --- rules ---
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -253,6 +254,33 @@ def test_a_world_a_renewal_names_lost_is_closed_at_once_without_a_request(
             assert receive(taken)["seq"] == 2
             taken.close()
     assert world_rows(postgres_database, "w") == [(1, "r-1"), (2, "r-2")]
+
+
+def test_a_world_nobody_uses_is_released_and_another_host_claims_it_at_once(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    idle = host_config(tmp_path / "a", postgres_database, "a", ttl=3.0, idle_release=0.5)
+    with hosting(idle) as a:
+        ws, _ = a.hello("w", postgres_database)
+        send(ws, bundled_request("r-1"))
+        assert receive(ws)["seq"] == 1
+        ws.close()
+        wait_released(postgres_database, "w")
+        assert "w" not in a.host.worlds
+        with hosting(host_config(tmp_path / "b", postgres_database, "b")) as b:
+            taken, _ = b.hello("w", postgres_database)
+            send(taken, bundled_request("r-1"))
+            assert receive(taken)["replayed"] is True
+            assert owner(postgres_database, "w") == ("b", 2)
+            taken.close()
+
+
+def wait_released(dsn: str, world: str) -> None:
+    """Until the world has no owner (polling the database; the limit guards against a hang)."""
+    limit = time.monotonic() + 60
+    while owner(dsn, world)[0] is not None:
+        assert time.monotonic() < limit, f"{world!r} was never released"
+        time.sleep(0.05)
 
 
 def test_a_clean_shutdown_releases_the_worlds_so_another_host_claims_at_once(
