@@ -412,10 +412,11 @@ class WorldHost:
             await asyncio.sleep(soonest + 0.005)
 
     def _give_up_if_idle(self, world_id: str, world: ArbiterServer, now: float) -> None:
-        """Release a world no connection has used for ``hosting.idle_release`` seconds: its
-        store is flushed and closed and another host may claim it at once."""
+        """Release a world no connection has used for ``hosting.idle_release`` seconds (never
+        ``--world``): its store is flushed and closed and another host may claim it at once."""
         after = self.hosting.idle_release
-        if after is None or self._active.get(world_id, 0) > 0:
+        if after is None or world_id == self.hosting.world or self._active.get(world_id, 0):
+            # (--world is this host's own: kept, as it was claimed at start.)
             self._idle_since.pop(world_id, None)
             return
         since = self._idle_since.setdefault(world_id, now)
