@@ -13,6 +13,7 @@ from pathlib import Path
 
 from arbiter.bridge import datadir, native
 from arbiter.bridge.building import DEFAULT_MODULE_DIR
+from arbiter.bridge.host_paths import check_reason_fits
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.server import LOOPBACK, ServerConfig, open_server
@@ -202,8 +203,6 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
             raise ValueError(
                 f"--advertise-url {args.advertise_url!r}: give a ws:// or wss:// address"
             )
-        from arbiter.bridge.hosting import check_reason_fits
-
         check_reason_fits(host_id, args.advertise_url)
     return Hosting(
         dsn=args.store,

@@ -326,3 +326,5 @@ def test_world_paths_and_moved_reasons() -> None:
     long_url = "wss://" + "u" * 120
     assert moved_reason("b", long_url) == '{"owner":"b"}'
     assert len(moved_reason("h" * 300, long_url).encode()) <= 123
+    escaped = moved_reason('"' * 100 + "é" * 50, long_url)
+    assert len(escaped.encode()) <= 123 and json.loads(escaped)["owner"].startswith('""')
