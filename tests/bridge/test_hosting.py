@@ -202,26 +202,10 @@ def test_a_host_that_cannot_renew_stops_answering_and_then_names_the_next_owner(
         hosting(host_config(tmp_path / "a", postgres_database, "a", ttl=2.0)) as a,
         hosting(host_config(tmp_path / "b", postgres_database, "b")) as b,
     ):
-        held = asyncio.Event()
-
-        async def hold_renewals() -> None:
-            owner = a.host.owner
-            assert owner is not None
-
-            async def never() -> list[str]:
-                await held.wait()
-                return []
-
-            async def unreachable(worlds: Any = None) -> None:
-                raise OSError("the database does not answer")
-
-            owner.renew = never  # type: ignore[method-assign]
-            owner.release = unreachable  # type: ignore[method-assign]
-
         ws, _ = a.hello("w", postgres_database)
         send(ws, bundled_request("r-1"))
         assert receive(ws)["seq"] == 1
-        a.call(hold_renewals())
+        a.call(hold_renewals(a))
         # No renewal: the world is closed at the lease's local deadline, before anyone asks.
         assert closed_with(ws)[0] == 4009
         assert "w" not in a.host.worlds
@@ -235,6 +219,58 @@ def test_a_host_that_cannot_renew_stops_answering_and_then_names_the_next_owner(
         assert code == 4010 and json.loads(reason)["owner"] == "b"
         taken.close()
     assert world_rows(postgres_database, "w") == [(1, "r-1"), (2, "r-2")]
+
+
+def test_a_listener_of_a_world_that_moved_reconnects_to_its_new_host_and_gets_the_gap(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    with (
+        hosting(host_config(tmp_path / "a", postgres_database, "a", ttl=2.0)) as a,
+        hosting(host_config(tmp_path / "b", postgres_database, "b")) as b,
+    ):
+        secret = secret_of(postgres_database, "w")
+        gm, _ = a.hello("w", postgres_database)
+        listener = a.connect("w")
+        send(listener, hello_message(secret, events=["outcome"]))
+        assert receive(listener)["type"] == "welcome"
+        send(gm, bundled_request("r-1"))
+        assert receive(gm)["seq"] == 1
+        seen = receive(listener)
+        assert seen["event"] == "outcome" and seen["seq"] == 1
+        a.call(hold_renewals(a))
+        assert closed_with(gm)[0] == 4009 and closed_with(listener)[0] == 4009
+        wait_lease_over(postgres_database, "w")
+        gm, _ = b.hello("w", postgres_database)
+        decided = []
+        for rid in ("r-2", "r-3"):
+            send(gm, bundled_request(rid))
+            decided.append(receive(gm))
+        assert [d["seq"] for d in decided] == [2, 3]
+        back = b.connect("w")
+        send(back, {**hello_message(secret, events=["outcome"]), "since": seen["seq"]})
+        assert receive(back)["type"] == "welcome"
+        replayed = [receive(back) for _ in decided]
+        assert [(e["seq"], e["replayed"]) for e in replayed] == [(2, True), (3, True)]
+        assert [e["outcome"] for e in replayed] == [d["outcome"] for d in decided]
+        gm.close()
+        back.close()
+
+
+async def hold_renewals(running: RunningHost) -> None:
+    """From now on the host's renewals never answer and its releases fail, as when the
+    database no longer answers it (its leases run out)."""
+    owner = running.host.owner
+    assert owner is not None
+
+    async def never() -> list[str]:
+        await asyncio.Event().wait()
+        return []
+
+    async def unreachable(worlds: Any = None) -> None:
+        raise OSError("the database does not answer")
+
+    owner.renew = never  # type: ignore[method-assign]
+    owner.release = unreachable  # type: ignore[method-assign]
 
 
 def test_a_world_a_renewal_names_lost_is_closed_at_once_without_a_request(
