@@ -2,7 +2,9 @@
 and real websockets on loopback: two hosts contend for one world (one serves, the other closes
 with 4010 naming it); one host serves two worlds with their own chains and secrets; a stale
 writer stops one world and not the other; a host that cannot renew stops answering and the
-world's next owner is named; a clean shutdown releases, so another host claims at once."""
+world's next owner is named, and a listener reconnecting there with its last seq gets the gap; a
+renewal naming a world lost closes it; an idle world is released; a clean shutdown releases, so
+another host claims at once."""
 
 from __future__ import annotations
 
