@@ -66,8 +66,12 @@ class GroupCommit:
         publish: Callable[[Sequence[Event]], None],
         on_stale: Callable[[StaleWriter], None],
         commit_failed: Callable[[str], ErrorMessage],
+        on_failed: Callable[[], None] | None = None,
     ) -> None:
+        """``on_failed``: told when a flush fails (what the store staged since the last good
+        one is lost: the stat-block vault forgets the blocks it kept)."""
         self.store = store
+        self._on_failed = on_failed
         self.failures = failures
         self._publish = publish
         self._on_stale = on_stale
@@ -155,6 +159,8 @@ class GroupCommit:
         try:
             await self.store.flush()
         except Exception as err:
+            if self._on_failed is not None:
+                self._on_failed()
             # A full disk fails every commit until someone makes room: one line each.
             self.failures.report(
                 f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "

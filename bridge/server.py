@@ -124,7 +124,13 @@ class ArbiterServer:
             max_dice_per_request=limits.max_dice_per_request,
         )
         self.commits = GroupCommit(
-            self.store, self.failures, self.publish, self._lose_world, commit_failed
+            self.store,
+            self.failures,
+            self.publish,
+            self._lose_world,
+            commit_failed,
+            # A stat block the vault kept for requests may have been rolled back.
+            lambda: self.vault.forget(),
         )
         # The group commit's (arbiter.bridge.committing), called as the server's by sessions.
         self.committed = self.commits.committed
