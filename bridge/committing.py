@@ -21,6 +21,13 @@ logged outcome). A
 reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
+
+**The lease fence** (a world served under a lease, docs/scaling.md "Many worlds per host"):
+``fence()`` is asked before each flush and again before its replies leave. When it is false the
+host's lease on the world may have ended (by its own clock) and another host may own it: no
+reply of the group leaves as an outcome — every one becomes ``unavailable`` (its retry, at the
+world's owner, gets the stored outcome if the row landed) — and ``on_stale`` is called with
+:class:`LeaseEnded`.
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ Event = tuple[int, OutcomeText, "ClientSession"]
 """An outcome to announce to the listeners once committed: its seq, its texts, its origin."""
 
 
+class LeaseEnded(StaleWriter):
+    """The host's lease on the world is no longer valid (lost to another host, or past its local
+    deadline): nothing more may be answered or committed for the world here."""
+
+
 class CommitFailed(Exception):
     """The group commit a waiter waited for failed: nothing staged in it was committed (the
     store's error is the cause)."""
@@ -66,8 +78,11 @@ class GroupCommit:
         publish: Callable[[Sequence[Event]], None],
         on_stale: Callable[[StaleWriter], None],
         commit_failed: Callable[[str], ErrorMessage],
+        fence: Callable[[], bool] | None = None,
     ) -> None:
+        """``fence``: None (a world served without a lease), or the lease's ``valid``."""
         self.store = store
+        self._fence = fence
         self.failures = failures
         self._publish = publish
         self._on_stale = on_stale
@@ -104,7 +119,12 @@ class GroupCommit:
         """Send ``reply`` to ``session`` once every write staged so far is committed (at once
         when nothing is staged nor in flight), after the replies given before it (see the
         module's doc for a failed commit). The caller does not wait."""
-        if not self._answers and self._committer is None and not self.store.pending:
+        if (
+            not self._answers
+            and self._committer is None
+            and not self.store.pending
+            and (self._fence is None or self._fence())
+        ):
             session.outbox.send(reply)
             return
         self._answers.append((session, reply, outcome_row, on_failure))
@@ -153,7 +173,10 @@ class GroupCommit:
         callbacks, self._callbacks = self._callbacks, []
         events, self._events = self._events, []
         try:
+            self._check_fence()
             await self.store.flush()
+            # An answer never leaves after the lease's local deadline, even one committed.
+            self._check_fence()
         except Exception as err:
             # A full disk fails every commit until someone makes room: one line each.
             self.failures.report(
@@ -175,7 +198,7 @@ class GroupCommit:
                     # that landed unheard) means this outcome is not the logged one.
                     request_id, row_hash = outcome_row
                     found = self.store.find(request_id)
-                    if found is None or found.hash != row_hash:
+                    if isinstance(err, LeaseEnded) or found is None or found.hash != row_hash:
                         reply = encode(self._commit_failed(request_id))
                 elif on_failure is not None:
                     reply = encode(on_failure)
@@ -192,3 +215,7 @@ class GroupCommit:
                 waiter.set_result(None)
         for callback in callbacks:
             callback()
+
+    def _check_fence(self) -> None:
+        if self._fence is not None and not self._fence():
+            raise LeaseEnded("this host's lease on the world is no longer valid")

@@ -1,7 +1,8 @@
 """The server's group commit (``bridge/committing.py``) with a store whose flush waits until the
 test lets it finish, as a PostgreSQL round trip does: nothing is told before its flush returned,
 replies keep their order behind a flush in flight, a failed flush sends no outcome, and a stale
-writer is reported after its replies."""
+writer is reported after its replies; a world served under a lease commits and answers nothing
+once the lease is not valid."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge.committing import CommitFailed, GroupCommit
+from arbiter.bridge.committing import CommitFailed, GroupCommit, LeaseEnded
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.session import commit_failed
 from arbiter.bridge.stores import StaleWriter
@@ -57,13 +58,14 @@ class Client:
         self.got.append(reply)
 
 
-def commits(store: SlowStore, lost: list[StaleWriter]) -> GroupCommit:
+def commits(store: SlowStore, lost: list[StaleWriter], fence: Any = None) -> GroupCommit:
     return GroupCommit(
         store,  # type: ignore[arg-type]
         FailureLog(logging.getLogger("test")),
         lambda events: None,
         lost.append,
         commit_failed,
+        fence=fence,
     )
 
 
@@ -133,5 +135,41 @@ def test_a_failed_flush_sends_an_outcome_whose_very_row_landed_and_not_one_whose
         assert client.got[0] == "outcome 1"
         refused = json.loads(client.got[1])
         assert refused["code"] == "unavailable" and refused["id"] == "r-2"
+
+    run_apart(body())
+
+
+def test_an_outcome_committed_after_the_lease_ended_is_answered_unavailable_not_told() -> None:
+    async def body() -> None:
+        valid = [True]
+        store, client, lost = SlowStore(), Client(), []
+        store.logged["r-1"] = "h1"  # its row is committed: still, no outcome leaves
+        group = commits(store, lost, fence=lambda: valid[0])
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await asyncio.sleep(0)  # the flush is in flight
+        valid[0] = False  # the local deadline passes while it is
+        store.gate.set()
+        await group.drain()
+        assert store.flushed == [1]
+        [reply] = client.got
+        assert json.loads(reply)["code"] == "unavailable" and json.loads(reply)["id"] == "r-1"
+        [ended] = lost
+        assert isinstance(ended, LeaseEnded)
+
+    run_apart(body())
+
+
+def test_nothing_is_flushed_once_the_lease_is_not_valid() -> None:
+    async def body() -> None:
+        store, client, lost = SlowStore(), Client(), []
+        store.gate.set()
+        group = commits(store, lost, fence=lambda: False)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert store.flushed == [] and store.staged == 1
+        assert json.loads(client.got[0])["code"] == "unavailable"
+        assert [type(err) for err in lost] == [LeaseEnded]
 
     run_apart(body())
