@@ -140,12 +140,18 @@ def test_the_owner_killed_mid_run_hands_the_world_to_the_other_host_after_its_le
     assert main(["log", "--verify", *store]) == 0
     assert f"{TOTAL + len(SETUP)} rows, hash chain intact" in capsys.readouterr().out
     with psycopg.connect(postgres_database) as db:
-        [(dead,)] = db.execute("SELECT session FROM rolls WHERE request_id = 'c-0'").fetchall()
-        ended = db.execute("SELECT ended FROM sessions WHERE id = %s", (dead,)).fetchone()
-    assert ended is not None and ended[0] is not None  # ended by the new owner's claim
-    assert main(["reveal", dead, *store]) == 0
-    revealed = json.loads(capsys.readouterr().out)
-    assert revealed["verified"] is True and revealed["rolls"] >= KILL_AFTER
+        # The dead owner's sessions: the set-up's and the run's (the one that logged c-0).
+        dead = db.execute(
+            "SELECT s.id, s.ended, count(r.seq) FROM sessions s JOIN rolls r ON r.session = s.id"
+            " WHERE s.id IN (SELECT session FROM rolls WHERE request_id IN"
+            " ('setup-1', 'c-0')) GROUP BY s.id, s.ended ORDER BY count(r.seq)"
+        ).fetchall()
+    assert len(dead) == 2 and dead[0][2] == len(SETUP) and dead[1][2] >= KILL_AFTER
+    for session, ended, rolls in dead:
+        assert ended is not None  # ended by the new owner's claim
+        assert main(["reveal", session, *store]) == 0
+        revealed = json.loads(capsys.readouterr().out)
+        assert revealed["verified"] is True and revealed["rolls"] == rolls
 
 
 def request(n: int) -> dict[str, Any]:
