@@ -129,8 +129,16 @@ def test_a_promoted_synchronous_standby_holds_every_acknowledged_roll_and_the_se
     assert main(["log", "--verify", *on_standby]) == 0
     assert f"{TOTAL + len(SETUP)} rows, hash chain intact" in capsys.readouterr().out
     with psycopg.connect(standby.dsn()) as db:
-        # The session of the server that served the crashed primary: the one that logged c-0.
-        [(dead,)] = db.execute("SELECT session FROM rolls WHERE request_id = 'c-0'").fetchall()
-    assert main(["reveal", dead, *on_standby]) == 0
-    revealed = json.loads(capsys.readouterr().out)
-    assert revealed["verified"] is True and revealed["rolls"] >= KILL_AFTER
+        # The sessions of the server that served the crashed primary: the set-up's and the
+        # run's (the one that logged c-0), ended when the new server opened the world.
+        dead = db.execute(
+            "SELECT s.id, s.ended, count(r.seq) FROM sessions s JOIN rolls r ON r.session = s.id"
+            " WHERE s.id IN (SELECT session FROM rolls WHERE request_id IN"
+            " ('setup-1', 'c-0')) GROUP BY s.id, s.ended ORDER BY count(r.seq)"
+        ).fetchall()
+    assert len(dead) == 2 and dead[0][2] == len(SETUP) and dead[1][2] >= KILL_AFTER
+    for session, ended, rolls in dead:
+        assert ended is not None
+        assert main(["reveal", session, *on_standby]) == 0
+        revealed = json.loads(capsys.readouterr().out)
+        assert revealed["verified"] is True and revealed["rolls"] == rolls
