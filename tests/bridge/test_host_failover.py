@@ -115,7 +115,7 @@ def test_the_owner_killed_mid_run_hands_the_world_to_the_other_host_after_its_le
             assert project(outcome, GM) == reply["outcome"] and seq == reply["seq"]
         committed_unanswered = set(log) - set(before)
 
-        # Until the dead owner's lease ends, the other host still names it; then it claims.
+        # Once the dead owner's lease has ended on the database's clock, the other host claims.
         lease_ended(postgres_database)
         unanswered = [n for n in range(TOTAL) if f"c-{n}" not in before]
         after = run_apart(fire(f"{b.url}/w/w", secret, unanswered, None))
