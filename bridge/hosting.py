@@ -40,7 +40,7 @@ from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server import ArbiterServer, rebuild_module, server_version, settle_heap
 from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.stores.ownership import Host, Owned
-from arbiter.bridge.world import OpenWorld, redact
+from arbiter.bridge.world import OpenWorld
 from arbiter.compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.host")
@@ -421,14 +421,9 @@ class WorldHost:
             "ok": True,
             "server": server_version(),
             "host": self.hosting.host_id,
-            "store": redact(self.hosting.dsn),
-            "worlds": {
-                world_id: {
-                    "connections": len(world.clients),
-                    "epoch": world.lease.epoch if world.lease is not None else None,
-                }
-                for world_id, world in worlds
-            },
+            # How many, not which: the route answers anyone, and world ids are the hosting
+            # service's customers.
+            "worlds": len(worlds),
             "connections": sum(len(world.clients) for _, world in worlds),
             "dropped_too_slow": sum(world.dropped for _, world in worlds),
             "moved": self.moved,

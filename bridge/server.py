@@ -4,6 +4,11 @@
 of authenticated clients. Each connection is a :class:`~arbiter.bridge.session.ClientSession` running in
 the task ``websockets`` starts for it. Plain HTTP GETs on the same port are routed by
 :mod:`arbiter.bridge.http`. See ``docs/protocol.md``.
+
+Serving one world alone (a data directory, or ``--world`` without ``--host-id``), it listens
+itself (:meth:`ArbiterServer.start`). A host of many worlds (:mod:`arbiter.bridge.hosting`)
+listens instead and runs one :class:`ArbiterServer` per world it claimed, started with
+:meth:`ArbiterServer.begin`, given the host's rules and the world's lease.
 """
 
 from __future__ import annotations

@@ -154,8 +154,10 @@ def test_one_host_serves_two_worlds_each_with_its_own_chain_secret_and_sessions(
         assert closed_with(stranger)[0] == 4001
         with urllib.request.urlopen(f"http://127.0.0.1:{a.host.port}/healthz", timeout=10) as r:
             health = json.load(r)
-        assert health["host"] == "a" and set(health["worlds"]) == {"one", "two"}
-        assert health["worlds"]["one"] == {"connections": 1, "epoch": 1}
+        assert health["host"] == "a" and health["worlds"] == 2 and health["connections"] == 2
+        assert set(a.host.worlds) == {"one", "two"}
+        # The host's rules serve both worlds: one snapshot, shared.
+        assert a.host.worlds["one"].rules is a.host.worlds["two"].rules is a.host.rules
         one.close()
         two.close()
     assert world_rows(postgres_database, "one") == [(1, "x-1"), (2, "x-2")]
@@ -231,6 +233,25 @@ def test_a_host_that_cannot_renew_stops_answering_and_then_names_the_next_owner(
         code, reason = closed_with(a.connect("w"))
         assert code == 4010 and json.loads(reason)["owner"] == "b"
         taken.close()
+    assert world_rows(postgres_database, "w") == [(1, "r-1"), (2, "r-2")]
+
+
+def test_a_world_a_renewal_names_lost_is_closed_at_once_without_a_request(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    # A restarted host (same host id, another run) takes its worlds back at once; the earlier
+    # run learns it at its next renewal (every ttl/3 = 1 s here), before its lease ends.
+    with hosting(host_config(tmp_path / "1", postgres_database, "a", ttl=3.0)) as first:
+        ws, _ = first.hello("w", postgres_database)
+        send(ws, bundled_request("r-1"))
+        assert receive(ws)["seq"] == 1
+        with hosting(host_config(tmp_path / "2", postgres_database, "a", ttl=3.0)) as second:
+            taken, _ = second.hello("w", postgres_database)
+            assert owner(postgres_database, "w") == ("a", 2)
+            assert closed_with(ws)[0] == 4009
+            send(taken, bundled_request("r-2"))
+            assert receive(taken)["seq"] == 2
+            taken.close()
     assert world_rows(postgres_database, "w") == [(1, "r-1"), (2, "r-2")]
 
 
