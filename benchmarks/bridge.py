@@ -31,6 +31,12 @@ What it measures, and what makes the comparison like with like:
 * ``engine``: the engine's own CPU per request on the same requests (bodies validated
   beforehand, as the server hands them over: the decision and its outcome envelope only),
   measured in this process in every round, beside the servers.
+* ``arbiter-ref``: the same exchange naming both stat blocks by reference to the blocks the
+  GM stored (``{"id": …, "stored": true}``, stored once at the start, as the GM's client
+  does), beside ``echo-ref`` and ``durable-ref``, the echoes fed the very same (shorter)
+  frames, answering them with as many bytes as Arbiter's first inline answer (the answers of
+  both shapes differ only by their dice). The engine decides the same exchange either way, so
+  ``engine`` is the engine's own CPU for both shapes.
 * ``arbiter-sub``: Arbiter with every connection subscribed to ``outcome`` events, so each
   outcome is also sent to every other connection (the client skips the events); its CPU per
   request is compared with ``arbiter``'s (goal: at most 2x at 100 connections).
@@ -130,6 +136,32 @@ def combat_styles_exchange(n: int) -> dict[str, Any]:
 
 EXCHANGE_BODY: dict[str, Any] = {}
 """Filled from ``docs/examples`` of the combat-styles engine when it is present."""
+REFERENCED_BODY: dict[str, Any] = {}
+"""The same exchange naming both stat blocks by reference to the GM's stored ones."""
+
+
+def combat_styles_exchange_by_reference(n: int) -> dict[str, Any]:
+    """The exchange of :func:`combat_styles_exchange`, its two stat blocks named by reference
+    (``{"id": …, "stored": true}``) to the blocks the GM stored (:func:`store_blocks`)."""
+    return {
+        "id": f"bench-ref-{n}",
+        "ruleset": "combat-styles",
+        "type": "exchange",
+        "body": REFERENCED_BODY,
+    }
+
+
+async def store_blocks(url: str, secret: str) -> None:
+    """Store the exchange's two stat blocks on the server, as the GM's client does."""
+    ws = await _open(url, secret)
+    for i, block in enumerate(EXCHANGE_BODY["combatants"]):
+        put = {"v": 1, "type": "put_stat_block", "id": f"put-{i}", "ruleset": "combat-styles",
+               "stat_block": block}  # fmt: skip
+        await ws.send(json.dumps(put))
+        answer = json.loads(await ws.recv())
+        if answer.get("ok") is not True:
+            raise RuntimeError(f"the stat block was not stored: {answer}")
+    await ws.close()
 
 
 class Process:
@@ -325,7 +357,15 @@ def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | 
     print(engine_kind, "(the server runs the same)")
     _load_exchange_body()
     if args.path_batches > 0:
-        server_path(args.path_batches, EXCHANGE_BODY, combat_styles_exchange)
+        server_path(args.path_batches, EXCHANGE_BODY, combat_styles_exchange, ", blocks inline")
+        if EXCHANGE_BODY:
+            server_path(
+                args.path_batches,
+                EXCHANGE_BODY,
+                combat_styles_exchange_by_reference,
+                ", blocks by reference",
+                EXCHANGE_BODY["combatants"],
+            )
     data = Path(tempfile.mkdtemp(prefix="arbiter-bench-"))
     arbiter, secret, make_request, what = start_arbiter(data)
     reply_bytes = asyncio.run(_reply_size(arbiter.url, secret, make_request))
@@ -344,9 +384,18 @@ def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | 
         processes.append(pg_server)
         on_postgres = WithDatabase(pg_server, database)
 
-    def frames(first: int) -> Callable[[int], str]:
+    def frames(
+        first: int, make: Callable[[int], dict[str, Any]] = make_request
+    ) -> Callable[[int], str]:
         # Fresh ids every time: each Arbiter request is decided, never replayed.
-        return lambda i: json.dumps({"v": 1, "type": "request", "request": make_request(first + i)})
+        return lambda i: json.dumps({"v": 1, "type": "request", "request": make(first + i)})
+
+    asyncio.run(store_blocks(arbiter.url, secret))
+    by_ref = combat_styles_exchange_by_reference
+    ref_bytes = asyncio.run(_reply_size(arbiter.url, secret, by_ref))
+    # The same exchange: only the dice (so the outcome's length) differ from one answer to the
+    # next; both echoes answer every frame with as many bytes as Arbiter's inline answer.
+    print(f"answer sizes: inline {reply_bytes} bytes, by reference {ref_bytes} (other dice)")
 
     workloads: list[tuple[str, Process | WithDatabase, Runner]] = [
         (
@@ -363,6 +412,25 @@ def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | 
             "arbiter",
             arbiter,
             lambda n, t, first: asyncio.run(measure(arbiter.url, secret, n, t, frames(first))),
+        ),
+        (
+            "echo-ref",
+            echo,
+            lambda n, t, first: asyncio.run(measure(echo.url, None, n, t, frames(first, by_ref))),
+        ),
+        (
+            "durable-ref",
+            durable,
+            lambda n, t, first: asyncio.run(
+                measure(durable.url, None, n, t, frames(first, by_ref))
+            ),
+        ),
+        (
+            "arbiter-ref",
+            arbiter,
+            lambda n, t, first: asyncio.run(
+                measure(arbiter.url, secret, n, t, frames(first, by_ref))
+            ),
         ),
         (
             "arbiter-sub",
@@ -538,12 +606,13 @@ def ratios(results: Results) -> list[str]:
     """Arbiter's figures against both echoes, and issue #16's goals (met or not)."""
     lines = []
     counts = sorted({n for _, n in results})
-    pairs = (
+    shapes = (
         ("arbiter", ("echo", "durable")),
+        ("arbiter-ref", ("echo-ref", "durable-ref")),
         ("arbiter-pg", ("durable", "arbiter")),
         ("arbiter-enc", ("echo-enc",)),
     )
-    for ours, bases in pairs:
+    for ours, bases in shapes:
         for n in counts:
             if (ours, n) not in results:
                 continue
@@ -563,6 +632,20 @@ def ratios(results: Results) -> list[str]:
                 f"{a[3] / b[3]:.2f}x, throughput {a[2] / b[2]:.2f}x, p99 {a[1] / b[1]:.2f}x"
             )
     for n in counts:
+        for ours, echo, durable in (
+            ("arbiter", "echo", "durable"),
+            ("arbiter-ref", "echo-ref", "durable-ref"),
+        ):
+            if (ours, n) in results and (durable, n) in results:
+                a, e, d = results[(ours, n)], results[(echo, n)], results[(durable, n)]
+                engine = results.get(("engine", n), (0.0, 0.0, 0.0, 0.0))[3]
+                lines.append(
+                    f"at {n:>3} connections: {ours}: CPU/req {a[3]:.0f} us = {a[3] / e[3]:.2f}x "
+                    f"{echo} ({e[3]:.0f}), {a[3] / d[3]:.2f}x {durable} ({d[3]:.0f}), "
+                    f"{a[3] / (d[3] + engine):.2f}x {durable} + engine ({engine:.0f}); "
+                    f"throughput {a[2] / d[2]:.2f} of {durable}"
+                )
+    for n in counts:
         if ("durable", n) not in results or ("arbiter", n) not in results:
             continue
         a, d = results[("arbiter", n)], results[("durable", n)]
@@ -572,11 +655,24 @@ def ratios(results: Results) -> list[str]:
             ("throughput vs durable", a[2] / d[2], 0.75, ""),
             ("p99 vs durable", a[1] / d[1], 1.0, ""),
         ]
+        if ("arbiter-ref", n) in results and ("durable-ref", n) in results:
+            r, dr = results[("arbiter-ref", n)], results[("durable-ref", n)]
+            floor_ref = dr[3] + results.get(("engine", n), (0.0, 0.0, 0.0, 0.0))[3]
+            goals += [
+                (
+                    "by reference: CPU/req",
+                    r[3] / floor_ref,
+                    1.2,
+                    f"{r[3]:.0f} / {floor_ref:.0f} us",
+                ),
+                ("by reference: throughput", r[2] / dr[2], 0.75, ""),
+                ("by reference: p99", r[1] / dr[1], 1.0, ""),
+            ]
         if ("arbiter-sub", n) in results:
             s = results[("arbiter-sub", n)]
             goals.append(("CPU/req subscribed vs not", s[3] / a[3], 2.0, f"{s[3]:.0f} us"))
         for label, value, goal, detail in goals:
-            upward = label.startswith("throughput")
+            upward = "throughput" in label
             met = value >= goal if upward else value <= goal
             sign = ">=" if upward else "<="
             lines.append(
@@ -606,6 +702,10 @@ def _load_exchange_body() -> None:
     EXCHANGE_BODY.update(exchange["body"])
     EXCHANGE_BODY["combatants"] = start["body"]["combatants"]
     EXCHANGE_BODY["effects"] = []
+    REFERENCED_BODY.update(EXCHANGE_BODY)
+    REFERENCED_BODY["combatants"] = [
+        {"id": block["id"], "stored": True} for block in EXCHANGE_BODY["combatants"]
+    ]
 
 
 if __name__ == "__main__":

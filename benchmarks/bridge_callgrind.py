@@ -1,7 +1,9 @@
 """Instructions per request of a server under callgrind: the figure the machine's load cannot move.
 
 Run: ``.venv/bin/python benchmarks/bridge_callgrind.py {arbiter,durable} [--root DIR]
-[--connections N] [--requests M] [--subscribed]`` (valgrind must be installed).
+[--connections N] [--requests M] [--subscribed] [--references]`` (valgrind must be installed).
+``--references``: the exchange names its two stat blocks by reference to blocks the GM stored
+first (``benchmarks/bridge.py``'s ``arbiter-ref``).
 
 The server runs under ``valgrind --tool=callgrind`` (``--root``: another checkout's server, run
 from that folder); the same client as ``benchmarks/bridge.py`` sends it 300 combat-styles
@@ -44,6 +46,11 @@ def main() -> int:
         action="store_true",
         help="every connection subscribes to outcome events (arbiter only) and skips them",
     )
+    parser.add_argument(
+        "--references",
+        action="store_true",
+        help="the exchange names its stat blocks by reference to blocks the GM stored first",
+    )
     args = parser.parse_args()
     bench._load_exchange_body()
     data = Path(tempfile.mkdtemp(prefix="arbiter-callgrind-"))
@@ -68,9 +75,14 @@ def main() -> int:
     assert proc.stdout is not None
     url = next(w for w in proc.stdout.readline().split() if w.startswith("ws://"))
     counter = iter(range(10**9))
+    make = bench.combat_styles_exchange
+    if args.references:
+        make = bench.combat_styles_exchange_by_reference
+        if secret is not None:
+            asyncio.run(bench.store_blocks(url, secret))
 
     def frame(_: int) -> str:
-        request = bench.combat_styles_exchange(next(counter))
+        request = make(next(counter))
         return json.dumps({"v": 1, "type": "request", "request": request})
 
     def control(option: str) -> None:
@@ -115,7 +127,8 @@ def main() -> int:
         if line.startswith("summary:"):
             total = int(line.split()[1])
             print(
-                f"{args.server} ({args.root}), {args.connections} connections: "
+                f"{args.server} ({args.root}), {args.connections} connections"
+                f"{', blocks by reference' if args.references else ''}: "
                 f"{total / args.requests / 1000:.0f}k instructions per request ({dumps[0]})"
             )
     return 0

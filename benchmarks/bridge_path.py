@@ -61,9 +61,15 @@ def engine_cpu_per_request(
 
 
 def server_path(
-    batches: int, exchange_body: dict[str, Any], exchange: Callable[[int], dict[str, Any]]
+    batches: int,
+    exchange_body: dict[str, Any],
+    exchange: Callable[[int], dict[str, Any]],
+    label: str = "",
+    blocks: list[dict[str, Any]] | None = None,
 ) -> None:
-    """Print the server path's CPU per exchange beside the engine's, measured in this process."""
+    """Print the server path's CPU per exchange beside the engine's, measured in this process.
+    ``blocks``: stat blocks the GM stores first (``put_stat_block``), which the requests name
+    by reference; ``label`` names the shape in the output."""
     if not exchange_body:
         print("server path: skipped (no combat-styles exchange example)")
         return
@@ -87,6 +93,13 @@ def server_path(
         session = ClientSession(server, None)  # type: ignore[arg-type]  # no socket: handle() only
         session.user = "benchmark"
         session.bind_player(None)  # the GM's connection, as the socket benchmark's hello says
+        for i, block in enumerate(blocks or []):
+            put = {"v": 1, "type": "put_stat_block", "id": f"put-{i}",
+                   "ruleset": "combat-styles", "stat_block": block}  # fmt: skip
+            answer = session.handle(json.dumps(put))
+            if '"ok":true' not in str(answer):
+                raise RuntimeError(f"the stat block was not stored: {answer!r}")
+            await server.committed()
         twin = KeyedSource(session.seed)  # the same dice the session's source draws
         totals, engine = [], []
         for batch in range(batches + 1):  # batch 0 warms up
@@ -104,7 +117,8 @@ def server_path(
             text = reply.decode() if isinstance(reply, bytes) else reply
             if '"type":"outcome"' not in text:
                 raise RuntimeError(f"not an outcome: {text[:300]}")
-            alone = engine_alone(served, requests, twin)
+            filled = [{**r, "body": exchange_body} for r in requests]  # as the engine gets it
+            alone = engine_alone(served, filled, twin)
             if twin.counter != session.keyed.counter:
                 raise RuntimeError("the engine alone drew other dice than the session")
             if batch:
@@ -119,8 +133,8 @@ def server_path(
         return
     rest = [t - e for t, e in zip(totals, engine, strict=True)]
     print(
-        f"server path without sockets ({batches} x {PATH_BATCH} exchanges, commit every "
-        f"{GROUP}; CPU us per exchange, min / median of batches):"
+        f"server path without sockets{label} ({batches} x {PATH_BATCH} exchanges, commit "
+        f"every {GROUP}; CPU us per exchange, min / median of batches):"
     )
     for label, values in (
         ("parse + decide + log", totals),

@@ -78,10 +78,14 @@ class GroupCommit:
         publish: Callable[[Sequence[Event]], None],
         on_stale: Callable[[StaleWriter], None],
         commit_failed: Callable[[str], ErrorMessage],
+        on_failed: Callable[[], None] | None = None,
         fence: Callable[[], bool] | None = None,
     ) -> None:
-        """``fence``: None (a world served without a lease), or the lease's ``valid``."""
+        """``on_failed``: told when a flush fails (what the store staged since the last good
+        one is lost: the stat-block vault forgets the blocks it kept). ``fence``: None (a world
+        served without a lease), or the lease's ``valid``."""
         self.store = store
+        self._on_failed = on_failed
         self._fence = fence
         self.failures = failures
         self._publish = publish
@@ -178,6 +182,8 @@ class GroupCommit:
             # An answer never leaves after the lease's local deadline, even one committed.
             self._check_fence()
         except Exception as err:
+            if self._on_failed is not None:
+                self._on_failed()
             # A full disk fails every commit until someone makes room: one line each.
             self.failures.report(
                 f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "

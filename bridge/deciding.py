@@ -109,12 +109,15 @@ def decide(
     store: WorldStore,
     ctx: Context,
     now: float,
+    unlogged: bool = False,
 ) -> Decided:
     """Decide and log ``message.request``; raises ProtocolError naming why it was refused.
 
     ``message`` read by the fast path (:class:`~arbiter.bridge.reading.Sent`) carries its body
     validated already; otherwise the body is validated here (:func:`strict_body`), after the
     idempotency lookup and the checks of the ruleset, type and encounter, as it always was.
+    ``unlogged``: the caller has just found the id not logged (no await since), so the
+    idempotency lookup is not made again.
     """
     written: dict[str, Any] | None
     if isinstance(message, Sent):
@@ -123,7 +126,8 @@ def decide(
         written, typed = None, None
     request = message.request
     rid = request.id
-    stored = store.find(rid)
+    # ``unlogged``: looked up by the caller in the same synchronous turn, not logged.
+    stored = None if unlogged else store.find(rid)
     if stored is not None:
         sent = request_json(request, written)
         if stored.entry.request.encode() != sent and canonical(

@@ -31,6 +31,7 @@ from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError, 
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
+from arbiter.bridge.stat_block_door import referencing
 
 
 class Sent(NamedTuple):
@@ -45,6 +46,8 @@ class Sent(NamedTuple):
 
     message: RequestMessage
     request: dict[str, Any]
+    frame: str = ""
+    """The frame's text as it came (the vault counts the references written in it)."""
 
 
 def _name(*parts: str) -> str:
@@ -74,14 +77,22 @@ def _union(members: list[Any], discriminator: str) -> Any:
     return Annotated[Union[tuple(members)], Field(discriminator=discriminator)]  # noqa: UP007
 
 
-def client_messages(engines: Mapping[str, Engine]) -> TypeAdapter[ClientMessage]:
+def client_messages(
+    engines: Mapping[str, Engine], references: bool = False
+) -> TypeAdapter[ClientMessage]:
     """A validator of every client message, each request's body typed by its request type.
 
-    Without any engine it is the generic one (no request can be decided anyway).
+    ``references``: a body that holds stat blocks is typed by its referencing model instead
+    (:func:`arbiter.bridge.stat_block_door.referencing`: each block may be a reference to a
+    stored one, plugged in before the request is decided). Without any engine it is the
+    generic one (no request can be decided anyway).
     """
     per_ruleset = []
     for rid, engine in sorted(engines.items()):
-        members = [typed_request(rid, t, m) for t, m in sorted(engine.requests.items())]
+        members = [
+            typed_request(rid, t, (references and referencing(rid, m)) or m)
+            for t, m in sorted(engine.requests.items())
+        ]
         if members:
             per_ruleset.append(_union(members, "type"))
     if not per_ruleset:
@@ -109,13 +120,21 @@ class FrameReader:
         so the fast path refuses a stat block naming an id the rule data lacks, as the slow
         path does."""
         self._adapter = client_messages(engines)
+        self._referencing = client_messages(engines, references=True)
         self._context = context
 
     def read(self, frame: str) -> ClientMessage | Sent | None:
         """The message ``frame`` holds, validated in one pass (a request as :class:`Sent`),
-        or None when the fast path refuses it (the slow path then says why)."""
+        or None when the fast path refuses it (the slow path then says why).
+
+        A frame that may name a stored stat block (it holds ``"stored"``) is read by the
+        referencing validator, which takes every frame the other does, each the same, and
+        references to stored blocks where stat blocks go: such a request's body must be
+        plugged (:func:`arbiter.bridge.stat_block_door.plugged`, by the vault) before it is
+        decided. (A reference written with escapes takes the slow path: slower, the same.)"""
+        adapter = self._referencing if '"stored"' in frame else self._adapter
         try:
-            message = self._adapter.validate_json(frame, strict=True, context=self._context)
+            message = adapter.validate_json(frame, strict=True, context=self._context)
         except ValidationError:
             return None
         if not isinstance(message, RequestMessage):
@@ -131,7 +150,7 @@ class FrameReader:
             "body": typed.written_body,  # type: ignore[attr-defined]
             "encounter": typed.encounter,
         }
-        return Sent(message, request)
+        return Sent(message, request, frame)
 
 
 __all__ = ["FrameReader", "Sent", "client_messages", "typed_request"]

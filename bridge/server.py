@@ -153,6 +153,8 @@ class ArbiterServer:
             self.publish,
             self._lose_world,
             commit_failed,
+            # A stat block the vault kept for requests may have been rolled back.
+            lambda: self.vault.forget(),
             fence=lease.valid if lease is not None else None,
         )
         # The group commit's (arbiter.bridge.committing), called as the server's by sessions.

@@ -468,10 +468,15 @@ class ClientSession:
             )
         # References to the GM's stored stat blocks become the blocks (the log keeps those).
         resolved = server.vault.resolve(
-            read, viewer, lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice)
+            read,
+            viewer,
+            lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice),
+            rules,
         )
         try:
-            decided = decide(resolved.read, rules, server.store, ctx, time.time())
+            decided = decide(
+                resolved.read, rules, server.store, ctx, time.time(), resolved.unlogged
+            )
         except ProtocolError as err:
             raise resolved.error(err) from None
         self.outcome_row = (message.request.id, decided.row.hash)

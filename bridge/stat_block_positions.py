@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.engine.registry import UnknownRuleset, get_engine
 from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.stat_block_references import is_reference
 from arbiter.bridge.stat_blocks import STAT_BLOCKS
 
 BLOCK = "block"
@@ -136,6 +137,27 @@ def masked(value: Any, holds: frozenset[str], shape: Shape) -> Any:
     return value
 
 
+def filled(value: Any, shape: Shape, blocks: Mapping[str, Any], count: list[int]) -> Any:
+    """``value`` (a body as sent, read along ``shape``) with every reference in a place holding
+    a stat block replaced by ``blocks[its id]`` (a copy of what it changes); ``count[0]`` grows
+    by one for each."""
+    if shape == BLOCK:
+        if is_reference(value):
+            count[0] += 1
+            return blocks[value["id"]]
+        return value
+    if isinstance(shape, dict) and isinstance(value, dict):
+        if VALUE in shape:
+            return {key: filled(item, shape[VALUE], blocks, count) for key, item in value.items()}
+        return {
+            key: filled(item, shape[key], blocks, count) if key in shape else item
+            for key, item in value.items()
+        }
+    if isinstance(shape, dict) and isinstance(value, list) and ITEM in shape:
+        return [filled(item, shape[ITEM], blocks, count) for item in value]
+    return value
+
+
 def masked_request(
     message: RequestMessage, written: dict[str, Any], holds: frozenset[str], shape: Shape
 ) -> RequestMessage:
@@ -149,4 +171,14 @@ def masked_request(
     return message.model_copy(update={"request": envelope})
 
 
-__all__ = ["BLOCK", "ITEM", "VALUE", "Shape", "block_shape", "foreign", "masked", "masked_request"]
+__all__ = [
+    "BLOCK",
+    "ITEM",
+    "VALUE",
+    "Shape",
+    "block_shape",
+    "filled",
+    "foreign",
+    "masked",
+    "masked_request",
+]

@@ -4,7 +4,6 @@ Pure functions over JSON values; :mod:`arbiter.bridge.stat_block_vault` looks th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 
@@ -18,16 +17,38 @@ def is_reference(value: Any) -> bool:
     )
 
 
-def references(value: Any, path: str = "body") -> Iterator[tuple[str, str]]:
+def references(value: Any, path: str = "body") -> list[tuple[str, str]]:
     """(dotted path, participant id) of every reference in ``value``, in document order."""
-    if is_reference(value):
-        yield path, value["id"]
-    elif isinstance(value, dict):
+    found: list[tuple[str, str]] = []
+    _collect(value, path, found)
+    return found
+
+
+def _collect(value: Any, path: str, found: list[tuple[str, str]]) -> None:
+    # Only a container may hold a reference: a plain value costs no call (once per request).
+    if type(value) is dict:
+        if len(value) == 2 and is_reference(value):
+            found.append((path, value["id"]))
+            return
         for key, item in value.items():
-            yield from references(item, f"{path}.{key}")
+            if isinstance(item, _CONTAINERS):
+                _collect(item, f"{path}.{key}", found)
+    elif type(value) is list:
+        for index, item in enumerate(value):
+            if isinstance(item, _CONTAINERS):
+                _collect(item, f"{path}.{index}", found)
+    elif isinstance(value, dict):
+        if is_reference(value):
+            found.append((path, value["id"]))
+            return
+        for key, item in value.items():
+            _collect(item, f"{path}.{key}", found)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from references(item, f"{path}.{index}")
+            _collect(item, f"{path}.{index}", found)
+
+
+_CONTAINERS = (dict, list)
 
 
 def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
@@ -36,9 +57,14 @@ def substitute(value: Any, blocks: dict[str, dict[str, Any]]) -> Any:
     if is_reference(value):
         return blocks[value["id"]]
     if isinstance(value, dict):
-        return {key: substitute(item, blocks) for key, item in value.items()}
+        return {
+            key: substitute(item, blocks) if isinstance(item, _CONTAINERS) else item
+            for key, item in value.items()
+        }
     if isinstance(value, list):
-        return [substitute(item, blocks) for item in value]
+        return [
+            substitute(item, blocks) if isinstance(item, dict | list) else item for item in value
+        ]
     return value
 
 

@@ -73,6 +73,8 @@ class Resolved(NamedTuple):
     referenced: its refusal after dice, the id's logged outcome, is shielded. A resend of the
     id is answered the same, and the log cannot tell a block he wrote in from one filled in
     from a reference (which he never saw)."""
+    unlogged: bool = False
+    """The request's id was looked up and is not logged: the decision need not look again."""
 
     def error(self, err: ProtocolError) -> ProtocolError:
         """The refusal ``err`` as the requester may hear it: as it is, unless shielded and

@@ -69,9 +69,18 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.checking import Check, Checked, FieldProblem, checked
+from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import Pong, ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
-from arbiter.bridge.stat_block_positions import block_shape, foreign, masked, masked_request
+from arbiter.bridge.rules import RulesSnapshot
+from arbiter.bridge.stat_block_door import (
+    Plugging,
+    is_referencing,
+    plugged,
+    replaced,
+    validated_block,
+)
+from arbiter.bridge.stat_block_positions import block_shape, filled, foreign, masked
 from arbiter.bridge.stat_block_references import is_reference, matches, references, substitute
 from arbiter.bridge.stat_block_shield import (
     ANOTHERS,
@@ -97,6 +106,8 @@ from arbiter.compiler.model.common import RulesetBase
 
 log = logging.getLogger("arbiter.vault")
 
+DOOR_KEPT = 4096
+"""At most this many validated stored blocks are kept (then they are validated afresh)."""
 MAX_REFERENCES = 64
 """At most this many references in one request (each is one lookup)."""
 WRITE_FORBIDDEN = "only the GM's connection may store or delete stat blocks"
@@ -139,6 +150,10 @@ class Vault:
         self.invalid: dict[tuple[str, str], InvalidStatBlock] = {}
         """Each stored block (by ruleset and participant) that the served rules refused when
         last rechecked, with its problems; a put or delete of the block forgets its entry."""
+        self._door: dict[tuple[str, str], tuple[dict[str, Any], BaseModel | None]] = {}
+        """Each stored block (by ruleset and participant) as last read for a request: its
+        JSON and its model validated under :attr:`_door_rules` (None: refused)."""
+        self._door_rules: RulesSnapshot | None = None
 
     # --- the table ---
 
@@ -157,10 +172,12 @@ class Vault:
         """Store ``block`` (already checked: it has a string ``id``) inside the open
         transaction, if any: the caller's reply waits for the commit."""
         text = json.dumps(block, ensure_ascii=False)
+        self._door.pop((ruleset, block["id"]), None)
         self.store.put_stat_block(StatBlock(ruleset, block["id"], text, actor, now))
 
     def delete(self, ruleset: str, participant: str) -> None:
         self.invalid.pop((ruleset, participant), None)
+        self._door.pop((ruleset, participant), None)
         self.store.delete_stat_block(ruleset, participant)
 
     # --- messages ---
@@ -266,11 +283,11 @@ class Vault:
         read: RequestMessage | Sent,
         viewer: Viewer,
         admit: Callable[[RequestMessage], object] | None = None,
+        rules: RulesSnapshot | None = None,
     ) -> Resolved:
         """``read`` with each reference to a stored block replaced by that block.
 
-        A request read by the fast path holds no reference (a reference is no valid stat
-        block). A player's resend of an id logged for another (the GM, or another player) is
+        A player's resend of an id logged for another (the GM, or another player) is
         refused ``id_conflict`` whatever its body (:data:`ANOTHERS`); his resend of his own,
         naming a block of somebody he does not hold, written in or referenced, is compared as
         :meth:`_resent` says; on his first send each such block becomes a reference to its
@@ -282,6 +299,15 @@ class Vault:
         block is looked up, so its refusals are the same whether a named block is stored or
         not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
         others as :data:`SHIELDED`.
+
+        A request read by the fast path (:class:`Sent`, its body typed already, references and
+        all) and not a resend comes back as one, under ``rules`` (the snapshot that decides
+        it): its body the request type's own model with each stored block's model, validated
+        once per snapshot (:mod:`arbiter.bridge.stat_block_door`), and the request to log
+        with the blocks filled in, as the slow path logs it. Anything else (no ``rules``, a
+        resend, a block the rules now refuse) comes back untyped, the blocks filled in, and
+        its body is validated whole when decided, as it always was: the same decision and the
+        same words either way.
         """
         message = read.message if isinstance(read, Sent) else read
         request = message.request
@@ -295,24 +321,34 @@ class Vault:
                 raise ProtocolError("id_conflict", ANOTHERS.format(request.id), request.id)
         if request.ruleset not in stat_blocks.STAT_BLOCKS:
             return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
+        sent: dict[str, Any] = read.request["body"] if isinstance(read, Sent) else request.body
+        referencing = isinstance(read, Sent) and is_referencing(request.body)
         others = False
         if not viewer.gm:
-            written = read.request["body"] if isinstance(read, Sent) else request.body
             shape = block_shape(request.ruleset, request.type)
-            others = next(foreign(written, viewer.participants, shape), None) is not None
+            others = next(foreign(sent, viewer.participants, shape), None) is not None
             if others and row is not None:
-                return self._resent(message, row, masked(written, viewer.participants, shape))
+                return self._resent(message, row, masked(sent, viewer.participants, shape))
             if others:
                 # His first send: a block of somebody he does not hold is the GM's, whatever
                 # he wrote it to hold. Each becomes a reference to its id, so the decision
                 # uses the stored block (or none: refused below, before any die).
-                message = masked_request(message, written, viewer.participants, shape)
-                read, request = message, message.request
-        if isinstance(read, Sent):
-            return Resolved(read, foreign=others)
-        found = list(references(request.body))
+                sent = masked(sent, viewer.participants, shape)
+        if isinstance(read, Sent) and not (referencing or others):
+            return Resolved(read)  # no reference: a reference is no valid stat block
+        if isinstance(read, Sent) and rules is not None:
+            if viewer.gm:
+                row = self.store.find(request.id)
+            fast = (
+                None if row is not None else self._plugged(read, viewer, rules, sent, others, admit)
+            )
+            if fast is not None:
+                return fast
+        found = references(sent)
         if not found:
-            return Resolved(read, foreign=others)
+            # A body read by the referencing model names no stored block after all ("stored"
+            # was some text): validated whole when decided.
+            return Resolved(_untyped(message, sent) if isinstance(read, Sent) else read)
         if len(found) > MAX_REFERENCES:
             raise ProtocolError(
                 "invalid_request",
@@ -323,38 +359,126 @@ class Vault:
         shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
         if viewer.gm:
             row = self.store.find(request.id)
-        body = self._logged_body(row, request.body)
-        if body is None:
-            if shielded and row is None and admit is not None:
-                try:
-                    admit(read)
-                except ProtocolError as err:
-                    raise Resolved(read, shielded).error(err) from None
-            blocks: dict[str, dict[str, Any]] = {}
-            for path, participant in found:
-                stored = self.get(request.ruleset, participant)
-                if stored is None and not viewer.sees(participant):
-                    # Whether a block is stored under an id he names shows anyway (a request
-                    # naming it is decided); what it holds never does. The words depend on
-                    # the id alone, never on what he wrote the block to hold.
-                    raise ProtocolError(
-                        "invalid_request", MUST_BE_STORED.format(
-                            type=request.type, path=path, ruleset=request.ruleset,
-                            participant=participant),
-                        request.id,
-                    )  # fmt: skip
-                if stored is None:
-                    raise ProtocolError(
-                        "invalid_request",
-                        f"invalid {request.type!r} request: {path}: no {request.ruleset} stat "
-                        f"block of {participant!r} is stored (the GM saves one with the "
-                        "stat-block editor)",
-                        request.id,
-                    )
-                blocks[participant] = stored.block
-            body = substitute(request.body, blocks)
-        resolved = request.model_copy(update={"body": body})
-        return Resolved(read.model_copy(update={"request": resolved}), shielded, others)
+        body = self._logged_body(row, sent)
+        if body is not None:  # a resend of the logged request: compared when decided
+            return Resolved(_untyped(message, body), shielded, others)
+        if shielded and row is None and admit is not None:
+            try:
+                admit(message)
+            except ProtocolError as err:
+                raise Resolved(read, shielded).error(err) from None
+        blocks: dict[str, dict[str, Any]] = {}
+        for path, participant in found:
+            stored = self._stored(request.ruleset, participant, None)
+            if stored is None and not viewer.sees(participant):
+                # Whether a block is stored under an id he names shows anyway (a request
+                # naming it is decided); what it holds never does. The words depend on
+                # the id alone, never on what he wrote the block to hold.
+                raise ProtocolError(
+                    "invalid_request", MUST_BE_STORED.format(
+                        type=request.type, path=path, ruleset=request.ruleset,
+                        participant=participant),
+                    request.id,
+                )  # fmt: skip
+            if stored is None:
+                raise ProtocolError(
+                    "invalid_request",
+                    f"invalid {request.type!r} request: {path}: no {request.ruleset} stat "
+                    f"block of {participant!r} is stored (the GM saves one with the "
+                    "stat-block editor)",
+                    request.id,
+                )
+            blocks[participant] = stored[0]
+        # Untyped: validated whole when decided (deciding.strict_body), as it always was.
+        return Resolved(_untyped(message, substitute(sent, blocks)), shielded, others)
+
+    def _plugged(
+        self,
+        read: Sent,
+        viewer: Viewer,
+        rules: RulesSnapshot,
+        sent: dict[str, Any],
+        others: bool,
+        admit: Callable[[RequestMessage], object] | None,
+    ) -> Resolved | None:
+        """A request read by the fast path, whose id is not logged, naming stored blocks
+        (``sent``: its body as sent, a player's blocks of others made references) decided with
+        the stored blocks' models, validated once under ``rules`` (:meth:`_stored`); None when
+        anything stands in the way (a block not stored or refused by the rules, a reference
+        where no block goes, an escape in the frame, too many): the caller then takes the
+        whole path, whose refusals name what is wrong.
+
+        What comes back is what the whole path gives for such a request: the body as
+        validating the filled-in one whole leaves it (:mod:`arbiter.bridge.stat_block_door`),
+        the request to log with the blocks filled in (the same bytes), the same shielding.
+        """
+        message = read.message
+        request = message.request
+        ruleset = request.ruleset
+        blocks: dict[str, dict[str, Any]] = {}
+
+        def lookup(participant: str) -> BaseModel:
+            stored = self._stored(ruleset, participant, rules)
+            if stored is None or stored[1] is None:
+                raise KeyError(participant)  # none, or refused by these rules
+            blocks[participant] = stored[0]
+            return stored[1]
+
+        plugging = Plugging(ruleset, lookup, None if viewer.gm else viewer.participants)
+        body = plugged(request.body, plugging)
+        named = plugging.references + plugging.foreign
+        # Each reference writes "stored" once (without a backslash, so without an escape): as
+        # many as were plugged, none is elsewhere.
+        frame = read.frame
+        if (
+            body is None
+            or named > MAX_REFERENCES
+            or not frame
+            or "\\" in frame
+            or frame.count('"stored"') != plugging.references
+        ):
+            return None
+        count = [0]
+        logged = filled(sent, block_shape(ruleset, request.type), blocks, count)
+        if count[0] != named:
+            return None
+        shielded = not viewer.gm and any(p not in viewer.participants for p in blocks)
+        if shielded and admit is not None:
+            try:
+                admit(message)
+            except ProtocolError as err:
+                raise Resolved(read, shielded).error(err) from None
+        done = replaced(message, request=replaced(request, body=body))
+        return Resolved(Sent(done, {**read.request, "body": logged}), shielded, others, True)
+
+    def _stored(
+        self, ruleset: str, participant: str, rules: RulesSnapshot | None
+    ) -> tuple[dict[str, Any], BaseModel | None] | None:
+        """The stored block of ``participant`` (None: none) and, under ``rules`` (when given),
+        its model validated as a request's stat block is (None: the rules refuse it, or no
+        ``rules``). Kept (:attr:`_door`) while the rules are the same: this vault writes every
+        block it serves (:meth:`put`, :meth:`delete` forget it), and a failed commit forgets
+        all (:meth:`forget`)."""
+        if rules is None:
+            found = self.store.stat_block(ruleset, participant)
+            return None if found is None else (json.loads(found.block), None)
+        if self._door_rules is not rules or len(self._door) >= DOOR_KEPT:
+            self._door_rules, self._door = rules, {}
+        key = (ruleset, participant)
+        kept = self._door.get(key)
+        if kept is None:
+            row = self.store.stat_block(ruleset, participant)
+            if row is None:
+                return None
+            block = json.loads(row.block)
+            kept = (block, validated_block(ruleset, block, rules.context))
+            self._door[key] = kept
+        return kept
+
+    def forget(self) -> None:
+        """Drop every block kept for requests (:meth:`_stored`): the store's writes may have
+        been rolled back (the server calls it when a commit fails)."""
+        self._door = {}
 
     def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
         """A player's resend of his own request ``row`` naming a block of somebody he does not
@@ -385,6 +509,15 @@ class Vault:
             return None
         logged = json.loads(row.entry.request).get("body")
         return logged if isinstance(logged, dict) and matches(sent, logged) else None
+
+
+def _untyped(message: RequestMessage, body: dict[str, Any]) -> RequestMessage:
+    """``message`` whose request carries ``body`` untyped: validated whole when decided
+    (:func:`~arbiter.bridge.deciding.strict_body`)."""
+    request = message.request
+    envelope = Request(id=request.id, ruleset=request.ruleset, type=request.type, body=body,
+                       encounter=request.encounter)  # fmt: skip
+    return message.model_copy(update={"request": envelope})
 
 
 __all__ = [

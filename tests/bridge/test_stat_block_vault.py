@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 
 from arbiter.bridge.cli import main
@@ -266,3 +268,89 @@ def test_blocks_the_rules_refuse_after_a_restart_are_flagged_in_the_gm_s_list(
         listed = ask(gm, {"v": 1, "type": "list_stat_blocks", "id": "l-1"})
     [entry] = listed["entries"]
     assert [p["field"] for p in entry["problems"]] == ["skills.war-hammer", "weapon"]
+
+
+def _logged(run: object, rid: str) -> str:
+    """The request text of ``rid``'s log row, as the store holds it."""
+    row = run.server.store.find(rid)  # type: ignore[attr-defined]
+    assert row is not None, rid
+    return row.entry.request  # type: ignore[no-any-return]
+
+
+def test_a_request_naming_stored_blocks_logs_the_bytes_of_the_blocks_written_in(
+    tmp_path: Path,
+) -> None:
+    # The blocks' models are kept validated (arbiter.bridge.stat_block_door); the log row
+    # still holds the request with the blocks filled in, byte for byte what it held when the
+    # filled-in body was validated whole: the bytes of the same request written in.
+    pat_ana = {**ANA, "ip": 31}
+    with running(bundled_config(tmp_path)) as srv:
+        gm = Client(srv, srv.server.secret, events=[])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        pat = Client(srv, token, events=[])
+        assert put(gm, ORC)["ok"] is True
+        assert put(gm, ANA, "p-2")["ok"] is True
+        both = {"id": "ana", "stored": True}
+        by_reference = ask(gm, {**attack("a-1", REFERENCE), "request": {
+            **attack("a-1", REFERENCE)["request"], "body": {"attacker": both, "defender": REFERENCE}}})  # fmt: skip
+        written_in = ask(gm, attack("a-2", ORC))
+        # A player writes his own block in and names the orc (or writes the orc in, fudged).
+        named = ask(pat, {**attack("a-3", REFERENCE), "request": {
+            **attack("a-3", REFERENCE)["request"], "body": {"attacker": pat_ana, "defender": REFERENCE}}})  # fmt: skip
+        fudged = {**ORC, "ip": 1, "skills": {"war-hammer": 1}}
+        overwritten = ask(pat, {**attack("a-4", fudged), "request": {
+            **attack("a-4", fudged)["request"], "body": {"attacker": pat_ana, "defender": fudged}}})  # fmt: skip
+        rows = {rid: srv.call(_text(srv, rid)) for rid in ("a-1", "a-2", "a-3", "a-4")}
+    for answer in (by_reference, written_in, named, overwritten):
+        assert answer["type"] == "outcome", answer
+    # The slow path logged the request dict with the blocks filled in, through orjson.
+    filled = {"id": "a-1", "ruleset": "hmk", "type": "attack",
+              "body": {"attacker": ANA, "defender": ORC}, "encounter": None}  # fmt: skip
+    assert rows["a-1"].encode() == orjson.dumps(filled)
+    assert rows["a-1"] == rows["a-2"].replace('"a-2"', '"a-1"')
+    assert rows["a-3"] == rows["a-4"].replace('"a-4"', '"a-3"')
+    assert json.loads(rows["a-3"])["body"] == {"attacker": pat_ana, "defender": ORC}
+
+
+async def _text(run: object, rid: str) -> str:
+    return _logged(run, rid)
+
+
+def test_a_request_naming_stored_blocks_is_refused_in_the_words_of_the_blocks_written_in(
+    tmp_path: Path,
+) -> None:
+    # A body problem beside a reference, a reference to no stored block, and a reference to a
+    # block the rules refuse since a reload: each refusal is word for word the one the same
+    # request gets with the block written in (or the vault's own, as before).
+    root = tmp_path / "rules-copy"
+    shutil.copytree(RULES_ROOT, root)
+    config = bundled_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        assert put(gm, ORC)["ok"] is True
+        bad_ref = ask(gm, attack("b-1", REFERENCE, modifier="5"))
+        bad_inline = ask(gm, attack("b-2", ORC, modifier="5"))
+        missing = ask(gm, attack("b-3", {"id": "zed", "stored": True}))
+        weapons = root / "hmk" / "weapons.toml"
+        entries = weapons.read_text(encoding="utf-8").split("[[weapons]]")
+        weapons.write_text(
+            "[[weapons]]".join(e for e in entries if 'id = "war-hammer"' not in e),
+            encoding="utf-8",
+        )
+        assert gm._next(30)["event"] == "rules_updated"
+        stale_ref = ask(gm, attack("b-4", REFERENCE))
+        stale_inline = ask(gm, attack("b-5", ORC))
+        logged = srv.call(_count(srv))
+    assert bad_ref["code"] == bad_inline["code"] == "invalid_request"
+    assert bad_ref["message"] == bad_inline["message"]
+    assert "body.modifier: Input should be a valid integer" in bad_ref["message"]
+    assert missing["code"] == "invalid_request"
+    assert missing["message"] == (
+        "invalid 'attack' request: body.defender: no hmk stat block of 'zed' is stored (the GM "
+        "saves one with the stat-block editor)"
+    )
+    assert stale_ref["code"] == stale_inline["code"] == "invalid_request"
+    assert stale_ref["message"] == stale_inline["message"]
+    assert "unknown weapon 'war-hammer'" in stale_ref["message"]
+    assert logged == 0

@@ -76,6 +76,12 @@ def held(page: Page) -> dict[str, str]:
     return found
 
 
+def requests_sent(page: Page) -> list[dict[str, Any]]:
+    """Every ``request`` message the page sent the Arbiter server, as sent."""
+    sent = [json.loads(p) for _url, way, p in page.frames if way == "sent" and p.startswith("{")]
+    return [m for m in sent if m.get("type") == "request"]
+
+
 def flags_of(page: Page) -> list[dict[str, Any]]:
     return page.call("() => canvas.tokens.placeables.map((t) => t.actor.flags.arbiter ?? {})")
 
@@ -124,6 +130,11 @@ def test_the_gm_and_a_player_attack_an_npc_whose_stat_block_never_reaches_the_pl
     [first] = wait_until(lambda: log_rows(server))
     body = json.loads(first["request"])["body"]
     assert body["attacker"] == KARA_BLOCK and body["defender"] == ORM_BLOCK
+    # His client sent both blocks by reference (the server keeps them as they are, and had
+    # validated them once when they were stored); the log holds them written in (above).
+    [sent] = requests_sent(gm)
+    assert sent["request"]["body"]["attacker"] == {"id": "kara", "stored": True}
+    assert sent["request"]["body"]["defender"] == {"id": "orm", "stored": True}
 
     # Aria attacks Orm: her dialog names Orm's block, the server fills it in (and logs it).
     # Her own character's block she reads over her own connection (V12); relaying through the

@@ -111,7 +111,9 @@ async function deliverPrivate(outcome, relayedFor) {
  * relayed one goes back to the player alone.
  */
 async function decide(request, { owners, player } = {}) {
-  const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body: request.body, encounter: request.encounter ?? null };
+  // Stat blocks the server keeps unchanged go as references (vault.mjs, referenced).
+  const body = vault.referenced(request.ruleset, request.body);
+  const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body, encounter: request.encounter ?? null };
   try {
     const answer = await connection.request(envelope, request.dice ?? null, player);
     const message = request.resolves ? null : await postOutcome(answer, request, owners);

@@ -121,6 +121,28 @@ export function createVault(ctx) {
   }
 
   /**
+   * The GM's request `body` (a copy) with each stat block this browser knows the server keeps
+   * as it is, key for key (the block this vault last stored or read for that id), as a
+   * reference `{id, stored: true}`: the server fills in its stored block, validated once when
+   * stored instead of with every request, and logs the request with it written in, as it logs
+   * the block sent whole. Anything else goes as it is (a changed block, an unknown one, a
+   * player's browser: his request is decided with the GM's blocks anyway).
+   */
+  function referenced(ruleset, body) {
+    if (!ctx.isGM() || cache.size === 0) return body;
+    const walk = (value) => {
+      if (Array.isArray(value)) return value.map(walk);
+      if (!value || typeof value !== "object") return value;
+      if (typeof value.id === "string" && !isReference(value)) {
+        const kept = cache.get(key(ruleset, value.id));
+        if (kept !== undefined && JSON.stringify(kept) === JSON.stringify(value)) return reference(value.id);
+      }
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    };
+    return walk(body);
+  }
+
+  /**
    * GM, once connected: move the stat blocks earlier versions kept in actor flags to the server,
    * then remove them from the actor (which removes them from every browser). A block the server
    * refuses stays on its actor and the GM is told which, to fix it in the editor (saving it
@@ -153,7 +175,7 @@ export function createVault(ctx) {
     cache.clear();
   }
 
-  return { get, put, list, remove, blockFor, migrate, forget };
+  return { get, put, list, remove, blockFor, referenced, migrate, forget };
 }
 
 /**
