@@ -37,6 +37,9 @@ class SlowStore:
         found = self.logged.get(request_id)
         return None if found is None else SimpleNamespace(hash=found)
 
+    def count(self) -> int:
+        return len(self.logged)
+
     @property
     def pending(self) -> bool:
         return self.staged > 0

@@ -90,7 +90,7 @@ def test_a_promoted_synchronous_standby_holds_every_acknowledged_roll_and_the_se
     try:
         run_apart(set_up(server.url, secret))
         # The primary crashes (no checkpoint, no goodbye to anyone) with requests in flight.
-        before, refused = run_apart(
+        before, _ = run_apart(
             stream(server.url, secret, list(range(TOTAL)), lambda: primary.stop("immediate"))
         )
     finally:
@@ -104,7 +104,9 @@ def test_a_promoted_synchronous_standby_holds_every_acknowledged_roll_and_the_se
     for rid, reply in before.items():
         seq, outcome = log[rid]  # every acknowledged roll survived on the standby
         assert project(outcome, GM) == reply["outcome"] and seq == reply["seq"]
-    assert not refused & set(log), "an id answered unavailable is in the log"
+    # An id answered `unavailable` may be in the log all the same: its COMMIT reached the
+    # standby, and the primary died before acknowledging it, so the server could not tell.
+    # Its retry must then get the stored outcome, never a second decision (below).
     committed_unanswered = set(log) - set(before)
 
     on_standby = ["--store", url(standby, standby.dsn()), "--world", "w"]
