@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-import re
-import urllib.parse
 from http import HTTPStatus
 from typing import Any
 
@@ -32,65 +29,26 @@ import psycopg
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from arbiter.bridge.committing import LeaseEnded
 from arbiter.bridge.connection import Connection
+from arbiter.bridge.host_leases import deadlines, renewals
+from arbiter.bridge.host_paths import (
+    CLOSE_MOVED,
+    CLOSE_TRY_AGAIN,
+    check_reason_fits,
+    moved_reason,
+    world_of,
+)
 from arbiter.bridge.http import ModuleFiles, problem, routes
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
-from arbiter.bridge.server import ArbiterServer, rebuild_module, server_version, settle_heap
+from arbiter.bridge.server import ArbiterServer
 from arbiter.bridge.server_config import Hosting, ServerConfig
+from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
 from arbiter.bridge.stores.ownership import Host, Owned
 from arbiter.bridge.world import OpenWorld
 from arbiter.compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.host")
-
-CLOSE_MOVED = 4010
-"""This host does not serve the world: another host owns it. The close reason names it
-(:func:`moved_reason`); reconnect there (docs/protocol.md)."""
-CLOSE_TRY_AGAIN = 1013
-"""The world could not be claimed or opened now (the database did not answer): try again."""
-MAX_REASON_BYTES = 123
-"""A websocket close reason's limit (RFC 6455: 125 bytes of payload, 2 of them the code)."""
-MAX_WORLD_ID = 100
-WORLD_PATH = re.compile(r"^/w/([^/]+)/?$")
-
-
-def moved_reason(host_id: str, url: str) -> str:
-    """The close reason of a "moved" close: ``{"owner": host id, "url": advertised URL}`` as
-    compact JSON; without the URL when both would exceed the 123 bytes a close reason holds (the
-    host id alone, cut to fit, after that). Each host checks at start that its own fits."""
-    for value in ({"owner": host_id, "url": url}, {"owner": host_id}):
-        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-        if len(text.encode()) <= MAX_REASON_BYTES:
-            return text
-    cut = host_id.encode()[: MAX_REASON_BYTES - 20].decode(errors="ignore")
-    return json.dumps({"owner": cut}, separators=(",", ":"), ensure_ascii=False)
-
-
-def check_reason_fits(host_id: str, url: str) -> None:
-    """Raise ValueError when this host's "moved" reason would not hold its id and URL."""
-    text = json.dumps({"owner": host_id, "url": url}, separators=(",", ":"), ensure_ascii=False)
-    if len(text.encode()) > MAX_REASON_BYTES:
-        raise ValueError(
-            f"--host-id and --advertise-url are too long together ({len(text.encode())} bytes as "
-            f"the 'moved' close reason {text}; a close reason holds {MAX_REASON_BYTES})"
-        )
-
-
-def world_of(path: str, default: str | None) -> str | None:
-    """The world a connection's path names: ``/w/<id>`` (percent-decoded), or ``default`` at
-    the bare path; None when the path names no world this host could serve."""
-    path = path.split("?", 1)[0]
-    if path in ("", "/"):
-        return default
-    match = WORLD_PATH.match(path)
-    if match is None:
-        return None
-    world = urllib.parse.unquote(match.group(1))
-    if not world or len(world) > MAX_WORLD_ID or not world.isprintable():
-        return None
-    return world
 
 
 class WorldHost:
@@ -118,6 +76,10 @@ class WorldHost:
         self._opening: dict[str, asyncio.Task[ArbiterServer | Owned]] = {}
         self._retiring: dict[str, asyncio.Task[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self.active: dict[str, int] = {}
+        """Connections being served, by world (from before their hello)."""
+        self.idle_since: dict[str, float] = {}
+        """When each world served with no connection was first seen so (the loop's clock)."""
         self.watcher: RulesWatcher | None = None
 
     # --- lifecycle ---
@@ -153,8 +115,8 @@ class WorldHost:
         self.owner = Host(self.hosting.dsn, self.hosting.host_id, url, self.hosting.lease_ttl)
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
-        self._tasks.append(asyncio.create_task(self._renewals(), name="lease-renewals"))
-        self._tasks.append(asyncio.create_task(self._deadlines(), name="lease-deadlines"))
+        self._tasks.append(asyncio.create_task(renewals(self), name="lease-renewals"))
+        self._tasks.append(asyncio.create_task(deadlines(self), name="lease-deadlines"))
         if config.reload_interval is not None:
             self.watcher = RulesWatcher(
                 config.rules, config.reload_interval, self.swap_rules, self.report_error
@@ -241,17 +203,29 @@ class WorldHost:
         if world_id is None:  # refused at the handshake already
             await ws.close(1008, "no world at this path")
             return
+        while True:
+            try:
+                served = await self.world(world_id)
+            except Exception as err:
+                log.warning("world %r could not be claimed or opened: %s", world_id, err)
+                await ws.close(CLOSE_TRY_AGAIN, "the world cannot be opened now; try again")
+                return
+            if isinstance(served, Owned):
+                self.moved += 1
+                await ws.close(CLOSE_MOVED, moved_reason(served.host_id, served.url))
+                return
+            if self.worlds.get(world_id) is served or served.stale is not None:
+                break  # (a lost world closes the connection with 4009 itself)
+            # Given up as idle between its claim and now: claim it again.
+        # Counted from before its hello (a session joins the world's clients after it): a
+        # world is given up when idle only if no connection at all is using it.
+        self.active[world_id] = self.active.get(world_id, 0) + 1
         try:
-            served = await self.world(world_id)
-        except Exception as err:
-            log.warning("world %r could not be claimed or opened: %s", world_id, err)
-            await ws.close(CLOSE_TRY_AGAIN, "the world cannot be opened now; try again")
-            return
-        if isinstance(served, Owned):
-            self.moved += 1
-            await ws.close(CLOSE_MOVED, moved_reason(served.host_id, served.url))
-            return
-        await served.handle(ws)
+            await served.handle(ws)
+        finally:
+            self.active[world_id] -= 1
+            if not self.active[world_id]:
+                del self.active[world_id]
 
     async def world(self, world_id: str) -> ArbiterServer | Owned:
         """The world's server, claiming and opening the world if this host does not serve it;
@@ -304,7 +278,7 @@ class WorldHost:
             with contextlib.suppress(Exception):
                 await owner.release([world_id])
             raise
-        world.on_lost = self._retire
+        world.on_lost = self.retire
         self.worlds[world_id] = world
         log.info(
             "serving world %r (epoch %d%s)",
@@ -314,10 +288,12 @@ class WorldHost:
         )
         return world
 
-    def _retire(self, world: ArbiterServer) -> None:
-        """A world lost (stale writer, lease lost or run out): close it, then give it up."""
+    def retire(self, world: ArbiterServer) -> None:
+        """A world lost (stale writer, lease lost or run out) or idle: close it (flushing what
+        it staged unless lost), then give it up."""
         world_id = world.world_id
         assert world_id is not None
+        self.idle_since.pop(world_id, None)
         if self.worlds.get(world_id) is world:
             del self.worlds[world_id]
         task = asyncio.get_running_loop().create_task(
@@ -341,55 +317,6 @@ class WorldHost:
                 await self.owner.release([world_id])
             except Exception as err:
                 log.warning("could not release world %r (its lease runs out): %s", world_id, err)
-
-    # --- leases ---
-
-    async def _renewals(self) -> None:
-        """Renew every lease each ``ttl/3``; stop serving the worlds a renewal names lost."""
-        owner = self.owner
-        assert owner is not None
-        period = owner.ttl / 3
-        while True:
-            try:
-                if not owner.leases:
-                    await asyncio.sleep(period)  # nothing to renew
-                    continue
-                # Bounded: a database that stopped answering must not hold renewals for ever
-                # (by then every lease has run out on this host's clock anyway).
-                lost = await asyncio.wait_for(owner.renew(), owner.ttl)
-            except Exception as err:
-                # The leases run out on their own deadlines (_deadlines) unless the next works.
-                log.warning(
-                    "leases not renewed (%s): worlds stop at their deadline",
-                    str(err) or type(err).__name__,
-                )
-                if isinstance(err, TimeoutError):
-                    await owner.close()  # a renewal cut off mid-statement leaves its connection
-                lost = []
-            for world_id in lost:
-                world = self.worlds.get(world_id)
-                if world is not None:
-                    world.lose(LeaseEnded(f"world {world_id!r} was claimed by another host"))
-            await asyncio.sleep(period)
-
-    async def _deadlines(self) -> None:
-        """Stop serving each world as soon as its lease is no longer valid by this host's
-        clock (a renewal failed, or came too late). The group commit checks the lease too,
-        before every flush and every reply: this closes the connections without waiting for
-        one."""
-        assert self.owner is not None
-        idle = self.owner.ttl / 3
-        while True:
-            soonest = idle
-            for world_id, world in tuple(self.worlds.items()):
-                lease = world.lease
-                if lease is None:
-                    continue
-                if not lease.valid():
-                    world.lose(LeaseEnded(f"the lease on world {world_id!r} ran out"))
-                else:
-                    soonest = min(soonest, lease.remaining())
-            await asyncio.sleep(soonest + 0.005)
 
     # --- rules ---
 
@@ -432,4 +359,4 @@ class WorldHost:
         }
 
 
-__all__ = ["CLOSE_MOVED", "WorldHost", "check_reason_fits", "moved_reason", "world_of"]
+__all__ = ["CLOSE_MOVED", "WorldHost", "moved_reason", "world_of"]

@@ -15,19 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import sqlite3
 import time
 from collections.abc import Callable, Coroutine, Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from arbiter.bridge import datadir
 from arbiter.bridge.broadcast import publish
-from arbiter.bridge.building import build_module
 from arbiter.bridge.committing import Event, GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.failures import FailureLog
@@ -43,6 +40,7 @@ from arbiter.bridge.protocol import (
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server_config import ServerConfig
+from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
 from arbiter.bridge.session import CLOSE_REVOKED, CLOSE_STALE, ClientSession, commit_failed
 from arbiter.bridge.stat_block_vault import Vault
 from arbiter.bridge.store import Checkpointer, Player
@@ -59,27 +57,6 @@ log = logging.getLogger("arbiter.server")
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 STALE_REASON = "this server no longer owns the world"
-
-
-def settle_heap() -> None:
-    """Collect what is garbage now, then exempt every live object from later collections.
-
-    The rules (hundreds of thousands of objects, alive as long as they serve) would otherwise be
-    walked by every full collection: a pause of tens of milliseconds on the event loop, under
-    load every few thousand messages. Frozen objects are still freed when nothing refers to
-    them; the collection before freezing (and after :func:`gc.unfreeze`, on a rule change)
-    frees the cycles of rules that no longer serve.
-    """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def server_version() -> str:
-    try:
-        return version("vtt-arbiter")
-    except PackageNotFoundError:
-        return "0.0.0"
 
 
 class ArbiterServer:
@@ -435,25 +412,6 @@ class ArbiterServer:
     async def rebuild_module(self) -> None:
         """Build the module off the event loop (a no-op when it is up to date)."""
         await rebuild_module(self.config)
-
-
-async def rebuild_module(config: ServerConfig) -> None:
-    """Build ``config``'s module off the event loop (a no-op when it is up to date); raises
-    RuleError for rules that do not compile, logs any other failure (the rules still serve)."""
-    module_dir = config.module_dir
-    if module_dir is None:
-        return
-    try:
-        report = await asyncio.to_thread(build_module, module_dir, config.rules)
-    except RuleError:
-        raise
-    except Exception as err:
-        # Unavailable compiler, packs held open by a running world, a concurrent build: the
-        # rules still serve; the module on disk stays as it was until the next change.
-        log.warning("module not rebuilt: %s", err)
-        return
-    describe = getattr(report, "describe", None)
-    log.info("module %s", describe() if callable(describe) else report)
 
 
 async def open_server(config: ServerConfig) -> ArbiterServer:

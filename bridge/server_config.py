@@ -13,6 +13,8 @@ from arbiter.bridge.world import PostgresWorld
 
 DEFAULT_LEASE_TTL = 10.0
 """Seconds of a lease on a world (``--lease-ttl``), on the database's clock."""
+DEFAULT_IDLE_RELEASE = 600.0
+"""Seconds a host keeps a world nobody is connected to (``--idle-release``)."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,9 @@ class Hosting:
     world: str | None = None
     """The world served at the bare path ``/`` too (``--world``), claimed at start; None:
     worlds only at ``/w/<id>``."""
+    idle_release: float | None = DEFAULT_IDLE_RELEASE
+    """Seconds a served world may go without any connection before the host releases it
+    (``--idle-release``; None: never)."""
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from arbiter.bridge import datadir, native
 from arbiter.bridge.building import DEFAULT_MODULE_DIR
+from arbiter.bridge.host_paths import check_reason_fits
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.server import LOOPBACK, ServerConfig, open_server
-from arbiter.bridge.server_config import DEFAULT_LEASE_TTL, Hosting
+from arbiter.bridge.server_config import DEFAULT_IDLE_RELEASE, DEFAULT_LEASE_TTL, Hosting
 from arbiter.bridge.world import PostgresWorld, add_store_arguments, redact, where_from
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT
@@ -125,6 +126,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"{DEFAULT_LEASE_TTL:g}); renewed every third of it, and a dead host's worlds are "
         "claimed elsewhere after it",
     )
+    parser.add_argument(
+        "--idle-release",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"with --host-id: release a world no connection has used for this long (default "
+        f"{DEFAULT_IDLE_RELEASE:g}; 0: never)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings only")
 
 
@@ -174,6 +183,8 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
             raise ValueError("--advertise-url is for a host of many worlds: give --host-id too")
         if args.lease_ttl != DEFAULT_LEASE_TTL:
             raise ValueError("--lease-ttl is for a host of many worlds: give --host-id too")
+        if args.idle_release is not None:
+            raise ValueError("--idle-release is for a host of many worlds: give --host-id too")
         return None
     if not isinstance(args.store, str):
         raise ValueError("--host-id serves worlds of a PostgreSQL --store postgresql://…")
@@ -183,14 +194,15 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
         raise ValueError(f"--host-id {host_id!r}: give a printable, non-empty name")
     if args.lease_ttl <= 0:
         raise ValueError(f"--lease-ttl {args.lease_ttl:g}: a lease needs a positive length")
+    idle = DEFAULT_IDLE_RELEASE if args.idle_release is None else args.idle_release
+    if idle < 0:
+        raise ValueError(f"--idle-release {idle:g}: give seconds, or 0 for never")
     if args.advertise_url is not None:
         parsed = urllib.parse.urlsplit(args.advertise_url)
         if parsed.scheme not in ("ws", "wss", "http", "https") or not parsed.hostname:
             raise ValueError(
                 f"--advertise-url {args.advertise_url!r}: give a ws:// or wss:// address"
             )
-        from arbiter.bridge.hosting import check_reason_fits
-
         check_reason_fits(host_id, args.advertise_url)
     return Hosting(
         dsn=args.store,
@@ -198,6 +210,7 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
         advertise_url=args.advertise_url,
         lease_ttl=args.lease_ttl,
         world=args.world,
+        idle_release=idle or None,
     )
 
 

@@ -2,13 +2,16 @@
 and real websockets on loopback: two hosts contend for one world (one serves, the other closes
 with 4010 naming it); one host serves two worlds with their own chains and secrets; a stale
 writer stops one world and not the other; a host that cannot renew stops answering and the
-world's next owner is named; a clean shutdown releases, so another host claims at once."""
+world's next owner is named, and a listener reconnecting there with its last seq gets the gap; a
+renewal naming a world lost closes it; an idle world is released; a clean shutdown releases, so
+another host claims at once."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -201,26 +204,10 @@ def test_a_host_that_cannot_renew_stops_answering_and_then_names_the_next_owner(
         hosting(host_config(tmp_path / "a", postgres_database, "a", ttl=2.0)) as a,
         hosting(host_config(tmp_path / "b", postgres_database, "b")) as b,
     ):
-        held = asyncio.Event()
-
-        async def hold_renewals() -> None:
-            owner = a.host.owner
-            assert owner is not None
-
-            async def never() -> list[str]:
-                await held.wait()
-                return []
-
-            async def unreachable(worlds: Any = None) -> None:
-                raise OSError("the database does not answer")
-
-            owner.renew = never  # type: ignore[method-assign]
-            owner.release = unreachable  # type: ignore[method-assign]
-
         ws, _ = a.hello("w", postgres_database)
         send(ws, bundled_request("r-1"))
         assert receive(ws)["seq"] == 1
-        a.call(hold_renewals())
+        a.call(hold_renewals(a))
         # No renewal: the world is closed at the lease's local deadline, before anyone asks.
         assert closed_with(ws)[0] == 4009
         assert "w" not in a.host.worlds
@@ -234,6 +221,58 @@ def test_a_host_that_cannot_renew_stops_answering_and_then_names_the_next_owner(
         assert code == 4010 and json.loads(reason)["owner"] == "b"
         taken.close()
     assert world_rows(postgres_database, "w") == [(1, "r-1"), (2, "r-2")]
+
+
+def test_a_listener_of_a_world_that_moved_reconnects_to_its_new_host_and_gets_the_gap(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    with (
+        hosting(host_config(tmp_path / "a", postgres_database, "a", ttl=2.0)) as a,
+        hosting(host_config(tmp_path / "b", postgres_database, "b")) as b,
+    ):
+        secret = secret_of(postgres_database, "w")
+        gm, _ = a.hello("w", postgres_database)
+        listener = a.connect("w")
+        send(listener, hello_message(secret, events=["outcome"]))
+        assert receive(listener)["type"] == "welcome"
+        send(gm, bundled_request("r-1"))
+        assert receive(gm)["seq"] == 1
+        seen = receive(listener)
+        assert seen["event"] == "outcome" and seen["seq"] == 1
+        a.call(hold_renewals(a))
+        assert closed_with(gm)[0] == 4009 and closed_with(listener)[0] == 4009
+        wait_lease_over(postgres_database, "w")
+        gm, _ = b.hello("w", postgres_database)
+        decided = []
+        for rid in ("r-2", "r-3"):
+            send(gm, bundled_request(rid))
+            decided.append(receive(gm))
+        assert [d["seq"] for d in decided] == [2, 3]
+        back = b.connect("w")
+        send(back, {**hello_message(secret, events=["outcome"]), "since": seen["seq"]})
+        assert receive(back)["type"] == "welcome"
+        replayed = [receive(back) for _ in decided]
+        assert [(e["seq"], e["replayed"]) for e in replayed] == [(2, True), (3, True)]
+        assert [e["outcome"] for e in replayed] == [d["outcome"] for d in decided]
+        gm.close()
+        back.close()
+
+
+async def hold_renewals(running: RunningHost) -> None:
+    """From now on the host's renewals never answer and its releases fail, as when the
+    database no longer answers it (its leases run out)."""
+    owner = running.host.owner
+    assert owner is not None
+
+    async def never() -> list[str]:
+        await asyncio.Event().wait()
+        return []
+
+    async def unreachable(worlds: Any = None) -> None:
+        raise OSError("the database does not answer")
+
+    owner.renew = never  # type: ignore[method-assign]
+    owner.release = unreachable  # type: ignore[method-assign]
 
 
 def test_a_world_a_renewal_names_lost_is_closed_at_once_without_a_request(
@@ -253,6 +292,33 @@ def test_a_world_a_renewal_names_lost_is_closed_at_once_without_a_request(
             assert receive(taken)["seq"] == 2
             taken.close()
     assert world_rows(postgres_database, "w") == [(1, "r-1"), (2, "r-2")]
+
+
+def test_a_world_nobody_uses_is_released_and_another_host_claims_it_at_once(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    idle = host_config(tmp_path / "a", postgres_database, "a", ttl=3.0, idle_release=0.5)
+    with hosting(idle) as a:
+        ws, _ = a.hello("w", postgres_database)
+        send(ws, bundled_request("r-1"))
+        assert receive(ws)["seq"] == 1
+        ws.close()
+        wait_released(postgres_database, "w")
+        assert "w" not in a.host.worlds
+        with hosting(host_config(tmp_path / "b", postgres_database, "b")) as b:
+            taken, _ = b.hello("w", postgres_database)
+            send(taken, bundled_request("r-1"))
+            assert receive(taken)["replayed"] is True
+            assert owner(postgres_database, "w") == ("b", 2)
+            taken.close()
+
+
+def wait_released(dsn: str, world: str) -> None:
+    """Until the world has no owner (polling the database; the limit guards against a hang)."""
+    limit = time.monotonic() + 60
+    while owner(dsn, world)[0] is not None:
+        assert time.monotonic() < limit, f"{world!r} was never released"
+        time.sleep(0.05)
 
 
 def test_a_clean_shutdown_releases_the_worlds_so_another_host_claims_at_once(
@@ -298,3 +364,5 @@ def test_world_paths_and_moved_reasons() -> None:
     long_url = "wss://" + "u" * 120
     assert moved_reason("b", long_url) == '{"owner":"b"}'
     assert len(moved_reason("h" * 300, long_url).encode()) <= 123
+    escaped = moved_reason('"' * 100 + "é" * 50, long_url)
+    assert len(escaped.encode()) <= 123 and json.loads(escaped)["owner"].startswith('""')

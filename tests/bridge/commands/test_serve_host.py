@@ -83,11 +83,15 @@ def test_two_serve_processes_contend_and_a_terminated_one_hands_the_world_over_a
 def test_host_options_make_a_hosting_config_and_contradictions_are_named() -> None:
     dsn = "postgresql://arbiter@db.example.com/arbiter"
     config = config_from(parse("--store", dsn, "--host-id", "h-1", "--lease-ttl", "5"))
-    assert config.hosting == Hosting(dsn, "h-1", None, 5.0, None)
+    assert config.hosting == Hosting(dsn, "h-1", None, 5.0, None, 600.0)
+    never = config_from(parse("--store", dsn, "--host-id", "h-1", "--idle-release", "0"))
+    assert never.hosting is not None and never.hosting.idle_release is None
     assert config.postgres is None
     bad = {
         ("--store", dsn, "--world", "w", "--advertise-url", "wss://x"): "give --host-id too",
         ("--store", dsn, "--world", "w", "--lease-ttl", "3"): "give --host-id too",
+        ("--store", dsn, "--world", "w", "--idle-release", "3"): "give --host-id too",
+        ("--store", dsn, "--host-id", "h", "--idle-release", "-1"): "0 for never",
         ("--data", "d", "--host-id", "h"): "PostgreSQL --store",
         ("--store", dsn, "--host-id", "h", "--lease-ttl", "0"): "positive length",
         ("--store", dsn, "--host-id", "h", "--advertise-url", "ftp://x"): "ws:// or wss://",
