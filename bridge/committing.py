@@ -12,7 +12,12 @@ store's flush returns without suspending: one task step per group, as the call i
 When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
 ``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
 row it holds all the same goes as it is (a PostgreSQL commit that landed although its connection
-broke, which the store found by reloading the world; a resend answered from an older row). A
+broke, which the store found by reloading the world; a resend answered from an older row). "Its
+row" is the very row the reply was made from (same hash), not merely a row of the same id: when
+an earlier commit of the id landed unheard and the store could not reload then, the id's retry
+is decided anew on a cache without that row; the reload of this flush finds the earlier row,
+and the new outcome, which is not the logged one, must not go (the client's next retry gets the
+logged outcome). A
 reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
@@ -42,9 +47,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arbiter.server")
 
-Answer = tuple["ClientSession", str | bytes, str | None, ErrorMessage | None]
-"""A reply waiting for the commit: to whom, what, the request id of the outcome it carries
-(None: not an outcome), and the error to send instead should the commit fail (a bind's)."""
+OutcomeRow = tuple[str, str]
+"""The row an outcome reply was made from: its request id and its hash."""
+
+Answer = tuple["ClientSession", str | bytes, OutcomeRow | None, ErrorMessage | None]
+"""A reply waiting for the commit: to whom, what, the row of the outcome it carries (None: not
+an outcome), and the error to send instead should the commit fail (a bind's)."""
 
 Event = tuple[int, OutcomeText, "ClientSession"]
 """An outcome to announce to the listeners once committed: its seq, its texts, its origin."""
@@ -114,7 +122,7 @@ class GroupCommit:
         self,
         session: ClientSession,
         reply: str | bytes,
-        outcome_id: str | None = None,
+        outcome_row: OutcomeRow | None = None,
         on_failure: ErrorMessage | None = None,
     ) -> None:
         """Send ``reply`` to ``session`` once every write staged so far is committed (at once
@@ -128,7 +136,7 @@ class GroupCommit:
         ):
             session.outbox.send(reply)
             return
-        self._answers.append((session, reply, outcome_id, on_failure))
+        self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
 
     def after_commit(self, callback: Callable[[], None]) -> None:
@@ -193,13 +201,17 @@ class GroupCommit:
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(failed)
-            for session, reply, outcome_id, on_failure in answers:
-                if outcome_id is not None:
+            for session, reply, outcome_row, on_failure in answers:
+                if outcome_row is not None:
                     # An outcome goes only if its row is committed all the same: a commit whose
                     # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
-                    # or a resend answered from an older row. Else nothing was decided.
-                    if isinstance(err, LeaseEnded) or self.store.find(outcome_id) is None:
-                        reply = encode(self._commit_failed(outcome_id))
+                    # or a resend answered from an older row. Else nothing was decided; and a
+                    # row of the same id that is not this one (an earlier decision of the id
+                    # that landed unheard) means this outcome is not the logged one.
+                    request_id, row_hash = outcome_row
+                    found = self.store.find(request_id)
+                    if isinstance(err, LeaseEnded) or found is None or found.hash != row_hash:
+                        reply = encode(self._commit_failed(request_id))
                 elif on_failure is not None:
                     reply = encode(on_failure)
                 session.outbox.send(reply)
