@@ -87,8 +87,9 @@ def schema(ruleset: str) -> dict[str, Any]:
     properties = generated["properties"]
     for field, hints in PICKS.get(ruleset, {}).items():
         properties[field] = {**properties[field], **hints}
+    defs = generated.get("$defs", {})
     for field, (low, high) in bundled_limits(ruleset).items():
-        _bounded(properties[field], low, high, generated.get("$defs", {}))
+        _bounded(_place(properties, defs, ruleset, field), low, high, defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"arbiter:stat-block:{ruleset}",
@@ -97,8 +98,28 @@ def schema(ruleset: str) -> dict[str, Any]:
     }
 
 
+NESTED_LIMITS: Mapping[str, Mapping[str, str]] = {"combat-styles": {"siz": "characteristics"}}
+"""Bounds of a field inside a nested model, by ruleset: the bound's name → the property whose
+model holds the field of that name (combat-styles' ``siz`` overrides ``characteristics``' bound
+for SIZ alone; the table lists it after ``characteristics``)."""
+
+
+def _place(
+    properties: dict[str, Any], defs: dict[str, Any], ruleset: str, field: str
+) -> dict[str, Any]:
+    """The schema node the bound ``field`` of ``ruleset``'s ``stat_block_limits`` holds: the
+    property of that name, or the field of a nested model (:data:`NESTED_LIMITS`)."""
+    outer = NESTED_LIMITS.get(ruleset, {}).get(field)
+    if outer is None:
+        node: dict[str, Any] = properties[field]
+        return node
+    model = defs[properties[outer]["$ref"].rsplit("/", 1)[-1]]
+    inner: dict[str, Any] = model["properties"][field]
+    return inner
+
+
 @cache
-def bundled_limits(ruleset: str) -> dict[str, tuple[int, int]]:
+def bundled_limits(ruleset: str) -> dict[str, tuple[int, int | None]]:
     """The bundled rule data's bounds of ``ruleset``'s stat-block numbers (its
     ``stat_block_limits``), by field: (min, max). Empty for a ruleset without them."""
     limits = getattr(load_ruleset(ruleset).model, "stat_block_limits", None)
@@ -107,7 +128,7 @@ def bundled_limits(ruleset: str) -> dict[str, tuple[int, int]]:
     return {field: (bound.min, bound.max) for field, bound in limits}
 
 
-def _bounded(node: dict[str, Any], low: int, high: int, defs: dict[str, Any]) -> None:
+def _bounded(node: dict[str, Any], low: int, high: int | None, defs: dict[str, Any]) -> None:
     """Write ``minimum``/``maximum`` into the integer schema of a property: the property's own,
     its values' (a mapping, keys with a pattern too), its non-null branch (an optional) or each field of the model it
     refers to (hmk ``attributes``, in ``defs``). Keys stay sorted, as pydantic writes a bound
@@ -127,7 +148,9 @@ def _bounded(node: dict[str, Any], low: int, high: int, defs: dict[str, Any]) ->
     elif "anyOf" in node:
         _bounded(next(n for n in node["anyOf"] if n.get("type") != "null"), low, high, defs)
         return
-    node.update(maximum=high, minimum=low)
+    node.update(minimum=low)
+    if high is not None:  # without a max, no maximum
+        node.update(maximum=high)
     ordered = sorted(node.items())
     node.clear()
     node.update(ordered)

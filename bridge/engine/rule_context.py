@@ -105,15 +105,18 @@ def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterVali
         if rules is None:
             return value
         bound = rules.__dict__["stat_block_limits"].__dict__[name]  # a Bound
-        low, high = bound.min, bound.max
+        low: int = bound.min
+        high: int | None = bound.max  # None: no upper bound
         if type(value) is int:
             if value < low:
                 raise PydanticKnownError("greater_than_equal", {"ge": low})
-            if value > high:
+            if high is not None and value > high:
                 raise PydanticKnownError("less_than_equal", {"le": high})
             return value
         numbers: dict[str, Any] = value if type(value) is dict else value.__dict__
-        if not numbers or (low <= min(numbers.values()) and max(numbers.values()) <= high):
+        if not numbers or (
+            low <= min(numbers.values()) and (high is None or max(numbers.values()) <= high)
+        ):
             return value  # the usual case
         # Raised from a field's validator, each problem is reported under the field's place.
         raise ValidationError.from_exception_data(
@@ -123,7 +126,7 @@ def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterVali
                 if v < low
                 else InitErrorDetails(type="less_than_equal", loc=(k,), input=v, ctx={"le": high})
                 for k, v in numbers.items()
-                if not low <= v <= high
+                if v < low or (high is not None and v > high)
             ],
         )
 

@@ -69,14 +69,15 @@ class TableRow(RuleModel):
 
 class Bound(RuleModel):
     """Inclusive bounds of a number a stat block gives (``{ min = 0, max = 500 }``): the door
-    refuses a block whose value lies outside them, at that value's field."""
+    refuses a block whose value lies outside them, at that value's field. Without ``max`` the
+    number has no upper bound (``{ min = 0 }``)."""
 
     min: int
-    max: int
+    max: int | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> Bound:
-        if self.min > self.max:
+        if self.max is not None and self.min > self.max:
             raise ValueError(f"min {self.min} is over max {self.max}: no value would do")
         return self
 

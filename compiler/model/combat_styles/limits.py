@@ -23,7 +23,23 @@ class StatBlockLimits(Limits):
         "natural_armor": 0,
         "initiative_bonus": 0,
         "fatigue_initiative": 0,
+        # Negative characteristics, points, movement, load or healing mean nothing to the
+        # engine's formulas; a body of SIZ 0 has no hit points to give its locations.
+        "characteristics": 0,
+        "siz": 1,
+        "action_points": 0,
+        "luck_points": 0,
+        "movement": 0,
+        "magic_points": 0,
+        "spirit_combat": 0,
+        "enc": 0,
+        "healing_rate": 0,
     }
+
+    characteristics: Bound
+    """Each characteristic but SIZ (STR, CON, DEX, INT, POW, CHA)."""
+    siz: Bound
+    """SIZ (listed after ``characteristics``: the schema writer lets it override theirs)."""
 
     skills: Bound
     """Every percentile skill value."""
@@ -34,3 +50,13 @@ class StatBlockLimits(Limits):
     initiative_bonus: Bound
     fatigue_initiative: Bound
     """The initiative penalty from fatigue (subtracted)."""
+    action_points: Bound
+    luck_points: Bound
+    movement: Bound
+    """Movement rate in metres."""
+    magic_points: Bound
+    spirit_combat: Bound
+    enc: Bound
+    """Total ENC carried."""
+    healing_rate: Bound
+    """Without a ``max``: no upper bound."""

@@ -399,3 +399,51 @@ def test_a_house_rule_file_with_a_bad_bound_builds_no_module(
     ) in err
     assert "min 0 is over max -5: no value would do" in err
     assert not (out / "arbiter").exists()
+
+
+def test_a_characteristic_bound_under_what_the_engine_can_use_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "siz = { min = 1, max = 500 }",
+        "siz = { min = 0, max = 500 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'siz': "
+    )
+    assert "min 0 is under 1, the least the engine can use" in msg
+
+
+def test_a_points_bound_that_is_not_a_number_names_the_file_entry_and_field(
+    tmp_path: Path,
+) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "luck_points = { min = 0, max = 20 }",
+        'luck_points = { min = 0, max = "many" }',
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'luck_points.max': "
+    )
+    assert "integer" in msg
+
+
+def test_a_bound_without_a_max_is_open_above_but_its_min_still_counts(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "healing_rate = { min = 0 }",
+        "healing_rate = { min = -1 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'healing_rate': "
+    )
+    assert "min -1 is under 0, the least the engine can use" in msg
+
+
+def test_a_bound_left_out_of_the_table_is_named(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "enc = { min = 0, max = 10000 }\n", ""
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'enc': "
+    )

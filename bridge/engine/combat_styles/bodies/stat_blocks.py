@@ -44,6 +44,8 @@ LocationHitPoints = Annotated[dict[str, int] | None, _limited("hit_points")]
 """Starting hit points by location (bundled: each 1–1000)."""
 ArmorPoints = Annotated[dict[str, int], _limited("natural_armor")]
 """Natural armour points by location (bundled: each 0–100)."""
+Characteristic = Annotated[int, _limited("characteristics")]
+"""A characteristic other than SIZ (bundled: 0–200; SIZ has its own bound, ``siz``: 1–500)."""
 
 
 class Body(BaseModel):
@@ -62,13 +64,13 @@ class Characteristics(Body):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    STR: int = Field(alias="str", ge=0, le=200)
-    CON: int = Field(alias="con", ge=0, le=200)
-    SIZ: int = Field(alias="siz", ge=1, le=500)
-    DEX: int = Field(alias="dex", ge=0, le=200)
-    INT: int = Field(alias="int", ge=0, le=200)
-    POW: int = Field(default=0, alias="pow", ge=0, le=200)
-    CHA: int = Field(default=0, alias="cha", ge=0, le=200)
+    STR: Characteristic = Field(alias="str")
+    CON: Characteristic = Field(alias="con")
+    SIZ: Annotated[int, _limited("siz")] = Field(alias="siz")
+    DEX: Characteristic = Field(alias="dex")
+    INT: Characteristic = Field(alias="int")
+    POW: Characteristic = Field(default=0, alias="pow")
+    CHA: Characteristic = Field(default=0, alias="cha")
 
 
 class StatBlock(Body):
@@ -93,12 +95,12 @@ class StatBlock(Body):
     value from CON+SIZ (absent: every location does)."""
     damage_modifier: DamageModifier = None
     """Absent: derived from STR+SIZ. Refused at the door when the engine could not roll it."""
-    action_points: int | None = Field(default=None, ge=0, le=10)
+    action_points: Annotated[int | None, _limited("action_points")] = None
     initiative_bonus: Annotated[int | None, _limited("initiative_bonus")] = None
     """Absent: the rule data's formula (the mean of DEX and INT, so 0 to 200 under the
     characteristics' bounds)."""
-    healing_rate: int | None = Field(default=None, ge=0)
-    luck_points: int | None = Field(default=None, ge=0, le=20)
+    healing_rate: Annotated[int | None, _limited("healing_rate")] = None
+    luck_points: Annotated[int | None, _limited("luck_points")] = None
     """Luck Points (absent: the rule data's ``derived.luck_points``, from POW)."""
     traits: list[str] = Field(default_factory=list)
     """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
@@ -109,18 +111,18 @@ class StatBlock(Body):
     fatigue_initiative: Annotated[int, _limited("fatigue_initiative")] = 0
     """Initiative penalty from fatigue (0 when fresh; the data's worst level costs 8),
     subtracted: never a bonus."""
-    movement: int | None = Field(default=None, ge=0, le=1000)
+    movement: Annotated[int | None, _limited("movement")] = None
     """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
     fatigue: str | None = Field(default=None, max_length=64)
     """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
-    magic_points: int | None = Field(default=None, ge=0, le=500)
+    magic_points: Annotated[int | None, _limited("magic_points")] = None
     """Magic Points (absent: the rule data's formula, if it has one)."""
-    spirit_combat: int | None = Field(default=None, ge=0, le=500)
+    spirit_combat: Annotated[int | None, _limited("spirit_combat")] = None
     """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
     spirit: bool = False
     """A spirit (a ghost, an elemental) rather than a mortal: spirit effects that only a mortal
     (or only a spirit) may take, or that work only on one, read it."""
-    enc: int | None = Field(default=None, ge=0, le=10000)
+    enc: Annotated[int | None, _limited("enc")] = None
     """Total ENC carried (absent: encumbrance is not assessed)."""
     hands: dict[str, str | None] | None = None
     """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.

@@ -119,3 +119,83 @@ def test_a_number_over_its_bound_is_named_with_the_block_s_other_field_problems(
         ("skills.combat_style", "Input should be less than or equal to 500"),
         ("weapons", "Input should be a valid array"),
     ]
+
+
+REST = {
+    "characteristics": (0, 200),
+    "siz": (1, 500),
+    "action_points": (0, 10),
+    "luck_points": (0, 20),
+    "movement": (0, 1000),
+    "magic_points": (0, 500),
+    "spirit_combat": (0, 500),
+    "enc": (0, 10000),
+    "healing_rate": (0, None),
+}
+"""The bounds that were pydantic Field bounds in code before they moved to the data."""
+
+
+def test_the_characteristics_and_points_bounds_are_the_data_s_and_their_edges_pass() -> None:
+    assert isinstance(BUNDLED, CombatStylesRules)
+    limits = BUNDLED.stat_block_limits
+    assert {name: (limits.__dict__[name].min, limits.__dict__[name].max) for name in REST} == REST
+    edge = {
+        "characteristics": {"str": 200, "con": 0, "siz": 500, "dex": 200, "int": 0, "pow": 200},
+        "action_points": 10,
+        "luck_points": 20,
+        "movement": 1000,
+        "magic_points": 500,
+        "spirit_combat": 500,
+        "enc": 10000,
+        "healing_rate": 10**9,
+    }
+    assert refusals(edge) == []
+    assert refusals({"characteristics": {**BLOCK["characteristics"], "siz": 1}}) == []
+
+
+def test_each_characteristic_and_point_over_or_under_its_bound_is_refused_at_its_field() -> None:
+    # The same words at the same places as when they were bounds written on the fields.
+    block = {
+        "characteristics": {"str": 201, "con": -1, "siz": 0, "dex": 10, "int": 11, "cha": 201},
+        "action_points": 11,
+        "luck_points": -1,
+        "movement": 1001,
+        "magic_points": 501,
+        "spirit_combat": -1,
+        "enc": 10001,
+        "healing_rate": -1,
+    }
+    assert refusals(block) == [
+        ("characteristics.str", "Input should be less than or equal to 200"),
+        ("characteristics.con", "Input should be greater than or equal to 0"),
+        ("characteristics.siz", "Input should be greater than or equal to 1"),
+        ("characteristics.cha", "Input should be less than or equal to 200"),
+        ("action_points", "Input should be less than or equal to 10"),
+        ("healing_rate", "Input should be greater than or equal to 0"),
+        ("luck_points", "Input should be greater than or equal to 0"),
+        ("movement", "Input should be less than or equal to 1000"),
+        ("magic_points", "Input should be less than or equal to 500"),
+        ("spirit_combat", "Input should be greater than or equal to 0"),
+        ("enc", "Input should be less than or equal to 10000"),
+    ]
+    assert refusals({"characteristics": {**BLOCK["characteristics"], "siz": 501}}) == [
+        ("characteristics.siz", "Input should be less than or equal to 500")
+    ]
+
+
+def test_a_house_rule_moves_a_characteristic_or_point_bound_at_the_door() -> None:
+    giants = edited(BUNDLED, "stat_block_limits.characteristics.max", 400)
+    strong = {"characteristics": {**BLOCK["characteristics"], "str": 300}}
+    assert refusals(strong) == [
+        ("characteristics.str", "Input should be less than or equal to 200")
+    ]
+    assert refusals(strong, giants) == []
+    lucky = edited(BUNDLED, "stat_block_limits.luck_points.max", 3)
+    assert refusals({"luck_points": 4}, lucky) == [
+        ("luck_points", "Input should be less than or equal to 3")
+    ]
+    slow = edited(BUNDLED, "stat_block_limits.healing_rate.max", 5)
+    assert refusals({"healing_rate": 6}) == []
+    assert refusals({"healing_rate": 6}, slow) == [
+        ("healing_rate", "Input should be less than or equal to 5")
+    ]
