@@ -32,16 +32,16 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     combatant,
     needs_encounter,
     records_of,
-    released,
     taken_in,
     writable,
 )
-from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting_of
+from arbiter.bridge.engine.combat_styles.encounter.lasting import released_lasting
 from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
     PendingExchange,
     PendingSpiritCombat,
 )
+from arbiter.bridge.engine.combat_styles.encounter.phases import TURNS
 from arbiter.bridge.engine.combat_styles.exchange.choices import pending_choices
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import exchange_odds
@@ -129,8 +129,7 @@ def _choose(
         return finish_spirit_combat(rules, new, spirit, list(body.effects), dice)
     pending = PendingExchange.of(record)
     _chosen_by(body, pending.chooser)
-    new = writable(state)
-    new.pending = dict(state.pending)
+    new = writable(state)  # its parked exchanges a copy of the state's (finish drops this one)
     done = finish(rules, new, pending, list(body.effects), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
     if pending.move_result is not None:
@@ -221,6 +220,11 @@ HANDLERS: Mapping[str, Callable[..., Resolution]] = {
 }
 
 
+_CHOOSING = frozenset({"sweep_attack", "state"})
+"""Requests whose outcome may leave choices open whatever its status (see
+:func:`~arbiter.bridge.engine.combat_styles.exchange.choices.pending_choices`)."""
+
+
 def _view(done: Resolution, last: EncounterState | None) -> EncounterState | None:
     """The view of ``done``'s state: ``last`` when it views that very state (the steps after
     the handler mostly hand it on unchanged), else a new one."""
@@ -250,26 +254,37 @@ class CombatStylesEngine:
         st = taken_in(state)
         try:
             done = handler(view, body, st, dice)
-            # The view of each step's state, made anew only when a step hands on another state
-            # (most hand theirs on unchanged); the checks written out, not a call each.
-            after = _view(done, None)
-            done = astride.settle(view, kind, body, done, after)
-            if after is None or done.state is not after.data:
-                after = _view(done, after)
-            done = fatigue_checks.after_request(view, st, done, after, dice)
-            if after is None or done.state is not after.data:
-                after = _view(done, after)
-            done = death_timers.after_request(view, st, done, after)
-            if after is None or done.state is not after.data:
-                after = _view(done, after)
-            # Every choice the outcome leaves open, in the shape all rulesets share.
-            choices = pending_choices(view, kind, done.result, after)
+            done = astride.settle(view, kind, body, done)
+            after: EncounterState | None = None
+            # Rounds close (and with them fatigue checks and death timers) only for a request
+            # begun in the turns phase: outside it both steps hand ``done`` on unchanged, so
+            # they are not called (nor a view of its state made for them).
+            # (The stored state's phase read from it directly: tracks_turns, without its call.)
+            if state is not None and state.get("phase") == TURNS:
+                # The view of each step's state, made anew only when a step hands on another
+                # state (most hand theirs on unchanged); the checks written out, not a call each.
+                after = _view(done, None)
+                done = fatigue_checks.after_request(view, st, done, after, dice)
+                if after is None or done.state is not after.data:
+                    after = _view(done, after)
+                done = death_timers.after_request(view, st, done, after)
+                if after is None or done.state is not after.data:
+                    after = _view(done, after)
+            # Every choice the outcome leaves open, in the shape all rulesets share: only a
+            # sweep, a state request or an exchange parked for its winner's choice leaves one
+            # (see pending_choices), so no other outcome asks.
+            result = done.result
+            choices: list[JSON] = []
+            if kind in _CHOOSING or result.get("status") == "awaiting_effects":
+                if after is None or done.state is not after.data:
+                    after = _view(done, after)
+                choices = pending_choices(view, kind, result, after)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
         # What lasts on each combatant the request wrote, for the tabletop (a condition shows
-        # until the state ends it, whatever later results restate).
-        held = lasting_of(state, done.state)
-        released(done.state)
+        # until the state ends it, whatever later results restate), found as the state is
+        # written back (released) in the same loop.
+        held = released_lasting(state, done.state)
         if held:
             done.result["lasting"] = held
         if choices or kind == "state":

@@ -89,11 +89,56 @@ class CombatantRecord:
     """Whether a setter (or ``set_…``/``add_mark``) has written a field of :attr:`data` since
     :attr:`origin` (carried through copies): the only writes to :attr:`data` itself."""
 
-    def __init__(self, data: JSON) -> None:
+    id: str
+    skills: dict[str, int]
+    weapons: dict[str, JSON]
+    """Arm id → ``hp`` and ``broken`` (the unarmed arm last)."""
+    characteristics: dict[str, int]
+    damage_modifier: str
+    traits: list[str]
+    enc: int | None
+    """The load he carries; None when the stat block names none."""
+    hands: JSON | None
+    """Hand → the arm it holds (None: empty); absent (None) when hands are not tracked.
+    Written only through :meth:`set_hands` (a new mapping each time, never changed in place)."""
+    fatigue_levels: int | None
+    """Levels lost from the first (Fresh); absent (None) until a block names a level or one is
+    lost. Written only through :meth:`set_fatigue_levels`."""
+
+    def __init__(self, data: JSON, source: CombatantRecord | None = None) -> None:
+        """The view of ``data``; ``source``: the record ``data`` was just copied from
+        (:meth:`copied`), whose fields that the copy shares are taken from it, not looked up.
+
+        The fields read on every exchange (:attr:`conditions`, :attr:`id`, :attr:`skills`,
+        :attr:`weapons`, :attr:`characteristics`, :attr:`damage_modifier`, :attr:`traits`,
+        :attr:`enc`) are taken once here, as :attr:`conditions` is: the engine never puts
+        another object in their place (no setter writes them), and in the interpreted engine
+        a property read is a Python call."""
         self.data = data
         self.conditions = data["conditions"]
-        self.origin = None
-        self.written = False
+        self.weapons = data["weapons"]
+        if source is None:
+            self.origin = None
+            self.written = False
+            self.id = data["id"]
+            self.skills = data["skills"]
+            self.characteristics = data["characteristics"]
+            self.damage_modifier = data["damage_modifier"]
+            self.traits = data["traits"]
+            self.enc = data.get("enc")
+            self.hands = data.get("hands")
+            self.fatigue_levels = data.get("fatigue_levels")
+        else:
+            self.origin = source.origin if source.origin is not None else source.data
+            self.written = source.written
+            self.id = source.id
+            self.skills = source.skills
+            self.characteristics = source.characteristics
+            self.damage_modifier = source.damage_modifier
+            self.traits = source.traits
+            self.enc = source.enc
+            self.hands = source.hands
+            self.fatigue_levels = source.fatigue_levels
 
     @staticmethod
     def of(record: JSON) -> CombatantRecord:
@@ -118,10 +163,7 @@ class CombatantRecord:
         rec["wounds"] = dict(old["wounds"])
         if "marks" in old:
             rec["marks"] = list(old["marks"])
-        new = CombatantRecord(rec)
-        new.origin = self.origin if self.origin is not None else old
-        new.written = self.written
-        return new
+        return CombatantRecord(rec, self)
 
     def unchanged_from(self, stored: JSON) -> bool:
         """Whether :attr:`data` equals ``stored`` (a stored record), exactly as ``==`` says,
@@ -146,29 +188,8 @@ class CombatantRecord:
         )
 
     @property
-    def id(self) -> str:
-        value: str = self.data["id"]
-        return value
-
-    @property
     def name(self) -> str:
         value: str = self.data["name"]
-        return value
-
-    @property
-    def characteristics(self) -> dict[str, int]:
-        value: dict[str, int] = self.data["characteristics"]
-        return value
-
-    @property
-    def skills(self) -> dict[str, int]:
-        value: dict[str, int] = self.data["skills"]
-        return value
-
-    @property
-    def weapons(self) -> dict[str, JSON]:
-        """Arm id → ``hp`` and ``broken`` (the unarmed arm last)."""
-        value: dict[str, JSON] = self.data["weapons"]
         return value
 
     @property
@@ -197,11 +218,6 @@ class CombatantRecord:
         return value
 
     @property
-    def damage_modifier(self) -> str:
-        value: str = self.data["damage_modifier"]
-        return value
-
-    @property
     def action_points_max(self) -> int:
         value: int = self.data["action_points_max"]
         return value
@@ -225,11 +241,6 @@ class CombatantRecord:
     def luck_points(self, value: int) -> None:
         self.written = True
         self.data["luck_points"] = value
-
-    @property
-    def traits(self) -> list[str]:
-        value: list[str] = self.data["traits"]
-        return value
 
     @property
     def quadruped(self) -> bool | None:
@@ -281,27 +292,11 @@ class CombatantRecord:
         value: bool | None = self.data.get("spirit")
         return value
 
-    @property
-    def enc(self) -> int | None:
-        value: int | None = self.data.get("enc")
-        return value
-
-    @property
-    def hands(self) -> JSON | None:
-        """Hand → the arm it holds (None: empty); absent when hands are not tracked."""
-        value: JSON | None = self.data.get("hands")
-        return value
-
-    @hands.setter
-    def hands(self, value: JSON | None) -> None:
+    def set_hands(self, value: JSON | None) -> None:
+        """Store what his hands hold (a new mapping)."""
         self.written = True
+        self.hands = value
         self.data["hands"] = value
-
-    @property
-    def fatigue_levels(self) -> int | None:
-        """Levels lost from the first (Fresh); absent until a block names a level or one is lost."""
-        value: int | None = self.data.get("fatigue_levels")
-        return value
 
     @property
     def ap(self) -> int | None:
@@ -322,6 +317,7 @@ class CombatantRecord:
     def set_fatigue_levels(self, levels: int) -> None:
         """Store the fatigue levels lost (a new key goes last)."""
         self.written = True
+        self.fatigue_levels = levels
         self.data["fatigue_levels"] = levels
 
     def set_ap(self, points: int) -> None:

@@ -202,6 +202,13 @@ class EncounterState:
     def seq(self, value: int) -> None:
         self.data["seq"] = value
 
+    def next_seq(self) -> int:
+        """:attr:`seq` counted up by one and stored: the number of the exchange (or spirit
+        combat) being rolled (one call where reading and writing :attr:`seq` are two)."""
+        value: int = self.data.get("seq", 0) + 1
+        self.data["seq"] = value
+        return value
+
     @property
     def spirit_engagements(self) -> list[list[str]]:
         """The pairs engaged in spirit combat (each sorted); empty when never stored."""

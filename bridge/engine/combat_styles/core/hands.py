@@ -198,7 +198,7 @@ def grab(rules: RulesView, c: CombatantRecord, arm_id: str) -> str | None:
     free = free_hands(rules, c)
     if n == 0 or len(free) < n:
         return None
-    c.hands = {**c.hands, **dict.fromkeys(free[:n], arm_id)}
+    c.set_hands({**c.hands, **dict.fromkeys(free[:n], arm_id)})
     return free[0]
 
 
@@ -223,7 +223,7 @@ def ready_weapon(rules: RulesView, c: CombatantRecord, arm_id: str) -> JSON:
         raise KeyError("hands")
     gone = _gone(c, arm_id)
     if gone is None and arm_id in hands.values():
-        c.hands = {h: (None if w == arm_id else w) for h, w in hands.items()}
+        c.set_hands({h: (None if w == arm_id else w) for h, w in hands.items()})
         return {"weapon": arm_id, "outcome": "sheathed", "hands": c.hands}
     if gone in ("taken", "impaled"):
         raise EngineError(f"{c.name}'s {arm_id!r} was {gone}: it is not within reach")
@@ -248,7 +248,7 @@ def ready_weapon(rules: RulesView, c: CombatantRecord, arm_id: str) -> JSON:
         _drop_from_list(c, "disarmed", arm_id)
     # A hand still listing a weapon that is gone is free: overwrite it.
     cleared = {h: (None if h in free else w) for h, w in hands.items()}
-    c.hands = {**cleared, **dict.fromkeys(free[:n], arm_id)}
+    c.set_hands({**cleared, **dict.fromkeys(free[:n], arm_id)})
     outcome = "picked up" if gone is not None else "drawn"
     return {"weapon": arm_id, "outcome": outcome, "hands": c.hands}
 
@@ -262,7 +262,7 @@ def drop_weapon(rules: RulesView, c: CombatantRecord, arm_id: str) -> JSON:
     if gone is not None or arm_id not in hands.values():
         why = f"it was {gone}" if gone else "it is not in his hands"
         raise EngineError(f"{c.name} cannot drop {arm_id!r}: {why}")
-    c.hands = {h: (None if w == arm_id else w) for h, w in hands.items()}
+    c.set_hands({h: (None if w == arm_id else w) for h, w in hands.items()})
     dropped = c.conditions.setdefault("dropped", {"turns": None, "weapons": []})
     if arm_id not in dropped["weapons"]:
         dropped["weapons"].append(arm_id)

@@ -54,3 +54,11 @@ def memo_of(memos: dict[str, Any], name: str, limit: int = LIMIT) -> Memo[Any, A
     if found is None:
         found = memos[name] = Memo(limit)
     return found
+
+
+def recalled(memos: dict[str, Any], name: str, key: Any) -> Any | None:
+    """The answer kept for ``key`` by the memo named ``name`` among ``memos``, or None (none
+    kept, or no such memo yet): :func:`memo_of` and :meth:`Memo.get` in one call, for the
+    lookups made on every request (a miss then keeps its answer through :func:`memo_of`)."""
+    memo: Memo[Any, Any] | None = memos.get(name)
+    return memo.found.get(key) if memo is not None else None

@@ -12,7 +12,7 @@ from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.checks import Level
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
-from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of, recalled
 from arbiter.bridge.engine.combat_styles.core.view import Arm, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.brace import is_braced
 from arbiter.bridge.engine.combat_styles.encounter.combatants import has_condition
@@ -139,10 +139,10 @@ def eligible_effects(
     Memoised per view on everything a requirement can look at, since the answer is a pure
     function of it (the same pairings recur constantly in play)."""
     key = _situation_key(pending, side, taker, victim)
-    cache = memo_of(rules.memo, "eligibility")
-    hit = cache.get(key)
+    hit = recalled(rules.memo, "eligibility", key)
     if hit is None:
-        hit = cache.put(key, _eligible_effects(rules, pending, side, taker, victim))
+        made = _eligible_effects(rules, pending, side, taker, victim)
+        hit = memo_of(rules.memo, "eligibility").put(key, made)
     eligible, refused = hit
     out, why_not = [dict(e) for e in eligible], dict(refused)
     limited = _limited(rules)

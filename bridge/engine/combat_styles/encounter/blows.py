@@ -19,7 +19,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
     step_modifier,
 )
 from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
-from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of, recalled
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import combatant, records_of
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
@@ -190,14 +190,13 @@ def damage_expr(
     # A pure function of these rules and the key: memoised per view (few weapons and modifiers
     # are in play), which spares the parse, Maximize and ladder lookups on every blow.
     key = (arm.id, maximized, dm_text, dm_steps, with_dm)
-    memo = memo_of(rules.memo, "damage_expr")
-    found = memo.get(key)
+    found = recalled(rules.memo, "damage_expr", key)
     if found is None:
         weapon = maximize(expr_of(arm.damage), maximized)
         if dm_steps:
             dm_text = step_modifier(rules.dm_ladder, dm_text, dm_steps)
         dm = modifier_expr(dm_text) if (with_dm and arm.damage_modifier) else None
-        found = memo.put(key, (weapon, dm))
+        found = memo_of(rules.memo, "damage_expr").put(key, (weapon, dm))
     return found
 
 

@@ -8,6 +8,7 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN
 from arbiter.bridge.engine.contract import JSON
 
 HIDDEN_CONDITIONS = frozenset({"prepared_counter"})
@@ -66,4 +67,33 @@ def lasting_of(before: JSON | None, after: JSON | None) -> JSON:
         was = old.get(cid)
         if was is None or not rec.unchanged_from(was):
             out[cid] = public_conditions(rec.data)
+    return out
+
+
+def released_lasting(before: JSON | None, after: JSON | None) -> JSON:
+    """:func:`lasting_of` ``before`` and ``after``, with ``after`` then
+    :func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.released` (in place):
+    the same answer and the same stored state, in one loop over the records instead of two
+    (this runs on every request; each record written back as it is compared)."""
+    if after is None:
+        return {}
+    after.pop(GIVEN, None)
+    if "combatants" not in after:
+        return {}
+    old: dict[str, JSON] = (
+        before["combatants"] if before is not None and "combatants" in before else {}
+    )
+    people: dict[str, CombatantRecord] = after["combatants"]
+    stored: dict[str, JSON] = {}
+    out: JSON = {}
+    for cid, rec in people.items():
+        data = rec.data
+        stored[cid] = data
+        was = old.get(cid)
+        if was is data:  # never reached for writing (unchanged_from, without its call)
+            continue
+        if was is None or not rec.unchanged_from(was):
+            # public_conditions, called only when there are conditions to name (most bear none)
+            out[cid] = public_conditions(data) if data["conditions"] else []
+    after["combatants"] = stored
     return out

@@ -80,6 +80,9 @@ class Parked:
         """The typed view of a stored parked exchange."""
         differential: JSON = record.get("differential") or {}
         eligible: list[Any] = record.get("eligible") or []
+        ids: list[str] = []
+        for e in eligible:  # a loop, not a comprehension: no frame of its own
+            ids.append(e["id"])
         kind: str = record.get("kind") or record.get("move") or "exchange"
         won: int = differential.get("effects", 0)
         bonus: int = differential.get("bonus_effects", 0)
@@ -90,7 +93,7 @@ class Parked:
             record["defender"],
             record.get("chooser"),
             won + bonus,
-            tuple([e["id"] for e in eligible]),
+            tuple(ids),
             record.get("weapon"),
             record.get("parry_weapon"),
             tuple(record.get("warded") or ()),

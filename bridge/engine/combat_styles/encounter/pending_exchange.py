@@ -58,6 +58,12 @@ class PendingExchange:
     """The request's situation, dumped (``cover``, ``mounted``, ``defender_braced`` …)."""
     warded: dict[str, str]
     """Location → warding arm, of the defender's Ward Location when the exchange was rolled."""
+    winner: str | None
+    """``attacker`` or ``defender``: the side that won special effects (None: nobody); the
+    :attr:`differential`'s, taken once (an attribute: in the interpreted engine a property
+    read is a Python call)."""
+    no_damage: bool
+    """A manoeuvre that deals no blow (a leaping attack: :attr:`move` is set)."""
     notes: list[str]
     grapple: bool
     inside_reach: int
@@ -129,6 +135,8 @@ class PendingExchange:
         self.inside_reach = inside_reach
         self.move = move
         self.move_result = move_result
+        self.winner = differential["winner"]
+        self.no_damage = move is not None
         self.chooser = None
         self.eligible = None
         self.ineligible = None
@@ -139,22 +147,11 @@ class PendingExchange:
         self.eligible = eligible
         self.ineligible = ineligible
 
-    @property
-    def winner(self) -> str | None:
-        """``attacker`` or ``defender``: the side that won special effects (None: nobody)."""
-        side: str | None = self.differential["winner"]
-        return side
-
     def involved(self) -> tuple[str, ...]:
         """Every combatant whose record finishing the exchange may change."""
         if self.bystander:
             return (self.attacker, self.defender, self.bystander)
         return (self.attacker, self.defender)
-
-    @property
-    def no_damage(self) -> bool:
-        """A manoeuvre that deals no blow (a leaping attack)."""
-        return self.move is not None
 
     def to_json(self) -> JSON:
         """The record the encounter stores while the exchange waits, key for key as it always

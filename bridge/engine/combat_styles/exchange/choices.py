@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
-from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of, recalled
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
 from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
 from arbiter.bridge.engine.combat_styles.encounter.pending import Parked
@@ -112,10 +112,10 @@ def _options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list
         used,
         waiting.warded,
     )
-    memo = memo_of(rules.memo, "choice_options")
-    found: list[JSON] | None = memo.get(key)
+    found: list[JSON] | None = recalled(rules.memo, "choice_options", key)
     if found is None:
-        found = memo.put(key, _build_options(rules, waiting, victim))
+        made = _build_options(rules, waiting, victim)
+        found = memo_of(rules.memo, "choice_options").put(key, made)
     return found
 
 

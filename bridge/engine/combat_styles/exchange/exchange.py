@@ -106,6 +106,8 @@ def start_exchange(
         raise EngineError("a combatant cannot attack himself")
     defended_by = body.defended_by
     state = writable(state)
+    # Whether turns are counted, asked once: nothing an exchange does changes the phase.
+    in_turns = tracks_turns(state)
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
     att_conditions = att.conditions
@@ -145,7 +147,7 @@ def start_exchange(
         elif "unconscious" in dfd_conditions or "incapacitated" in dfd_conditions:
             notes.append(f"{dfd.name} is helpless")
             defence = "none"
-        elif tracks_turns(state) and (payer.ap or 0) < guard_cost:
+        elif in_turns and (payer.ap or 0) < guard_cost:
             notes.append(f"{payer.name} has no action points left: counts as a failure")
             defence = "none"
     if "warding" in att_conditions:
@@ -291,7 +293,7 @@ def start_exchange(
         # Only the first attack on a surprised target earns the bonus effect.
         dfd_conditions["surprised"]["attacked"] = True
 
-    seq = state.seq = state.seq + 1
+    seq = state.next_seq()
     token = f"x{seq}"
     pending = PendingExchange(
         token,
@@ -337,7 +339,7 @@ def start_exchange(
         )
         eligible, refused = eligible_effects(rules, pending, diff.winner, taker, loser)
         pending.offer(taker.record.id, eligible, refused)
-    if close:
+    if close and in_turns:  # settle closes nothing outside the turns phase
         rounds.settle(state, rules)  # ``att`` and ``dfd`` may be stale copies from here on
     if diff.winner is None or effects is not None:
         done = finish(rules, state, pending, effects or [], dice)
@@ -422,4 +424,8 @@ SUMMARY_KEYS = (
 
 def summary(pending: JSON, keys: tuple[str, ...] = SUMMARY_KEYS) -> dict[str, Any]:
     """The ``keys`` of a parked exchange that it has, in order (see :data:`SUMMARY_KEYS`)."""
-    return {k: pending[k] for k in keys if k in pending}
+    out: dict[str, Any] = {}
+    for k in keys:  # a loop, not a comprehension: no frame of its own
+        if k in pending:
+            out[k] = pending[k]
+    return out

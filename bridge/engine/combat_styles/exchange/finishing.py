@@ -15,7 +15,7 @@ from arbiter.bridge.engine.combat_styles.core.damage import (
     size_step,
 )
 from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
-from arbiter.bridge.engine.combat_styles.core.memo import memo_of
+from arbiter.bridge.engine.combat_styles.core.memo import memo_of, recalled
 from arbiter.bridge.engine.combat_styles.core.traits import parry_size
 from arbiter.bridge.engine.combat_styles.core.view import Arm, Location, RulesView
 from arbiter.bridge.engine.combat_styles.effects import special_effects
@@ -322,11 +322,12 @@ def parry_share(fx: Finisher, arm: Arm, blow: Blow) -> int | None:
 def _parry_block(rules: RulesView, attacking: str, parrying: str) -> tuple[ParryBlock, str]:
     """:func:`parry_block` of two sizes and the text of its fraction, memoised per view (a
     pure function of the size ladder and the reduction table)."""
-    memo = memo_of(rules.memo, "parry_block")
-    found = memo.get((attacking, parrying))
+    found = recalled(rules.memo, "parry_block", (attacking, parrying))
     if found is None:
         block = parry_block(rules.sizes, rules.parry_reductions, attacking, parrying)
-        found = memo.put((attacking, parrying), (block, str(block.fraction)))
+        found = memo_of(rules.memo, "parry_block").put(
+            (attacking, parrying), (block, str(block.fraction))
+        )
     return found
 
 

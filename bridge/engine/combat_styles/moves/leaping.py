@@ -226,9 +226,8 @@ def _pending(
     notes: list[str],
 ) -> PendingExchange:
     """An exchange-shaped record of the leap that :func:`finish` completes with no blow."""
-    state.seq = state.seq + 1
     return PendingExchange(
-        f"x{state.seq}",
+        f"x{state.next_seq()}",
         att.id,
         dfd.id,
         rules.unarmed_id,

@@ -31,15 +31,16 @@ _ATTACKS = ("exchange", "leaping_attack")
 """Requests whose ``attacker`` attacks one ``defender``."""
 
 
-def settle(
-    rules: RulesView, kind: str, body: Any, done: Resolution, state: EncounterState | None
-) -> Resolution:
-    """``done`` (whose state ``state`` views) with every leaper who no longer holds his victim
-    down taken off him (both records changed); unchanged when every pair still holds (the
-    usual case: no pair)."""
-    if state is None:
+def settle(rules: RulesView, kind: str, body: Any, done: Resolution) -> Resolution:
+    """``done`` (its state as a handler hands it back: records still typed) with every leaper
+    who no longer holds his victim down taken off him (both records changed); unchanged when
+    every pair still holds (the usual case: no pair)."""
+    data = done.state
+    if data is None:
         return done
-    records: dict[str, CombatantRecord] = records_of(state)
+    # The records read from the state's dict: no view of the state is made unless a pair ends
+    # (this runs after every request, and the usual one has no pair).
+    records: dict[str, CombatantRecord] = data["combatants"]
     for c in records.values():
         conditions = c.conditions
         if conditions and (ASTRIDE in conditions or PRONE in conditions):
@@ -67,7 +68,9 @@ def settle(
     if not ended:
         return done
     return Resolution(
-        {**done.result, "astride_ended": ended}, _ended(state, ended).data, done.private
+        {**done.result, "astride_ended": ended},
+        _ended(EncounterState(data), ended).data,
+        done.private,
     )
 
 

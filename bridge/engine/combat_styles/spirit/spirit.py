@@ -162,9 +162,8 @@ def spirit_combat(
         resist_name,
     )
     diff = differential(rules.differential, a.level, d.level)
-    state.seq = state.seq + 1
     pending = PendingSpiritCombat(
-        f"s{state.seq}",
+        f"s{state.next_seq()}",
         att.id,
         dfd.id,
         {**a.to_json(), "skill_name": SPIRIT_SKILL, "skill": att_skill, "grade": att_grade.id},

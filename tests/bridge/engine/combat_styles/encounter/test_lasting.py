@@ -5,10 +5,13 @@ ends it, not only while a result restates it."""
 from __future__ import annotations
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN
+from arbiter.bridge.engine.combat_styles.encounter.combatants import released
 from arbiter.bridge.engine.combat_styles.encounter.lasting import (
     lasting,
     lasting_of,
     public_conditions,
+    released_lasting,
 )
 from arbiter.bridge.engine.contract import JSON
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
@@ -83,11 +86,14 @@ def _stored(cid: str) -> JSON:
     return {
         "id": cid,
         "name": cid,
+        "characteristics": {"str": 12, "siz": 11},
         "skills": {"evade": 40},
         "weapons": {"sword": {"hp": 8, "broken": False}},
         "hit_points": {"chest": 6, "head": 5},
         "armor": {"chest": 4},
+        "damage_modifier": "+0",
         "luck_points": 2,
+        "traits": [],
         "conditions": {},
         "wounds": {},
     }
@@ -157,3 +163,27 @@ def test_the_typed_records_comparison_finds_exactly_what_the_stored_one_does() -
     assert lasting_of(before, rebuilt) == {"copied": []}
     assert lasting_of(None, after) == lasting(None, stored)
     assert lasting_of(before, None) == {}
+
+
+def test_releasing_with_lasting_tells_what_lasting_of_does_and_stores_what_released_does() -> None:
+    ways = ["untouched", "copied", "wounded", "knocked down", "luck spent"]
+    before = {"combatants": {way: _stored(way) for way in ways}}
+    one, two = (_views_of(before, {way: way for way in ways}) for _ in range(2))
+    two[GIVEN] = before["combatants"]  # a writable state's own key, dropped on the way out
+    expected = lasting_of(before, one)
+    released(one)
+    assert (
+        released_lasting(before, two)
+        == expected
+        == {
+            "wounded": [],
+            "knocked down": ["prone"],
+            "luck spent": [],
+        }
+    )
+    assert two == one
+    assert two["combatants"]["untouched"] is before["combatants"]["untouched"]
+    assert released_lasting(before, None) == {}
+    bare: JSON = {"phase": "free", GIVEN: {}}
+    assert released_lasting(None, bare) == {}
+    assert bare == {"phase": "free"}
