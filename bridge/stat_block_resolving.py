@@ -180,6 +180,7 @@ class Resolver:
                         type=request.type, path=path, ruleset=request.ruleset,
                         participant=participant),
                     request.id,
+                    unstored=participant,
                 )  # fmt: skip
             if stored is None:
                 raise ProtocolError(
