@@ -110,7 +110,7 @@ async function deliverPrivate(outcome, relayedFor) {
  * own request is whispered to it as an error card naming the request's type, never its body; a
  * relayed one goes back to the player alone.
  */
-async function decide(request, { owners, player } = {}) {
+async function decide(request, { owners, player, retried = false } = {}) {
   // Stat blocks the server keeps unchanged go as references (vault.mjs, referenced).
   const body = vault.referenced(request.ruleset, request.body);
   const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body, encounter: request.encounter ?? null };
@@ -122,6 +122,14 @@ async function decide(request, { owners, player } = {}) {
     await onTabletop(answer.outcome, message ?? game.messages.get(request.resolves));
     return { outcome: answer.outcome, message: message?.id ?? request.resolves };
   } catch (err) {
+    // A relayed request refused for want of a participant's stored block (docs/protocol.md,
+    // `unstored`): the system's block of that participant, where an actor here gives one, goes
+    // to the server, and the same request (same id: the refusal came before any die, nothing
+    // was logged) is sent once more.
+    if (player && !retried && err.code === "invalid_request" && err.unstored) {
+      const stored = await systemBlocks.storeFor(err.unstored, request.ruleset).catch(() => false);
+      if (stored) return decide(request, { owners, player, retried: true });
+    }
     if (!player) {
       const named = { id: envelope.id, ruleset: envelope.ruleset, type: envelope.type, encounter: envelope.encounter };
       const data = await errorMessage({ module: MODULE, cards: CARDS, error: err, request: named, requester: game.user.id, speaker: ChatMessage.getSpeaker({ alias: titleOf(request.ruleset) }) });
@@ -414,6 +422,7 @@ const systemBlocks = createSystemBlocks({
   fromSystem: systemBlock,
   vault: () => vault,
   actors: sceneActors,
+  worldActor: (id) => game.actors?.get(id) ?? null,
   notify: (level, text) => ui.notifications[level](text),
 });
 
@@ -425,11 +434,8 @@ const tracker = createCombatTracker({
   isConnector,
   statBlock: (token, ruleset) => statBlock(MODULE, token, ruleset),
   storedFor: (actor, ruleset) => Boolean(participantOf(MODULE, actor, ruleset)),
-  keep: async (ruleset, block, actor) => {
-    // Read from the system: it follows the actor's sheet from then on (system-blocks.mjs).
-    const answer = await vault.put(ruleset, block, actor, { derived: true });
-    if (answer && !answer.ok) ui.notifications.warn(i18n("ARBITER.Vault.NotKept", { actor: actor.name, ruleset }));
-  },
+  // Read from the system: it follows the actor's sheet from then on (system-blocks.mjs).
+  keep: (ruleset, actor) => systemBlocks.store(actor, ruleset),
   fromSystem: systemBlock,
   notify: (level, text) => ui.notifications[level](text),
 });
@@ -597,6 +603,9 @@ Hooks.once("ready", async () => {
     connection.addEventListener("welcome", (event) => {
       exposeRequestTypes(event.detail.rulesets);
       vault.forget();
+      // A new connection (perhaps to a server that lost or never took a block): every system
+      // block may be tried again.
+      systemBlocks.reset();
       // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
       // Then the blocks the scene's actors' system data gives, where none is the GM's.
       if (game.user.isGM) vault.migrate(allActors()).then(() => systemBlocks.scan()).catch((err) => ui.notifications.warn(err.message));
@@ -608,6 +617,9 @@ Hooks.once("ready", async () => {
       if (event.detail.event === "rules_updated") {
         exposeRequestTypes(event.detail.rulesets);
         connection.welcome = { ...connection.welcome, rulesets: event.detail.rulesets };
+        // Blocks the old rules refused may be taken now: tried again (system-blocks.mjs).
+        systemBlocks.reset();
+        systemBlocks.scan();
         warnIfStale();
         showStatus();
       } else if (event.detail.event === "outcome" && event.detail.outcome) {
