@@ -23,11 +23,13 @@ def publish(listeners: tuple[ClientSession, ...], events: Sequence[Event]) -> No
     (``arbiter.bridge.outbox``), so it never holds the others back nor grows the server's memory.
     Clients that did not subscribe are not among ``listeners`` and cost nothing here.
     """
+    origins = {origin for _, _, origin in events}
+    if len(listeners) == 1 and listeners[0] in origins and len(origins) == 1:
+        return  # the one listener sent them all (a lone GM): nothing to frame
     shared = [
         text_frame(outcome_event_bytes(seq, text.logged_bytes)) if text.same_for_all else None
         for seq, text, _ in events
     ]
-    origins = {origin for _, _, origin in events}
     everything = b"".join(shared) if None not in shared else None  # type: ignore[arg-type]
     views: dict[tuple[int, bytes], bytes] = {}
     for client in listeners:

@@ -78,6 +78,11 @@ class GroupCommit:
         """A group is waiting for the committer (which runs it next)."""
         self._committer: asyncio.Task[None] | None = None
         """The task running the flushes, while there is one (a flush scheduled or in flight)."""
+        self.head = store.count()
+        """The last row whose outcome event was published (at start: the last row; they are
+        numbered from 1). Every row at or below it is committed and announced, and every
+        outcome above it still to announce waits here: a reconnecting client is replayed the
+        rows up to it and hears the rest live (:mod:`arbiter.bridge.gap_replay`)."""
 
     async def committed(self) -> None:
         """Wait until every write staged so far is committed; raises :class:`CommitFailed`
@@ -112,7 +117,8 @@ class GroupCommit:
 
     def announce(self, seq: int, outcome: OutcomeText, origin: ClientSession) -> None:
         """Tell every listener but ``origin`` about an outcome once its row is committed
-        (never if the commit fails)."""
+        (never if the commit fails). Called for every outcome decided, whoever listens now:
+        a client may join (and be replayed up to :attr:`head`) before the row is committed."""
         self._events.append((seq, outcome, origin))
 
     def schedule(self) -> None:
@@ -178,6 +184,9 @@ class GroupCommit:
                 self._on_stale(err)
             return
         if events:
+            # In this step, with the flush's return: a row's event is published as soon as it
+            # is committed, so ``head`` is never a row whose event is still to come.
+            self.head = max(self.head, events[-1][0])
             self._publish(events)
         for session, reply, _, _ in answers:
             session.outbox.send(reply)

@@ -30,6 +30,11 @@ class Limits:
     see ``arbiter.bridge.outbox``). Far above what a client that reads ever holds."""
     close_timeout_seconds: float = 10.0
     """How long a closing handshake may take before the transport is aborted."""
+    max_replay_rows: int = 500
+    """How many rows of the roll log a reconnecting client's ``since`` may lie behind the last
+    outcome (``arbiter.bridge.gap_replay``): farther, nothing is replayed and it is told so
+    (``gap_too_large``). The replay is read and sent in one event-loop step; it must also fit
+    in half of :attr:`max_send_buffer_bytes`."""
 
 
 class TokenBucket:

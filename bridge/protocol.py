@@ -122,6 +122,12 @@ class Hello(ClientMessageBase):
     events: list[EventName] = Field(
         default=["outcome", "rules"], description="event streams to receive (see subscribe)"
     )
+    since: int | None = Field(
+        default=None,
+        description="the last outcome seq this client saw (on an earlier connection): right "
+        "after the welcome the server replays, in seq order, the outcome events of every row "
+        "after it, each marked replayed, then goes on live (needs the outcome events)",
+    )
 
 
 class RequestMessage(ClientMessageBase):
@@ -245,6 +251,13 @@ class Welcome(Message):
     scripted_dice: bool = False
     you: You
     players: dict[str, list[str]] | None = None
+    head: int = Field(
+        default=0,
+        description="the last row of the roll log whose outcome event went out before this "
+        "connection's: its outcome events are those after it (a hello without since is sent "
+        "the few committed between the welcome and its joining, replayed); a client "
+        "remembers the greatest seq it saw, from here on, as its next hello's since",
+    )
 
 
 class OutcomeMessage(Message):
@@ -305,12 +318,32 @@ class StatBlocksInvalid(Message):
 
 
 class OutcomeEvent(Message):
-    """Another client's outcome, for every client subscribed to ``outcome`` events."""
+    """Another client's outcome, for every client subscribed to ``outcome`` events.
+
+    ``replayed`` (the key only when true): sent again after a reconnect, for the hello's
+    ``since`` (:mod:`arbiter.bridge.gap_replay`), not live.
+    """
 
     type: Literal["event"] = "event"
     event: Literal["outcome"] = "outcome"
     seq: int
+    replayed: bool = False
     outcome: dict[str, Any]
+
+
+class GapTooLarge(Message):
+    """The hello's ``since`` is more rows behind the log's last outcome than one reconnect
+    replays (``limit``, or the replay would outgrow the send buffer): nothing was replayed,
+    live events follow from ``head`` on; the missed outcomes are in the roll log."""
+
+    type: Literal["event"] = "event"
+    event: Literal["gap_too_large"] = "gap_too_large"
+    since: int
+    head: int
+    """The last row whose outcome event was sent before this connection joined."""
+    limit: int
+    """How many rows one reconnect replays at most (``Limits.max_replay_rows``)."""
+    message: str
 
 
 class Pong(Message):
@@ -319,7 +352,8 @@ class Pong(Message):
 
 
 EventMessage = Annotated[
-    RulesUpdated | RulesError | StatBlocksInvalid | OutcomeEvent, Field(discriminator="event")
+    RulesUpdated | RulesError | StatBlocksInvalid | OutcomeEvent | GapTooLarge,
+    Field(discriminator="event"),
 ]
 ServerMessage = (
     Welcome
@@ -478,6 +512,14 @@ def outcome_message_bytes(seq: int, replayed: bool, outcome: bytes) -> bytes:
 def outcome_event_bytes(seq: int, outcome: bytes) -> bytes:
     """:func:`outcome_event_text` as UTF-8 bytes, around an outcome's UTF-8 JSON text."""
     return b'{"v":1,"type":"event","event":"outcome","seq":%d,"outcome":%s}' % (seq, outcome)
+
+
+def replayed_event_bytes(seq: int, outcome: bytes) -> bytes:
+    """:func:`outcome_event_bytes` of an outcome sent again after a reconnect (``replayed``)."""
+    return b'{"v":1,"type":"event","event":"outcome","seq":%d,"replayed":true,"outcome":%s}' % (
+        seq,
+        outcome,
+    )
 
 
 # --- schemas --------------------------------------------------------------------------------------

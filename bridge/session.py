@@ -37,6 +37,7 @@ from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
+from arbiter.bridge.gap_replay import missed
 from arbiter.bridge.limits import TokenBucket
 from arbiter.bridge.outbox import Outbox
 from arbiter.bridge.protocol import (
@@ -109,6 +110,11 @@ class ClientSession:
         self.token_hash: str | None = None
         """The hash of the player token this connection said hello with (None: the GM)."""
         self.events: frozenset[EventName] = frozenset()
+        self.since: int | None = None
+        """The hello's ``since``, until its replay is sent (arbiter.bridge.gap_replay)."""
+        self.head = 0
+        """The welcome's ``head``: a hello without ``since`` is replayed from it, so the rows
+        committed while the welcome was on its way are not lost to it."""
         self._context: Context | None = None
         self.outcome_id: str | None = None
         """The request id of the outcome the current reply carries (None: not an outcome)."""
@@ -124,6 +130,9 @@ class ClientSession:
         if not await self._authenticate():
             return
         self.server.join(self)
+        # In the same step as joining the listeners: the rows up to the group commit's head
+        # now, live events for every row after it (arbiter.bridge.gap_replay).
+        self._replay_gap()
         if isinstance(self.ws, Connection):
             # From now on a message that arrives whole is handled as soon as it is parsed,
             # without this task (arbiter.bridge.connection); the loop below takes the rest
@@ -138,6 +147,17 @@ class ClientSession:
             if isinstance(self.ws, Connection):
                 self.ws.on_message = None  # a session that left decides nothing more
             self.server.leave(self)
+
+    def _replay_gap(self) -> None:
+        """Send the outcome events the hello's ``since`` asks for (arbiter.bridge.gap_replay)."""
+        since, self.since = self.since, None
+        server = self.server
+        answer = missed(since, self.head, self.events, server.commits.head, server.store,
+                        self.viewer, server.config.limits)  # fmt: skip
+        if answer.frames:
+            self.outbox.send_frames(answer.frames)
+        if answer.rows:
+            log.info("session %s: replayed %d outcome(s)", self.id, answer.rows)
 
     def receive(self, frame: str | bytes) -> None:
         """Handle one message of an authenticated connection; its answer follows the commit."""
@@ -265,6 +285,8 @@ class ClientSession:
         self.bind_player(player)
         self.user = player.name if player is not None else client.user or client.name
         self.events = frozenset(hello.events)
+        self.since = hello.since
+        self.head = self.server.commits.head
         self.server.store.open_session(
             Session(
                 id=self.id,
@@ -286,6 +308,7 @@ class ClientSession:
             server=server.server_info,
             limits=server.limits_info,
             scripted_dice=server.config.allow_scripted_dice,
+            head=self.head,
             you=You(
                 player=self.viewer.player,
                 gm=self.viewer.gm,
@@ -485,7 +508,9 @@ class ClientSession:
             code, why = resolved.refusal(decided.refusal)
             return encode(ProtocolError(code, why, message.request.id).reply())
         seq, text = decided.row.seq, decided.text
-        if not decided.replayed and len(server.listeners) > (self in server.listeners):
-            # Somebody else listens: tell them once the row is durable.
+        if not decided.replayed:
+            # Tell the other listeners once the row is durable. Even when nobody else listens
+            # now: one may join before the commit, and only this event brings it the row
+            # (arbiter.bridge.gap_replay); publishing skips a lone listener's own outcomes.
             server.announce(seq, text, origin=self)
         return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))

@@ -204,12 +204,19 @@ class Running:
 
 
 def hello_message(
-    token: str, role: str = "gm", events: list[str] | None = None, **client: Any
+    token: str,
+    role: str = "gm",
+    events: list[str] | None = None,
+    since: int | None = None,
+    **client: Any,
 ) -> dict[str, Any]:
+    """A hello; ``since``: the last outcome seq seen (the gap replay)."""
     info = {"name": "tests", "user": client.pop("user", "tester"), "role": role, **client}
     message = {"v": 1, "type": "hello", "token": token, "client": info}
     if events is not None:
         message["events"] = events
+    if since is not None:
+        message["since"] = since
     return message
 
 

@@ -33,6 +33,9 @@ class SlowStore:
     def find(self, request_id: str) -> object | None:
         return request_id if request_id in self.logged else None
 
+    def count(self) -> int:
+        return len(self.logged)
+
     @property
     def pending(self) -> bool:
         return self.staged > 0

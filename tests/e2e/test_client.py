@@ -132,6 +132,40 @@ def test_a_request_made_while_the_server_is_down_is_decided_exactly_once_after_i
     assert gm.problems == []
 
 
+HEAR = """() => { window.heard = [];
+  game.modules.get("arbiter").api.connection.addEventListener("event", ({detail}) => {
+    if (detail.event === "outcome") window.heard.push([detail.outcome.id, detail.replayed ?? false]);
+  }); }"""
+"""Record the outcome events the GM's connection hands on to the module (after its dedupe)."""
+
+
+@pytest.mark.parametrize("generation", GENERATIONS)
+def test_outcomes_decided_while_the_gm_was_disconnected_reach_his_client_once_when_it_reconnects(
+    gm: Page, site: str, server: Server, open_page: OpenPage
+) -> None:
+    player = open_page(site, server, user=PLAYER, token=server.player_token("Aria", ["vessa"]))
+    player.wait_status("open")
+    assert gm.call(STORE_GUARD, GUARD)["ok"] is True
+    gm.call(HEAR)
+    heard = lambda: gm.call("() => window.heard")  # noqa: E731
+    first = exchange(player, "gap-1")["outcome"]["id"]
+    wait_until(lambda: len(heard()) == 1)
+    gm.call("() => game.modules.get('arbiter').api.connection.stop()")
+    missed = [exchange(player, f"gap-{n}")["outcome"]["id"] for n in (2, 3)]
+    gm.call("() => game.modules.get('arbiter').api.connection.start()")
+    gm.wait_status("open")
+    wait_until(lambda: len(heard()) == 3)
+    last = exchange(player, "gap-4")["outcome"]["id"]
+    wait_until(lambda: len(heard()) == 4)
+    assert heard() == [[first, False], [missed[0], True], [missed[1], True], [last, False]]
+    seq = gm.call("() => game.modules.get('arbiter').api.connection.lastSeq")
+    assert seq == max(r["seq"] for r in log_rows(server))
+    # Events post no card: the player's four cards are all the chat holds.
+    assert gm.page.locator(".chat-message").count() == 4
+    assert gm.problems == []
+    assert player.problems == []
+
+
 @pytest.mark.parametrize("generation", [13, 14])
 def test_a_player_request_is_relayed_through_the_gm_which_posts_the_card(
     gm: Page, site: str, server: Server, open_page: OpenPage

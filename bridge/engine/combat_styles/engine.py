@@ -36,7 +36,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     taken_in,
     writable,
 )
-from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting
+from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting_of
 from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
     PendingExchange,
@@ -250,21 +250,26 @@ class CombatStylesEngine:
         st = taken_in(state)
         try:
             done = handler(view, body, st, dice)
+            # The view of each step's state, made anew only when a step hands on another state
+            # (most hand theirs on unchanged); the checks written out, not a call each.
             after = _view(done, None)
             done = astride.settle(view, kind, body, done, after)
-            after = _view(done, after)
+            if after is None or done.state is not after.data:
+                after = _view(done, after)
             done = fatigue_checks.after_request(view, st, done, after, dice)
-            after = _view(done, after)
+            if after is None or done.state is not after.data:
+                after = _view(done, after)
             done = death_timers.after_request(view, st, done, after)
-            after = _view(done, after)
+            if after is None or done.state is not after.data:
+                after = _view(done, after)
             # Every choice the outcome leaves open, in the shape all rulesets share.
             choices = pending_choices(view, kind, done.result, after)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
         # What lasts on each combatant the request wrote, for the tabletop (a condition shows
         # until the state ends it, whatever later results restate).
+        held = lasting_of(state, done.state)
         released(done.state)
-        held = lasting(state, done.state)
         if held:
             done.result["lasting"] = held
         if choices or kind == "state":

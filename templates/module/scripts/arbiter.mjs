@@ -219,6 +219,9 @@ Hooks.once("ready", async () => {
         showStatus();
       } else if (event.detail.event === "outcome" && event.detail.outcome) {
         outcomes.onOutcomeEvent(event.detail.outcome).catch((err) => ui.notifications.warn(err.message));
+      } else if (event.detail.event === "gap_too_large") {
+        // Too many outcomes were missed to replay: the tabletop did not follow them.
+        ui.notifications.warn(i18n("ARBITER.Error.GapTooLarge", { since: event.detail.since, head: event.detail.head }), { permanent: true });
       } else if (event.detail.event === "rules_error") {
         ui.notifications.error(i18n("ARBITER.Error.RulesError", { problems: event.detail.problems.join("; ") }));
       } else if (event.detail.event === "stat_blocks_invalid" && game.user.isGM) {

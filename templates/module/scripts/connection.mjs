@@ -6,6 +6,10 @@
 // server treats as an idempotency key, so every request still unanswered when the socket drops
 // is queued and sent again, with the same id, once a new socket is welcomed: the server returns
 // the stored outcome instead of rolling twice. A ping every HEARTBEAT_MS notices a dead link.
+// Outcome events missed while the socket was down come back on the next: the hello says the
+// greatest `seq` this connection saw (`since`), and the server replays every outcome event
+// after it (`replayed: true`) before going on live. An event seen already (a seq not above the
+// greatest), or a replayed one of a request still queued (its own answer follows), is dropped.
 
 import { blockedBy, browserOf, localNetworkPermission } from "./network-doctor.mjs";
 
@@ -60,6 +64,8 @@ export class Connection extends EventTarget {
   #timers = { retry: null, ping: null, pong: null, welcome: null };
   #stopped = false;
   #pingId = 0;
+  #seen = { key: null, seq: null }; // the greatest seq seen, and the server (url + token) it is of
+  #dialled = null; // the key of the socket being dialled
   status = "idle"; // idle | connecting | open | retrying | refused | failed
   welcome = null;
   problem = null; // {key, data} for the connection doctor
@@ -98,6 +104,11 @@ export class Connection extends EventTarget {
     for (const key of Object.keys(this.#timers)) clearTimeout(this.#timers[key]);
     this.#socket?.close(1000, "stopped");
     this.#set("idle");
+  }
+
+  /** The greatest outcome seq this connection saw on its server (null: none yet). */
+  get lastSeq() {
+    return this.#seen.seq;
   }
 
   /** The number of requests sent or waiting to be sent without an answer yet. */
@@ -177,6 +188,10 @@ export class Connection extends EventTarget {
       return;
     }
     this.#socket = socket;
+    // A seq is the server's row number in one world's log: only worth saying to the same one.
+    const key = `${resolved.url}\n${token}`;
+    this.#dialled = key;
+    const since = this.#seen.key === key ? this.#seen.seq : null;
     let welcomed = false;
     // A server that accepts the connection but never welcomes it (stopped, or a wrong port
     // behind a proxy) is dropped like a dead link and dialled again.
@@ -185,7 +200,9 @@ export class Connection extends EventTarget {
     let opened = false;
     socket.addEventListener("open", () => {
       opened = true;
-      socket.send(JSON.stringify({ v: 1, type: "hello", token, client: this.#options.client() }));
+      const hello = { v: 1, type: "hello", token, client: this.#options.client() };
+      if (since !== null) hello.since = since;
+      socket.send(JSON.stringify(hello));
     });
     socket.addEventListener("message", (event) => {
       let message;
@@ -226,6 +243,10 @@ export class Connection extends EventTarget {
 
   #welcomed(welcome) {
     this.welcome = welcome;
+    if (this.#seen.key !== this.#dialled || this.#seen.seq === null) {
+      // A first connection (or another server): its events begin after the welcome's head.
+      this.#seen = { key: this.#dialled, seq: welcome.head ?? null };
+    }
     this.#attempt = 0;
     this.#set("open", null);
     this.dispatchEvent(new CustomEvent("welcome", { detail: welcome }));
@@ -256,6 +277,14 @@ export class Connection extends EventTarget {
     if (this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(message));
   }
 
+  /** Note a seq seen; false when it was seen already (a duplicate to drop). */
+  #saw(seq) {
+    if (typeof seq !== "number") return true;
+    if (this.#seen.seq !== null && seq <= this.#seen.seq) return false;
+    this.#seen.seq = seq;
+    return true;
+  }
+
   #receive(message) {
     const control = this.#controls.get(message.id);
     if (control && CONTROL_REPLIES.has(message.type)) {
@@ -270,6 +299,7 @@ export class Connection extends EventTarget {
       return;
     }
     if (message.type === "outcome") {
+      if (!message.replayed) this.#saw(message.seq);
       const entry = this.#queue.get(message.outcome?.id);
       if (!entry) return;
       this.#queue.delete(message.outcome.id);
@@ -278,6 +308,10 @@ export class Connection extends EventTarget {
     }
     if (message.type === "error") {
       const entry = message.id ? this.#queue.get(message.id) : null;
+      if (!entry && String(message.message ?? "").startsWith("since:")) {
+        // The server has no such row (another world, a restored log): start from its head.
+        this.#seen.seq = this.welcome?.head ?? null;
+      }
       if (!entry) {
         this.dispatchEvent(new CustomEvent("server-error", { detail: message }));
         return;
@@ -292,6 +326,12 @@ export class Connection extends EventTarget {
       entry.reject(Object.assign(new Error(message.message), { code: message.code, unstored: message.unstored ?? null }));
       return;
     }
+    if (message.type === "event" && message.event === "outcome") {
+      if (!this.#saw(message.seq)) return;
+      // A replayed outcome of a request still waiting here: its own answer comes next.
+      if (message.replayed && this.#queue.has(message.outcome?.id)) return;
+    }
+    if (message.type === "event" && message.event === "gap_too_large") this.#seen.seq = Math.max(this.#seen.seq ?? 0, message.head);
     if (message.type === "event") this.dispatchEvent(new CustomEvent("event", { detail: message }));
   }
 }

@@ -81,9 +81,19 @@ class CombatantRecord:
     in its place; :meth:`copied` makes a new view), because the engine reads it a dozen times
     a request and in the interpreted engine a property read is a Python call."""
 
+    origin: JSON | None
+    """The record this one was copied from (:meth:`copied`), through any chain of copies: the
+    stored record a request's copy began as; None for a record not made by copying."""
+
+    written: bool
+    """Whether a setter (or ``set_…``/``add_mark``) has written a field of :attr:`data` since
+    :attr:`origin` (carried through copies): the only writes to :attr:`data` itself."""
+
     def __init__(self, data: JSON) -> None:
         self.data = data
         self.conditions = data["conditions"]
+        self.origin = None
+        self.written = False
 
     @staticmethod
     def of(record: JSON) -> CombatantRecord:
@@ -108,7 +118,32 @@ class CombatantRecord:
         rec["wounds"] = dict(old["wounds"])
         if "marks" in old:
             rec["marks"] = list(old["marks"])
-        return CombatantRecord(rec)
+        new = CombatantRecord(rec)
+        new.origin = self.origin if self.origin is not None else old
+        new.written = self.written
+        return new
+
+    def unchanged_from(self, stored: JSON) -> bool:
+        """Whether :attr:`data` equals ``stored`` (a stored record), exactly as ``==`` says,
+        comparing only what can differ when this record is a copy of ``stored``
+        (:attr:`origin`) with no field written since: the parts :meth:`copied` made new
+        (changed in place by the engine). Every other field of a copy is the very object
+        ``stored`` holds, since only the setters write :attr:`data` (and a part shared with
+        ``stored`` changed in place would be changed in both). Anything else is compared
+        whole."""
+        data = self.data
+        if data is stored:
+            return True
+        if self.origin is not stored or self.written:
+            return data == stored
+        return (
+            data["hit_points"] == stored["hit_points"]
+            and data["conditions"] == stored["conditions"]
+            and data["wounds"] == stored["wounds"]
+            and data["weapons"] == stored["weapons"]
+            and data["armor"] == stored["armor"]
+            and data.get("marks") == stored.get("marks")
+        )
 
     @property
     def id(self) -> str:
@@ -188,6 +223,7 @@ class CombatantRecord:
 
     @luck_points.setter
     def luck_points(self, value: int) -> None:
+        self.written = True
         self.data["luck_points"] = value
 
     @property
@@ -227,6 +263,7 @@ class CombatantRecord:
 
     @magic_points.setter
     def magic_points(self, value: int | None) -> None:
+        self.written = True
         self.data["magic_points"] = value
 
     @property
@@ -257,6 +294,7 @@ class CombatantRecord:
 
     @hands.setter
     def hands(self, value: JSON | None) -> None:
+        self.written = True
         self.data["hands"] = value
 
     @property
@@ -283,10 +321,12 @@ class CombatantRecord:
 
     def set_fatigue_levels(self, levels: int) -> None:
         """Store the fatigue levels lost (a new key goes last)."""
+        self.written = True
         self.data["fatigue_levels"] = levels
 
     def set_ap(self, points: int) -> None:
         """Store the action points left (a new key goes last)."""
+        self.written = True
         self.data["ap"] = points
 
     def ap_left(self) -> int:
@@ -296,13 +336,16 @@ class CombatantRecord:
 
     def set_attacked_round(self, round_number: int) -> None:
         """Store the round he was last attacked in (a new key goes last)."""
+        self.written = True
         self.data["attacked_round"] = round_number
 
     def set_marks(self, marks: list[str]) -> None:
         """Store his marks (a new key goes last)."""
+        self.written = True
         self.data["marks"] = marks
 
     def add_mark(self, mark: str) -> None:
         """Add a mark (the key stored first with an empty list, as ``setdefault`` would)."""
+        self.written = True
         marks: list[str] = self.data.setdefault("marks", [])
         marks.append(mark)

@@ -7,6 +7,7 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 
 from __future__ import annotations
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.contract import JSON
 
 HIDDEN_CONDITIONS = frozenset({"prepared_counter"})
@@ -45,4 +46,24 @@ def lasting(before: JSON | None, after: JSON | None) -> JSON:
         was = old.get(cid)
         if was is not rec and was != rec:
             out[cid] = public_conditions(rec)
+    return out
+
+
+def lasting_of(before: JSON | None, after: JSON | None) -> JSON:
+    """:func:`lasting`, for ``after`` as it leaves a handler (its records still typed views,
+    before :func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.released`): the
+    same answer, each record compared by :meth:`CombatantRecord.unchanged_from`, which
+    compares of a request's copy only the parts that copy made new (the defender's record is
+    copied by every exchange and unchanged by most)."""
+    if after is None or "combatants" not in after:
+        return {}
+    old: dict[str, JSON] = (
+        before["combatants"] if before is not None and "combatants" in before else {}
+    )
+    people: dict[str, CombatantRecord] = after["combatants"]
+    out: JSON = {}
+    for cid, rec in people.items():
+        was = old.get(cid)
+        if was is None or not rec.unchanged_from(was):
+            out[cid] = public_conditions(rec.data)
     return out

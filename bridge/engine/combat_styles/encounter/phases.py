@@ -102,14 +102,18 @@ def phase_of(state: EncounterState) -> str | None:
 
 def tracks_turns(state: EncounterState) -> bool:
     """Whether turns and action points are counted: the ``turns`` phase."""
-    return state.phase == TURNS
+    # The phase read from the state's dict, not through its property: this runs several times
+    # a request, and in the interpreted engine a property read is a Python call.
+    phase: str | None = state.data.get("phase")
+    return phase == TURNS
 
 
 def require(state: EncounterState, event: str, name: str = "", what: str = "") -> str:
     """The phase ``event`` leads to from the encounter's phase; raises EngineError with the
     event's refusal when it is not legal there. Changes nothing."""
     # A state that records no phase plays as ``free`` (as one without turns always has).
-    after = TRANSITIONS[event].get(state.phase or FREE)
+    phase: str | None = state.data.get("phase")  # see tracks_turns: a dict read, not a call
+    after = TRANSITIONS[event].get(phase or FREE)
     if after is None:
         raise EngineError(REFUSALS[event].format(name=name, what=what))
     return after

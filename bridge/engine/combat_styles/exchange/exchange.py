@@ -295,8 +295,8 @@ def start_exchange(
     token = f"x{seq}"
     pending = PendingExchange(
         token,
-        att.id,
-        dfd.id,
+        attacker_id,  # att.id and dfd.id: a record is stored under its own id
+        defender_id,
         arm.id,
         defence,
         parry_arm.id if parry_arm else None,

@@ -4,7 +4,13 @@ ends it, not only while a result restates it."""
 
 from __future__ import annotations
 
-from arbiter.bridge.engine.combat_styles.encounter.lasting import lasting, public_conditions
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
+from arbiter.bridge.engine.combat_styles.encounter.lasting import (
+    lasting,
+    lasting_of,
+    public_conditions,
+)
+from arbiter.bridge.engine.contract import JSON
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
 
@@ -71,3 +77,83 @@ def test_a_record_is_listed_when_the_request_changed_it_however_it_was_copied() 
     assert lasting(None, after) == everyone  # a new encounter: every record is new
     assert lasting(before, None) == {}
     assert public_conditions({"conditions": {"prone": {}, "bleeding": {}}}) == ["bleeding", "prone"]
+
+
+def _stored(cid: str) -> JSON:
+    return {
+        "id": cid,
+        "name": cid,
+        "skills": {"evade": 40},
+        "weapons": {"sword": {"hp": 8, "broken": False}},
+        "hit_points": {"chest": 6, "head": 5},
+        "armor": {"chest": 4},
+        "luck_points": 2,
+        "conditions": {},
+        "wounds": {},
+    }
+
+
+def _views_of(before: JSON, ways: dict[str, str]) -> JSON:
+    """A state leaving a handler: each record of ``before`` reached as ``ways`` says."""
+    people: dict[str, CombatantRecord] = {}
+    for cid, rec in before["combatants"].items():
+        view = CombatantRecord(rec)
+        way = ways.get(cid, "untouched")
+        if way != "untouched":
+            view = view.copied()
+        if way == "copied twice":
+            view = view.copied()
+        elif way == "wounded":
+            view.hit_points["chest"] -= 2
+        elif way == "parry cut":
+            view.weapons["sword"]["hp"] = 7
+        elif way == "armour cut":
+            view.armor["chest"] = 3
+        elif way == "knocked down":
+            view.conditions["prone"] = {"turns": None}
+        elif way == "marked":
+            view.add_mark("m")
+        elif way == "luck spent":
+            view.luck_points -= 1
+        elif way == "luck rewritten":
+            view.luck_points = view.luck_points  # written, the same value: unchanged
+        elif way == "attacked":
+            view.set_attacked_round(1)
+        people[cid] = view
+    return {"combatants": people}
+
+
+def test_the_typed_records_comparison_finds_exactly_what_the_stored_one_does() -> None:
+    ways = [
+        "untouched",
+        "copied",
+        "copied twice",
+        "wounded",
+        "parry cut",
+        "armour cut",
+        "knocked down",
+        "marked",
+        "luck spent",
+        "luck rewritten",
+        "attacked",
+    ]
+    before = {"combatants": {way: _stored(way) for way in ways}}
+    after = _views_of(before, {way: way for way in ways})
+    fast = lasting_of(before, after)
+    stored = {"combatants": {cid: rec.data for cid, rec in after["combatants"].items()}}
+    assert fast == lasting(before, stored)
+    assert set(fast) == {
+        "wounded",
+        "parry cut",
+        "armour cut",
+        "knocked down",
+        "marked",
+        "luck spent",
+        "attacked",
+    }
+    assert fast["knocked down"] == ["prone"]
+    # A record not copied from the stored one (built anew for the same id) is compared whole.
+    rebuilt = {"combatants": {"copied": CombatantRecord({**_stored("copied"), "name": "x"})}}
+    assert lasting_of(before, rebuilt) == {"copied": []}
+    assert lasting_of(None, after) == lasting(None, stored)
+    assert lasting_of(before, None) == {}
