@@ -412,3 +412,53 @@ def test_a_relayed_request_refused_for_want_of_a_stored_block_is_stored_and_sent
     assert gm.call("() => window.sent") == [row["request_id"]] * 2
     assert (stored(gm, BRANN) or {}).get("defensive_tactics") == 33
     assert aria.problems == [] and gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_a_relayed_request_for_a_block_the_gm_saved_is_refused_and_sent_once(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm, aria = table(generation, server, site, open_page)
+    # Brann's block is the GM's (saved, not the sheet's), and the server has lost it: the
+    # GM's client does not put the sheet's in its place; Aria hears the server's refusal.
+    gm.call(
+        """async (id) => {
+            const api = game.modules.get("arbiter").api;
+            const block = await api.statBlocks.get(id, "hmk");
+            const verdict = await api.statBlocks.save(id, "hmk", {...block, defensive_tactics: 50});
+            if (!verdict.ok) throw new Error(JSON.stringify(verdict));
+        }""",
+        BRANN,
+    )
+    assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
+    forget_on_server(gm, BRANN)
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const request = connection.request.bind(connection);
+            window.sent = [];
+            connection.request = (envelope, ...rest) => {
+                window.sent.push(envelope.id);
+                return request(envelope, ...rest);
+            };
+        }"""
+    )
+    aria.run_macro(macros[("hmk", "attack")])
+    aria.page.locator("dialog.application").locator('button[data-action="send"]').click()
+    # The macro lets the refusal through, as an uncaught error on Aria's page.
+    refusal = "the stat block of 'actorHm3Brann001' must be the GM's"
+
+    def refused() -> bool:
+        aria.call("() => null")  # Playwright hands the page's events over during a call
+        return any(refusal in p for p in aria.problems)
+
+    wait_until(refused)
+    aria.problems.clear()
+    assert len(gm.call("() => window.sent")) == 1
+    assert stored(gm, BRANN) is None
+    assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
+    assert log_rows(server) == []
