@@ -1,11 +1,15 @@
 """Round trips through ``arbiter serve`` beside a bare and a durable ``websockets`` echo, same run.
 
 Run: ``.venv/bin/python benchmarks/bridge.py [--seconds S] [--rounds R] [--idle N]
-[--path-batches B] [--no-encounters]``
+[--path-batches B] [--no-encounters] [--connections N ...] [--no-postgres]``
 
 What it measures, and what makes the comparison like with like:
 
-* Three servers: ``arbiter`` itself; ``echo``, a bare echo; ``durable``, the durable echo
+* Four servers: ``arbiter`` itself (its SQLite store); ``arbiter-pg``, the same ``arbiter
+  serve`` on a world in PostgreSQL (``--store postgresql://… --world bench``: a scratch cluster
+  started in a temporary folder by tests/support/postgres.py, loopback, ``fsync`` and
+  ``synchronous_commit`` on, so every group commit waits for the disk's WAL flush; skipped with
+  ``--no-postgres``); ``echo``, a bare echo; ``durable``, the durable echo
   (``bridge_durable.py``: per message it parses the JSON, looks the id up, chains a SHA-256 over
   the previous hash, the request and the reply, INSERTs the row into SQLite in WAL mode with
   ``synchronous=NORMAL`` and commits once per event-loop turn for every row staged in it, then
@@ -39,7 +43,9 @@ What it measures, and what makes the comparison like with like:
 * The goals of issue #16 are checked at the end of the table: Arbiter's CPU per request at
   most 1.2 x (the durable echo's + the engine's), its throughput at least 0.75 of the durable
   echo's, its p99 no worse.
-* ``CPU us/req``: the server process's CPU time (user + system, from /proc) per round trip.
+* ``CPU us/req``: the server process's CPU time (user + system, from /proc) per round trip;
+  for ``arbiter-pg``, the server's plus the PostgreSQL cluster's (every process of it, ended
+  backends included), the database's share printed after the table.
   It moves much less than the wall-clock figures when other work shares the machine, so it is
   the figure to compare between two versions of the server.
 * Memory per idle connection: server RSS growth over ``--idle`` authenticated idle connections.
@@ -60,6 +66,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -78,6 +85,7 @@ sys.path.insert(0, str(ROOT))  # run as a script, this folder is first on the pa
 
 from benchmarks.bridge_encounter import example_fighters, run_fights, sample_fight  # noqa: E402
 from benchmarks.bridge_path import engine_cpu_per_request, server_path  # noqa: E402
+from benchmarks.postgres_server import PostgresServer, postgres_server  # noqa: E402
 
 CONNECTIONS = (1, 10, 100)
 DURABLE_SERVER = Path(__file__).resolve().parent / "bridge_durable.py"
@@ -256,18 +264,24 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def start_arbiter(
-    data: Path, root: Path = ROOT
+    data: Path, root: Path = ROOT, store: list[str] | None = None
 ) -> tuple[Process, str, Callable[[int], dict[str, Any]], str]:
     """Our server with the bundled rules; the benchmark's request is a combat-styles exchange.
+    ``store``: the ``--store``/``--world`` options of a world elsewhere than in ``data``.
 
     (The tiny test ruleset's server wrapper it fell back on is gone from the tests: without
     combat-styles there is nothing like for like to measure, so it says so and stops.)
     """
-    server = Process(
-        [sys.executable, "-m", "arbiter.bridge.cli", "serve", "--data", str(data), *SERVE_ARGS],
-        root,
-    )
-    secret = (data / "world.secret").read_text().strip()
+    where = store if store is not None else ["--data", str(data)]
+    cli = [sys.executable, "-m", "arbiter.bridge.cli"]
+    if store is not None:
+        # The world's secret is in the database: made there on first use, printed by `token`.
+        secret = subprocess.run(
+            [*cli, "token", *store], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    server = Process([*cli, "serve", *where, *SERVE_ARGS], root)
+    if store is None:
+        secret = (data / "world.secret").read_text().strip()
     served = asyncio.run(_served(server.url, secret))
     if "combat-styles" in served and EXCHANGE_BODY:
         return server, secret, combat_styles_exchange, "combat-styles exchange"
@@ -312,6 +326,18 @@ def main(argv: list[str] | None = None) -> int:
         "--no-encounters", action="store_true", help="skip the exchanges-in-an-encounter figure"
     )
     parser.add_argument(
+        "--connections",
+        type=int,
+        nargs="+",
+        default=list(CONNECTIONS),
+        help="connection counts to measure at (default: 1 10 100)",
+    )
+    parser.add_argument(
+        "--no-postgres",
+        action="store_true",
+        help="skip arbiter-pg (Arbiter on a world in a scratch PostgreSQL)",
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         help="another checkout whose server is measured in the same rounds as 'baseline' (run "
@@ -320,7 +346,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from arbiter.bridge import native  # after sys.path names this checkout
 
-    print(native.describe(), "(the server runs the same)")
+    with contextlib.ExitStack() as stack:
+        database = None if args.no_postgres else stack.enter_context(postgres_server())
+        return _run(args, native.describe(), database)
+
+
+def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | None) -> int:
+    """Start the servers (``arbiter-pg`` on ``database`` when given), measure, report."""
+
+    print(engine_kind, "(the server runs the same)")
     _load_exchange_body()
     if args.path_batches > 0:
         server_path(args.path_batches, EXCHANGE_BODY, combat_styles_exchange, ", blocks inline")
@@ -344,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
         base_data = Path(tempfile.mkdtemp(prefix="arbiter-bench-baseline-"))
         baseline, base_secret, _, _ = start_arbiter(base_data, args.baseline.resolve())
         processes.append(baseline)
+    on_postgres = None
+    if database is not None:
+        pg_server, pg_secret, _, _ = start_arbiter(data, store=database.store_options("bench"))
+        processes.append(pg_server)
+        on_postgres = WithDatabase(pg_server, database)
 
     def frames(
         first: int, make: Callable[[int], dict[str, Any]] = make_request
@@ -358,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     # next; both echoes answer every frame with as many bytes as Arbiter's inline answer.
     print(f"answer sizes: inline {reply_bytes} bytes, by reference {ref_bytes} (other dice)")
 
-    workloads: list[tuple[str, Process, Runner]] = [
+    workloads: list[tuple[str, Process | WithDatabase, Runner]] = [
         (
             "echo",
             echo,
@@ -401,6 +440,16 @@ def main(argv: list[str] | None = None) -> int:
             ),
         ),
     ]
+    if on_postgres is not None:
+        pg = on_postgres
+        workloads.insert(
+            3,
+            (
+                "arbiter-pg",
+                pg,
+                lambda n, t, first: asyncio.run(measure(pg.url, pg_secret, n, t, frames(first))),
+            ),
+        )
     if baseline is not None:
         base = baseline
         workloads.append(
@@ -422,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if fighters and not args.no_encounters:
             workloads += _encounter_workloads(arbiter, secret, fighters, processes)
-        _report(workloads, what, args.seconds, args.rounds, engine)
+        _report(workloads, what, args.seconds, args.rounds, engine, tuple(args.connections))
         a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
         e_mem = asyncio.run(idle_memory(echo, None, args.idle))
         print(
@@ -433,6 +482,20 @@ def main(argv: list[str] | None = None) -> int:
         for process in processes:
             process.stop()
     return 0
+
+
+class WithDatabase:
+    """A server whose store is a PostgreSQL cluster: its CPU is the server's and the
+    cluster's (``database_cpu_seconds`` alone gives the cluster's share)."""
+
+    def __init__(self, server: Process, database: PostgresServer) -> None:
+        self.server, self.database, self.url = server, database, server.url
+
+    def cpu_seconds(self) -> float:
+        return self.server.cpu_seconds() + self.database.cpu_seconds()
+
+    def database_cpu_seconds(self) -> float:
+        return self.database.cpu_seconds()
 
 
 def _encounter_workloads(
@@ -466,14 +529,16 @@ def _encounter_workloads(
 
 
 def _report(
-    workloads: list[tuple[str, Process, Runner]],
+    workloads: list[tuple[str, Process | WithDatabase, Runner]],
     what: str,
     seconds: float,
     rounds_: int,
     engine: Callable[[], float] | None = None,
+    connections: tuple[int, ...] = CONNECTIONS,
 ) -> None:
     """Measure every workload at each connection count, interleaved, and print the table,
-    then Arbiter's ratios to both echoes and the goals of issue #16."""
+    then Arbiter's ratios to both echoes and the goals of issue #16, then the database's share
+    of ``arbiter-pg``'s CPU."""
     print(
         f"request: {what}; loopback; {os.cpu_count()} CPUs; {rounds_} interleaved rounds of "
         f"{seconds:g} s per measurement, median shown"
@@ -484,7 +549,8 @@ def _report(
     )
     results: dict[tuple[str, int], tuple[float, float, float, float]] = {}
     offset = 0
-    for n in CONNECTIONS:
+    database_share: dict[int, list[float]] = {}
+    for n in connections:
         rounds: dict[str, list[tuple[int, float, float, float, float]]] = {
             name: [] for name, _, _ in workloads
         }
@@ -494,9 +560,15 @@ def _report(
                 engine_rounds.append(engine())
             for name, server, runner in workloads:
                 cpu_before = server.cpu_seconds()
+                db_before = (
+                    server.database_cpu_seconds() if isinstance(server, WithDatabase) else 0.0
+                )
                 times, wall = runner(n, seconds, offset)
                 offset += MAX_REQUESTS
                 used = server.cpu_seconds() - cpu_before
+                if isinstance(server, WithDatabase):
+                    db_used = server.database_cpu_seconds() - db_before
+                    database_share.setdefault(n, []).append(db_used / max(len(times), 1) * 1e6)
                 rounds[name].append(
                     (
                         len(times),
@@ -519,6 +591,11 @@ def _report(
             print(f"{'engine':<11} {n:>5} {'':>9} {'':>8} {'':>8} {'':>9} {per:>10.0f}")
     for line in ratios(results):
         print(line)
+    for n, shares in database_share.items():
+        print(
+            f"at {n:>3} connections: arbiter-pg CPU us/req includes PostgreSQL's "
+            f"{statistics.median(shares):.0f} us/req (its processes: backend, WAL writer, ...)"
+        )
 
 
 Results = dict[tuple[str, int], tuple[float, float, float, float]]
@@ -528,13 +605,15 @@ Results = dict[tuple[str, int], tuple[float, float, float, float]]
 def ratios(results: Results) -> list[str]:
     """Arbiter's figures against both echoes, and issue #16's goals (met or not)."""
     lines = []
+    counts = sorted({n for _, n in results})
     shapes = (
         ("arbiter", ("echo", "durable")),
         ("arbiter-ref", ("echo-ref", "durable-ref")),
+        ("arbiter-pg", ("durable", "arbiter")),
         ("arbiter-enc", ("echo-enc",)),
     )
     for ours, bases in shapes:
-        for n in CONNECTIONS:
+        for n in counts:
             if (ours, n) not in results:
                 continue
             a = results[(ours, n)]
@@ -545,14 +624,14 @@ def ratios(results: Results) -> list[str]:
                     f"throughput {a[2] / b[2]:.2f} of {base}, p99 {a[1] / b[1]:.2f}x {base}"
                 )
             lines.append(f"at {n:>3} connections: {ours}: " + "; ".join(parts))
-    for n in CONNECTIONS:
+    for n in counts:
         if ("baseline", n) in results and ("arbiter", n) in results:
             a, b = results[("arbiter", n)], results[("baseline", n)]
             lines.append(
                 f"at {n:>3} connections: arbiter against the baseline checkout: CPU/req "
                 f"{a[3] / b[3]:.2f}x, throughput {a[2] / b[2]:.2f}x, p99 {a[1] / b[1]:.2f}x"
             )
-    for n in CONNECTIONS:
+    for n in counts:
         for ours, echo, durable in (
             ("arbiter", "echo", "durable"),
             ("arbiter-ref", "echo-ref", "durable-ref"),
@@ -566,7 +645,7 @@ def ratios(results: Results) -> list[str]:
                     f"{a[3] / (d[3] + engine):.2f}x {durable} + engine ({engine:.0f}); "
                     f"throughput {a[2] / d[2]:.2f} of {durable}"
                 )
-    for n in CONNECTIONS:
+    for n in counts:
         if ("durable", n) not in results or ("arbiter", n) not in results:
             continue
         a, d = results[("arbiter", n)], results[("durable", n)]

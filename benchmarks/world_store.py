@@ -6,7 +6,9 @@ For each backend of :class:`arbiter.bridge.stores.WorldStore` (the SQLite store 
 opens it, ``synchronous=NORMAL`` in a temporary folder; the PostgreSQL store on a scratch
 cluster, tests/support/postgres.py: loopback, fsync and synchronous_commit on), it stages
 roll-sized rows (the chain hash included) S at a time and awaits :meth:`flush` after each
-group, and prints the median and 99th percentile time of a flush and the rows per second.
+group, and prints the median and 99th percentile time of a flush, the rows per second and the
+CPU this process spent per flush (staging included: the client's side of a group commit, the
+database's own work not counted).
 One client, one world: the store's own cost, not the server's. Compare within one run.
 """
 
@@ -41,30 +43,33 @@ def roll(n: int) -> NewRoll:
     )  # fmt: skip
 
 
-async def measure(store: WorldStore, rows: int, size: int) -> tuple[list[float], float]:
-    """Each flush's seconds, and the wall time of the whole run."""
+async def measure(store: WorldStore, rows: int, size: int) -> tuple[list[float], float, float]:
+    """Each flush's seconds, the wall time of the whole run and this process's CPU seconds."""
     flushes: list[float] = []
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for first in range(0, rows, size):
         for n in range(first, min(first + size, rows)):
             store.stage(roll(n))
         before = time.perf_counter()
         await store.flush()
         flushes.append(time.perf_counter() - before)
-    return flushes, time.perf_counter() - start
+    return flushes, time.perf_counter() - start, time.process_time() - cpu
 
 
-def report(name: str, size: int, rows: int, flushes: list[float], wall: float) -> None:
+def report(name: str, size: int, rows: int, flushes: list[float], wall: float, cpu: float) -> None:
     ordered = sorted(flushes)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     print(
         f"{name:<11} {size:>5} {statistics.median(ordered) * 1e3:>10.3f} "
-        f"{p99 * 1e3:>10.3f} {rows / wall:>10.0f}"
+        f"{p99 * 1e3:>10.3f} {rows / wall:>10.0f} {cpu / len(flushes) * 1e3:>12.3f}"
     )
 
 
 async def run(rows: int, sizes: list[int]) -> None:
-    print(f"{'backend':<11} {'group':>5} {'median ms':>10} {'p99 ms':>10} {'rows/s':>10}")
+    print(
+        f"{'backend':<11} {'group':>5} {'median ms':>10} {'p99 ms':>10} {'rows/s':>10} "
+        f"{'CPU ms/flush':>12}"
+    )
     with tempfile.TemporaryDirectory() as folder, running_cluster() as cluster:
         openers: list[tuple[str, Callable[[str], Awaitable[WorldStore]]]] = [
             ("sqlite", lambda world: _sqlite(Path(folder) / f"{world}.sqlite3")),
@@ -73,8 +78,8 @@ async def run(rows: int, sizes: list[int]) -> None:
         for name, opener in openers:
             for size in sizes:
                 store = await opener(f"w{size}")
-                flushes, wall = await measure(store, rows, size)
-                report(name, size, rows, flushes, wall)
+                flushes, wall, cpu = await measure(store, rows, size)
+                report(name, size, rows, flushes, wall, cpu)
                 if isinstance(store, PostgresStore):
                     await store.close()
                 elif isinstance(store, Store):

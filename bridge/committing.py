@@ -12,10 +12,22 @@ store's flush returns without suspending: one task step per group, as the call i
 When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
 ``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
 row it holds all the same goes as it is (a PostgreSQL commit that landed although its connection
-broke, which the store found by reloading the world; a resend answered from an older row). A
+broke, which the store found by reloading the world; a resend answered from an older row). "Its
+row" is the very row the reply was made from (same hash), not merely a row of the same id: when
+an earlier commit of the id landed unheard and the store could not reload then, the id's retry
+is decided anew on a cache without that row; the reload of this flush finds the earlier row,
+and the new outcome, which is not the logged one, must not go (the client's next retry gets the
+logged outcome). A
 reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
+
+**The lease fence** (a world served under a lease, docs/scaling.md "Many worlds per host"):
+``fence()`` is asked before each flush and again before its replies leave. When it is false the
+host's lease on the world may have ended (by its own clock) and another host may own it: no
+reply of the group leaves as an outcome — every one becomes ``unavailable`` (its retry, at the
+world's owner, gets the stored outcome if the row landed) — and ``on_stale`` is called with
+:class:`LeaseEnded`.
 """
 
 from __future__ import annotations
@@ -35,12 +47,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arbiter.server")
 
-Answer = tuple["ClientSession", str | bytes, str | None, ErrorMessage | None]
-"""A reply waiting for the commit: to whom, what, the request id of the outcome it carries
-(None: not an outcome), and the error to send instead should the commit fail (a bind's)."""
+OutcomeRow = tuple[str, str]
+"""The row an outcome reply was made from: its request id and its hash."""
+
+Answer = tuple["ClientSession", str | bytes, OutcomeRow | None, ErrorMessage | None]
+"""A reply waiting for the commit: to whom, what, the row of the outcome it carries (None: not
+an outcome), and the error to send instead should the commit fail (a bind's)."""
 
 Event = tuple[int, OutcomeText, "ClientSession"]
 """An outcome to announce to the listeners once committed: its seq, its texts, its origin."""
+
+
+class LeaseEnded(StaleWriter):
+    """The host's lease on the world is no longer valid (lost to another host, or past its local
+    deadline): nothing more may be answered or committed for the world here."""
 
 
 class CommitFailed(Exception):
@@ -59,11 +79,14 @@ class GroupCommit:
         on_stale: Callable[[StaleWriter], None],
         commit_failed: Callable[[str], ErrorMessage],
         on_failed: Callable[[], None] | None = None,
+        fence: Callable[[], bool] | None = None,
     ) -> None:
         """``on_failed``: told when a flush fails (what the store staged since the last good
-        one is lost: the stat-block vault forgets the blocks it kept)."""
+        one is lost: the stat-block vault forgets the blocks it kept). ``fence``: None (a world
+        served without a lease), or the lease's ``valid``."""
         self.store = store
         self._on_failed = on_failed
+        self._fence = fence
         self.failures = failures
         self._publish = publish
         self._on_stale = on_stale
@@ -99,16 +122,21 @@ class GroupCommit:
         self,
         session: ClientSession,
         reply: str | bytes,
-        outcome_id: str | None = None,
+        outcome_row: OutcomeRow | None = None,
         on_failure: ErrorMessage | None = None,
     ) -> None:
         """Send ``reply`` to ``session`` once every write staged so far is committed (at once
         when nothing is staged nor in flight), after the replies given before it (see the
         module's doc for a failed commit). The caller does not wait."""
-        if not self._answers and self._committer is None and not self.store.pending:
+        if (
+            not self._answers
+            and self._committer is None
+            and not self.store.pending
+            and (self._fence is None or self._fence())
+        ):
             session.outbox.send(reply)
             return
-        self._answers.append((session, reply, outcome_id, on_failure))
+        self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
 
     def after_commit(self, callback: Callable[[], None]) -> None:
@@ -155,7 +183,10 @@ class GroupCommit:
         callbacks, self._callbacks = self._callbacks, []
         events, self._events = self._events, []
         try:
+            self._check_fence()
             await self.store.flush()
+            # An answer never leaves after the lease's local deadline, even one committed.
+            self._check_fence()
         except Exception as err:
             if self._on_failed is not None:
                 self._on_failed()
@@ -170,13 +201,17 @@ class GroupCommit:
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(failed)
-            for session, reply, outcome_id, on_failure in answers:
-                if outcome_id is not None:
+            for session, reply, outcome_row, on_failure in answers:
+                if outcome_row is not None:
                     # An outcome goes only if its row is committed all the same: a commit whose
                     # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
-                    # or a resend answered from an older row. Else nothing was decided.
-                    if self.store.find(outcome_id) is None:
-                        reply = encode(self._commit_failed(outcome_id))
+                    # or a resend answered from an older row. Else nothing was decided; and a
+                    # row of the same id that is not this one (an earlier decision of the id
+                    # that landed unheard) means this outcome is not the logged one.
+                    request_id, row_hash = outcome_row
+                    found = self.store.find(request_id)
+                    if isinstance(err, LeaseEnded) or found is None or found.hash != row_hash:
+                        reply = encode(self._commit_failed(request_id))
                 elif on_failure is not None:
                     reply = encode(on_failure)
                 session.outbox.send(reply)
@@ -195,3 +230,7 @@ class GroupCommit:
                 waiter.set_result(None)
         for callback in callbacks:
             callback()
+
+    def _check_fence(self) -> None:
+        if self._fence is not None and not self._fence():
+            raise LeaseEnded("this host's lease on the world is no longer valid")

@@ -5,6 +5,11 @@ the server did (a row whose outcome leaves state untouched keeps it). A row matc
 re-derived outcome, as the log keeps it (:func:`~arbiter.bridge.records.kept`), is byte-identical
 (canonical JSON) to the logged one. A row refused after dice (``arbiter.bridge.refusals``) matches when
 the same request, state and dice are refused again with the same code and message.
+
+A row logged under other rules (a hot reload, a later edit of the rule files) carries the old
+``rules_hash`` in its outcome, and a re-derived one the current: when that is the only
+difference the row is *rehashed* (the edit did not change what it decided), not mismatched; any
+other difference is a mismatch naming the first place it differs.
 """
 
 from __future__ import annotations
@@ -39,10 +44,51 @@ class LogReplay:
     mismatches: list[str] = field(default_factory=list)
     other_rules: int = 0
     """Rows logged under a rules hash other than the current one (hot reload, later edits)."""
+    rehashed: list[str] = field(default_factory=list)
+    """One line per row logged under other rules whose re-derived outcome is identical to the
+    logged one but for ``rules_hash``: the rules changed, what the row decided did not."""
 
     @property
     def ok(self) -> bool:
         return not self.mismatches
+
+    @property
+    def same_under_other_rules(self) -> bool:
+        """No row differs, and some were logged under other rules: the rules changed since (a
+        reload, an edit), the outcomes did not."""
+        return self.ok and self.other_rules > 0
+
+
+def first_difference(logged: JSON, now: JSON, path: str = "") -> str | None:
+    """Where ``now`` first differs from ``logged`` (keys in sorted order, list items in order),
+    as ``path: logged X, re-derived Y`` (JSON values, cut to 80 characters); None when equal."""
+    if isinstance(logged, dict) and isinstance(now, dict):
+        for key in sorted(set(logged) | set(now)):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in logged or key not in now:
+                was = _short(logged[key]) if key in logged else "nothing"
+                is_ = _short(now[key]) if key in now else "nothing"
+                return f"{where}: logged {was}, re-derived {is_}"
+            found = first_difference(logged[key], now[key], where)
+            if found is not None:
+                return found
+        return None
+    if isinstance(logged, list) and isinstance(now, list):
+        for i, (a, b) in enumerate(zip(logged, now, strict=False)):
+            found = first_difference(a, b, f"{path}.{i}" if path else str(i))
+            if found is not None:
+                return found
+        if len(logged) == len(now):
+            return None
+        return f"{path}: {len(logged)} items logged, {len(now)} re-derived"
+    if logged == now and type(logged) is type(now):
+        return None
+    return f"{path}: logged {_short(logged)}, re-derived {_short(now)}"
+
+
+def _short(value: JSON) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def replay_log(
@@ -96,9 +142,21 @@ def replay_log(
         if source.remaining:
             report.mismatches.append(f"{label}: {source.remaining} recorded dice unused{note}")
         # Equal values are no mismatch, whichever canonical form the row was written in.
-        elif text != roll.entry.outcome and json.loads(text) != logged:
-            keys = sorted(k for k in set(outcome) | set(logged) if outcome.get(k) != logged.get(k))
-            report.mismatches.append(f"{label}: outcome differs in {', '.join(keys)}{note}")
+        elif text != roll.entry.outcome and (now := json.loads(text)) != logged:
+            keys = sorted(k for k in set(now) | set(logged) if now.get(k) != logged.get(k))
+            if note and keys == ["rules_hash"]:
+                report.rehashed.append(
+                    f"{label}: identical under the current rules but for rules_hash{note}"
+                )
+                continue
+            if note and "rules_hash" in keys:
+                # The hash differs as a matter of course under other rules: name what else does.
+                keys.remove("rules_hash")
+                now["rules_hash"] = logged["rules_hash"]
+            first = first_difference(logged, now)
+            report.mismatches.append(
+                f"{label}: outcome differs in {', '.join(keys)} (first at {first}){note}"
+            )
         else:
             report.matched += 1
     return report

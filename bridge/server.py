@@ -4,25 +4,27 @@
 of authenticated clients. Each connection is a :class:`~arbiter.bridge.session.ClientSession` running in
 the task ``websockets`` starts for it. Plain HTTP GETs on the same port are routed by
 :mod:`arbiter.bridge.http`. See ``docs/protocol.md``.
+
+Serving one world alone (a data directory, or ``--world`` without ``--host-id``), it listens
+itself (:meth:`ArbiterServer.start`). A host of many worlds (:mod:`arbiter.bridge.hosting`)
+listens instead and runs one :class:`ArbiterServer` per world it claimed, started with
+:meth:`ArbiterServer.begin`, given the host's rules and the world's lease.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import sqlite3
 import time
-from collections.abc import Coroutine, Sequence
-from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from collections.abc import Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from arbiter.bridge import datadir
 from arbiter.bridge.broadcast import publish
-from arbiter.bridge.building import build_module
 from arbiter.bridge.committing import Event, GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.failures import FailureLog
@@ -38,6 +40,7 @@ from arbiter.bridge.protocol import (
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server_config import ServerConfig
+from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
 from arbiter.bridge.session import CLOSE_REVOKED, CLOSE_STALE, ClientSession, commit_failed
 from arbiter.bridge.stat_block_vault import Vault
 from arbiter.bridge.store import Checkpointer, Player
@@ -47,41 +50,37 @@ from arbiter.bridge.views import NOBODY
 from arbiter.bridge.world import OpenWorld, open_data_dir, open_postgres
 from arbiter.compiler.errors import RuleError
 
+if TYPE_CHECKING:
+    from arbiter.bridge.stores.ownership import Lease
+
 log = logging.getLogger("arbiter.server")
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 STALE_REASON = "this server no longer owns the world"
 
 
-def settle_heap() -> None:
-    """Collect what is garbage now, then exempt every live object from later collections.
-
-    The rules (hundreds of thousands of objects, alive as long as they serve) would otherwise be
-    walked by every full collection: a pause of tens of milliseconds on the event loop, under
-    load every few thousand messages. Frozen objects are still freed when nothing refers to
-    them; the collection before freezing (and after :func:`gc.unfreeze`, on a rule change)
-    frees the cycles of rules that no longer serve.
-    """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-
-
-def server_version() -> str:
-    try:
-        return version("vtt-arbiter")
-    except PackageNotFoundError:
-        return "0.0.0"
-
-
 class ArbiterServer:
     """One world's authoritative server. Create, ``await start()``, ``await close()``."""
 
-    def __init__(self, config: ServerConfig, world: OpenWorld | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        world: OpenWorld | None = None,
+        rules: RulesSnapshot | None = None,
+        lease: Lease | None = None,
+        world_id: str | None = None,
+    ) -> None:
         """Serve ``world`` (opened by :func:`open_server`), or the data directory of
-        ``config`` (SQLite), taken here."""
+        ``config`` (SQLite), taken here.
+
+        A world served by a host of many (:mod:`arbiter.bridge.hosting`) is given the host's
+        ``rules`` (shared by every world it serves) and the ``lease`` it holds the world under:
+        nothing is committed or answered once the lease is not valid. Such a server does not
+        listen (the host does, and hands it its connections); ``world_id`` names it in logs."""
         self.config = config
-        self.rules: RulesSnapshot = snapshot(config.rules.load())
+        self.world_id = world_id
+        self.lease = lease
+        self.rules: RulesSnapshot = snapshot(config.rules.load()) if rules is None else rules
         if world is None:
             if config.postgres is not None:
                 raise ValueError("a PostgreSQL world is opened by `await open_server(config)`")
@@ -95,7 +94,7 @@ class ArbiterServer:
             # The rules may have changed while the server was down: note the stored blocks they
             # refuse, for the GM's list_stat_blocks.
             self._log_invalid(self.vault.recheck(self.vault.rulesets(), self.rules.models))
-            if config.postgres is None:
+            if config.postgres is None and config.hosting is None:
                 # The -wal and -shm files now exist: make sure of their modes too.
                 datadir.secure(config.data)
         except BaseException:
@@ -112,7 +111,9 @@ class ArbiterServer:
         self.stale: StaleWriter | None = None
         """Set when a commit found that another writer owns the world: it is served no more."""
         self.lost = asyncio.Event()
-        """Set with :attr:`stale` (``arbiter serve`` exits then)."""
+        """Set with :attr:`stale` (``arbiter serve`` exits then, serving one world)."""
+        self.on_lost: Callable[[ArbiterServer], None] | None = None
+        """Called once when the world is lost (a host of many worlds retires it)."""
         self.module = ModuleFiles(config.module_dir)
         self.server_info = ServerInfo(version=server_version())
         limits = config.limits
@@ -131,6 +132,7 @@ class ArbiterServer:
             commit_failed,
             # A stat block the vault kept for requests may have been rolled back.
             lambda: self.vault.forget(),
+            fence=lease.valid if lease is not None else None,
         )
         # The group commit's (arbiter.bridge.committing), called as the server's by sessions.
         self.committed = self.commits.committed
@@ -151,10 +153,7 @@ class ArbiterServer:
     async def start(self) -> None:
         """Close the sessions a previous run left open, build the module if stale, listen."""
         tls = self.config.tls_context()  # a bad certificate stops us before any work
-        ended = self.store.end_open_sessions(time.time())
-        await self.commits.committed()
-        if ended:
-            log.info("closed %d session(s) left open by a previous run", ended)
+        await self.begin()
         if self.config.build and self.config.module_dir is not None:
             await self.rebuild_module()
         self._server = await serve(
@@ -177,16 +176,24 @@ class ArbiterServer:
         )
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
-        if self.world.checkpointer is not None:
-            self._checkpoint_task = asyncio.create_task(
-                self._checkpoints(self.world.checkpointer), name="wal-checkpoints"
-            )
-        self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
         if self.config.reload_interval is not None:
             self.watcher = RulesWatcher(
                 self.config.rules, self.config.reload_interval, self.swap_rules, self.report_error
             )
             self._watcher_task = asyncio.create_task(self.watcher.run(), name="rules-watcher")
+
+    async def begin(self) -> None:
+        """Close the sessions a previous run left open and start the world's own tasks
+        (player records, WAL checkpoints): what serving the world needs beside a listener."""
+        ended = self.store.end_open_sessions(time.time())
+        await self.commits.committed()
+        if ended:
+            log.info("closed %d session(s) left open by a previous run", ended)
+        if self.world.checkpointer is not None:
+            self._checkpoint_task = asyncio.create_task(
+                self._checkpoints(self.world.checkpointer), name="wal-checkpoints"
+            )
+        self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
 
     @property
     def port(self) -> int:
@@ -264,6 +271,10 @@ class ArbiterServer:
     # --- connections ---
 
     async def _handle(self, ws: ServerConnection) -> None:
+        await self.handle(ws)
+
+    async def handle(self, ws: ServerConnection) -> None:
+        """Serve one connection to this world until it closes."""
         await ClientSession(self, ws).run()
 
     def join(self, session: ClientSession) -> None:
@@ -300,18 +311,26 @@ class ArbiterServer:
             self.commits.schedule()  # PostgreSQL stages it: make it durable with the next group
 
     def _lose_world(self, err: StaleWriter) -> None:
-        """Another writer committed to the world (or claimed it): stop serving it. Every
-        connection is closed with 4009 (docs/protocol.md); new ones are refused the same way;
-        :attr:`lost` tells ``arbiter serve`` to exit."""
+        """Another writer committed to the world (or claimed it), or the lease it is served
+        under is no longer valid: stop serving it. Every connection is closed with 4009
+        (docs/protocol.md); new ones are refused the same way; :attr:`lost` tells
+        ``arbiter serve`` to exit (one world), :attr:`on_lost` the host to retire it (many)."""
         if self.stale is not None:
             return
         self.stale = err
-        log.error("this server no longer owns the world, and stops serving it: %s", err)
+        named = f" {self.world_id!r}" if self.world_id is not None else ""
+        log.error("this server no longer owns the world%s, and stops serving it: %s", named, err)
         for client in tuple(self.clients):
             client.viewer = NOBODY
             self.leave(client)
             self._close_later(client.ws.close(CLOSE_STALE, STALE_REASON))
         self.lost.set()
+        if self.on_lost is not None:
+            self.on_lost(self)
+
+    def lose(self, err: StaleWriter) -> None:
+        """Stop serving the world now (its lease was lost or ran out): as a stale writer."""
+        self._lose_world(err)
 
     def _close_later(self, closing: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(closing)
@@ -351,6 +370,12 @@ class ArbiterServer:
         before = self.rules.info()
         self.rules = rules
         settle_heap()
+        self.rules_swapped(before, rules)
+
+    def rules_swapped(self, before: dict[str, Any], rules: RulesSnapshot) -> None:
+        """Tell this world's clients about the rules now served (``before``: the previous
+        rules' ``info()``), and recheck the stored stat blocks of the rulesets that changed."""
+        self.rules = rules
         after = rules.info()
         text = encode(RulesUpdated(rulesets=after))
         for client in tuple(self.clients):
@@ -386,20 +411,7 @@ class ArbiterServer:
 
     async def rebuild_module(self) -> None:
         """Build the module off the event loop (a no-op when it is up to date)."""
-        module_dir = self.config.module_dir
-        if module_dir is None:
-            return
-        try:
-            report = await asyncio.to_thread(build_module, module_dir, self.config.rules)
-        except RuleError:
-            raise
-        except Exception as err:
-            # Unavailable compiler, packs held open by a running world, a concurrent build: the
-            # rules still serve; the module on disk stays as it was until the next change.
-            log.warning("module not rebuilt: %s", err)
-            return
-        describe = getattr(report, "describe", None)
-        log.info("module %s", describe() if callable(describe) else report)
+        await rebuild_module(self.config)
 
 
 async def open_server(config: ServerConfig) -> ArbiterServer:
@@ -415,4 +427,13 @@ async def open_server(config: ServerConfig) -> ArbiterServer:
         raise
 
 
-__all__ = ["LOOPBACK", "ArbiterServer", "ServerConfig", "open_server", "settle_heap"]
+__all__ = [
+    "LOOPBACK",
+    "STALE_REASON",
+    "ArbiterServer",
+    "ServerConfig",
+    "open_server",
+    "rebuild_module",
+    "server_version",
+    "settle_heap",
+]

@@ -11,6 +11,31 @@ from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.world import PostgresWorld
 
+DEFAULT_LEASE_TTL = 10.0
+"""Seconds of a lease on a world (``--lease-ttl``), on the database's clock."""
+DEFAULT_IDLE_RELEASE = 600.0
+"""Seconds a host keeps a world nobody is connected to (``--idle-release``)."""
+
+
+@dataclass(frozen=True)
+class Hosting:
+    """A host of many worlds in one PostgreSQL database (``--host-id``; docs/scaling.md, "Many
+    worlds per host"): it claims each world on its first connection and serves it under a
+    lease."""
+
+    dsn: str
+    host_id: str
+    advertise_url: str | None = None
+    """Where clients reach this host (named to them by other hosts' "moved" close); None: the
+    address it listens on."""
+    lease_ttl: float = DEFAULT_LEASE_TTL
+    world: str | None = None
+    """The world served at the bare path ``/`` too (``--world``), claimed at start; None:
+    worlds only at ``/w/<id>``."""
+    idle_release: float | None = DEFAULT_IDLE_RELEASE
+    """Seconds a served world may go without any connection before the host releases it
+    (``--idle-release``; None: never)."""
+
 
 @dataclass(frozen=True)
 class ServerConfig:
@@ -45,6 +70,9 @@ class ServerConfig:
     postgres: PostgresWorld | None = None
     """The world in a PostgreSQL database (``--store postgresql://… --world ID``); None: the
     SQLite store in :attr:`data`. Open the server with :func:`open_server` then."""
+    hosting: Hosting | None = None
+    """Serve many worlds of a PostgreSQL database under leases (``--host-id``): run a
+    :class:`arbiter.bridge.hosting.WorldHost`, not one server; :attr:`postgres` is None then."""
 
     def tls_context(self) -> ssl.SSLContext | None:
         """The server's TLS context, or None without a certificate. Raises ``OSError`` (an

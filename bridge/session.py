@@ -116,8 +116,9 @@ class ClientSession:
         """The welcome's ``head``: a hello without ``since`` is replayed from it, so the rows
         committed while the welcome was on its way are not lost to it."""
         self._context: Context | None = None
-        self.outcome_id: str | None = None
-        """The request id of the outcome the current reply carries (None: not an outcome)."""
+        self.outcome_row: tuple[str, str] | None = None
+        """The request id and row hash of the outcome the current reply carries (None: not an
+        outcome)."""
         self.on_commit_failure: ErrorMessage | None = None
         """The reply to send instead of the current one should the commit fail (a bind)."""
         loop = asyncio.get_running_loop()
@@ -165,13 +166,13 @@ class ClientSession:
             # Dropped for not reading (close 4008), or the world is lost (4009): decide
             # nothing more for it, but read on, so its reply to the close gets through.
             return
-        self.outcome_id = None
+        self.outcome_row = None
         self.on_commit_failure = None
         reply = self.handle(frame)
         # An outcome may rest on rows not yet committed: the server sends it once they are,
         # and never an outcome whose row did not make it to disk. Nothing waits here (no
         # future, no wake-up per message); replies keep their order.
-        self.server.answer(self, reply, self.outcome_id, self.on_commit_failure)
+        self.server.answer(self, reply, self.outcome_row, self.on_commit_failure)
 
     async def _authenticate(self) -> bool:
         """Read hellos until one is welcomed (True) or the connection is refused (False).
@@ -501,7 +502,7 @@ class ClientSession:
             )
         except ProtocolError as err:
             raise resolved.error(err) from None
-        self.outcome_id = message.request.id
+        self.outcome_row = (message.request.id, decided.row.hash)
         if decided.refusal is not None:
             # Refused after dice: the refusal is the id's logged outcome. The error goes out
             # once its row is durable, and again on every resend; nobody else is told.

@@ -7,7 +7,9 @@ pydantic when a request names it. This module gives the same models two more use
   ``docs/schemas/stat-blocks/<ruleset>.schema.json``. The module build copies ``docs/schemas``
   into the module as it is (``compiler.foundry.build.SCHEMAS_ROOT``), so the client's stat-block
   editor generates its form from exactly the model the server validates with, and the compiler
-  still never imports the server (the dependency runs bridge → compiler only).
+  still never imports the server (the dependency runs bridge → compiler only). Bounds the
+  rule data holds (combat-styles' ``stat_block_limits``) are written in from the bundled rules;
+  the server checks a block against the rules it serves.
 * ``problems(ruleset, data)``: what is wrong with a stat block, field by field, in the words the
   server uses when it refuses a request (the ``check`` message of ``bridge.checking``).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,7 @@ from arbiter.bridge.engine.hmk.requests import StatBlock as HmkStatBlock
 from arbiter.bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
 from arbiter.bridge.engine.rule_context import validation_context
 from arbiter.compiler.model.common import RulesetBase
+from arbiter.compiler.model.loader import load_ruleset
 
 STAT_BLOCKS: Mapping[str, type[BaseModel]] = {
     "combat-styles": CombatStylesStatBlock,
@@ -83,12 +87,73 @@ def schema(ruleset: str) -> dict[str, Any]:
     properties = generated["properties"]
     for field, hints in PICKS.get(ruleset, {}).items():
         properties[field] = {**properties[field], **hints}
+    defs = generated.get("$defs", {})
+    for field, (low, high) in bundled_limits(ruleset).items():
+        _bounded(_place(properties, defs, ruleset, field), low, high, defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"arbiter:stat-block:{ruleset}",
         **generated,
         "title": f"Arbiter {ruleset} stat block",
     }
+
+
+NESTED_LIMITS: Mapping[str, Mapping[str, str]] = {"combat-styles": {"siz": "characteristics"}}
+"""Bounds of a field inside a nested model, by ruleset: the bound's name → the property whose
+model holds the field of that name (combat-styles' ``siz`` overrides ``characteristics``' bound
+for SIZ alone; the table lists it after ``characteristics``)."""
+
+
+def _place(
+    properties: dict[str, Any], defs: dict[str, Any], ruleset: str, field: str
+) -> dict[str, Any]:
+    """The schema node the bound ``field`` of ``ruleset``'s ``stat_block_limits`` holds: the
+    property of that name, or the field of a nested model (:data:`NESTED_LIMITS`)."""
+    outer = NESTED_LIMITS.get(ruleset, {}).get(field)
+    if outer is None:
+        node: dict[str, Any] = properties[field]
+        return node
+    model = defs[properties[outer]["$ref"].rsplit("/", 1)[-1]]
+    inner: dict[str, Any] = model["properties"][field]
+    return inner
+
+
+@cache
+def bundled_limits(ruleset: str) -> dict[str, tuple[int, int | None]]:
+    """The bundled rule data's bounds of ``ruleset``'s stat-block numbers (its
+    ``stat_block_limits``), by field: (min, max). Empty for a ruleset without them."""
+    limits = getattr(load_ruleset(ruleset).model, "stat_block_limits", None)
+    if not isinstance(limits, BaseModel):
+        return {}
+    return {field: (bound.min, bound.max) for field, bound in limits}
+
+
+def _bounded(node: dict[str, Any], low: int, high: int | None, defs: dict[str, Any]) -> None:
+    """Write ``minimum``/``maximum`` into the integer schema of a property: the property's own,
+    its values' (a mapping, keys with a pattern too), its non-null branch (an optional) or each field of the model it
+    refers to (hmk ``attributes``, in ``defs``). Keys stay sorted, as pydantic writes a bound
+    given on the field."""
+    if "$ref" in node:
+        for field in defs[node["$ref"].rsplit("/", 1)[-1]]["properties"].values():
+            _bounded(field, low, high, defs)
+        return
+    if node.get("type") == "object":
+        # A mapping's values: any key's, or (keys with a pattern) the pattern's.
+        values = node.get("additionalProperties") or node["patternProperties"]
+        if "type" not in values:
+            for value in values.values():
+                _bounded(value, low, high, defs)
+            return
+        node = values
+    elif "anyOf" in node:
+        _bounded(next(n for n in node["anyOf"] if n.get("type") != "null"), low, high, defs)
+        return
+    node.update(minimum=low)
+    if high is not None:  # without a max, no maximum
+        node.update(maximum=high)
+    ordered = sorted(node.items())
+    node.clear()
+    node.update(ordered)
 
 
 def schemas() -> dict[str, dict[str, Any]]:

@@ -1,7 +1,9 @@
 """``arbiter replay FILE``: resolve recorded requests and print the outcomes as JSON.
 
 ``arbiter replay --from-log DATA`` instead re-derives every outcome of a world's roll log from its
-recorded dice and reports each row whose outcome differs.
+recorded dice and reports each row whose outcome differs. A row logged under other rules whose
+outcome differs only in ``rules_hash`` is reported as identical but for it, and is no mismatch;
+the exit status tells the cases apart (:data:`RULES_CHANGED`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="DATA",
         help="re-derive every outcome in this world data directory's roll log (or, without "
-        "DATA, the world --store/--world name) and report mismatches",
+        "DATA, the world --store/--world name) and report mismatches; exit 0: all identical, "
+        "3: identical but for rules_hash under changed rules, 1: an outcome differs",
     )
     parser.add_argument(
         "--store",
@@ -130,14 +133,24 @@ def _from_log(args: argparse.Namespace) -> int:
         report = replay_log(store.rolls(), rulesets)
     finally:
         close_read(store)
-    for line in report.mismatches:
+    for line in [*report.rehashed, *report.mismatches]:
         print(line)
     other = f" ({report.other_rules} logged under other rules)" if report.other_rules else ""
+    rehashed = f"{len(report.rehashed)} identical but for rules_hash, " if report.rehashed else ""
     print(
-        f"{report.rows} rows re-derived: {report.matched} identical, "
+        f"{report.rows} rows re-derived: {report.matched} identical, {rehashed}"
         f"{len(report.mismatches)} mismatched{other}"
     )
-    return 0 if report.ok else 1
+    if not report.ok:
+        return 1
+    return RULES_CHANGED if report.same_under_other_rules else 0
+
+
+RULES_CHANGED = 3
+"""Exit status of ``replay --from-log`` when no outcome differs but some rows were logged under
+other rules (an edit or reload since): 0 says the log was re-derived under the rules it was
+written with, 1 that an outcome differs (or a row cannot be re-derived), 2 that the store or the
+rule files could not be read."""
 
 
 __all__ = ["HELP", "Request", "ScriptedSource", "add_arguments", "run"]

@@ -13,10 +13,12 @@ from pathlib import Path
 
 from arbiter.bridge import datadir, native
 from arbiter.bridge.building import DEFAULT_MODULE_DIR
+from arbiter.bridge.host_paths import check_reason_fits
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.server import LOOPBACK, ServerConfig, open_server
-from arbiter.bridge.world import PostgresWorld, add_store_arguments, where_from
+from arbiter.bridge.server_config import DEFAULT_IDLE_RELEASE, DEFAULT_LEASE_TTL, Hosting
+from arbiter.bridge.world import PostgresWorld, add_store_arguments, redact, where_from
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT
 
@@ -99,6 +101,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(/module.json's manifest and download, and the zip's module.json, name it; "
         "default: the address each request came by)",
     )
+    parser.add_argument(
+        "--host-id",
+        default=None,
+        metavar="ID",
+        help="serve many worlds of a PostgreSQL --store, each at /w/<world id>, claiming each "
+        "under a lease on its first connection; ID names this host to the others "
+        "(docs/scaling.md). --world ID is then also served at /",
+    )
+    parser.add_argument(
+        "--advertise-url",
+        default=None,
+        metavar="URL",
+        help="with --host-id: where clients reach this host, named to them by other hosts "
+        "(close 4010, 'moved'), e.g. wss://arbiter-3.example.com (default: the address it "
+        "listens on)",
+    )
+    parser.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=DEFAULT_LEASE_TTL,
+        metavar="SECONDS",
+        help=f"with --host-id: each world's lease, on the database's clock (default "
+        f"{DEFAULT_LEASE_TTL:g}); renewed every third of it, and a dead host's worlds are "
+        "claimed elsewhere after it",
+    )
+    parser.add_argument(
+        "--idle-release",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help=f"with --host-id: release a world no connection has used for this long (default "
+        f"{DEFAULT_IDLE_RELEASE:g}; 0: never)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings only")
 
 
@@ -117,10 +152,12 @@ def public_url(text: str) -> str:
 def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> ServerConfig:
     """The server's config; raises ValueError when the options contradict each other."""
     limits = Limits(rate_per_second=args.rate, burst=args.burst)
-    where = where_from(args)
+    hosting = hosting_from(args)
+    where = where_from(args) if hosting is None else datadir.DEFAULT_DATA
     return ServerConfig(
         data=where if isinstance(where, Path) else datadir.DEFAULT_DATA,
         postgres=where if isinstance(where, PostgresWorld) else None,
+        hosting=hosting,
         host=args.host,
         port=args.port,
         rules=RuleSource(root=rules_root, overlay=args.rules),
@@ -134,6 +171,46 @@ def config_from(args: argparse.Namespace, rules_root: Path = RULES_ROOT) -> Serv
         certfile=args.certfile,
         keyfile=args.keyfile,
         public_url=args.public_url,
+    )
+
+
+def hosting_from(args: argparse.Namespace) -> Hosting | None:
+    """The host of many worlds ``--host-id`` asks for (None without it); raises ValueError
+    when the options contradict it."""
+    host_id = getattr(args, "host_id", None)
+    if host_id is None:
+        if args.advertise_url is not None:
+            raise ValueError("--advertise-url is for a host of many worlds: give --host-id too")
+        if args.lease_ttl != DEFAULT_LEASE_TTL:
+            raise ValueError("--lease-ttl is for a host of many worlds: give --host-id too")
+        if args.idle_release is not None:
+            raise ValueError("--idle-release is for a host of many worlds: give --host-id too")
+        return None
+    if not isinstance(args.store, str):
+        raise ValueError("--host-id serves worlds of a PostgreSQL --store postgresql://…")
+    if args.data is not None:
+        raise ValueError("--data is for a data directory: drop it with a PostgreSQL --store")
+    if not host_id.strip() or not host_id.isprintable():
+        raise ValueError(f"--host-id {host_id!r}: give a printable, non-empty name")
+    if args.lease_ttl <= 0:
+        raise ValueError(f"--lease-ttl {args.lease_ttl:g}: a lease needs a positive length")
+    idle = DEFAULT_IDLE_RELEASE if args.idle_release is None else args.idle_release
+    if idle < 0:
+        raise ValueError(f"--idle-release {idle:g}: give seconds, or 0 for never")
+    if args.advertise_url is not None:
+        parsed = urllib.parse.urlsplit(args.advertise_url)
+        if parsed.scheme not in ("ws", "wss", "http", "https") or not parsed.hostname:
+            raise ValueError(
+                f"--advertise-url {args.advertise_url!r}: give a ws:// or wss:// address"
+            )
+        check_reason_fits(host_id, args.advertise_url)
+    return Hosting(
+        dsn=args.store,
+        host_id=host_id,
+        advertise_url=args.advertise_url,
+        lease_ttl=args.lease_ttl,
+        world=args.world,
+        idle_release=idle or None,
     )
 
 
@@ -188,6 +265,8 @@ def serve_config(config: ServerConfig) -> int:
 
 
 async def _serve(config: ServerConfig) -> int:
+    if config.hosting is not None:
+        return await _host(config, config.hosting)
     server = await open_server(config)
     try:
         await server.start()
@@ -239,4 +318,50 @@ async def _serve(config: ServerConfig) -> int:
     if server.stale is not None:
         print(f"arbiter serve: stopped: {server.stale}", file=sys.stderr)
         return 3
+    return 0
+
+
+async def _host(config: ServerConfig, hosting: Hosting) -> int:
+    """Run a host of many worlds until SIGINT/SIGTERM, then release its worlds."""
+    from arbiter.bridge.hosting import WorldHost
+
+    host = WorldHost(config)
+    try:
+        await host.start()
+    except BaseException:
+        await host.close()
+        raise
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    tls = config.certfile is not None
+    if config.host not in LOOPBACK and not tls:
+        print(TLS_ADVICE.format(host=config.host, port=host.port), file=sys.stderr)
+    served = ", ".join(f"{k} {v.version}" for k, v in host.rules.info().items()) or "none"
+    url = host.listening_url()
+    print(f"arbiter serve: {url} (rulesets: {served})", flush=True)
+    assert host.owner is not None
+    print(
+        f"  host {hosting.host_id!r} serving worlds of {redact(hosting.dsn)} at {url}/w/<world id>"
+        f" (advertised as {host.owner.advertise_url}; leases of {hosting.lease_ttl:g} s)",
+        flush=True,
+    )
+    if hosting.world is not None:
+        print(f"  world {hosting.world!r} also at {url}/", flush=True)
+    if config.module_dir is not None:
+        base = config.public_url or url.replace("ws", "http", 1)
+        print(f"  module manifest: {base}/module.json", flush=True)
+    print(
+        f"  a world's secret (the GM's): `arbiter token --store {redact(hosting.dsn)} --world ID`",
+        flush=True,
+    )
+    print(f"  {native.describe()}", flush=True)
+    if config.allow_scripted_dice:
+        print("  WARNING: scripted dice allowed (tests only)", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await host.close()
     return 0

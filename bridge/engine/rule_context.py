@@ -1,7 +1,8 @@
 """The rule data a request body is validated against: pydantic's validation context.
 
 A stat block names weapons, armour and skills by their ids in the rule data, and which ids
-exist depends on the rules the server serves (``bridge/rules.py``; a reload may change them).
+exist depends on the rules the server serves (``bridge/rules.py``; a reload may change them);
+so do the bounds of its numbers where the data gives them (combat-styles' ``stat_block_limits``).
 The request models are shared by every snapshot of the rules, so the rules reach their
 validators through pydantic's validation context: every place that validates a body or a
 stat block for the server (the fast path of ``bridge/reading.py``, ``bridge/deciding.py``'s
@@ -20,8 +21,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import AfterValidator, ValidationError, ValidationInfo
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticKnownError
 
 from arbiter.compiler.model.common import RulesetBase
 
@@ -84,6 +85,52 @@ def unknown_ids(
         )
         for loc, v in found
     ]
+
+
+def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterValidator:
+    """A validator holding a stat-block field to the bound ``name`` of the served ``ruleset``
+    rules' ``stat_block_limits`` (a :class:`~arbiter.compiler.model.common.Bound`): the field is
+    a number, a mapping of numbers or a model of numbers (hmk ``attributes``), each held to the
+    bound. A number outside is pydantic's own ``greater_than_equal``/``less_than_equal`` error
+    at its own place (``skills.evade: Input should be less than or equal to 500``), reported
+    with every other field's problem, as a bound written on the field would be. One call per
+    field, not per number: a mapping within its bound costs a ``min`` and a ``max``. Without
+    served rules in the context (a body built by hand) the field is taken as it is, as an
+    unknown id is."""
+
+    def check(value: Any, info: ValidationInfo) -> Any:
+        if value is None:
+            return value
+        rules = rules_of(info.context, ruleset, kind)
+        if rules is None:
+            return value
+        bound = rules.__dict__["stat_block_limits"].__dict__[name]  # a Bound
+        low: int = bound.min
+        high: int | None = bound.max  # None: no upper bound
+        if type(value) is int:
+            if value < low:
+                raise PydanticKnownError("greater_than_equal", {"ge": low})
+            if high is not None and value > high:
+                raise PydanticKnownError("less_than_equal", {"le": high})
+            return value
+        numbers: dict[str, Any] = value if type(value) is dict else value.__dict__
+        if not numbers or (
+            low <= min(numbers.values()) and (high is None or max(numbers.values()) <= high)
+        ):
+            return value  # the usual case
+        # Raised from a field's validator, each problem is reported under the field's place.
+        raise ValidationError.from_exception_data(
+            name,
+            [
+                InitErrorDetails(type="greater_than_equal", loc=(k,), input=v, ctx={"ge": low})
+                if v < low
+                else InitErrorDetails(type="less_than_equal", loc=(k,), input=v, ctx={"le": high})
+                for k, v in numbers.items()
+                if v < low or (high is not None and v > high)
+            ],
+        )
+
+    return AfterValidator(check)
 
 
 def refuse(model: str, problems: list[InitErrorDetails]) -> None:

@@ -188,18 +188,38 @@ class Host:
         """The worlds this host holds, by id."""
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._busy = asyncio.Lock()
-        """One claim, renewal or release at a time on the connection: a renewal run inside a
-        claim's transaction would be undone with it while its lease counted as extended."""
+        """One claim or release at a time on the connection."""
+        self._renew_conn: psycopg.AsyncConnection[Any] | None = None
+        self._renewing = asyncio.Lock()
+        """One renewal at a time, on a connection of its own: a renewal never waits for a claim
+        (held up to five ``lock_wait`` by a writer stuck mid-commit), nor runs inside a claim's
+        transaction (which would undo it while its lease counted as extended)."""
 
     async def _connection(self) -> psycopg.AsyncConnection[Any]:
-        # Its own connection: a renewal never waits behind a store's group commit.
+        # Its own connection: a claim never waits behind a store's group commit.
         if self._conn is None or self._conn.closed:
             self._conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
         return self._conn
 
+    async def _renewal_connection(self) -> psycopg.AsyncConnection[Any]:
+        if self._renew_conn is None or self._renew_conn.closed:
+            self._renew_conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+        return self._renew_conn
+
     async def close(self) -> None:
-        """Close the connection (the leases run out unless released first)."""
+        """Close the connections (the leases run out unless released first)."""
+        await self._close_claims()
+        await self.close_renewals()
+
+    async def _close_claims(self) -> None:
         conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
+
+    async def close_renewals(self) -> None:
+        """Drop the renewals' connection (a renewal cut off mid-statement leaves it unusable);
+        the next renewal connects anew."""
+        conn, self._renew_conn = self._renew_conn, None
         if conn is not None:
             await conn.close()
 
@@ -223,7 +243,7 @@ class Host:
                     if held is not None:
                         return held
         except psycopg.OperationalError:
-            await self.close()
+            await self._close_claims()
             raise
         raise RuntimeError(f"world {world!r} stayed locked by a writer that could not be ended")
 
@@ -286,18 +306,23 @@ class Host:
         """Extend every lease this host holds, in one statement, and name the worlds it lost
         (claimed by another host since); their :class:`Lease` is never valid again. Raises
         when the database does not answer: the leases then run out on their own deadlines."""
-        async with self._busy:
-            conn = await self._connection()
+        async with self._renewing:
+            conn = await self._renewal_connection()
+            # Only the leases held when it is sent are judged by it: a world claimed while it
+            # runs is not in its answer, yet not lost.
+            judged = dict(self.leases)
             sent = self.clock()
             try:
                 cursor = await conn.execute(RENEW, (self.ttl, self.token))
                 kept = dict(await cursor.fetchall())
             except psycopg.OperationalError:
-                await self.close()
+                await self.close_renewals()
                 raise
         lost: list[str] = []
         deadline = sent + local_term(self.ttl, self.margin)
-        for world, lease in list(self.leases.items()):
+        for world, lease in judged.items():
+            if self.leases.get(world) is not lease:
+                continue  # released, or claimed anew under another epoch, meanwhile
             if kept.get(world) == lease.epoch:
                 lease.deadline = max(lease.deadline, deadline)
             else:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=64)]
 
@@ -65,6 +65,38 @@ class TableRow(RuleModel):
         if lo > hi:
             raise ValueError(f"range [{lo}, {hi}] is reversed: the low end must come first")
         return self
+
+
+class Bound(RuleModel):
+    """Inclusive bounds of a number a stat block gives (``{ min = 0, max = 500 }``): the door
+    refuses a block whose value lies outside them, at that value's field. Without ``max`` the
+    number has no upper bound (``{ min = 0 }``)."""
+
+    min: int
+    max: int | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Bound:
+        if self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is over max {self.max}: no value would do")
+        return self
+
+
+class StatBlockLimits(RuleModel):
+    """Base of a ruleset's ``stat_block_limits`` table: one :class:`Bound` per stat-block field
+    it holds (a mapping's or a nested model's bound holds each of its values), read by the door
+    under the served rules. ``FLOORS``: the least ``min`` of each bound the engine's arithmetic
+    can use (not a rule: a negative penalty would be a bonus)."""
+
+    FLOORS: ClassVar[dict[str, int]] = {}
+
+    @field_validator("*")
+    @classmethod
+    def _floor(cls, bound: Bound, info: ValidationInfo) -> Bound:
+        floor = cls.FLOORS.get(info.field_name or "")
+        if isinstance(bound, Bound) and floor is not None and bound.min < floor:
+            raise ValueError(f"min {bound.min} is under {floor}, the least the engine can use")
+        return bound
 
 
 class DieTable(Entry):

@@ -1,7 +1,8 @@
 """The server's group commit (``bridge/committing.py``) with a store whose flush waits until the
 test lets it finish, as a PostgreSQL round trip does: nothing is told before its flush returned,
 replies keep their order behind a flush in flight, a failed flush sends no outcome, and a stale
-writer is reported after its replies."""
+writer is reported after its replies; a world served under a lease commits and answers nothing
+once the lease is not valid."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import asyncio
 import json
 import logging
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from arbiter.bridge.committing import CommitFailed, GroupCommit
+from arbiter.bridge.committing import CommitFailed, GroupCommit, LeaseEnded
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.session import commit_failed
 from arbiter.bridge.stores import StaleWriter
@@ -25,13 +27,15 @@ class SlowStore:
     """Stages by counting; its flush waits for ``gate`` and then fails with ``error``, if set."""
 
     staged: int = 0
-    logged: set[str] = field(default_factory=set)
+    logged: dict[str, str] = field(default_factory=dict)
+    """Request id -> hash of the row the store holds for it (as if reloaded)."""
     flushed: list[int] = field(default_factory=list)
     gate: asyncio.Event = field(default_factory=asyncio.Event)
     error: Exception | None = None
 
     def find(self, request_id: str) -> object | None:
-        return request_id if request_id in self.logged else None
+        found = self.logged.get(request_id)
+        return None if found is None else SimpleNamespace(hash=found)
 
     def count(self) -> int:
         return len(self.logged)
@@ -57,13 +61,14 @@ class Client:
         self.got.append(reply)
 
 
-def commits(store: SlowStore, lost: list[StaleWriter]) -> GroupCommit:
+def commits(store: SlowStore, lost: list[StaleWriter], fence: Any = None) -> GroupCommit:
     return GroupCommit(
         store,  # type: ignore[arg-type]
         FailureLog(logging.getLogger("test")),
         lambda events: None,
         lost.append,
         commit_failed,
+        fence=fence,
     )
 
 
@@ -72,11 +77,11 @@ def test_a_reply_given_while_a_flush_is_in_flight_waits_behind_it_even_one_needi
         store, client = SlowStore(), Client()
         group = commits(store, [])
         store.staged += 1
-        group.answer(client, "outcome 1", "r-1")  # type: ignore[arg-type]
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
         await asyncio.sleep(0)  # the flush of row 1 is in flight
         group.answer(client, "pong")  # type: ignore[arg-type]
         store.staged += 1
-        group.answer(client, "outcome 2", "r-2")  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
         await asyncio.sleep(0.01)
         assert client.got == [] and store.flushed == []
         store.gate.set()
@@ -93,7 +98,7 @@ def test_a_failed_flush_sends_no_outcome_and_fails_its_waiters() -> None:
         group = commits(store, [])
         store.staged += 1
         waiting = asyncio.create_task(group.committed())  # its wait begins before the flush
-        group.answer(client, "outcome 1", "r-1")  # type: ignore[arg-type]
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
         store.gate.set()
         with pytest.raises(CommitFailed):
             await waiting
@@ -109,9 +114,65 @@ def test_a_stale_writer_answers_unavailable_and_then_reports_the_lost_world() ->
         store, client, lost = SlowStore(error=stale), Client(), []
         group = commits(store, lost)
         store.staged += 1
-        group.answer(client, "outcome 1", "r-1")  # type: ignore[arg-type]
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
         store.gate.set()
         await group.drain()
         assert json.loads(client.got[0])["code"] == "unavailable" and lost == [stale]
+
+    run_apart(body())
+
+
+def test_a_failed_flush_sends_an_outcome_whose_very_row_landed_and_not_one_whose_id_did() -> None:
+    async def body() -> None:
+        # The store reloaded after a broken connection: r-1's row is the one this reply was
+        # made from; r-2 holds a row of an earlier decision of the id (its COMMIT landed
+        # unheard), so the reply's outcome, decided anew, is not the logged one.
+        store, client = SlowStore(error=OSError("connection lost")), Client()
+        store.logged = {"r-1": "h1", "r-2": "an earlier row"}
+        group = commits(store, [])
+        store.staged += 2
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        store.gate.set()
+        await group.drain()
+        assert client.got[0] == "outcome 1"
+        refused = json.loads(client.got[1])
+        assert refused["code"] == "unavailable" and refused["id"] == "r-2"
+
+    run_apart(body())
+
+
+def test_an_outcome_committed_after_the_lease_ended_is_answered_unavailable_not_told() -> None:
+    async def body() -> None:
+        valid = [True]
+        store, client, lost = SlowStore(), Client(), []
+        store.logged["r-1"] = "h1"  # its row is committed: still, no outcome leaves
+        group = commits(store, lost, fence=lambda: valid[0])
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await asyncio.sleep(0)  # the flush is in flight
+        valid[0] = False  # the local deadline passes while it is
+        store.gate.set()
+        await group.drain()
+        assert store.flushed == [1]
+        [reply] = client.got
+        assert json.loads(reply)["code"] == "unavailable" and json.loads(reply)["id"] == "r-1"
+        [ended] = lost
+        assert isinstance(ended, LeaseEnded)
+
+    run_apart(body())
+
+
+def test_nothing_is_flushed_once_the_lease_is_not_valid() -> None:
+    async def body() -> None:
+        store, client, lost = SlowStore(), Client(), []
+        store.gate.set()
+        group = commits(store, lost, fence=lambda: False)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert store.flushed == [] and store.staged == 1
+        assert json.loads(client.got[0])["code"] == "unavailable"
+        assert [type(err) for err in lost] == [LeaseEnded]
 
     run_apart(body())

@@ -147,7 +147,11 @@ def test_replay_from_the_log_re_derives_a_refusal_from_the_same_dice(tmp_path: P
     outcome["result"]["message"] = "refused for another reason"
     forged = Roll(row.seq, row.entry._replace(outcome=json.dumps(outcome)), row.prev_hash, "")
     report = replay_log([forged], rulesets, tiny_get_engine)
-    assert report.mismatches == ["row 2 (g1): outcome differs in result"]
+    assert report.mismatches == [
+        "row 2 (g1): outcome differs in result (first at result.message: logged "
+        '"refused for another reason", re-derived "the request needs more than 5 dice, over '
+        'the budget")'
+    ]
 
 
 def test_the_revealed_seed_verifies_the_dice_of_a_refused_row(tmp_path: Path) -> None:

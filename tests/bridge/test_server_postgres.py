@@ -172,3 +172,54 @@ def test_a_request_whose_commit_landed_although_its_connection_broke_gets_its_ou
         ws.close()
     assert again["replayed"] is True and again["seq"] == landed["seq"]
     assert rows(primary.dsn(), "r-4") == 1
+
+
+def test_a_request_whose_commit_landed_unheard_and_unconfirmed_is_retried_into_its_one_row(
+    replicated_postgres: Replicated, tmp_path: Path
+) -> None:
+    primary = replicated_postgres.primary
+    dsn = primary.create_database("unheard")
+    config = bundled_config(tmp_path, postgres=PostgresWorld(dsn, "w"))
+
+    def connections(allowed: bool) -> None:
+        # Committed locally: the standby is away, and this must not wait for it.
+        with primary.connect() as admin:
+            admin.execute("SET synchronous_commit = local")
+            admin.execute(f"ALTER DATABASE unheard ALLOW_CONNECTIONS {str(allowed).lower()}")
+
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        store = srv.server.store
+        assert isinstance(store, PostgresStore)
+        with replicated_postgres.standby_away():
+            send(ws, bundled_request("r-5"))
+            pid = store.backend_pid
+            assert pid is not None
+            primary.wait_event(pid, "SyncRep")  # the flush is in its COMMIT
+            # The backend ends there, and the database refuses the store's reload: the
+            # server cannot learn that the row landed, so it tells nothing.
+            connections(allowed=False)
+            primary.terminate(pid)
+            unheard = receive(ws)
+            assert unheard["type"] == "error" and unheard["code"] == "unavailable"
+            send(ws, bundled_request("r-5"))  # still unreachable: decided, not committed
+            assert receive(ws)["code"] == "unavailable"
+            connections(allowed=True)
+            assert rows(dsn, "r-5") == 1  # the COMMIT the server never heard of landed
+            # The next flush reloads first: the retry staged on the old head is dropped
+            # (unavailable once more, at most); then the id is answered from the landed row.
+            retries = []
+            for _ in range(3):
+                send(ws, bundled_request("r-5"))
+                retries.append(receive(ws))
+                if retries[-1]["type"] == "outcome":
+                    break
+        ws.close()
+    answered = retries[-1]
+    assert [r["code"] for r in retries[:-1]] in ([], ["unavailable"])
+    assert answered["type"] == "outcome" and answered["replayed"] is True
+    with psycopg.connect(dsn) as db:
+        [(seq, outcome)] = db.execute(
+            "SELECT seq, outcome FROM rolls WHERE request_id = 'r-5'"
+        ).fetchall()
+    assert answered["seq"] == seq and answered["outcome"] == json.loads(outcome)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from arbiter.bridge.stat_blocks import problems, schema_text, schemas
+from arbiter.compiler.model.loader import load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,9 @@ def test_each_schema_lists_the_fields_in_the_models_order_with_where_to_pick_gea
 def test_problems_name_each_bad_field_with_the_message_a_refused_request_carries() -> None:
     block = {"id": "ana", "attributes": {"STR": 55, "DEX": "60", "AGL": 50, "HEA": 44,
              "INT": 50, "AWA": 45}, "ip": 0, "hand": "middle"}  # fmt: skip
-    assert problems("hmk", block) == [
+    # Under the served rules, as a request is read: the bounds are the data's stat_block_limits.
+    served = {rid: ruleset.model for rid, ruleset in load_all().items()}
+    assert problems("hmk", block, served) == [
         ("attributes.DEX", "Input should be a valid integer"),
         ("ip", "Input should be greater than or equal to 1"),
         ("hand", "Input should be 'left' or 'right'"),

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from arbiter.bridge.engine.hmk.index import index
-from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids
+from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids, within_limits
 from arbiter.compiler.model.hmk import HmkRules
 
 CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
-Score = Annotated[int, Field(ge=0, le=999)]
+
+
+def _limited(name: str) -> AfterValidator:
+    """The bound ``name`` of the served rules' ``stat_block_limits`` (``stat_block_limits.toml``),
+    checked as the field is validated."""
+    return within_limits("hmk", HmkRules, name)
+
+
 RangeBand = Literal["short", "medium", "long", "maximum"]
 
 
@@ -25,12 +32,12 @@ class Body(BaseModel):
 class Attributes(Body):
     """The six attributes the rules name; an attribute roll is made at or under one."""
 
-    STR: Score
-    DEX: Score
-    AGL: Score
-    HEA: Score
-    INT: Score
-    AWA: Score
+    STR: int
+    DEX: int
+    AGL: int
+    HEA: int
+    INT: int
+    AWA: int
 
 
 class StatBlock(Body):
@@ -48,21 +55,22 @@ class StatBlock(Body):
     id: CombatantId
     name: str = Field(default="", max_length=100)
     party: CombatantId = "default"
-    attributes: Attributes
-    ip: int = Field(ge=1, le=9999)
-    defensive_tactics: Score = 0
-    specialization: Score = 0
-    skills: dict[str, Score] = Field(default_factory=dict)
+    attributes: Annotated[Attributes, _limited("attributes")]
+    ip: Annotated[int, _limited("ip")]
+    defensive_tactics: Annotated[int, _limited("defensive_tactics")] = 0
+    specialization: Annotated[int, _limited("specialization")] = 0
+    skills: Annotated[dict[str, int], _limited("skills")] = Field(default_factory=dict)
     weapon: str | None = None
     weapons: list[str] = Field(default_factory=list, max_length=50)
     armor: str | None = None
     shield: bool = False
     hand: Literal["left", "right"] = "right"
-    actions: int = Field(default=1, ge=1, le=10)
+    actions: Annotated[int, _limited("actions")] = 1
 
     def model_post_init(self, context: Any, /) -> None:
         """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id
-        is a problem at its own field, for ``check`` and every request carrying the block.
+        is a problem at its own field, for ``check`` and every request carrying the block (the
+        numbers' bounds, the data's ``stat_block_limits``, are checked as each is validated).
         (Not a validator: one call per block, and a union keeps naming this branch
         ``StatBlock``.)"""
         rules = rules_of(context, "hmk", HmkRules)

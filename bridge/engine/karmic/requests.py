@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from arbiter.bridge.engine.karmic.rulebook import rulebook
-from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids
+from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids, within_limits
 from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
 Slot = Literal["main", "off"]
+
+
+def _limited(name: str) -> AfterValidator:
+    """The bound ``name`` of the served rules' ``stat_block_limits`` (``stat_block_limits.toml``),
+    checked as the field is validated."""
+    return within_limits("karmic", KarmicRules, name)
 
 
 class Body(BaseModel):
@@ -37,12 +43,12 @@ class CombatantSpec(Body):
     id: Name
     name: str = Field(min_length=1, max_length=100)
     side: Name
-    finesse: int = Field(default=0, ge=-20, le=20)
-    force: int = Field(default=0, ge=-20, le=20)
+    finesse: Annotated[int, _limited("finesse")] = 0
+    force: Annotated[int, _limited("force")] = 0
     armor: Name = "none"
-    vitality: int = Field(ge=1, le=10**9)
-    size: int = Field(default=1, ge=1, le=1000)
-    skills: dict[Name, Annotated[int, Field(ge=0, le=20)]] = Field(default_factory=dict)
+    vitality: Annotated[int, _limited("vitality")]
+    size: Annotated[int, _limited("size")] = 1
+    skills: Annotated[dict[Name, int], _limited("skills")] = Field(default_factory=dict)
     main: Name | None = None
     """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""
     off: Name | None = None

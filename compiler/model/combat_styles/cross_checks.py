@@ -142,12 +142,6 @@ def _effects(rules: CombatStylesRules, ids: dict[str, set[str]]) -> Iterator[Pro
         yield from ref(
             params.imposes_grade, ids["grades"], "grade", (*where, "params", "imposes_grade")
         )
-        yield from ref(
-            params.imposes_situation,
-            ids["situational_modifiers"],
-            "situational modifier",
-            (*where, "params", "imposes_situation"),
-        )
         for j, check in enumerate(params.obstacle_checks):
             yield from ref(
                 check.grade,

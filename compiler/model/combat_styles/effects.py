@@ -220,8 +220,6 @@ class EffectParams(RuleModel):
     duration: Duration | None = None
     imposes_grade: Id | None = None
     """A difficulty grade imposed on the victim (e.g. an entangled body)."""
-    imposes_situation: Id | None = None
-    """A situational modifier imposed on the victim (e.g. blinded)."""
     damage_rolls: int | None = Field(default=None, ge=1)
     """Roll weapon damage this many times and keep the best."""
     withdraw_damage: Fraction | None = None

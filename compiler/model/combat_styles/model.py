@@ -34,6 +34,7 @@ from arbiter.compiler.model.combat_styles.equipment import (
     Size,
     Weapon,
 )
+from arbiter.compiler.model.combat_styles.limits import StatBlockLimits
 from arbiter.compiler.model.combat_styles.reference import reference_tables
 from arbiter.compiler.model.combat_styles.rounds import (
     Action,
@@ -138,6 +139,7 @@ class CombatStylesRules(RulesetBase):
     initiative: Initiative
     style_traits: list[StyleTrait]
     combat_styles: list[CombatStyle]
+    stat_block_limits: StatBlockLimits
 
     # ------------------------------------------------------------------ lookups
 

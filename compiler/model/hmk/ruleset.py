@@ -9,6 +9,7 @@ from arbiter.compiler.model.common import Path, Problem, ReferenceTable, Ruleset
 from arbiter.compiler.model.hmk.combat import Combat, Initiative, MovementPenalty, StrikePenalty
 from arbiter.compiler.model.hmk.effects import AttributeRoll, Effect
 from arbiter.compiler.model.hmk.gear import Armor, ReloadRule, ThrownWeapons, Weapon
+from arbiter.compiler.model.hmk.limits import StatBlockLimits
 from arbiter.compiler.model.hmk.tables import CriticalRow, CriticalTable, FumbleRow, FumbleTable
 
 RANGE_IDS = ("short", "medium", "long", "maximum")
@@ -43,6 +44,7 @@ class HmkRules(RulesetBase):
     reload_actions: list[ReloadRule]
     weapons: list[Weapon]
     armor: list[Armor]
+    stat_block_limits: StatBlockLimits
 
     def cross_check(self) -> Iterator[Problem]:
         yield from super().cross_check()

@@ -31,6 +31,7 @@ from arbiter.compiler.model.karmic.entries import (
     Surprise,
     Weapon,
 )
+from arbiter.compiler.model.karmic.limits import StatBlockLimits
 from arbiter.compiler.model.karmic.reference import called_shot_table, deck_table, maneuver_table
 
 
@@ -61,6 +62,7 @@ class KarmicRules(RulesetBase):
     hands: Hands
     lasting_effects: list[LastingEffect]
     odds: Odds
+    stat_block_limits: StatBlockLimits
 
     def cross_check(self) -> Iterator[Problem]:
         yield from super().cross_check()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.bridge.cli import main
+from arbiter.compiler.model.loader import RULES_ROOT
 from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 
 FIGHTER = {
@@ -114,3 +115,53 @@ def test_replay_from_log_re_derives_every_outcome_and_names_a_tampered_row(
     out = capsys.readouterr().out
     assert "row 2 (d1): outcome differs in result" in out
     assert "4 rows re-derived: 3 identical, 1 mismatched" in out
+
+
+def house(tmp_path: Path, name: str, file: str, text: str) -> Path:
+    """A house-rule folder ``name`` holding one combat-styles rule file."""
+    folder = tmp_path / name
+    (folder / "combat-styles").mkdir(parents=True)
+    (folder / "combat-styles" / file).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_replay_from_log_under_edited_rules_tells_same_outcomes_from_different_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data, _, _ = play(tmp_path)
+    # A new weapon changes the rules (and their hash) but none of the four outcomes.
+    katar = house(
+        tmp_path, "katar", "weapons.toml",
+        '[[weapons]]\nid = "katar"\nname = "Katar"\nhands = 1\ndamage = "1d4+2"\n'
+        'size = "small"\nreach = "touch"\neffects = ["impale"]\n',
+    )  # fmt: skip
+    assert main(["replay", "--from-log", str(data), "--rules", str(katar)]) == 3
+    out = capsys.readouterr().out
+    assert "row 1 (c1): identical under the current rules but for rules_hash" in out
+    assert "row 4 (t2): identical under the current rules but for rules_hash" in out
+    assert "outcome differs" not in out
+    assert out.endswith(
+        "4 rows re-derived: 0 identical, 4 identical but for rules_hash, 0 mismatched "
+        "(4 logged under other rules)\n"
+    )
+    # Renaming the hit-location table changes what the draw reports: that row differs.
+    bundled = (RULES_ROOT / "combat-styles" / "hit_location_tables.toml").read_text("utf-8")
+    renamed = house(
+        tmp_path, "renamed", "hit_location_tables.toml",
+        bundled.replace('name = "Humanoid Hit Locations"', 'name = "Where It Lands"'),
+    )  # fmt: skip
+    assert main(["replay", "--from-log", str(data), "--rules", str(renamed)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "row 2 (d1): outcome differs in result (first at result.name: logged "
+        '"Humanoid Hit Locations", re-derived "Where It Lands") (logged under other rules: '
+        "hash differs)"
+    ) in out
+    assert "row 1 (c1): identical under the current rules but for rules_hash" in out
+    assert out.endswith(
+        "4 rows re-derived: 0 identical, 3 identical but for rules_hash, 1 mismatched "
+        "(4 logged under other rules)\n"
+    )
+    # Under the rules it was written with, the same log is identical: exit 0.
+    assert main(["replay", "--from-log", str(data)]) == 0
+    assert "4 rows re-derived: 4 identical, 0 mismatched\n" in capsys.readouterr().out

@@ -253,6 +253,53 @@ def test_a_renewal_answered_late_counts_from_when_it_was_sent(postgres_database:
     run_apart(body())
 
 
+def test_a_renewal_does_not_wait_for_a_claim_held_up_by_another_hosts_commit(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        a = Host(postgres_database, "host-a", URL_A, ttl=30, lock_wait=60)
+        b = Host(postgres_database, "host-b", URL_B, ttl=30)
+        mine = claimed(await a.claim("mine")).lease
+        claimed(await b.claim("theirs"))
+        with psycopg.connect(postgres_database) as blocker:
+            # Host b's commit holds its world's row: host a's claim of it waits (lock_wait 60 s).
+            blocker.execute("SELECT 1 FROM worlds WHERE id = 'theirs' FOR UPDATE")
+            claiming = asyncio.create_task(a.claim("theirs"))
+            await asyncio.to_thread(wait_for_a_lock_wait, postgres_database)
+            before = mine.deadline
+            assert await asyncio.wait_for(a.renew(), timeout=30) == []  # a guard, as below
+            assert not claiming.done() and mine.deadline > before
+            blocker.commit()
+        assert isinstance(await claiming, Owned)
+        await a.close()
+        await b.close()
+
+    run_apart(body())
+
+
+def test_a_world_claimed_while_a_renewal_runs_is_not_named_lost_by_it(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        a = Host(postgres_database, "host-a", URL_A, ttl=30)
+        claimed(await a.claim("old"))
+        with psycopg.connect(postgres_database) as blocker:
+            # The renewal waits for the row of "old"; meanwhile "new" is claimed.
+            blocker.execute("SELECT 1 FROM worlds WHERE id = 'old' FOR UPDATE")
+            renewing = asyncio.create_task(a.renew())
+            await asyncio.to_thread(wait_for_a_lock_wait, postgres_database)
+            # (A guard against a hang, not a measure: a claim queued behind the renewal would
+            # wait for ever, the renewal waiting for the row this test holds.)
+            new = claimed(await asyncio.wait_for(a.claim("new"), timeout=60)).lease
+            blocker.commit()
+        assert await renewing == []
+        assert new.valid() and a.leases["new"] is new
+        assert await a.renew() == []  # the next renewal judges it, and keeps it
+        await a.close()
+
+    run_apart(body())
+
+
 def test_the_local_term_is_the_least_the_lease_lasts_on_the_hosts_clock_less_the_margin() -> None:
     assert DRIFT == 0.001
     assert local_term(10, 2) == pytest.approx(10 * 0.999 / 1.001 - 2, abs=1e-12)
@@ -369,10 +416,11 @@ def test_a_host_that_cannot_renew_keeps_no_lease_past_its_deadline(
         clock = StillClock()
         a = Host(postgres_database, "host-a", URL_A, ttl=10, margin=1, clock=clock)
         lease = claimed(await a.claim("w")).lease
+        assert await a.renew() == []  # renewals have a connection of their own
         deadline = lease.deadline
-        assert a._conn is not None
-        # The database ends the host's connection: the renewal fails and extends nothing.
-        postgres.terminate(a._conn.info.backend_pid)
+        assert a._renew_conn is not None
+        # The database ends the host's renewal connection: the renewal fails, extends nothing.
+        postgres.terminate(a._renew_conn.info.backend_pid)
         clock.now += 5
         with pytest.raises(psycopg.OperationalError):
             await a.renew()

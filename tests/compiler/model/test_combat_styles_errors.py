@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arbiter.bridge.cli import main
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 
@@ -329,3 +330,120 @@ def test_a_regain_footing_skill_must_be_a_known_skill(tmp_path: Path) -> None:
     assert msg.startswith("combat-styles/combat.toml: ")
     assert "regain_footing" in msg
     assert "opponent_skills" in msg
+
+
+def test_a_stat_block_bound_that_is_not_a_number_names_the_file_entry_and_field(
+    tmp_path: Path,
+) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "skills = { min = 0, max = 500 }",
+        'skills = { min = 0, max = "500" }',
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'skills.max': "
+    )
+    assert "integer" in msg
+
+
+def test_a_stat_block_bound_whose_min_is_over_its_max_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "hit_points = { min = 1, max = 1000 }",
+        "hit_points = { min = 1001, max = 1000 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'hit_points': "
+    )
+    assert "min 1001 is over max 1000: no value would do" in msg
+
+
+def test_a_stat_block_bound_under_what_the_engine_can_use_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "hit_points = { min = 1, max = 1000 }",
+        "hit_points = { min = 0, max = 1000 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'hit_points': "
+    )
+    assert "min 0 is under 1, the least the engine can use" in msg
+
+
+def test_a_stat_block_bound_for_a_field_the_door_does_not_bound_is_refused(
+    tmp_path: Path,
+) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "[stat_block_limits]\n",
+        "[stat_block_limits]\nluck = { min = 0, max = 9 }\n",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'luck': "
+    )
+
+
+def test_a_house_rule_file_with_a_bad_bound_builds_no_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    house = tmp_path / "house"
+    (house / RULESET).mkdir(parents=True)
+    (house / RULESET / "stat_block_limits.toml").write_text(
+        "[stat_block_limits]\nskills = { min = 0, max = -5 }\n", encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    assert main(["build", "--out", str(out), "--rules", str(house)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "house/combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'skills': "
+    ) in err
+    assert "min 0 is over max -5: no value would do" in err
+    assert not (out / "arbiter").exists()
+
+
+def test_a_characteristic_bound_under_what_the_engine_can_use_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "siz = { min = 1, max = 500 }",
+        "siz = { min = 0, max = 500 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'siz': "
+    )
+    assert "min 0 is under 1, the least the engine can use" in msg
+
+
+def test_a_points_bound_that_is_not_a_number_names_the_file_entry_and_field(
+    tmp_path: Path,
+) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "luck_points = { min = 0, max = 20 }",
+        'luck_points = { min = 0, max = "many" }',
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'luck_points.max': "
+    )
+    assert "integer" in msg
+
+
+def test_a_bound_without_a_max_is_open_above_but_its_min_still_counts(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "healing_rate = { min = 0 }",
+        "healing_rate = { min = -1 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'healing_rate': "
+    )
+    assert "min -1 is under 0, the least the engine can use" in msg
+
+
+def test_a_bound_left_out_of_the_table_is_named(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "enc = { min = 0, max = 10000 }\n", ""
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'enc': "
+    )

@@ -203,3 +203,28 @@ def test_hand_bands_that_leave_a_gap_on_their_die_are_refused(tmp_path: Path) ->
     (found,) = problems(tmp_path, "critical_hits.toml", text)
     assert "rows #16 > effects #1" in found
     assert "bands must cover 1–10 of 1d10 in order, without gaps" in found
+
+
+def _limits(old: str, new: str) -> str:
+    """The bundled stat_block_limits.toml with one exact edit."""
+    text = (RULES_ROOT / "hmk" / "stat_block_limits.toml").read_text(encoding="utf-8")
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+def test_a_stat_block_bound_under_what_the_engine_can_use_names_file_entry_and_field(
+    tmp_path: Path,
+) -> None:
+    text = _limits("ip = { min = 1, max = 9999 }", "ip = { min = 0, max = 9999 }")
+    (msg,) = problems(tmp_path, "stat_block_limits.toml", text)
+    assert msg.startswith("house/hmk/stat_block_limits.toml: entry stat_block_limits: field 'ip': ")
+    assert "min 0 is under 1, the least the engine can use" in msg
+
+
+def test_a_stat_block_bound_whose_min_is_over_its_max_is_refused(tmp_path: Path) -> None:
+    text = _limits("skills = { min = 0, max = 999 }", "skills = { min = 50, max = 5 }")
+    (msg,) = problems(tmp_path, "stat_block_limits.toml", text)
+    assert msg.startswith(
+        "house/hmk/stat_block_limits.toml: entry stat_block_limits: field 'skills': "
+    )
+    assert "min 50 is over max 5: no value would do" in msg

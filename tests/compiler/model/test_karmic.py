@@ -8,7 +8,7 @@ import pytest
 
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.karmic import KarmicRules
-from arbiter.compiler.model.loader import load_ruleset
+from arbiter.compiler.model.loader import RULES_ROOT, load_ruleset
 
 
 def rules() -> KarmicRules:
@@ -184,3 +184,15 @@ def test_an_assumed_value_without_a_note_is_refused(tmp_path: Path) -> None:
     text = '[[lasting_effects]]\nid = "flanked"\nname = "Flanked"\nrounds = 2\nassumed = true\n'
     (found,) = problems(tmp_path, "lasting_effects.toml", text)
     assert "lasting_effects 'flanked'" in found and "note" in found
+
+
+def test_a_stat_block_bound_under_what_the_engine_can_use_names_file_entry_and_field(
+    tmp_path: Path,
+) -> None:
+    text = (RULES_ROOT / "karmic" / "stat_block_limits.toml").read_text(encoding="utf-8")
+    text = text.replace("vitality = { min = 1,", "vitality = { min = 0,", 1)
+    (msg,) = problems(tmp_path, "stat_block_limits.toml", text)
+    assert msg.startswith(
+        "house/karmic/stat_block_limits.toml: entry stat_block_limits: field 'vitality': "
+    )
+    assert "min 0 is under 1, the least the engine can use" in msg

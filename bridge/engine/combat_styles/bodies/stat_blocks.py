@@ -14,7 +14,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from arbiter.bridge.engine.combat_styles.core.block_checks import block_problems
 from arbiter.bridge.engine.combat_styles.core.damage import modifier_expr
 from arbiter.bridge.engine.combat_styles.core.rules import view_of
-from arbiter.bridge.engine.rule_context import refuse, rules_of
+from arbiter.bridge.engine.rule_context import refuse, rules_of, within_limits
 from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
@@ -30,16 +30,22 @@ def _rollable(text: str | None) -> str | None:
 DamageModifier = Annotated[str | None, AfterValidator(_rollable)]
 """A damage modifier (``+1d4``, ``-1d6``, ``+0``) within the dice grammar's limits."""
 
-Skill = Annotated[int, Field(ge=0, le=500)]
-"""A percentile skill: never negative; over 100 is allowed (the rules reduce every opposed
-skill by the excess), up to 500 as ``spirit_combat`` and an augment are."""
-LocationHitPoints = Annotated[int, Field(ge=1, le=1000)]
-"""A location's starting hit points: at least 1 (the rule data's own minimum; at 0 the first
-point of damage would be a Major Wound), at most 1000 (the formula gives at most
-ceil((200 + 500) / 5) + 2 under the characteristics' bounds)."""
-ArmorPoints = Annotated[int, Field(ge=0, le=100)]
-"""Natural armour points at a location: negative armour would add damage; the worn armour of
-the data tops out at 8, a monster's hide may be thicker."""
+
+def _limited(name: str) -> AfterValidator:
+    """The bound ``name`` of the served rules' ``stat_block_limits`` (``stat_block_limits.toml``),
+    checked as the field is validated."""
+    return within_limits("combat-styles", CombatStylesRules, name)
+
+
+Skills = Annotated[dict[str, int], _limited("skills")]
+"""Percentile skills by name (bundled: each 0–500; over 100 is allowed, the rules reduce every
+opposed skill by the excess)."""
+LocationHitPoints = Annotated[dict[str, int] | None, _limited("hit_points")]
+"""Starting hit points by location (bundled: each 1–1000)."""
+ArmorPoints = Annotated[dict[str, int], _limited("natural_armor")]
+"""Natural armour points by location (bundled: each 0–100)."""
+Characteristic = Annotated[int, _limited("characteristics")]
+"""A characteristic other than SIZ (bundled: 0–200; SIZ has its own bound, ``siz``: 1–500)."""
 
 
 class Body(BaseModel):
@@ -58,13 +64,13 @@ class Characteristics(Body):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    STR: int = Field(alias="str", ge=0, le=200)
-    CON: int = Field(alias="con", ge=0, le=200)
-    SIZ: int = Field(alias="siz", ge=1, le=500)
-    DEX: int = Field(alias="dex", ge=0, le=200)
-    INT: int = Field(alias="int", ge=0, le=200)
-    POW: int = Field(default=0, alias="pow", ge=0, le=200)
-    CHA: int = Field(default=0, alias="cha", ge=0, le=200)
+    STR: Characteristic = Field(alias="str")
+    CON: Characteristic = Field(alias="con")
+    SIZ: Annotated[int, _limited("siz")] = Field(alias="siz")
+    DEX: Characteristic = Field(alias="dex")
+    INT: Characteristic = Field(alias="int")
+    POW: Characteristic = Field(default=0, alias="pow")
+    CHA: Characteristic = Field(default=0, alias="cha")
 
 
 class StatBlock(Body):
@@ -73,7 +79,7 @@ class StatBlock(Body):
     id: str = Field(min_length=1, max_length=64)
     name: str = Field(default="", max_length=128)
     characteristics: Characteristics
-    skills: dict[str, Skill] = Field(default_factory=dict)
+    skills: Skills = Field(default_factory=dict)
     """Skill values by name: combat_style, evade, endurance, willpower, brawn, athletics,
     acrobatics, unarmed, ride, swim, fly. Missing skills count as 0 (unarmed: the combat
     style)."""
@@ -82,19 +88,19 @@ class StatBlock(Body):
     available."""
     armor: dict[str, str] = Field(default_factory=dict)
     """Hit location id → armour id worn there."""
-    natural_armor: dict[str, ArmorPoints] = Field(default_factory=dict)
+    natural_armor: ArmorPoints = Field(default_factory=dict)
     """Hit location id → natural armour points there."""
-    hit_points: dict[str, LocationHitPoints] | None = None
+    hit_points: LocationHitPoints = None
     """Hit location id → starting hit points there; a location left out takes the rule data's
     value from CON+SIZ (absent: every location does)."""
     damage_modifier: DamageModifier = None
     """Absent: derived from STR+SIZ. Refused at the door when the engine could not roll it."""
-    action_points: int | None = Field(default=None, ge=0, le=10)
-    initiative_bonus: int | None = Field(default=None, ge=0, le=200)
+    action_points: Annotated[int | None, _limited("action_points")] = None
+    initiative_bonus: Annotated[int | None, _limited("initiative_bonus")] = None
     """Absent: the rule data's formula (the mean of DEX and INT, so 0 to 200 under the
     characteristics' bounds)."""
-    healing_rate: int | None = Field(default=None, ge=0)
-    luck_points: int | None = Field(default=None, ge=0, le=20)
+    healing_rate: Annotated[int | None, _limited("healing_rate")] = None
+    luck_points: Annotated[int | None, _limited("luck_points")] = None
     """Luck Points (absent: the rule data's ``derived.luck_points``, from POW)."""
     traits: list[str] = Field(default_factory=list)
     """Combat-style traits (``style_traits`` ids, e.g. ``assassination``, ``unarmed_prowess``)."""
@@ -102,21 +108,21 @@ class StatBlock(Body):
     body_plan: str | None = None
     """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
     rule data's ``combat.body_plan``)."""
-    fatigue_initiative: int = Field(default=0, ge=0, le=100)
+    fatigue_initiative: Annotated[int, _limited("fatigue_initiative")] = 0
     """Initiative penalty from fatigue (0 when fresh; the data's worst level costs 8),
     subtracted: never a bonus."""
-    movement: int | None = Field(default=None, ge=0, le=1000)
+    movement: Annotated[int | None, _limited("movement")] = None
     """Movement rate in metres (a mount outpacing its foes lets its rider withdraw freely)."""
     fatigue: str | None = Field(default=None, max_length=64)
     """The fatigue level id the combatant starts at (absent: the first, Fresh)."""
-    magic_points: int | None = Field(default=None, ge=0, le=500)
+    magic_points: Annotated[int | None, _limited("magic_points")] = None
     """Magic Points (absent: the rule data's formula, if it has one)."""
-    spirit_combat: int | None = Field(default=None, ge=0, le=500)
+    spirit_combat: Annotated[int | None, _limited("spirit_combat")] = None
     """The spirit-combat skill (Spectral Combat for spirits); absent: he cannot engage."""
     spirit: bool = False
     """A spirit (a ghost, an elemental) rather than a mortal: spirit effects that only a mortal
     (or only a spirit) may take, or that work only on one, read it."""
-    enc: int | None = Field(default=None, ge=0, le=10000)
+    enc: Annotated[int | None, _limited("enc")] = None
     """Total ENC carried (absent: encumbrance is not assessed)."""
     hands: dict[str, str | None] | None = None
     """Hand id (rule data ``combat.hands``) → the weapon it holds, or None for an empty hand.
@@ -127,7 +133,9 @@ class StatBlock(Body):
         data lacks (:func:`~arbiter.bridge.engine.combat_styles.core.block_checks.block_problems`:
         weapons, style traits, armour, hit locations, skills, body plan, fatigue level, hands)
         is a problem at its own field, for ``check``, ``put_stat_block`` and every request
-        carrying the block alike, before any die. (Not a validator: one call per block.)"""
+        carrying the block alike, before any die. (Not a validator: one call per block.) The
+        numbers' bounds, also the served data's (``stat_block_limits``), are checked as each
+        field is validated (:func:`_limited`)."""
         rules = rules_of(context, "combat-styles", CombatStylesRules)
         if rules is None:
             return

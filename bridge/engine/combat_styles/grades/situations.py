@@ -313,10 +313,10 @@ def condition_grades(
     ranged: Arm | None = None,
     prepared: bool = False,
 ) -> list[str]:
-    """Grades a combatant's own conditions impose on his rolls, read from the rule data:
-    blinded (the Blind Opponent situation), an entangled or grappled head or torso, a weapon
-    impaled in him (the impale table), and each situation the data ties to a condition he
-    bears (``while_condition``: fighting while prone).
+    """Grades a combatant's own conditions impose on his rolls, read from the rule data: an
+    entangled or grappled head or torso, a weapon impaled in him (the impale table), and each
+    situation the data ties to a condition he bears (``while_condition``: fighting while prone,
+    blinded), in the order the data lists those situations.
 
     For his attack with the ``ranged`` weapon, a ranged situation tied to a condition (attacker
     prone, blinded) stands in for the close-combat one — unless the data frees that weapon
@@ -336,11 +336,6 @@ def condition_grades(
         return grades
     ranged_rows = rules.ranged_condition_situations if ranged is not None else ()
     by_ranged_row = {condition for condition, _ in ranged_rows}
-    if "blinded" in conditions and "blinded" not in by_ranged_row:
-        situation = rules.effects[rules.effect_conditions["blinded"]].params.imposes_situation
-        if situation in rules.situations:
-            grades.append(eased_grade(rules, c, situation, rules.situations[situation]))
-            why.append("blinded")
     for hold, grade in (
         ("entangled", rules.effects[rules.effect_conditions["entangled"]].params.imposes_grade),
         ("grappled", rules.grapple_body_grade),

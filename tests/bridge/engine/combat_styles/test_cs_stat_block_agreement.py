@@ -61,6 +61,11 @@ def valid_block(rnd: random.Random) -> JSON:
     """A block of ids from the rule data and numbers in range; optional fields left out at
     random."""
     weapons = rnd.sample(ARMS, rnd.randint(0, 3))
+
+    def within(field: str) -> int:
+        bound = getattr(MODEL.stat_block_limits, field)  # the data's stat_block_limits
+        return rnd.randint(bound.min, bound.max)
+
     block: JSON = {
         "id": "b",
         "name": rnd.choice(["", "Bo", "Cy the Bold"]),
@@ -72,15 +77,15 @@ def valid_block(rnd: random.Random) -> JSON:
             "int": rnd.randint(0, 200),
             "pow": rnd.randint(0, 200),
         },
-        "skills": {s: rnd.randint(0, 500) for s in rnd.sample(SKILLS, rnd.randint(0, 5))},
+        "skills": {s: within("skills") for s in rnd.sample(SKILLS, rnd.randint(0, 5))},
         "weapons": weapons,
         "armor": {loc: rnd.choice(ARMOURS) for loc in rnd.sample(LOCATIONS, rnd.randint(0, 4))},
-        "natural_armor": {loc: rnd.randint(0, 100) for loc in rnd.sample(LOCATIONS, 2)},
-        "hit_points": {loc: rnd.randint(1, 1000) for loc in rnd.sample(LOCATIONS, 3)},
-        "initiative_bonus": rnd.randint(0, 200),
+        "natural_armor": {loc: within("natural_armor") for loc in rnd.sample(LOCATIONS, 2)},
+        "hit_points": {loc: within("hit_points") for loc in rnd.sample(LOCATIONS, 3)},
+        "initiative_bonus": within("initiative_bonus"),
         "traits": rnd.sample(TRAITS, rnd.randint(0, 2)),
         "body_plan": VIEW.default_body_plan,
-        "fatigue_initiative": rnd.randint(0, 100),
+        "fatigue_initiative": within("fatigue_initiative"),
         "fatigue": rnd.choice(FATIGUE[:4]),
         "spirit_combat": rnd.randint(0, 500),
     }

@@ -240,16 +240,14 @@ def _blinded_attack_grade(model: RulesetBase) -> str:
     return grade
 
 
-def test_the_situation_a_blinded_fighter_fights_in_comes_from_the_governing_effect(
+def test_the_situation_a_blinded_fighter_fights_in_is_the_close_row_following_blinded(
     model: RulesetBase,
 ) -> None:
     assert _blinded_attack_grade(model) == "herculean"  # close_blinded
-    blind = next(e for e in model.special_effects if e.id == "blind_opponent")  # type: ignore[attr-defined]
-    dazzle = blind.params.model_copy(update={"imposes_situation": "close_prone"})
-    house = cloned(model, "blind_opponent", "dazzle", "Dazzle", params=dazzle)
-    assert _blinded_attack_grade(house) == "herculean"
-    house = edited(house, "combat.effect_conditions.blinded", "dazzle")
-    assert _blinded_attack_grade(house) == "formidable"  # close_prone's grade
+    house = edited(model, "situational_modifiers.close_blinded.while_condition", None)
+    assert _blinded_attack_grade(house) == "standard"  # no row follows the condition
+    house = edited(house, "situational_modifiers.close_partial_darkness.while_condition", "blinded")
+    assert _blinded_attack_grade(house) == "formidable"  # close_partial_darkness's grade
 
 
 def _shot_through_cover(model: RulesetBase, effect_id: str) -> int:

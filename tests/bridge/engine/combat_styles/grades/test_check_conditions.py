@@ -37,6 +37,22 @@ def test_a_blinded_fighter_s_check_suffers_the_blindness_modifier(table: Table) 
     assert out["notes"] == ["a: blinded"]
 
 
+def test_a_blinded_and_impaled_fighter_s_notes_name_the_impale_then_the_blindness(
+    table: Table,
+) -> None:
+    # Blinded is a situation the data ties to the condition (close_blinded's while_condition):
+    # its note follows the engine's own holds and impale, as prone's does.
+    duel(table, fighter("a", weapons=["broadsword"]), fighter("b", weapons=["broadsword"]))
+    body = {"attacker": "a", "defender": "b", "effects": [{"id": "blind_opponent"}]}
+    table("exchange", body, [80, 3, 50, 2])
+    body = {"attacker": "b", "defender": "a", "effects": [{"id": "impale"}]}
+    table("exchange", body, [30, 90, 3, 6, 10])
+    assert set(table.who("a")["conditions"]) >= {"blinded", "impaled"}
+    out = table("check", {"skill": 40, "combatant": "a", "skill_name": "athletics"}, [5])
+    assert (out["grade"], out["target"], out["level"]) == ("herculean", 4, "success")
+    assert out["notes"] == ["a: impaled, blinded"]
+
+
 def test_a_check_without_a_combatant_is_graded_only_as_asked(table: Table) -> None:
     duel(table, fighter("a"), fighter("b"))
     body = {"attacker": "a", "defender": "b", "effects": [{"id": "impale"}]}

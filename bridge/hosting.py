@@ -1,0 +1,362 @@
+"""A host of many worlds: ``arbiter serve --store postgresql://… --host-id ID``.
+
+:class:`WorldHost` is the process's part: the listening socket, the HTTP routes, the rules
+(one snapshot, shared by every world it serves: they are the host's rules) and the module, and
+its claims on worlds (:class:`arbiter.bridge.stores.ownership.Host`). Each world it serves is an
+:class:`~arbiter.bridge.server.ArbiterServer` that does not listen: its store, secret, vault,
+players, sessions, group commit and listeners, fenced by the lease it is served under.
+
+A connection names its world in its path, ``/w/<world id>`` (``--world ID`` also serves that
+world at the bare path). The first connection for a world the host does not serve claims it:
+claimed, the world's store is opened under the claim's epoch and served; owned by another host
+with a live lease, the connection is closed with **4010** ("moved") whose reason names the
+owner (:func:`moved_reason`). Leases are renewed every ``ttl/3``; a world whose renewal names it
+lost, or whose lease is no longer valid by the host's clock, stops being served at once (its
+pending replies go ``unavailable``, its connections are closed with 4009) and is given up;
+the next connection for it claims it again or is sent to its owner. A stale writer on one world
+retires that world only. A clean shutdown releases every world. See docs/scaling.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from http import HTTPStatus
+from typing import Any
+
+import psycopg
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from arbiter.bridge.connection import Connection
+from arbiter.bridge.host_leases import deadlines, renewals
+from arbiter.bridge.host_paths import (
+    CLOSE_MOVED,
+    CLOSE_TRY_AGAIN,
+    check_reason_fits,
+    moved_reason,
+    world_of,
+)
+from arbiter.bridge.http import ModuleFiles, problem, routes
+from arbiter.bridge.reload import RulesWatcher
+from arbiter.bridge.rules import RulesSnapshot, snapshot
+from arbiter.bridge.server import ArbiterServer
+from arbiter.bridge.server_config import Hosting, ServerConfig
+from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
+from arbiter.bridge.stores.ownership import Host, Owned
+from arbiter.bridge.world import OpenWorld
+from arbiter.compiler.errors import RuleError
+
+log = logging.getLogger("arbiter.host")
+
+
+class WorldHost:
+    """One process serving many worlds of one PostgreSQL database. Create, ``await start()``,
+    ``await close()``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        if config.hosting is None:
+            raise ValueError("a WorldHost needs config.hosting (--host-id)")
+        self.config = config
+        self.hosting: Hosting = config.hosting
+        self.rules: RulesSnapshot = snapshot(config.rules.load())
+        """The host's rules, served to every world (shared, one snapshot)."""
+        self.module = ModuleFiles(config.module_dir)
+        self.worlds: dict[str, ArbiterServer] = {}
+        """The worlds served now, by id."""
+        self.owner: Host | None = None
+        """The host's claims (made once it listens: its URL may be the port it got)."""
+        self.moved = 0
+        """Connections closed with 4010 (another host owns their world) since start."""
+        self.lost: asyncio.Event = asyncio.Event()
+        """Never set: a host outlives the worlds it loses (``arbiter serve`` waits on it)."""
+        self.stale = None
+        self._server: Server | None = None
+        self._opening: dict[str, asyncio.Task[ArbiterServer | Owned]] = {}
+        self._retiring: dict[str, asyncio.Task[None]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self.active: dict[str, int] = {}
+        """Connections being served, by world (from before their hello)."""
+        self.idle_since: dict[str, float] = {}
+        """When each world served with no connection was first seen so (the loop's clock)."""
+        self.watcher: RulesWatcher | None = None
+
+    # --- lifecycle ---
+
+    async def start(self) -> None:
+        """Build the module if stale, listen, start renewing; claim ``--world`` if given (a
+        world owned elsewhere is no error: its connections are sent there)."""
+        config = self.config
+        tls = config.tls_context()
+        if self.hosting.advertise_url is not None:
+            check_reason_fits(self.hosting.host_id, self.hosting.advertise_url)
+        # The database must answer now: a host that cannot reach it serves nothing.
+        conn = await psycopg.AsyncConnection.connect(self.hosting.dsn, connect_timeout=10)
+        await conn.close()
+        if config.build and config.module_dir is not None:
+            await rebuild_module(config)
+        self._server = await serve(
+            self._handle,
+            config.host,
+            config.port,
+            origins=list(config.origins) if config.origins is not None else None,
+            process_request=self._routes(),
+            ssl=tls,
+            max_size=config.limits.max_frame_bytes,
+            write_limit=config.limits.max_send_buffer_bytes,
+            close_timeout=config.limits.close_timeout_seconds,
+            compression=None,
+            server_header=f"arbiter/{server_version()}",
+            create_connection=Connection,
+        )
+        url = self.hosting.advertise_url or self.listening_url()
+        check_reason_fits(self.hosting.host_id, url)
+        self.owner = Host(self.hosting.dsn, self.hosting.host_id, url, self.hosting.lease_ttl)
+        _ = self.rules.reader  # built before the first frame, and settled with the rules
+        settle_heap()
+        self._tasks.append(asyncio.create_task(renewals(self), name="lease-renewals"))
+        self._tasks.append(asyncio.create_task(deadlines(self), name="lease-deadlines"))
+        if config.reload_interval is not None:
+            self.watcher = RulesWatcher(
+                config.rules, config.reload_interval, self.swap_rules, self.report_error
+            )
+            self._tasks.append(asyncio.create_task(self.watcher.run(), name="rules-watcher"))
+        if self.hosting.world is not None:
+            served = await self.world(self.hosting.world)
+            if isinstance(served, Owned):
+                log.warning(
+                    "world %r is owned by host %r (%s): its connections are sent there",
+                    served.world,
+                    served.host_id,
+                    served.url,
+                )
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the host has not started"
+        return int(self._server.sockets[0].getsockname()[1])
+
+    def listening_url(self) -> str:
+        """``ws(s)://address:port`` this host listens on (loopback for a wildcard address)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(
+            self.config.host, self.config.host
+        )
+        host = f"[{host}]" if ":" in host and not host.startswith("[") else host
+        scheme = "wss" if self.config.certfile is not None else "ws"
+        return f"{scheme}://{host}:{self.port}"
+
+    async def close(self) -> None:
+        """Stop listening and renewing, close every connection, flush and close every world's
+        store, then release every world so another host may claim it at once."""
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for world in tuple(self.worlds.values()):
+            for client in tuple(world.clients):
+                client.outbox.abort()  # see ArbiterServer.close
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+        for opening in tuple(self._opening.values()):
+            with contextlib.suppress(Exception):
+                await opening
+        for world in tuple(self.worlds.values()):
+            await world.close()
+        self.worlds.clear()
+        for retiring in tuple(self._retiring.values()):
+            with contextlib.suppress(Exception):
+                await retiring
+        if self.owner is not None:
+            try:
+                await self.owner.release()
+            except Exception as err:
+                log.warning("could not release the worlds (their leases run out): %s", err)
+            await self.owner.close()
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None, "the host has not started"
+        await self._server.serve_forever()
+
+    # --- connections ---
+
+    def _routes(self) -> Any:
+        http = routes(
+            self.module, self.health, self.config.public_url, self.config.certfile is not None
+        )
+        default = self.hosting.world
+
+        def process_request(connection: object, request: Request) -> Response | None:
+            upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
+            if upgrade and world_of(request.path, default) is None:
+                return problem(
+                    HTTPStatus.NOT_FOUND,
+                    f"no world at {request.path.split('?', 1)[0]!r}: connect to /w/<world id>",
+                )
+            return http(connection, request)
+
+        return process_request
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        world_id = world_of(ws.request.path if ws.request is not None else "", self.hosting.world)
+        if world_id is None:  # refused at the handshake already
+            await ws.close(1008, "no world at this path")
+            return
+        while True:
+            try:
+                served = await self.world(world_id)
+            except Exception as err:
+                log.warning("world %r could not be claimed or opened: %s", world_id, err)
+                await ws.close(CLOSE_TRY_AGAIN, "the world cannot be opened now; try again")
+                return
+            if isinstance(served, Owned):
+                self.moved += 1
+                await ws.close(CLOSE_MOVED, moved_reason(served.host_id, served.url))
+                return
+            if self.worlds.get(world_id) is served or served.stale is not None:
+                break  # (a lost world closes the connection with 4009 itself)
+            # Given up as idle between its claim and now: claim it again.
+        # Counted from before its hello (a session joins the world's clients after it): a
+        # world is given up when idle only if no connection at all is using it.
+        self.active[world_id] = self.active.get(world_id, 0) + 1
+        try:
+            await served.handle(ws)
+        finally:
+            self.active[world_id] -= 1
+            if not self.active[world_id]:
+                del self.active[world_id]
+
+    async def world(self, world_id: str) -> ArbiterServer | Owned:
+        """The world's server, claiming and opening the world if this host does not serve it;
+        :class:`Owned` when another host holds it. One claim at a time per world."""
+        served = self.worlds.get(world_id)
+        if served is not None and served.stale is None:
+            return served
+        opening = self._opening.get(world_id)
+        if opening is None:
+            opening = asyncio.create_task(self._open(world_id), name=f"claim {world_id}")
+            self._opening[world_id] = opening
+            opening.add_done_callback(lambda done: self._opened(world_id, done))
+        # Shielded: a connection closing while it waits does not cancel the others' claim.
+        return await asyncio.shield(opening)
+
+    def _opened(self, world_id: str, task: asyncio.Task[ArbiterServer | Owned]) -> None:
+        if self._opening.get(world_id) is task:
+            del self._opening[world_id]
+        if not task.cancelled():
+            task.exception()  # retrieved: each waiter was given it
+
+    async def _open(self, world_id: str) -> ArbiterServer | Owned:
+        retiring = self._retiring.get(world_id)
+        if retiring is not None:
+            # Its release must not undo the claim made now.
+            await asyncio.shield(retiring)
+        owner = self.owner
+        assert owner is not None, "the host has not started"
+        claim = await owner.claim(world_id)
+        if isinstance(claim, Owned):
+            return claim
+        try:
+            from arbiter.bridge.stores.postgres_schema import world_secret
+
+            store = await owner.open_store(claim)
+            try:
+                secret = await world_secret(self.hosting.dsn, world_id)
+                world = ArbiterServer(
+                    self.config,
+                    OpenWorld(store, secret),
+                    rules=self.rules,
+                    lease=claim.lease,
+                    world_id=world_id,
+                )
+            except BaseException:
+                await store.close()
+                raise
+            await world.begin()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await owner.release([world_id])
+            raise
+        world.on_lost = self.retire
+        self.worlds[world_id] = world
+        log.info(
+            "serving world %r (epoch %d%s)",
+            world_id,
+            claim.epoch,
+            f", taken from host {claim.previous!r}" if claim.previous is not None else "",
+        )
+        return world
+
+    def retire(self, world: ArbiterServer) -> None:
+        """A world lost (stale writer, lease lost or run out) or idle: close it (flushing what
+        it staged unless lost), then give it up."""
+        world_id = world.world_id
+        assert world_id is not None
+        self.idle_since.pop(world_id, None)
+        if self.worlds.get(world_id) is world:
+            del self.worlds[world_id]
+        task = asyncio.get_running_loop().create_task(
+            self._close_world(world_id, world), name=f"retire {world_id}"
+        )
+        self._retiring[world_id] = task
+        task.add_done_callback(lambda done: self._retired(world_id, done))
+
+    def _retired(self, world_id: str, task: asyncio.Task[None]) -> None:
+        if self._retiring.get(world_id) is task:
+            del self._retiring[world_id]
+
+    async def _close_world(self, world_id: str, world: ArbiterServer) -> None:
+        try:
+            await world.close()
+        except Exception:
+            log.exception("closing world %r failed", world_id)
+        if self.owner is not None:
+            try:
+                # A no-op when another host owns it now; else another may claim it at once.
+                await self.owner.release([world_id])
+            except Exception as err:
+                log.warning("could not release world %r (its lease runs out): %s", world_id, err)
+
+    # --- rules ---
+
+    async def swap_rules(self, rules: RulesSnapshot) -> None:
+        """Rebuild the module for new rules, then serve them to every world."""
+        if self.config.build and self.config.module_dir is not None:
+            try:
+                await rebuild_module(self.config)
+            except RuleError as err:
+                await self.report_error([str(p) for p in err.problems])
+                return
+        _ = rules.reader
+        before = self.rules.info()
+        self.rules = rules
+        settle_heap()
+        for world in tuple(self.worlds.values()):
+            world.rules_swapped(before, rules)
+        log.info(
+            "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
+        )
+
+    async def report_error(self, problems: list[str]) -> None:
+        for world in tuple(self.worlds.values()):
+            await world.report_error(problems)
+
+    def health(self) -> dict[str, Any]:
+        worlds = tuple(self.worlds.items())
+        return {
+            "ok": True,
+            "server": server_version(),
+            "host": self.hosting.host_id,
+            # How many, not which: the route answers anyone, and world ids are the hosting
+            # service's customers.
+            "worlds": len(worlds),
+            "connections": sum(len(world.clients) for _, world in worlds),
+            "dropped_too_slow": sum(world.dropped for _, world in worlds),
+            "moved": self.moved,
+            "tasks": len(asyncio.all_tasks()),
+            "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
+        }
+
+
+__all__ = ["CLOSE_MOVED", "WorldHost", "moved_reason", "world_of"]
