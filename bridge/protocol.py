@@ -283,6 +283,13 @@ class ErrorMessage(Message):
     retry_after: float | None = Field(
         default=None, description="for rate_limited: seconds until a message will be accepted"
     )
+    unstored: str | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="for a player's request refused because no block of a participant he does "
+        "not hold is stored: that participant's id, which the message names too (present on "
+        "that refusal alone)",
+    )
 
 
 class RulesUpdated(Message):
@@ -367,15 +374,21 @@ SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
 class ProtocolError(ValueError):
     """A client message that cannot be accepted; becomes an ``error`` reply."""
 
-    def __init__(self, code: str, message: str, id: str | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, id: str | None = None, unstored: str | None = None
+    ) -> None:
         message = printable(message)
         super().__init__(message)
         self.code = code
         self.message = message
         self.id = id if id is None or printable(id) == id else None
+        self.unstored = unstored
+        """The participant whose block must be stored (``ErrorMessage.unstored``), if that
+        is why; its id is in ``message`` too."""
 
     def reply(self) -> ErrorMessage:
-        return ErrorMessage(id=self.id, code=self.code, message=self.message)  # type: ignore[arg-type]
+        return ErrorMessage(id=self.id, code=self.code, message=self.message,  # type: ignore[arg-type]
+                            unstored=self.unstored)  # fmt: skip
 
 
 def printable(text: str) -> str:

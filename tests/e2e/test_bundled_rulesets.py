@@ -192,11 +192,15 @@ def test_the_exchange_macro_opens_a_dialog_that_sends_both_stat_blocks_and_remem
         .endswith(result["odds"]["attack_succeeds"]["exact"])
     )
     # Remembered on the server (the GM's stat blocks); the actors note only their combatants.
-    flags = gm.call("() => harness.record.flags")
-    assert [(f["actor"], f["key"], f["value"]) for f in flags] == [
-        ("actorKara0000001", "participant", {"combat-styles": "vessa"}),
-        ("actorOrm00000001", "participant", {"combat-styles": "guard"}),
+    noted = gm.call(
+        "() => (harness.record.actorUpdates ?? []).filter((u) => Object.keys(u.data)"
+        ".some((k) => k.startsWith('flags.')))"
+    )
+    assert [(u["actor"], u["data"]) for u in noted] == [
+        ("actorKara0000001", {"flags.arbiter.participant.combat-styles": "vessa"}),
+        ("actorOrm00000001", {"flags.arbiter.participant.combat-styles": "guard"}),
     ]
+    assert gm.call("() => harness.record.flags") == []
     kept = gm.call(
         """async () => { const api = game.modules.get("arbiter").api.statBlocks;
                          return [await api.get("actorKara0000001", "combat-styles"),

@@ -8,6 +8,7 @@ Dice are scripted (a miss: nobody is hurt), so every number is exact."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -273,3 +274,191 @@ def test_many_tokens_dropped_at_once_store_one_block_per_actor_and_an_unread_cha
     assert gm.call("() => window.puts.slice(2)") == [BRANN]
     assert stored(gm, BRANN)["defensive_tactics"] == 36
     assert gm.problems == []
+
+
+def forget_on_server(gm: Page, participant: str) -> None:
+    """The server loses ``participant``'s hmk block (a delete the GM's client does not hear
+    of: its actor keeps its flags, and the client what it last put)."""
+    gm.call(
+        """async (participant) => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const id = `test-${foundry.utils.randomID(8)}`;
+            await connection.control({v: 1, type: "delete_stat_block", id, ruleset: "hmk", participant});
+        }""",
+        participant,
+    )
+    assert stored(gm, participant) is None
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_block_refused_or_lost_is_put_again_after_a_rules_change_and_after_a_reconnect(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    actors = [hm3_actor(BRANN, "Brann of Kaldor")]
+    gm = open_page(site, server, scene={"system": HM3, "actors": actors, "tokens": [],
+                                        "controlled": [], "targets": []})  # fmt: skip
+    gm.wait_status("open")
+    # The server refuses the first put (as it does a block its rules of the moment refuse).
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const control = connection.control.bind(connection);
+            window.refuse = 1;
+            connection.control = (message) => {
+                if (message.type !== "put_stat_block" || window.refuse === 0) return control(message);
+                window.refuse -= 1;
+                return Promise.resolve({v: 1, type: "checked", id: message.id, ok: false,
+                    problems: [{field: "weapons.0", message: "unknown weapon"}]});
+            };
+        }"""
+    )
+    gm.call("(id) => { harness.dropActor(id); }", BRANN)
+    settle(gm)
+    assert stored(gm, BRANN) is None
+    # The rules change (the server's rules_updated event, as it sends it after a reload): the
+    # refused block is tried again, and taken.
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const detail = {v: 1, type: "event", event: "rules_updated", rulesets: connection.welcome.rulesets};
+            connection.dispatchEvent(new CustomEvent("event", {detail}));
+        }"""
+    )
+    settle(gm)
+    assert (stored(gm, BRANN) or {}).get("defensive_tactics") == 33
+    # What the client last put is no proof a server keeps it: once welcomed again (here by a
+    # restarted server that lost it), the scene's blocks are put again where it has none.
+    forget_on_server(gm, BRANN)
+    gm.allowed.append(re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{server.port}/'"))
+    server.restart()
+    gm.wait_status("open")
+    wait_until(lambda: stored(gm, BRANN) is not None)
+    settle(gm)
+    assert (stored(gm, BRANN) or {}).get("defensive_tactics") == 33
+    assert gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_block_of_an_earlier_version_the_server_refused_is_never_replaced_by_the_system_s(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    # Brann's actor still holds the block an earlier version kept in its flags, which the
+    # server refuses (a weapon the rules lack): the GM was told, and fixes it in the editor.
+    # It is his: the system's block is not stored over it, nor is it unset.
+    legacy = {"id": BRANN, "name": "Brann of Kaldor", "weapon": "no-such-weapon"}
+    brann = {
+        **hm3_actor(BRANN, "Brann of Kaldor"),
+        "flags": {"arbiter": {"statBlocks": {"hmk": legacy}}},
+    }
+    token = {"id": "tokenHm3Brann001", "name": "Brann of Kaldor", "actor": BRANN}
+    gm = open_page(site, server, scene={"system": HM3, "actors": [brann], "tokens": [token],
+                                        "controlled": [], "targets": []})  # fmt: skip
+    gm.wait_status("open")
+    wait_until(lambda: gm.call("() => harness.record.notifications.length > 0"))
+    settle(gm)
+    assert stored(gm, BRANN) is None
+    flags = gm.call("(id) => game.actors.get(id).flags.arbiter", BRANN)
+    assert flags == {"statBlocks": {"hmk": legacy}}
+    # A sheet change reads nothing into it either.
+    set_dodge(gm, BRANN, 40)
+    settle(gm)
+    assert stored(gm, BRANN) is None
+    assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_the_first_put_notes_participant_and_marker_in_one_actor_update(
+    site: str, server: Server, open_page: OpenPage, generation: int
+) -> None:
+    gm, _ = table(generation, server, site, open_page)
+    # One change per actor reaches every browser: never a participant without its marker.
+    updates = gm.call(
+        "() => (harness.record.actorUpdates ?? []).filter((u) => u.actor === 'actorHm3Brann001')"
+    )
+    assert updates == [
+        {"actor": BRANN,
+         "data": {"flags.arbiter.derived.hmk": True, "flags.arbiter.participant.hmk": BRANN}}
+    ]  # fmt: skip
+    assert gm.call("() => harness.record.flags") == []
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_a_relayed_request_refused_for_want_of_a_stored_block_is_stored_and_sent_again_once(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm, aria = table(generation, server, site, open_page)
+    forget_on_server(gm, BRANN)
+    # Every request the GM's connection sends, by id.
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const request = connection.request.bind(connection);
+            window.sent = [];
+            connection.request = (envelope, scripted, ...rest) => {
+                window.sent.push(envelope.id);
+                return request(envelope, scripted ?? [90], ...rest);  // d100 90 each time
+            };
+        }"""
+    )
+    # Aria's attack on Brann is refused (no block of his stored: `unstored` names him); the
+    # GM's client stores Brann's system block and sends the same request again: decided.
+    row = attack(gm, aria, server, macros, generation)
+    assert chance(row) == (62, 33, 8, 54)
+    assert json.loads(row["outcome"])["result"]["outcome"] == "miss"
+    assert gm.call("() => window.sent") == [row["request_id"]] * 2
+    assert (stored(gm, BRANN) or {}).get("defensive_tactics") == 33
+    assert aria.problems == [] and gm.problems == []
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_a_relayed_request_for_a_block_the_gm_saved_is_refused_and_sent_once(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    gm, aria = table(generation, server, site, open_page)
+    # Brann's block is the GM's (saved, not the sheet's), and the server has lost it: the
+    # GM's client does not put the sheet's in its place; Aria hears the server's refusal.
+    gm.call(
+        """async (id) => {
+            const api = game.modules.get("arbiter").api;
+            const block = await api.statBlocks.get(id, "hmk");
+            const verdict = await api.statBlocks.save(id, "hmk", {...block, defensive_tactics: 50});
+            if (!verdict.ok) throw new Error(JSON.stringify(verdict));
+        }""",
+        BRANN,
+    )
+    assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
+    forget_on_server(gm, BRANN)
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const request = connection.request.bind(connection);
+            window.sent = [];
+            connection.request = (envelope, ...rest) => {
+                window.sent.push(envelope.id);
+                return request(envelope, ...rest);
+            };
+        }"""
+    )
+    aria.run_macro(macros[("hmk", "attack")])
+    aria.page.locator("dialog.application").locator('button[data-action="send"]').click()
+    # The macro lets the refusal through, as an uncaught error on Aria's page.
+    refusal = "the stat block of 'actorHm3Brann001' must be the GM's"
+
+    def refused() -> bool:
+        aria.call("() => null")  # Playwright hands the page's events over during a call
+        return any(refusal in p for p in aria.problems)
+
+    wait_until(refused)
+    aria.problems.clear()
+    assert len(gm.call("() => window.sent")) == 1
+    assert stored(gm, BRANN) is None
+    assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
+    assert log_rows(server) == []

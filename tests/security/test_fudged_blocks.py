@@ -45,8 +45,9 @@ def must_be_stored(rid: str, participant: str, path: str = "body.defender") -> d
     """The refusal of a player's request naming ``participant``, whom nobody stored."""
     message = MUST_BE_STORED.format(type="attack", path=path, ruleset="hmk",
                                     participant=participant)  # fmt: skip
+    # `unstored` names, machine-readably, the participant the message names: nothing more.
     return {"v": 1, "type": "error", "id": rid, "code": "invalid_request", "message": message,
-            "retry_after": None}  # fmt: skip
+            "retry_after": None, "unstored": participant}  # fmt: skip
 
 
 def test_a_player_writing_in_a_fudged_orc_is_decided_with_the_block_the_gm_stored(

@@ -280,9 +280,12 @@ def test_a_player_guessing_ids_hears_only_whether_a_block_is_stored_never_what_i
             "code": "invalid_request",
             "message": zed,
             "retry_after": None,
+            "unstored": "zed",
         }
     ] * 3
     assert own_missing["code"] == "invalid_request"
+    # His own block missing is his to fix: no participant for the GM's client to store.
+    assert "unstored" not in own_missing
     assert "body.attacker: no hmk stat block of 'ana' is stored" in own_missing["message"]
 
 

@@ -3,23 +3,26 @@
 // a player with his own player token holds his own. Any other player asks the GM's browser by
 // `User#query` (V13+; relay.mjs). Every outcome is posted as a chat card without its private
 // parts; those reach only their owners' browsers (private.mjs). docs/client.md: the trust model.
-import { currentMode, loadTemplates, notifySuccess, onRenderChatMessage } from "./compat.mjs";
+//
+// This module makes the client's parts and wires them: requests.mjs (requests and choices),
+// outcomes.mjs (what an outcome does), card-buttons.mjs, api.mjs, actors.mjs, and the hooks.
+import { loadTemplates, onRenderChatMessage } from "./compat.mjs";
 import { Connection, resolveUrl } from "./connection.mjs";
-import { choiceRequestId, errorMessage, outcomeMessage, pendingChoices, resolutionsOf, resolveCard } from "./cards.mjs";
 import { createCombatTracker } from "./combat-tracker.mjs";
-import { openDialog, statBlock } from "./dialogs.mjs";
-import { encountersOf, noteOutcome } from "./encounters.mjs";
-import { hands, publicView, showPrivate } from "./private.mjs";
-import { canQuery, createRelay } from "./relay.mjs";
+import { statBlock } from "./dialogs.mjs";
+import { createRelay } from "./relay.mjs";
 import { registerSettings } from "./settings.mjs";
-import { openEditor, registerEditorEntries, statBlockSchema } from "./stat-block-editor.mjs";
-import { editMapping } from "./mapping-editor.mjs";
-import { mappingFor, readStatBlock } from "./presets.mjs";
-import { APPLIED, applyOutcome, registerStatuses, undoApplied } from "./tabletop.mjs";
+import { registerEditorEntries } from "./stat-block-editor.mjs";
+import { registerStatuses } from "./tabletop.mjs";
 import { createVault, invalidBlocksText, participantOf, setVault } from "./vault.mjs";
 import { createDoctor } from "./status.mjs";
-import { createSystemBlocks, isDerived } from "./system-blocks.mjs";
+import { createSystemBlocks } from "./system-blocks.mjs";
 import { routeTableDraws } from "./tables.mjs";
+import { allActors, sceneActors, systemBlock, systemMapping } from "./actors.mjs";
+import { createOutcomes } from "./outcomes.mjs";
+import { createRequests } from "./requests.mjs";
+import { createCardButtons } from "./card-buttons.mjs";
+import { createApi } from "./api.mjs";
 
 const MODULE = [= module.id | json =];
 const VERSION = [= module.version | json =];
@@ -30,17 +33,10 @@ const i18n = (key, data) => (data ? game.i18n.format(key, data) : game.i18n.loca
 /** Whether this browser holds a connection: the active GM's, or a player's with his own token. */
 const isConnector = () =>
   game.user.isGM ? (game.users.activeGM?.isSelf ?? false) : Boolean(game.settings.get(MODULE, "token"));
-const DEFAULT_ENCOUNTER = "table"; // the world's encounter when a request names none
-const bound = {}; // player name → participants this GM's client bound since its welcome
 
 /** The compiled rule data (data/rules.json), loaded at ready. */
 let rules = { rulesets: {} };
 let connection = null;
-
-function escapeHtml(text) {
-  const map = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-  return String(text).replace(/[&<>"']/g, (c) => map[c]);
-}
 
 function newId() {
   return `${game.user.id}-${foundry.utils.randomID(16)}`;
@@ -54,6 +50,20 @@ function settingUrl() {
   return game.settings.get(MODULE, "serverUrl");
 }
 
+/** What the parts share (each takes what it needs; the later parts are added as they are made). */
+const client = {
+  module: MODULE,
+  version: VERSION,
+  cards: CARDS,
+  i18n,
+  isConnector,
+  newId,
+  titleOf,
+  rules: () => rules,
+  connection: () => connection,
+  bound: {}, // player name → participants this GM's client bound since its welcome
+};
+
 const doctor = createDoctor({
   i18n,
   isConnector,
@@ -62,185 +72,16 @@ const doctor = createDoctor({
   url: settingUrl,
   onClick: () => api.doctor(),
 });
-const { diagnosis } = doctor;
 const showStatus = () => doctor.show();
-const staleRulesets = () => doctor.stale();
+client.diagnosis = doctor.diagnosis;
+client.staleRulesets = () => doctor.stale();
 
-const keep = (participant, data) => showPrivate({ module: MODULE, cards: CARDS, participant, data });
-
-/** Post an outcome as a card, without its private parts (the connector's side). */
-async function postOutcome(answer, request, owners) {
-  const data = await outcomeMessage({
-    module: MODULE, cards: CARDS, outcome: publicView(answer.outcome), seq: answer.seq, owners, rules: rules.rulesets,
-    title: titleOf(request.ruleset), mode: request.mode, requester: request.requester,
-    speaker: ChatMessage.getSpeaker({ alias: titleOf(request.ruleset) }),
-  });
-  return ChatMessage.create(data);
-}
-
-/** The server's player records: name → participants (its welcome, and what this GM bound since). */
-function players() {
-  return { ...(connection?.welcome?.players ?? {}), ...bound };
-}
-
-/**
- * The private parts of an outcome this browser received, to their owners' browsers only: kept
- * here; and from the GM's connection (which sees every participant's) to each player whose
- * server record holds that participant, by a query to that user alone (V13+). The requester's
- * `owners` never decide it. A relayed request's answer is its player's own view and goes back
- * to him with the answer instead.
- */
-async function deliverPrivate(outcome, relayedFor) {
-  if (relayedFor) return;
-  for (const [participant, data] of Object.entries(outcome.private ?? {})) {
-    await keep(participant, data);
-    if (!game.user.isGM || !canQuery()) continue;
-    const names = Object.entries(players()).filter(([, held]) => held.includes(participant)).map(([name]) => name);
-    for (const name of names) {
-      const user = game.users.find((u) => u.name === name);
-      if (!user || user.isSelf || !user.active) continue;
-      relay.deliver(user, participant, data).catch((err) => ui.notifications.warn(err.message));
-    }
-  }
-}
-
-/**
- * Send a request from the connector and post its card; `player` relays it for that player (the
- * server authorises and answers it as his own connection would). A refusal of the connector's
- * own request is whispered to it as an error card naming the request's type, never its body; a
- * relayed one goes back to the player alone.
- */
-async function decide(request, { owners, player } = {}) {
-  // Stat blocks the server keeps unchanged go as references (vault.mjs, referenced).
-  const body = vault.referenced(request.ruleset, request.body);
-  const envelope = { id: request.id, ruleset: request.ruleset, type: request.type, body, encounter: request.encounter ?? null };
-  try {
-    const answer = await connection.request(envelope, request.dice ?? null, player);
-    const message = request.resolves ? null : await postOutcome(answer, request, owners);
-    await deliverPrivate(answer.outcome, player);
-    if (request.resolves) await resolveOn(game.messages.get(request.resolves), answer.outcome);
-    await onTabletop(answer.outcome, message ?? game.messages.get(request.resolves));
-    return { outcome: answer.outcome, message: message?.id ?? request.resolves };
-  } catch (err) {
-    if (!player) {
-      const named = { id: envelope.id, ruleset: envelope.ruleset, type: envelope.type, encounter: envelope.encounter };
-      const data = await errorMessage({ module: MODULE, cards: CARDS, error: err, request: named, requester: game.user.id, speaker: ChatMessage.getSpeaker({ alias: titleOf(request.ruleset) }) });
-      await ChatMessage.create(data);
-    }
-    throw err;
-  }
-}
-
-/**
- * The active GM's client writes each outcome onto the tabletop (tabletop.mjs) and keeps what it
- * changed on the card, for Undo. Any other client leaves the tabletop alone.
- */
-async function onTabletop(outcome, message) {
-  if (!game.user.isGM || !isConnector() || !outcome) return;
-  try {
-    // The scene's Combat follows its bound encounter: order, round, current (combat-tracker.mjs).
-    await tracker.onOutcome(outcome);
-  } catch (err) {
-    ui.notifications.warn(err.message);
-  }
-  try {
-    const undo = await applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n });
-    if (!undo.length || !message) return;
-    const applied = [...(message.flags?.[MODULE]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
-    await message.update({ flags: { [MODULE]: { [APPLIED]: applied } } });
-  } catch (err) {
-    ui.notifications.warn(err.message);
-  }
-}
-
-/** Undo every application a card holds that is not undone yet (GM): the previous values back. */
-async function undoCard(messageId) {
-  const message = game.messages.get(messageId);
-  const applied = message?.flags?.[MODULE]?.[APPLIED] ?? [];
-  for (const entry of [...applied].reverse()) if (!entry.undone) await undoApplied(MODULE, entry.ruleset, entry.undo);
-  await message.update({ flags: { [MODULE]: { [APPLIED]: applied.map((e) => ({ ...e, undone: true })) } } });
-}
-
-/** Re-render a card with a resolution (without private parts), when this user may update it. */
-function resolveOn(message, resolution) {
-  if (!message || !(game.user.isGM || message.isAuthor)) return null;
-  return resolveCard({ module: MODULE, cards: CARDS, message, resolution: publicView(resolution), rules: rules.rulesets });
-}
-
-/**
- * Ask for a decision: directly when this browser holds a connection; else through the active
- * GM's browser by a user query (V13+). On V12 nothing is relayed: the module socket reaches every
- * browser and cannot say who sent a message, so a player needs his own player token there.
- */
-async function ask(request, owners) {
-  if (isConnector()) return decide(request, { owners });
-  if (!canQuery()) throw new Error(i18n("ARBITER.Error.OwnToken"));
-  const answer = await relay.ask("request", { request, owners });
-  for (const [participant, data] of Object.entries(answer.outcome.private ?? {})) await keep(participant, data);
-  return answer;
-}
-
-/**
- * Send one request. `options`: encounter, mode ("public" | "gm" | "blind" | "self"; default the
- * user's chat mode), owners ({participant id: [user ids]} who may answer pending choices),
- * dice (scripted results, accepted only by a server started with --allow-scripted-dice).
- */
-function request(ruleset, type, body = {}, options = {}) {
-  const owners = options.owners ?? { "*": [game.user.id] };
-  const encounter = options.encounter === undefined ? DEFAULT_ENCOUNTER : options.encounter;
-  const envelope = { id: options.id ?? newId(), ruleset, type, body, encounter };
-  return ask({ ...envelope, mode: options.mode ?? currentMode(), requester: game.user.id, dice: options.dice }, owners);
-}
-
-/**
- * What a choice sends: one option id, or for a pick-several choice `[{id, <param>?}, …]`
- * (an option's parameter, e.g. a location, only when it is one of the offered values).
- */
-function choiceValue(choice, option) {
-  if (!choice.count) return option;
-  const picked = (Array.isArray(option) ? option : [option]).map((o) => (typeof o === "string" ? { id: o } : o));
-  const value = [];
-  for (const pick of picked) {
-    const offered = choice.options.find((o) => o.id === pick.id);
-    if (!offered) continue;
-    const item = { id: pick.id };
-    const param = offered.param;
-    if (param && param.choices.some((c) => c.id === pick[param.name])) item[param.name] = pick[param.name];
-    value.push(item);
-  }
-  if (value.length > choice.count) throw new Error(i18n("ARBITER.Card.ChooseUpTo", { count: choice.count }));
-  return value;
-}
-
-/**
- * Answer a pending choice on a card with one of its options (or several, as an array). `key`
- * names the choice when a card has several (a karmic reveal's hit draws, a sweep's pairs);
- * default the first. The request is the one the choice describes (`result.pending`): its body
- * names who answers (`by` for combat-styles' effects), so the server lets the player who holds
- * him send it, on his own connection or relayed by the GM's (`player`).
- */
-async function choose(messageId, option, from = game.user.id, key = undefined, player = undefined) {
-  const message = game.messages.get(messageId);
-  const flags = message?.flags?.[MODULE];
-  if (!flags?.outcome) throw new Error(i18n("ARBITER.Error.NoChoice"));
-  const choices = pendingChoices(flags.outcome, flags.owners, rules.rulesets, resolutionsOf(flags));
-  if (!choices.length) throw new Error(i18n("ARBITER.Error.AlreadyChosen"));
-  const choice = key === undefined ? choices[0] : choices.find((c) => c.key === key);
-  if (!choice) throw new Error(i18n("ARBITER.Error.AlreadyChosen"));
-  const user = game.users.get(from);
-  if (!(choice.users.includes(from) || user?.isGM)) throw new Error(i18n("ARBITER.Error.NotYourChoice"));
-  if (!isConnector()) {
-    if (!canQuery()) throw new Error(i18n("ARBITER.Error.OwnToken"));
-    return relay.ask("choose", { message: messageId, option, key });
-  }
-  const outcome = flags.outcome;
-  // Each choice of a card is its own request: a retry of one is never taken for another.
-  return decide({
-    id: choiceRequestId(outcome, choice), ruleset: outcome.ruleset, type: choice.type,
-    body: choice.complete ? choice.body : { ...(choice.body ?? {}), [choice.field ?? "choice"]: choiceValue(choice, option) },
-    encounter: outcome.encounter, resolves: messageId,
-  }, { player });
-}
+const outcomes = createOutcomes(client);
+client.outcomes = outcomes;
+client.players = outcomes.players;
+client.undoCard = outcomes.undoCard;
+const { decide, request, choose } = createRequests(client);
+Object.assign(client, { decide, request, choose });
 
 /**
  * Module socket: only the request types the server serves travel here (every browser receives
@@ -268,89 +109,9 @@ const relay = createRelay({
     if (!isConnector()) throw new Error(i18n("ARBITER.Error.NoGM"));
     return choose(message, option, user.id, key, user.name);
   },
-  onPrivate: (participant, data) => keep(participant, data),
+  onPrivate: (participant, data) => outcomes.keep(participant, data),
 });
-
-/**
- * Another client's outcome (a server event, already this connection's view of it): its private
- * parts are this browser's; a GM's client re-renders its own card that the outcome resolves
- * (a choice a player made over his own connection; id `<card's outcome id>-<key>`).
- */
-async function onOutcomeEvent(outcome) {
-  for (const [participant, data] of Object.entries(outcome.private ?? {})) await keep(participant, data);
-  if (!game.user.isGM) return;
-  const message = game.messages.find((m) => {
-    const shown = m.flags?.[MODULE]?.outcome?.id;
-    return shown && outcome.id.startsWith(`${shown}-`) && game.users.get(m.author)?.isGM;
-  });
-  if (message) await resolveOn(message, outcome);
-  await onTabletop(outcome, message);
-}
-
-/**
- * Card buttons: each pending choice's section is enabled only for the users who may answer it;
- * a click answers that choice (a card may hold several: a karmic reveal's hit draws).
- */
-function onRenderCard(message, element) {
-  const flags = message.flags?.[MODULE];
-  if (!flags?.outcome) return;
-  noteOutcome(flags.outcome);
-  const choices = pendingChoices(flags.outcome, flags.owners, rules.rulesets, resolutionsOf(flags));
-  for (const section of element.querySelectorAll(".arbiter-choice")) {
-    const choice = choices.find((c) => (c.key ?? "") === (section.dataset.choiceKey ?? ""));
-    wireChoice(message, section, choice);
-  }
-  const pending = (flags[APPLIED] ?? []).filter((e) => !e.undone);
-  if (game.user.isGM && pending.length && !element.querySelector("[data-arbiter-undo]")) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.dataset.arbiterUndo = message.id;
-    button.className = "arbiter-undo";
-    button.textContent = i18n("ARBITER.Tabletop.Undo");
-    button.addEventListener("click", (event) => {
-      event.preventDefault();
-      button.disabled = true;
-      undoCard(message.id).catch((err) => ui.notifications.error(err.message));
-    });
-    (element.querySelector(".arbiter-card") ?? element).append(button);
-  }
-}
-
-/** The buttons of one choice's section: toggles for a pick-several choice, then the answer. */
-function wireChoice(message, section, choice) {
-  const allowed = Boolean(choice) && (choice.users.includes(game.user.id) || game.user.isGM);
-  const toggles = [...section.querySelectorAll("[data-arbiter-toggle]")];
-  for (const toggle of toggles) {
-    toggle.disabled = !allowed;
-    if (!allowed) continue;
-    toggle.addEventListener("click", (event) => {
-      event.preventDefault();
-      const pressed = toggle.getAttribute("aria-pressed") === "true";
-      const count = toggles.filter((t) => t.getAttribute("aria-pressed") === "true").length;
-      if (!pressed && count >= choice.count) return;
-      toggle.setAttribute("aria-pressed", String(!pressed));
-    });
-  }
-  for (const button of section.querySelectorAll("[data-arbiter-choice]")) {
-    button.disabled = !allowed;
-    if (!allowed) continue;
-    button.addEventListener("click", (event) => {
-      event.preventDefault();
-      const option = choice.count
-        ? toggles
-            .filter((t) => t.getAttribute("aria-pressed") === "true")
-            .map((t) => {
-              const pick = { id: t.dataset.arbiterToggle };
-              const select = section.querySelector(`[data-arbiter-param="${t.dataset.arbiterToggle}"]`);
-              if (select) pick[select.name] = select.value;
-              return pick;
-            })
-        : button.dataset.arbiterChoice;
-      section.querySelectorAll("[data-arbiter-choice], [data-arbiter-toggle]").forEach((b) => (b.disabled = true));
-      choose(message.id, option, game.user.id, choice.key).catch((err) => ui.notifications.error(err.message));
-    });
-  }
-}
+client.relay = relay;
 
 /**
  * What the server says of a stat block (its own validation messages, field by field; nothing is
@@ -365,44 +126,11 @@ async function checkStatBlock(ruleset, block) {
 /** The GM's stat blocks on the server (vault.mjs): this browser's reads and the GM's writes. */
 const vault = createVault({ module: MODULE, i18n, connection: () => (isConnector() ? connection : null), isGM: () => game.user.isGM });
 setVault(vault);
-
-/** The world's actors and those of the tokens on the scene (unlinked tokens have their own). */
-function allActors() {
-  const actors = new Map();
-  for (const actor of game.actors ?? []) actors.set(actor.id, actor);
-  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor && !actors.has(token.actor.id)) actors.set(token.actor.id, token.actor);
-  return [...actors.values()];
-}
-
-/** An actor given as itself, its id, or a token of it. By id, the viewed scene's token's actor
- * first (an unlinked token's own, whose block the sheet, the tracker and the outcomes use; a
- * linked token's is the world's anyway), else the world's actor. */
-function actorFrom(actorOrId) {
-  if (typeof actorOrId !== "string") return actorOrId?.actor ?? actorOrId ?? null;
-  return canvas?.tokens?.placeables?.find((t) => t.actor?.id === actorOrId)?.actor ?? game.actors?.get(actorOrId) ?? null;
-}
+client.vault = vault;
+client.checkStatBlock = checkStatBlock;
 
 const editorContext = { module: MODULE, i18n, rules: () => rules, check: checkStatBlock, vault: () => vault };
-
-/** The block this world's system data gives an actor for a ruleset (a preset or the GM's
- * mapping, when it reads any field), or null. */
-function systemBlock(actor, ruleset) {
-  const mapping = systemMapping(ruleset);
-  return mapping ? readStatBlock(actor, mapping) : null;
-}
-
-/** This world's system's mapping to a ruleset when it reads any field (not vitals alone), or null. */
-function systemMapping(ruleset) {
-  const mapping = mappingFor(MODULE, game.system?.id, ruleset);
-  return mapping && Object.keys(mapping.fields ?? {}).length ? mapping : null;
-}
-
-/** The actors of the viewed scene's tokens, one each (two tokens of one actor share its id). */
-function sceneActors() {
-  const actors = new Map();
-  for (const token of canvas?.tokens?.placeables ?? []) if (token.actor?.id && !actors.has(token.actor.id)) actors.set(token.actor.id, token.actor);
-  return [...actors.values()];
-}
+client.editorContext = editorContext;
 
 /** The blocks the system data gives the scene's actors, kept on the server by the active GM's
  * client (system-blocks.mjs). */
@@ -410,10 +138,11 @@ const systemBlocks = createSystemBlocks({
   module: MODULE,
   i18n,
   active: () => game.user.isGM && isConnector() && connection?.status === "open",
-  rulesets: () => ["hmk", "combat-styles", "karmic"].filter((r) => r in (connection?.welcome?.rulesets ?? {}) && systemMapping(r)),
-  fromSystem: systemBlock,
+  rulesets: () => ["hmk", "combat-styles", "karmic"].filter((r) => r in (connection?.welcome?.rulesets ?? {}) && systemMapping(MODULE, r)),
+  fromSystem: (actor, ruleset) => systemBlock(MODULE, actor, ruleset),
   vault: () => vault,
   actors: sceneActors,
+  worldActor: (id) => game.actors?.get(id) ?? null,
   notify: (level, text) => ui.notifications[level](text),
 });
 
@@ -425,143 +154,15 @@ const tracker = createCombatTracker({
   isConnector,
   statBlock: (token, ruleset) => statBlock(MODULE, token, ruleset),
   storedFor: (actor, ruleset) => Boolean(participantOf(MODULE, actor, ruleset)),
-  keep: async (ruleset, block, actor) => {
-    // Read from the system: it follows the actor's sheet from then on (system-blocks.mjs).
-    const answer = await vault.put(ruleset, block, actor, { derived: true });
-    if (answer && !answer.ok) ui.notifications.warn(i18n("ARBITER.Vault.NotKept", { actor: actor.name, ruleset }));
-  },
-  fromSystem: systemBlock,
+  // Read from the system: it follows the actor's sheet from then on (system-blocks.mjs).
+  keep: (ruleset, actor) => systemBlocks.store(actor, ruleset),
+  fromSystem: (actor, ruleset) => systemBlock(MODULE, actor, ruleset),
   notify: (level, text) => ui.notifications[level](text),
 });
+Object.assign(client, { systemBlocks, tracker });
 
-const api = {
-  version: VERSION,
-  get rules() {
-    return rules;
-  },
-  get connection() {
-    return connection;
-  },
-  request,
-  choose,
-  players: {
-    /** The server's player records this GM's client knows: name → participants. */
-    list: () => players(),
-    /**
-     * Bind a Foundry user (id or name) to participants on the server (GM only): his requests
-     * relayed by this client then act for them, and their private data goes to his browser.
-     */
-    async bind(userOrName, participants) {
-      if (!game.user.isGM || !isConnector() || connection?.status !== "open") throw new Error(i18n("ARBITER.Error.BindGM"));
-      const name = (game.users.get(userOrName) ?? game.users.find((u) => u.name === userOrName))?.name ?? userOrName;
-      await connection.control({ v: 1, type: "bind", id: newId(), player: name, participants: [...participants] });
-      bound[name] = [...participants];
-      return players();
-    },
-  },
-  /** The HTML of an outcome's card (e.g. to show a replayed outcome), without posting it. */
-  async renderCard(outcome) {
-    const data = await outcomeMessage({ module: MODULE, cards: CARDS, outcome, title: titleOf(outcome.ruleset), seq: null, owners: {}, mode: "public", rules: rules.rulesets });
-    return data.content;
-  },
-  /** Show the connection's state as a notification. */
-  status() {
-    const ok = isConnector() && connection?.status === "open" && !staleRulesets().length;
-    return ok ? notifySuccess(diagnosis()) : ui.notifications.warn(diagnosis());
-  },
-  /** The connection doctor: a whispered chat message explaining the current state. */
-  doctor() {
-    return ChatMessage.create({
-      content: `<div class="arbiter-card arbiter-doctor"><p>${escapeHtml(diagnosis())}</p></div>`,
-      whisper: [game.user.id],
-      style: CONST.CHAT_MESSAGE_STYLES.OTHER,
-    });
-  },
-  statBlocks: {
-    /** Open the stat-block editor for an actor (or its id); resolves with the saved block. */
-    edit(actorOrId, ruleset) {
-      const actor = actorFrom(actorOrId);
-      if (!actor) throw new Error(i18n("ARBITER.Editor.NoActor"));
-      return openEditor(editorContext, actor, ruleset);
-    },
-    /**
-     * The stat block a request uses for an actor (itself, its id or a token) in a ruleset: the
-     * block the server keeps where this browser may read it (the GM), else a reference
-     * `{id, stored: true}` the server fills in, else null. Async.
-     */
-    async get(actorOrId, ruleset) {
-      const actor = actorFrom(actorOrId);
-      return actor ? vault.blockFor(actor, ruleset) : null;
-    },
-    /** The participant id of an actor's stored block in a ruleset (its `participant` flag), or null. */
-    participant: (actorOrId, ruleset) => participantOf(MODULE, actorFrom(actorOrId), ruleset),
-    /** Store a block on the server for an actor (GM): the server's verdict {ok, problems}. */
-    save: (actorOrId, ruleset, block) => vault.put(ruleset, block, actorFrom(actorOrId)),
-    /** The stored blocks this connection may hear of: [{ruleset, participant, name, actor, updated}]. */
-    list: (ruleset) => vault.list(ruleset),
-    /** Forget a stored block (GM). */
-    remove: (ruleset, participant) => vault.remove(ruleset, participant),
-    /** Move blocks earlier versions kept in actor flags to the server (GM; done at connect). */
-    migrate: () => vault.migrate(allActors()),
-    /** The server's verdict on a stat block ({ok, problems}), or null without a connection. */
-    check: checkStatBlock,
-    /** The JSON Schema of a ruleset's stat block (shipped by the build). */
-    schema: (ruleset) => statBlockSchema(MODULE, ruleset),
-    /** The stat block this world's system data gives an actor for a ruleset (presets.mjs), or null. */
-    fromSystem(actor, ruleset) {
-      const mapping = mappingFor(MODULE, game.system?.id, ruleset);
-      return mapping ? readStatBlock(actor, mapping) : null;
-    },
-    /** Whether the actor's stored block is the one its system data gives (kept in step with
-     * its sheet by the GM's client), not one the GM saved. */
-    derived: (actorOrId, ruleset) => isDerived(MODULE, actorFrom(actorOrId), ruleset),
-    /** Resolves when the blocks the GM's client stores by itself (system-blocks.mjs) are stored. */
-    settled: () => systemBlocks.settled(),
-    /** The mapping from this world's system (or `system`) to a ruleset: the GM's, or a preset. */
-    mapping: (ruleset, system = game.system?.id) => mappingFor(MODULE, system, ruleset),
-    /** The GM edits that mapping: a data path per field, rules for embedded items. */
-    editMapping: (ruleset, system) => editMapping(editorContext, ruleset, system),
-  },
-  combat: {
-    /** The encounter the scene's Combat is bound to for a ruleset ({encounter, ids}), or null. */
-    bound: (ruleset) => tracker.bound(ruleset),
-    /** Resolves when the binding's requests (a start, a round) are answered. */
-    settled: () => tracker.settled(),
-  },
-  tabletop: {
-    /** Write an outcome (as this connection received it) onto the tabletop now (active GM);
-     * resolves with the undo record. */
-    apply: (outcome) => applyOutcome({ module: MODULE, outcome, mapping: (ruleset) => mappingFor(MODULE, game.system?.id, ruleset), i18n }),
-    /** Restore what `apply` changed. */
-    undo: (ruleset, undo) => undoApplied(MODULE, ruleset, undo),
-    /** Undo every application a card holds (GM). */
-    undoCard: (messageId) => undoCard(messageId),
-  },
-  dialogs: {
-    open(ruleset, type) {
-      const data = rules.rulesets[ruleset]?.data ?? {};
-      return openDialog({ module: MODULE, ruleset, type, title: titleOf(ruleset), i18n, send: request, rules: data, hands: hands(), encounters: encountersOf(ruleset), bound: tracker.bound(ruleset) });
-    },
-  },
-  tables: {
-    draw(ruleset, table, options) {
-      return request(ruleset, "draw", { table }, options);
-    },
-    choose(ruleset) {
-      const title = i18n("ARBITER.Dialog.ChooseTable", { title: titleOf(ruleset) });
-      const tables = rules.rulesets[ruleset]?.tables ?? [];
-      if (!tables.length) return ui.notifications.warn(i18n("ARBITER.Error.NoTables", { title: titleOf(ruleset) }));
-      return openDialog({ module: MODULE, ruleset, type: "draw", title, i18n, send: request, rules: {}, hands: hands(), tables });
-    },
-  },
-};
-
-/** One call per request type the server serves: `api["combat-styles"].exchange(body, options)`. */
-function exposeRequestTypes(rulesets) {
-  for (const [ruleset, info] of Object.entries(rulesets)) {
-    api[ruleset] = Object.fromEntries(info.requests.map((type) => [type, (body, options) => request(ruleset, type, body, options)]));
-  }
-}
+const { api, exposeRequestTypes } = createApi(client);
+const onRenderCard = createCardButtons(client);
 
 Hooks.once("init", () => {
   registerSettings(MODULE, () => connection?.start());
@@ -591,12 +192,15 @@ Hooks.once("ready", async () => {
     });
     connection.addEventListener("status", showStatus);
     const warnIfStale = () => {
-      const stale = staleRulesets();
+      const stale = client.staleRulesets();
       if (stale.length) ui.notifications.warn(i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") }));
     };
     connection.addEventListener("welcome", (event) => {
       exposeRequestTypes(event.detail.rulesets);
       vault.forget();
+      // A new connection (perhaps to a server that lost or never took a block): every system
+      // block may be tried again.
+      systemBlocks.reset();
       // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
       // Then the blocks the scene's actors' system data gives, where none is the GM's.
       if (game.user.isGM) vault.migrate(allActors()).then(() => systemBlocks.scan()).catch((err) => ui.notifications.warn(err.message));
@@ -608,10 +212,13 @@ Hooks.once("ready", async () => {
       if (event.detail.event === "rules_updated") {
         exposeRequestTypes(event.detail.rulesets);
         connection.welcome = { ...connection.welcome, rulesets: event.detail.rulesets };
+        // Blocks the old rules refused may be taken now: tried again (system-blocks.mjs).
+        systemBlocks.reset();
+        systemBlocks.scan();
         warnIfStale();
         showStatus();
       } else if (event.detail.event === "outcome" && event.detail.outcome) {
-        onOutcomeEvent(event.detail.outcome).catch((err) => ui.notifications.warn(err.message));
+        outcomes.onOutcomeEvent(event.detail.outcome).catch((err) => ui.notifications.warn(err.message));
       } else if (event.detail.event === "gap_too_large") {
         // Too many outcomes were missed to replay: the tabletop did not follow them.
         ui.notifications.warn(i18n("ARBITER.Error.GapTooLarge", { since: event.detail.since, head: event.detail.head }), { permanent: true });

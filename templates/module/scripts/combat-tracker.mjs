@@ -89,7 +89,8 @@ export function orderOf(ruleset, result, previous, parties = {}) {
  * a card per outcome), isConnector() (this browser holds the GM's connection), statBlock(token,
  * ruleset) (the dialogs' block of a token), fromSystem(actor, ruleset) (the world's system's
  * block, or null), storedFor(actor, ruleset) (whether the server stores the actor's block),
- * keep(ruleset, block, actor) (store it on the server: the vault's put), notify(level, text).
+ * keep(ruleset, actor) (store the actor's system block on the server: system-blocks.mjs), notify(level,
+ * text).
  */
 export function createCombatTracker(ctx) {
   const bindings = new Map(); // combat id → {ruleset, encounter, ids, parties, order, round, current, seen, queue}
@@ -139,12 +140,12 @@ export function createCombatTracker(ctx) {
     if (!ruleset) return null;
     const blocks = [];
     const ids = {};
-    const unstored = []; // [actor, block]: blocks read from the system, none stored for the actor
+    const unstored = []; // actors whose block was read from the system, none stored for them
     for (const c of combatants) {
       const block = await blockOf(c, ruleset);
       ids[c.id] = block.id;
       blocks.push(block);
-      if (c.actor && !ctx.storedFor(c.actor, ruleset) && filled(block)) unstored.push([c.actor, block]);
+      if (c.actor && !ctx.storedFor(c.actor, ruleset) && filled(block)) unstored.push(c.actor);
     }
     // Two tokens of one unlinked actor carry one stat block, one id: the server could not tell
     // them apart. Nothing is sent; the GM is told.
@@ -169,7 +170,7 @@ export function createCombatTracker(ctx) {
       // the system go to the server's store, so a player's attack on these NPCs (his dialog
       // then names them by reference) is decided. Only where none was stored: a stored block
       // is the GM's, changed in the editor.
-      for (const [actor, block] of unstored) await ctx.keep(ruleset, block, actor);
+      for (const actor of unstored) await ctx.keep(ruleset, actor);
     });
   }
 

@@ -118,7 +118,7 @@ export class Connection extends EventTarget {
 
   /**
    * Send a request envelope (and, for tests, scripted dice); resolves with `{outcome, seq, replayed}`, rejects with an Error
-   * carrying `code` when the server refuses it. Queued while offline, re-sent with its id.
+   * carrying `code` (and `unstored`, docs/protocol.md) when the server refuses it. Queued while offline, re-sent with its id.
    * `player` relays it for that player (a GM connection only): the server authorises and
    * answers it as that player's own connection.
    */
@@ -322,7 +322,8 @@ export class Connection extends EventTarget {
         return;
       }
       this.#queue.delete(message.id);
-      entry.reject(Object.assign(new Error(message.message), { code: message.code }));
+      // `unstored`: the participant whose block must be stored (docs/protocol.md), if that is why.
+      entry.reject(Object.assign(new Error(message.message), { code: message.code, unstored: message.unstored ?? null }));
       return;
     }
     if (message.type === "event" && message.event === "outcome") {

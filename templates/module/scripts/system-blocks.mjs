@@ -9,13 +9,27 @@
 // {ruleset: true}; no stat value, only that marker beside the `participant` id), and follows
 // the actor's sheet: a change of the actor's data or of its embedded items stores the block read
 // anew. A block the GM saved (the editor, a dialog, `api.statBlocks.save`) is his: the vault
-// clears the marker, and nothing here overwrites it.
+// clears the marker, and nothing here overwrites it; nor a block of an earlier version still in
+// the actor's flags (`systemMay`).
 
-import { DERIVED, filled, participantOf } from "./vault.mjs";
+import { DERIVED, LEGACY, filled, participantOf } from "./vault.mjs";
 
 /** Whether an actor's stored block for a ruleset is the one read from its system data. */
 export function isDerived(module, actor, ruleset) {
   return actor?.getFlag?.(module, DERIVED)?.[ruleset] === true;
+}
+
+/**
+ * Whether the system's block may be stored for an actor in a ruleset: none is stored for it, or
+ * the stored one is the system's. Never over the GM's: a block he saved (marker `false`, or no
+ * marker at all: a block stored before derived blocks existed was always his, from the editor,
+ * a dialog or a move of an earlier version's), nor a block an earlier version kept in the
+ * actor's flags that is still there (the server refused to take it: the GM was told, and fixes
+ * it in the editor; storing the system's block would unset it, docs/client.md).
+ */
+export function systemMay(module, actor, ruleset) {
+  if (actor?.getFlag?.(module, LEGACY)?.[ruleset] !== undefined) return false;
+  return !participantOf(module, actor, ruleset) || isDerived(module, actor, ruleset);
 }
 
 /** The same JSON whatever the order of keys (the server keeps a block as it was put). */
@@ -34,7 +48,8 @@ const readable = (changed) => Object.keys(changed ?? {}).some((k) => !["_id", "f
  * `ctx`: module, i18n, active() (this browser is the active GM's with an open connection),
  * rulesets() (the rulesets this world's system has a mapping with fields for), fromSystem(actor,
  * ruleset) (the block the mapping reads), vault() (vault.mjs), actors() (the actors of the viewed
- * scene's tokens), notify(level, text), delayMs (how long a burst of changes is gathered).
+ * scene's tokens), worldActor(id) (the world's actor of that id, or null), notify(level, text),
+ * delayMs (how long a burst of changes is gathered).
  */
 export function createSystemBlocks(ctx) {
   const pending = new Map(); // actor id → actor: read again at the next flush
@@ -53,8 +68,8 @@ export function createSystemBlocks(ctx) {
       for (const ruleset of ctx.rulesets()) {
         // One actor's failure (a dropped connection) does not cost the others theirs.
         try {
-          const label = await keep(actor, ruleset);
-          if (label) refused.push(label);
+          const done = await keep(actor, ruleset);
+          if (done?.refused) refused.push(done.refused);
         } catch (err) {
           ctx.notify("warn", err.message);
         }
@@ -64,17 +79,21 @@ export function createSystemBlocks(ctx) {
     else if (refused.length) ctx.notify("warn", ctx.i18n("ARBITER.Vault.NotKeptMany", { blocks: refused.map((r) => `${r.actor} (${r.ruleset})`).join(", ") }));
   }
 
-  /** Store one actor's system block for a ruleset where that is ours to do; the refusal, if any. */
-  async function keep(actor, ruleset) {
+  /**
+   * Store one actor's system block for a ruleset where that is ours to do (`systemMay`). Null
+   * when nothing was put (the GM's block, nothing to read, no connection, the block last put or
+   * the server's already), else {stored: true} or {refused: {actor, ruleset}}. `force`: put it
+   * even if it is the one last put (the server said it keeps none).
+   */
+  async function keep(actor, ruleset, { force = false } = {}) {
+    if (!systemMay(ctx.module, actor, ruleset)) return null;
     const participant = participantOf(ctx.module, actor, ruleset);
-    // A block the GM saved is his: never overwritten.
-    if (participant && !isDerived(ctx.module, actor, ruleset)) return null;
     const block = ctx.fromSystem(actor, ruleset);
     if (!filled(block)) return null;
     const key = `${ruleset}/${actor.id}`;
     const text = canonical(block);
-    if (tried.get(key) === text) return null;
-    if (participant === block.id) {
+    if (!force && tried.get(key) === text) return null;
+    if (!force && participant === block.id) {
       // Read again after a reload: put only what differs from the server's.
       const stored = await ctx.vault().get(ruleset, participant);
       if (stored && canonical(stored) === text) return void tried.set(key, text);
@@ -82,7 +101,28 @@ export function createSystemBlocks(ctx) {
     const answer = await ctx.vault().put(ruleset, block, actor, { derived: true });
     if (!answer) return null; // no connection: tried again at the next connect
     tried.set(key, text);
-    return answer.ok ? null : { actor: actor.name, ruleset };
+    return answer.ok ? { stored: true } : { refused: { actor: actor.name, ruleset } };
+  }
+
+  /** Store one actor's system block now (the combat tracker's start, a relayed request's
+   * retry); the GM is told of a refusal. Whether it was stored. */
+  async function store(actor, ruleset, options = {}) {
+    const done = await keep(actor, ruleset, options);
+    if (done?.refused) ctx.notify("warn", ctx.i18n("ARBITER.Vault.NotKept", done.refused));
+    return Boolean(done?.stored);
+  }
+
+  /**
+   * The actor whose system block is `participant`'s in a ruleset, or null: the viewed scene's
+   * actor noted as that participant or read as it, else the world's actor of that id (the
+   * presets give an actor's block its actor's id).
+   */
+  function actorOf(participant, ruleset) {
+    const scene = ctx.actors();
+    const noted = scene.find((a) => participantOf(ctx.module, a, ruleset) === participant);
+    if (noted) return noted;
+    const read = scene.find((a) => !participantOf(ctx.module, a, ruleset) && ctx.fromSystem(a, ruleset)?.id === participant);
+    return read ?? ctx.worldActor?.(participant) ?? null;
   }
 
   /** Read these actors again soon (a burst of hooks: one pass, one put per actor). */
@@ -107,6 +147,22 @@ export function createSystemBlocks(ctx) {
   const parentOf = (item) => (item?.parent?.documentName === "Actor" || item?.parent?.items ? item.parent : null);
 
   return {
+    keep,
+    store,
+    /**
+     * Store the system's block of `participant` (a relayed request was refused for want of it,
+     * docs/protocol.md `unstored`) if an actor this client sees gives one and it is ours to
+     * store; whether it was stored (then the request can be sent again, same id).
+     */
+    async storeFor(participant, ruleset) {
+      if (!ctx.active()) return false;
+      const actor = actorOf(participant, ruleset);
+      if (!actor || ctx.fromSystem(actor, ruleset)?.id !== participant) return false;
+      return store(actor, ruleset, { force: true });
+    },
+    /** Forget which blocks were tried (a new connection, changed rules: a block refused, or
+     * put on a server that lost it, may be stored now); `scan` then reads the scene again. */
+    reset: () => tried.clear(),
     /** Every actor on the viewed scene (at connect, and when a scene is drawn). */
     scan: () => queue(ctx.actors()),
     /** Register the hooks (at init); they act on the active GM's client only. */

@@ -83,10 +83,12 @@ export function createVault(ctx) {
     if (!answer.ok) return answer;
     cache.set(key(ruleset, block.id), structuredClone(block));
     if (actor) {
-      // The marker first: a participant noted without it would be taken for the GM's block.
-      const was = actor.getFlag(ctx.module, DERIVED)?.[ruleset] === true;
-      if (was !== derived) await actor.setFlag(ctx.module, DERIVED, { [ruleset]: derived });
-      if (participantOf(ctx.module, actor, ruleset) !== block.id) await actor.setFlag(ctx.module, PARTICIPANT, { [ruleset]: block.id });
+      // Marker and participant in one update (one change sent to every browser): a participant
+      // noted without its marker would be taken for the GM's block.
+      const change = {};
+      if ((actor.getFlag(ctx.module, DERIVED)?.[ruleset] === true) !== derived) change[`flags.${ctx.module}.${DERIVED}.${ruleset}`] = derived;
+      if (participantOf(ctx.module, actor, ruleset) !== block.id) change[`flags.${ctx.module}.${PARTICIPANT}.${ruleset}`] = block.id;
+      if (Object.keys(change).length) await actor.update(change);
       // A block of an earlier version for this ruleset goes: the server's is the one now.
       if (actor.getFlag(ctx.module, LEGACY)?.[ruleset] !== undefined) await actor.unsetFlag(ctx.module, `${LEGACY}.${ruleset}`);
       if (actor.getFlag(ctx.module, LEGACY_EDITED)?.[ruleset] !== undefined) await actor.unsetFlag(ctx.module, `${LEGACY_EDITED}.${ruleset}`);

@@ -1,0 +1,293 @@
+"""A request's references to stored stat blocks, and a player's blocks of others, resolved.
+
+* A request names a stored block by a *reference* where a stat block goes: the object
+  ``{"id": "orc-1", "stored": true}`` (exactly these keys). :meth:`Resolver.resolve` replaces
+  each with the stored block before the body is validated, so the roll log keeps the resolved
+  request and ``arbiter replay`` / ``replay --from-log`` decide from the log alone. A player
+  (his own connection, V12 too, or relayed by the GM client) may name any stored block: he
+  cannot attack an orc without the orc's numbers being used, but he never receives them.
+* **A player writes in only the blocks of the participants he holds.** Every other block in
+  his request, written in or referenced, is the GM's: on the first send as on a resend it
+  counts as a reference to its ``id`` (:func:`~arbiter.bridge.stat_block_positions.masked`),
+  so the decision uses the stored block whatever he wrote it to hold (an honest client that
+  writes in a block it read from the NPC's sheet keeps working once the GM's is stored; a
+  hostile one's numbers are never read). With none stored the request is refused before any
+  die (:data:`MUST_BE_STORED`, naming the participant and what the GM does). That refusal
+  tells him no block is stored under that id, which a request naming it tells him anyway (it
+  is decided when one is); it never depends on what he wrote, nor on what a block holds.
+  Every other refusal of a player's request that used (or named) a block of somebody he does
+  not hold says one fixed thing (:data:`SHIELDED`): its reason may depend on that block.
+  Only the refusals that read no body (:data:`~arbiter.bridge.deciding.BODY_BLIND`), made
+  before any block is looked up, reach him as they are. GM connections write in any block.
+
+A reference is resolved once per request id: a resend of a decided id whose references name
+the blocks the logged request holds is the logged request (the GM may have edited the block
+since; the retry still gets the stored outcome, never ``id_conflict``).
+
+The logged request holds its blocks in full, filled in or written in by the GM's client, and
+whatever its sender chose, so a player's resend is never compared with what he may not read:
+were it, resending an id with guesses of the orc's block would say which guess was right (the
+stored outcome against ``id_conflict``). A player's resend of an id logged for somebody else is
+refused whatever it holds (:data:`~arbiter.bridge.stat_block_shield.ANOTHERS`). In his resend of
+his own, a block of somebody he does not hold, written in or referenced, counts as a reference
+to its id (:func:`~arbiter.bridge.stat_block_positions.masked`, only where the body holds a stat
+block): the resend gets the stored outcome if the rest is the logged request, else
+:data:`SHIELDED`, whatever he wrote the block to hold. For the same reason a refusal after dice
+of a player's request naming such a block, written in too, is :data:`SHIELDED` on the first
+send as on every resend (the log cannot tell a block he wrote in from one filled in).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from arbiter.bridge import stat_blocks
+from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.rules import RulesSnapshot
+from arbiter.bridge.stat_block_door import Plugging, is_referencing, plugged, replaced
+from arbiter.bridge.stat_block_kept import Kept
+from arbiter.bridge.stat_block_positions import block_shape, filled, foreign, masked
+from arbiter.bridge.stat_block_references import matches, references, substitute
+from arbiter.bridge.stat_block_shield import (
+    ANOTHERS,
+    MUST_BE_STORED,
+    SHIELDED,
+    Resolved,
+    written_by,
+)
+from arbiter.bridge.store import Roll
+from arbiter.bridge.stores import WorldStore
+from arbiter.bridge.views import Viewer
+
+log = logging.getLogger("arbiter.vault")
+
+MAX_REFERENCES = 64
+"""At most this many references in one request (each is one lookup)."""
+
+
+class Resolver:
+    """Resolves requests against one world's stored blocks (read through ``kept``)."""
+
+    def __init__(self, store: WorldStore, kept: Kept) -> None:
+        self.store = store
+        self.kept = kept
+
+    def resolve(
+        self,
+        read: RequestMessage | Sent,
+        viewer: Viewer,
+        admit: Callable[[RequestMessage], object] | None = None,
+        rules: RulesSnapshot | None = None,
+    ) -> Resolved:
+        """``read`` with each reference to a stored block replaced by that block.
+
+        A player's resend of an id logged for another (the GM, or another player) is
+        refused ``id_conflict`` whatever its body (:data:`ANOTHERS`); his resend of his own,
+        naming a block of somebody he does not hold, written in or referenced, is compared as
+        :meth:`_resent` says; on his first send each such block becomes a reference to its
+        id, so the decision never reads what he wrote in it. Raises ProtocolError
+        ``invalid_request`` naming the field of a reference to a block that is not stored (for
+        the request's ruleset; :data:`MUST_BE_STORED` for a participant the player does not
+        hold), or of too many references. For such a player's request whose id is not logged, ``admit`` (the decision's
+        checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
+        block is looked up, so its refusals are the same whether a named block is stored or
+        not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
+        others as :data:`SHIELDED`.
+
+        A request read by the fast path (:class:`Sent`, its body typed already, references and
+        all) and not a resend comes back as one, under ``rules`` (the snapshot that decides
+        it): its body the request type's own model with each stored block's model, validated
+        once per snapshot (:mod:`arbiter.bridge.stat_block_door`), and the request to log
+        with the blocks filled in, as the slow path logs it. Anything else (no ``rules``, a
+        resend, a block the rules now refuse) comes back untyped, the blocks filled in, and
+        its body is validated whole when decided, as it always was: the same decision and the
+        same words either way.
+        """
+        message = read.message if isinstance(read, Sent) else read
+        request = message.request
+        row: Roll | None = None
+        if not viewer.gm:
+            row = self.store.find(request.id)
+            if row is not None and not written_by(row.entry, viewer):
+                # Not his to compare: the logged request may hold what he may not read (the
+                # GM's choices for the orc, the orc's block), and the answer to a resend
+                # that is compared says whether his guess of it is right.
+                raise ProtocolError("id_conflict", ANOTHERS.format(request.id), request.id)
+        if request.ruleset not in stat_blocks.STAT_BLOCKS:
+            return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
+        sent: dict[str, Any] = read.request["body"] if isinstance(read, Sent) else request.body
+        referencing = isinstance(read, Sent) and is_referencing(request.body)
+        others = False
+        if not viewer.gm:
+            shape = block_shape(request.ruleset, request.type)
+            others = next(foreign(sent, viewer.participants, shape), None) is not None
+            if others and row is not None:
+                return self._resent(message, row, masked(sent, viewer.participants, shape))
+            if others:
+                # His first send: a block of somebody he does not hold is the GM's, whatever
+                # he wrote it to hold. Each becomes a reference to its id, so the decision
+                # uses the stored block (or none: refused below, before any die).
+                sent = masked(sent, viewer.participants, shape)
+        if isinstance(read, Sent) and not (referencing or others):
+            return Resolved(read)  # no reference: a reference is no valid stat block
+        if isinstance(read, Sent) and rules is not None:
+            if viewer.gm:
+                row = self.store.find(request.id)
+            fast = (
+                None if row is not None else self._plugged(read, viewer, rules, sent, others, admit)
+            )
+            if fast is not None:
+                return fast
+        found = references(sent)
+        if not found:
+            # A body read by the referencing model names no stored block after all ("stored"
+            # was some text): validated whole when decided.
+            return Resolved(_untyped(message, sent) if isinstance(read, Sent) else read)
+        if len(found) > MAX_REFERENCES:
+            raise ProtocolError(
+                "invalid_request",
+                f"invalid {request.type!r} request: at most {MAX_REFERENCES} stored stat blocks "
+                "per request",
+                request.id,
+            )
+        shielded = not viewer.gm and any(p not in viewer.participants for _, p in found)
+        if viewer.gm:
+            row = self.store.find(request.id)
+        body = self._logged_body(row, sent)
+        if body is not None:  # a resend of the logged request: compared when decided
+            return Resolved(_untyped(message, body), shielded, others)
+        if shielded and row is None and admit is not None:
+            try:
+                admit(message)
+            except ProtocolError as err:
+                raise Resolved(read, shielded).error(err) from None
+        blocks: dict[str, dict[str, Any]] = {}
+        for path, participant in found:
+            stored = self.kept.stored(request.ruleset, participant, None)
+            if stored is None and not viewer.sees(participant):
+                # Whether a block is stored under an id he names shows anyway (a request
+                # naming it is decided); what it holds never does. The words depend on
+                # the id alone, never on what he wrote the block to hold.
+                raise ProtocolError(
+                    "invalid_request", MUST_BE_STORED.format(
+                        type=request.type, path=path, ruleset=request.ruleset,
+                        participant=participant),
+                    request.id,
+                    unstored=participant,
+                )  # fmt: skip
+            if stored is None:
+                raise ProtocolError(
+                    "invalid_request",
+                    f"invalid {request.type!r} request: {path}: no {request.ruleset} stat "
+                    f"block of {participant!r} is stored (the GM saves one with the "
+                    "stat-block editor)",
+                    request.id,
+                )
+            blocks[participant] = stored[0]
+        # Untyped: validated whole when decided (deciding.strict_body), as it always was.
+        return Resolved(_untyped(message, substitute(sent, blocks)), shielded, others)
+
+    def _plugged(
+        self,
+        read: Sent,
+        viewer: Viewer,
+        rules: RulesSnapshot,
+        sent: dict[str, Any],
+        others: bool,
+        admit: Callable[[RequestMessage], object] | None,
+    ) -> Resolved | None:
+        """A request read by the fast path, whose id is not logged, naming stored blocks
+        (``sent``: its body as sent, a player's blocks of others made references) decided with
+        the stored blocks' models, validated once under ``rules`` (:meth:`Kept.stored <arbiter.bridge.stat_block_kept.Kept.stored>`); None when
+        anything stands in the way (a block not stored or refused by the rules, a reference
+        where no block goes, an escape in the frame, too many): the caller then takes the
+        whole path, whose refusals name what is wrong.
+
+        What comes back is what the whole path gives for such a request: the body as
+        validating the filled-in one whole leaves it (:mod:`arbiter.bridge.stat_block_door`),
+        the request to log with the blocks filled in (the same bytes), the same shielding.
+        """
+        message = read.message
+        request = message.request
+        ruleset = request.ruleset
+        blocks: dict[str, dict[str, Any]] = {}
+
+        def lookup(participant: str) -> BaseModel:
+            stored = self.kept.stored(ruleset, participant, rules)
+            if stored is None or stored[1] is None:
+                raise KeyError(participant)  # none, or refused by these rules
+            blocks[participant] = stored[0]
+            return stored[1]
+
+        plugging = Plugging(ruleset, lookup, None if viewer.gm else viewer.participants)
+        body = plugged(request.body, plugging)
+        named = plugging.references + plugging.foreign
+        # Each reference writes "stored" once (without a backslash, so without an escape): as
+        # many as were plugged, none is elsewhere.
+        frame = read.frame
+        if (
+            body is None
+            or named > MAX_REFERENCES
+            or not frame
+            or "\\" in frame
+            or frame.count('"stored"') != plugging.references
+        ):
+            return None
+        count = [0]
+        logged = filled(sent, block_shape(ruleset, request.type), blocks, count)
+        if count[0] != named:
+            return None
+        shielded = not viewer.gm and any(p not in viewer.participants for p in blocks)
+        if shielded and admit is not None:
+            try:
+                admit(message)
+            except ProtocolError as err:
+                raise Resolved(read, shielded).error(err) from None
+        done = replaced(message, request=replaced(request, body=body))
+        return Resolved(Sent(done, {**read.request, "body": logged}), shielded, others, True)
+
+    def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
+        """A player's resend of his own request ``row`` naming a block of somebody he does not
+        hold (``seen``: its body as sent, each such block made a reference to it): the logged
+        request to replay, or the shielded refusal.
+
+        The logged request holds every block it used in full (filled in from a reference, or
+        written in by the GM's client), which the player may not read. So the resend is
+        compared as he may see it: each such block, written in or referenced, counts as a
+        reference to its ``id``, and the answer (the stored outcome, or one fixed refusal)
+        never depends on what a block holds, nor on what he guessed it holds.
+        """
+        request = message.request
+        body = self._logged_body(row, seen)
+        if body is None:
+            log.info("a resend of %r naming the GM's stat blocks is another request", request.id)
+            raise ProtocolError("invalid_request", SHIELDED, request.id)
+        # The envelope (ruleset, type, encounter) is compared by the decision, whose
+        # id_conflict is shielded like any other refusal.
+        resolved = request.model_copy(update={"body": body})
+        return Resolved(message.model_copy(update={"request": resolved}), True, True)
+
+    @staticmethod
+    def _logged_body(row: Roll | None, sent: dict[str, Any]) -> dict[str, Any] | None:
+        """The logged body of the request ``row`` logs (None: its id is not logged) if
+        ``sent`` is that request, references and all (a resend), else None."""
+        if row is None:
+            return None
+        logged = json.loads(row.entry.request).get("body")
+        return logged if isinstance(logged, dict) and matches(sent, logged) else None
+
+
+def _untyped(message: RequestMessage, body: dict[str, Any]) -> RequestMessage:
+    """``message`` whose request carries ``body`` untyped: validated whole when decided
+    (:func:`~arbiter.bridge.deciding.strict_body`)."""
+    request = message.request
+    envelope = Request(id=request.id, ruleset=request.ruleset, type=request.type, body=body,
+                       encounter=request.encounter)  # fmt: skip
+    return message.model_copy(update={"request": envelope})

@@ -1,0 +1,108 @@
+// What an outcome does once decided: its card (without private parts), its private parts to
+// their owners' browsers only (private.mjs), the tabletop (tabletop.mjs) and the bound combat
+// (combat-tracker.mjs) on the active GM's client, and a card re-rendered when a choice resolves
+// it. docs/client.md: the trust model.
+import { outcomeMessage, resolveCard } from "./cards.mjs";
+import { publicView, showPrivate } from "./private.mjs";
+import { canQuery } from "./relay.mjs";
+import { mappingFor } from "./presets.mjs";
+import { APPLIED, applyOutcome, undoApplied } from "./tabletop.mjs";
+
+/**
+ * `ctx` (arbiter.mjs): module, cards, i18n, rules(), connection(), isConnector(), titleOf(ruleset),
+ * bound (player name → participants this GM's client bound), and, once made, relay and tracker.
+ */
+export function createOutcomes(ctx) {
+  const { i18n, isConnector, titleOf } = ctx;
+  const keep = (participant, data) => showPrivate({ module: ctx.module, cards: ctx.cards, participant, data });
+
+  /** Post an outcome as a card, without its private parts (the connector's side). */
+  async function postOutcome(answer, request, owners) {
+    const data = await outcomeMessage({
+      module: ctx.module, cards: ctx.cards, outcome: publicView(answer.outcome), seq: answer.seq, owners, rules: ctx.rules().rulesets,
+      title: titleOf(request.ruleset), mode: request.mode, requester: request.requester,
+      speaker: ChatMessage.getSpeaker({ alias: titleOf(request.ruleset) }),
+    });
+    return ChatMessage.create(data);
+  }
+
+  /** The server's player records: name → participants (its welcome, and what this GM bound since). */
+  function players() {
+    return { ...(ctx.connection()?.welcome?.players ?? {}), ...ctx.bound };
+  }
+
+  /**
+   * The private parts of an outcome this browser received, to their owners' browsers only: kept
+   * here; and from the GM's connection (which sees every participant's) to each player whose
+   * server record holds that participant, by a query to that user alone (V13+). The requester's
+   * `owners` never decide it. A relayed request's answer is its player's own view and goes back
+   * to him with the answer instead.
+   */
+  async function deliverPrivate(outcome, relayedFor) {
+    if (relayedFor) return;
+    for (const [participant, data] of Object.entries(outcome.private ?? {})) {
+      await keep(participant, data);
+      if (!game.user.isGM || !canQuery()) continue;
+      const names = Object.entries(players()).filter(([, held]) => held.includes(participant)).map(([name]) => name);
+      for (const name of names) {
+        const user = game.users.find((u) => u.name === name);
+        if (!user || user.isSelf || !user.active) continue;
+        ctx.relay.deliver(user, participant, data).catch((err) => ui.notifications.warn(err.message));
+      }
+    }
+  }
+
+  /**
+   * The active GM's client writes each outcome onto the tabletop (tabletop.mjs) and keeps what it
+   * changed on the card, for Undo. Any other client leaves the tabletop alone.
+   */
+  async function onTabletop(outcome, message) {
+    if (!game.user.isGM || !isConnector() || !outcome) return;
+    try {
+      // The scene's Combat follows its bound encounter: order, round, current (combat-tracker.mjs).
+      await ctx.tracker.onOutcome(outcome);
+    } catch (err) {
+      ui.notifications.warn(err.message);
+    }
+    try {
+      const undo = await applyOutcome({ module: ctx.module, outcome, mapping: (ruleset) => mappingFor(ctx.module, game.system?.id, ruleset), i18n });
+      if (!undo.length || !message) return;
+      const applied = [...(message.flags?.[ctx.module]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
+      await message.update({ flags: { [ctx.module]: { [APPLIED]: applied } } });
+    } catch (err) {
+      ui.notifications.warn(err.message);
+    }
+  }
+
+  /** Undo every application a card holds that is not undone yet (GM): the previous values back. */
+  async function undoCard(messageId) {
+    const message = game.messages.get(messageId);
+    const applied = message?.flags?.[ctx.module]?.[APPLIED] ?? [];
+    for (const entry of [...applied].reverse()) if (!entry.undone) await undoApplied(ctx.module, entry.ruleset, entry.undo);
+    await message.update({ flags: { [ctx.module]: { [APPLIED]: applied.map((e) => ({ ...e, undone: true })) } } });
+  }
+
+  /** Re-render a card with a resolution (without private parts), when this user may update it. */
+  function resolveOn(message, resolution) {
+    if (!message || !(game.user.isGM || message.isAuthor)) return null;
+    return resolveCard({ module: ctx.module, cards: ctx.cards, message, resolution: publicView(resolution), rules: ctx.rules().rulesets });
+  }
+
+  /**
+   * Another client's outcome (a server event, already this connection's view of it): its private
+   * parts are this browser's; a GM's client re-renders its own card that the outcome resolves
+   * (a choice a player made over his own connection; id `<card's outcome id>-<key>`).
+   */
+  async function onOutcomeEvent(outcome) {
+    for (const [participant, data] of Object.entries(outcome.private ?? {})) await keep(participant, data);
+    if (!game.user.isGM) return;
+    const message = game.messages.find((m) => {
+      const shown = m.flags?.[ctx.module]?.outcome?.id;
+      return shown && outcome.id.startsWith(`${shown}-`) && game.users.get(m.author)?.isGM;
+    });
+    if (message) await resolveOn(message, outcome);
+    await onTabletop(outcome, message);
+  }
+
+  return { keep, postOutcome, players, deliverPrivate, onTabletop, undoCard, resolveOn, onOutcomeEvent };
+}
