@@ -462,3 +462,53 @@ def test_a_relayed_request_for_a_block_the_gm_saved_is_refused_and_sent_once(
     assert stored(gm, BRANN) is None
     assert gm.call(f"() => {API}.statBlocks.derived('{BRANN}', 'hmk')") is False
     assert log_rows(server) == []
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_a_relayed_request_naming_an_npc_off_the_gm_s_scene_is_refused_and_nothing_is_stored(
+    site: str,
+    server: Server,
+    open_page: OpenPage,
+    macros: dict[tuple[str, str], str],
+    generation: int,
+) -> None:
+    # Brann is a world actor with a system block, but his token stands only on the scene Aria
+    # views: the GM's client must not bring into play an NPC he has not put on his own scene.
+    aldric = {**hm3_actor(ALDRIC, "Aldric of Kaldor"), "ownership": {PLAYER: 3}}
+    actors = [aldric, hm3_actor(BRANN, "Brann of Kaldor")]
+    aldric_token = {"id": "tokenHm3Aldric01", "name": "Aldric of Kaldor", "actor": ALDRIC}
+    brann_token = {"id": "tokenHm3Brann001", "name": "Brann of Kaldor", "actor": BRANN}
+    aria = open_page(site, server, user=PLAYER, scene={
+        "system": HM3, "actors": actors, "tokens": [aldric_token, brann_token],
+        "controlled": ["tokenHm3Aldric01"], "targets": ["tokenHm3Brann001"]})  # fmt: skip
+    gm = open_page(site, server, scene={"system": HM3, "actors": actors, "tokens": [aldric_token],
+                                        "controlled": [], "targets": []})  # fmt: skip
+    gm.wait_status("open")
+    gm.call(f"async () => {API}.players.bind('Aria', ['{ALDRIC}'])")
+    settle(gm)
+    assert gm.call(f"() => game.actors.get('{BRANN}')?.id") == BRANN
+    assert stored(gm, BRANN) is None
+    gm.call(
+        """() => {
+            const connection = game.modules.get("arbiter").api.connection;
+            const request = connection.request.bind(connection);
+            window.sent = [];
+            connection.request = (envelope, ...rest) => {
+                window.sent.push(envelope.id);
+                return request(envelope, ...rest);
+            };
+        }"""
+    )
+    aria.run_macro(macros[("hmk", "attack")])
+    aria.page.locator("dialog.application").locator('button[data-action="send"]').click()
+    refusal = "the stat block of 'actorHm3Brann001' must be the GM's"
+
+    def refused() -> bool:
+        aria.call("() => null")  # Playwright hands the page's events over during a call
+        return any(refusal in p for p in aria.problems)
+
+    wait_until(refused)
+    aria.problems.clear()
+    assert len(gm.call("() => window.sent")) == 1
+    assert stored(gm, BRANN) is None
+    assert log_rows(server) == []

@@ -142,7 +142,6 @@ const systemBlocks = createSystemBlocks({
   fromSystem: (actor, ruleset) => systemBlock(MODULE, actor, ruleset),
   vault: () => vault,
   actors: sceneActors,
-  worldActor: (id) => game.actors?.get(id) ?? null,
   notify: (level, text) => ui.notifications[level](text),
 });
 

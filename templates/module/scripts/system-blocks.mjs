@@ -48,7 +48,7 @@ const readable = (changed) => Object.keys(changed ?? {}).some((k) => !["_id", "f
  * `ctx`: module, i18n, active() (this browser is the active GM's with an open connection),
  * rulesets() (the rulesets this world's system has a mapping with fields for), fromSystem(actor,
  * ruleset) (the block the mapping reads), vault() (vault.mjs), actors() (the actors of the viewed
- * scene's tokens), worldActor(id) (the world's actor of that id, or null), notify(level, text),
+ * scene's tokens), notify(level, text),
  * delayMs (how long a burst of changes is gathered).
  */
 export function createSystemBlocks(ctx) {
@@ -114,15 +114,15 @@ export function createSystemBlocks(ctx) {
 
   /**
    * The actor whose system block is `participant`'s in a ruleset, or null: the viewed scene's
-   * actor noted as that participant or read as it, else the world's actor of that id (the
-   * presets give an actor's block its actor's id).
+   * actor noted as that participant or read as it. Never an actor off the scene: a player who
+   * names any world actor's id must not bring into play an NPC the GM has not put on it.
    */
   function actorOf(participant, ruleset) {
     const scene = ctx.actors();
     const noted = scene.find((a) => participantOf(ctx.module, a, ruleset) === participant);
     if (noted) return noted;
     const read = scene.find((a) => !participantOf(ctx.module, a, ruleset) && ctx.fromSystem(a, ruleset)?.id === participant);
-    return read ?? ctx.worldActor?.(participant) ?? null;
+    return read ?? null;
   }
 
   /** Read these actors again soon (a burst of hooks: one pass, one put per actor). */
