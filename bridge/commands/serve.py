@@ -264,6 +264,16 @@ def serve_config(config: ServerConfig) -> int:
         raise
 
 
+def _signalled() -> asyncio.Event:
+    """An event set by SIGINT or SIGTERM (where the loop can handle signals)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
 async def _serve(config: ServerConfig) -> int:
     if config.hosting is not None:
         return await _host(config, config.hosting)
@@ -273,11 +283,7 @@ async def _serve(config: ServerConfig) -> int:
     except BaseException:
         await server.close()
         raise
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    stop = _signalled()
     host = config.host
     tls = config.certfile is not None
     if host not in LOOPBACK and not tls:
@@ -331,11 +337,7 @@ async def _host(config: ServerConfig, hosting: Hosting) -> int:
     except BaseException:
         await host.close()
         raise
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
+    stop = _signalled()
     tls = config.certfile is not None
     if config.host not in LOOPBACK and not tls:
         print(TLS_ADVICE.format(host=config.host, port=host.port), file=sys.stderr)
