@@ -152,7 +152,9 @@ class PostgresStore(WorldReads):
         moved = head != self._head
         self._committed, self._head, self._unsure = world, head, False
         if moved and (in_flight or self._rows or self._ops):
-            lost = bool(in_flight and (self._rows or self._ops))
+            # Whatever was staged meanwhile chained on the head before the landed commit:
+            # its senders wait for the next flush, which must fail (never answer it).
+            lost = bool(self._rows or self._ops)
             self._drop_staged()
             self._lost = self._lost or lost
             raise CacheBehind(

@@ -68,3 +68,71 @@ def test_a_row_staged_while_a_failing_flush_is_in_flight_is_lost_with_it_and_its
         assert check.verify_chain() == []
 
     run_apart(body())
+
+
+def test_a_row_staged_while_the_store_reloads_after_a_landed_commit_is_lost_and_its_flush_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The race needs the reload to be answered at a chosen moment, which a real server cannot be
+    # made to do: the connection and the reload are stand-ins here (the store's own logic runs).
+    import arbiter.bridge.stores.postgres as postgres_store
+    from arbiter.bridge.stores.postgres_cache import WorldRows
+
+    class Broken:
+        """A pipeline or transaction whose end reports a broken connection (COMMIT was sent:
+        it may have landed)."""
+
+        async def __aenter__(self) -> Broken:
+            return self
+
+        async def __aexit__(self, *exc: object) -> None:
+            raise psycopg.OperationalError("terminating connection due to administrator command")
+
+    class Connection:
+        closed = False
+
+        def pipeline(self) -> Broken:
+            return Broken()
+
+        def transaction(self) -> Broken:
+            return Broken()
+
+        async def close(self) -> None:
+            return None
+
+    landed: list[object] = []
+
+    async def load_world(conn: object, world: str) -> tuple[WorldRows, int, tuple[int, str]]:
+        await asyncio.sleep(0.01)  # the reload's round trips: the server keeps deciding
+        rows = WorldRows()
+        for row in landed:
+            rows.rolls.append(row)  # type: ignore[arg-type]
+            rows.by_request[row.entry.request_id] = row  # type: ignore[attr-defined]
+        head = landed[-1]
+        return rows, 1, (head.seq, head.hash)  # type: ignore[attr-defined]
+
+    async def body() -> None:
+        store = PostgresStore("postgresql://stand-in", "w", Connection())  # type: ignore[arg-type]
+        store.epoch = 1
+
+        async def connection() -> Connection:
+            return Connection()
+
+        monkeypatch.setattr(store, "_connection", connection)
+        monkeypatch.setattr(postgres_store, "load_world", load_world)
+        landed.append(store.stage(new_roll("a")))  # its COMMIT lands, unheard
+
+        async def decide_meanwhile() -> None:
+            await asyncio.sleep(0.005)
+            store.stage(new_roll("b"))  # chained on the head before a, while the store reloads
+
+        meanwhile = asyncio.create_task(decide_meanwhile())
+        with pytest.raises(psycopg.OperationalError):
+            await store.flush()
+        await meanwhile
+        assert store.find("a") is not None and store.find("b") is None
+        # b's sender waits for the next flush: it must fail, never answer b as committed.
+        with pytest.raises(LostWithFlush):
+            await store.flush()
+
+    run_apart(body())
