@@ -210,7 +210,11 @@ class GroupCommit:
                     # that landed unheard) means this outcome is not the logged one.
                     request_id, row_hash = outcome_row
                     found = self.store.find(request_id)
-                    if isinstance(err, LeaseEnded) or found is None or found.hash != row_hash:
+                    # Never from a stale writer (its replies all say nothing was decided),
+                    # nor once the lease may have ended (the flush may have outlasted it).
+                    fenced = self._fence is not None and not self._fence()
+                    stale = isinstance(err, StaleWriter) or fenced
+                    if stale or found is None or found.hash != row_hash:
                         reply = encode(self._commit_failed(request_id))
                 elif on_failure is not None:
                     reply = encode(on_failure)

@@ -176,3 +176,38 @@ def test_nothing_is_flushed_once_the_lease_is_not_valid() -> None:
         assert [type(err) for err in lost] == [LeaseEnded]
 
     run_apart(body())
+
+
+def test_a_failed_flush_that_outlasted_the_lease_tells_no_outcome_even_one_whose_row_landed() -> (
+    None
+):
+    async def body() -> None:
+        valid = [True]
+        store, client = SlowStore(error=OSError("connection lost")), Client()
+        store.logged["r-1"] = "h1"  # its COMMIT landed unheard (the store reloaded)
+        group = commits(store, [], fence=lambda: valid[0])
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await asyncio.sleep(0)  # the flush is in flight
+        valid[0] = False  # the local deadline passes while it waits on a broken connection
+        store.gate.set()
+        await group.drain()
+        [reply] = client.got
+        assert json.loads(reply)["code"] == "unavailable" and json.loads(reply)["id"] == "r-1"
+
+    run_apart(body())
+
+
+def test_a_stale_writer_tells_no_outcome_even_for_a_row_its_store_holds() -> None:
+    async def body() -> None:
+        store, client = SlowStore(error=StaleWriter("world 'w' moved")), Client()
+        store.logged["r-1"] = "h1"  # a resend answered from an older row
+        group = commits(store, [])
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        store.gate.set()
+        await group.drain()
+        [reply] = client.got
+        assert json.loads(reply)["code"] == "unavailable"
+
+    run_apart(body())
