@@ -64,8 +64,10 @@ END_OPEN_SESSIONS = (
 server's own ``time.time()`` ends them)."""
 RENEW = (
     "UPDATE worlds SET lease_until = clock_timestamp() + make_interval(secs => %s) "
-    "WHERE owner_token = %s RETURNING id, epoch"
+    "WHERE owner_token = %s AND id = ANY(%s) RETURNING id, epoch"
 )
+"""Only the worlds the host holds now: a world it gave up whose release failed (the database
+was away) keeps its token, and must not be extended for as long as the host runs."""
 LOCK_WAIT = 1.0
 """The default of how many seconds a claim waits for a world's row (held for one group commit by its owner's store)
 before it looks at who holds it."""
@@ -313,7 +315,7 @@ class Host:
             judged = dict(self.leases)
             sent = self.clock()
             try:
-                cursor = await conn.execute(RENEW, (self.ttl, self.token))
+                cursor = await conn.execute(RENEW, (self.ttl, self.token, list(judged)))
                 kept = dict(await cursor.fetchall())
             except psycopg.OperationalError:
                 await self.close_renewals()

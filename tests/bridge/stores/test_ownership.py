@@ -433,3 +433,25 @@ def test_a_host_that_cannot_renew_keeps_no_lease_past_its_deadline(
         await a.close()
 
     run_apart(body())
+
+
+def test_a_renewal_does_not_extend_a_world_the_host_gave_up_whose_release_failed(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        a = Host(postgres_database, "host-a", URL_A, ttl=30)
+        claimed(await a.claim("w1"))
+        claimed(await a.claim("w2"))
+        # a gave w2 up but its release never reached the database (it was away): the row keeps
+        # a's token, and a holds no lease on it any more.
+        del a.leases["w2"]
+        query = "SELECT id, lease_until FROM worlds ORDER BY id"
+        with psycopg.connect(postgres_database, autocommit=True) as db:
+            before = dict(db.execute(query).fetchall())
+        assert await a.renew() == []
+        with psycopg.connect(postgres_database, autocommit=True) as db:
+            after = dict(db.execute(query).fetchall())
+        assert after["w1"] > before["w1"] and after["w2"] == before["w2"]
+        await a.close()
+
+    run_apart(body())
