@@ -42,7 +42,11 @@ async def renewals(host: WorldHost) -> None:
         for world_id in lost:
             world = host.worlds.get(world_id)
             if world is not None:
-                world.lose(LeaseEnded(f"world {world_id!r} was claimed by another host"))
+                try:
+                    world.lose(LeaseEnded(f"world {world_id!r} was claimed by another host"))
+                except Exception:
+                    # One world's failure must not end the renewals of every other.
+                    log.exception("world %r could not be stopped", world_id)
         await asyncio.sleep(period)
 
 
@@ -60,11 +64,15 @@ async def deadlines(host: WorldHost) -> None:
             lease = world.lease
             if lease is None:
                 continue
-            if not lease.valid():
-                world.lose(LeaseEnded(f"the lease on world {world_id!r} ran out"))
-                continue
-            soonest = min(soonest, lease.remaining())
-            give_up_if_idle(host, world_id, world, loop.time())
+            try:
+                if not lease.valid():
+                    world.lose(LeaseEnded(f"the lease on world {world_id!r} ran out"))
+                    continue
+                soonest = min(soonest, lease.remaining())
+                give_up_if_idle(host, world_id, world, loop.time())
+            except Exception:
+                # One world's failure must not end the deadlines of every other.
+                log.exception("world %r could not be stopped or given up", world_id)
         await asyncio.sleep(soonest + 0.005)
 
 

@@ -163,7 +163,11 @@ class WorldHost:
             with contextlib.suppress(Exception):
                 await opening
         for world in tuple(self.worlds.values()):
-            await world.close()
+            try:
+                await world.close()
+            except Exception:
+                # The others must still be flushed and closed, and every world released.
+                log.exception("world %r did not close cleanly", world.world_id)
         self.worlds.clear()
         for retiring in tuple(self._retiring.values()):
             with contextlib.suppress(Exception):
@@ -226,6 +230,8 @@ class WorldHost:
             self.active[world_id] -= 1
             if not self.active[world_id]:
                 del self.active[world_id]
+                # Idle from now: a connection that came and went between two checks counts.
+                self.idle_since.pop(world_id, None)
 
     async def world(self, world_id: str) -> ArbiterServer | Owned:
         """The world's server, claiming and opening the world if this host does not serve it;
@@ -273,7 +279,12 @@ class WorldHost:
             except BaseException:
                 await store.close()
                 raise
-            await world.begin()
+            try:
+                await world.begin()
+            except BaseException:
+                with contextlib.suppress(Exception):
+                    await store.close()  # its connection, else held for ever
+                raise
         except BaseException:
             with contextlib.suppress(Exception):
                 await owner.release([world_id])

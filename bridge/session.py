@@ -130,6 +130,11 @@ class ClientSession:
         """Serve the connection until it closes."""
         if not await self._authenticate():
             return
+        if self.server.stale is not None:
+            # The world was lost while the welcome was on its way (its sessions were closed
+            # then, this one not yet among them): close it as they were, never leave it mute.
+            await self.ws.close(CLOSE_STALE, "this server no longer owns the world")
+            return
         self.server.join(self)
         # In the same step as joining the listeners: the rows up to the group commit's head
         # now, live events for every row after it (arbiter.bridge.gap_replay).

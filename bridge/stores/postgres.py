@@ -16,8 +16,8 @@ first if the database did not answer then).
 
 A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
 leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
-Not built yet (issue #19): serving many worlds from one process, and a cache bounded in size
-(today the whole world is loaded).
+Not built yet (issue #19): a cache bounded in size (today the whole world is loaded), and a
+connection shared by the worlds of a host (each world's store holds its own).
 """
 
 from __future__ import annotations
