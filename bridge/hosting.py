@@ -44,7 +44,7 @@ from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server import ArbiterServer
 from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
-from arbiter.bridge.stores.ownership import Host, Owned
+from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld
 from arbiter.bridge.world import OpenWorld
 from arbiter.compiler.errors import RuleError
 
@@ -69,6 +69,8 @@ class WorldHost:
         """The host's claims (made once it listens: its URL may be the port it got)."""
         self.moved = 0
         """Connections closed with 4010 (another host owns their world) since start."""
+        self.unknown = 0
+        """Connections closed with 1008 since start: their URL named a world nobody made."""
         self.lost: asyncio.Event = asyncio.Event()
         """Never set: a host outlives the worlds it loses (``arbiter serve`` waits on it)."""
         self.stale = None
@@ -210,6 +212,10 @@ class WorldHost:
         while True:
             try:
                 served = await self.world(world_id)
+            except UnknownWorld:
+                self.unknown += 1
+                await ws.close(1008, "no such world on this service")
+                return
             except Exception as err:
                 log.warning("world %r could not be claimed or opened: %s", world_id, err)
                 await ws.close(CLOSE_TRY_AGAIN, "the world cannot be opened now; try again")
@@ -260,7 +266,9 @@ class WorldHost:
             await asyncio.shield(retiring)
         owner = self.owner
         assert owner is not None, "the host has not started"
-        claim = await owner.claim(world_id)
+        # Only the world the host was started with may be made here: a URL naming any other
+        # must not create rows and hold a connection for it (anyone can send one).
+        claim = await owner.claim(world_id, create=world_id == self.hosting.world)
         if isinstance(claim, Owned):
             return claim
         try:
@@ -365,6 +373,7 @@ class WorldHost:
             "connections": sum(len(world.clients) for _, world in worlds),
             "dropped_too_slow": sum(world.dropped for _, world in worlds),
             "moved": self.moved,
+            "unknown": self.unknown,
             "tasks": len(asyncio.all_tasks()),
             "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
         }

@@ -152,6 +152,12 @@ class Owned:
     url: str
 
 
+class UnknownWorld(LookupError):
+    """A claim that may not create the world (``claim(world, create=False)``) found none: a
+    world exists once its GM's ``arbiter token --store … --world`` (or a host's ``--world``)
+    made it, never because a URL named it."""
+
+
 class Host:
     """One serving process's claims on worlds of one PostgreSQL database.
 
@@ -225,17 +231,23 @@ class Host:
         if conn is not None:
             await conn.close()
 
-    async def claim(self, world: str) -> Claimed | Owned:
-        """Own ``world`` (creating it if new) when it is unowned, its lease ended, or it is this
-        host's; a new owner moves its epoch on and ends the open sessions in the same
-        transaction. Otherwise :class:`Owned` names the owner and its advertised URL."""
+    async def claim(self, world: str, create: bool = True) -> Claimed | Owned:
+        """Own ``world`` (creating it if new, unless ``create`` is false: then
+        :class:`UnknownWorld` is raised for a world nobody made) when it is unowned, its lease
+        ended, or it is this host's; a new owner moves its epoch on and ends the open sessions
+        in the same transaction. Otherwise :class:`Owned` names the owner and its advertised
+        URL."""
         async with self._busy:
-            return await self._claim_world(world)
+            return await self._claim_world(world, create)
 
-    async def _claim_world(self, world: str) -> Claimed | Owned:
+    async def _claim_world(self, world: str, create: bool) -> Claimed | Owned:
         conn = await self._connection()
         try:
-            await install(conn, world)
+            await install(conn, world if create else None)
+            if not create:
+                found = await conn.execute("SELECT 1 FROM worlds WHERE id = %s", (world,))
+                if await found.fetchone() is None:
+                    raise UnknownWorld(world)
             for _ in range(5):
                 sent = self.clock()
                 try:
@@ -358,6 +370,7 @@ __all__ = [
     "Host",
     "Lease",
     "Owned",
+    "UnknownWorld",
     "boot_clock",
     "local_term",
 ]

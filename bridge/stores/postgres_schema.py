@@ -165,9 +165,10 @@ ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
-async def install(conn: psycopg.AsyncConnection[Any], world: str) -> None:
+async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
-    version of it) and the world's row if missing; a schema-1 database is brought to 2.
+    version of it) and the world's row if missing (none for ``world`` None); a schema-1
+    database is brought to 2.
 
     Neither waits for a group commit in flight: the schema's statements (``CREATE TRIGGER``
     locks ``rolls``) run only when the schema is not there yet (or is 1), and the world's row is
@@ -194,6 +195,8 @@ async def install(conn: psycopg.AsyncConnection[Any], world: str) -> None:
         raise RuntimeError(
             f"the database has store schema {version}, this arbiter reads {SCHEMA_VERSION}"
         )
+    if world is None:
+        return
     await conn.execute(
         "INSERT INTO worlds (id, head_hash) SELECT %s, %s "
         "WHERE NOT EXISTS (SELECT 1 FROM worlds WHERE id = %s) ON CONFLICT DO NOTHING",

@@ -366,3 +366,17 @@ def test_world_paths_and_moved_reasons() -> None:
     assert len(moved_reason("h" * 300, long_url).encode()) <= 123
     escaped = moved_reason('"' * 100 + "é" * 50, long_url)
     assert len(escaped.encode()) <= 123 and json.loads(escaped)["owner"].startswith('""')
+
+
+def test_a_url_naming_a_world_nobody_made_is_closed_and_creates_nothing(
+    tmp_path: Path, postgres_database: str
+) -> None:
+    with hosting(host_config(tmp_path, postgres_database, "a")) as a:
+        a.hello("made", postgres_database)  # the GM's `arbiter token` made this one
+        code, reason = closed_with(a.connect("nobody-made-this"))
+        assert (code, reason) == (1008, "no such world on this service")
+        assert set(a.host.worlds) == {"made"} and a.host.unknown == 1
+    with psycopg.connect(postgres_database) as db:
+        worlds = [row[0] for row in db.execute("SELECT id FROM worlds ORDER BY id")]
+        secrets = [row[0] for row in db.execute("SELECT world FROM world_secrets ORDER BY world")]
+    assert worlds == ["made"] and secrets == ["made"]
