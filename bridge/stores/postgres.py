@@ -314,10 +314,14 @@ class PostgresStore(WorldReads):
         ops: list[tuple[str, tuple[Any, ...]]],
         last: tuple[int, str],
     ) -> None:
-        """The group commit's transaction, pipelined. A connection it leaves in doubt (broken,
-        or cancelled mid-pipeline) is closed, so a pool discards it instead of lending it on."""
+        """The group commit's transaction, pipelined under one Sync: one round trip. The
+        connection is in autocommit, so every statement up to the Sync (sent when the pipeline
+        ends) runs in one implicit transaction, committed at the Sync, or rolled back there
+        when one fails (the statements after it are skipped). A connection it leaves in doubt
+        (broken, or cancelled mid-pipeline) is closed, so a pool discards it instead of
+        lending it on."""
         try:
-            async with conn.pipeline(), conn.transaction():
+            async with conn.pipeline():
                 await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
