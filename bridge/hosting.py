@@ -38,15 +38,14 @@ from arbiter.bridge.host_paths import (
     moved_reason,
     world_of,
 )
+from arbiter.bridge.host_players import HostPlayers
 from arbiter.bridge.http import ModuleFiles, problem, routes
-from arbiter.bridge.records import Player
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server import ArbiterServer
 from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
 from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld
-from arbiter.bridge.stores.postgres_pool import PlayerFeed
 from arbiter.bridge.world import OpenWorld
 from arbiter.compiler.errors import RuleError
 
@@ -80,13 +79,12 @@ class WorldHost:
         self._opening: dict[str, asyncio.Task[ArbiterServer | Owned]] = {}
         self._retiring: dict[str, asyncio.Task[None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
-        self._rereads: set[asyncio.Task[None]] = set()
         self.active: dict[str, int] = {}
         """Connections being served, by world (from before their hello)."""
         self.idle_since: dict[str, float] = {}
         """When each world served with no connection was first seen so (the loop's clock)."""
         self.watcher: RulesWatcher | None = None
-        self.players: PlayerFeed | None = None
+        self.players: HostPlayers | None = None
         """The one listener of the player records of every world served (their writes by
         other processes: ``arbiter token --player``)."""
 
@@ -127,15 +125,10 @@ class WorldHost:
             self.hosting.lease_ttl,
             pool_size=self.hosting.pool_size,
         )
-        pool = await self.owner.pool()
-        self.players = PlayerFeed(
-            self.hosting.dsn,
-            self.owner.application_name,
-            lambda: self.worlds,
-            self._take_players,
-            pool.connection,
+        self.players = HostPlayers(
+            self.hosting.dsn, self.owner.application_name, self.worlds, await self.owner.pool()
         )
-        self._tasks.append(asyncio.create_task(self.players.run(), name="player-records"))
+        self._tasks.append(self.players.run())
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
         self._tasks.append(asyncio.create_task(renewals(self), name="lease-renewals"))
@@ -172,7 +165,9 @@ class WorldHost:
     async def close(self) -> None:
         """Stop listening and renewing, close every connection, flush and close every world's
         store, then release every world so another host may claim it at once."""
-        for task in (*self._tasks, *self._rereads):
+        if self.players is not None:
+            await self.players.close()
+        for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
@@ -322,11 +317,7 @@ class WorldHost:
         world.on_lost = self.retire
         self.worlds[world_id] = world
         if self.players is not None:
-            # A record written between the store's load and now was heard for a world not
-            # served yet, and ignored: read them once more.
-            reread = asyncio.create_task(self._reread_players(world_id), name=f"players {world_id}")
-            self._rereads.add(reread)
-            reread.add_done_callback(self._rereads.discard)
+            self.players.served(world_id)
         log.info(
             "serving world %r (epoch %d%s)",
             world_id,
@@ -364,20 +355,6 @@ class WorldHost:
                 await self.owner.release([world_id])
             except Exception as err:
                 log.warning("could not release world %r (its lease runs out): %s", world_id, err)
-
-    async def _reread_players(self, world_id: str) -> None:
-        assert self.players is not None
-        try:
-            await self.players.refresh([world_id])
-        except Exception as err:
-            # The listener's next reconnection reads them; a write after it is heard.
-            log.warning("reading the player records of world %r failed: %s", world_id, err)
-
-    async def _take_players(self, world_id: str, records: dict[str, Player]) -> None:
-        # Read for this world's id only (WHERE world = …), handed to this world only.
-        world = self.worlds.get(world_id)
-        if world is not None and world.stale is None:
-            world.take_players(records)
 
     # --- rules ---
 

@@ -16,22 +16,10 @@ import asyncio
 import sys
 import time
 from datetime import UTC, datetime
-from typing import Protocol
 
 from arbiter.bridge import datadir, players
-from arbiter.bridge.records import Player
 from arbiter.bridge.store import Store
 from arbiter.bridge.world import PostgresWorld, add_store_arguments, postgres_secret, where_from
-
-
-class PlayerRecords(Protocol):
-    """What editing player records needs of a store: a SQLite world's, or a PostgreSQL
-    world's records read for one edit (:class:`~arbiter.bridge.stores.postgres_players.PlayerEdit`)."""
-
-    def player(self, name: str) -> Player | None: ...
-    def players(self) -> list[Player]: ...
-    def put_player(self, player: Player) -> None: ...
-
 
 HELP = "print the world secret, or issue, list and revoke player tokens"
 
@@ -141,7 +129,7 @@ def _players(args: argparse.Namespace) -> int:
     return code
 
 
-def _edit(args: argparse.Namespace, store: PlayerRecords, said: Said) -> int:
+def _edit(args: argparse.Namespace, store: players.PlayerRecords, said: Said) -> int:
     """List, issue, update or revoke on ``store``'s records; what to print goes to ``said``
     (printed once the records are committed: a token is never shown for a write that failed).
     A non-zero return puts nothing."""
@@ -157,7 +145,7 @@ def _edit(args: argparse.Namespace, store: PlayerRecords, said: Said) -> int:
             said.append(("arbiter token: --revoke takes no other option", True))
             return 2
         try:
-            players.revoke(store, name, time.time())  # type: ignore[arg-type]
+            players.revoke(store, name, time.time())
         except KeyError:
             said.append((f"arbiter token: no player {name!r}", True))
             return 2
@@ -166,9 +154,7 @@ def _edit(args: argparse.Namespace, store: PlayerRecords, said: Said) -> int:
         )
         return 0
     try:
-        record, token = players.issue(  # type: ignore[arg-type]
-            store, name, args.participant, args.rotate, time.time()
-        )
+        record, token = players.issue(store, name, args.participant, args.rotate, time.time())
     except ValueError as err:
         said.append((f"arbiter token: {err}", True))
         return 2
@@ -189,7 +175,7 @@ def _edit(args: argparse.Namespace, store: PlayerRecords, said: Said) -> int:
     return 0
 
 
-def _list(store: PlayerRecords) -> list[str]:
+def _list(store: players.PlayerRecords) -> list[str]:
     lines = []
     for p in store.players():
         state = f"revoked {_when(p.revoked)}" if p.revoked is not None else "active"

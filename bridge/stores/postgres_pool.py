@@ -70,7 +70,7 @@ async def read_players(conn: psycopg.AsyncConnection[Any], worlds: Iterable[str]
     found: PlayerRecords = {world: {} for world in wanted}
     cursor = await conn.execute(READ_PLAYERS, (wanted,))
     for world, *row in await cursor.fetchall():
-        found[world][row[0]] = Player.from_row(tuple(row))  # type: ignore[arg-type]
+        found[world][row[0]] = Player.from_row(tuple(row))
     return found
 
 

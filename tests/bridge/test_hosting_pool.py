@@ -140,7 +140,7 @@ def test_a_record_written_while_the_host_s_listener_is_down_is_read_when_it_reco
     secret_of(postgres_database, "a")
     with hosting(host_config(tmp_path, postgres_database, "h")) as host:
         gm, _ = host.hello("a", postgres_database)
-        feed = host.host.players
+        feed = host.host.players.feed if host.host.players is not None else None
         assert feed is not None
         limit = time.monotonic() + 30
         while feed.backend_pid is None and time.monotonic() < limit:
