@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -54,9 +55,15 @@ def store_url(dsn: str) -> str:
     return f"postgresql://{words['user']}@{words['host']}:{words['port']}/{words['dbname']}"
 
 
+def cli(*argv: str) -> int:
+    """``arbiter ARGV`` in a thread of its own (it runs its own event loop: see run_apart)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(main, list(argv)).result()
+
+
 def publish(dsn: str, world: str, folder: Path) -> None:
     command = ["rules", "publish", "--store", store_url(dsn), "--world", world]
-    assert main([*command, "--rules", str(folder)]) == 0
+    assert cli(*command, "--rules", str(folder)) == 0
 
 
 def config(tmp: Path, dsn: str, host_id: str = "a") -> ServerConfig:
@@ -162,7 +169,7 @@ def test_rules_published_for_a_served_world_reach_its_next_request_and_no_other_
         assert draw(b, "after")["result"]["text"] == "Right Leg"
 
         # Back to the host's rules.
-        assert main(["rules", "unpublish", "--store", store_url(dsn), "--world", "edited"]) == 0
+        assert cli("rules", "unpublish", "--store", store_url(dsn), "--world", "edited") == 0
         back = receive(a, timeout=20)
         assert back["event"] == "rules_updated"
         assert back["rulesets"] == welcome["rulesets"]
