@@ -54,7 +54,9 @@ def test_published_rules_are_named_by_the_world_shown_and_unpublished(
     assert f"world 'w' now names rules {expected} (1 files)" in capsys.readouterr().out
     assert stored(postgres_database) == (1, [("w", expected)])
     assert cli("rules", "show", "--store", url, "--world", "w") == 0
-    assert capsys.readouterr().out == f"world 'w' names rules {expected}:\n  combat-styles/{TABLES}\n"
+    assert (
+        capsys.readouterr().out == f"world 'w' names rules {expected}:\n  combat-styles/{TABLES}\n"
+    )
     assert cli("rules", "unpublish", "--store", url, "--world", "w") == 0
     assert f"(it named rules {expected})" in capsys.readouterr().out
     assert stored(postgres_database) == (1, [("w", None)])
