@@ -52,6 +52,20 @@ def compile_sources(source: RuleSource, sources: RuleSources, rules_hash: str) -
     return rules
 
 
+async def published_rules(dsn: str, world: str, source: RuleSource) -> RulesSnapshot | None:
+    """The rules ``world`` names (compiled as on a host), None when it names none: what one
+    world served without ``--host-id`` is served with from its start. Raises RuleError naming
+    the problems when they do not load."""
+    from arbiter.bridge.stores.postgres_rules import world_sources
+
+    found = await world_sources(dsn, world)
+    if found is None:
+        return None
+    rules_hash, sources = found
+    log.info("world %r is served with its own rules %s", world, rules_hash[:12])
+    return await asyncio.to_thread(compile_sources, source, sources, rules_hash)
+
+
 class WorldRules:
     """Each served world's rules hash, and one snapshot per hash, shared."""
 
@@ -249,5 +263,6 @@ __all__ = [
     "compile_sources",
     "follow",
     "open_rules",
+    "published_rules",
     "swap",
 ]

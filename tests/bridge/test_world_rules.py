@@ -21,10 +21,20 @@ from websockets.sync.client import ClientConnection
 
 from arbiter.bridge.cli import main
 from arbiter.bridge.hosting import RULES_UNLOADABLE
+from arbiter.bridge.server import open_server
 from arbiter.bridge.server_config import ServerConfig
 from arbiter.bridge.stores.postgres_rules import RuleSources
+from arbiter.bridge.world import PostgresWorld
+from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT
-from tests.bridge.support import bundled_request, hello_message, receive, send
+from tests.bridge.support import (
+    bundled_config,
+    bundled_request,
+    hello_message,
+    receive,
+    running,
+    send,
+)
 from tests.bridge.test_hosting import (
     RunningHost,
     closed_with,
@@ -33,6 +43,7 @@ from tests.bridge.test_hosting import (
     owner,
     secret_of,
 )
+from tests.support.apart import run_apart
 
 TABLES = "hit_location_tables.toml"
 BUNDLED = (RULES_ROOT / "combat-styles" / TABLES).read_text(encoding="utf-8")
@@ -179,13 +190,10 @@ def test_rules_published_for_a_served_world_reach_its_next_request_and_no_other_
         a.close(), b.close()
 
 
-def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are(
-    postgres_database: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    dsn = postgres_database
-    secret_of(dsn, "broken"), secret_of(dsn, "fine")
-    # What `arbiter rules publish` refuses, stored behind its back (or rules that a host of
-    # another arbiter version cannot load): 4 is on no row of the humanoid table.
+def store_bad_rules(dsn: str, world: str) -> RuleSources:
+    """Point ``world`` at rules that do not load, stored behind `arbiter rules publish`'s back
+    (which refuses them), as rules a host of another arbiter version cannot load would be: 4 is
+    on no row of the humanoid table."""
     text = BUNDLED.replace("range = [4, 6]", "range = [5, 6]")
     bad = RuleSources({f"combat-styles/{TABLES}": text})
     with psycopg.connect(dsn, autocommit=True) as db:
@@ -193,7 +201,16 @@ def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are
             "INSERT INTO rule_sets (hash, sources, published) VALUES (%s, %s, 0)",
             (bad.hash, bad.encoded()),
         )
-        db.execute("UPDATE worlds SET rules = %s WHERE id = 'broken'", (bad.hash,))
+        db.execute("UPDATE worlds SET rules = %s WHERE id = %s", (bad.hash, world))
+    return bad
+
+
+def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are(
+    postgres_database: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dsn = postgres_database
+    secret_of(dsn, "broken"), secret_of(dsn, "fine")
+    bad = store_bad_rules(dsn, "broken")
     with hosting(config(tmp_path / "h", dsn)) as host:
         refused = host.connect("broken")
         assert closed_with(refused) == (1013, RULES_UNLOADABLE)
@@ -206,3 +223,24 @@ def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are
         ws, _ = gm(host, "fine", dsn)
         assert draw(ws, "d")["result"]["text"] == "Right Leg"
         ws.close()
+
+
+def test_one_world_served_without_a_host_is_served_with_the_rules_it_names_at_start(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    dsn = postgres_database
+    secret_of(dsn, "w"), secret_of(dsn, "bad")
+    publish(dsn, "w", house(tmp_path / "mine", "Right shin"))
+    single = bundled_config(
+        tmp_path / "s", postgres=PostgresWorld(dsn, "w"), allow_scripted_dice=True
+    )
+    with running(single) as srv:
+        ws, _ = srv.hello(events=[])
+        assert draw(ws, "d")["result"]["text"] == "Right shin"
+        assert srv.server.watcher is None  # the --rules files are not this world's rules
+        ws.close()
+
+    bad = store_bad_rules(dsn, "bad")
+    with pytest.raises(RuleError) as refused:
+        run_apart(open_server(replace(single, postgres=PostgresWorld(dsn, "bad"))))
+    assert f"rules-{bad.hash[:12]}/combat-styles/{TABLES}" in refused.value.report()
