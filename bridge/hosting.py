@@ -295,7 +295,9 @@ class WorldHost:
                 world = ArbiterServer(
                     self.config,
                     OpenWorld(store, secret),
-                    rules=rules,
+                    # The host's rules as they are now (hot reload may have swapped them while
+                    # the store opened).
+                    rules=self.rules if rules_hash is None else rules,
                     lease=claim.lease,
                     world_id=world_id,
                 )

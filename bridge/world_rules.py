@@ -80,6 +80,9 @@ class WorldRules:
         """The hash each served world with rules of its own is served with, by world."""
         self.refused: dict[str, str] = {}
         """A served world's newest hash that did not load (reported once, not every poll)."""
+        self.unloadable: dict[str, RulesUnloadable] = {}
+        """Hashes whose sources did not compile here, and why: the same sources on the same host
+        fail the same way, so a connection to such a world costs no second compile."""
         self._loading: dict[str, asyncio.Task[RulesSnapshot]] = {}
         self._conn: psycopg.AsyncConnection[Any] | None = None
 
@@ -103,6 +106,9 @@ class WorldRules:
     async def acquire(self, rules_hash: str) -> RulesSnapshot:
         """The snapshot of ``rules_hash``, loaded once however many worlds ask; the caller counts
         as a user until :meth:`release`. Raises :class:`RulesUnloadable`."""
+        known = self.unloadable.get(rules_hash)
+        if known is not None:
+            raise RulesUnloadable(known.rules_hash, known.problems)
         self.users[rules_hash] = self.users.get(rules_hash, 0) + 1
         try:
             found = self.snapshots.get(rules_hash)
@@ -137,10 +143,12 @@ class WorldRules:
         try:
             return await asyncio.to_thread(compile_sources, self.source, sources, rules_hash)
         except RuleError as err:
-            raise RulesUnloadable(rules_hash, [str(p) for p in err.problems]) from None
+            refused = RulesUnloadable(rules_hash, [str(p) for p in err.problems])
         except Exception as err:  # a crash in a model's own checks is the rules' problem too
             log.exception("rules %s could not be loaded", rules_hash[:12])
-            raise RulesUnloadable(rules_hash, [f"the rules could not be loaded: {err}"]) from None
+            refused = RulesUnloadable(rules_hash, [f"the rules could not be loaded: {err}"])
+        self.unloadable[rules_hash] = refused
+        raise refused
 
     def release(self, rules_hash: str) -> None:
         """One user fewer; the snapshot is dropped when nobody uses it."""

@@ -19,6 +19,7 @@ import psycopg
 import pytest
 from websockets.sync.client import ClientConnection
 
+from arbiter.bridge import world_rules
 from arbiter.bridge.cli import main
 from arbiter.bridge.hosting import RULES_UNLOADABLE
 from arbiter.bridge.server import open_server
@@ -206,14 +207,27 @@ def store_bad_rules(dsn: str, world: str) -> RuleSources:
 
 
 def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are(
-    postgres_database: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    postgres_database: str,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     dsn = postgres_database
     secret_of(dsn, "broken"), secret_of(dsn, "fine")
     bad = store_bad_rules(dsn, "broken")
+    compiles: list[str] = []
+    real = world_rules.compile_sources
+
+    def counted(source: Any, sources: RuleSources, rules_hash: str) -> Any:
+        compiles.append(rules_hash)
+        return real(source, sources, rules_hash)
+
+    monkeypatch.setattr(world_rules, "compile_sources", counted)
     with hosting(config(tmp_path / "h", dsn)) as host:
-        refused = host.connect("broken")
-        assert closed_with(refused) == (1013, RULES_UNLOADABLE)
+        for _ in range(2):
+            refused = host.connect("broken")
+            assert closed_with(refused) == (1013, RULES_UNLOADABLE)
+        assert compiles == [bad.hash]  # the second connection costs no compile
         assert "broken" not in host.host.worlds
         assert owner(dsn, "broken")[0] is None  # released: another host may try
         assert not host.host.world_rules.snapshots
@@ -244,3 +258,28 @@ def test_one_world_served_without_a_host_is_served_with_the_rules_it_names_at_st
     with pytest.raises(RuleError) as refused:
         run_apart(open_server(replace(single, postgres=PostgresWorld(dsn, "bad"))))
     assert f"rules-{bad.hash[:12]}/combat-styles/{TABLES}" in refused.value.report()
+
+
+def test_new_rules_of_a_served_world_that_do_not_load_keep_its_rules_and_tell_its_gm(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    dsn = postgres_database
+    secret_of(dsn, "w")
+    publish(dsn, "w", house(tmp_path / "mine", "Right shin"))
+    with hosting(config(tmp_path / "h", dsn)) as host:
+        ws, _ = gm(host, "w", dsn)
+        kept = host.host.worlds["w"].rules
+        bad = store_bad_rules(dsn, "w")
+        error = receive(ws, timeout=20)
+        assert error["event"] == "rules_error"
+        assert any(
+            f"rules-{bad.hash[:12]}/combat-styles/{TABLES}" in p and "humanoid" in p
+            for p in error["problems"]
+        )
+        assert draw(ws, "d")["result"]["text"] == "Right shin"
+        assert host.host.worlds["w"].rules is kept
+        # Told once: the next message is the answer to a ping, not the same error again.
+        until(lambda: host.host.world_rules.refused.get("w") == bad.hash, "refusal noted")
+        send(ws, {"v": 1, "type": "ping", "id": "p"})
+        assert receive(ws)["type"] == "pong"
+        ws.close()
