@@ -1,9 +1,10 @@
 """A host of many worlds: ``arbiter serve --store postgresql://… --host-id ID``.
 
 :class:`WorldHost` is the process's part: the listening socket, the HTTP routes, the rules
-(its own ``--rules``, one snapshot shared by every world that names no rules of its own, and one
-snapshot per distinct published rules hash, shared by the worlds naming it:
-:mod:`arbiter.bridge.world_rules`) and the module, and its claims on worlds (:class:`arbiter.bridge.stores.ownership.Host`). Each world it serves is an
+(its ``--rules``, one snapshot shared by every world naming no rules of its own; and one
+snapshot per published rules hash, shared by the worlds naming it:
+:mod:`arbiter.bridge.world_rules`), the module, and its claims on worlds
+(:class:`arbiter.bridge.stores.ownership.Host`). Each world it serves is an
 :class:`~arbiter.bridge.server.ArbiterServer` that does not listen: its store, secret, vault,
 players, sessions, group commit and listeners, fenced by the lease it is served under.
 
@@ -30,6 +31,7 @@ import psycopg
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
+from arbiter.bridge import world_rules
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.host_leases import deadlines, renewals
 from arbiter.bridge.host_paths import (
@@ -47,13 +49,9 @@ from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
 from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld
 from arbiter.bridge.world import OpenWorld
-from arbiter.bridge.world_rules import RulesUnloadable, WorldRules, follow, open_rules
 from arbiter.compiler.errors import RuleError
 
 log = logging.getLogger("arbiter.host")
-
-RULES_UNLOADABLE = "the world's rules do not load on this host: its GM must publish them again"
-"""The close reason (code 1013) of a connection to a world whose published rules do not load."""
 
 
 class WorldHost:
@@ -67,7 +65,7 @@ class WorldHost:
         self.hosting: Hosting = config.hosting
         self.rules: RulesSnapshot = snapshot(config.rules.load())
         """The host's rules, served to every world that names none of its own (one snapshot)."""
-        self.world_rules = WorldRules(self.hosting.dsn, config.rules)
+        self.world_rules = world_rules.WorldRules(self.hosting.dsn, config.rules)
         """The rules worlds publish for themselves: one snapshot per hash, shared."""
         self.module = ModuleFiles(config.module_dir)
         self.worlds: dict[str, ArbiterServer] = {}
@@ -126,8 +124,7 @@ class WorldHost:
         settle_heap()
         self._tasks.append(asyncio.create_task(renewals(self), name="lease-renewals"))
         self._tasks.append(asyncio.create_task(deadlines(self), name="lease-deadlines"))
-        period = config.reload_interval or self.owner.ttl / 3
-        self._tasks.append(asyncio.create_task(follow(self, period), name="world-rules"))
+        self._tasks.append(asyncio.create_task(world_rules.follow(self), name="world-rules"))
         if config.reload_interval is not None:
             self.watcher = RulesWatcher(
                 config.rules, config.reload_interval, self.swap_rules, self.report_error
@@ -226,8 +223,8 @@ class WorldHost:
                 self.unknown += 1
                 await ws.close(1008, "no such world on this service")
                 return
-            except RulesUnloadable:  # logged with its problems (world_rules.open_rules)
-                await ws.close(CLOSE_TRY_AGAIN, RULES_UNLOADABLE)
+            except world_rules.RulesUnloadable:  # logged with its problems (open_rules)
+                await ws.close(CLOSE_TRY_AGAIN, world_rules.RULES_UNLOADABLE)
                 return
             except Exception as err:
                 log.warning("world %r could not be claimed or opened: %s", world_id, err)
@@ -288,15 +285,15 @@ class WorldHost:
         try:
             from arbiter.bridge.stores.postgres_schema import world_secret
 
-            rules_hash, rules = await open_rules(self.world_rules, world_id, lambda: self.rules)
+            opening = world_rules.open_rules(self.world_rules, world_id, lambda: self.rules)
+            rules_hash, rules = await opening
             store = await owner.open_store(claim)
             try:
                 secret = await world_secret(self.hosting.dsn, world_id)
                 world = ArbiterServer(
                     self.config,
                     OpenWorld(store, secret),
-                    # The host's rules as they are now (hot reload may have swapped them while
-                    # the store opened).
+                    # The host's as they are now (hot reload may have swapped them meanwhile).
                     rules=self.rules if rules_hash is None else rules,
                     lease=claim.lease,
                     world_id=world_id,

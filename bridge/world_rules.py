@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("arbiter.host")
 
+RULES_UNLOADABLE = "the world's rules do not load on this host: its GM must publish them again"
+"""The close reason (code 1013) of a connection to a world whose published rules do not load."""
+
 
 class RulesUnloadable(Exception):
     """A world's stored rules do not load on this host (the world is not served on them)."""
@@ -201,9 +204,12 @@ async def open_rules(
         raise
 
 
-async def follow(host: WorldHost, period: float) -> None:
-    """Every ``period`` seconds, read the served worlds' rules hashes and swap each world whose
-    hash changed (to its own rules, or back to the host's). Runs until cancelled."""
+async def follow(host: WorldHost) -> None:
+    """Every ``--reload-interval`` seconds (a third of the lease with hot rules off), read the
+    served worlds' rules hashes and swap each world whose hash changed (to its own rules, or
+    back to the host's). Runs until cancelled."""
+    assert host.owner is not None, "the host has not started"
+    period = host.config.reload_interval or host.owner.ttl / 3
     while True:
         await asyncio.sleep(period)
         try:
@@ -216,15 +222,17 @@ async def follow(host: WorldHost, period: float) -> None:
 async def check(host: WorldHost) -> list[str]:
     """One poll (:func:`follow`): the worlds whose rules were swapped."""
     rules = host.world_rules
-    served = tuple(host.worlds)
+    served = dict(host.worlds)
     if not served:
         return []
     named = await rules.poll(list(served))
     swapped = []
-    for world_id in served:
+    for world_id, world in served.items():
         wanted = named.get(world_id)
         if world_id not in named or wanted == rules.serving.get(world_id):
             continue
+        if host.worlds.get(world_id) is not world:
+            continue  # given up, or opened again since the poll: on what it names now
         if wanted is not None and rules.refused.get(world_id) == wanted:
             continue  # reported already
         if await swap(host, world_id, wanted):
@@ -265,6 +273,7 @@ async def swap(host: WorldHost, world_id: str, wanted: str | None) -> bool:
 
 
 __all__ = [
+    "RULES_UNLOADABLE",
     "RulesUnloadable",
     "WorldRules",
     "check",

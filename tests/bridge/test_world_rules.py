@@ -21,7 +21,6 @@ from websockets.sync.client import ClientConnection
 
 from arbiter.bridge import world_rules
 from arbiter.bridge.cli import main
-from arbiter.bridge.hosting import RULES_UNLOADABLE
 from arbiter.bridge.server import open_server
 from arbiter.bridge.server_config import ServerConfig
 from arbiter.bridge.stores.postgres_rules import RuleSources
@@ -226,7 +225,7 @@ def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are
     with hosting(config(tmp_path / "h", dsn)) as host:
         for _ in range(2):
             refused = host.connect("broken")
-            assert closed_with(refused) == (1013, RULES_UNLOADABLE)
+            assert closed_with(refused) == (1013, world_rules.RULES_UNLOADABLE)
         assert compiles == [bad.hash]  # the second connection costs no compile
         assert "broken" not in host.host.worlds
         assert owner(dsn, "broken")[0] is None  # released: another host may try
