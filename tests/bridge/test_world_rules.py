@@ -26,7 +26,8 @@ from arbiter.bridge.server_config import ServerConfig
 from arbiter.bridge.stores.postgres_rules import RuleSources
 from arbiter.bridge.world import PostgresWorld
 from arbiter.compiler.errors import RuleError
-from arbiter.compiler.model.loader import RULES_ROOT
+from arbiter.compiler.foundry.rules_data import rules_data
+from arbiter.compiler.model.loader import RULES_ROOT, load_all
 from tests.bridge.support import (
     bundled_config,
     bundled_request,
@@ -98,6 +99,11 @@ def draw(ws: ClientConnection, rid: str) -> dict[str, Any]:
     return dict(reply["outcome"])
 
 
+async def health(host: RunningHost) -> dict[str, Any]:
+    """What the host's ``/healthz`` answers (read on its loop)."""
+    return host.host.health()
+
+
 def until(check: Callable[[], bool], what: str, timeout: float = 20) -> None:
     """Poll ``check`` until true (the limit only ends a test that would hang)."""
     deadline = time.monotonic() + timeout
@@ -111,7 +117,8 @@ def test_two_worlds_on_one_host_decide_the_same_draw_with_their_own_rules(
 ) -> None:
     dsn = postgres_database
     secret_of(dsn, "house"), secret_of(dsn, "plain")  # both worlds made, as their GMs would
-    publish(dsn, "house", house(tmp_path / "mine", "Right shin"))
+    mine = house(tmp_path / "mine", "Right shin")
+    publish(dsn, "house", mine)
     with hosting(config(tmp_path / "h", dsn)) as host:
         a, welcome_a = gm(host, "house", dsn)
         b, welcome_b = gm(host, "plain", dsn)
@@ -125,6 +132,10 @@ def test_two_worlds_on_one_host_decide_the_same_draw_with_their_own_rules(
         assert (leg["result"]["text"], leg["rules_hash"]) == ("Right Leg", host_hash)
         assert host.host.worlds["house"].rules is not host.host.rules
         assert host.host.worlds["plain"].rules is host.host.rules
+        # A module the GM builds from the same folder carries the hash the world is served
+        # with, so the client does not call it old (docs/scaling.md, "The module").
+        built = rules_data(load_all(RULES_ROOT, mine))["rulesets"]["combat-styles"]["hash"]
+        assert built == house_hash
         a.close(), b.close()
 
 
@@ -143,6 +154,7 @@ def test_worlds_publishing_the_same_rules_share_one_snapshot_dropped_when_unused
         shared = host.host.worlds["one"].rules
         assert host.host.worlds["two"].rules is shared
         assert list(host.host.world_rules.snapshots.values()) == [shared]
+        assert host.call(health(host))["world_rules"] == 1
         assert draw(one, "x")["result"]["text"] == draw(two, "x")["result"]["text"] == "Right shin"
 
         # World one moves to other rules: both snapshots are in use.
