@@ -88,6 +88,7 @@ class WorldRules:
         fail the same way, so a connection to such a world costs no second compile."""
         self._loading: dict[str, asyncio.Task[RulesSnapshot]] = {}
         self._conn: psycopg.AsyncConnection[Any] | None = None
+        self._lock = asyncio.Lock()
 
     async def named(self, world: str) -> str | None:
         """The hash ``world`` names now (None: the host's rules, or no such world)."""
@@ -96,15 +97,18 @@ class WorldRules:
     async def poll(self, worlds: list[str]) -> dict[str, str | None]:
         """The hash each of ``worlds`` names, in one statement on this host's connection for it
         (opened again after a failure)."""
-        try:
-            if self._conn is None or self._conn.closed:
-                self._conn = await psycopg.AsyncConnection.connect(
-                    self.dsn, autocommit=True, connect_timeout=10
-                )
-            return await rules_of(self._conn, worlds)
-        except BaseException:
-            await self.close()
-            raise
+        # One at a time (claims and the follower share the connection): two connecting at
+        # once would leave one connection open and unreferenced.
+        async with self._lock:
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = await psycopg.AsyncConnection.connect(
+                        self.dsn, autocommit=True, connect_timeout=10
+                    )
+                return await rules_of(self._conn, worlds)
+            except BaseException:
+                await self.close()
+                raise
 
     async def acquire(self, rules_hash: str) -> RulesSnapshot:
         """The snapshot of ``rules_hash``, loaded once however many worlds ask; the caller counts
