@@ -139,18 +139,35 @@ def test_two_worlds_on_one_host_decide_the_same_draw_with_their_own_rules(
         a.close(), b.close()
 
 
+def counted_compiles(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The hashes the host compiles from now on, in order."""
+    compiles: list[str] = []
+    real = world_rules.compile_sources
+
+    def counted(source: Any, sources: RuleSources, rules_hash: str) -> Any:
+        compiles.append(rules_hash)
+        return real(source, sources, rules_hash)
+
+    monkeypatch.setattr(world_rules, "compile_sources", counted)
+    return compiles
+
+
 def test_worlds_publishing_the_same_rules_share_one_snapshot_dropped_when_unused(
-    postgres_database: str, tmp_path: Path
+    postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     dsn = postgres_database
+    compiles = counted_compiles(monkeypatch)
     for world in ("one", "two"):
         secret_of(dsn, world)
         publish(dsn, world, house(tmp_path / f"copy-{world}", "Right shin"))
     with psycopg.connect(dsn) as db:
         assert db.execute("SELECT count(*) FROM rule_sets").fetchone() == (1,)
     with hosting(config(tmp_path / "h", dsn)) as host:
-        one, _ = gm(host, "one", dsn)
-        two, _ = gm(host, "two", dsn)
+        # Both worlds opened at once: one load of their rules, shared.
+        with ThreadPoolExecutor(2) as pool:
+            opened = [pool.submit(gm, host, world, dsn) for world in ("one", "two")]
+            (one, _), (two, _) = (o.result() for o in opened)
+        assert compiles == [RuleSources.read(tmp_path / "copy-one").hash]
         shared = host.host.worlds["one"].rules
         assert host.host.worlds["two"].rules is shared
         assert list(host.host.world_rules.snapshots.values()) == [shared]
@@ -226,14 +243,7 @@ def test_a_world_whose_stored_rules_do_not_load_is_not_served_and_the_others_are
     dsn = postgres_database
     secret_of(dsn, "broken"), secret_of(dsn, "fine")
     bad = store_bad_rules(dsn, "broken")
-    compiles: list[str] = []
-    real = world_rules.compile_sources
-
-    def counted(source: Any, sources: RuleSources, rules_hash: str) -> Any:
-        compiles.append(rules_hash)
-        return real(source, sources, rules_hash)
-
-    monkeypatch.setattr(world_rules, "compile_sources", counted)
+    compiles = counted_compiles(monkeypatch)
     with hosting(config(tmp_path / "h", dsn)) as host:
         for _ in range(2):
             refused = host.connect("broken")
