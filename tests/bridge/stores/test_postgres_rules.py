@@ -34,6 +34,8 @@ def test_a_schema_2_database_is_brought_to_3_and_its_worlds_name_no_rules(
         admin.execute("INSERT INTO worlds (id, head_hash) VALUES ('w', %s)", (GENESIS,))
 
     async def body() -> None:
+        # Read offline before any migration (replay --from-log): schema 2 names no rules.
+        assert await world_sources(postgres_database, "w") is None
         store = await PostgresStore.open(postgres_database, "w")
         await store.close()
         assert await world_sources(postgres_database, "w") is None
