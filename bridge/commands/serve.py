@@ -145,7 +145,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help=f"with --host-id: PostgreSQL connections the worlds served share at most (default "
-        f"{DEFAULT_POOL_SIZE}; the host holds three more: claims, renewals, player records)",
+        f"{DEFAULT_POOL_SIZE}; the host holds four more: claims, renewals, player records, world rules)",
     )
     parser.add_argument("--quiet", action="store_true", help="log warnings only")
 

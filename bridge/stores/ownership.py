@@ -93,6 +93,12 @@ RELEASE = (
 )
 
 
+def host_application_name(host_id: str) -> str:
+    """What ``pg_stat_activity`` names every connection of host ``host_id`` (63 bytes at most,
+    PostgreSQL's limit)."""
+    return f"arbiter host {host_id}".encode()[:63].decode(errors="ignore")
+
+
 def boot_clock() -> float:
     """Seconds on a clock that never goes back and keeps counting while the machine is
     suspended (``CLOCK_BOOTTIME`` on Linux; ``time.monotonic`` elsewhere): the database's
@@ -195,7 +201,7 @@ class Host:
         self.clock = clock
         self.lock_wait = lock_wait
         self.token = secrets.token_hex(16)
-        self.application_name = f"arbiter host {host_id}"[:63]
+        self.application_name = host_application_name(host_id)
         """What ``pg_stat_activity`` names every connection of this host (its claims', its
         renewals', its pool's, its player listener's)."""
         if pool_size < 1:
@@ -402,5 +408,6 @@ __all__ = [
     "Owned",
     "UnknownWorld",
     "boot_clock",
+    "host_application_name",
     "local_term",
 ]
