@@ -177,60 +177,99 @@ Hooks.once("init", () => {
   game.modules.get(MODULE).api = api;
 });
 
+/**
+ * Make this browser's connection (it holds the world's, or a player's own) and start it: the
+ * same at ready and whenever this GM's browser becomes the active GM's (`follow`). A new
+ * Connection each time: the outcomes before its welcome were another GM's browser's to apply.
+ */
+function connect() {
+  const made = new Connection({
+    url: () => resolveUrl(settingUrl()),
+    token: () => game.settings.get(MODULE, "token"),
+    heartbeatMs: () => 1000 * game.settings.get(MODULE, "heartbeat"),
+    client: () => ({ name: MODULE, version: VERSION, user: game.user.id, role: game.user.isGM ? "gm" : "player", participants: [] }),
+    WebSocket: globalThis.WebSocket,
+  });
+  connection = made;
+  made.addEventListener("status", showStatus);
+  const warnIfStale = () => {
+    const stale = client.staleRulesets();
+    if (stale.length) ui.notifications.warn(i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") }));
+  };
+  made.addEventListener("welcome", (event) => {
+    exposeRequestTypes(event.detail.rulesets);
+    vault.forget();
+    // A new connection (perhaps to a server that lost or never took a block): every system
+    // block may be tried again.
+    systemBlocks.reset();
+    // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
+    // Then the blocks the scene's actors' system data gives, where none is the GM's.
+    if (game.user.isGM) vault.migrate(allActors()).then(() => systemBlocks.scan()).catch((err) => ui.notifications.warn(err.message));
+    // Players get the same per-request calls; theirs go through this client.
+    if (game.user.isGM) game.socket.emit(SOCKET, { action: "rulesets", rulesets: event.detail.rulesets });
+    warnIfStale();
+  });
+  made.addEventListener("event", (event) => {
+    // A connection this browser gave up (follow) applies nothing more: the new one's does.
+    if (connection !== made) return;
+    if (event.detail.event === "rules_updated") {
+      exposeRequestTypes(event.detail.rulesets);
+      made.welcome = { ...made.welcome, rulesets: event.detail.rulesets };
+      // Blocks the old rules refused may be taken now: tried again (system-blocks.mjs).
+      systemBlocks.reset();
+      systemBlocks.scan();
+      warnIfStale();
+      showStatus();
+    } else if (event.detail.event === "outcome" && event.detail.outcome) {
+      outcomes.onOutcomeEvent(event.detail.outcome).catch((err) => ui.notifications.warn(err.message));
+    } else if (event.detail.event === "gap_too_large") {
+      // Too many outcomes were missed to replay: the tabletop did not follow them.
+      ui.notifications.warn(i18n("ARBITER.Error.GapTooLarge", { since: event.detail.since, head: event.detail.head }), { permanent: true });
+    } else if (event.detail.event === "rules_error") {
+      ui.notifications.error(i18n("ARBITER.Error.RulesError", { problems: event.detail.problems.join("; ") }));
+    } else if (event.detail.event === "stat_blocks_invalid" && game.user.isGM) {
+      // The server sends it to GM connections only; a player's browser would have no use for it.
+      const blocks = invalidBlocksText(event.detail.blocks, (id) => game.actors?.get(id)?.name ?? null);
+      ui.notifications.warn(i18n("ARBITER.Vault.Invalid", { blocks }), { permanent: true });
+    }
+  });
+  made.start();
+}
+
+/**
+ * The world's connection follows the active GM (docs/client.md, "Who holds the connection"):
+ * re-evaluated in every GM's browser when a user connects or leaves, or a user's role changes.
+ * The browser that becomes the active GM's connects; one that stops being it closes its
+ * connection, so exactly one GM's browser writes the tabletop. What was still waiting there for
+ * an answer (its own requests, players' relayed ones, vault reads) is rejected with a clear
+ * error telling the user to check and send it again: it cannot be handed over (the new GM's
+ * connection would send it as its own) and must not vanish silently. Its vault forgets what it
+ * read (vault.mjs: its connection is no longer open).
+ */
+function follow() {
+  if (!game.user.isGM) return; // a player's own connection does not depend on the GM
+  if (isConnector()) {
+    if (!connection) connect();
+    return;
+  }
+  if (!connection) return;
+  const stopping = connection;
+  connection = null;
+  stopping.stop(Object.assign(new Error(i18n("ARBITER.Error.HandedOver")), { code: "handed_over" }));
+  vault.forget();
+  client.bound = {};
+  showStatus();
+}
+
 Hooks.once("ready", async () => {
   const response = await fetch(`modules/${MODULE}/data/rules.json`);
   if (response.ok) rules = await response.json();
   game.socket.on(SOCKET, onSocket);
-  if (isConnector()) {
-    connection = new Connection({
-      url: () => resolveUrl(settingUrl()),
-      token: () => game.settings.get(MODULE, "token"),
-      heartbeatMs: () => 1000 * game.settings.get(MODULE, "heartbeat"),
-      client: () => ({ name: MODULE, version: VERSION, user: game.user.id, role: game.user.isGM ? "gm" : "player", participants: [] }),
-      WebSocket: globalThis.WebSocket,
-    });
-    connection.addEventListener("status", showStatus);
-    const warnIfStale = () => {
-      const stale = client.staleRulesets();
-      if (stale.length) ui.notifications.warn(i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") }));
-    };
-    connection.addEventListener("welcome", (event) => {
-      exposeRequestTypes(event.detail.rulesets);
-      vault.forget();
-      // A new connection (perhaps to a server that lost or never took a block): every system
-      // block may be tried again.
-      systemBlocks.reset();
-      // Stat blocks of earlier versions leave the actors (and so every browser) for the server.
-      // Then the blocks the scene's actors' system data gives, where none is the GM's.
-      if (game.user.isGM) vault.migrate(allActors()).then(() => systemBlocks.scan()).catch((err) => ui.notifications.warn(err.message));
-      // Players get the same per-request calls; theirs go through this client.
-      if (game.user.isGM) game.socket.emit(SOCKET, { action: "rulesets", rulesets: event.detail.rulesets });
-      warnIfStale();
-    });
-    connection.addEventListener("event", (event) => {
-      if (event.detail.event === "rules_updated") {
-        exposeRequestTypes(event.detail.rulesets);
-        connection.welcome = { ...connection.welcome, rulesets: event.detail.rulesets };
-        // Blocks the old rules refused may be taken now: tried again (system-blocks.mjs).
-        systemBlocks.reset();
-        systemBlocks.scan();
-        warnIfStale();
-        showStatus();
-      } else if (event.detail.event === "outcome" && event.detail.outcome) {
-        outcomes.onOutcomeEvent(event.detail.outcome).catch((err) => ui.notifications.warn(err.message));
-      } else if (event.detail.event === "gap_too_large") {
-        // Too many outcomes were missed to replay: the tabletop did not follow them.
-        ui.notifications.warn(i18n("ARBITER.Error.GapTooLarge", { since: event.detail.since, head: event.detail.head }), { permanent: true });
-      } else if (event.detail.event === "rules_error") {
-        ui.notifications.error(i18n("ARBITER.Error.RulesError", { problems: event.detail.problems.join("; ") }));
-      } else if (event.detail.event === "stat_blocks_invalid" && game.user.isGM) {
-        // The server sends it to GM connections only; a player's browser would have no use for it.
-        const blocks = invalidBlocksText(event.detail.blocks, (id) => game.actors?.get(id)?.name ?? null);
-        ui.notifications.warn(i18n("ARBITER.Vault.Invalid", { blocks }), { permanent: true });
-      }
-    });
-    connection.start();
-  }
+  if (isConnector()) connect();
+  // Foundry: `userConnected(user, connected)` in every other browser as a user joins or leaves
+  // (V12–V14); a role change (`updateUser`) may make another GM the active one too.
+  Hooks.on("userConnected", follow);
+  Hooks.on("updateUser", (user, changes) => "role" in (changes ?? {}) && follow());
   if (!game.user.isGM) game.socket.emit(SOCKET, { action: "hello" });
   showStatus();
 });
