@@ -10,6 +10,7 @@ and calls `userConnected(user, connected)` there, as Foundry's `userActivity` do
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -87,9 +88,7 @@ def test_when_the_active_gm_leaves_the_other_gm_connects_and_answers_a_players_r
     [row] = log_rows(server)
     assert row["request_id"] == answer["outcome"]["id"]
     assert row["request_id"].startswith(PLAYER)
-    assert [q["name"] for q in second.call("() => harness.record.queriesIn")] == [
-        "arbiter.request"
-    ]
+    assert [q["name"] for q in second.call("() => harness.record.queriesIn")] == ["arbiter.request"]
     assert second.card(answer["message"]).count() == 1
     assert second.problems == aria.problems == []
 
@@ -175,3 +174,35 @@ def test_a_players_choice_on_a_gm_card_is_written_once_after_the_first_gm_takes_
     assert first.call(updated, message) == 1
     assert second.call(updated, message) == 0
     assert first.problems == second.problems == aria.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_request_still_queued_when_the_connection_changes_hands_is_refused_with_a_retry_message(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    down = re.compile(rf"WebSocket connection to 'ws://127\.0\.0\.1:{server.port}/' failed")
+    second = open_page(site, server, user=SECOND_GM, token=server.secret, scene=WORLD)
+    second.allowed.append(down)
+    second.wait_status("open")
+    server.stop()
+    second.wait_status("retrying")
+    second.call(
+        """() => { window.queued = game.modules.get('arbiter').api['combat-styles']
+        .check({skill: 60}).then(() => null, (err) => ({ code: err.code, message: err.message })); }"""
+    )
+    assert second.call("() => game.modules.get('arbiter').api.connection.queued") == 1
+    # The first GM comes back while the server is down: the second GM's browser lets go.
+    first = open_page(site, server, scene=WORLD)
+    first.allowed.append(down)
+    second.wait_status("relay")
+    refused = second.call("async () => window.queued")
+    assert refused["code"] == "handed_over"
+    assert "another GM's browser now holds" in refused["message"]
+    assert "send it again" in refused["message"]
+    # Its error card says so, in the second GM's chat.
+    assert "send it again" in second.page.locator(".chat-message").last.inner_text()
+    server.start()
+    first.wait_status("open")
+    # Nothing was decided twice, nor sent again from the browser that let go.
+    assert log_rows(server) == []
+    assert first.problems == second.problems == []
