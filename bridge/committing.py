@@ -22,6 +22,14 @@ reply with an error to send instead becomes that error, any other goes as it is.
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
 
+**A resend whose row is not in memory** (the PostgreSQL store holds only its most recent rows
+whole): the session answers :class:`Recall` instead of a reply. It takes its place among the
+replies like any other; when its turn comes (after the flush of its group), the committer awaits
+``store.recall`` for the id and only then has the session answer the message again, now
+synchronously from the row read back (the stored outcome, ``replayed: true``), and sends it
+before the replies given after it. The id is never decided again: the store knows it is logged.
+If the row cannot be read (the database away), the reply is ``unavailable`` (nothing decided).
+
 **The lease fence** (a world served under a lease, docs/scaling.md "Many worlds per host"):
 ``fence()`` is asked before each flush and again before its replies leave. When it is false the
 host's lease on the world may have ended (by its own clock) and another host may own it: no
@@ -35,11 +43,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage, encode
-from arbiter.bridge.stores import StaleWriter, WorldStore
+from arbiter.bridge.stores import RowNotCached, StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText
 
 if TYPE_CHECKING:
@@ -50,7 +58,17 @@ log = logging.getLogger("arbiter.server")
 OutcomeRow = tuple[str, str]
 """The row an outcome reply was made from: its request id and its hash."""
 
-Answer = tuple["ClientSession", str | bytes, OutcomeRow | None, ErrorMessage | None]
+
+class Recall(NamedTuple):
+    """A reply that needs the row of ``request_id`` read back first (a resend of an id logged
+    in a row the store does not hold in memory): ``redo`` answers the message again once
+    :meth:`WorldStore.recall` read it, synchronously, in the same step."""
+
+    request_id: str
+    redo: Callable[[], str | bytes]
+
+
+Answer = tuple["ClientSession", str | bytes | Recall, OutcomeRow | None, ErrorMessage | None]
 """A reply waiting for the commit: to whom, what, the row of the outcome it carries (None: not
 an outcome), and the error to send instead should the commit fail (a bind's)."""
 
@@ -121,15 +139,17 @@ class GroupCommit:
     def answer(
         self,
         session: ClientSession,
-        reply: str | bytes,
+        reply: str | bytes | Recall,
         outcome_row: OutcomeRow | None = None,
         on_failure: ErrorMessage | None = None,
     ) -> None:
         """Send ``reply`` to ``session`` once every write staged so far is committed (at once
         when nothing is staged nor in flight), after the replies given before it (see the
-        module's doc for a failed commit). The caller does not wait."""
+        module's doc for a failed commit; a :class:`Recall` is answered when its turn comes,
+        after its row is read back). The caller does not wait."""
         if (
-            not self._answers
+            not isinstance(reply, Recall)
+            and not self._answers
             and self._committer is None
             and not self.store.pending
             and (self._fence is None or self._fence())
@@ -202,14 +222,20 @@ class GroupCommit:
                 if not waiter.done():
                     waiter.set_exception(failed)
             for session, reply, outcome_row, on_failure in answers:
-                if outcome_row is not None:
+                if isinstance(reply, Recall):
+                    # Nothing is answered from the log after a failed commit: the retry is.
+                    reply = encode(self._commit_failed(reply.request_id))
+                elif outcome_row is not None:
                     # An outcome goes only if its row is committed all the same: a commit whose
                     # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
                     # or a resend answered from an older row. Else nothing was decided; and a
                     # row of the same id that is not this one (an earlier decision of the id
                     # that landed unheard) means this outcome is not the logged one.
                     request_id, row_hash = outcome_row
-                    found = self.store.find(request_id)
+                    try:
+                        found = self.store.find(request_id)
+                    except RowNotCached:
+                        found = None  # an old row, let go since: the retry reads it back
                     # Never from a stale writer (its replies all say nothing was decided),
                     # nor once the lease may have ended (the flush may have outlasted it).
                     fenced = self._fence is not None and not self._fence()
@@ -228,12 +254,29 @@ class GroupCommit:
             self.head = max(self.head, events[-1][0])
             self._publish(events)
         for session, reply, _, _ in answers:
+            if isinstance(reply, Recall):
+                reply = await self._recalled(reply)
             session.outbox.send(reply)
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
         for callback in callbacks:
             callback()
+
+    async def _recalled(self, recall: Recall) -> str | bytes:
+        """The reply of a resend whose row had to be read back: the session's answer made
+        again right after the read (no await between: :meth:`WorldStore.find` sees the row), or
+        ``unavailable`` when the store could not read it (nothing is decided either way)."""
+        try:
+            await self.store.recall(recall.request_id)
+            return recall.redo()
+        except Exception as err:
+            self.failures.report(
+                f"a logged row of request {recall.request_id!r} could not be read back; its "
+                "resend is answered unavailable",
+                err,
+            )
+            return encode(self._commit_failed(recall.request_id))
 
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():
