@@ -105,15 +105,18 @@ async def load_world(
         epoch, seq, digest = _one(await cur.fetchone())
         world.before = 0 if limit is None else max(0, seq - limit)
         if world.before:
-            # The index of every older row, streamed: (request id, seq) only.
+            # The index of every older row: its request id only, in seq order (the log has
+            # no gap, so the n-th is row n), read in batches from a server-side cursor.
             async with conn.cursor(name="arbiter_request_ids") as ids:
-                ids.itersize = INDEX_BATCH
                 await ids.execute(
-                    "SELECT request_id, seq FROM rolls WHERE world = %s AND seq <= %s",
+                    "SELECT request_id FROM rolls WHERE world = %s AND seq <= %s ORDER BY seq",
                     (world_id, world.before),
                 )
-                async for rid, rseq in ids:
-                    world.ids[rid] = rseq
+                while batch := await ids.fetchmany(INDEX_BATCH):
+                    first = len(world.ids) + 1
+                    world.ids.update(zip((r[0] for r in batch), range(first, first + len(batch))))
+            if len(world.ids) != world.before:
+                raise RuntimeError(f"world {world_id!r}: rows 1 to {world.before} have gaps")
         await cur.execute(
             f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND seq > %s ORDER BY seq",
             (world_id, world.before),
