@@ -114,7 +114,8 @@ async def load_world(
                 )
                 while batch := await ids.fetchmany(INDEX_BATCH):
                     first = len(world.ids) + 1
-                    world.ids.update(zip((r[0] for r in batch), range(first, first + len(batch))))
+                    rids = (r[0] for r in batch)
+                    world.ids.update(zip(rids, range(first, first + len(batch)), strict=True))
             if len(world.ids) != world.before:
                 raise RuntimeError(f"world {world_id!r}: rows 1 to {world.before} have gaps")
         await cur.execute(
