@@ -285,6 +285,9 @@ class GroupCommit:
         ``unavailable`` when the store could not read it (nothing is decided either way)."""
         try:
             await self.store.recall(recall.request_id)
+            if self._fence is not None and not self._fence():
+                # The read outlasted the lease: nothing more leaves for this world here.
+                return encode(self._commit_failed(recall.request_id))
             return recall.redo()
         except Exception as err:
             self.failures.report(
