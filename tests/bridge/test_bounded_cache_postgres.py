@@ -21,7 +21,16 @@ import arbiter.bridge.stores.postgres as postgres_store
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.world import PostgresWorld
-from tests.bridge.support import Running, bundled_config, bundled_request, receive, running, send
+from tests.bridge.support import (
+    Running,
+    bundled_config,
+    bundled_request,
+    receive,
+    request,
+    running,
+    send,
+    tiny_config,
+)
 from tests.support.postgres import Cluster
 
 FAST = Limits(rate_per_second=100_000, burst=100_000, auth_timeout_seconds=2.0)
@@ -201,3 +210,56 @@ def test_a_retry_storm_of_old_ids_mixed_with_new_ones_decides_each_id_once(
             assert sum(not a["replayed"] for a in answers) == 1
     counts = logged(postgres_database)
     assert len(counts) == 140 and set(counts.values()) == {1}
+
+
+@pytest.fixture
+def tiny_srv(
+    tiny_engine: None, postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Running]:
+    """The tiny ruleset (private entries per participant) in a world holding 10 rows whole."""
+    monkeypatch.setattr(postgres_store, "_default_cache_rows", 10)
+    config = tiny_config(tmp_path, limits=FAST, postgres=PostgresWorld(postgres_database, "w"))
+    with running(config) as server:
+        yield server
+
+
+def test_a_hostile_player_resending_and_replaying_rows_no_longer_cached_sees_only_his_view(
+    tiny_srv: Running,
+) -> None:
+    """Ann plays devon. Once the rows are out of memory she resends her own id, the GM's id, and
+    asks for every row since 0: she gets exactly what she got while they were cached (her own
+    private entries only; the GM's id refused as another's, the soldier's secret never)."""
+    srv = tiny_srv
+    token = srv.player("ann", "devon")
+    assert token is not None
+    gm, _ = srv.hello(events=[])
+    ann, _ = srv.hello(token=token, events=["outcome"])
+    mine = request("mine", "secret", {"owner": "devon"})
+    theirs = request("theirs", "secret", {"owner": "soldier"})
+    first = replies(ann, [mine])[0]
+    assert json.loads(first)["type"] == "outcome", first
+    replies(gm, [theirs])
+    receive(ann)  # the GM's row, live, in ann's view
+    # The GM's id, sent by ann with a body she may send: not hers to compare.
+    guess = request("theirs", "secret", {"owner": "devon"})
+    while_cached = replies(ann, [mine, guess])
+    listener, _ = srv.hello(token=token, events=["outcome"], since=0)
+    replayed_cached = [listener.recv(5) for _ in range(2)]
+    listener.close()
+    for text in replies(gm, [request(f"r-{n}") for n in range(20)]):
+        assert json.loads(text)["type"] == "outcome"
+    for _ in range(20):
+        receive(ann)
+    store = srv.server.store
+    assert isinstance(store, PostgresStore) and store.cached_from() == 13
+    assert replies(ann, [mine, guess]) == while_cached
+    assert json.loads(while_cached[1])["code"] == "id_conflict"
+    listener, _ = srv.hello(token=token, events=["outcome"], since=0)
+    assert [listener.recv(5) for _ in range(2)] == replayed_cached
+    assert (
+        "soldier" not in replayed_cached[1]
+        and json.loads(replayed_cached[1])["outcome"]["private"] == {}
+    )
+    listener.close()
+    ann.close()
+    gm.close()
