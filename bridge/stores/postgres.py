@@ -105,6 +105,8 @@ class PostgresStore(WorldReads):
         """At most this many committed rows held whole (None: every row)."""
         self._io = asyncio.Lock()
         """Held by a flush and by a read of older rows: one statement stream on the connection."""
+        self._closed = False
+        """:meth:`close` was called: a read must not connect again."""
         self._conn: psycopg.AsyncConnection[Any] | None = conn
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
@@ -202,6 +204,7 @@ class PostgresStore(WorldReads):
 
     async def close(self) -> None:
         """Close the connection; whatever is staged is dropped."""
+        self._closed = True
         self._drop_staged()
         if self._conn is not None:
             await self._conn.close()
@@ -251,6 +254,8 @@ class PostgresStore(WorldReads):
         """One read on the store's connection, never inside a flush's transaction; a broken
         connection is let go (the next flush or read connects again)."""
         async with self._io:
+            if self._closed:
+                raise RuntimeError(f"the store of world {self.world!r} is closed")
             try:
                 conn = await self._connection()
                 cur = await conn.execute(sql, args)
