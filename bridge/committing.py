@@ -61,13 +61,17 @@ OutcomeRow = tuple[str, str]
 """The row an outcome reply was made from: its request id and its hash."""
 
 
+Redone = tuple[str | bytes, OutcomeRow | None, ErrorMessage | None]
+"""A message answered again: its reply, the row of the outcome it carries, its failure reply."""
+
+
 class Recall(NamedTuple):
     """A reply that needs the row of ``request_id`` read back first (a resend of an id logged
     in a row the store does not hold in memory): ``redo`` answers the message again once
     :meth:`WorldStore.recall` read it, synchronously, in the same step."""
 
     request_id: str
-    redo: Callable[[], str | bytes]
+    redo: Callable[[], Redone]
 
 
 Answer = tuple["ClientSession", str | bytes | Recall, OutcomeRow | None, ErrorMessage | None]
@@ -269,9 +273,17 @@ class GroupCommit:
             # is committed, so ``head`` is never a row whose event is still to come.
             self.head = max(self.head, events[-1][0])
             self._publish(events)
-        for session, reply, _, _ in answers:
+        for at, (session, reply, _, _) in enumerate(answers):
             if isinstance(reply, Recall):
-                reply = await self._recalled(reply)
+                redone, fresh = await self._recalled(reply)
+                if fresh:
+                    # No row had the id after all (another id's digest): the message was
+                    # decided now, its row is staged. It and every reply after it wait for
+                    # the next flush, in order.
+                    self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
+                    self.schedule()
+                    break
+                reply = redone[0]
             session.outbox.send(reply)
         for waiter in waiters:
             if not waiter.done():
@@ -279,23 +291,24 @@ class GroupCommit:
         for callback in callbacks:
             callback()
 
-    async def _recalled(self, recall: Recall) -> str | bytes:
+    async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
         """The reply of a resend whose row had to be read back: the session's answer made
         again right after the read (no await between: :meth:`WorldStore.find` sees the row), or
-        ``unavailable`` when the store could not read it (nothing is decided either way)."""
+        ``unavailable`` when the store could not read it (nothing is decided then). True with
+        it when the store found no row (the id was not logged: decided now, staged)."""
         try:
-            await self.store.recall(recall.request_id)
+            found = await self.store.recall(recall.request_id)
             if self._fence is not None and not self._fence():
                 # The read outlasted the lease: nothing more leaves for this world here.
-                return encode(self._commit_failed(recall.request_id))
-            return recall.redo()
+                return (encode(self._commit_failed(recall.request_id)), None, None), False
+            return recall.redo(), found is None
         except Exception as err:
             self.failures.report(
                 f"a logged row of request {recall.request_id!r} could not be read back; its "
                 "resend is answered unavailable",
                 err,
             )
-            return encode(self._commit_failed(recall.request_id))
+            return (encode(self._commit_failed(recall.request_id)), None, None), False
 
     def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
         """After a failed flush, publish the events whose very row the store holds all the

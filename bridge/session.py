@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.committing import CommitFailed, Recall
+from arbiter.bridge.committing import CommitFailed, Recall, Redone
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
@@ -384,15 +384,16 @@ class ClientSession:
 
     def _redo(
         self, frame: str | bytes, message: ClientMessage | Sent, rules: RulesSnapshot
-    ) -> str | bytes:
+    ) -> Redone:
         """The answer to a message again, now that its logged row was read back (the group
-        commit calls it in the step the read returned: the store's ``find`` sees the row)."""
+        commit calls it in the step the read returned: the store's ``find`` sees the row, or
+        knows there is none), with the row of the outcome it carries and its failure reply."""
         self.outcome_row = None
         self.on_commit_failure = None
         reply = self._answer(frame, message, rules)
         if isinstance(reply, Recall):  # let go again already: say so, never decide it
-            return encode(commit_failed(reply.request_id))
-        return reply
+            return encode(commit_failed(reply.request_id)), None, None
+        return reply, self.outcome_row, self.on_commit_failure
 
     def _answer(
         self, frame: str | bytes, message: ClientMessage | Sent | None, rules: RulesSnapshot

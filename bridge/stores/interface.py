@@ -33,15 +33,14 @@ class RequestLogged(sqlite3.IntegrityError):
 
 class RowNotCached(LookupError):
     """:meth:`WorldStore.find` of a request id that is logged, in a row the store does not hold
-    in memory (the PostgreSQL store holds the most recent rows whole, and every id). The id must
-    not be decided again: await :meth:`WorldStore.recall` off the decide path, then ask again."""
+    in memory (the PostgreSQL store holds the most recent rows whole, and every id; seldom, an
+    id whose compact digest matches a logged one's). The id must not be decided before
+    :meth:`WorldStore.recall` (awaited off the decide path) read the row or found none; then
+    ask again."""
 
-    def __init__(self, request_id: str, seq: int) -> None:
-        super().__init__(
-            f"request id {request_id!r} is logged (row {seq}); its row is not in memory"
-        )
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"request id {request_id!r} is logged; its row is not in memory")
         self.request_id = request_id
-        self.seq = seq
 
 
 class StaleWriter(RuntimeError):

@@ -218,18 +218,22 @@ class PostgresStore(WorldReads):
     # --- the roll log ---
 
     async def recall(self, request_id: str) -> Roll | None:
-        """The row logged for ``request_id``; one not held whole is read from the database and
-        held where :meth:`find` sees it until this store next reads one back. Raises psycopg's
+        """The row logged for ``request_id``; one not held whole is read from the database (by
+        the unique index on the id) and held where :meth:`find` sees it (None, and remembered as
+        not logged, when an id's digest matched but no row has it). Raises psycopg's
         error when the database does not answer (nothing is decided then)."""
         try:
             return self.find(request_id)
-        except RowNotCached as missing:
-            seq = missing.seq
+        except RowNotCached:
+            pass
         rows = await self._read(
-            f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND seq = %s", (self.world, seq)
+            f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND request_id = %s",
+            (self.world, request_id),
         )
         if not rows:
-            raise RuntimeError(f"world {self.world!r}: row {seq} of {request_id!r} is missing")
+            # Another id's digest (request_index): not logged, and now known not to be.
+            self._committed.ids.absent(request_id)
+            return None
         roll = roll_of(rows[0])
         self._committed.recall(roll)
         return roll

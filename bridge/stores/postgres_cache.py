@@ -4,7 +4,8 @@ them from the database in one snapshot, with the world's epoch and chain head.
 
 The committed copy is bounded: it holds what the synchronous decide path needs (encounters,
 sessions, players, stat blocks, the head), the request id of every logged row with its seq
-(:attr:`WorldRows.ids`: a resend is never decided again), and only the most recent rows whole
+(:attr:`WorldRows.ids`, compact: :mod:`arbiter.bridge.stores.request_index`; a resend is
+never decided again), and only the most recent rows whole
 (at most ``limit``; older ones are read from the database when asked for, off the decide path).
 :class:`arbiter.bridge.stores.postgres.PostgresStore` serves every read from these rows and
 merges an overlay in (:meth:`WorldRows.merge`) once its flush has committed it.
@@ -21,6 +22,7 @@ import psycopg
 from arbiter.bridge.records import Encounter, NewRoll, Player, Roll, Session
 from arbiter.bridge.stores.interface import StatBlock
 from arbiter.bridge.stores.postgres_schema import ROLL_COLUMNS
+from arbiter.bridge.stores.request_index import RequestIndex
 
 
 @dataclass
@@ -34,9 +36,9 @@ class WorldRows:
     players: dict[str, Player] = field(default_factory=dict)
     stat_blocks: dict[tuple[str, str], StatBlock | None] = field(default_factory=dict)
     """``None``: deleted (in an overlay)."""
-    ids: dict[str, int] = field(default_factory=dict)
-    """The committed copy: every logged request id and its row's seq, the rows not held whole
-    included (an overlay holds its rows whole: :attr:`by_request`)."""
+    ids: RequestIndex = field(default_factory=RequestIndex)
+    """The committed copy: every logged request id, the rows not held whole included (an
+    overlay holds its rows whole: :attr:`by_request`)."""
     before: int = 0
     """The committed copy: how many rows of the log precede :attr:`rolls` (not held whole)."""
     limit: int | None = None
@@ -50,7 +52,7 @@ class WorldRows:
         self.rolls.extend(staged.rolls)
         self.by_request.update(staged.by_request)
         for roll in staged.rolls:
-            self.ids[roll.entry.request_id] = roll.seq
+            self.ids.add(roll.entry.request_id)
         self.trim()
         self.sessions.update(staged.sessions)
         self.encounters.update(staged.encounters)
@@ -105,18 +107,17 @@ async def load_world(
         epoch, seq, digest = _one(await cur.fetchone())
         world.before = 0 if limit is None else max(0, seq - limit)
         if world.before:
-            # The index of every older row: its request id only, in seq order (the log has
-            # no gap, so the n-th is row n), read in batches from a server-side cursor.
+            # The index of every older row: its request id only, read in batches from a
+            # server-side cursor and kept as digests.
             async with conn.cursor(name="arbiter_request_ids") as ids:
                 await ids.execute(
-                    "SELECT request_id FROM rolls WHERE world = %s AND seq <= %s ORDER BY seq",
+                    "SELECT request_id FROM rolls WHERE world = %s AND seq <= %s",
                     (world_id, world.before),
                 )
                 while batch := await ids.fetchmany(INDEX_BATCH):
-                    first = len(world.ids) + 1
-                    rids = (r[0] for r in batch)
-                    world.ids.update(zip(rids, range(first, first + len(batch)), strict=True))
-            if len(world.ids) != world.before:
+                    world.ids.load(row[0] for row in batch)
+            world.ids.seal()
+            if world.ids.loaded != world.before:
                 raise RuntimeError(f"world {world_id!r}: rows 1 to {world.before} have gaps")
         await cur.execute(
             f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND seq > %s ORDER BY seq",
@@ -126,7 +127,7 @@ async def load_world(
             roll = roll_of(row)
             world.rolls.append(roll)
             world.by_request[roll.entry.request_id] = roll
-            world.ids[roll.entry.request_id] = roll.seq
+            world.ids.add(roll.entry.request_id)
         await cur.execute(
             'SELECT id, seed, commitment, "user", client, started, ended FROM sessions '
             "WHERE world = %s",

@@ -39,17 +39,19 @@ class WorldReads:
             or committed.by_request.get(request_id)
             or committed.recalled.get(request_id)
         )
-        if found is None and request_id in committed.ids:
-            raise RowNotCached(request_id, committed.ids[request_id])
+        if found is None and committed.ids.maybe(request_id):
+            raise RowNotCached(request_id)
         return found
 
     def logged(self, request_id: str) -> bool:
-        """Whether ``request_id`` is logged (committed, in flight or staged), from memory."""
+        """Whether ``request_id`` may be logged (committed, in flight or staged), from memory:
+        never False for a logged id; True for one not logged only when its digest matched and
+        :meth:`find` was not answered by a ``recall`` since (:mod:`.request_index`)."""
         return (
-            request_id in self._committed.ids
-            or request_id in self._committed.by_request
+            request_id in self._staged.by_request
             or request_id in self._flying.by_request
-            or request_id in self._staged.by_request
+            or request_id in self._committed.by_request
+            or self._committed.ids.maybe(request_id)
         )
 
     def cached_from(self) -> int:

@@ -18,9 +18,11 @@ import pytest
 from websockets.sync.client import ClientConnection
 
 import arbiter.bridge.stores.postgres as postgres_store
+import arbiter.bridge.stores.request_index as request_index
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.world import PostgresWorld
+from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.support import (
     Running,
     bundled_config,
@@ -31,6 +33,7 @@ from tests.bridge.support import (
     send,
     tiny_config,
 )
+from tests.support.apart import run_apart
 from tests.support.postgres import Cluster
 
 FAST = Limits(rate_per_second=100_000, burst=100_000, auth_timeout_seconds=2.0)
@@ -263,3 +266,34 @@ def test_a_hostile_player_resending_and_replaying_rows_no_longer_cached_sees_onl
     listener.close()
     ann.close()
     gm.close()
+
+
+def test_a_new_id_whose_digest_matches_a_logged_one_is_decided_once_and_told_after_its_commit(
+    postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every digest the same (a collision, all but impossible with a keyed 64-bit digest): each
+    new id is "maybe logged", read for, found absent, then decided in its reply's turn; its
+    outcome is sent only once its row is committed, in order with the replies after it."""
+    monkeypatch.setattr(request_index, "digest", lambda request_id: 0)
+    monkeypatch.setattr(postgres_store, "_default_cache_rows", 10)
+
+    async def earlier_rows() -> None:
+        store = await PostgresStore.open(postgres_database, "w")
+        for n in range(30):
+            store.stage(new_roll(f"earlier-{n}"))
+        await store.flush()
+        await store.close()
+
+    run_apart(earlier_rows())
+    config = bundled_config(tmp_path, limits=FAST, postgres=PostgresWorld(postgres_database, "w"))
+    with running(config) as srv:
+        ws, _ = srv.hello(events=[])
+        fresh = replies(ws, [bundled_request("fresh")])[0]
+        assert logged(postgres_database)["fresh"] == 1  # committed before it was told
+        again, pong = replies(ws, [bundled_request("fresh"), {"v": 1, "type": "ping", "id": "p"}])
+        ws.close()
+    first = json.loads(fresh)
+    assert first["type"] == "outcome" and first["replayed"] is False and first["seq"] == 31
+    assert json.loads(again) == {**first, "replayed": True}
+    assert json.loads(pong)["type"] == "pong"
+    assert logged(postgres_database)["fresh"] == 1

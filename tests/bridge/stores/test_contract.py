@@ -361,7 +361,7 @@ def test_a_logged_id_is_found_or_read_back_never_missing_and_older_rows_are_read
     backend: Backend,
 ) -> None:
     """The PostgreSQL store holds its most recent rows whole only (3 here): ``find`` of an older
-    id raises RowNotCached naming its row, never None; ``recall`` reads it back and ``find``
+    id raises RowNotCached naming it, never None; ``recall`` reads it back and ``find``
     then sees it; ``read_rolls`` and ``rolls`` read the whole log; a logged id is refused."""
 
     async def body() -> None:
@@ -375,7 +375,7 @@ def test_a_logged_id_is_found_or_read_back_never_missing_and_older_rows_are_read
             try:
                 found = store.find(roll.entry.request_id)
             except RowNotCached as missing:
-                assert missing.seq == roll.seq
+                assert missing.request_id == roll.entry.request_id
                 assert await store.recall(roll.entry.request_id) == roll
                 found = store.find(roll.entry.request_id)
             assert found == roll

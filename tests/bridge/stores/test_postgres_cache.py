@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import arbiter.bridge.stores.postgres as postgres_store
+import arbiter.bridge.stores.request_index as request_index
 from arbiter.bridge.records import Roll
 from arbiter.bridge.stores import RowNotCached
 from arbiter.bridge.stores.postgres import PostgresStore
@@ -36,11 +37,11 @@ def test_a_world_opened_with_a_10_row_cache_after_200_rows_holds_10_rows_whole_a
         store = await PostgresStore.open(postgres_database, "w", cache_rows=10)
         committed = store._committed
         assert committed.rolls == staged[190:] and len(committed.by_request) == 10
-        assert len(committed.ids) == 200 and committed.ids["r0"] == 1
+        assert len(committed.ids) == 200 and committed.ids.loaded == 190
         assert store.cached_from() == 191 and store.count() == 200
         with pytest.raises(RowNotCached) as missing:
             store.find("r0")
-        assert missing.value.seq == 1
+        assert missing.value.request_id == "r0"
         assert store.find("r195") == staged[195]
         assert await store.read_rolls(0, 190) == staged[:190]
         assert list(store.rolls()) == staged and store.verify_chain() == []
@@ -54,5 +55,29 @@ def test_a_world_opened_with_a_10_row_cache_after_200_rows_holds_10_rows_whole_a
         snapshot = await PostgresStore.snapshot(postgres_database, "w")
         assert snapshot._committed.rolls == [] and snapshot.count() == 201
         assert list(snapshot.rolls()) == [*staged, new] and snapshot.verify_chain() == []
+
+    run_apart(body())
+
+
+def test_an_id_whose_digest_matches_a_logged_one_is_read_for_once_then_decided_and_logged(
+    postgres_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every digest the same (a collision, which a 64-bit keyed digest makes all but
+    impossible): a new id is "maybe logged", so ``find`` raises; ``recall`` finds no row and says
+    so, and from then on the id is new: staged, committed and found."""
+    monkeypatch.setattr(request_index, "digest", lambda request_id: 0)
+
+    async def body() -> None:
+        await two_hundred_rows(postgres_database)
+        store = await PostgresStore.open(postgres_database, "w", cache_rows=10)
+        with pytest.raises(RowNotCached):
+            store.find("fresh")
+        assert await store.recall("fresh") is None and store.find("fresh") is None
+        assert not store.logged("fresh")
+        fresh = store.stage(new_roll("fresh"))
+        await store.flush()
+        assert store.find("fresh") == fresh and store.count() == 201
+        assert await store.recall("r3") is not None  # a logged id is still read back
+        await store.close()
 
     run_apart(body())
