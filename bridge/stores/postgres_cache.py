@@ -3,10 +3,10 @@ as committed (or, as an overlay, the writes staged on top of them); :func:`load_
 them from the database in one snapshot, with the world's epoch and chain head.
 
 The committed copy is bounded: it holds what the synchronous decide path needs (encounters,
-sessions, players, stat blocks, the head), the request id of every logged row with its seq
+sessions, players, stat blocks, the head), the request id of every logged row
 (:attr:`WorldRows.ids`, compact: :mod:`arbiter.bridge.stores.request_index`; a resend is
-never decided again), and only the most recent rows whole
-(at most ``limit``; older ones are read from the database when asked for, off the decide path).
+never decided again), and only the most recent rows whole (at most ``limit``; older ones are
+read from the database when asked for, off the decide path).
 :class:`arbiter.bridge.stores.postgres.PostgresStore` serves every read from these rows and
 merges an overlay in (:meth:`WorldRows.merge`) once its flush has committed it.
 """
