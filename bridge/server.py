@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import sqlite3
 import time
@@ -421,7 +422,14 @@ async def open_server(config: ServerConfig) -> ArbiterServer:
         return ArbiterServer(config)
     world = await open_postgres(config.postgres)
     try:
-        return ArbiterServer(config, world)
+        from arbiter.bridge.world_rules import published_rules
+
+        own = await published_rules(config.postgres.dsn, config.postgres.world, config.rules)
+        if own is not None:
+            # Served with the rules the world names (read at start: a host of many worlds
+            # follows a publish live); the --rules files are not its rules, so not watched.
+            config = dataclasses.replace(config, reload_interval=None)
+        return ArbiterServer(config, world, rules=own)
     except BaseException:
         await world.close()
         raise

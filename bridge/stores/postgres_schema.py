@@ -18,13 +18,20 @@ from arbiter.bridge.records import GENESIS
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """2 added ``rolls.player`` (as the SQLite store's schema 2 did) and the owner's lease on
-``worlds``; a database of schema 1 is brought to 2 by :func:`install`, its rows keeping no
-player (their hashes unchanged) and its worlds no owner."""
+``worlds``; 3 added ``rule_sets`` (published rule sources, once per hash) and ``worlds.rules``
+(the rules a world is served with; null: the host's). A database of schema 1 or 2 is brought to
+3 by :func:`install`, its rows keeping no player (their hashes unchanged), its worlds no owner
+and no rules of their own."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS rule_sets (
+  hash text PRIMARY KEY,
+  sources text NOT NULL,
+  published double precision NOT NULL
+);
 CREATE TABLE IF NOT EXISTS worlds (
   id text PRIMARY KEY,
   epoch bigint NOT NULL DEFAULT 0,
@@ -33,7 +40,8 @@ CREATE TABLE IF NOT EXISTS worlds (
   owner text,
   owner_token text,
   owner_url text,
-  lease_until timestamptz
+  lease_until timestamptz,
+  rules text REFERENCES rule_sets (hash)
 );
 CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);
 CREATE OR REPLACE FUNCTION arbiter_advance_head(
@@ -161,14 +169,25 @@ ALTER TABLE worlds ADD COLUMN IF NOT EXISTS owner text,
   ADD COLUMN IF NOT EXISTS lease_until timestamptz;
 """
 """What schema 1 lacks of 2 (the rest comes from :data:`SCHEMA`, which creates only what is missing)."""
+FROM_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS rule_sets (
+  hash text PRIMARY KEY,
+  sources text NOT NULL,
+  published double precision NOT NULL
+);
+ALTER TABLE worlds ADD COLUMN IF NOT EXISTS rules text REFERENCES rule_sets (hash);
+"""
+"""What schema 2 lacks of 3: a world's own rules (:mod:`arbiter.bridge.stores.postgres_rules`)."""
+MIGRATIONS = {"1": FROM_SCHEMA_1 + FROM_SCHEMA_2, "2": FROM_SCHEMA_2}
+"""The statements bringing each older schema to :data:`SCHEMA_VERSION`."""
 ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
 async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
-    version of it) and the world's row if missing (none for ``world`` None); a schema-1
-    database is brought to 2.
+    version of it) and the world's row if missing (none for ``world`` None); a database of an
+    older schema (:data:`MIGRATIONS`) is brought to this one.
 
     Neither waits for a group commit in flight: the schema's statements (``CREATE TRIGGER``
     locks ``rolls``) run only when the schema is not there yet (or is 1), and the world's row is
@@ -176,12 +195,13 @@ async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None
     holding an existing row). A store opened or a world claimed while another host's commit is
     stopped half-way therefore does not stop with it."""
     version = await _schema_version(conn)
-    if version is None or version == "1":
+    if version is None or version in MIGRATIONS:
         async with conn.transaction():
             # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
-            if await _schema_version(conn) == "1":
-                await conn.execute(FROM_SCHEMA_1)
+            older = await _schema_version(conn)
+            if older is not None and older in MIGRATIONS:
+                await conn.execute(MIGRATIONS[older])
                 await conn.execute(
                     "UPDATE arbiter_meta SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,)
                 )
@@ -237,6 +257,7 @@ __all__ = [
     "DELETE_STAT_BLOCK",
     "END_SESSION",
     "INSERT_ROLL",
+    "MIGRATIONS",
     "MOVE_ENCOUNTER",
     "PUT_PLAYER",
     "PUT_SESSION",
