@@ -41,13 +41,14 @@ from arbiter.bridge.host_paths import (
     moved_reason,
     world_of,
 )
+from arbiter.bridge.host_players import HostPlayers
 from arbiter.bridge.http import ModuleFiles, problem, routes
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server import ArbiterServer
 from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
-from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld
+from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld, host_application_name
 from arbiter.bridge.world import OpenWorld
 from arbiter.compiler.errors import RuleError
 
@@ -65,7 +66,9 @@ class WorldHost:
         self.hosting: Hosting = config.hosting
         self.rules: RulesSnapshot = snapshot(config.rules.load())
         """The host's rules, served to every world that names none of its own (one snapshot)."""
-        self.world_rules = world_rules.WorldRules(self.hosting.dsn, config.rules)
+        self.world_rules = world_rules.WorldRules(
+            self.hosting.dsn, config.rules, host_application_name(self.hosting.host_id)
+        )
         """The rules worlds publish for themselves: one snapshot per hash, shared."""
         self.module = ModuleFiles(config.module_dir)
         self.worlds: dict[str, ArbiterServer] = {}
@@ -88,6 +91,9 @@ class WorldHost:
         self.idle_since: dict[str, float] = {}
         """When each world served with no connection was first seen so (the loop's clock)."""
         self.watcher: RulesWatcher | None = None
+        self.players: HostPlayers | None = None
+        """The one listener of the player records of every world served (their writes by
+        other processes: ``arbiter token --player``)."""
 
     # --- lifecycle ---
 
@@ -119,7 +125,17 @@ class WorldHost:
         )
         url = self.hosting.advertise_url or self.listening_url()
         check_reason_fits(self.hosting.host_id, url)
-        self.owner = Host(self.hosting.dsn, self.hosting.host_id, url, self.hosting.lease_ttl)
+        self.owner = Host(
+            self.hosting.dsn,
+            self.hosting.host_id,
+            url,
+            self.hosting.lease_ttl,
+            pool_size=self.hosting.pool_size,
+        )
+        self.players = HostPlayers(
+            self.hosting.dsn, self.owner.application_name, self.worlds, await self.owner.pool()
+        )
+        self._tasks.append(self.players.run())
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
         self._tasks.append(asyncio.create_task(renewals(self), name="lease-renewals"))
@@ -157,6 +173,8 @@ class WorldHost:
     async def close(self) -> None:
         """Stop listening and renewing, close every connection, flush and close every world's
         store, then release every world so another host may claim it at once."""
+        if self.players is not None:
+            await self.players.close()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -283,13 +301,14 @@ class WorldHost:
             return claim
         rules_hash: str | None = None
         try:
-            from arbiter.bridge.stores.postgres_schema import world_secret
+            from arbiter.bridge.stores.postgres_schema import secret_on
 
             opening = world_rules.open_rules(self.world_rules, world_id, lambda: self.rules)
             rules_hash, rules = await opening
             store = await owner.open_store(claim)
             try:
-                secret = await world_secret(self.hosting.dsn, world_id)
+                async with (await owner.pool()).connection() as conn:
+                    secret = await secret_on(conn, world_id)
                 world = ArbiterServer(
                     self.config,
                     OpenWorld(store, secret),
@@ -316,6 +335,8 @@ class WorldHost:
         world.on_lost = self.retire
         self.worlds[world_id] = world
         self.world_rules.attach(world_id, rules_hash)
+        if self.players is not None:
+            self.players.served(world_id)
         log.info(
             "serving world %r (epoch %d%s)",
             world_id,

@@ -72,8 +72,10 @@ async def published_rules(dsn: str, world: str, source: RuleSource) -> RulesSnap
 class WorldRules:
     """Each served world's rules hash, and one snapshot per hash, shared."""
 
-    def __init__(self, dsn: str, source: RuleSource) -> None:
+    def __init__(self, dsn: str, source: RuleSource, application_name: str = "arbiter") -> None:
         self.dsn = dsn
+        self.application_name = application_name
+        """What ``pg_stat_activity`` names its connections (the host's name)."""
         self.source = source
         self.snapshots: dict[str, RulesSnapshot] = {}
         """One snapshot per rules hash some world uses (or is being opened with)."""
@@ -103,7 +105,10 @@ class WorldRules:
             try:
                 if self._conn is None or self._conn.closed:
                     self._conn = await psycopg.AsyncConnection.connect(
-                        self.dsn, autocommit=True, connect_timeout=10
+                        self.dsn,
+                        autocommit=True,
+                        connect_timeout=10,
+                        application_name=self.application_name,
                     )
                 return await rules_of(self._conn, worlds)
             except BaseException:
@@ -142,7 +147,10 @@ class WorldRules:
     async def _load(self, rules_hash: str) -> RulesSnapshot:
         try:
             async with await psycopg.AsyncConnection.connect(
-                self.dsn, autocommit=True, connect_timeout=10
+                self.dsn,
+                autocommit=True,
+                connect_timeout=10,
+                application_name=self.application_name,
             ) as conn:
                 sources = await sources_of(conn, rules_hash)
         except (LookupError, ValueError) as err:

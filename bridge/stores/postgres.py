@@ -18,8 +18,9 @@ first if the database did not answer then).
 
 A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
 leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
-Not built yet (issue #19): a connection shared by the worlds of a host (each world's store
-holds its own).
+A host's stores share one connection pool (:mod:`arbiter.bridge.stores.postgres_pool`): a
+flush borrows a connection for its whole transaction and gives it back, a broken one is
+discarded. A store opened without a pool (one world per process) keeps a connection of its own.
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from typing import Any
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from arbiter.bridge.records import (
     GENESIS,
@@ -57,6 +59,7 @@ from arbiter.bridge.stores.postgres_schema import (
     END_SESSION,
     INSERT_ROLL,
     MOVE_ENCOUNTER,
+    NOTIFY_PLAYERS,
     PUT_PLAYER,
     PUT_SESSION,
     PUT_STAT_BLOCK,
@@ -96,6 +99,7 @@ class PostgresStore(WorldReads):
         dsn: str,
         world: str,
         conn: psycopg.AsyncConnection[Any] | None,
+        pool: AsyncConnectionPool[Any] | None = None,
         cache_rows: int | None = DEFAULT_CACHE_ROWS,
     ) -> None:
         super().__init__()
@@ -104,10 +108,15 @@ class PostgresStore(WorldReads):
         self.cache_rows = cache_rows
         """At most this many committed rows held whole (None: every row)."""
         self._io = asyncio.Lock()
-        """Held by a flush and by a read of older rows: one statement stream on the connection."""
+        """A store with a connection of its own: held by a flush and by a read of older rows,
+        one statement stream on the connection (a pooled store's reads borrow their own)."""
         self._closed = False
         """:meth:`close` was called: a read must not connect again."""
         self._conn: psycopg.AsyncConnection[Any] | None = conn
+        self._pool = pool
+        """The host's pool (None: the store keeps a connection of its own in ``_conn``)."""
+        self._pooled_pid: int | None = None
+        """The server process of the pooled connection the store used last."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
         self.epoch = 0
@@ -127,21 +136,25 @@ class PostgresStore(WorldReads):
         dsn: str,
         world: str,
         epoch: int | None = None,
+        pool: AsyncConnectionPool[Any] | None = None,
         cache_rows: int | None = None,
     ) -> PostgresStore:
         """Connect, create the schema and the world's row if missing, and load the world:
-        every request id, and the last ``cache_rows`` rows whole (None: :data:`DEFAULT_CACHE_ROWS`,
-        or what :func:`set_default_cache_rows` set).
+        every request id, and the last ``cache_rows`` rows whole (None:
+        :data:`DEFAULT_CACHE_ROWS`, or what :func:`set_default_cache_rows` set).
         ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
         raises :class:`StaleWriter` when the world is already under another (claimed again
-        since). None takes the world's current epoch: for one writer with no claims."""
+        since). None takes the world's current epoch: for one writer with no claims.
+        ``pool``: the host's, which every flush borrows from (None: a connection of its own)."""
         if cache_rows is None:
             cache_rows = _default_cache_rows
-        conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+        store = cls(dsn, world, None, pool, cache_rows)
         try:
-            await install(conn, world)
-            store = cls(dsn, world, conn, cache_rows)
-            store._committed, store.epoch, store._head = await load_world(conn, world, cache_rows)
+            async with store._borrow() as conn:
+                await install(conn, world)
+                store._committed, store.epoch, store._head = await load_world(
+                    conn, world, cache_rows
+                )
             store._last = store._head
             if epoch is not None and store.epoch != epoch:
                 raise StaleWriter(
@@ -149,7 +162,7 @@ class PostgresStore(WorldReads):
                     f"of epoch {epoch} this store was to be opened under"
                 )
         except BaseException:
-            await conn.close()
+            await store.close()
             raise
         return store
 
@@ -183,7 +196,8 @@ class PostgresStore(WorldReads):
         :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
         staged on a head that did; those staged while this awaited the database are lost
         with them (the next flush raises :class:`LostWithFlush`)."""
-        world, epoch, head = await load_world(await self._connection(), self.world, self.cache_rows)
+        async with self._borrow() as conn:
+            world, epoch, head = await load_world(conn, self.world, self.cache_rows)
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
@@ -203,17 +217,13 @@ class PostgresStore(WorldReads):
             self._last = head
 
     async def close(self) -> None:
-        """Close the connection; whatever is staged is dropped."""
+        """Close the store's own connection (a pool is its host's); whatever is staged is
+        dropped."""
         self._closed = True
         self._drop_staged()
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
-
-    @property
-    def backend_pid(self) -> int | None:
-        """The server process serving this store's connection (None when not connected)."""
-        return None if self._conn is None else self._conn.info.backend_pid
 
     # --- the roll log ---
 
@@ -255,18 +265,25 @@ class PostgresStore(WorldReads):
         return found
 
     async def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """One read on the store's connection, never inside a flush's transaction; a broken
-        connection is let go (the next flush or read connects again)."""
-        async with self._io:
+        """One read, on a pooled connection or the store's own (never inside a flush's
+        transaction); a broken connection is closed (the pool discards it, the store's own
+        is made anew by the next flush or read)."""
+        async with self._own_connection():
             if self._closed:
                 raise RuntimeError(f"the store of world {self.world!r} is closed")
-            try:
-                conn = await self._connection()
-                cur = await conn.execute(sql, args)
-                return await cur.fetchall()
-            except psycopg.OperationalError:
-                await self._disconnect()
-                raise
+            async with self._borrow() as conn:
+                try:
+                    cur = await conn.execute(sql, args)
+                    return await cur.fetchall()
+                except psycopg.OperationalError:
+                    await conn.close()
+                    raise
+
+    def _own_connection(self) -> contextlib.AbstractAsyncContextManager[object]:
+        """The lock on the store's own connection (nothing for a pooled store)."""
+        if self._pool is None:
+            return self._io
+        return contextlib.nullcontext()
 
     def _older(self, after: int, upto: int, session: str | None) -> Iterator[Roll]:
         """The committed rows not held whole, paged from the database on a connection of its
@@ -335,7 +352,7 @@ class PostgresStore(WorldReads):
         """Commit every staged write in one pipelined transaction that first compares and
         moves the world's head; raises (:class:`StaleWriter` when the head or epoch moved)
         with nothing staged kept."""
-        async with self._io:
+        async with self._own_connection():
             await self._flush()
 
     async def _flush(self) -> None:
@@ -362,13 +379,12 @@ class PostgresStore(WorldReads):
                 if self._flying.rolls
                 else self._head
             )
-            conn = await self._connection()
-            async with conn.pipeline(), conn.transaction():
-                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
-                if rows:
-                    await conn.cursor().executemany(INSERT_ROLL, rows)
-                for sql, args in ops:
-                    await conn.execute(sql, args)
+            async with self._borrow() as conn:
+                await self._commit(conn, rows, ops, last)
+        except PoolTimeout:
+            # No connection came free in time: nothing was sent, nothing landed.
+            self._drop_flight()
+            raise
         except psycopg.errors.UniqueViolation as err:
             self._drop_flight()
             if err.diag.constraint_name in ROLL_KEYS:
@@ -402,6 +418,58 @@ class PostgresStore(WorldReads):
             self._unsure = True
             raise
         self._merge_flight(last)
+
+    async def _commit(
+        self,
+        conn: psycopg.AsyncConnection[Any],
+        rows: list[tuple[Any, ...]],
+        ops: list[tuple[str, tuple[Any, ...]]],
+        last: tuple[int, str],
+    ) -> None:
+        """The group commit's transaction, pipelined under one Sync: one round trip. The
+        connection is in autocommit, so every statement up to the Sync (sent when the pipeline
+        ends) runs in one implicit transaction, committed at the Sync, or rolled back there
+        when one fails (the statements after it are skipped). A connection it leaves in doubt
+        (broken, or cancelled mid-pipeline) is closed, so a pool discards it instead of
+        lending it on."""
+        try:
+            async with conn.pipeline():
+                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
+                if rows:
+                    await conn.cursor().executemany(INSERT_ROLL, rows)
+                for sql, args in ops:
+                    await conn.execute(sql, args)
+                if any(sql is PUT_PLAYER for sql, _ in ops):
+                    # Heard on commit by whoever serves the world's players (the host's
+                    # listener re-reads them: a re-read begun before this commit is followed
+                    # by one after it, so the world's cache ends on what the table holds).
+                    await conn.execute(NOTIFY_PLAYERS, (self.world,))
+        except psycopg.errors.Error as err:
+            if isinstance(err, psycopg.OperationalError):
+                await conn.close()
+            raise
+        except BaseException:
+            await conn.close()
+            raise
+
+    @contextlib.asynccontextmanager
+    async def _borrow(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A connection for one transaction: the pool's (given back after it; a closed one
+        is discarded by the pool) or the store's own."""
+        if self._pool is None:
+            yield await self._connection()
+            return
+        async with self._pool.connection() as conn:
+            self._pooled_pid = conn.info.backend_pid
+            yield conn
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The server process of the store's own connection, or of the pooled one it used
+        last (None when it has none)."""
+        if self._pool is not None:
+            return self._pooled_pid
+        return None if self._conn is None else self._conn.info.backend_pid
 
     def _stale(self) -> StaleWriter:
         return StaleWriter(
@@ -457,6 +525,21 @@ class PostgresStore(WorldReads):
         return len(open_)
 
     # --- players ---
+
+    def take_players(self, records: dict[str, Player]) -> None:
+        """The world's player records as committed, read anew (another process wrote them:
+        :class:`arbiter.bridge.stores.postgres_pool.PlayerFeed`); writes staged or in flight
+        still read over them."""
+        self._committed.players = dict(records)
+
+    def connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
+        """A connection for one short read beside the store's writes: the pool's, or, for a
+        store with a connection of its own (which a flush may hold mid-transaction), a new one."""
+        if self._pool is not None:
+            return self._pool.connection()
+        from arbiter.bridge.stores.postgres_pool import fresh_connection
+
+        return fresh_connection(self.dsn, "arbiter")
 
     def put_player(self, player: Player) -> None:
         _storable("player", (player.name, player.token_hash))

@@ -143,10 +143,24 @@ PUT_SESSION = (
 )
 END_SESSION = "UPDATE sessions SET ended = %s WHERE world = %s AND id = %s AND ended IS NULL"
 PUT_PLAYER = (
-    "INSERT INTO players (world, name, participants, token_hash, created, revoked) "
+    "INSERT INTO players AS p (world, name, participants, token_hash, created, revoked) "
     "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (world, name) DO UPDATE SET "
-    "participants = excluded.participants, token_hash = excluded.token_hash, "
+    "participants = excluded.participants, "
+    "token_hash = CASE WHEN p.revoked IS NOT NULL AND excluded.revoked IS NULL "
+    "AND excluded.token_hash = p.token_hash THEN NULL ELSE excluded.token_hash END, "
     "created = excluded.created, revoked = excluded.revoked"
+)
+"""A record made active again with the very token that was revoked keeps no token: its writer
+had not heard of the revocation (``arbiter token --revoke`` writes from another process, and a
+GM's ``bind`` may be decided on the record before it), and a revoked token stays void, as
+``bind`` does for a revocation it knows of (:func:`arbiter.bridge.players.bind`)."""
+PLAYERS_CHANNEL = "arbiter_players"
+"""The channel a write of ``players`` notifies, its payload the world id: a host listens on
+it (:mod:`arbiter.bridge.stores.postgres_pool`) and re-reads that world's records."""
+NOTIFY_PLAYERS = f"SELECT pg_notify('{PLAYERS_CHANNEL}', %s)"
+READ_PLAYERS = (
+    "SELECT world, name, participants, token_hash, created, revoked FROM players "
+    "WHERE world = ANY(%s)"
 )
 PUT_STAT_BLOCK = (
     "INSERT INTO stat_blocks (world, ruleset, participant, block, actor, updated) "
@@ -241,12 +255,17 @@ async def world_secret(dsn: str, world: str) -> str:
     import psycopg
 
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        await conn.execute(
-            "INSERT INTO world_secrets (world, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            (world, secrets.token_urlsafe(32)),
-        )
-        found = await conn.execute("SELECT secret FROM world_secrets WHERE world = %s", (world,))
-        row = await found.fetchone()
+        return await secret_on(conn, world)
+
+
+async def secret_on(conn: psycopg.AsyncConnection[Any], world: str) -> str:
+    """:func:`world_secret` on a connection the caller has (a host's pool)."""
+    await conn.execute(
+        "INSERT INTO world_secrets (world, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+        (world, secrets.token_urlsafe(32)),
+    )
+    found = await conn.execute("SELECT secret FROM world_secrets WHERE world = %s", (world,))
+    row = await found.fetchone()
     if row is None:
         raise RuntimeError(f"world {world!r} has no secret")
     return str(row[0])
@@ -259,14 +278,18 @@ __all__ = [
     "INSERT_ROLL",
     "MIGRATIONS",
     "MOVE_ENCOUNTER",
+    "NOTIFY_PLAYERS",
+    "PLAYERS_CHANNEL",
     "PUT_PLAYER",
     "PUT_SESSION",
     "PUT_STAT_BLOCK",
+    "READ_PLAYERS",
     "ROLL_COLUMNS",
     "ROLL_KEYS",
     "SCHEMA",
     "SCHEMA_VERSION",
     "STALE_SQLSTATE",
     "install",
+    "secret_on",
     "world_secret",
 ]
