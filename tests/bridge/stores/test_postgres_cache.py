@@ -5,6 +5,8 @@ commands) holds no row whole and pages the whole log from the database."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 import arbiter.bridge.stores.postgres as postgres_store
@@ -79,5 +81,30 @@ def test_an_id_whose_digest_matches_a_logged_one_is_read_for_once_then_decided_a
         assert store.find("fresh") == fresh and store.count() == 201
         assert await store.recall("r3") is not None  # a logged id is still read back
         await store.close()
+
+    run_apart(body())
+
+
+def test_a_pooled_store_reads_older_rows_on_a_borrowed_connection_while_a_flush_is_in_flight(
+    postgres_database: str,
+) -> None:
+    """A host's store (a pool of 2): a resend's read and a gap's read borrow a connection of
+    their own, beside a flush in flight, and read the rows the database holds."""
+    from arbiter.bridge.stores.postgres_pool import open_pool
+
+    async def body() -> None:
+        staged = await two_hundred_rows(postgres_database)
+        pool = await open_pool(postgres_database, 2, "arbiter-test")
+        try:
+            store = await PostgresStore.open(postgres_database, "w", pool=pool, cache_rows=10)
+            new = store.stage(new_roll("new"))
+            flushing = asyncio.create_task(store.flush())
+            recalled, older = await asyncio.gather(store.recall("r0"), store.read_rolls(0, 190))
+            await flushing
+            assert recalled == staged[0] and older == staged[:190]
+            assert store.find("new") == new and store.count() == 201
+            await store.close()
+        finally:
+            await pool.close()
 
     run_apart(body())
