@@ -126,6 +126,9 @@ class PostgresStore(WorldReads):
         """The head with the staged rows."""
         self._unsure = False
         """A flush failed without saying whether it committed: reload before the next."""
+        self._doubt = 0
+        """How many rows that flush held: the reload holds at least as many whole, so the
+        replies made from them find their very rows (more than ``cache_rows`` may have landed)."""
         self._lost = False
         """Writes staged while a flush was in flight were chained on it, and it failed: they
         are dropped, and the next flush raises :class:`LostWithFlush` for them."""
@@ -197,7 +200,9 @@ class PostgresStore(WorldReads):
         staged on a head that did; those staged while this awaited the database are lost
         with them (the next flush raises :class:`LostWithFlush`)."""
         async with self._borrow() as conn:
-            world, epoch, head = await load_world(conn, self.world, self.cache_rows)
+            limit = None if self.cache_rows is None else max(self.cache_rows, self._doubt)
+            world, epoch, head = await load_world(conn, self.world, limit)
+        world.limit = self.cache_rows  # the next commit trims back to it
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
@@ -396,7 +401,7 @@ class PostgresStore(WorldReads):
             # answers; else before the next flush), so a retry finds a row that landed.
             self._drop_flight()
             await self._disconnect()
-            self._unsure = True
+            self._unsure, self._doubt = True, len(rows)
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
@@ -415,7 +420,7 @@ class PostgresStore(WorldReads):
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
             self._drop_flight()
             await self._disconnect()
-            self._unsure = True
+            self._unsure, self._doubt = True, len(rows)
             raise
         self._merge_flight(last)
 
