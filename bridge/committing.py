@@ -17,7 +17,9 @@ row" is the very row the reply was made from (same hash), not merely a row of th
 an earlier commit of the id landed unheard and the store could not reload then, the id's retry
 is decided anew on a cache without that row; the reload of this flush finds the earlier row,
 and the new outcome, which is not the logged one, must not go (the client's next retry gets the
-logged outcome). A
+logged outcome). The
+outcome events of the rows that landed so are published too (and ``head`` moves past them),
+before those replies: a listener connected throughout is never replayed what it missed live. A
 reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
@@ -97,6 +99,9 @@ class GroupCommit:
         self._callbacks: list[Callable[[], None]] = []
         self._events: list[Event] = []
         """Outcomes staged so far to announce to the listeners once committed."""
+        self._event_rows: list[OutcomeRow | None] = []
+        """The row each of :attr:`_events` was made from (to tell, after a failed flush, the
+        events whose very row landed all the same)."""
         self._scheduled = False
         """A group is waiting for the committer (which runs it next)."""
         self._committer: asyncio.Task[None] | None = None
@@ -143,11 +148,19 @@ class GroupCommit:
         """Run ``callback`` once the writes staged so far are committed (never if that fails)."""
         self._callbacks.append(callback)
 
-    def announce(self, seq: int, outcome: OutcomeText, origin: ClientSession) -> None:
+    def announce(
+        self,
+        seq: int,
+        outcome: OutcomeText,
+        origin: ClientSession,
+        row: OutcomeRow | None = None,
+    ) -> None:
         """Tell every listener but ``origin`` about an outcome once its row is committed
-        (never if the commit fails). Called for every outcome decided, whoever listens now:
-        a client may join (and be replayed up to :attr:`head`) before the row is committed."""
+        (never if the commit fails, unless its very row ``row`` landed all the same). Called
+        for every outcome decided, whoever listens now: a client may join (and be replayed up
+        to :attr:`head`) before the row is committed."""
         self._events.append((seq, outcome, origin))
+        self._event_rows.append(row)
 
     def schedule(self) -> None:
         """Make sure a flush runs for what is staged now, after the callbacks already ready to
@@ -182,6 +195,7 @@ class GroupCommit:
         answers, self._answers = self._answers, []
         callbacks, self._callbacks = self._callbacks, []
         events, self._events = self._events, []
+        event_rows, self._event_rows = self._event_rows, []
         try:
             self._check_fence()
             await self.store.flush()
@@ -201,6 +215,8 @@ class GroupCommit:
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(failed)
+            if not isinstance(err, StaleWriter) and (self._fence is None or self._fence()):
+                self._publish_landed(events, event_rows)
             for session, reply, outcome_row, on_failure in answers:
                 if outcome_row is not None:
                     # An outcome goes only if its row is committed all the same: a commit whose
@@ -234,6 +250,20 @@ class GroupCommit:
                 waiter.set_result(None)
         for callback in callbacks:
             callback()
+
+    def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
+        """After a failed flush, publish the events whose very row the store holds all the
+        same (a COMMIT that landed although its connection broke): their requesters are told
+        their outcomes, and the listeners must be too, before :attr:`head` moves past them —
+        a listener connected throughout is never replayed what it missed live."""
+        landed: list[Event] = []
+        for event, row in zip(events, rows, strict=True):
+            found = None if row is None else self.store.find(row[0])
+            if found is not None and row is not None and found.hash == row[1]:
+                landed.append(event)
+        if landed:
+            self.head = max(self.head, landed[-1][0])
+            self._publish(landed)
 
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import sqlite3
 import time
@@ -52,6 +53,7 @@ from arbiter.compiler.errors import RuleError
 
 if TYPE_CHECKING:
     from arbiter.bridge.stores.ownership import Lease
+    from arbiter.bridge.stores.postgres_pool import PlayerFeed
 
 log = logging.getLogger("arbiter.server")
 
@@ -143,6 +145,9 @@ class ArbiterServer:
         self._watcher_task: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
         self._players_task: asyncio.Task[None] | None = None
+        self.player_feed: PlayerFeed | None = None
+        """The listener of this world's player records (a PostgreSQL world alone in its
+        process; None otherwise)."""
         self._closing: set[asyncio.Task[None]] = set()
         self._players: dict[str, Player] = {p.name: p for p in self.store.players()}
         """The player records as last read (a change is applied to live connections)."""
@@ -193,7 +198,7 @@ class ArbiterServer:
             self._checkpoint_task = asyncio.create_task(
                 self._checkpoints(self.world.checkpointer), name="wal-checkpoints"
             )
-        self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
+        self._players_task = self._player_records()
 
     @property
     def port(self) -> int:
@@ -236,6 +241,37 @@ class ArbiterServer:
                 await asyncio.to_thread(checkpointer.checkpoint)
             except Exception:
                 log.exception("WAL checkpoint failed (will retry)")
+
+    def _player_records(self) -> asyncio.Task[None] | None:
+        """Start following the player records another process writes: SQLite's are read every
+        ``players_interval`` seconds; a PostgreSQL world alone in its process listens for
+        their writes (:class:`~arbiter.bridge.stores.postgres_pool.PlayerFeed`); a world of a
+        host of many is told by the host's one listener (:meth:`take_players`): None."""
+        if self.world.checkpointer is not None:
+            return asyncio.create_task(self._watch_players(), name="player-records")
+        if self.lease is not None:
+            return None
+        from arbiter.bridge.stores.postgres import PostgresStore
+        from arbiter.bridge.stores.postgres_pool import PlayerFeed
+
+        store = self.store
+        if not isinstance(store, PostgresStore):
+            return asyncio.create_task(self._watch_players(), name="player-records")
+        self.player_feed = PlayerFeed(
+            store.dsn, "arbiter", lambda: (store.world,), self._take_players, store.connection
+        )
+        return asyncio.create_task(self.player_feed.run(), name="player-records")
+
+    async def _take_players(self, world: str, records: dict[str, Player]) -> None:
+        self.take_players(records)
+
+    def take_players(self, records: dict[str, Player]) -> None:
+        """The world's player records, read anew by a listener: taken into the store, and
+        applied to live connections (:meth:`players_changed`)."""
+        take = getattr(self.store, "take_players", None)
+        if take is not None:
+            take(records)
+        self.players_changed()
 
     async def _watch_players(self) -> None:
         """Apply changes of the player records (``arbiter token`` writes them from another
@@ -421,7 +457,14 @@ async def open_server(config: ServerConfig) -> ArbiterServer:
         return ArbiterServer(config)
     world = await open_postgres(config.postgres)
     try:
-        return ArbiterServer(config, world)
+        from arbiter.bridge.world_rules import published_rules
+
+        own = await published_rules(config.postgres.dsn, config.postgres.world, config.rules)
+        if own is not None:
+            # Served with the rules the world names (read at start: a host of many worlds
+            # follows a publish live); the --rules files are not its rules, so not watched.
+            config = dataclasses.replace(config, reload_interval=None)
+        return ArbiterServer(config, world, rules=own)
     except BaseException:
         await world.close()
         raise

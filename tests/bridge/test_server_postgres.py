@@ -155,6 +155,8 @@ def test_a_request_whose_commit_landed_although_its_connection_broke_gets_its_ou
     config = bundled_config(tmp_path, postgres=PostgresWorld(primary.dsn(), "w"))
     with running(config) as srv:
         ws, _ = srv.hello(events=[])
+        # Another client, connected throughout, listening to outcome events.
+        listener, _ = srv.hello(events=["outcome"])
         store = srv.server.store
         assert isinstance(store, PostgresStore)
         with replicated_postgres.standby_away():
@@ -167,9 +169,15 @@ def test_a_request_whose_commit_landed_although_its_connection_broke_gets_its_ou
             primary.terminate(pid)
             landed = receive(ws)
         assert landed["type"] == "outcome" and landed["replayed"] is False
+        # The listener is told of the row as of any committed one (it would never be
+        # replayed it: it saw no gap).
+        event = receive(listener)
+        assert event["event"] == "outcome" and event["seq"] == landed["seq"]
+        assert event["outcome"]["id"] == "r-4"
         send(ws, bundled_request("r-4"))
         again = receive(ws)
         ws.close()
+        listener.close()
     assert again["replayed"] is True and again["seq"] == landed["seq"]
     assert rows(primary.dsn(), "r-4") == 1
 

@@ -50,6 +50,31 @@ export function resolveUrl(setting, page = globalThis.location, userAgent = glob
   return { url: url.href };
 }
 
+/**
+ * Where a "moved" close (4010, reason `{"owner", "url"}`, docs/protocol.md) sends a client that
+ * dialled `configured`: the named host's address with the configured path (`/w/<world id>`), or
+ * null when the reason names no usable address. Never a downgrade: from a `wss` address only
+ * to `wss`, and only what `resolveUrl` allows from this page (mixed content).
+ */
+export function movedTo(configured, reason, page = globalThis.location) {
+  let named;
+  try {
+    named = JSON.parse(reason)?.url;
+  } catch {
+    return null;
+  }
+  if (typeof named !== "string" || !named) return null;
+  const resolved = resolveUrl(named, page);
+  if (resolved.error) return null;
+  const from = new URL(configured);
+  const to = new URL(resolved.url);
+  if (from.protocol === "wss:" && to.protocol !== "wss:") return null;
+  to.pathname = `${to.pathname.replace(/\/+$/, "")}${from.pathname}`;
+  to.search = from.search;
+  if (to.href === from.href) return null;
+  return { from: configured, url: to.href };
+}
+
 /** Delay before reconnect attempt `n` (0-based): doubling from BACKOFF_FIRST_MS, capped. */
 export function backoff(n) {
   return Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** n);
@@ -66,6 +91,7 @@ export class Connection extends EventTarget {
   #pingId = 0;
   #seen = { key: null, seq: null }; // the greatest seq seen, and the server (url + token) it is of
   #dialled = null; // the key of the socket being dialled
+  #moved = null; // {from, url}: where a "moved" close (4010) sent the configured address
   status = "idle"; // idle | connecting | open | retrying | refused | failed
   welcome = null;
   problem = null; // {key, data} for the connection doctor
@@ -172,24 +198,27 @@ export class Connection extends EventTarget {
       this.#set("failed", { key: "NoToken", data: {} });
       return;
     }
+    // A seq is the row number of one world's log: the configured address names the world,
+    // whichever of its hosts a "moved" close sends us to.
+    const key = `${resolved.url}\n${token}`;
+    const moved = this.#moved?.from === resolved.url ? this.#moved : null;
+    const url = moved ? moved.url : resolved.url;
     this.#set("connecting", this.problem);
     // Chrome's Local Network Access state, known by the time a refused socket closes.
     let permission = null;
-    localNetworkPermission(new URL(resolved.url).hostname).then((state) => (permission = state), () => null);
+    localNetworkPermission(new URL(url).hostname).then((state) => (permission = state), () => null);
     const page = globalThis.location;
     const userAgent = globalThis.navigator?.userAgent ?? "";
     let socket;
     try {
-      socket = new this.#options.WebSocket(resolved.url);
+      socket = new this.#options.WebSocket(url);
     } catch (err) {
       // Browsers throw synchronously for blocked mixed content (Safari: loopback ws too).
-      const key = blockedBy({ page, url: resolved.url, userAgent, thrown: true }) ?? "MixedContent";
-      this.#set("failed", { key, data: { url: resolved.url, detail: err.message } });
+      const key = blockedBy({ page, url, userAgent, thrown: true }) ?? "MixedContent";
+      this.#set("failed", { key, data: { url, detail: err.message } });
       return;
     }
     this.#socket = socket;
-    // A seq is the server's row number in one world's log: only worth saying to the same one.
-    const key = `${resolved.url}\n${token}`;
     this.#dialled = key;
     const since = this.#seen.key === key ? this.#seen.seq : null;
     let welcomed = false;
@@ -230,12 +259,19 @@ export class Connection extends EventTarget {
         this.#set("refused", { key: event.code === 4003 ? "Revoked" : "WrongSecret", data: { reason: event.reason } });
         return;
       }
-      const delay = backoff(this.#attempt++);
+      const configured = resolved.url;
+      // Another host owns the world: dial the one it names (same path). Anything else from a
+      // host we were sent to (4009, a refused or dropped socket) goes back to the configured
+      // address, whose proxy or host knows where the world is now.
+      this.#moved = event.code === 4010 ? movedTo(configured, event.reason, page) : null;
+      // At once the first time; a host we were sent to sending us on again waits like any retry
+      // (two hosts naming each other while a lease changes hands must not spin).
+      const delay = this.#moved && !moved ? 0 : backoff(this.#attempt++);
       // A socket that never opened may have been refused by the browser, not the server:
       // Local Network Access (retrying helps once the user allows it) says so.
-      const blocked = opened ? null : blockedBy({ page, url: resolved.url, userAgent, permission });
+      const blocked = opened ? null : blockedBy({ page, url, userAgent, permission });
       const key = welcomed ? "Lost" : (blocked ?? "ServerDown");
-      const data = { url: resolved.url, seconds: Math.ceil(delay / 1000), page: page?.host ?? "" };
+      const data = { url, seconds: Math.ceil(delay / 1000), page: page?.host ?? "" };
       this.#set("retrying", { key, data });
       this.#timers.retry = setTimeout(() => this.#dial(), delay);
     });
