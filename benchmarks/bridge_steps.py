@@ -90,8 +90,9 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         request = reads[i].message.request
         return settle(request, engine, model, digest, None, Dice(BudgetedSource(source, 100)))
 
-    outcomes = [decided(i) for i in range(50)]
-    texts = [OutcomeText(outcomes[i % 50]) for i in range(calls)]
+    kinds = min(50, calls)  # outcomes of different dice, taken in turn
+    outcomes = [decided(i) for i in range(kinds)]
+    texts = [OutcomeText(outcomes[i % kinds]) for i in range(calls)]
     logged = request_json(reads[0].message.request, reads[0].request)
     rolls = [
         NewRoll(
@@ -138,7 +139,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         ("  frame by orjson.loads", lambda i: orjson.loads(frames[calls + i])),
         ("  frame by json.loads (durable echo)", lambda i: json.loads(frames[calls + i])),
         ("engine decision (settle)", decided),
-        ("outcome texts (OutcomeText)", lambda i: OutcomeText(outcomes[i % 50])),
+        ("outcome texts (OutcomeText)", lambda i: OutcomeText(outcomes[i % kinds])),
         ("row hash (roll_hash)", lambda i: roll_hash("0" * 64, i, rolls[i], logged,
                                                      texts[i].dice_bytes, texts[i].logged_bytes)),
         ("  sha256 of the row's bytes", lambda i: hashlib.sha256(row).hexdigest()),
