@@ -147,7 +147,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         ("idempotency probe (store.find)", lambda i: store.find(f"none-{i}")),
         ("logged request (request_json)", lambda i: request_json(
             reads[i].message.request, reads[i].request)),
-        ("ClientSession.handle, COMMIT every 10", handle),
+        ("ClientSession.handle (COMMIT every 10)", handle),
     ]  # fmt: skip
     _control("-i", "on")
     done = []
