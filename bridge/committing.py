@@ -268,12 +268,16 @@ class GroupCommit:
             if isinstance(err, StaleWriter):
                 self._on_stale(err)
             return
+        if events and not await self._announce_late(events[0][0]):
+            # Rows before them landed unheard and could not be read: ``head`` stays at the
+            # last row published, and this group's events go with those rows, late, once the
+            # next group's read of them succeeds (its ``_announce_late`` reads them all).
+            events = []
+        if self._fenced():
+            # The read of the rows landed unheard outlasted the lease: nothing leaves.
+            self._lease_lost(answers, waiters)
+            return
         if events:
-            await self._announce_late(events[0][0])
-            if self._fenced():
-                # The read of the rows landed unheard outlasted the lease: nothing leaves.
-                self._lease_lost(answers, waiters)
-                return
             # In this step, with the flush's return: a row's event is published as soon as it
             # is committed, so ``head`` is never a row whose event is still to come.
             self.head = max(self.head, events[-1][0])
@@ -387,14 +391,15 @@ class GroupCommit:
             self.head = max(self.head, landed[-1][0])
             self._publish(landed)
 
-    async def _announce_late(self, first: int) -> None:
+    async def _announce_late(self, first: int) -> bool:
         """Before ``head`` moves to ``first`` or past it: publish the committed rows between
         that no live event announced. A failed flush whose COMMIT landed unheard, when the
         store could not reload then, left its events unpublished; a later reload found the
         rows, and the next good flush's events come after them. (Rows between that are
-        refusals after dice have no event: nothing is sent for them.)"""
+        refusals after dice have no event: nothing is sent for them.) False when the rows
+        could not be read: nothing is published then, and ``head`` must not move."""
         if first <= self.head + 1 or self._publish_late is None:
-            return
+            return True
         # Rows the store no longer holds in memory (more than its cache landed unheard) are
         # read first; no flush moves the cache while this committer awaits.
         held = self.store.cached_from() - 1
@@ -404,9 +409,12 @@ class GroupCommit:
                 rows = await self.store.read_rolls(self.head, min(held, first - 1))
             except Exception as err:
                 self.failures.report("the rows that landed unheard could not be read", err)
+                return False
         rows += [roll for roll in self.store.rolls(max(self.head, held)) if roll.seq < first]
-        if rows:
+        if rows and not self._fenced():  # else the caller lets the world go
             self._publish_late(rows)
+            self.head = max(self.head, rows[-1].seq)
+        return True
 
     def _fenced(self) -> bool:
         """The lease may have ended (an await outlasted it): nothing more may leave."""
