@@ -25,6 +25,10 @@ async def two_hundred_rows(dsn: str) -> list[Roll]:
         staged += [store.stage(new_roll(f"r{group * 20 + n}")) for n in range(20)]
         await store.flush()
         assert len(store._committed.rolls) == 10  # the window moves with each commit
+        # Never reopened: at most 4 x 10 ids as strings, the rest folded into digests.
+        assert store._committed.ids.strings <= 40
+    assert store._committed.ids.loaded >= 160
+    assert all(store.logged(f"r{n}") for n in range(200)) and not store.logged("r200")
     await store.close()
     return staged
 
@@ -67,10 +71,10 @@ def test_an_id_whose_digest_matches_a_logged_one_is_read_for_once_then_decided_a
     """Every digest the same (a collision, which a 64-bit keyed digest makes all but
     impossible): a new id is "maybe logged", so ``find`` raises; ``recall`` finds no row and says
     so, and from then on the id is new: staged, committed and found."""
-    monkeypatch.setattr(request_index, "digest", lambda request_id: 0)
 
     async def body() -> None:
-        await two_hundred_rows(postgres_database)
+        await two_hundred_rows(postgres_database)  # digests as they are (every id new)
+        monkeypatch.setattr(request_index, "digest", lambda request_id: 0)
         store = await PostgresStore.open(postgres_database, "w", cache_rows=10)
         with pytest.raises(RowNotCached):
             store.find("fresh")
