@@ -278,7 +278,7 @@ def test_a_hostile_player_resending_and_replaying_rows_no_longer_cached_sees_onl
 
 
 def test_a_new_id_whose_digest_matches_a_logged_one_is_decided_once_and_told_after_its_commit(
-    postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    postgres: Cluster, postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every digest the same (a collision, all but impossible with a keyed 64-bit digest): each
     new id is "maybe logged", read for, found absent, then decided in its reply's turn; its
@@ -297,8 +297,24 @@ def test_a_new_id_whose_digest_matches_a_logged_one_is_decided_once_and_told_aft
     config = bundled_config(tmp_path, limits=FAST, postgres=PostgresWorld(postgres_database, "w"))
     with running(config) as srv:
         ws, _ = srv.hello(events=[])
-        fresh = replies(ws, [bundled_request("fresh")])[0]
-        assert logged(postgres_database)["fresh"] == 1  # committed before it was told
+        store = srv.server.store
+        assert isinstance(store, PostgresStore)
+        # The world's head row held: the commit of "fresh" waits for it, and nothing is told.
+        holder = psycopg.connect(postgres_database)
+        holder.execute("SELECT 1 FROM worlds WHERE id = 'w' FOR UPDATE")
+        try:
+            send(ws, bundled_request("fresh"))
+            pid = store.backend_pid
+            assert pid is not None
+            postgres.wait_event(pid, "transactionid")
+            with pytest.raises(TimeoutError):
+                ws.recv(0)  # decided and staged, its commit in flight: not told
+            assert "fresh" not in logged(postgres_database)
+        finally:
+            holder.rollback()
+            holder.close()
+        fresh = str(ws.recv(10))
+        assert logged(postgres_database)["fresh"] == 1
         again, pong = replies(ws, [bundled_request("fresh"), {"v": 1, "type": "ping", "id": "p"}])
         ws.close()
     first = json.loads(fresh)
