@@ -291,10 +291,12 @@ class GroupCommit:
                     refused = encode(self._commit_failed(reply.request_id))
                     self._lease_lost([(session, refused, None, None), *answers[at + 1 :]], waiters)
                     return
-                if fresh:
+                if fresh or self.store.pending:
                     # No row had the id after all (another id's digest): the message was
-                    # decided now, its row is staged. It and every reply after it wait for
-                    # the next flush, in order.
+                    # decided now, its row is staged. Or rows were staged while the row was
+                    # read (by other connections): the answer may rest on one of them (an id
+                    # found absent, then decided by another). It and every reply after it
+                    # wait for the next flush, in order.
                     self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
                     self.schedule()
                     break

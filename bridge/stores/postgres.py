@@ -373,6 +373,7 @@ class PostgresStore(WorldReads):
         # next flush; reads see them, these in flight, then the committed rows.
         rows, ops = self._rows, self._ops
         self._flying, self._staged, self._rows, self._ops = self._staged, WorldRows(), [], []
+        sent = 0  # the rows a failure leaves in doubt: none until the commit is sent
         try:
             if self._unsure:
                 await self._resync(in_flight=bool(rows or ops))
@@ -385,6 +386,7 @@ class PostgresStore(WorldReads):
                 else self._head
             )
             async with self._borrow() as conn:
+                sent = len(rows)
                 await self._commit(conn, rows, ops, last)
         except PoolTimeout:
             # No connection came free in time: nothing was sent, nothing landed.
@@ -401,7 +403,8 @@ class PostgresStore(WorldReads):
             # answers; else before the next flush), so a retry finds a row that landed.
             self._drop_flight()
             await self._disconnect()
-            self._unsure, self._doubt = True, len(rows)
+            # A resync that failed before the commit was sent leaves the earlier doubt.
+            self._unsure, self._doubt = True, sent or self._doubt
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
@@ -420,7 +423,8 @@ class PostgresStore(WorldReads):
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
             self._drop_flight()
             await self._disconnect()
-            self._unsure, self._doubt = True, len(rows)
+            # A resync that failed before the commit was sent leaves the earlier doubt.
+            self._unsure, self._doubt = True, sent or self._doubt
             raise
         self._merge_flight(last)
 

@@ -438,3 +438,34 @@ def test_rows_landed_unheard_that_could_not_be_read_keep_head_and_go_late_with_t
         assert client.got == ["outcome 3", "outcome 4"]
 
     run_apart(body())
+
+
+def test_a_recall_answered_while_rows_are_staged_waits_for_their_flush() -> None:
+    """While a resend's row is read, another connection stages a row (maybe of the very id,
+    found absent by the read): the recall's answer may rest on it, so it waits for the next
+    flush, and the replies after it keep their order behind it."""
+
+    async def body() -> None:
+        store, settled = SlowStore(), []
+        store.gate.set()
+        sent: list[tuple[str, int]] = []
+
+        class Watching(Client):
+            def send(self, reply: str | bytes) -> None:
+                sent.append((str(reply), len(store.flushed)))
+
+        client = Watching()
+        store.logged["old"] = "h"
+        store.reads["old"] = asyncio.Event()
+        group = commits(store, [])
+        group.answer(client, recall("old", settled))  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert store.flushed == [0] and store.reading == ["old"]
+        store.staged += 1  # decided by another connection meanwhile
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        store.reads["old"].set()
+        await group.drain()
+        assert sent == [("again old", 2), ("outcome 2", 2)] and store.flushed == [0, 1]
+
+    run_apart(body())

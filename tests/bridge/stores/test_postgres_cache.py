@@ -112,3 +112,31 @@ def test_a_pooled_store_reads_older_rows_on_a_borrowed_connection_while_a_flush_
             await pool.close()
 
     run_apart(body())
+
+
+def test_a_flush_whose_reload_fails_before_sending_keeps_the_doubt_of_the_flush_unheard(
+    postgres_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flush of 12 rows went unheard (the store must reload at least 12 rows to find them);
+    the next flush's reload fails before it sends anything: the doubt stays 12, not its own 1
+    row never sent (else the reload that succeeds holds too few rows to confirm them)."""
+    import psycopg
+
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w", cache_rows=3)
+        store._unsure, store._doubt = True, 12  # as a 12-row flush whose COMMIT went unheard
+
+        async def unreachable(*args: object, **kwargs: object) -> object:
+            raise psycopg.OperationalError("the database went away")
+
+        monkeypatch.setattr(postgres_store, "load_world", unreachable)
+        store.stage(new_roll("after"))
+        with pytest.raises(psycopg.OperationalError):
+            await store.flush()
+        assert store._unsure and store._doubt == 12
+        monkeypatch.undo()
+        await store.flush()  # the reload now answers, and loads 12 rows whole
+        assert store._unsure is False
+        await store.close()
+
+    run_apart(body())
