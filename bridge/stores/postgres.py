@@ -52,6 +52,7 @@ from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
 from arbiter.bridge.stores.postgres_reads import WorldReads
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
+    BIND_PLAYER,
     DELETE_STAT_BLOCK,
     END_SESSION,
     INSERT_ROLL,
@@ -314,31 +315,43 @@ class PostgresStore(WorldReads):
         ops: list[tuple[str, tuple[Any, ...]]],
         last: tuple[int, str],
     ) -> None:
-        """The group commit's transaction, pipelined under one Sync: one round trip. The
-        connection is in autocommit, so every statement up to the Sync (sent when the pipeline
-        ends) runs in one implicit transaction, committed at the Sync, or rolled back there
-        when one fails (the statements after it are skipped). A connection it leaves in doubt
-        (broken, or cancelled mid-pipeline) is closed, so a pool discards it instead of
-        lending it on."""
+        """The group commit's transaction, pipelined under one Sync: one round trip. ``BEGIN``
+        is queued first and ``COMMIT`` last, as statements: psycopg sends the Sync when the
+        pipeline ends even when the block raised (cancelled between awaits, or a parameter
+        psycopg could not adapt), and in an implicit transaction that Sync would commit
+        whatever was queued before the error. In an explicit one it commits nothing unless
+        ``COMMIT`` was queued; a statement the server refuses skips the rest, ``COMMIT``
+        included. Promises: when this raises anything but a cancellation or a broken
+        connection, nothing landed and the connection is idle again (rolled back); a
+        connection it leaves in doubt (broken, or cancelled mid-pipeline) is closed, so a pool
+        discards it instead of lending it on: a connection goes back only idle."""
         try:
             async with conn.pipeline():
+                await conn.execute("BEGIN")
                 await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if any(sql is PUT_PLAYER for sql, _ in ops):
+                if any(sql is PUT_PLAYER or sql is BIND_PLAYER for sql, _ in ops):
                     # Heard on commit by whoever serves the world's players (the host's
                     # listener re-reads them: a re-read begun before this commit is followed
                     # by one after it, so the world's cache ends on what the table holds).
                     await conn.execute(NOTIFY_PLAYERS, (self.world,))
-        except psycopg.errors.Error as err:
-            if isinstance(err, psycopg.OperationalError):
-                await conn.close()
+                await conn.execute("COMMIT")
+        except psycopg.OperationalError:
+            await conn.close()
+            raise
+        except Exception:
+            # Refused by the server (the transaction is aborted: INERROR) or failed in the
+            # client before COMMIT was queued (the Sync left it open: INTRANS): roll it back.
+            await _settle(conn)
             raise
         except BaseException:
             await conn.close()
             raise
+        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            await _settle(conn)
 
     @contextlib.asynccontextmanager
     async def _borrow(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
@@ -434,6 +447,13 @@ class PostgresStore(WorldReads):
         self._staged.players[player.name] = player
         self._ops.append((PUT_PLAYER, (self.world, *player.row())))
 
+    def bind_player(self, player: Player) -> None:
+        """Stage a GM's bind; the flush writes it as one (:data:`BIND_PLAYER`), so the stored
+        token and revocation decide when it lands, not the cached ones it was decided on."""
+        _storable("player", (player.name,))
+        self._staged.players[player.name] = player
+        self._ops.append((BIND_PLAYER, (self.world, player.name, player.row()[1], player.created)))
+
     # --- the GM's stat blocks ---
 
     def put_stat_block(self, block: StatBlock) -> None:
@@ -444,6 +464,20 @@ class PostgresStore(WorldReads):
     def delete_stat_block(self, ruleset: str, participant: str) -> None:
         self._staged.stat_blocks[(ruleset, participant)] = None
         self._ops.append((DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
+
+
+async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Leave ``conn`` idle, rolling back the transaction it is in, or close it (a pool then
+    discards it) when it cannot be rolled back: a connection never goes back mid-transaction."""
+    if conn.closed or conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        return
+    try:
+        await conn.rollback()
+    except Exception:
+        await conn.close()
+        return
+    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        await conn.close()
 
 
 def _storable(what: str, texts: tuple[Any, ...]) -> None:

@@ -154,6 +154,17 @@ PUT_PLAYER = (
 had not heard of the revocation (``arbiter token --revoke`` writes from another process, and a
 GM's ``bind`` may be decided on the record before it), and a revoked token stays void, as
 ``bind`` does for a revocation it knows of (:func:`arbiter.bridge.players.bind`)."""
+BIND_PLAYER = (
+    "INSERT INTO players AS p (world, name, participants, token_hash, created, revoked) "
+    "VALUES (%s, %s, %s, NULL, %s, NULL) ON CONFLICT (world, name) DO UPDATE SET "
+    "participants = excluded.participants, "
+    "token_hash = CASE WHEN p.revoked IS NULL THEN p.token_hash END, revoked = NULL"
+)
+"""A GM's ``bind`` (:func:`arbiter.bridge.players.bind`): a new record without a token, or the
+stored one with the new participants, keeping its stored token if active and made active again
+without one if revoked. It never writes a token or revocation of its own: it is decided on the
+host's cached record, which ``arbiter token --rotate`` / ``--revoke`` (another process) may
+have changed since, and writing those back would revive a rotated-out token."""
 PLAYERS_CHANNEL = "arbiter_players"
 """The channel a write of ``players`` notifies, its payload the world id: a host listens on
 it (:mod:`arbiter.bridge.stores.postgres_pool`) and re-reads that world's records."""
@@ -273,6 +284,7 @@ async def secret_on(conn: psycopg.AsyncConnection[Any], world: str) -> str:
 
 __all__ = [
     "ADVANCE_HEAD",
+    "BIND_PLAYER",
     "DELETE_STAT_BLOCK",
     "END_SESSION",
     "INSERT_ROLL",

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 import psycopg
 import pytest
 
+from arbiter.bridge.records import GENESIS
 from arbiter.bridge.stores.ownership import Host, Owned
 from arbiter.bridge.stores.postgres import PostgresStore
+from arbiter.bridge.stores.postgres_schema import ADVANCE_HEAD
 from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.stores.test_ownership import URL_A, URL_B, claimed, wait_lease_over
 from tests.support.apart import run_apart
@@ -77,16 +79,15 @@ def test_a_claim_ends_the_pooled_connection_stuck_mid_commit_and_no_other(
         other = await a.open_store(claimed(await a.claim("other")))
         pool = await a.pool()
         # What a pooled store's flush has done when its host stops half-way through it
-        # (pipelined, no Sync yet): the pooled backend holds the world's row.
+        # (PostgresStore._commit's shape: BEGIN, the compare-and-append, pipelined, no COMMIT
+        # nor Sync yet): the pooled backend holds the world's row.
         async with pool.connection() as stuck, pool.connection() as idle:
             kept = idle.info.backend_pid
             with pytest.raises(psycopg.OperationalError):
                 async with stuck.pipeline():
                     await stuck.execute("BEGIN")
-                    head = await stuck.execute(
-                        "UPDATE worlds SET head_seq = 99 WHERE id = 'w' RETURNING id"
-                    )
-                    assert await head.fetchone() == ("w",)
+                    head = await stuck.execute(ADVANCE_HEAD, ("w", 1, 0, GENESIS, 99, "f" * 64))
+                    assert await head.fetchone() == ("",)  # void: it moved the head
                     assert await b.claim("w") == Owned("w", "host-a", URL_A)
                     await asyncio.to_thread(wait_lease_over, postgres_database, "w")
                     taken = claimed(await asyncio.wait_for(b.claim("w"), timeout=60))
