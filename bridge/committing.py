@@ -19,7 +19,10 @@ is decided anew on a cache without that row; the reload of this flush finds the 
 and the new outcome, which is not the logged one, must not go (the client's next retry gets the
 logged outcome). The
 outcome events of the rows that landed so are published too (and ``head`` moves past them),
-before those replies: a listener connected throughout is never replayed what it missed live. A
+before those replies: a listener connected throughout is never replayed what it missed live.
+When the store could not reload then, the rows that landed are found by a later reload; the
+next good flush publishes them (marked replayed, as a reconnect's) before its own events, so
+``head`` never moves past a row whose event no listener was sent. A
 reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
@@ -41,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage, encode
+from arbiter.bridge.records import Roll
 from arbiter.bridge.stores import StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText
 
@@ -82,11 +86,14 @@ class GroupCommit:
         commit_failed: Callable[[str], ErrorMessage],
         on_failed: Callable[[], None] | None = None,
         fence: Callable[[], bool] | None = None,
+        publish_late: Callable[[Sequence[Roll]], None] | None = None,
     ) -> None:
         """``on_failed``: told when a flush fails (what the store staged since the last good
         one is lost: the stat-block vault forgets the blocks it kept). ``fence``: None (a world
-        served without a lease), or the lease's ``valid``."""
+        served without a lease), or the lease's ``valid``. ``publish_late``: sends the listeners
+        committed rows whose live event never went (see :meth:`_announce_late`)."""
         self.store = store
+        self._publish_late = publish_late
         self._on_failed = on_failed
         self._fence = fence
         self.failures = failures
@@ -239,6 +246,7 @@ class GroupCommit:
                 self._on_stale(err)
             return
         if events:
+            self._announce_late(events[0][0])
             # In this step, with the flush's return: a row's event is published as soon as it
             # is committed, so ``head`` is never a row whose event is still to come.
             self.head = max(self.head, events[-1][0])
@@ -264,6 +272,18 @@ class GroupCommit:
         if landed:
             self.head = max(self.head, landed[-1][0])
             self._publish(landed)
+
+    def _announce_late(self, first: int) -> None:
+        """Before ``head`` moves to ``first`` or past it: publish the committed rows between
+        that no live event announced. A failed flush whose COMMIT landed unheard, when the
+        store could not reload then, left its events unpublished; a later reload found the
+        rows, and the next good flush's events come after them. (Rows between that are
+        refusals after dice have no event: nothing is sent for them.)"""
+        if first <= self.head + 1 or self._publish_late is None:
+            return
+        rows = [roll for roll in self.store.rolls(self.head) if roll.seq < first]
+        if rows:
+            self._publish_late(rows)
 
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():

@@ -29,6 +29,7 @@ from arbiter.bridge.broadcast import publish
 from arbiter.bridge.committing import Event, GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.failures import FailureLog
+from arbiter.bridge.gap_replay import late
 from arbiter.bridge.http import ModuleFiles, routes
 from arbiter.bridge.protocol import (
     LimitsInfo,
@@ -38,6 +39,7 @@ from arbiter.bridge.protocol import (
     StatBlocksInvalid,
     encode,
 )
+from arbiter.bridge.records import Roll
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server_config import ServerConfig
@@ -135,6 +137,7 @@ class ArbiterServer:
             # A stat block the vault kept for requests may have been rolled back.
             lambda: self.vault.forget(),
             fence=lease.valid if lease is not None else None,
+            publish_late=self.publish_late,
         )
         # The group commit's (arbiter.bridge.committing), called as the server's by sessions.
         self.committed = self.commits.committed
@@ -393,6 +396,14 @@ class ArbiterServer:
         """Send one group commit's outcomes to the listeners (arbiter.bridge.broadcast)."""
         if self.listeners:
             publish(tuple(self.listeners), events)
+
+    def publish_late(self, rows: Sequence[Roll]) -> None:
+        """Send the listeners committed rows no live event announced, each in its view, marked
+        replayed (arbiter.bridge.gap_replay.late)."""
+        for client in tuple(self.listeners):
+            frames = late(rows, client.viewer)
+            if frames:
+                client.outbox.send_frames(frames)
 
     async def swap_rules(self, rules: RulesSnapshot) -> None:
         """Rebuild the module for new rules, then serve them and tell the clients."""

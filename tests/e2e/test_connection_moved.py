@@ -78,11 +78,29 @@ process.stdout.write(JSON.stringify(out));
 process.exit(0);
 """
 
+REFUSED = """
+connection.start();
+await tick(); await tick();
+sockets[0].close(4010, moved("b", "ws://127.0.0.1:9002"));
+await tick(); await tick();
+sockets.at(-1).close(4003, "revoked");
+await tick();
+out.status = connection.status;
+connection.start();
+await tick(); await tick();
+out.urls = sockets.map((s) => s.url);
+connection.stop();
+process.stdout.write(JSON.stringify(out));
+process.exit(0);
+"""
+
 REASONS = """
 const configured = "wss://arbiter.example.com/w/table%%207";
 out.cases = {
   named: movedTo(configured, moved("b", "wss://b.example.com")),
   prefixed: movedTo(configured, moved("b", "wss://b.example.com/arbiter/")),
+  behindProxy: movedTo("wss://proxy.example.com/arbiter/w/t", moved("b", "wss://b.example.com")),
+  bare: movedTo("wss://a.example.com/", moved("b", "wss://b.example.com")),
   downgrade: movedTo(configured, moved("b", "ws://b.example.com")),
   noUrl: movedTo(configured, moved("b")),
   notJson: movedTo(configured, "moved"),
@@ -135,6 +153,9 @@ def test_a_moved_close_is_followed_only_to_an_address_no_weaker_than_the_configu
         "url": "wss://b.example.com/w/table%207",
     }
     assert got["prefixed"]["url"] == "wss://b.example.com/arbiter/w/table%207"
+    # A proxy's prefix is the proxy's: the named host serves the world at /w/<id>.
+    assert got["behindProxy"]["url"] == "wss://b.example.com/w/t"
+    assert got["bare"]["url"] == "wss://b.example.com/"
     assert got["downgrade"] is None
     assert got["noUrl"] is None
     assert got["notJson"] is None
@@ -142,3 +163,15 @@ def test_a_moved_close_is_followed_only_to_an_address_no_weaker_than_the_configu
     assert got["itself"] is None
     # From an https page a ws address to another host is mixed content: not followed.
     assert got["mixedContent"] is None
+
+
+def test_after_a_refusal_at_the_host_it_was_sent_to_the_client_starts_from_the_configured_address() -> (
+    None
+):
+    got = run(REFUSED, "http://localhost:30000/game", "ws://127.0.0.1:9001/w/t")
+    assert got["status"] == "refused"
+    assert got["urls"] == [
+        "ws://127.0.0.1:9001/w/t",
+        "ws://127.0.0.1:9002/w/t",
+        "ws://127.0.0.1:9001/w/t",
+    ]

@@ -42,6 +42,13 @@ connector = true;
 out.staleSent = vault.referenced("hmk", { defender: { id: "orm", name: "Orm", ml: 60 } });
 out.again = await vault.get("hmk", "orm");
 out.againSent = vault.referenced("hmk", { defender: out.again });
+// Away again with no call meanwhile, and back under a new welcome: read anew.
+connector = false;
+stored.orm = { id: "orm", name: "Orm", ml: 80 };
+connection.welcome = { you: { gm: true } };
+connector = true;
+out.quietSent = vault.referenced("hmk", { defender: out.again });
+out.quiet = await vault.get("hmk", "orm");
 out.asked = asked;
 process.stdout.write(JSON.stringify(out));
 process.exit(0);
@@ -73,4 +80,7 @@ def test_a_block_read_before_another_gm_held_the_connection_is_read_anew_not_ref
     # ...the server is asked again, and the new block is the one referenced.
     assert got["again"] == {"id": "orm", "name": "Orm", "ml": 75}
     assert got["againSent"] == {"defender": {"id": "orm", "stored": True}}
-    assert got["asked"] == ["orm", "orm"]
+    # Away with no call meanwhile, back under another welcome: not taken for the stored one.
+    assert got["quietSent"] == {"defender": {"id": "orm", "name": "Orm", "ml": 75}}
+    assert got["quiet"] == {"id": "orm", "name": "Orm", "ml": 80}
+    assert got["asked"] == ["orm", "orm", "orm"]

@@ -52,7 +52,8 @@ export function resolveUrl(setting, page = globalThis.location, userAgent = glob
 
 /**
  * Where a "moved" close (4010, reason `{"owner", "url"}`, docs/protocol.md) sends a client that
- * dialled `configured`: the named host's address with the configured path (`/w/<world id>`), or
+ * dialled `configured`: the named host's address followed by the configured path's world part
+ * (`/w/<world id>`; a proxy's prefix before it is not the named host's), or
  * null when the reason names no usable address. Never a downgrade: from a `wss` address only
  * to `wss`, and only what `resolveUrl` allows from this page (mixed content).
  */
@@ -69,7 +70,9 @@ export function movedTo(configured, reason, page = globalThis.location) {
   const from = new URL(configured);
   const to = new URL(resolved.url);
   if (from.protocol === "wss:" && to.protocol !== "wss:") return null;
-  to.pathname = `${to.pathname.replace(/\/+$/, "")}${from.pathname}`;
+  // Only the world's part of the configured path: a proxy's prefix before it is the proxy's.
+  const world = from.pathname.match(/\/w\/[^/]+\/?$/)?.[0] ?? "";
+  to.pathname = `${to.pathname.replace(/\/+$/, "")}${world}` || "/";
   to.search = from.search;
   if (to.href === from.href) return null;
   return { from: configured, url: to.href };
@@ -255,7 +258,9 @@ export class Connection extends EventTarget {
       clearTimeout(this.#timers.welcome);
       if (this.#stopped) return;
       if (event.code === 4001 || event.code === 4003) {
-        // A wrong token, or a player token revoked: dialling again cannot help.
+        // A wrong token, or a player token revoked: dialling again cannot help. A later start
+        // dials the configured address.
+        this.#moved = null;
         this.#set("refused", { key: event.code === 4003 ? "Revoked" : "WrongSecret", data: { reason: event.reason } });
         return;
       }

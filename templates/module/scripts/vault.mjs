@@ -42,9 +42,16 @@ export function createVault(ctx) {
   const cache = new Map(); // "<ruleset>/<participant>" → block
   const key = (ruleset, participant) => `${ruleset}/${participant}`;
   const newId = () => `vault-${foundry.utils.randomID(16)}`;
+  let readUnder = null; // the welcome the cache was read under
   const open = () => {
     const connection = ctx.connection();
-    if (connection?.status === "open") return connection;
+    if (connection?.status === "open") {
+      // Read under another welcome (a new connection, or this browser's again after another
+      // GM's browser held the world's): the stored blocks may have changed meanwhile.
+      if (readUnder !== connection.welcome) cache.clear();
+      readUnder = connection.welcome;
+      return connection;
+    }
     // Not this browser's to ask now (the connection is down, or another GM's browser holds the
     // world's): what it read may change meanwhile (another GM's edits), so it reads anew.
     cache.clear();
