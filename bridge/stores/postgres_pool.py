@@ -11,7 +11,9 @@ it back; a connection left broken or in doubt is closed by the store and discard
 (``arbiter token --player`` from another process, a store's own flush) notifies it with the
 world's id, and the feed hands the world's records, read anew, to its owner. Notifications
 sent while the listening connection is down are lost: each time it (re)connects, it re-reads
-every world it is told to watch.
+every world it is told to watch. It notices a dead connection by TCP keepalives and by a probe
+after :data:`QUIET_PROBE` seconds of silence, and re-reads every watched world every
+:data:`BACKSTOP` seconds on the pool, whatever it hears.
 """
 
 from __future__ import annotations
@@ -38,7 +40,25 @@ POOL_WAIT = 10.0
 """Seconds a flush waits for a pooled connection before it fails (its replies
 ``unavailable``; nothing was sent)."""
 RECONNECT_DELAY = 1.0
-"""Seconds between the listener's attempts to reconnect."""
+"""Seconds between the listener's attempts to reconnect (and a failed re-read's retries)."""
+QUIET_PROBE = 15.0
+"""Seconds of silence after which the listener asks its connection ``SELECT 1``: a socket to
+a server gone without a word (a failover, a partition) delivers nothing and raises nothing."""
+PROBE_TIMEOUT = 10.0
+"""Seconds the listener's probe may take before its connection counts as dead (reconnect)."""
+BACKSTOP = 60.0
+"""Seconds between re-reads of every watched world, on the pool, whatever the listener hears:
+the bound of a change missed by a listener that does not know it is deaf."""
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
+"""libpq's TCP keepalives on the listener's connection: the kernel declares a silent peer dead
+after about 25 s (10 + 3 × 5), and unacknowledged sends after 30 s, so the connection raises
+instead of waiting on a dead socket for the system's default (hours)."""
 
 PlayerRecords = dict[str, dict[str, Player]]
 """Player records by world, then by name."""
@@ -109,48 +129,78 @@ class PlayerFeed:
         self.listening = asyncio.Event()
         """Set while the listener is connected and every watched world was re-read since."""
         self.backend_pid: int | None = None
+        self._refreshing = asyncio.Lock()
+        """Held from a read's start to its records handed on: a read begun later is handed on
+        later, so an older read cannot undo a newer one (a revocation briefly undone)."""
 
     async def run(self) -> None:
         """Listen until cancelled, reconnecting (and re-reading every watched world) after
-        each loss of the connection."""
-        while True:
-            try:
-                await self._listen()
-            except (psycopg.Error, OSError) as err:
-                log.warning("the player records' listener lost its connection: %s", err)
-            except Exception:
-                log.exception("the player records' listener failed (will reconnect)")
-            self.listening.clear()
-            self.backend_pid = None
-            await asyncio.sleep(RECONNECT_DELAY)
+        each loss of the connection, one noticed by keepalives or by a probe of a quiet
+        connection; and re-read every watched world every :data:`BACKSTOP` seconds."""
+        backstop = asyncio.create_task(self._backstop(), name="player-records-backstop")
+        try:
+            while True:
+                try:
+                    await self._listen()
+                except (psycopg.Error, OSError, TimeoutError) as err:
+                    log.warning("the player records' listener lost its connection: %s", err)
+                except Exception:
+                    log.exception("the player records' listener failed (will reconnect)")
+                self.listening.clear()
+                self.backend_pid = None
+                await asyncio.sleep(RECONNECT_DELAY)
+        finally:
+            backstop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await backstop
 
     async def _listen(self) -> None:
         async with await psycopg.AsyncConnection.connect(
-            self.dsn, autocommit=True, application_name=self.application_name
+            self.dsn, autocommit=True, application_name=self.application_name, **KEEPALIVES
         ) as conn:
             await conn.execute(f"LISTEN {PLAYERS_CHANNEL}")
             # Listening before the re-read: a write after it is read, or heard, or both.
             await self.refresh(self.watched())
             self.backend_pid = conn.info.backend_pid
             self.listening.set()
-            async for note in conn.notifies():
-                if note.payload in self.watched():
-                    await self.refresh([note.payload])
+            while True:
+                heard = False
+                async for note in conn.notifies(timeout=QUIET_PROBE):
+                    heard = True
+                    if note.payload in self.watched():
+                        await self.refresh([note.payload])
+                if not heard:
+                    # Quiet: is anyone there? A dead socket answers nothing (TimeoutError).
+                    await asyncio.wait_for(conn.execute("SELECT 1"), PROBE_TIMEOUT)
+
+    async def _backstop(self) -> None:
+        while True:
+            await asyncio.sleep(BACKSTOP)
+            try:
+                await self.refresh(self.watched())
+            except Exception as err:
+                log.warning("re-reading every world's player records failed: %s", err)
 
     async def refresh(self, worlds: Iterable[str]) -> None:
-        """Read ``worlds``' records and hand each to ``changed``."""
+        """Read ``worlds``' records and hand each to ``changed``; one refresh at a time, so
+        the records handed on last are those read last."""
         wanted = list(worlds)
         if not wanted:
             return
-        async with self.read() as conn:
-            found = await read_players(conn, wanted)
-        for world, records in found.items():
-            await self.changed(world, records)
+        async with self._refreshing:
+            async with self.read() as conn:
+                found = await read_players(conn, wanted)
+            for world, records in found.items():
+                await self.changed(world, records)
 
 
 __all__ = [
+    "BACKSTOP",
     "DEFAULT_POOL_SIZE",
+    "KEEPALIVES",
     "POOL_WAIT",
+    "PROBE_TIMEOUT",
+    "QUIET_PROBE",
     "PlayerFeed",
     "PlayerRecords",
     "fresh_connection",
