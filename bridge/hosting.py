@@ -307,7 +307,8 @@ class WorldHost:
             rules_hash, rules = await opening
             store = await owner.open_store(claim)
             try:
-                async with (await owner.pool()).connection() as conn:
+                pool = await owner.pool()
+                async with owner.loads.slot(), pool.connection() as conn:
                     secret = await secret_on(conn, world_id)
                 world = ArbiterServer(
                     self.config,

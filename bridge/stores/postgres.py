@@ -49,6 +49,7 @@ from arbiter.bridge.stores.interface import (
     UnstorableText,
 )
 from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
+from arbiter.bridge.stores.postgres_pool import LoadSlots, check_soon
 from arbiter.bridge.stores.postgres_reads import WorldReads
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
@@ -90,6 +91,7 @@ class PostgresStore(WorldReads):
         world: str,
         conn: psycopg.AsyncConnection[Any] | None,
         pool: AsyncConnectionPool[Any] | None = None,
+        loads: LoadSlots | None = None,
     ) -> None:
         super().__init__()
         self.dsn = dsn
@@ -97,6 +99,8 @@ class PostgresStore(WorldReads):
         self._conn: psycopg.AsyncConnection[Any] | None = conn
         self._pool = pool
         """The host's pool (None: the store keeps a connection of its own in ``_conn``)."""
+        self._loads = loads
+        """The host's cap on loads at once on its pool (None: no cap)."""
         self._pooled_pid: int | None = None
         """The server process of the pooled connection the store used last."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
@@ -119,15 +123,17 @@ class PostgresStore(WorldReads):
         world: str,
         epoch: int | None = None,
         pool: AsyncConnectionPool[Any] | None = None,
+        loads: LoadSlots | None = None,
     ) -> PostgresStore:
         """Connect, create the schema and the world's row if missing, and load the world.
         ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
         raises :class:`StaleWriter` when the world is already under another (claimed again
         since). None takes the world's current epoch: for one writer with no claims.
-        ``pool``: the host's, which every flush borrows from (None: a connection of its own)."""
-        store = cls(dsn, world, None, pool)
+        ``pool``: the host's, which every flush borrows from (None: a connection of its own);
+        ``loads``: the host's cap on loads at once on it (this load and every resync)."""
+        store = cls(dsn, world, None, pool, loads)
         try:
-            async with store._borrow() as conn:
+            async with store._borrow(load=True) as conn:
                 await install(conn, world)
                 store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
@@ -169,7 +175,7 @@ class PostgresStore(WorldReads):
         :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
         staged on a head that did; those staged while this awaited the database are lost
         with them (the next flush raises :class:`LostWithFlush`)."""
-        async with self._borrow() as conn:
+        async with self._borrow(load=True) as conn:
             world, epoch, head = await load_world(conn, self.world)
         if epoch != self.epoch:
             raise self._stale()
@@ -286,6 +292,8 @@ class PostgresStore(WorldReads):
             self._drop_flight()
             await self._disconnect()
             self._unsure = True
+            if self._pool is not None:
+                check_soon(self._pool)  # its other idle connections may be broken alike
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
@@ -354,13 +362,17 @@ class PostgresStore(WorldReads):
             await _settle(conn)
 
     @contextlib.asynccontextmanager
-    async def _borrow(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async def _borrow(self, load: bool = False) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one transaction: the pool's (given back after it; a closed one
-        is discarded by the pool) or the store's own."""
+        is discarded by the pool) or the store's own. A ``load`` (the world's, a resync)
+        first takes one of the host's load slots, so loads never hold the whole pool."""
         if self._pool is None:
             yield await self._connection()
             return
-        async with self._pool.connection() as conn:
+        async with contextlib.AsyncExitStack() as stack:
+            if load and self._loads is not None:
+                await stack.enter_async_context(self._loads.slot())
+            conn = await stack.enter_async_context(self._pool.connection())
             self._pooled_pid = conn.info.backend_pid
             yield conn
 

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iter
 from typing import Any
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from arbiter.bridge.records import Player
 from arbiter.bridge.stores.postgres_schema import PLAYERS_CHANNEL, READ_PLAYERS
@@ -59,6 +59,58 @@ KEEPALIVES = {
 """libpq's TCP keepalives on the listener's connection: the kernel declares a silent peer dead
 after about 25 s (10 + 3 × 5), and unacknowledged sends after 30 s, so the connection raises
 instead of waiting on a dead socket for the system's default (hours)."""
+
+
+def load_cap(pool_size: int) -> int:
+    """How many loads (a world's at its claim, its secret, the reload after a failed flush) a
+    host runs at once on a pool of ``pool_size``: half of it (at least one), so the other half
+    always serves group commits, whatever many opens or resyncs at once."""
+    return max(1, pool_size // 2)
+
+
+class LoadSlots:
+    """The loads a host's worlds run at once on its pool, at most :func:`load_cap` of its
+    size: many worlds opened at once (connections to idle world ids) or resyncing at once
+    (after a blip) never hold every pooled connection, so other worlds' flushes go on."""
+
+    def __init__(self, pool_size: int) -> None:
+        self.size = load_cap(pool_size)
+        self._slots = asyncio.Semaphore(self.size)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one load slot; waits :data:`POOL_WAIT` at most (then ``PoolTimeout``, as a
+        pool that lends nothing in time: nothing was sent)."""
+        try:
+            await asyncio.wait_for(self._slots.acquire(), POOL_WAIT)
+        except TimeoutError:
+            raise PoolTimeout(
+                f"no load slot came free in {POOL_WAIT:.0f} s ({self.size} loads at once)"
+            ) from None
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+
+_checks: set[asyncio.Task[None]] = set()
+
+
+def check_soon(pool: AsyncConnectionPool[Any]) -> None:
+    """Check the pool's idle connections in the background (``AsyncConnectionPool.check``: one
+    round trip each, a broken one discarded and replaced), after a pooled connection was found
+    broken: after a failover every idle connection is, and each would otherwise fail the next
+    flush that borrows it. Only then: checking on every borrow (the pool's ``check=``) would
+    cost every flush a second round trip."""
+
+    async def check() -> None:
+        with contextlib.suppress(Exception):
+            await pool.check()
+
+    task = asyncio.get_running_loop().create_task(check(), name="pool-check")
+    _checks.add(task)
+    task.add_done_callback(_checks.discard)
+
 
 PlayerRecords = dict[str, dict[str, Player]]
 """Player records by world, then by name."""
@@ -201,9 +253,12 @@ __all__ = [
     "POOL_WAIT",
     "PROBE_TIMEOUT",
     "QUIET_PROBE",
+    "LoadSlots",
     "PlayerFeed",
     "PlayerRecords",
+    "check_soon",
     "fresh_connection",
+    "load_cap",
     "open_pool",
     "read_players",
 ]
