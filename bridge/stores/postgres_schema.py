@@ -209,6 +209,22 @@ ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
+class SchemaMismatch(RuntimeError):
+    """The database holds another version of the store schema than this arbiter reads (or,
+    for a command that creates nothing, none or an older one)."""
+
+    def __init__(self, found: str | None) -> None:
+        self.found = found
+        what = "no arbiter schema" if found is None else f"store schema {found}"
+        super().__init__(f"the database has {what}, this arbiter reads {SCHEMA_VERSION}")
+
+
+async def schema_version(conn: psycopg.AsyncConnection[Any]) -> str | None:
+    """The store schema's version the database records (None: no schema yet); creates and
+    migrates nothing."""
+    return await _schema_version(conn)
+
+
 async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
     version of it) and the world's row if missing (none for ``world`` None); a database of an
@@ -237,9 +253,7 @@ async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None
             )
         version = await _schema_version(conn)
     if version != SCHEMA_VERSION:
-        raise RuntimeError(
-            f"the database has store schema {version}, this arbiter reads {SCHEMA_VERSION}"
-        )
+        raise SchemaMismatch(version)
     if world is None:
         return
     await conn.execute(
@@ -301,7 +315,9 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "STALE_SQLSTATE",
+    "SchemaMismatch",
     "install",
+    "schema_version",
     "secret_on",
     "world_secret",
 ]

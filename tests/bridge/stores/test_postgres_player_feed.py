@@ -20,6 +20,7 @@ from arbiter.bridge import players
 from arbiter.bridge.host_players import HostPlayers
 from arbiter.bridge.records import Player
 from arbiter.bridge.stores import postgres_pool
+from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.stores.postgres_players import edit_players
 from arbiter.bridge.stores.postgres_pool import PlayerFeed, fresh_connection
 from tests.support.apart import run_apart
@@ -82,7 +83,13 @@ async def relayed(dsn: str) -> AsyncIterator[tuple[Relay, str]]:
 
 
 def issue_ann(dsn: str) -> None:
-    asyncio.run(edit_players(dsn, "w", lambda e: players.issue(e, "ann", ["devon"], False, 1.0)[1]))
+    """Make world ``w`` (as its server's first start does) and issue ann's token."""
+
+    async def issue() -> None:
+        await (await PostgresStore.open(dsn, "w")).close()
+        await edit_players(dsn, "w", lambda e: players.issue(e, "ann", ["devon"], False, 1.0)[1])
+
+    asyncio.run(issue())
 
 
 @pytest.mark.parametrize(
