@@ -128,10 +128,21 @@ export class Connection extends EventTarget {
     this.#dial();
   }
 
-  stop() {
+  /**
+   * Stop: close the socket and dial no more. With `error`, every request and control message
+   * still waiting for an answer is rejected with it (none is sent again from here): the world's
+   * connection passed to another browser (arbiter.mjs, `follow`), which cannot take them over.
+   */
+  stop(error = null) {
     this.#stopped = true;
     for (const key of Object.keys(this.#timers)) clearTimeout(this.#timers[key]);
     this.#socket?.close(1000, "stopped");
+    if (error) {
+      const waiting = [...this.#queue.values(), ...this.#controls.values()];
+      this.#queue.clear();
+      this.#controls.clear();
+      for (const entry of waiting) entry.reject(error);
+    }
     this.#set("idle");
   }
 
