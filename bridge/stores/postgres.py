@@ -488,6 +488,9 @@ async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
     except Exception:
         await conn.close()
         return
+    except BaseException:  # cancelled while rolling back: in doubt, never lent again
+        await conn.close()
+        raise
     if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         await conn.close()
 

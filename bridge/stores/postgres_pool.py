@@ -157,6 +157,23 @@ async def fresh_connection(
         yield conn
 
 
+async def _probe(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Quiet: is anyone there? Raises TimeoutError (the connection closed) when ``SELECT 1``
+    is not answered within :data:`PROBE_TIMEOUT`. The connection is closed before the query
+    is cancelled: cancelling psycopg mid-query would first try a cancel request and a rollback
+    on the dead socket (seconds more, or until the keepalives give up)."""
+    probe = asyncio.ensure_future(conn.execute("SELECT 1"))
+    done, _ = await asyncio.wait([probe], timeout=PROBE_TIMEOUT)
+    if probe in done:
+        probe.result()
+        return
+    await conn.close()
+    probe.add_done_callback(lambda ended: ended.cancelled() or ended.exception())
+    probe.cancel()
+    await asyncio.wait([probe])  # ended at once: its socket is closed
+    raise TimeoutError(f"the listener's connection did not answer in {PROBE_TIMEOUT:.0f} s")
+
+
 class PlayerFeed:
     """Hears the writes of ``players`` and hands each watched world's records, re-read, to
     ``changed(world, records)``.
@@ -222,8 +239,7 @@ class PlayerFeed:
                     if note.payload in self.watched():
                         await self.refresh([note.payload])
                 if not heard:
-                    # Quiet: is anyone there? A dead socket answers nothing (TimeoutError).
-                    await asyncio.wait_for(conn.execute("SELECT 1"), PROBE_TIMEOUT)
+                    await _probe(conn)
 
     async def _backstop(self) -> None:
         while True:
