@@ -49,6 +49,10 @@ PROBE_TIMEOUT = 10.0
 BACKSTOP = 60.0
 """Seconds between re-reads of every watched world, on the pool, whatever the listener hears:
 the bound of a change missed by a listener that does not know it is deaf."""
+CONNECT_TIMEOUT = 10
+"""Seconds the listener waits to connect (a partition would otherwise hold it for minutes)."""
+REFRESH_TIMEOUT = 30.0
+"""Seconds one re-read of records may take (it holds every other refresh meanwhile)."""
 KEEPALIVES = {
     "keepalives": 1,
     "keepalives_idle": 10,
@@ -56,7 +60,7 @@ KEEPALIVES = {
     "keepalives_count": 3,
     "tcp_user_timeout": 30_000,
 }
-"""libpq's TCP keepalives on the listener's connection: the kernel declares a silent peer dead
+"""libpq's TCP keepalives on the listener's connection and the pool's: the kernel declares a silent peer dead
 after about 25 s (10 + 3 × 5), and unacknowledged sends after 30 s, so the connection raises
 instead of waiting on a dead socket for the system's default (hours)."""
 
@@ -126,7 +130,7 @@ async def open_pool(dsn: str, size: int, application_name: str) -> AsyncConnecti
         dsn,
         min_size=1,
         max_size=size,
-        kwargs={"autocommit": True, "application_name": application_name},
+        kwargs={"autocommit": True, "application_name": application_name, **KEEPALIVES},
         open=False,
         timeout=POOL_WAIT,
         name=application_name,
@@ -225,7 +229,11 @@ class PlayerFeed:
 
     async def _listen(self) -> None:
         async with await psycopg.AsyncConnection.connect(
-            self.dsn, autocommit=True, application_name=self.application_name, **KEEPALIVES
+            self.dsn,
+            autocommit=True,
+            application_name=self.application_name,
+            connect_timeout=CONNECT_TIMEOUT,
+            **KEEPALIVES,
         ) as conn:
             await conn.execute(f"LISTEN {PLAYERS_CHANNEL}")
             # Listening before the re-read: a write after it is read, or heard, or both.
@@ -257,18 +265,21 @@ class PlayerFeed:
             return
         async with self._refreshing:
             async with self.read() as conn:
-                found = await read_players(conn, wanted)
+                # Bounded: a read hung on a dead connection would hold every refresh.
+                found = await asyncio.wait_for(read_players(conn, wanted), REFRESH_TIMEOUT)
             for world, records in found.items():
                 await self.changed(world, records)
 
 
 __all__ = [
     "BACKSTOP",
+    "CONNECT_TIMEOUT",
     "DEFAULT_POOL_SIZE",
     "KEEPALIVES",
     "POOL_WAIT",
     "PROBE_TIMEOUT",
     "QUIET_PROBE",
+    "REFRESH_TIMEOUT",
     "LoadSlots",
     "PlayerFeed",
     "PlayerRecords",
