@@ -358,7 +358,7 @@ class PostgresStore(WorldReads):
         except BaseException:
             await conn.close()
             raise
-        if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        if not _idle(conn):
             await _settle(conn)
 
     @contextlib.asynccontextmanager
@@ -481,7 +481,7 @@ class PostgresStore(WorldReads):
 async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
     """Leave ``conn`` idle, rolling back the transaction it is in, or close it (a pool then
     discards it) when it cannot be rolled back: a connection never goes back mid-transaction."""
-    if conn.closed or conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+    if conn.closed or _idle(conn):
         return
     try:
         await conn.rollback()
@@ -491,8 +491,12 @@ async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
     except BaseException:  # cancelled while rolling back: in doubt, never lent again
         await conn.close()
         raise
-    if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+    if not _idle(conn):
         await conn.close()
+
+
+def _idle(conn: psycopg.AsyncConnection[Any]) -> bool:
+    return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
 def _storable(what: str, texts: tuple[Any, ...]) -> None:

@@ -53,7 +53,7 @@ CONNECT_TIMEOUT = 10
 """Seconds the listener waits to connect (a partition would otherwise hold it for minutes)."""
 REFRESH_TIMEOUT = 30.0
 """Seconds one re-read of records may take (it holds every other refresh meanwhile)."""
-KEEPALIVES = {
+KEEPALIVES: dict[str, Any] = {
     "keepalives": 1,
     "keepalives_idle": 10,
     "keepalives_interval": 5,
