@@ -14,6 +14,7 @@ that answers afterwards never answers with an outcome a crash could lose. ``sync
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -266,6 +267,18 @@ class Store:
 
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM rolls").fetchone()[0])
+
+    async def recall(self, request_id: str) -> Roll | None:
+        """:meth:`find`: every row is read from the file (:class:`RowNotCached` never comes)."""
+        return self.find(request_id)
+
+    def cached_from(self) -> int:
+        """1: every row is read from the file, synchronously."""
+        return 1
+
+    async def read_rolls(self, after: int, upto: int) -> list[Roll]:
+        """The rows ``after < seq <= upto`` (never needed by the server: see :meth:`cached_from`)."""
+        return list(itertools.takewhile(lambda roll: roll.seq <= upto, self.rolls(after)))
 
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain (empty when every row links to the one before)."""
