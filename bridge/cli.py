@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "log": "arbiter.bridge.commands.log",
     "reveal": "arbiter.bridge.commands.reveal",
     "replay": "arbiter.bridge.commands.replay",
+    "rules": "arbiter.bridge.commands.rules",
 }
 
 

@@ -17,7 +17,12 @@ row" is the very row the reply was made from (same hash), not merely a row of th
 an earlier commit of the id landed unheard and the store could not reload then, the id's retry
 is decided anew on a cache without that row; the reload of this flush finds the earlier row,
 and the new outcome, which is not the logged one, must not go (the client's next retry gets the
-logged outcome). A
+logged outcome). The
+outcome events of the rows that landed so are published too (and ``head`` moves past them),
+before those replies: a listener connected throughout is never replayed what it missed live.
+When the store could not reload then, the rows that landed are found by a later reload; the
+next good flush publishes them (marked replayed, as a reconnect's) before its own events, so
+``head`` never moves past a row whose event no listener was sent. A
 reply with an error to send instead becomes that error, any other goes as it is. When it fails with
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
@@ -39,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage, encode
+from arbiter.bridge.records import Roll
 from arbiter.bridge.stores import StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText
 
@@ -80,11 +86,14 @@ class GroupCommit:
         commit_failed: Callable[[str], ErrorMessage],
         on_failed: Callable[[], None] | None = None,
         fence: Callable[[], bool] | None = None,
+        publish_late: Callable[[Sequence[Roll]], None] | None = None,
     ) -> None:
         """``on_failed``: told when a flush fails (what the store staged since the last good
         one is lost: the stat-block vault forgets the blocks it kept). ``fence``: None (a world
-        served without a lease), or the lease's ``valid``."""
+        served without a lease), or the lease's ``valid``. ``publish_late``: sends the listeners
+        committed rows whose live event never went (see :meth:`_announce_late`)."""
         self.store = store
+        self._publish_late = publish_late
         self._on_failed = on_failed
         self._fence = fence
         self.failures = failures
@@ -97,6 +106,9 @@ class GroupCommit:
         self._callbacks: list[Callable[[], None]] = []
         self._events: list[Event] = []
         """Outcomes staged so far to announce to the listeners once committed."""
+        self._event_rows: list[OutcomeRow | None] = []
+        """The row each of :attr:`_events` was made from (to tell, after a failed flush, the
+        events whose very row landed all the same)."""
         self._scheduled = False
         """A group is waiting for the committer (which runs it next)."""
         self._committer: asyncio.Task[None] | None = None
@@ -143,11 +155,19 @@ class GroupCommit:
         """Run ``callback`` once the writes staged so far are committed (never if that fails)."""
         self._callbacks.append(callback)
 
-    def announce(self, seq: int, outcome: OutcomeText, origin: ClientSession) -> None:
+    def announce(
+        self,
+        seq: int,
+        outcome: OutcomeText,
+        origin: ClientSession,
+        row: OutcomeRow | None = None,
+    ) -> None:
         """Tell every listener but ``origin`` about an outcome once its row is committed
-        (never if the commit fails). Called for every outcome decided, whoever listens now:
-        a client may join (and be replayed up to :attr:`head`) before the row is committed."""
+        (never if the commit fails, unless its very row ``row`` landed all the same). Called
+        for every outcome decided, whoever listens now: a client may join (and be replayed up
+        to :attr:`head`) before the row is committed."""
         self._events.append((seq, outcome, origin))
+        self._event_rows.append(row)
 
     def schedule(self) -> None:
         """Make sure a flush runs for what is staged now, after the callbacks already ready to
@@ -182,6 +202,7 @@ class GroupCommit:
         answers, self._answers = self._answers, []
         callbacks, self._callbacks = self._callbacks, []
         events, self._events = self._events, []
+        event_rows, self._event_rows = self._event_rows, []
         try:
             self._check_fence()
             await self.store.flush()
@@ -201,6 +222,8 @@ class GroupCommit:
             for waiter in waiters:
                 if not waiter.done():
                     waiter.set_exception(failed)
+            if not isinstance(err, StaleWriter) and (self._fence is None or self._fence()):
+                self._publish_landed(events, event_rows)
             for session, reply, outcome_row, on_failure in answers:
                 if outcome_row is not None:
                     # An outcome goes only if its row is committed all the same: a commit whose
@@ -223,6 +246,7 @@ class GroupCommit:
                 self._on_stale(err)
             return
         if events:
+            self._announce_late(events[0][0])
             # In this step, with the flush's return: a row's event is published as soon as it
             # is committed, so ``head`` is never a row whose event is still to come.
             self.head = max(self.head, events[-1][0])
@@ -234,6 +258,32 @@ class GroupCommit:
                 waiter.set_result(None)
         for callback in callbacks:
             callback()
+
+    def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
+        """After a failed flush, publish the events whose very row the store holds all the
+        same (a COMMIT that landed although its connection broke): their requesters are told
+        their outcomes, and the listeners must be too, before :attr:`head` moves past them —
+        a listener connected throughout is never replayed what it missed live."""
+        landed: list[Event] = []
+        for event, row in zip(events, rows, strict=True):
+            found = None if row is None else self.store.find(row[0])
+            if found is not None and row is not None and found.hash == row[1]:
+                landed.append(event)
+        if landed:
+            self.head = max(self.head, landed[-1][0])
+            self._publish(landed)
+
+    def _announce_late(self, first: int) -> None:
+        """Before ``head`` moves to ``first`` or past it: publish the committed rows between
+        that no live event announced. A failed flush whose COMMIT landed unheard, when the
+        store could not reload then, left its events unpublished; a later reload found the
+        rows, and the next good flush's events come after them. (Rows between that are
+        refusals after dice have no event: nothing is sent for them.)"""
+        if first <= self.head + 1 or self._publish_late is None:
+            return
+        rows = [roll for roll in self.store.rolls(self.head) if roll.seq < first]
+        if rows:
+            self._publish_late(rows)
 
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():

@@ -96,10 +96,9 @@ def replay(
     for roll in rows:
         if roll.seq > head:
             break
-        outcome = json.loads(roll.entry.outcome)
-        if refusal_in(outcome) is not None:
+        frame = _replayed(roll, viewer)
+        if frame is None:
             continue  # a refusal after dice: its sender's error, never an event
-        frame = text_frame(replayed_event_bytes(roll.seq, OutcomeText(outcome).shown_bytes(viewer)))
         size += len(frame)
         if size > max_bytes:
             return _too_large(
@@ -107,6 +106,22 @@ def replay(
             )
         frames.append(frame)
     return Replay(tuple(frames), len(frames))
+
+
+def _replayed(roll: Roll, viewer: Viewer) -> bytes | None:
+    """``roll``'s outcome event as ``viewer`` is shown it, marked replayed (None: a refusal)."""
+    outcome = json.loads(roll.entry.outcome)
+    if refusal_in(outcome) is not None:
+        return None
+    return text_frame(replayed_event_bytes(roll.seq, OutcomeText(outcome).shown_bytes(viewer)))
+
+
+def late(rows: Iterable[Roll], viewer: Viewer) -> tuple[bytes, ...]:
+    """The events of committed rows that no live event announced (a flush that failed although
+    its rows landed, found by a later reload), framed for ``viewer`` and marked replayed as a
+    reconnect's are: the requester of such a row still has its request queued (it was answered
+    ``unavailable``), and its client drops a replayed event of a queued request."""
+    return tuple(frame for roll in rows if (frame := _replayed(roll, viewer)) is not None)
 
 
 NOTHING = Replay((), 0)
@@ -142,4 +157,4 @@ def missed(
     )
 
 
-__all__ = ["Replay", "missed", "replay"]
+__all__ = ["Replay", "late", "missed", "replay"]

@@ -1,8 +1,10 @@
 """A host of many worlds: ``arbiter serve --store postgresql://… --host-id ID``.
 
 :class:`WorldHost` is the process's part: the listening socket, the HTTP routes, the rules
-(one snapshot, shared by every world it serves: they are the host's rules) and the module, and
-its claims on worlds (:class:`arbiter.bridge.stores.ownership.Host`). Each world it serves is an
+(its ``--rules``, one snapshot shared by every world naming no rules of its own; and one
+snapshot per published rules hash, shared by the worlds naming it:
+:mod:`arbiter.bridge.world_rules`), the module, and its claims on worlds
+(:class:`arbiter.bridge.stores.ownership.Host`). Each world it serves is an
 :class:`~arbiter.bridge.server.ArbiterServer` that does not listen: its store, secret, vault,
 players, sessions, group commit and listeners, fenced by the lease it is served under.
 
@@ -29,6 +31,7 @@ import psycopg
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
+from arbiter.bridge import world_rules
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.host_leases import deadlines, renewals
 from arbiter.bridge.host_paths import (
@@ -38,13 +41,14 @@ from arbiter.bridge.host_paths import (
     moved_reason,
     world_of,
 )
+from arbiter.bridge.host_players import HostPlayers
 from arbiter.bridge.http import ModuleFiles, problem, routes
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server import ArbiterServer
 from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
-from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld
+from arbiter.bridge.stores.ownership import Host, Owned, UnknownWorld, host_application_name
 from arbiter.bridge.world import OpenWorld
 from arbiter.compiler.errors import RuleError
 
@@ -61,7 +65,11 @@ class WorldHost:
         self.config = config
         self.hosting: Hosting = config.hosting
         self.rules: RulesSnapshot = snapshot(config.rules.load())
-        """The host's rules, served to every world (shared, one snapshot)."""
+        """The host's rules, served to every world that names none of its own (one snapshot)."""
+        self.world_rules = world_rules.WorldRules(
+            self.hosting.dsn, config.rules, host_application_name(self.hosting.host_id)
+        )
+        """The rules worlds publish for themselves: one snapshot per hash, shared."""
         self.module = ModuleFiles(config.module_dir)
         self.worlds: dict[str, ArbiterServer] = {}
         """The worlds served now, by id."""
@@ -83,6 +91,9 @@ class WorldHost:
         self.idle_since: dict[str, float] = {}
         """When each world served with no connection was first seen so (the loop's clock)."""
         self.watcher: RulesWatcher | None = None
+        self.players: HostPlayers | None = None
+        """The one listener of the player records of every world served (their writes by
+        other processes: ``arbiter token --player``)."""
 
     # --- lifecycle ---
 
@@ -114,11 +125,22 @@ class WorldHost:
         )
         url = self.hosting.advertise_url or self.listening_url()
         check_reason_fits(self.hosting.host_id, url)
-        self.owner = Host(self.hosting.dsn, self.hosting.host_id, url, self.hosting.lease_ttl)
+        self.owner = Host(
+            self.hosting.dsn,
+            self.hosting.host_id,
+            url,
+            self.hosting.lease_ttl,
+            pool_size=self.hosting.pool_size,
+        )
+        self.players = HostPlayers(
+            self.hosting.dsn, self.owner.application_name, self.worlds, await self.owner.pool()
+        )
+        self._tasks.append(self.players.run())
         _ = self.rules.reader  # built before the first frame, and settled with the rules
         settle_heap()
         self._tasks.append(asyncio.create_task(renewals(self), name="lease-renewals"))
         self._tasks.append(asyncio.create_task(deadlines(self), name="lease-deadlines"))
+        self._tasks.append(asyncio.create_task(world_rules.follow(self), name="world-rules"))
         if config.reload_interval is not None:
             self.watcher = RulesWatcher(
                 config.rules, config.reload_interval, self.swap_rules, self.report_error
@@ -151,6 +173,8 @@ class WorldHost:
     async def close(self) -> None:
         """Stop listening and renewing, close every connection, flush and close every world's
         store, then release every world so another host may claim it at once."""
+        if self.players is not None:
+            await self.players.close()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -180,6 +204,7 @@ class WorldHost:
             except Exception as err:
                 log.warning("could not release the worlds (their leases run out): %s", err)
             await self.owner.close()
+        await self.world_rules.close()
 
     async def serve_forever(self) -> None:
         assert self._server is not None, "the host has not started"
@@ -215,6 +240,9 @@ class WorldHost:
             except UnknownWorld:
                 self.unknown += 1
                 await ws.close(1008, "no such world on this service")
+                return
+            except world_rules.RulesUnloadable:  # logged with its problems (open_rules)
+                await ws.close(CLOSE_TRY_AGAIN, world_rules.RULES_UNLOADABLE)
                 return
             except Exception as err:
                 log.warning("world %r could not be claimed or opened: %s", world_id, err)
@@ -271,16 +299,21 @@ class WorldHost:
         claim = await owner.claim(world_id, create=world_id == self.hosting.world)
         if isinstance(claim, Owned):
             return claim
+        rules_hash: str | None = None
         try:
-            from arbiter.bridge.stores.postgres_schema import world_secret
+            from arbiter.bridge.stores.postgres_schema import secret_on
 
+            opening = world_rules.open_rules(self.world_rules, world_id, lambda: self.rules)
+            rules_hash, rules = await opening
             store = await owner.open_store(claim)
             try:
-                secret = await world_secret(self.hosting.dsn, world_id)
+                async with (await owner.pool()).connection() as conn:
+                    secret = await secret_on(conn, world_id)
                 world = ArbiterServer(
                     self.config,
                     OpenWorld(store, secret),
-                    rules=self.rules,
+                    # The host's as they are now (hot reload may have swapped them meanwhile).
+                    rules=self.rules if rules_hash is None else rules,
                     lease=claim.lease,
                     world_id=world_id,
                 )
@@ -294,11 +327,16 @@ class WorldHost:
                     await store.close()  # its connection, else held for ever
                 raise
         except BaseException:
+            if rules_hash is not None:
+                self.world_rules.release(rules_hash)
             with contextlib.suppress(Exception):
                 await owner.release([world_id])
             raise
         world.on_lost = self.retire
         self.worlds[world_id] = world
+        self.world_rules.attach(world_id, rules_hash)
+        if self.players is not None:
+            self.players.served(world_id)
         log.info(
             "serving world %r (epoch %d%s)",
             world_id,
@@ -315,6 +353,7 @@ class WorldHost:
         self.idle_since.pop(world_id, None)
         if self.worlds.get(world_id) is world:
             del self.worlds[world_id]
+            self.world_rules.detach(world_id)
         task = asyncio.get_running_loop().create_task(
             self._close_world(world_id, world), name=f"retire {world_id}"
         )
@@ -340,7 +379,8 @@ class WorldHost:
     # --- rules ---
 
     async def swap_rules(self, rules: RulesSnapshot) -> None:
-        """Rebuild the module for new rules, then serve them to every world."""
+        """Rebuild the module for new rules, then serve them to every world that names no
+        rules of its own."""
         if self.config.build and self.config.module_dir is not None:
             try:
                 await rebuild_module(self.config)
@@ -351,15 +391,18 @@ class WorldHost:
         before = self.rules.info()
         self.rules = rules
         settle_heap()
-        for world in tuple(self.worlds.values()):
-            world.rules_swapped(before, rules)
+        for world_id, world in tuple(self.worlds.items()):
+            if world_id not in self.world_rules.serving:
+                world.rules_swapped(before, rules)
         log.info(
             "rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in rules.info().items())
         )
 
     async def report_error(self, problems: list[str]) -> None:
-        for world in tuple(self.worlds.values()):
-            await world.report_error(problems)
+        """Tell the GMs of the worlds served with the host's rules that a change was refused."""
+        for world_id, world in tuple(self.worlds.items()):
+            if world_id not in self.world_rules.serving:
+                await world.report_error(problems)
 
     def health(self) -> dict[str, Any]:
         worlds = tuple(self.worlds.items())
@@ -376,6 +419,8 @@ class WorldHost:
             "unknown": self.unknown,
             "tasks": len(asyncio.all_tasks()),
             "rulesets": {rid: info.hash for rid, info in self.rules.info().items()},
+            # How many distinct published rules are loaded (not which: as for the worlds).
+            "world_rules": len(self.world_rules.snapshots),
         }
 
 

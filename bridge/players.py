@@ -11,9 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from typing import Protocol
 
 from arbiter.bridge.records import Player
 from arbiter.bridge.stores import WorldStore
+
+
+class PlayerRecords(Protocol):
+    """What editing the records needs of a store: any :class:`WorldStore`, or the records of
+    a PostgreSQL world read for one ``arbiter token`` edit
+    (:class:`arbiter.bridge.stores.postgres_players.PlayerEdit`)."""
+
+    def player(self, name: str) -> Player | None: ...
+    def players(self) -> list[Player]: ...
+    def put_player(self, player: Player) -> None: ...
+
 
 MAX_PARTICIPANTS = 256
 
@@ -48,7 +60,7 @@ def check_name(name: str) -> str:
 
 
 def issue(
-    store: WorldStore, name: str, participants: list[str] | None, rotate: bool, now: float
+    store: PlayerRecords, name: str, participants: list[str] | None, rotate: bool, now: float
 ) -> tuple[Player, str | None]:
     """Create or update player ``name``; returns the record and the new token, if one was made.
 
@@ -75,7 +87,7 @@ def issue(
     return record, token
 
 
-def bind(store: WorldStore, name: str, participants: list[str], now: float) -> Player:
+def bind(store: PlayerRecords, name: str, participants: list[str], now: float) -> Player:
     """Create or update player ``name`` holding ``participants`` (a GM's ``bind``).
 
     A new record has no token (the player relays through the GM); an existing one keeps his
@@ -92,7 +104,7 @@ def bind(store: WorldStore, name: str, participants: list[str], now: float) -> P
     return record
 
 
-def revoke(store: WorldStore, name: str, now: float) -> Player:
+def revoke(store: PlayerRecords, name: str, now: float) -> Player:
     """Revoke player ``name``'s token and relays; KeyError when there is no such player."""
     old = store.player(name)
     if old is None:
@@ -110,6 +122,7 @@ def by_token(store: WorldStore, token: str) -> Player | None:
 
 __all__ = [
     "Player",
+    "PlayerRecords",
     "bind",
     "by_token",
     "check_name",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import sqlite3
 import time
@@ -28,6 +29,7 @@ from arbiter.bridge.broadcast import publish
 from arbiter.bridge.committing import Event, GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.failures import FailureLog
+from arbiter.bridge.gap_replay import late
 from arbiter.bridge.http import ModuleFiles, routes
 from arbiter.bridge.protocol import (
     LimitsInfo,
@@ -37,6 +39,7 @@ from arbiter.bridge.protocol import (
     StatBlocksInvalid,
     encode,
 )
+from arbiter.bridge.records import Roll
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server_config import ServerConfig
@@ -52,6 +55,7 @@ from arbiter.compiler.errors import RuleError
 
 if TYPE_CHECKING:
     from arbiter.bridge.stores.ownership import Lease
+    from arbiter.bridge.stores.postgres_pool import PlayerFeed
 
 log = logging.getLogger("arbiter.server")
 
@@ -133,6 +137,7 @@ class ArbiterServer:
             # A stat block the vault kept for requests may have been rolled back.
             lambda: self.vault.forget(),
             fence=lease.valid if lease is not None else None,
+            publish_late=self.publish_late,
         )
         # The group commit's (arbiter.bridge.committing), called as the server's by sessions.
         self.committed = self.commits.committed
@@ -143,6 +148,9 @@ class ArbiterServer:
         self._watcher_task: asyncio.Task[None] | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
         self._players_task: asyncio.Task[None] | None = None
+        self.player_feed: PlayerFeed | None = None
+        """The listener of this world's player records (a PostgreSQL world alone in its
+        process; None otherwise)."""
         self._closing: set[asyncio.Task[None]] = set()
         self._players: dict[str, Player] = {p.name: p for p in self.store.players()}
         """The player records as last read (a change is applied to live connections)."""
@@ -193,7 +201,7 @@ class ArbiterServer:
             self._checkpoint_task = asyncio.create_task(
                 self._checkpoints(self.world.checkpointer), name="wal-checkpoints"
             )
-        self._players_task = asyncio.create_task(self._watch_players(), name="player-records")
+        self._players_task = self._player_records()
 
     @property
     def port(self) -> int:
@@ -236,6 +244,37 @@ class ArbiterServer:
                 await asyncio.to_thread(checkpointer.checkpoint)
             except Exception:
                 log.exception("WAL checkpoint failed (will retry)")
+
+    def _player_records(self) -> asyncio.Task[None] | None:
+        """Start following the player records another process writes: SQLite's are read every
+        ``players_interval`` seconds; a PostgreSQL world alone in its process listens for
+        their writes (:class:`~arbiter.bridge.stores.postgres_pool.PlayerFeed`); a world of a
+        host of many is told by the host's one listener (:meth:`take_players`): None."""
+        if self.world.checkpointer is not None:
+            return asyncio.create_task(self._watch_players(), name="player-records")
+        if self.lease is not None:
+            return None
+        from arbiter.bridge.stores.postgres import PostgresStore
+        from arbiter.bridge.stores.postgres_pool import PlayerFeed
+
+        store = self.store
+        if not isinstance(store, PostgresStore):
+            return asyncio.create_task(self._watch_players(), name="player-records")
+        self.player_feed = PlayerFeed(
+            store.dsn, "arbiter", lambda: (store.world,), self._take_players, store.connection
+        )
+        return asyncio.create_task(self.player_feed.run(), name="player-records")
+
+    async def _take_players(self, world: str, records: dict[str, Player]) -> None:
+        self.take_players(records)
+
+    def take_players(self, records: dict[str, Player]) -> None:
+        """The world's player records, read anew by a listener: taken into the store, and
+        applied to live connections (:meth:`players_changed`)."""
+        take = getattr(self.store, "take_players", None)
+        if take is not None:
+            take(records)
+        self.players_changed()
 
     async def _watch_players(self) -> None:
         """Apply changes of the player records (``arbiter token`` writes them from another
@@ -358,6 +397,14 @@ class ArbiterServer:
         if self.listeners:
             publish(tuple(self.listeners), events)
 
+    def publish_late(self, rows: Sequence[Roll]) -> None:
+        """Send the listeners committed rows no live event announced, each in its view, marked
+        replayed (arbiter.bridge.gap_replay.late)."""
+        for client in tuple(self.listeners):
+            frames = late(rows, client.viewer)
+            if frames:
+                client.outbox.send_frames(frames)
+
     async def swap_rules(self, rules: RulesSnapshot) -> None:
         """Rebuild the module for new rules, then serve them and tell the clients."""
         if self.config.build and self.config.module_dir is not None:
@@ -421,7 +468,14 @@ async def open_server(config: ServerConfig) -> ArbiterServer:
         return ArbiterServer(config)
     world = await open_postgres(config.postgres)
     try:
-        return ArbiterServer(config, world)
+        from arbiter.bridge.world_rules import published_rules
+
+        own = await published_rules(config.postgres.dsn, config.postgres.world, config.rules)
+        if own is not None:
+            # Served with the rules the world names (read at start: a host of many worlds
+            # follows a publish live); the --rules files are not its rules, so not watched.
+            config = dataclasses.replace(config, reload_interval=None)
+        return ArbiterServer(config, world, rules=own)
     except BaseException:
         await world.close()
         raise

@@ -15,6 +15,11 @@ DEFAULT_LEASE_TTL = 10.0
 """Seconds of a lease on a world (``--lease-ttl``), on the database's clock."""
 DEFAULT_IDLE_RELEASE = 600.0
 """Seconds a host keeps a world nobody is connected to (``--idle-release``)."""
+DEFAULT_POOL_SIZE = 10
+"""PostgreSQL connections a host's worlds share (``--pool-size``): one is held for a group
+commit (a few milliseconds), so ten carry ten worlds committing at the same instant. The same
+as :data:`arbiter.bridge.stores.postgres_pool.DEFAULT_POOL_SIZE` (not imported: psycopg is
+optional)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,8 @@ class Hosting:
     idle_release: float | None = DEFAULT_IDLE_RELEASE
     """Seconds a served world may go without any connection before the host releases it
     (``--idle-release``; None: never)."""
+    pool_size: int = DEFAULT_POOL_SIZE
+    """PostgreSQL connections the served worlds' stores share at most (``--pool-size``)."""
 
 
 @dataclass(frozen=True)

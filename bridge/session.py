@@ -518,5 +518,5 @@ class ClientSession:
             # Tell the other listeners once the row is durable. Even when nobody else listens
             # now: one may join before the commit, and only this event brings it the row
             # (arbiter.bridge.gap_replay); publishing skips a lone listener's own outcomes.
-            server.announce(seq, text, origin=self)
+            server.announce(seq, text, origin=self, row=self.outcome_row)
         return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))

@@ -9,9 +9,11 @@ the exit status tells the cases apart (:data:`RULES_CHANGED`).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +22,15 @@ from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.logreplay import replay_log
 from arbiter.bridge.replaying import ReplayError, error_record, replay_entries
 from arbiter.bridge.store import StoreUnreadable
-from arbiter.bridge.world import close_read, read_world, store_argument, where_from
+from arbiter.bridge.world import (
+    PostgresWorld,
+    close_read,
+    read_world,
+    store_argument,
+    where_from,
+)
 from arbiter.compiler.errors import RuleError
-from arbiter.compiler.model.loader import RULES_ROOT, load_all
+from arbiter.compiler.model.loader import RULES_ROOT, Ruleset, load_all
 
 HELP = "resolve a JSON file of requests with recorded dice and print the outcomes as JSON"
 
@@ -54,7 +62,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --from-log: where the world lives (a PostgreSQL store needs --world)",
     )
     parser.add_argument("--world", default=None, metavar="ID", help="the world's id (PostgreSQL)")
-    parser.add_argument("--rules", type=Path, default=None, help="house-rule folder to overlay")
+    parser.add_argument(
+        "--rules",
+        type=Path,
+        default=None,
+        help="house-rule folder to overlay (default: a PostgreSQL world's own published rules, "
+        "if it names some; else the bundled rules)",
+    )
     parser.add_argument(
         "--seed",
         default=None,
@@ -119,15 +133,20 @@ def _emit(records: list[Any]) -> bool:
 def _from_log(args: argparse.Namespace) -> int:
     args.data = args.from_log if isinstance(args.from_log, Path) else None
     try:
-        store = read_world(where_from(args))
+        where = where_from(args)
+        store = read_world(where)
     except (StoreUnreadable, ValueError) as err:
         print(f"arbiter replay: {err}", file=sys.stderr)
         return 2
     try:
-        rulesets = load_all(RULES_ROOT, args.rules)
+        rulesets = _rules_of(where, args.rules)
     except RuleError as err:
         close_read(store)
         print(err.report(), file=sys.stderr)
+        return 2
+    except (LookupError, ValueError, StoreUnreadable) as err:
+        close_read(store)
+        print(f"arbiter replay: {err}", file=sys.stderr)
         return 2
     try:
         report = replay_log(store.rolls(), rulesets)
@@ -144,6 +163,27 @@ def _from_log(args: argparse.Namespace) -> int:
     if not report.ok:
         return 1
     return RULES_CHANGED if report.same_under_other_rules else 0
+
+
+def _rules_of(where: Path | PostgresWorld, house: Path | None) -> dict[str, Ruleset]:
+    """The rules to re-derive with: ``--rules`` when given; else a PostgreSQL world's own
+    published rules when it names some (``arbiter rules publish``), else the bundled rules."""
+    if house is not None or not isinstance(where, PostgresWorld):
+        return load_all(RULES_ROOT, house)
+    import psycopg
+
+    from arbiter.bridge.stores.postgres_rules import world_sources
+
+    try:
+        found = asyncio.run(world_sources(where.dsn, where.world))
+    except psycopg.Error as err:
+        raise StoreUnreadable(f"{where.shown()}: {err}") from None
+    if found is None:
+        return load_all(RULES_ROOT, None)
+    rules_hash, sources = found
+    print(f"replaying under world {where.world!r}'s own rules {rules_hash}", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="arbiter-rules-") as tmp:
+        return load_all(RULES_ROOT, sources.write(Path(tmp) / f"rules-{rules_hash[:12]}"))
 
 
 RULES_CHANGED = 3

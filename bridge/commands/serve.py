@@ -17,7 +17,12 @@ from arbiter.bridge.host_paths import check_reason_fits
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.rules import RuleSource
 from arbiter.bridge.server import LOOPBACK, ServerConfig, open_server
-from arbiter.bridge.server_config import DEFAULT_IDLE_RELEASE, DEFAULT_LEASE_TTL, Hosting
+from arbiter.bridge.server_config import (
+    DEFAULT_IDLE_RELEASE,
+    DEFAULT_LEASE_TTL,
+    DEFAULT_POOL_SIZE,
+    Hosting,
+)
 from arbiter.bridge.world import PostgresWorld, add_store_arguments, redact, where_from
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT
@@ -134,6 +139,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"with --host-id: release a world no connection has used for this long (default "
         f"{DEFAULT_IDLE_RELEASE:g}; 0: never)",
     )
+    parser.add_argument(
+        "--pool-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"with --host-id: PostgreSQL connections the worlds served share at most (default "
+        f"{DEFAULT_POOL_SIZE}; the host holds four more: claims, renewals, player records, world rules)",
+    )
     parser.add_argument("--quiet", action="store_true", help="log warnings only")
 
 
@@ -185,6 +198,8 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
             raise ValueError("--lease-ttl is for a host of many worlds: give --host-id too")
         if args.idle_release is not None:
             raise ValueError("--idle-release is for a host of many worlds: give --host-id too")
+        if getattr(args, "pool_size", None) is not None:
+            raise ValueError("--pool-size is for a host of many worlds: give --host-id too")
         return None
     if not isinstance(args.store, str):
         raise ValueError("--host-id serves worlds of a PostgreSQL --store postgresql://…")
@@ -197,6 +212,10 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
     idle = DEFAULT_IDLE_RELEASE if args.idle_release is None else args.idle_release
     if idle < 0:
         raise ValueError(f"--idle-release {idle:g}: give seconds, or 0 for never")
+    pool_size = getattr(args, "pool_size", None)
+    pool_size = DEFAULT_POOL_SIZE if pool_size is None else pool_size
+    if pool_size < 1:
+        raise ValueError(f"--pool-size {pool_size}: the worlds need at least one connection")
     if args.advertise_url is not None:
         parsed = urllib.parse.urlsplit(args.advertise_url)
         if parsed.scheme not in ("ws", "wss", "http", "https") or not parsed.hostname:
@@ -211,6 +230,7 @@ def hosting_from(args: argparse.Namespace) -> Hosting | None:
         lease_ttl=args.lease_ttl,
         world=args.world,
         idle_release=idle or None,
+        pool_size=pool_size,
     )
 
 

@@ -80,16 +80,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _postgres(args: argparse.Namespace, where: PostgresWorld) -> int:
-    """The secret of a world in PostgreSQL (made on first use, as the server makes it)."""
-    if args.players or args.player is not None or args.participant or args.rotate or args.revoke:
-        print(
-            "arbiter token: player tokens of a PostgreSQL world are not built yet (the "
-            "running server would not see them); a GM connection binds relayed players",
-            file=sys.stderr,
-        )
-        return 2
-
+    """The secret of a world in PostgreSQL (made on first use, as the server makes it), or
+    its player records, edited in one transaction that notifies the world's server."""
     try:
+        if args.players or args.player is not None:
+            from arbiter.bridge.stores.postgres_players import edit_players
+
+            said: Said = []
+            code = asyncio.run(
+                edit_players(where.dsn, where.world, lambda edit: _edit(args, edit, said))
+            )
+            _say(said)
+            return code
+        if args.participant or args.rotate or args.revoke:
+            print(
+                "arbiter token: --participant, --rotate and --revoke need --player",
+                file=sys.stderr,
+            )
+            return 2
         print(asyncio.run(postgres_secret(where)))
     except Exception as err:
         if not type(err).__module__.startswith("psycopg"):
@@ -99,60 +107,82 @@ def _postgres(args: argparse.Namespace, where: PostgresWorld) -> int:
     return 0
 
 
+Said = list[tuple[str, bool]]
+"""What the command says, in order: (text, to stderr) — printed once the edit is committed."""
+
+
+def _say(said: Said) -> None:
+    for text, err in said:
+        print(text, file=sys.stderr if err else sys.stdout)
+
+
 def _players(args: argparse.Namespace) -> int:
     path = datadir.store_path(args.data)
     datadir.create_private(path)  # SQLite's -wal and -shm then get its 0600 too
     store = Store(path)
+    said: Said = []
     try:
-        if args.players:
-            if args.player is not None:
-                print("arbiter token: --players lists every player; drop --player", file=sys.stderr)
-                return 2
-            _list(store)
-            return 0
-        name: str = args.player
-        if args.revoke:
-            if args.participant or args.rotate:
-                print("arbiter token: --revoke takes no other option", file=sys.stderr)
-                return 2
-            try:
-                players.revoke(store, name, time.time())
-            except KeyError:
-                print(f"arbiter token: no player {name!r}", file=sys.stderr)
-                return 2
-            print(
-                f"{name}: revoked; a running server closes his connections within a second",
-                file=sys.stderr,
-            )
-            return 0
-        try:
-            record, token = players.issue(store, name, args.participant, args.rotate, time.time())
-        except ValueError as err:
-            print(f"arbiter token: {err}", file=sys.stderr)
-            return 2
+        code = _edit(args, store, said)
     finally:
         store.close()
+    _say(said)
+    return code
+
+
+def _edit(args: argparse.Namespace, store: players.PlayerRecords, said: Said) -> int:
+    """List, issue, update or revoke on ``store``'s records; what to print goes to ``said``
+    (printed once the records are committed: a token is never shown for a write that failed).
+    A non-zero return puts nothing."""
+    if args.players:
+        if args.player is not None:
+            said.append(("arbiter token: --players lists every player; drop --player", True))
+            return 2
+        said.extend((line, False) for line in _list(store))
+        return 0
+    name: str = args.player
+    if args.revoke:
+        if args.participant or args.rotate:
+            said.append(("arbiter token: --revoke takes no other option", True))
+            return 2
+        try:
+            players.revoke(store, name, time.time())
+        except KeyError:
+            said.append((f"arbiter token: no player {name!r}", True))
+            return 2
+        said.append(
+            (f"{name}: revoked; a running server closes his connections within a second", True)
+        )
+        return 0
+    try:
+        record, token = players.issue(store, name, args.participant, args.rotate, time.time())
+    except ValueError as err:
+        said.append((f"arbiter token: {err}", True))
+        return 2
     held = ", ".join(record.participants) or "no participant"
     if token is None:
-        print(f"{name}: holds {held}; his token is unchanged", file=sys.stderr)
+        said.append((f"{name}: holds {held}; his token is unchanged", True))
         return 0
-    print(token)
+    said.append((token, False))
     if not args.quiet:
-        print(
-            f"\n{name} holds {held}. Give him the line above to paste into the Arbiter module's"
-            "\ntoken setting in his own browser. It is shown this once: only its hash is kept."
-            "\n`arbiter token --player NAME --rotate` issues a new one.",
-            file=sys.stderr,
+        said.append(
+            (
+                f"\n{name} holds {held}. Give him the line above to paste into the Arbiter "
+                "module's\ntoken setting in his own browser. It is shown this once: only its "
+                "hash is kept.\n`arbiter token --player NAME --rotate` issues a new one.",
+                True,
+            )
         )
     return 0
 
 
-def _list(store: Store) -> None:
+def _list(store: players.PlayerRecords) -> list[str]:
+    lines = []
     for p in store.players():
         state = f"revoked {_when(p.revoked)}" if p.revoked is not None else "active"
         token = "token" if p.token_hash is not None else "no token (relays through the GM)"
         held = ",".join(p.participants) or "-"
-        print(f"{p.name}\t{held}\tcreated {_when(p.created)}\t{state}\t{token}")
+        lines.append(f"{p.name}\t{held}\tcreated {_when(p.created)}\t{state}\t{token}")
+    return lines
 
 
 def _when(t: float) -> str:

@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool
 
 from arbiter.bridge.stores.postgres import PostgresStore
+from arbiter.bridge.stores.postgres_pool import DEFAULT_POOL_SIZE, open_pool
 from arbiter.bridge.stores.postgres_schema import install
 
 DRIFT = 0.001
@@ -89,6 +91,12 @@ RELEASE = (
     "UPDATE worlds SET owner = NULL, owner_token = NULL, owner_url = NULL, lease_until = NULL "
     "WHERE owner_token = %s AND id = ANY(%s)"
 )
+
+
+def host_application_name(host_id: str) -> str:
+    """What ``pg_stat_activity`` names every connection of host ``host_id`` (63 bytes at most,
+    PostgreSQL's limit)."""
+    return f"arbiter host {host_id}".encode()[:63].decode(errors="ignore")
 
 
 def boot_clock() -> float:
@@ -176,6 +184,7 @@ class Host:
         margin: float | None = None,
         clock: Callable[[], float] = boot_clock,
         lock_wait: float = LOCK_WAIT,
+        pool_size: int = DEFAULT_POOL_SIZE,
     ) -> None:
         margin = ttl / 5 if margin is None else margin
         if not host_id:
@@ -192,6 +201,14 @@ class Host:
         self.clock = clock
         self.lock_wait = lock_wait
         self.token = secrets.token_hex(16)
+        self.application_name = host_application_name(host_id)
+        """What ``pg_stat_activity`` names every connection of this host (its claims', its
+        renewals', its pool's, its player listener's)."""
+        if pool_size < 1:
+            raise ValueError(f"a pool needs at least one connection, not {pool_size}")
+        self.pool_size = pool_size
+        self._pool: AsyncConnectionPool[Any] | None = None
+        self._pooling = asyncio.Lock()
         self.leases: dict[str, Lease] = {}
         """The worlds this host holds, by id."""
         self._conn: psycopg.AsyncConnection[Any] | None = None
@@ -206,18 +223,34 @@ class Host:
     async def _connection(self) -> psycopg.AsyncConnection[Any]:
         # Its own connection: a claim never waits behind a store's group commit.
         if self._conn is None or self._conn.closed:
-            self._conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+            self._conn = await psycopg.AsyncConnection.connect(
+                self.dsn, autocommit=True, application_name=self.application_name
+            )
         return self._conn
 
     async def _renewal_connection(self) -> psycopg.AsyncConnection[Any]:
         if self._renew_conn is None or self._renew_conn.closed:
-            self._renew_conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
+            self._renew_conn = await psycopg.AsyncConnection.connect(
+                self.dsn, autocommit=True, application_name=self.application_name
+            )
         return self._renew_conn
 
+    async def pool(self) -> AsyncConnectionPool[Any]:
+        """The pool every store of this host borrows from (``pool_size`` connections at
+        most), opened on first use."""
+        async with self._pooling:
+            if self._pool is None:
+                self._pool = await open_pool(self.dsn, self.pool_size, self.application_name)
+            return self._pool
+
     async def close(self) -> None:
-        """Close the connections (the leases run out unless released first)."""
+        """Close the connections and the pool, after the stores using it (the leases run out
+        unless released first)."""
         await self._close_claims()
         await self.close_renewals()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
 
     async def _close_claims(self) -> None:
         conn, self._conn = self._conn, None
@@ -313,8 +346,11 @@ class Host:
 
     async def open_store(self, claimed: Claimed) -> PostgresStore:
         """The claimed world's store, fenced by the claim's epoch: it commits nothing once the
-        world is claimed again (:class:`arbiter.bridge.stores.StaleWriter`)."""
-        return await PostgresStore.open(self.dsn, claimed.world, epoch=claimed.epoch)
+        world is claimed again (:class:`arbiter.bridge.stores.StaleWriter`). It borrows its
+        connections from the host's pool (:meth:`pool`)."""
+        return await PostgresStore.open(
+            self.dsn, claimed.world, epoch=claimed.epoch, pool=await self.pool()
+        )
 
     async def renew(self) -> list[str]:
         """Extend every lease this host holds, in one statement, and name the worlds it lost
@@ -372,5 +408,6 @@ __all__ = [
     "Owned",
     "UnknownWorld",
     "boot_clock",
+    "host_application_name",
     "local_term",
 ]

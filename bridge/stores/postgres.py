@@ -16,18 +16,22 @@ first if the database did not answer then).
 
 A host opens a world under the epoch its claim gave it (:mod:`arbiter.bridge.stores.ownership`:
 leases on the database's clock; a claim moves the epoch on), so a former owner is fenced.
-Not built yet (issue #19): a cache bounded in size (today the whole world is loaded), and a
-connection shared by the worlds of a host (each world's store holds its own).
+A host's stores share one connection pool (:mod:`arbiter.bridge.stores.postgres_pool`): a
+flush borrows a connection for its whole transaction and gives it back, a broken one is
+discarded. A store opened without a pool (one world per process) keeps a connection of its own.
+Not built yet (issue #19): a cache bounded in size (today the whole world is loaded).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
 import psycopg
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from arbiter.bridge.records import (
     GENESIS,
@@ -52,6 +56,7 @@ from arbiter.bridge.stores.postgres_schema import (
     END_SESSION,
     INSERT_ROLL,
     MOVE_ENCOUNTER,
+    NOTIFY_PLAYERS,
     PUT_PLAYER,
     PUT_SESSION,
     PUT_STAT_BLOCK,
@@ -78,11 +83,21 @@ class PostgresStore(WorldReads):
     one writer per world, fenced by the epoch (docs/scaling.md). Its reads are
     :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`'."""
 
-    def __init__(self, dsn: str, world: str, conn: psycopg.AsyncConnection[Any]) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        world: str,
+        conn: psycopg.AsyncConnection[Any] | None,
+        pool: AsyncConnectionPool[Any] | None = None,
+    ) -> None:
         super().__init__()
         self.dsn = dsn
         self.world = world
         self._conn: psycopg.AsyncConnection[Any] | None = conn
+        self._pool = pool
+        """The host's pool (None: the store keeps a connection of its own in ``_conn``)."""
+        self._pooled_pid: int | None = None
+        """The server process of the pooled connection the store used last."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
         self._rows: list[tuple[Any, ...]] = []
         self.epoch = 0
@@ -97,16 +112,23 @@ class PostgresStore(WorldReads):
         are dropped, and the next flush raises :class:`LostWithFlush` for them."""
 
     @classmethod
-    async def open(cls, dsn: str, world: str, epoch: int | None = None) -> PostgresStore:
+    async def open(
+        cls,
+        dsn: str,
+        world: str,
+        epoch: int | None = None,
+        pool: AsyncConnectionPool[Any] | None = None,
+    ) -> PostgresStore:
         """Connect, create the schema and the world's row if missing, and load the world.
         ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
         raises :class:`StaleWriter` when the world is already under another (claimed again
-        since). None takes the world's current epoch: for one writer with no claims."""
-        conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+        since). None takes the world's current epoch: for one writer with no claims.
+        ``pool``: the host's, which every flush borrows from (None: a connection of its own)."""
+        store = cls(dsn, world, None, pool)
         try:
-            await install(conn, world)
-            store = cls(dsn, world, conn)
-            store._committed, store.epoch, store._head = await load_world(conn, world)
+            async with store._borrow() as conn:
+                await install(conn, world)
+                store._committed, store.epoch, store._head = await load_world(conn, world)
             store._last = store._head
             if epoch is not None and store.epoch != epoch:
                 raise StaleWriter(
@@ -114,7 +136,7 @@ class PostgresStore(WorldReads):
                     f"of epoch {epoch} this store was to be opened under"
                 )
         except BaseException:
-            await conn.close()
+            await store.close()
             raise
         return store
 
@@ -146,7 +168,8 @@ class PostgresStore(WorldReads):
         :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
         staged on a head that did; those staged while this awaited the database are lost
         with them (the next flush raises :class:`LostWithFlush`)."""
-        world, epoch, head = await load_world(await self._connection(), self.world)
+        async with self._borrow() as conn:
+            world, epoch, head = await load_world(conn, self.world)
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
@@ -166,16 +189,12 @@ class PostgresStore(WorldReads):
             self._last = head
 
     async def close(self) -> None:
-        """Close the connection; whatever is staged is dropped."""
+        """Close the store's own connection (a pool is its host's); whatever is staged is
+        dropped."""
         self._drop_staged()
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
-
-    @property
-    def backend_pid(self) -> int | None:
-        """The server process serving this store's connection (None when not connected)."""
-        return None if self._conn is None else self._conn.info.backend_pid
 
     # --- the roll log ---
 
@@ -248,13 +267,12 @@ class PostgresStore(WorldReads):
                 if self._flying.rolls
                 else self._head
             )
-            conn = await self._connection()
-            async with conn.pipeline(), conn.transaction():
-                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
-                if rows:
-                    await conn.cursor().executemany(INSERT_ROLL, rows)
-                for sql, args in ops:
-                    await conn.execute(sql, args)
+            async with self._borrow() as conn:
+                await self._commit(conn, rows, ops, last)
+        except PoolTimeout:
+            # No connection came free in time: nothing was sent, nothing landed.
+            self._drop_flight()
+            raise
         except psycopg.errors.UniqueViolation as err:
             self._drop_flight()
             if err.diag.constraint_name in ROLL_KEYS:
@@ -288,6 +306,58 @@ class PostgresStore(WorldReads):
             self._unsure = True
             raise
         self._merge_flight(last)
+
+    async def _commit(
+        self,
+        conn: psycopg.AsyncConnection[Any],
+        rows: list[tuple[Any, ...]],
+        ops: list[tuple[str, tuple[Any, ...]]],
+        last: tuple[int, str],
+    ) -> None:
+        """The group commit's transaction, pipelined under one Sync: one round trip. The
+        connection is in autocommit, so every statement up to the Sync (sent when the pipeline
+        ends) runs in one implicit transaction, committed at the Sync, or rolled back there
+        when one fails (the statements after it are skipped). A connection it leaves in doubt
+        (broken, or cancelled mid-pipeline) is closed, so a pool discards it instead of
+        lending it on."""
+        try:
+            async with conn.pipeline():
+                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
+                if rows:
+                    await conn.cursor().executemany(INSERT_ROLL, rows)
+                for sql, args in ops:
+                    await conn.execute(sql, args)
+                if any(sql is PUT_PLAYER for sql, _ in ops):
+                    # Heard on commit by whoever serves the world's players (the host's
+                    # listener re-reads them: a re-read begun before this commit is followed
+                    # by one after it, so the world's cache ends on what the table holds).
+                    await conn.execute(NOTIFY_PLAYERS, (self.world,))
+        except psycopg.errors.Error as err:
+            if isinstance(err, psycopg.OperationalError):
+                await conn.close()
+            raise
+        except BaseException:
+            await conn.close()
+            raise
+
+    @contextlib.asynccontextmanager
+    async def _borrow(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A connection for one transaction: the pool's (given back after it; a closed one
+        is discarded by the pool) or the store's own."""
+        if self._pool is None:
+            yield await self._connection()
+            return
+        async with self._pool.connection() as conn:
+            self._pooled_pid = conn.info.backend_pid
+            yield conn
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The server process of the store's own connection, or of the pooled one it used
+        last (None when it has none)."""
+        if self._pool is not None:
+            return self._pooled_pid
+        return None if self._conn is None else self._conn.info.backend_pid
 
     def _stale(self) -> StaleWriter:
         return StaleWriter(
@@ -343,6 +413,21 @@ class PostgresStore(WorldReads):
         return len(open_)
 
     # --- players ---
+
+    def take_players(self, records: dict[str, Player]) -> None:
+        """The world's player records as committed, read anew (another process wrote them:
+        :class:`arbiter.bridge.stores.postgres_pool.PlayerFeed`); writes staged or in flight
+        still read over them."""
+        self._committed.players = dict(records)
+
+    def connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
+        """A connection for one short read beside the store's writes: the pool's, or, for a
+        store with a connection of its own (which a flush may hold mid-transaction), a new one."""
+        if self._pool is not None:
+            return self._pool.connection()
+        from arbiter.bridge.stores.postgres_pool import fresh_connection
+
+        return fresh_connection(self.dsn, "arbiter")
 
     def put_player(self, player: Player) -> None:
         _storable("player", (player.name, player.token_hash))

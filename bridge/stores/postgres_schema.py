@@ -18,13 +18,20 @@ from arbiter.bridge.records import GENESIS
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 """2 added ``rolls.player`` (as the SQLite store's schema 2 did) and the owner's lease on
-``worlds``; a database of schema 1 is brought to 2 by :func:`install`, its rows keeping no
-player (their hashes unchanged) and its worlds no owner."""
+``worlds``; 3 added ``rule_sets`` (published rule sources, once per hash) and ``worlds.rules``
+(the rules a world is served with; null: the host's). A database of schema 1 or 2 is brought to
+3 by :func:`install`, its rows keeping no player (their hashes unchanged), its worlds no owner
+and no rules of their own."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS arbiter_meta (key text PRIMARY KEY, value text NOT NULL);
+CREATE TABLE IF NOT EXISTS rule_sets (
+  hash text PRIMARY KEY,
+  sources text NOT NULL,
+  published double precision NOT NULL
+);
 CREATE TABLE IF NOT EXISTS worlds (
   id text PRIMARY KEY,
   epoch bigint NOT NULL DEFAULT 0,
@@ -33,7 +40,8 @@ CREATE TABLE IF NOT EXISTS worlds (
   owner text,
   owner_token text,
   owner_url text,
-  lease_until timestamptz
+  lease_until timestamptz,
+  rules text REFERENCES rule_sets (hash)
 );
 CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);
 CREATE OR REPLACE FUNCTION arbiter_advance_head(
@@ -135,10 +143,24 @@ PUT_SESSION = (
 )
 END_SESSION = "UPDATE sessions SET ended = %s WHERE world = %s AND id = %s AND ended IS NULL"
 PUT_PLAYER = (
-    "INSERT INTO players (world, name, participants, token_hash, created, revoked) "
+    "INSERT INTO players AS p (world, name, participants, token_hash, created, revoked) "
     "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (world, name) DO UPDATE SET "
-    "participants = excluded.participants, token_hash = excluded.token_hash, "
+    "participants = excluded.participants, "
+    "token_hash = CASE WHEN p.revoked IS NOT NULL AND excluded.revoked IS NULL "
+    "AND excluded.token_hash = p.token_hash THEN NULL ELSE excluded.token_hash END, "
     "created = excluded.created, revoked = excluded.revoked"
+)
+"""A record made active again with the very token that was revoked keeps no token: its writer
+had not heard of the revocation (``arbiter token --revoke`` writes from another process, and a
+GM's ``bind`` may be decided on the record before it), and a revoked token stays void, as
+``bind`` does for a revocation it knows of (:func:`arbiter.bridge.players.bind`)."""
+PLAYERS_CHANNEL = "arbiter_players"
+"""The channel a write of ``players`` notifies, its payload the world id: a host listens on
+it (:mod:`arbiter.bridge.stores.postgres_pool`) and re-reads that world's records."""
+NOTIFY_PLAYERS = f"SELECT pg_notify('{PLAYERS_CHANNEL}', %s)"
+READ_PLAYERS = (
+    "SELECT world, name, participants, token_hash, created, revoked FROM players "
+    "WHERE world = ANY(%s)"
 )
 PUT_STAT_BLOCK = (
     "INSERT INTO stat_blocks (world, ruleset, participant, block, actor, updated) "
@@ -161,14 +183,25 @@ ALTER TABLE worlds ADD COLUMN IF NOT EXISTS owner text,
   ADD COLUMN IF NOT EXISTS lease_until timestamptz;
 """
 """What schema 1 lacks of 2 (the rest comes from :data:`SCHEMA`, which creates only what is missing)."""
+FROM_SCHEMA_2 = """
+CREATE TABLE IF NOT EXISTS rule_sets (
+  hash text PRIMARY KEY,
+  sources text NOT NULL,
+  published double precision NOT NULL
+);
+ALTER TABLE worlds ADD COLUMN IF NOT EXISTS rules text REFERENCES rule_sets (hash);
+"""
+"""What schema 2 lacks of 3: a world's own rules (:mod:`arbiter.bridge.stores.postgres_rules`)."""
+MIGRATIONS = {"1": FROM_SCHEMA_1 + FROM_SCHEMA_2, "2": FROM_SCHEMA_2}
+"""The statements bringing each older schema to :data:`SCHEMA_VERSION`."""
 ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
 async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
-    version of it) and the world's row if missing (none for ``world`` None); a schema-1
-    database is brought to 2.
+    version of it) and the world's row if missing (none for ``world`` None); a database of an
+    older schema (:data:`MIGRATIONS`) is brought to this one.
 
     Neither waits for a group commit in flight: the schema's statements (``CREATE TRIGGER``
     locks ``rolls``) run only when the schema is not there yet (or is 1), and the world's row is
@@ -176,12 +209,13 @@ async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None
     holding an existing row). A store opened or a world claimed while another host's commit is
     stopped half-way therefore does not stop with it."""
     version = await _schema_version(conn)
-    if version is None or version == "1":
+    if version is None or version in MIGRATIONS:
         async with conn.transaction():
             # One creator at a time: concurrent CREATE ... IF NOT EXISTS can still collide.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext('arbiter schema'))")
-            if await _schema_version(conn) == "1":
-                await conn.execute(FROM_SCHEMA_1)
+            older = await _schema_version(conn)
+            if older is not None and older in MIGRATIONS:
+                await conn.execute(MIGRATIONS[older])
                 await conn.execute(
                     "UPDATE arbiter_meta SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,)
                 )
@@ -221,12 +255,17 @@ async def world_secret(dsn: str, world: str) -> str:
     import psycopg
 
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        await conn.execute(
-            "INSERT INTO world_secrets (world, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            (world, secrets.token_urlsafe(32)),
-        )
-        found = await conn.execute("SELECT secret FROM world_secrets WHERE world = %s", (world,))
-        row = await found.fetchone()
+        return await secret_on(conn, world)
+
+
+async def secret_on(conn: psycopg.AsyncConnection[Any], world: str) -> str:
+    """:func:`world_secret` on a connection the caller has (a host's pool)."""
+    await conn.execute(
+        "INSERT INTO world_secrets (world, secret) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+        (world, secrets.token_urlsafe(32)),
+    )
+    found = await conn.execute("SELECT secret FROM world_secrets WHERE world = %s", (world,))
+    row = await found.fetchone()
     if row is None:
         raise RuntimeError(f"world {world!r} has no secret")
     return str(row[0])
@@ -237,15 +276,20 @@ __all__ = [
     "DELETE_STAT_BLOCK",
     "END_SESSION",
     "INSERT_ROLL",
+    "MIGRATIONS",
     "MOVE_ENCOUNTER",
+    "NOTIFY_PLAYERS",
+    "PLAYERS_CHANNEL",
     "PUT_PLAYER",
     "PUT_SESSION",
     "PUT_STAT_BLOCK",
+    "READ_PLAYERS",
     "ROLL_COLUMNS",
     "ROLL_KEYS",
     "SCHEMA",
     "SCHEMA_VERSION",
     "STALE_SQLSTATE",
     "install",
+    "secret_on",
     "world_secret",
 ]

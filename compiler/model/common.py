@@ -67,17 +67,33 @@ class TableRow(RuleModel):
         return self
 
 
+CEILING = 10**9
+"""The greatest ``max`` a stat-block bound may have: the most the engines' arithmetic is meant
+for (not a rule: it keeps a block's numbers, and what is computed from them, plain machine-sized
+integers)."""
+
+
 class Bound(RuleModel):
     """Inclusive bounds of a number a stat block gives (``{ min = 0, max = 500 }``): the door
-    refuses a block whose value lies outside them, at that value's field. Without ``max`` the
-    number has no upper bound (``{ min = 0 }``)."""
+    refuses a block whose value lies outside them, at that value's field. Both ends are
+    required, ``max`` at most :data:`CEILING`: a bound without a ceiling would let a block carry
+    a number of thousands of digits into every computation made of it."""
 
     min: int
     max: int | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> Bound:
-        if self.max is not None and self.min > self.max:
+        if self.max is None:
+            raise ValueError(
+                f"no max: every bound needs one, at most {CEILING} "
+                f"(e.g. {{ min = {self.min}, max = {max(self.min, 100)} }})"
+            )
+        if self.max > CEILING:
+            raise ValueError(
+                f"max {self.max} is over {CEILING}, the most the engine's arithmetic is meant for"
+            )
+        if self.min > self.max:
             raise ValueError(f"min {self.min} is over max {self.max}: no value would do")
         return self
 

@@ -211,3 +211,76 @@ def test_a_stale_writer_tells_no_outcome_even_for_a_row_its_store_holds() -> Non
         assert json.loads(reply)["code"] == "unavailable"
 
     run_apart(body())
+
+
+def test_a_failed_flush_publishes_the_events_of_its_rows_that_landed_and_moves_head_past_them() -> (
+    None
+):
+    async def body() -> None:
+        # The store reloaded after a broken connection and holds both rows: their COMMIT landed.
+        store, client, published = SlowStore(error=OSError("connection lost")), Client(), []
+        store.logged = {"r-1": "h1", "r-2": "h2"}
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            lambda events: published.append([seq for seq, _, _ in events]),
+            [].append,
+            commit_failed,
+        )
+        head = group.head
+        store.staged += 2
+        for seq, rid, row_hash in ((head + 1, "r-1", "h1"), (head + 2, "r-2", "h2")):
+            group.answer(client, f"outcome {seq}", (rid, row_hash))  # type: ignore[arg-type]
+            group.announce(seq, None, client, (rid, row_hash))  # type: ignore[arg-type]
+        store.gate.set()
+        await group.drain()
+        assert published == [[head + 1, head + 2]]
+        assert group.head == head + 2
+        assert client.got == [f"outcome {head + 1}", f"outcome {head + 2}"]
+
+    run_apart(body())
+
+
+def test_a_failed_flush_whose_rows_did_not_land_publishes_nothing() -> None:
+    async def body() -> None:
+        # The reload finds the id under an earlier decision's row: this flush's row is not it.
+        store, client, published = SlowStore(error=OSError("connection lost")), Client(), []
+        store.logged = {"r-1": "an earlier row"}
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            published.append,
+            [].append,
+            commit_failed,
+        )
+        head = group.head
+        store.staged += 1
+        group.answer(client, "outcome", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.announce(head + 1, None, client, ("r-1", "h1"))  # type: ignore[arg-type]
+        store.gate.set()
+        await group.drain()
+        assert published == [] and group.head == head
+        assert json.loads(client.got[0])["code"] == "unavailable"
+
+    run_apart(body())
+
+
+def test_a_stale_writer_publishes_no_event_even_for_a_row_its_store_holds() -> None:
+    async def body() -> None:
+        store, client, published = SlowStore(error=StaleWriter("moved")), Client(), []
+        store.logged = {"r-1": "h1"}
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            published.append,
+            [].append,
+            commit_failed,
+        )
+        head = group.head
+        store.staged += 1
+        group.announce(head + 1, None, client, ("r-1", "h1"))  # type: ignore[arg-type]
+        store.gate.set()
+        await group.drain()
+        assert published == [] and group.head == head
+
+    run_apart(body())

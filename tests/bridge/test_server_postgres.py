@@ -155,6 +155,8 @@ def test_a_request_whose_commit_landed_although_its_connection_broke_gets_its_ou
     config = bundled_config(tmp_path, postgres=PostgresWorld(primary.dsn(), "w"))
     with running(config) as srv:
         ws, _ = srv.hello(events=[])
+        # Another client, connected throughout, listening to outcome events.
+        listener, _ = srv.hello(events=["outcome"])
         store = srv.server.store
         assert isinstance(store, PostgresStore)
         with replicated_postgres.standby_away():
@@ -167,9 +169,15 @@ def test_a_request_whose_commit_landed_although_its_connection_broke_gets_its_ou
             primary.terminate(pid)
             landed = receive(ws)
         assert landed["type"] == "outcome" and landed["replayed"] is False
+        # The listener is told of the row as of any committed one (it would never be
+        # replayed it: it saw no gap).
+        event = receive(listener)
+        assert event["event"] == "outcome" and event["seq"] == landed["seq"]
+        assert event["outcome"]["id"] == "r-4"
         send(ws, bundled_request("r-4"))
         again = receive(ws)
         ws.close()
+        listener.close()
     assert again["replayed"] is True and again["seq"] == landed["seq"]
     assert rows(primary.dsn(), "r-4") == 1
 
@@ -189,6 +197,8 @@ def test_a_request_whose_commit_landed_unheard_and_unconfirmed_is_retried_into_i
 
     with running(config) as srv:
         ws, _ = srv.hello(events=[])
+        # Another client, connected throughout, listening to outcome events.
+        listener, _ = srv.hello(events=["outcome"])
         store = srv.server.store
         assert isinstance(store, PostgresStore)
         with replicated_postgres.standby_away():
@@ -214,7 +224,18 @@ def test_a_request_whose_commit_landed_unheard_and_unconfirmed_is_retried_into_i
                 retries.append(receive(ws))
                 if retries[-1]["type"] == "outcome":
                     break
+        # A request decided after the landed row (the standby back: its COMMIT is answered):
+        # its event comes after the landed row's, which no live event announced (the server
+        # never heard its COMMIT): that one is sent late, marked replayed, once.
+        send(ws, bundled_request("r-6"))
+        later = receive(ws)
+        heard = [receive(listener), receive(listener)]
         ws.close()
+        listener.close()
+    assert [(e["seq"], e["outcome"]["id"], e.get("replayed", False)) for e in heard] == [
+        (later["seq"] - 1, "r-5", True),
+        (later["seq"], "r-6", False),
+    ]
     answered = retries[-1]
     assert [r["code"] for r in retries[:-1]] in ([], ["unavailable"])
     assert answered["type"] == "outcome" and answered["replayed"] is True

@@ -50,6 +50,34 @@ export function resolveUrl(setting, page = globalThis.location, userAgent = glob
   return { url: url.href };
 }
 
+/**
+ * Where a "moved" close (4010, reason `{"owner", "url"}`, docs/protocol.md) sends a client that
+ * dialled `configured`: the named host's address followed by the configured path's world part
+ * (`/w/<world id>`; a proxy's prefix before it is not the named host's), or
+ * null when the reason names no usable address. Never a downgrade: from a `wss` address only
+ * to `wss`, and only what `resolveUrl` allows from this page (mixed content).
+ */
+export function movedTo(configured, reason, page = globalThis.location) {
+  let named;
+  try {
+    named = JSON.parse(reason)?.url;
+  } catch {
+    return null;
+  }
+  if (typeof named !== "string" || !named) return null;
+  const resolved = resolveUrl(named, page);
+  if (resolved.error) return null;
+  const from = new URL(configured);
+  const to = new URL(resolved.url);
+  if (from.protocol === "wss:" && to.protocol !== "wss:") return null;
+  // Only the world's part of the configured path: a proxy's prefix before it is the proxy's.
+  const world = from.pathname.match(/\/w\/[^/]+\/?$/)?.[0] ?? "";
+  to.pathname = `${to.pathname.replace(/\/+$/, "")}${world}` || "/";
+  to.search = from.search;
+  if (to.href === from.href) return null;
+  return { from: configured, url: to.href };
+}
+
 /** Delay before reconnect attempt `n` (0-based): doubling from BACKOFF_FIRST_MS, capped. */
 export function backoff(n) {
   return Math.min(BACKOFF_CAP_MS, BACKOFF_FIRST_MS * 2 ** n);
@@ -66,6 +94,7 @@ export class Connection extends EventTarget {
   #pingId = 0;
   #seen = { key: null, seq: null }; // the greatest seq seen, and the server (url + token) it is of
   #dialled = null; // the key of the socket being dialled
+  #moved = null; // {from, url}: where a "moved" close (4010) sent the configured address
   status = "idle"; // idle | connecting | open | retrying | refused | failed
   welcome = null;
   problem = null; // {key, data} for the connection doctor
@@ -99,10 +128,21 @@ export class Connection extends EventTarget {
     this.#dial();
   }
 
-  stop() {
+  /**
+   * Stop: close the socket and dial no more. With `error`, every request and control message
+   * still waiting for an answer is rejected with it (none is sent again from here): the world's
+   * connection passed to another browser (arbiter.mjs, `follow`), which cannot take them over.
+   */
+  stop(error = null) {
     this.#stopped = true;
     for (const key of Object.keys(this.#timers)) clearTimeout(this.#timers[key]);
     this.#socket?.close(1000, "stopped");
+    if (error) {
+      const waiting = [...this.#queue.values(), ...this.#controls.values()];
+      this.#queue.clear();
+      this.#controls.clear();
+      for (const entry of waiting) entry.reject(error);
+    }
     this.#set("idle");
   }
 
@@ -172,24 +212,27 @@ export class Connection extends EventTarget {
       this.#set("failed", { key: "NoToken", data: {} });
       return;
     }
+    // A seq is the row number of one world's log: the configured address names the world,
+    // whichever of its hosts a "moved" close sends us to.
+    const key = `${resolved.url}\n${token}`;
+    const moved = this.#moved?.from === resolved.url ? this.#moved : null;
+    const url = moved ? moved.url : resolved.url;
     this.#set("connecting", this.problem);
     // Chrome's Local Network Access state, known by the time a refused socket closes.
     let permission = null;
-    localNetworkPermission(new URL(resolved.url).hostname).then((state) => (permission = state), () => null);
+    localNetworkPermission(new URL(url).hostname).then((state) => (permission = state), () => null);
     const page = globalThis.location;
     const userAgent = globalThis.navigator?.userAgent ?? "";
     let socket;
     try {
-      socket = new this.#options.WebSocket(resolved.url);
+      socket = new this.#options.WebSocket(url);
     } catch (err) {
       // Browsers throw synchronously for blocked mixed content (Safari: loopback ws too).
-      const key = blockedBy({ page, url: resolved.url, userAgent, thrown: true }) ?? "MixedContent";
-      this.#set("failed", { key, data: { url: resolved.url, detail: err.message } });
+      const key = blockedBy({ page, url, userAgent, thrown: true }) ?? "MixedContent";
+      this.#set("failed", { key, data: { url, detail: err.message } });
       return;
     }
     this.#socket = socket;
-    // A seq is the server's row number in one world's log: only worth saying to the same one.
-    const key = `${resolved.url}\n${token}`;
     this.#dialled = key;
     const since = this.#seen.key === key ? this.#seen.seq : null;
     let welcomed = false;
@@ -226,16 +269,25 @@ export class Connection extends EventTarget {
       clearTimeout(this.#timers.welcome);
       if (this.#stopped) return;
       if (event.code === 4001 || event.code === 4003) {
-        // A wrong token, or a player token revoked: dialling again cannot help.
+        // A wrong token, or a player token revoked: dialling again cannot help. A later start
+        // dials the configured address.
+        this.#moved = null;
         this.#set("refused", { key: event.code === 4003 ? "Revoked" : "WrongSecret", data: { reason: event.reason } });
         return;
       }
-      const delay = backoff(this.#attempt++);
+      const configured = resolved.url;
+      // Another host owns the world: dial the one it names (same path). Anything else from a
+      // host we were sent to (4009, a refused or dropped socket) goes back to the configured
+      // address, whose proxy or host knows where the world is now.
+      this.#moved = event.code === 4010 ? movedTo(configured, event.reason, page) : null;
+      // At once the first time; a host we were sent to sending us on again waits like any retry
+      // (two hosts naming each other while a lease changes hands must not spin).
+      const delay = this.#moved && !moved ? 0 : backoff(this.#attempt++);
       // A socket that never opened may have been refused by the browser, not the server:
       // Local Network Access (retrying helps once the user allows it) says so.
-      const blocked = opened ? null : blockedBy({ page, url: resolved.url, userAgent, permission });
+      const blocked = opened ? null : blockedBy({ page, url, userAgent, permission });
       const key = welcomed ? "Lost" : (blocked ?? "ServerDown");
-      const data = { url: resolved.url, seconds: Math.ceil(delay / 1000), page: page?.host ?? "" };
+      const data = { url, seconds: Math.ceil(delay / 1000), page: page?.host ?? "" };
       this.#set("retrying", { key, data });
       this.#timers.retry = setTimeout(() => this.#dial(), delay);
     });

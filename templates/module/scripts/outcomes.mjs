@@ -90,12 +90,14 @@ export function createOutcomes(ctx) {
 
   /**
    * Another client's outcome (a server event, already this connection's view of it): its private
-   * parts are this browser's; a GM's client re-renders its own card that the outcome resolves
+   * parts are this browser's; the active GM's client re-renders its own card that the outcome resolves
    * (a choice a player made over his own connection; id `<card's outcome id>-<key>`).
    */
   async function onOutcomeEvent(outcome) {
     for (const [participant, data] of Object.entries(outcome.private ?? {})) await keep(participant, data);
-    if (!game.user.isGM) return;
+    // Only the active GM's browser writes: another GM's, still connected for a moment while the
+    // connection changes hands (arbiter.mjs, `follow`), leaves the card and the tabletop alone.
+    if (!game.user.isGM || !isConnector()) return;
     const message = game.messages.find((m) => {
       const shown = m.flags?.[ctx.module]?.outcome?.id;
       return shown && outcome.id.startsWith(`${shown}-`) && game.users.get(m.author)?.isGM;

@@ -35,15 +35,27 @@ export function participantOf(module, actor, ruleset) {
 /**
  * The vault of one client. `ctx`: module, i18n, connection() (this browser's open Connection or
  * null), isGM(). Blocks read are cached in this browser's memory only (the GM's, or a player's
- * own participants').
+ * own participants'), and only while its connection is open: another GM's browser may hold the
+ * world's connection meanwhile and change them.
  */
 export function createVault(ctx) {
   const cache = new Map(); // "<ruleset>/<participant>" → block
   const key = (ruleset, participant) => `${ruleset}/${participant}`;
   const newId = () => `vault-${foundry.utils.randomID(16)}`;
+  let readUnder = null; // the welcome the cache was read under
   const open = () => {
     const connection = ctx.connection();
-    return connection?.status === "open" ? connection : null;
+    if (connection?.status === "open") {
+      // Read under another welcome (a new connection, or this browser's again after another
+      // GM's browser held the world's): the stored blocks may have changed meanwhile.
+      if (readUnder !== connection.welcome) cache.clear();
+      readUnder = connection.welcome;
+      return connection;
+    }
+    // Not this browser's to ask now (the connection is down, or another GM's browser holds the
+    // world's): what it read may change meanwhile (another GM's edits), so it reads anew.
+    cache.clear();
+    return null;
   };
   /** The participants this browser's connection may read (null: all, the GM's). */
   const readable = () => {
@@ -54,10 +66,11 @@ export function createVault(ctx) {
 
   /** The stored block of `participant`, or null (none stored, or not this browser's to read). */
   async function get(ruleset, participant) {
-    if (cache.has(key(ruleset, participant))) return structuredClone(cache.get(key(ruleset, participant)));
     const connection = open();
+    if (!connection) return null;
+    if (cache.has(key(ruleset, participant))) return structuredClone(cache.get(key(ruleset, participant)));
     const may = readable();
-    if (!connection || (may && !may.has(participant))) return null;
+    if (may && !may.has(participant)) return null;
     try {
       const answer = await connection.control({ v: 1, type: "get_stat_block", id: newId(), ruleset, participant });
       cache.set(key(ruleset, participant), answer.stat_block);
@@ -131,7 +144,7 @@ export function createVault(ctx) {
    * player's browser: his request is decided with the GM's blocks anyway).
    */
   function referenced(ruleset, body) {
-    if (!ctx.isGM() || cache.size === 0) return body;
+    if (!ctx.isGM() || !open() || cache.size === 0) return body;
     const walk = (value) => {
       if (Array.isArray(value)) return value.map(walk);
       if (!value || typeof value !== "object") return value;

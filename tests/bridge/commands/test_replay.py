@@ -108,3 +108,29 @@ def test_a_reader_that_closed_the_pipe_gets_no_traceback() -> None:
     assert "Traceback" not in errors
     assert "BrokenPipeError" not in errors
     assert done.returncode == 141
+
+
+def test_replaying_a_postgresql_worlds_log_uses_the_worlds_own_published_rules(
+    postgres_database: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.bridge.test_hosting import hosting, secret_of
+    from tests.bridge.test_world_rules import cli, config, draw, gm, house, publish, store_url
+
+    dsn = postgres_database
+    secret_of(dsn, "w")
+    publish(dsn, "w", house(tmp_path / "house", "Right shin"))
+    with hosting(config(tmp_path / "h", dsn)) as host:
+        ws, _ = gm(host, "w", dsn)
+        assert draw(ws, "d-1")["result"]["text"] == "Right shin"
+        ws.close()
+    capsys.readouterr()
+    store = ["--store", store_url(dsn), "--world", "w"]
+    assert cli("replay", "--from-log", *store) == 0
+    out, err = capsys.readouterr()
+    assert "replaying under world 'w''s own rules" in err
+    assert "1 rows re-derived: 1 identical, 0 mismatched" in out
+    # Under the bundled rules alone (an empty house folder) the same die names another row.
+    (tmp_path / "none").mkdir()
+    assert cli("replay", "--from-log", *store, "--rules", str(tmp_path / "none")) == 1
+    out = capsys.readouterr().out
+    assert '"Right shin"' in out and '"Right Leg"' in out

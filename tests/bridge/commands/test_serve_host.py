@@ -86,11 +86,16 @@ def test_host_options_make_a_hosting_config_and_contradictions_are_named() -> No
     assert config.hosting == Hosting(dsn, "h-1", None, 5.0, None, 600.0)
     never = config_from(parse("--store", dsn, "--host-id", "h-1", "--idle-release", "0"))
     assert never.hosting is not None and never.hosting.idle_release is None
+    assert config.hosting.pool_size == 10
+    pooled = config_from(parse("--store", dsn, "--host-id", "h-1", "--pool-size", "40"))
+    assert pooled.hosting is not None and pooled.hosting.pool_size == 40
     assert config.postgres is None
     bad = {
         ("--store", dsn, "--world", "w", "--advertise-url", "wss://x"): "give --host-id too",
         ("--store", dsn, "--world", "w", "--lease-ttl", "3"): "give --host-id too",
         ("--store", dsn, "--world", "w", "--idle-release", "3"): "give --host-id too",
+        ("--store", dsn, "--world", "w", "--pool-size", "3"): "give --host-id too",
+        ("--store", dsn, "--host-id", "h", "--pool-size", "0"): "at least one connection",
         ("--store", dsn, "--host-id", "h", "--idle-release", "-1"): "0 for never",
         ("--data", "d", "--host-id", "h"): "PostgreSQL --store",
         ("--store", dsn, "--host-id", "h", "--lease-ttl", "0"): "positive length",

@@ -164,7 +164,16 @@ def test_a_nul_in_a_request_id_is_refused_at_stage_and_the_rest_of_its_group_com
     run_apart(body())
 
 
-def test_a_schema_1_database_is_brought_to_2_and_its_old_rows_still_verify(
+def schema_2() -> str:
+    """The schema as version 2 made it: no ``rule_sets``, no ``worlds.rules``."""
+    table = SCHEMA[SCHEMA.index("CREATE TABLE IF NOT EXISTS rule_sets") :]
+    table = table[: table.index(");\n") + 3]
+    column = ",\n  rules text REFERENCES rule_sets (hash)\n"
+    assert column in SCHEMA
+    return SCHEMA.replace(table, "").replace(column, "\n")
+
+
+def test_a_schema_1_database_is_brought_to_3_and_its_old_rows_still_verify(
     postgres_database: str,
 ) -> None:
     # A database written by schema 1: no rolls.player, no owner on worlds, one row hashed
@@ -173,7 +182,8 @@ def test_a_schema_1_database_is_brought_to_2_and_its_old_rows_still_verify(
     digest = row_hash(GENESIS, [1, *old[:13]])
     owner = ",\n  owner text,\n  owner_token text,\n  owner_url text,\n  lease_until timestamptz\n"
     schema_1 = (
-        SCHEMA.replace("  player text,\n", "")
+        schema_2()
+        .replace("  player text,\n", "")
         .replace(owner, "\n")
         .replace("CREATE INDEX IF NOT EXISTS worlds_owner_token ON worlds (owner_token);\n", "")
     )
@@ -208,10 +218,16 @@ def test_a_schema_1_database_is_brought_to_2_and_its_old_rows_still_verify(
     run_apart(body())
     with psycopg.connect(postgres_database, autocommit=True) as admin:
         version = admin.execute("SELECT value FROM arbiter_meta WHERE key = 'schema'").fetchone()
-    assert version == ("2",)
+    assert version == ("3",)
     with psycopg.connect(postgres_database, autocommit=True) as admin:
         columns = admin.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = 'worlds' "
-            "AND column_name IN ('owner', 'owner_token', 'owner_url', 'lease_until')"
+            "AND column_name IN ('owner', 'owner_token', 'owner_url', 'lease_until', 'rules')"
         ).fetchall()
-    assert sorted(c[0] for c in columns) == ["lease_until", "owner", "owner_token", "owner_url"]
+    assert sorted(c[0] for c in columns) == [
+        "lease_until",
+        "owner",
+        "owner_token",
+        "owner_url",
+        "rules",
+    ]

@@ -427,10 +427,10 @@ def test_a_points_bound_that_is_not_a_number_names_the_file_entry_and_field(
     assert "integer" in msg
 
 
-def test_a_bound_without_a_max_is_open_above_but_its_min_still_counts(tmp_path: Path) -> None:
+def test_a_healing_rate_bound_under_what_the_engine_can_use_is_refused(tmp_path: Path) -> None:
     root = edited(
-        tmp_path, "stat_block_limits.toml", "healing_rate = { min = 0 }",
-        "healing_rate = { min = -1 }",
+        tmp_path, "stat_block_limits.toml", "healing_rate = { min = 0, max = 1000000 }",
+        "healing_rate = { min = -1, max = 1000000 }",
     )  # fmt: skip
     (msg,) = problems(root)
     assert msg.startswith(
@@ -447,3 +447,42 @@ def test_a_bound_left_out_of_the_table_is_named(tmp_path: Path) -> None:
     assert msg.startswith(
         "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'enc': "
     )
+
+
+def test_a_stat_block_bound_without_a_max_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "hit_points = { min = 1, max = 1000 }",
+        "hit_points = { min = 1 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert msg.startswith(
+        "combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'hit_points': "
+    )
+    assert "no max: every bound needs one, at most 1000000000 (e.g. { min = 1, max = 100 })" in msg
+
+
+def test_a_stat_block_bound_over_the_engines_ceiling_is_refused(tmp_path: Path) -> None:
+    root = edited(
+        tmp_path, "stat_block_limits.toml", "hit_points = { min = 1, max = 1000 }",
+        "hit_points = { min = 1, max = 1000000001 }",
+    )  # fmt: skip
+    (msg,) = problems(root)
+    assert "max 1000000001 is over 1000000000, the most the engine's arithmetic is meant for" in msg
+
+
+def test_a_house_rule_bound_without_a_max_builds_no_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    house = tmp_path / "house"
+    (house / RULESET).mkdir(parents=True)
+    (house / RULESET / "stat_block_limits.toml").write_text(
+        "[stat_block_limits]\nskills = { min = 0 }\n", encoding="utf-8"
+    )
+    out = tmp_path / "out"
+    assert main(["build", "--out", str(out), "--rules", str(house)]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "house/combat-styles/stat_block_limits.toml: entry stat_block_limits: field 'skills': "
+    ) in err
+    assert "no max: every bound needs one" in err
+    assert not (out / "arbiter").exists()

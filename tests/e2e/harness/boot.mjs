@@ -2,7 +2,7 @@
 // would (its manifest's language file and esmodules), then run the lifecycle hooks.
 // Query: v (12|13|14), user (user id), hub (the ws:// address of the hub that plays Foundry's
 // server between pages, tests/e2e/support/hub.py), world (JSON: settings, actors, tokens,
-// controlled, targets, modules, system, systemStatuses).
+// controlled, targets, modules, system, systemStatuses, users: more users than the harness's).
 import { createFoundry } from "/harness/foundry/index.mjs";
 
 const params = new URLSearchParams(location.search);
@@ -15,13 +15,17 @@ async function text(path) {
   return response.text();
 }
 
-/** The page's line to the hub: `send(message)`, `on(op, fn)`; open before anything runs. */
+/**
+ * The page's line to the hub: `send(message)`, `on(op, fn)`, and `active` (the users with a page
+ * open, the hub's first frame: Foundry's `game.data.activeUsers`); open before anything runs.
+ */
 async function connectHub(address, user) {
   const handlers = new Map();
   if (!address) return null;
   const url = new URL(address);
   url.searchParams.set("user", user);
   const socket = new WebSocket(url.href);
+  const first = new Promise((resolve) => handlers.set("users", [resolve]));
   await new Promise((resolve, reject) => {
     socket.addEventListener("open", resolve, { once: true });
     socket.addEventListener("error", () => reject(new Error(`harness hub ${url.href} unreachable`)), { once: true });
@@ -30,7 +34,9 @@ async function connectHub(address, user) {
     const message = JSON.parse(event.data);
     for (const fn of handlers.get(message.op) ?? []) fn(message);
   });
+  const { active } = await first;
   return {
+    active,
     send(message) {
       socket.send(JSON.stringify(message));
     },
@@ -53,6 +59,7 @@ const globals = createFoundry(generation, {
   fetchText: text,
   storage: window.localStorage,
   hub: await connectHub(params.get("hub"), params.get("user")),
+  users: world.users,
   actors: world.actors,
   tokens: world.tokens,
   controlled: world.controlled,

@@ -13,6 +13,11 @@ would deliver to that user's browser, each page in its own browser context:
   Foundry's server sends every actor update to every connected browser.
 - ``query``: ``User#query`` (V13+) goes to the pages of the target user only, stamped with the
   sender's user id as Foundry's server does; the first answer goes back to the sender alone.
+- ``users`` (first frame to a page): the users with a page open in the world, as Foundry's
+  world data (``game.data.activeUsers``) says who is active when a browser loads.
+- ``activity``: a user's first page opening (``active: true``) or last page closing
+  (``active: false``) goes to every other page of the world, as Foundry's server emits
+  ``userActivity``; the page marks the user (in)active and calls ``userConnected``.
 """
 
 from __future__ import annotations
@@ -65,7 +70,12 @@ class Hub:
         query = parse_qs(urlparse(ws.request.path if ws.request else "").query)
         client = Client(world=query["world"][0], user=query["user"][0], ws=ws)
         with self.lock:
+            active = sorted({c.user for c in self.clients if c.world == client.world})
+            joined = client.user not in active
             self.clients.append(client)
+        client.send({"op": "users", "active": sorted({*active, client.user})})
+        if joined:
+            self.announce(client, active=True)
         try:
             for frame in ws:
                 self.route(client, json.loads(frame))
@@ -74,6 +84,13 @@ class Hub:
         finally:
             with self.lock:
                 self.clients.remove(client)
+            if not self.pages_of(client.world, client.user):
+                self.announce(client, active=False)
+
+    def announce(self, client: Client, active: bool) -> None:
+        """Tell the world's other pages that ``client``'s user joined or left (``userActivity``)."""
+        for other in self.others(client):
+            other.send({"op": "activity", "user": client.user, "active": active})
 
     def route(self, sender: Client, message: dict[str, Any]) -> None:
         op = message["op"]

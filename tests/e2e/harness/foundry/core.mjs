@@ -185,7 +185,8 @@ export class Collection extends Map {
   }
 }
 
-/** The users of the harness world: one full GM and two players. `query` since V13. */
+/** The users of the harness world: one full GM and two players (and a world's more); `query`
+ * since V13. Active while a page of theirs is open (the hub says). */
 export function createUsers(env) {
   class User {
     constructor(data) {
@@ -213,6 +214,17 @@ export function createUsers(env) {
   }
   const users = new Users();
   for (const data of env.userList) users.set(data.id, new User(data));
+  // Who is active as the page loads (Foundry: `game.data.activeUsers`, and the current user):
+  // the users with a page open, as the hub says; every user without a hub (node).
+  if (env.hub) for (const user of users.contents) user.active = user.id === env.currentUserId || env.hub.active.includes(user.id);
+  // Foundry's `userActivity` from its server (Users#handleUserActivity): another user's page
+  // opened or closed; a change of his `active` calls `userConnected(user, active)` everywhere.
+  env.hub?.on("activity", ({ user: id, active }) => {
+    const user = users.get(id);
+    if (!user || user.isSelf || user.active === active) return;
+    user.active = active;
+    env.Hooks.callAll("userConnected", user, active);
+  });
   return users;
 }
 

@@ -139,6 +139,8 @@ export const STAND_INS = [
   { path: "hook:deleteCombat", hook: "deleteCombat", documentHook: "DeleteDocument", arguments: 3 },
   { path: "hook:createCombat", hook: "createCombat", documentHook: "CreateDocument", arguments: 3 },
   { path: "hook:createCombatant", hook: "createCombatant", documentHook: "CreateDocument", arguments: 3 },
+  { path: "hook:userConnected", owner: ["StaticCallbacks", "AllHooks"], hook: "userConnected", arguments: 2 },
+  { path: "game.user.active", owner: ["User", "BaseUser"], member: "active", kind: "property" },
   { path: "hook:init", owner: ["StaticCallbacks", "AllHooks"], hook: "init", arguments: 0 },
   { path: "hook:i18nInit", owner: ["StaticCallbacks", "AllHooks"], hook: "i18nInit", arguments: 0 },
   { path: "hook:setup", owner: ["StaticCallbacks", "AllHooks"], hook: "setup", arguments: 0 },
@@ -191,7 +193,8 @@ export const USERS = [
 /**
  * Build the globals of one flavour. `options`: document (or null in node), user (id), settings
  * (initial values by "namespace.key"), translations, Handlebars, fetchText(path), storage,
- * hub (the page's line to the hub that plays Foundry's server: send, on), actors, tokens, targets (token ids), modules (extra
+ * hub (the page's line to the hub that plays Foundry's server: send, on, active), users (more
+ * than USERS), actors, tokens, targets (token ids), modules (extra
  * active module ids such as "dice-so-nice"), console.
  */
 export function createFoundry(generation, options = {}) {
@@ -209,7 +212,7 @@ export function createFoundry(generation, options = {}) {
     Handlebars: options.Handlebars ?? null,
     fetchText: options.fetchText ?? (async (path) => { throw new Error(`no fetch for ${path}`); }),
     hub: options.hub ?? null,
-    userList: USERS,
+    userList: [...USERS, ...(options.users ?? [])],
     actorList: options.actors ?? [],
     tokenList: options.tokens ?? [],
     currentUserId: options.user ?? USERS[0].id,

@@ -130,7 +130,7 @@ REST = {
     "magic_points": (0, 500),
     "spirit_combat": (0, 500),
     "enc": (0, 10000),
-    "healing_rate": (0, None),
+    "healing_rate": (0, 1_000_000),
 }
 """The bounds that were pydantic Field bounds in code before they moved to the data."""
 
@@ -147,9 +147,12 @@ def test_the_characteristics_and_points_bounds_are_the_data_s_and_their_edges_pa
         "magic_points": 500,
         "spirit_combat": 500,
         "enc": 10000,
-        "healing_rate": 10**9,
+        "healing_rate": 1_000_000,
     }
     assert refusals(edge) == []
+    assert refusals({"healing_rate": 1_000_001}) == [
+        ("healing_rate", "Input should be less than or equal to 1000000")
+    ]
     assert refusals({"characteristics": {**BLOCK["characteristics"], "siz": 1}}) == []
 
 

@@ -1,0 +1,135 @@
+"""A host's worlds share one connection pool (``bridge/stores/postgres_pool.py``,
+``Host.pool``), on the real PostgreSQL: a flush whose pooled backend was ended loses only its
+own group and the next flush runs on another connection; a claim that ends the backend of a
+former owner stuck mid-commit ends that connection only, and the host's other worlds go on."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import psycopg
+import pytest
+
+from arbiter.bridge.stores.ownership import Host, Owned
+from arbiter.bridge.stores.postgres import PostgresStore
+from tests.bridge.stores.test_contract import new_roll
+from tests.bridge.stores.test_ownership import URL_A, URL_B, claimed, wait_lease_over
+from tests.support.apart import run_apart
+
+if TYPE_CHECKING:
+    from tests.support.postgres import Cluster
+
+
+def backends(dsn: str, application_name: str) -> set[int]:
+    """The server processes of the connections named ``application_name``."""
+    with psycopg.connect(dsn, autocommit=True) as db:
+        rows = db.execute(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (application_name,)
+        ).fetchall()
+    return {row[0] for row in rows}
+
+
+def test_a_flush_whose_pooled_backend_was_ended_loses_its_group_only_and_the_next_runs_on_another(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    async def body() -> None:
+        host = Host(postgres_database, "host-a", URL_A, ttl=30, pool_size=1)
+        one = await host.open_store(claimed(await host.claim("one")))
+        two = await host.open_store(claimed(await host.claim("two")))
+        one.stage(new_roll("a"))
+        await one.flush()
+        ended = one.backend_pid
+        assert ended is not None and two.backend_pid == ended  # one connection for both
+        postgres.terminate(ended)
+        one.stage(new_roll("b"))
+        with pytest.raises(psycopg.OperationalError):
+            await one.flush()  # its group is lost ...
+        assert one.find("a") is not None and one.find("b") is None
+        two.stage(new_roll("x"))
+        await two.flush()  # ... the other world's next flush runs on a new connection
+        assert two.backend_pid not in (None, ended)
+        one.stage(new_roll("b"))
+        await one.flush()
+        assert backends(postgres_database, host.application_name) == {
+            two.backend_pid,
+            one.backend_pid,
+            *([host._conn.info.backend_pid] if host._conn is not None else []),
+        }
+        await one.close()
+        await two.close()
+        await host.close()
+        for world, ids in (("one", ["a", "b"]), ("two", ["x"])):
+            check = await PostgresStore.snapshot(postgres_database, world)
+            assert [r.entry.request_id for r in check.rolls()] == ids
+            assert check.verify_chain() == []
+
+    run_apart(body())
+
+
+def test_a_claim_ends_the_pooled_connection_stuck_mid_commit_and_no_other(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        a = Host(postgres_database, "host-a", URL_A, ttl=2, margin=0.2, pool_size=3)
+        b = Host(postgres_database, "host-b", URL_B, ttl=30, lock_wait=0.2)
+        claimed(await a.claim("w"))
+        other = await a.open_store(claimed(await a.claim("other")))
+        pool = await a.pool()
+        # What a pooled store's flush has done when its host stops half-way through it
+        # (pipelined, no Sync yet): the pooled backend holds the world's row.
+        async with pool.connection() as stuck, pool.connection() as idle:
+            kept = idle.info.backend_pid
+            with pytest.raises(psycopg.OperationalError):
+                async with stuck.pipeline():
+                    await stuck.execute("BEGIN")
+                    head = await stuck.execute(
+                        "UPDATE worlds SET head_seq = 99 WHERE id = 'w' RETURNING id"
+                    )
+                    assert await head.fetchone() == ("w",)
+                    assert await b.claim("w") == Owned("w", "host-a", URL_A)
+                    await asyncio.to_thread(wait_lease_over, postgres_database, "w")
+                    taken = claimed(await asyncio.wait_for(b.claim("w"), timeout=60))
+                    assert (taken.epoch, taken.previous) == (2, "host-a")
+                    await stuck.execute("COMMIT")
+            # The claim ended that backend only: the host's other pooled connection is alive.
+            assert await (await idle.execute("SELECT pg_backend_pid()")).fetchone() == (kept,)
+        assert stuck.closed
+        # The host's other world goes on committing through the pool (the broken connection
+        # was discarded, not lent again).
+        for rid in ("o-1", "o-2", "o-3"):
+            other.stage(new_roll(rid))
+            await other.flush()
+        await other.close()
+        with psycopg.connect(postgres_database, autocommit=True) as db:
+            assert db.execute(
+                "SELECT epoch, head_seq, owner FROM worlds WHERE id = 'w'"
+            ).fetchall() == [(2, 0, "host-b")]
+            assert db.execute("SELECT head_seq FROM worlds WHERE id = 'other'").fetchone() == (3,)
+        await a.close()
+        await b.close()
+
+    run_apart(body())
+
+
+def test_a_host_s_pool_is_bounded_and_its_stores_wait_for_a_connection(
+    postgres_database: str,
+) -> None:
+    async def body() -> None:
+        host = Host(postgres_database, "host-a", URL_A, ttl=30, pool_size=2)
+        stores = [await host.open_store(claimed(await host.claim(f"w{i}"))) for i in range(12)]
+        for round_ in range(3):
+            for i, store in enumerate(stores):
+                store.stage(new_roll(f"r{round_}-{i}"))
+            # Twelve worlds flush at once on two connections.
+            await asyncio.gather(*(store.flush() for store in stores))
+        pooled = backends(postgres_database, host.application_name)
+        claims = {host._conn.info.backend_pid} if host._conn is not None else set()
+        assert len(pooled - claims) <= 2
+        assert all(store.count() == 3 for store in stores)
+        for store in stores:
+            await store.close()
+        await host.close()
+        assert backends(postgres_database, host.application_name) == set()
+
+    run_apart(body())
