@@ -38,6 +38,7 @@ from arbiter.bridge.records import (
 from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
+    BIND_PLAYER_SQLITE,
     INSERT_ROLL,
     MIGRATE_1,
     PLAYER_COLUMNS,
@@ -359,6 +360,12 @@ class Store:
             f"INSERT OR REPLACE INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
             player.row(),
         )
+
+    def bind_player(self, player: Player) -> None:
+        """A GM's bind, in one statement (inside the open transaction, if one is open): the
+        stored token and revocation decide, not ``player``'s (see the interface), so a token
+        rotated by another process between a read and this write is not written back."""
+        self._db.execute(BIND_PLAYER_SQLITE, (player.name, player.row()[1], player.created))
 
 
 __all__ = [

@@ -77,7 +77,8 @@ def released_lasting(before: JSON | None, after: JSON | None) -> JSON:
     (this runs on every request; each record written back as it is compared)."""
     if after is None:
         return {}
-    after.pop(GIVEN, None)
+    if GIVEN in after:  # ``after.pop(GIVEN, None)`` without a method call (compiled: two)
+        del after[GIVEN]
     if "combatants" not in after:
         return {}
     old: dict[str, JSON] = (

@@ -14,8 +14,6 @@ record with ``move`` set) and a ``spirit_combat`` (token ``s…``, spirit effect
 
 from __future__ import annotations
 
-from typing import Any
-
 from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.contract import JSON, EngineError
 
@@ -79,9 +77,10 @@ class Parked:
     def of(record: JSON) -> Parked:
         """The typed view of a stored parked exchange."""
         differential: JSON = record.get("differential") or {}
-        eligible: list[Any] = record.get("eligible") or []
+        eligible: list[JSON] = record.get("eligible") or []
         ids: list[str] = []
         for e in eligible:  # a loop, not a comprehension: no frame of its own
+            # Each offer a dict (JSON), so compiled its id is a dict read, not a generic one.
             ids.append(e["id"])
         kind: str = record.get("kind") or record.get("move") or "exchange"
         won: int = differential.get("effects", 0)

@@ -47,7 +47,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
-from arbiter.bridge.engine.combat_styles.encounter.phases import FREE, tracks_turns
+from arbiter.bridge.engine.combat_styles.encounter.phases import FREE, TURNS
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import odds_of_targets
 from arbiter.bridge.engine.combat_styles.grades.situations import (
@@ -107,7 +107,9 @@ def start_exchange(
     defended_by = body.defended_by
     state = writable(state)
     # Whether turns are counted, asked once: nothing an exchange does changes the phase.
-    in_turns = tracks_turns(state)
+    # (tracks_turns without its call: the state's phase read directly.)
+    phase: str | None = state.data.get("phase")
+    in_turns = phase == TURNS
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
     att_conditions = att.conditions
