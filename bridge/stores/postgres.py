@@ -380,6 +380,7 @@ class PostgresStore(WorldReads):
         # next flush; reads see them, these in flight, then the committed rows.
         rows, ops = self._rows, self._ops
         self._flying, self._staged, self._rows, self._ops = self._staged, WorldRows(), [], []
+        sent = 0  # the rows a failure leaves in doubt: none until the commit is sent
         try:
             if self._unsure:
                 await self._resync(in_flight=bool(rows or ops))
@@ -392,6 +393,7 @@ class PostgresStore(WorldReads):
                 else self._head
             )
             async with self._borrow() as conn:
+                sent = len(rows)
                 await self._commit(conn, rows, ops, last)
         except PoolTimeout:
             # No connection came free in time: nothing was sent, nothing landed.
@@ -408,7 +410,8 @@ class PostgresStore(WorldReads):
             # answers; else before the next flush), so a retry finds a row that landed.
             self._drop_flight()
             await self._disconnect()
-            self._unsure, self._doubt = True, len(rows)
+            # A resync that failed before the commit was sent leaves the earlier doubt.
+            self._unsure, self._doubt = True, sent or self._doubt
             if self._pool is not None:
                 check_soon(self._pool)  # its other idle connections may be broken alike
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
@@ -429,7 +432,8 @@ class PostgresStore(WorldReads):
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
             self._drop_flight()
             await self._disconnect()
-            self._unsure, self._doubt = True, len(rows)
+            # A resync that failed before the commit was sent leaves the earlier doubt.
+            self._unsure, self._doubt = True, sent or self._doubt
             raise
         self._merge_flight(last)
 
