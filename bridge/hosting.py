@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 from arbiter.bridge import world_rules
 from arbiter.bridge.connection import Connection
@@ -113,7 +114,7 @@ class WorldHost:
             self._handle,
             config.host,
             config.port,
-            origins=list(config.origins) if config.origins is not None else None,
+            origins=[Origin(o) for o in config.origins] if config.origins is not None else None,
             process_request=self._routes(),
             ssl=tls,
             max_size=config.limits.max_frame_bytes,
@@ -159,7 +160,8 @@ class WorldHost:
     @property
     def port(self) -> int:
         assert self._server is not None, "the host has not started"
-        return int(self._server.sockets[0].getsockname()[1])
+        # ``sockets`` is typed as an iterable (asyncio's server gives a tuple).
+        return int(next(iter(self._server.sockets)).getsockname()[1])
 
     def listening_url(self) -> str:
         """``ws(s)://address:port`` this host listens on (loopback for a wildcard address)."""

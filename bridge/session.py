@@ -428,8 +428,8 @@ class ClientSession:
             return Recall(missing.request_id, functools.partial(self._redo, frame, message, rules))
         except UnstorableText as err:
             # PostgreSQL's text holds no NUL: refused alone, before it joins a group commit.
-            rid = guess_id(decode(frame)) if isinstance(frame, str) else None
-            return encode(ErrorMessage(id=rid, code="invalid_message", message=str(err)))
+            bad_id = guess_id(decode(frame)) if isinstance(frame, str) else None
+            return encode(ErrorMessage(id=bad_id, code="invalid_message", message=str(err)))
         except sqlite3.Error as err:
             # The store failed (a full disk): say so, once per failure in the log.
             self.server.failures.report(f"session {self.id}: the roll log failed", err)

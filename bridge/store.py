@@ -114,6 +114,8 @@ class Store:
         has no ``player``)."""
         self._roll_at = f"SELECT {columns} FROM rolls WHERE seq = ?"
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
+        self._last_seq: int
+        self._last_hash: str
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
         self._committed = (self._last_seq, self._last_hash)
         self._lost = False
