@@ -7,7 +7,7 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN
@@ -90,7 +90,8 @@ def released_lasting(before: JSON | None, after: JSON | None) -> JSON:
     # Each record written back in place, over its view: the dict's keys and their order stay
     # (a value replaced under a key the loop has reached changes neither), and no second dict
     # is made and filled. The dict is the request's own (taken_in or writable made it).
-    stored: dict[str, Any] = cast(dict[str, Any], people)
+    # (The same dict, typed for what it holds by the end: not ``cast``, a call when interpreted.)
+    stored: dict[str, Any] = people
     out: JSON = {}
     for cid, rec in people.items():
         data = rec.data
