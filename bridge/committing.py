@@ -27,6 +27,14 @@ reply with an error to send instead becomes that error, any other goes as it is.
 :class:`~arbiter.bridge.stores.StaleWriter` (another writer committed to the world, or claimed
 it) the server must stop serving the world: ``on_stale`` is called once, after those replies.
 
+**A resend whose row is not in memory** (the PostgreSQL store holds only its most recent rows
+whole): the session answers :class:`Recall` instead of a reply. It takes its place among the
+replies like any other; when its turn comes (after the flush of its group), the committer awaits
+``store.recall`` for the id and only then has the session answer the message again, now
+synchronously from the row read back (the stored outcome, ``replayed: true``), and sends it
+before the replies given after it. The id is never decided again: the store knows it is logged.
+If the row cannot be read (the database away), the reply is ``unavailable`` (nothing decided).
+
 **The lease fence** (a world served under a lease, docs/scaling.md "Many worlds per host"):
 ``fence()`` is asked before each flush and again before its replies leave. When it is false the
 host's lease on the world may have ended (by its own clock) and another host may own it: no
@@ -40,12 +48,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage, encode
 from arbiter.bridge.records import Roll
-from arbiter.bridge.stores import StaleWriter, WorldStore
+from arbiter.bridge.stores import RowNotCached, StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText
 
 if TYPE_CHECKING:
@@ -56,7 +64,21 @@ log = logging.getLogger("arbiter.server")
 OutcomeRow = tuple[str, str]
 """The row an outcome reply was made from: its request id and its hash."""
 
-Answer = tuple["ClientSession", str | bytes, OutcomeRow | None, ErrorMessage | None]
+
+Redone = tuple[str | bytes, OutcomeRow | None, ErrorMessage | None]
+"""A message answered again: its reply, the row of the outcome it carries, its failure reply."""
+
+
+class Recall(NamedTuple):
+    """A reply that needs the row of ``request_id`` read back first (a resend of an id logged
+    in a row the store does not hold in memory): ``redo`` answers the message again once
+    :meth:`WorldStore.recall` read it, synchronously, in the same step."""
+
+    request_id: str
+    redo: Callable[[], Redone]
+
+
+Answer = tuple["ClientSession", str | bytes | Recall, OutcomeRow | None, ErrorMessage | None]
 """A reply waiting for the commit: to whom, what, the row of the outcome it carries (None: not
 an outcome), and the error to send instead should the commit fail (a bind's)."""
 
@@ -133,15 +155,17 @@ class GroupCommit:
     def answer(
         self,
         session: ClientSession,
-        reply: str | bytes,
+        reply: str | bytes | Recall,
         outcome_row: OutcomeRow | None = None,
         on_failure: ErrorMessage | None = None,
     ) -> None:
         """Send ``reply`` to ``session`` once every write staged so far is committed (at once
         when nothing is staged nor in flight), after the replies given before it (see the
-        module's doc for a failed commit). The caller does not wait."""
+        module's doc for a failed commit; a :class:`Recall` is answered when its turn comes,
+        after its row is read back). The caller does not wait."""
         if (
-            not self._answers
+            not isinstance(reply, Recall)
+            and not self._answers
             and self._committer is None
             and not self.store.pending
             and (self._fence is None or self._fence())
@@ -225,14 +249,20 @@ class GroupCommit:
             if not isinstance(err, StaleWriter) and (self._fence is None or self._fence()):
                 self._publish_landed(events, event_rows)
             for session, reply, outcome_row, on_failure in answers:
-                if outcome_row is not None:
+                if isinstance(reply, Recall):
+                    # Nothing is answered from the log after a failed commit: the retry is.
+                    reply = encode(self._commit_failed(reply.request_id))
+                elif outcome_row is not None:
                     # An outcome goes only if its row is committed all the same: a commit whose
                     # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
                     # or a resend answered from an older row. Else nothing was decided; and a
                     # row of the same id that is not this one (an earlier decision of the id
                     # that landed unheard) means this outcome is not the logged one.
                     request_id, row_hash = outcome_row
-                    found = self.store.find(request_id)
+                    try:
+                        found = self.store.find(request_id)
+                    except RowNotCached:
+                        found = None  # an old row, let go since: the retry reads it back
                     # Never from a stale writer (its replies all say nothing was decided),
                     # nor once the lease may have ended (the flush may have outlasted it).
                     fenced = self._fence is not None and not self._fence()
@@ -246,18 +276,47 @@ class GroupCommit:
                 self._on_stale(err)
             return
         if events:
-            self._announce_late(events[0][0])
+            await self._announce_late(events[0][0])
             # In this step, with the flush's return: a row's event is published as soon as it
             # is committed, so ``head`` is never a row whose event is still to come.
             self.head = max(self.head, events[-1][0])
             self._publish(events)
-        for session, reply, _, _ in answers:
+        for at, (session, reply, _, _) in enumerate(answers):
+            if isinstance(reply, Recall):
+                redone, fresh = await self._recalled(reply)
+                if fresh:
+                    # No row had the id after all (another id's digest): the message was
+                    # decided now, its row is staged. It and every reply after it wait for
+                    # the next flush, in order.
+                    self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
+                    self.schedule()
+                    break
+                reply = redone[0]
             session.outbox.send(reply)
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
         for callback in callbacks:
             callback()
+
+    async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
+        """The reply of a resend whose row had to be read back: the session's answer made
+        again right after the read (no await between: :meth:`WorldStore.find` sees the row), or
+        ``unavailable`` when the store could not read it (nothing is decided then). True with
+        it when the store found no row (the id was not logged: decided now, staged)."""
+        try:
+            found = await self.store.recall(recall.request_id)
+            if self._fence is not None and not self._fence():
+                # The read outlasted the lease: nothing more leaves for this world here.
+                return (encode(self._commit_failed(recall.request_id)), None, None), False
+            return recall.redo(), found is None
+        except Exception as err:
+            self.failures.report(
+                f"a logged row of request {recall.request_id!r} could not be read back; its "
+                "resend is answered unavailable",
+                err,
+            )
+            return (encode(self._commit_failed(recall.request_id)), None, None), False
 
     def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
         """After a failed flush, publish the events whose very row the store holds all the
@@ -266,14 +325,19 @@ class GroupCommit:
         a listener connected throughout is never replayed what it missed live."""
         landed: list[Event] = []
         for event, row in zip(events, rows, strict=True):
-            found = None if row is None else self.store.find(row[0])
+            try:
+                found = None if row is None else self.store.find(row[0])
+            except RowNotCached:
+                # Let go already (a flush of more rows than the cache holds): unconfirmed, so
+                # not published; the listener's next replay reads it.
+                found = None
             if found is not None and row is not None and found.hash == row[1]:
                 landed.append(event)
         if landed:
             self.head = max(self.head, landed[-1][0])
             self._publish(landed)
 
-    def _announce_late(self, first: int) -> None:
+    async def _announce_late(self, first: int) -> None:
         """Before ``head`` moves to ``first`` or past it: publish the committed rows between
         that no live event announced. A failed flush whose COMMIT landed unheard, when the
         store could not reload then, left its events unpublished; a later reload found the
@@ -281,7 +345,16 @@ class GroupCommit:
         refusals after dice have no event: nothing is sent for them.)"""
         if first <= self.head + 1 or self._publish_late is None:
             return
-        rows = [roll for roll in self.store.rolls(self.head) if roll.seq < first]
+        # Rows the store no longer holds in memory (more than its cache landed unheard) are
+        # read first; no flush moves the cache while this committer awaits.
+        held = self.store.cached_from() - 1
+        rows: list[Roll] = []
+        if self.head < held:
+            try:
+                rows = await self.store.read_rolls(self.head, min(held, first - 1))
+            except Exception as err:
+                self.failures.report("the rows that landed unheard could not be read", err)
+        rows += [roll for roll in self.store.rolls(max(self.head, held)) if roll.seq < first]
         if rows:
             self._publish_late(rows)
 

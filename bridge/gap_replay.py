@@ -16,12 +16,19 @@ is projected for this connection exactly as its live event would have been
 (:class:`arbiter.bridge.views.OutcomeText`: its own private entries only, no state, no hidden
 die), and a refusal after dice, which no live event carries, is not replayed either. The view is
 that of the connection as it is now (its participants today), as a resend of an id is.
+
+Rows the store no longer holds in memory (the PostgreSQL store holds only its most recent rows
+whole: ``store.cached_from()``) are read first, awaited before the connection joins
+(:func:`older`): the log is append-only, so those rows are final; the loop reads again should
+the store have let more go meanwhile, so that in the joining step the rows read and the rows in
+memory meet. A read that fails answers ``unavailable`` (:func:`unreadable`) and live events follow.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from arbiter.bridge.limits import Limits
@@ -51,6 +58,20 @@ class Replay:
 
 def _error(message: str) -> Replay:
     text = encode(ErrorMessage(id=None, code="invalid_message", message=message))
+    return Replay((text_frame(text.encode()),), 0)
+
+
+def unreadable(since: int | None) -> Replay:
+    """The answer to a ``since`` whose rows could not be read from the store (the database
+    away): an ``unavailable`` error; live events follow."""
+    text = encode(
+        ErrorMessage(
+            id=None,
+            code="unavailable",
+            message=f"since: the rows after {since} could not be read from the store now: "
+            "nothing was replayed; live events follow (reconnect with the same since to retry)",
+        )
+    )
     return Replay((text_frame(text.encode()),), 0)
 
 
@@ -127,6 +148,35 @@ def late(rows: Iterable[Roll], viewer: Viewer) -> tuple[bytes, ...]:
 NOTHING = Replay((), 0)
 
 
+async def older(
+    since: int | None,
+    welcomed: int,
+    events: frozenset[EventName],
+    head: Callable[[], int],
+    store: WorldStore,
+    limits: Limits,
+) -> list[Roll]:
+    """The rows of the gap ``since`` asks for that the store does not hold in memory, read
+    from the database (awaited: call it before joining the listeners, and pass the rows to
+    :func:`missed` in the joining step). Empty when there are none, or the replay will not
+    read rows (no ``outcome`` events, a bad ``since``, a gap over ``max_replay_rows``).
+    ``head``: the group commit's, asked at each step. Raises the store's error."""
+    if "outcome" not in events:
+        return []
+    start = welcomed if since is None else since
+    rows: list[Roll] = []
+    while True:
+        now = head()
+        after = rows[-1].seq if rows else start
+        first = store.cached_from()
+        if start < 0 or start > now or now - start > limits.max_replay_rows or after + 1 >= first:
+            return rows
+        read = await store.read_rolls(after, first - 1)
+        if not read:
+            return rows
+        rows.extend(read)
+
+
 def missed(
     since: int | None,
     welcomed: int,
@@ -135,12 +185,14 @@ def missed(
     store: WorldStore,
     viewer: Viewer,
     limits: Limits,
+    read: Iterable[Roll] = (),
 ) -> Replay:
     """What a connection just joined is sent for the hello's ``since`` (None: its welcome's
     head ``welcomed``, so the rows committed while the welcome was on its way reach it too).
 
     ``head``: the group commit's, read in the step the connection joins the listeners. A
     connection not listening to ``outcome`` is sent nothing, or an error if it gave a ``since``.
+    ``read``: the gap's first rows, read by :func:`older` (the store holds the rest).
     """
     if "outcome" not in events:
         if since is None:
@@ -151,10 +203,12 @@ def missed(
         )
     if since is None:
         since = welcomed
-    rows = store.rolls(since) if 0 <= since <= head else ()
+    read = list(read)
+    after = read[-1].seq if read else since
+    rows = itertools.chain(read, store.rolls(after)) if 0 <= since <= head else ()
     return replay(
         since, head, rows, viewer, limits.max_replay_rows, limits.max_send_buffer_bytes // 2
     )
 
 
-__all__ = ["Replay", "late", "missed", "replay"]
+__all__ = ["Replay", "late", "missed", "older", "replay", "unreadable"]

@@ -294,6 +294,12 @@ class WorldHost:
             await asyncio.shield(retiring)
         owner = self.owner
         assert owner is not None, "the host has not started"
+        # Rules known not to load here cost no claim (its epoch bump ends the world's sessions
+        # elsewhere) and no release: refused before (anyone can send a connection).
+        if self.world_rules.unloadable or self.world_rules.failed:  # else no query
+            known = self.world_rules.known_unloadable(await self.world_rules.named(world_id))
+            if known is not None:
+                raise known
         # Only the world the host was started with may be made here: a URL naming any other
         # must not create rows and hold a connection for it (anyone can send one).
         claim = await owner.claim(world_id, create=world_id == self.hosting.world)
@@ -307,7 +313,8 @@ class WorldHost:
             rules_hash, rules = await opening
             store = await owner.open_store(claim)
             try:
-                async with (await owner.pool()).connection() as conn:
+                pool = await owner.pool()
+                async with owner.loads.slot(), pool.connection() as conn:
                     secret = await secret_on(conn, world_id)
                 world = ArbiterServer(
                     self.config,

@@ -237,6 +237,16 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
     return hashlib.sha256(b"".join(parts)).hexdigest()
 
 
+_SCRIPTED = {True: _LENGTH(4) + b"true", False: _LENGTH(5) + b"false"}
+"""The ``scripted`` part of a row, length prefix included."""
+_NULL = _LENGTH(4) + b"null"
+_MIDDLE: dict[tuple[str, str, str, str, str | None, str], bytes] = {}
+"""The parts from ``session`` to ``rules_hash``, each prefixed by its length, by their values:
+they repeat on every row of a connection, so they are encoded and framed once (bounded:
+cleared when full)."""
+_MIDDLE_MAX = 1024
+
+
 def roll_hash(
     prev_hash: str, seq: int, roll: NewRoll, request: bytes, dice: bytes, outcome: bytes
 ) -> str:
@@ -244,29 +254,65 @@ def roll_hash(
     ``dice`` and ``outcome`` texts are given as their UTF-8 bytes: the same digest, each part
     written out for the one shape of row the server logs (the general loop's type dispatch
     per part costs as much as the rest of the hashing glue). The row's ``player`` is the last
-    part when it has one (:meth:`Roll.chain_hash`)."""
+    part when it has one (:meth:`Roll.chain_hash`).
+
+    The parts that repeat on every row of a connection (``session`` to ``rules_hash``) are
+    framed once and kept (:data:`_MIDDLE`); the others are framed into one join, with no
+    intermediate concatenation."""
     encounter, counter, when, player = roll.encounter, roll.counter, roll.time, roll.player
-    parts: tuple[bytes, ...] = (
-        prev_hash.encode(),
-        b"%d" % seq,
-        roll.request_id.encode(),
-        roll.session.encode(),
-        roll.user.encode(),
-        roll.ruleset.encode(),
-        roll.type.encode(),
-        b"null" if encounter is None else encounter.encode(),
-        roll.rules_hash.encode(),
-        request,
-        dice,
-        outcome,
-        b"null" if counter is None else _text(counter).encode(),
-        b"true" if roll.scripted else b"false",
-        _text(when).encode(),
-    )
-    if player is not None:
-        parts = (*parts, player.encode())
+    key = (roll.session, roll.user, roll.ruleset, roll.type, encounter, roll.rules_hash)
+    middle = _MIDDLE.get(key)
+    if middle is None:
+        if len(_MIDDLE) >= _MIDDLE_MAX:
+            _MIDDLE.clear()
+        middle = _MIDDLE[key] = b"".join(
+            _LENGTH(len(data)) + data
+            for data in (
+                key[0].encode(),
+                key[1].encode(),
+                key[2].encode(),
+                key[3].encode(),
+                b"null" if encounter is None else encounter.encode(),
+                key[5].encode(),
+            )
+        )
     length = _LENGTH
-    return hashlib.sha256(b"".join([length(len(part)) + part for part in parts])).hexdigest()
+    previous = prev_hash.encode()
+    number = b"%d" % seq
+    request_id = roll.request_id.encode()
+    # ``counter`` is an int or None; ``time`` a float (its JSON text is its repr when finite).
+    counted = _NULL if counter is None else _framed(_text(counter).encode())
+    stamp = (
+        repr(when).encode() if type(when) is float and math.isfinite(when) else _text(when).encode()
+    )
+    parts = [
+        length(len(previous)),
+        previous,
+        length(len(number)),
+        number,
+        length(len(request_id)),
+        request_id,
+        middle,
+        length(len(request)),
+        request,
+        length(len(dice)),
+        dice,
+        length(len(outcome)),
+        outcome,
+        counted,
+        _SCRIPTED[bool(roll.scripted)],
+        length(len(stamp)),
+        stamp,
+    ]
+    if player is not None:
+        name = player.encode()
+        parts.append(length(len(name)))
+        parts.append(name)
+    return hashlib.sha256(b"".join(parts)).hexdigest()
+
+
+def _framed(data: bytes) -> bytes:
+    return _LENGTH(len(data)) + data
 
 
 def _text(value: Any) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import logging
 import secrets
@@ -32,12 +33,12 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.committing import CommitFailed
+from arbiter.bridge.committing import CommitFailed, Recall, Redone
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
-from arbiter.bridge.gap_replay import missed
+from arbiter.bridge.gap_replay import missed, older, unreadable
 from arbiter.bridge.limits import TokenBucket
 from arbiter.bridge.outbox import Outbox
 from arbiter.bridge.protocol import (
@@ -60,10 +61,10 @@ from arbiter.bridge.protocol import (
     parse_client,
 )
 from arbiter.bridge.reading import Sent
-from arbiter.bridge.records import Player
+from arbiter.bridge.records import Player, Roll
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.store import Session
-from arbiter.bridge.stores import UnstorableText
+from arbiter.bridge.stores import RowNotCached, UnstorableText
 from arbiter.bridge.vault_messages import GetStatBlock, ListStatBlocks, VaultMessage
 from arbiter.bridge.views import NOBODY, Viewer
 
@@ -130,6 +131,16 @@ class ClientSession:
         """Serve the connection until it closes."""
         if not await self._authenticate():
             return
+        # The gap's rows the store holds in the database only, read before joining: nothing
+        # is awaited between the join and the replay.
+        read: list[Roll] | None
+        try:
+            read = await older(self.since, self.head, self.events,
+                               lambda: self.server.commits.head, self.server.store,
+                               self.server.config.limits)  # fmt: skip
+        except Exception as err:
+            self.server.failures.report(f"session {self.id}: the gap's rows could not be read", err)
+            read = None
         if self.server.stale is not None:
             # The world was lost while the welcome was on its way (its sessions were closed
             # then, this one not yet among them): close it as they were, never leave it mute.
@@ -138,7 +149,7 @@ class ClientSession:
         self.server.join(self)
         # In the same step as joining the listeners: the rows up to the group commit's head
         # now, live events for every row after it (arbiter.bridge.gap_replay).
-        self._replay_gap()
+        self._replay_gap(read)
         if isinstance(self.ws, Connection):
             # From now on a message that arrives whole is handled as soon as it is parsed,
             # without this task (arbiter.bridge.connection); the loop below takes the rest
@@ -154,12 +165,16 @@ class ClientSession:
                 self.ws.on_message = None  # a session that left decides nothing more
             self.server.leave(self)
 
-    def _replay_gap(self) -> None:
-        """Send the outcome events the hello's ``since`` asks for (arbiter.bridge.gap_replay)."""
+    def _replay_gap(self, read: list[Roll] | None) -> None:
+        """Send the outcome events the hello's ``since`` asks for (arbiter.bridge.gap_replay);
+        ``read``: the gap's rows read before (None: they could not be)."""
         since, self.since = self.since, None
         server = self.server
-        answer = missed(since, self.head, self.events, server.commits.head, server.store,
-                        self.viewer, server.config.limits)  # fmt: skip
+        if read is None:
+            answer = unreadable(since)
+        else:
+            answer = missed(since, self.head, self.events, server.commits.head, server.store,
+                            self.viewer, server.config.limits, read)  # fmt: skip
         if answer.frames:
             self.outbox.send_frames(answer.frames)
         if answer.rows:
@@ -356,19 +371,44 @@ class ClientSession:
             return read
         return parse_client(decode(frame))
 
-    def handle(self, frame: str | bytes) -> str | bytes:
+    def handle(self, frame: str | bytes) -> str | bytes | Recall:
         """The answer to one frame (JSON text; bytes: UTF-8 JSON text); decides requests
-        synchronously (see deciding)."""
+        synchronously (see deciding). A resend of an id whose row the store does not hold in
+        memory is answered :class:`~arbiter.bridge.committing.Recall`: the group commit reads
+        the row back and answers it again (:meth:`_redo`)."""
         wait = self.bucket.take(asyncio.get_running_loop().time())
         if wait:
             return encode(self._rate_limited(frame, wait))
-        message: ClientMessage | Sent | None = None
-        rules = self.server.rules  # one snapshot reads and decides the message
+        # One snapshot reads and decides the message.
+        return self._answer(frame, None, self.server.rules)
+
+    def _redo(
+        self, frame: str | bytes, message: ClientMessage | Sent, rules: RulesSnapshot
+    ) -> Redone:
+        """The answer to a message again, now that its logged row was read back (the group
+        commit calls it in the step the read returned: the store's ``find`` sees the row, or
+        knows there is none), with the row of the outcome it carries and its failure reply."""
+        self.outcome_row = None
+        self.on_commit_failure = None
+        reply = self._answer(frame, message, rules)
+        if isinstance(reply, Recall):  # let go again already: say so, never decide it
+            return encode(commit_failed(reply.request_id)), None, None
+        return reply, self.outcome_row, self.on_commit_failure
+
+    def _answer(
+        self, frame: str | bytes, message: ClientMessage | Sent | None, rules: RulesSnapshot
+    ) -> str | bytes | Recall:
         try:
-            message = self._parse(frame, rules)
+            if message is None:
+                message = self._parse(frame, rules)
             return self._dispatch(message, rules)
         except ProtocolError as err:
             return encode(err.reply())
+        except RowNotCached as missing:
+            # The id is logged, its row is in the database only: never decided again, its
+            # stored outcome is answered once read back, in this reply's turn.
+            assert message is not None  # the store is read only once the message is parsed
+            return Recall(missing.request_id, functools.partial(self._redo, frame, message, rules))
         except UnstorableText as err:
             # PostgreSQL's text holds no NUL: refused alone, before it joins a group commit.
             rid = guess_id(decode(frame)) if isinstance(frame, str) else None

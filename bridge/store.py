@@ -14,6 +14,7 @@ that answers afterwards never answers with an outcome a crash could lose. ``sync
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ from arbiter.bridge.records import (
 from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
+    BIND_PLAYER_SQLITE,
     INSERT_ROLL,
     MIGRATE_1,
     PLAYER_COLUMNS,
@@ -266,6 +268,18 @@ class Store:
     def count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM rolls").fetchone()[0])
 
+    async def recall(self, request_id: str) -> Roll | None:
+        """:meth:`find`: every row is read from the file (:class:`RowNotCached` never comes)."""
+        return self.find(request_id)
+
+    def cached_from(self) -> int:
+        """1: every row is read from the file, synchronously."""
+        return 1
+
+    async def read_rolls(self, after: int, upto: int) -> list[Roll]:
+        """The rows ``after < seq <= upto`` (never needed by the server: see :meth:`cached_from`)."""
+        return list(itertools.takewhile(lambda roll: roll.seq <= upto, self.rolls(after)))
+
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain (empty when every row links to the one before)."""
         return chain_problems(self.rolls())
@@ -346,6 +360,12 @@ class Store:
             f"INSERT OR REPLACE INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
             player.row(),
         )
+
+    def bind_player(self, player: Player) -> None:
+        """A GM's bind, in one statement (inside the open transaction, if one is open): the
+        stored token and revocation decide, not ``player``'s (see the interface), so a token
+        rotated by another process between a read and this write is not written back."""
+        self._db.execute(BIND_PLAYER_SQLITE, (player.name, player.row()[1], player.created))
 
 
 __all__ = [

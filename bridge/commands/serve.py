@@ -132,6 +132,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "claimed elsewhere after it",
     )
     parser.add_argument(
+        "--cache-rows",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with a PostgreSQL --store: the most recent rows of each world held whole in "
+        "memory (default 1000); every request id is held, older rows are read from the "
+        "database when a resend or a reconnect needs them (docs/scaling.md)",
+    )
+    parser.add_argument(
         "--idle-release",
         type=float,
         default=None,
@@ -260,10 +269,24 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("websockets.server").addFilter(HttpAnswersFilter())
     try:
         config = config_from(args)
+        cache_rows(args)
     except ValueError as err:
         print(f"arbiter serve: {err}", file=sys.stderr)
         return 2
     return serve_config(config)
+
+
+def cache_rows(args: argparse.Namespace) -> None:
+    """``--cache-rows``: the rows each PostgreSQL world holds whole (every store opened from now
+    on); raises ValueError without a PostgreSQL store or for a negative count."""
+    rows = getattr(args, "cache_rows", None)
+    if rows is None:
+        return
+    if not isinstance(args.store, str):
+        raise ValueError("--cache-rows is for worlds in PostgreSQL: give --store postgresql://…")
+    from arbiter.bridge.stores.postgres import set_default_cache_rows
+
+    set_default_cache_rows(rows)
 
 
 def serve_config(config: ServerConfig) -> int:

@@ -9,10 +9,18 @@ its schema in :mod:`arbiter.bridge.stores.postgres_schema`, its copy of a world 
 
 from arbiter.bridge.stores.interface import (
     RequestLogged,
+    RowNotCached,
     StaleWriter,
     StatBlock,
     UnstorableText,
     WorldStore,
 )
 
-__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "UnstorableText", "WorldStore"]
+__all__ = [
+    "RequestLogged",
+    "RowNotCached",
+    "StaleWriter",
+    "StatBlock",
+    "UnstorableText",
+    "WorldStore",
+]

@@ -31,6 +31,18 @@ class RequestLogged(sqlite3.IntegrityError):
     the interface existed, so callers written against it still catch it."""
 
 
+class RowNotCached(LookupError):
+    """:meth:`WorldStore.find` of a request id that is logged, in a row the store does not hold
+    in memory (the PostgreSQL store holds the most recent rows whole, and every id; seldom, an
+    id whose compact digest matches a logged one's). The id must not be decided before
+    :meth:`WorldStore.recall` (awaited off the decide path) read the row or found none; then
+    ask again."""
+
+    def __init__(self, request_id: str) -> None:
+        super().__init__(f"request id {request_id!r} is logged; its row is not in memory")
+        self.request_id = request_id
+
+
 class StaleWriter(RuntimeError):
     """The world's head or ownership epoch moved under this store since it loaded its cache:
     another writer committed (or claimed the world). Nothing staged was committed; this store
@@ -65,7 +77,24 @@ class WorldStore(Protocol):
     # --- the roll log ---
 
     def find(self, request_id: str) -> Roll | None:
-        """The row logged for ``request_id`` (staged rows included), or None."""
+        """The row logged for ``request_id`` (staged rows included), or None. Raises
+        :class:`RowNotCached` when the id is logged but its row must be read first
+        (:meth:`recall`): never None for a logged id."""
+        ...
+
+    async def recall(self, request_id: str) -> Roll | None:
+        """The row logged for ``request_id``, read from the database when it is not in memory;
+        :meth:`find` then returns it until the caller next awaits. None: not logged."""
+        ...
+
+    def cached_from(self) -> int:
+        """The first seq whose row :meth:`rolls` reads from memory (every later row too);
+        older rows are read with :meth:`read_rolls` off the decide path. 1 for SQLite."""
+        ...
+
+    async def read_rolls(self, after: int, upto: int) -> list[Roll]:
+        """The committed rows ``after < seq <= upto``, in log order, read from the database
+        (a gap replay's rows before :meth:`cached_from`; the caller bounds how many)."""
         ...
 
     def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
@@ -91,7 +120,9 @@ class WorldStore(Protocol):
         ...
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
-        """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
+        """Rows in log order (``seq`` greater than ``after``), optionally of one session: the
+        whole log. Rows before :meth:`cached_from` are read from the database, blocking (the
+        offline commands; the server reads them with :meth:`read_rolls`)."""
         ...
 
     def count(self) -> int:
@@ -138,6 +169,16 @@ class WorldStore(Protocol):
         """Create or replace a player record."""
         ...
 
+    def bind_player(self, player: Player) -> None:
+        """A GM's ``bind`` of ``player.name`` to ``player.participants``
+        (:func:`arbiter.bridge.players.bind`), decided on what is stored when it is written,
+        never on the record the caller read: a new record holds no token; an existing one
+        takes the participants and keeps its stored token, or, revoked, is made active again
+        without one. A token rotated or revoked by another process meanwhile (``arbiter
+        token``) is never written back. ``player`` is what the caller expects (its reads
+        show it until the stored record is read again)."""
+        ...
+
     # --- the GM's stat blocks ---
 
     def stat_block(self, ruleset: str, participant: str) -> StatBlock | None: ...
@@ -153,4 +194,11 @@ class WorldStore(Protocol):
     def delete_stat_block(self, ruleset: str, participant: str) -> None: ...
 
 
-__all__ = ["RequestLogged", "StaleWriter", "StatBlock", "UnstorableText", "WorldStore"]
+__all__ = [
+    "RequestLogged",
+    "RowNotCached",
+    "StaleWriter",
+    "StatBlock",
+    "UnstorableText",
+    "WorldStore",
+]

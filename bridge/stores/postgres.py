@@ -2,8 +2,10 @@
 
 Each table is keyed by its world, and a ``worlds`` row holds each world's chain head and its
 ownership ``epoch`` (:mod:`arbiter.bridge.stores.postgres_schema`; docs/scaling.md).
-:meth:`PostgresStore.open` loads one world whole into memory
-(:mod:`arbiter.bridge.stores.postgres_cache`); its reads are served from there, synchronously,
+:meth:`PostgresStore.open` loads one world into memory, bounded: every request id, and only the
+most recent ``cache_rows`` rows whole (:mod:`arbiter.bridge.stores.postgres_cache`); its reads
+are served from there, synchronously (an older row is read back with :meth:`PostgresStore.recall`
+or :meth:`PostgresStore.read_rolls`, awaited off the decide path),
 and its writes are staged there (an overlay on the committed cache) and queued as statements.
 :meth:`PostgresStore.flush` sends the queue in one transaction, pipelined (psycopg 3, async),
 ending with a compare-and-append on the world's ``(epoch, head)``: it moves the head only if
@@ -19,14 +21,14 @@ leases on the database's clock; a claim moves the epoch on), so a former owner i
 A host's stores share one connection pool (:mod:`arbiter.bridge.stores.postgres_pool`): a
 flush borrows a connection for its whole transaction and gives it back, a broken one is
 discarded. A store opened without a pool (one world per process) keeps a connection of its own.
-Not built yet (issue #19): a cache bounded in size (today the whole world is loaded).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -44,14 +46,17 @@ from arbiter.bridge.records import (
 )
 from arbiter.bridge.stores.interface import (
     RequestLogged,
+    RowNotCached,
     StaleWriter,
     StatBlock,
     UnstorableText,
 )
-from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
+from arbiter.bridge.stores.postgres_cache import WorldRows, load_world, roll_of
+from arbiter.bridge.stores.postgres_pool import LoadSlots, check_soon
 from arbiter.bridge.stores.postgres_reads import WorldReads
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
+    BIND_PLAYER,
     DELETE_STAT_BLOCK,
     END_SESSION,
     INSERT_ROLL,
@@ -60,11 +65,19 @@ from arbiter.bridge.stores.postgres_schema import (
     PUT_PLAYER,
     PUT_SESSION,
     PUT_STAT_BLOCK,
+    ROLL_COLUMNS,
     ROLL_KEYS,
     SCHEMA_VERSION,
     STALE_SQLSTATE,
     install,
 )
+
+DEFAULT_CACHE_ROWS = 1000
+"""How many of a world's most recent rows a store holds whole (``arbiter serve --cache-rows``):
+twice a gap replay's 500 (``Limits.max_replay_rows``), so a reconnect is replayed from memory."""
+
+OLDER_PAGE = 1000
+"""Rows read per round trip when older rows are read from the database."""
 
 
 class LostWithFlush(RuntimeError):
@@ -89,13 +102,24 @@ class PostgresStore(WorldReads):
         world: str,
         conn: psycopg.AsyncConnection[Any] | None,
         pool: AsyncConnectionPool[Any] | None = None,
+        cache_rows: int | None = DEFAULT_CACHE_ROWS,
+        loads: LoadSlots | None = None,
     ) -> None:
         super().__init__()
         self.dsn = dsn
         self.world = world
+        self.cache_rows = cache_rows
+        """At most this many committed rows held whole (None: every row)."""
+        self._io = asyncio.Lock()
+        """A store with a connection of its own: held by a flush and by a read of older rows,
+        one statement stream on the connection (a pooled store's reads borrow their own)."""
+        self._closed = False
+        """:meth:`close` was called: a read must not connect again."""
         self._conn: psycopg.AsyncConnection[Any] | None = conn
         self._pool = pool
         """The host's pool (None: the store keeps a connection of its own in ``_conn``)."""
+        self._loads = loads
+        """The host's cap on loads at once on its pool (None: no cap)."""
         self._pooled_pid: int | None = None
         """The server process of the pooled connection the store used last."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
@@ -107,6 +131,9 @@ class PostgresStore(WorldReads):
         """The head with the staged rows."""
         self._unsure = False
         """A flush failed without saying whether it committed: reload before the next."""
+        self._doubt = 0
+        """How many rows that flush held: the reload holds at least as many whole, so the
+        replies made from them find their very rows (more than ``cache_rows`` may have landed)."""
         self._lost = False
         """Writes staged while a flush was in flight were chained on it, and it failed: they
         are dropped, and the next flush raises :class:`LostWithFlush` for them."""
@@ -118,17 +145,26 @@ class PostgresStore(WorldReads):
         world: str,
         epoch: int | None = None,
         pool: AsyncConnectionPool[Any] | None = None,
+        cache_rows: int | None = None,
+        loads: LoadSlots | None = None,
     ) -> PostgresStore:
-        """Connect, create the schema and the world's row if missing, and load the world.
+        """Connect, create the schema and the world's row if missing, and load the world:
+        every request id, and the last ``cache_rows`` rows whole (None:
+        :data:`DEFAULT_CACHE_ROWS`, or what :func:`set_default_cache_rows` set).
         ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
         raises :class:`StaleWriter` when the world is already under another (claimed again
         since). None takes the world's current epoch: for one writer with no claims.
-        ``pool``: the host's, which every flush borrows from (None: a connection of its own)."""
-        store = cls(dsn, world, None, pool)
+        ``pool``: the host's, which every flush borrows from (None: a connection of its own);
+        ``loads``: the host's cap on loads at once on it (this load and every resync)."""
+        if cache_rows is None:
+            cache_rows = _default_cache_rows
+        store = cls(dsn, world, None, pool, cache_rows, loads)
         try:
-            async with store._borrow() as conn:
+            async with store._borrow(load=True) as conn:
                 await install(conn, world)
-                store._committed, store.epoch, store._head = await load_world(conn, world)
+                store._committed, store.epoch, store._head = await load_world(
+                    conn, world, cache_rows
+                )
             store._last = store._head
             if epoch is not None and store.epoch != epoch:
                 raise StaleWriter(
@@ -143,7 +179,9 @@ class PostgresStore(WorldReads):
     @classmethod
     async def snapshot(cls, dsn: str, world: str) -> PostgresStore:
         """The world as committed now, read in one snapshot, creating nothing (``arbiter log``,
-        ``reveal``, ``replay --from-log``): a store to read, whose connection is closed.
+        ``reveal``, ``replay --from-log``): a store to read, whose connection is closed. It holds
+        no row whole: :meth:`rolls` pages them from the database, up to the head of the
+        snapshot (the log is append-only, so those rows are the snapshot's).
         Raises LookupError when the database holds no such world."""
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
             found = await conn.execute(
@@ -155,8 +193,8 @@ class PostgresStore(WorldReads):
             exists = await conn.execute("SELECT 1 FROM worlds WHERE id = %s", (world,))
             if await exists.fetchone() is None:
                 raise LookupError(f"the database holds no world {world!r}")
-            store = cls(dsn, world, conn)
-            store._committed, store.epoch, store._head = await load_world(conn, world)
+            store = cls(dsn, world, conn, cache_rows=0)
+            store._committed, store.epoch, store._head = await load_world(conn, world, 0)
             store._last = store._head
         store._conn = None
         return store
@@ -168,8 +206,10 @@ class PostgresStore(WorldReads):
         :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
         staged on a head that did; those staged while this awaited the database are lost
         with them (the next flush raises :class:`LostWithFlush`)."""
-        async with self._borrow() as conn:
-            world, epoch, head = await load_world(conn, self.world)
+        async with self._borrow(load=True) as conn:
+            limit = None if self.cache_rows is None else max(self.cache_rows, self._doubt)
+            world, epoch, head = await load_world(conn, self.world, limit)
+        world.limit = self.cache_rows  # the next commit trims back to it
         if epoch != self.epoch:
             raise self._stale()
         moved = head != self._head
@@ -191,6 +231,7 @@ class PostgresStore(WorldReads):
     async def close(self) -> None:
         """Close the store's own connection (a pool is its host's); whatever is staged is
         dropped."""
+        self._closed = True
         self._drop_staged()
         if self._conn is not None:
             await self._conn.close()
@@ -198,9 +239,88 @@ class PostgresStore(WorldReads):
 
     # --- the roll log ---
 
+    async def recall(self, request_id: str) -> Roll | None:
+        """The row logged for ``request_id``; one not held whole is read from the database (by
+        the unique index on the id) and held where :meth:`find` sees it (None, and remembered as
+        not logged, when an id's digest matched but no row has it). Raises psycopg's
+        error when the database does not answer (nothing is decided then)."""
+        try:
+            return self.find(request_id)
+        except RowNotCached:
+            pass
+        rows = await self._read(
+            f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND request_id = %s",
+            (self.world, request_id),
+        )
+        if not rows:
+            # Another id's digest (request_index): not logged, and now known not to be.
+            self._committed.ids.absent(request_id)
+            return None
+        roll = roll_of(rows[0])
+        self._committed.recall(roll)
+        return roll
+
+    async def read_rolls(self, after: int, upto: int) -> list[Roll]:
+        """The committed rows ``after < seq <= upto``, from the database (no more than the
+        caller asks: it bounds them)."""
+        found: list[Roll] = []
+        while after < upto:
+            rows = await self._read(
+                f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND seq > %s AND seq <= %s "
+                "ORDER BY seq LIMIT %s",
+                (self.world, after, upto, OLDER_PAGE),
+            )
+            if not rows:
+                break
+            found.extend(roll_of(row) for row in rows)
+            after = found[-1].seq
+        return found
+
+    async def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """One read, on a pooled connection or the store's own (never inside a flush's
+        transaction); a broken connection is closed (the pool discards it, the store's own
+        is made anew by the next flush or read)."""
+        async with self._own_connection():
+            if self._closed:
+                raise RuntimeError(f"the store of world {self.world!r} is closed")
+            async with self._borrow() as conn:
+                try:
+                    cur = await conn.execute(sql, args)
+                    return await cur.fetchall()
+                except psycopg.OperationalError:
+                    await conn.close()
+                    raise
+
+    def _own_connection(self) -> contextlib.AbstractAsyncContextManager[object]:
+        """The lock on the store's own connection (nothing for a pooled store)."""
+        if self._pool is None:
+            return self._io
+        return contextlib.nullcontext()
+
+    def _older(self, after: int, upto: int, session: str | None) -> Iterator[Roll]:
+        """The committed rows not held whole, paged from the database on a connection of its
+        own (blocking: :meth:`rolls` is synchronous; the server awaits :meth:`read_rolls`)."""
+        where = "world = %s AND seq > %s AND seq <= %s"
+        if session is not None:
+            where += " AND session = %s"
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            while after < upto:
+                args: tuple[Any, ...] = (self.world, after, upto)
+                if session is not None:
+                    args += (session,)
+                rows = conn.execute(
+                    f"SELECT {ROLL_COLUMNS} FROM rolls WHERE {where} ORDER BY seq LIMIT %s",
+                    (*args, OLDER_PAGE),
+                ).fetchall()
+                if not rows:
+                    return
+                for row in rows:
+                    yield roll_of(row)
+                after = rows[-1][0]
+
     def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
         """Stage the next row of the chain and its encounter's move (see the interface)."""
-        if self.find(roll.request_id) is not None:
+        if self.logged(roll.request_id):
             raise RequestLogged(f"request id {roll.request_id!r} is already logged")
         _storable("roll", roll[:7])
         seq, prev = self._last[0] + 1, self._last[1]
@@ -244,6 +364,10 @@ class PostgresStore(WorldReads):
         """Commit every staged write in one pipelined transaction that first compares and
         moves the world's head; raises (:class:`StaleWriter` when the head or epoch moved)
         with nothing staged kept."""
+        async with self._own_connection():
+            await self._flush()
+
+    async def _flush(self) -> None:
         if self._lost:
             self._lost = False
             raise LostWithFlush(
@@ -284,7 +408,9 @@ class PostgresStore(WorldReads):
             # answers; else before the next flush), so a retry finds a row that landed.
             self._drop_flight()
             await self._disconnect()
-            self._unsure = True
+            self._unsure, self._doubt = True, len(rows)
+            if self._pool is not None:
+                check_soon(self._pool)  # its other idle connections may be broken alike
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
@@ -303,7 +429,7 @@ class PostgresStore(WorldReads):
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
             self._drop_flight()
             await self._disconnect()
-            self._unsure = True
+            self._unsure, self._doubt = True, len(rows)
             raise
         self._merge_flight(last)
 
@@ -314,40 +440,56 @@ class PostgresStore(WorldReads):
         ops: list[tuple[str, tuple[Any, ...]]],
         last: tuple[int, str],
     ) -> None:
-        """The group commit's transaction, pipelined under one Sync: one round trip. The
-        connection is in autocommit, so every statement up to the Sync (sent when the pipeline
-        ends) runs in one implicit transaction, committed at the Sync, or rolled back there
-        when one fails (the statements after it are skipped). A connection it leaves in doubt
-        (broken, or cancelled mid-pipeline) is closed, so a pool discards it instead of
-        lending it on."""
+        """The group commit's transaction, pipelined under one Sync: one round trip. ``BEGIN``
+        is queued first and ``COMMIT`` last, as statements: psycopg sends the Sync when the
+        pipeline ends even when the block raised (cancelled between awaits, or a parameter
+        psycopg could not adapt), and in an implicit transaction that Sync would commit
+        whatever was queued before the error. In an explicit one it commits nothing unless
+        ``COMMIT`` was queued; a statement the server refuses skips the rest, ``COMMIT``
+        included. Promises: when this raises anything but a cancellation or a broken
+        connection, nothing landed and the connection is idle again (rolled back); a
+        connection it leaves in doubt (broken, or cancelled mid-pipeline) is closed, so a pool
+        discards it instead of lending it on: a connection goes back only idle."""
         try:
             async with conn.pipeline():
+                await conn.execute("BEGIN")
                 await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if any(sql is PUT_PLAYER for sql, _ in ops):
+                if any(sql is PUT_PLAYER or sql is BIND_PLAYER for sql, _ in ops):
                     # Heard on commit by whoever serves the world's players (the host's
                     # listener re-reads them: a re-read begun before this commit is followed
                     # by one after it, so the world's cache ends on what the table holds).
                     await conn.execute(NOTIFY_PLAYERS, (self.world,))
-        except psycopg.errors.Error as err:
-            if isinstance(err, psycopg.OperationalError):
-                await conn.close()
+                await conn.execute("COMMIT")
+        except psycopg.OperationalError:
+            await conn.close()
+            raise
+        except Exception:
+            # Refused by the server (the transaction is aborted: INERROR) or failed in the
+            # client before COMMIT was queued (the Sync left it open: INTRANS): roll it back.
+            await _settle(conn)
             raise
         except BaseException:
             await conn.close()
             raise
+        if not _idle(conn):
+            await _settle(conn)
 
     @contextlib.asynccontextmanager
-    async def _borrow(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async def _borrow(self, load: bool = False) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one transaction: the pool's (given back after it; a closed one
-        is discarded by the pool) or the store's own."""
+        is discarded by the pool) or the store's own. A ``load`` (the world's, a resync)
+        first takes one of the host's load slots, so loads never hold the whole pool."""
         if self._pool is None:
             yield await self._connection()
             return
-        async with self._pool.connection() as conn:
+        async with contextlib.AsyncExitStack() as stack:
+            if load and self._loads is not None:
+                await stack.enter_async_context(self._loads.slot())
+            conn = await stack.enter_async_context(self._pool.connection())
             self._pooled_pid = conn.info.backend_pid
             yield conn
 
@@ -434,6 +576,13 @@ class PostgresStore(WorldReads):
         self._staged.players[player.name] = player
         self._ops.append((PUT_PLAYER, (self.world, *player.row())))
 
+    def bind_player(self, player: Player) -> None:
+        """Stage a GM's bind; the flush writes it as one (:data:`BIND_PLAYER`), so the stored
+        token and revocation decide when it lands, not the cached ones it was decided on."""
+        _storable("player", (player.name,))
+        self._staged.players[player.name] = player
+        self._ops.append((BIND_PLAYER, (self.world, player.name, player.row()[1], player.created)))
+
     # --- the GM's stat blocks ---
 
     def put_stat_block(self, block: StatBlock) -> None:
@@ -444,6 +593,39 @@ class PostgresStore(WorldReads):
     def delete_stat_block(self, ruleset: str, participant: str) -> None:
         self._staged.stat_blocks[(ruleset, participant)] = None
         self._ops.append((DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
+
+
+async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Leave ``conn`` idle, rolling back the transaction it is in, or close it (a pool then
+    discards it) when it cannot be rolled back: a connection never goes back mid-transaction."""
+    if conn.closed or _idle(conn):
+        return
+    try:
+        await conn.rollback()
+    except Exception:
+        await conn.close()
+        return
+    except BaseException:  # cancelled while rolling back: in doubt, never lent again
+        await conn.close()
+        raise
+    if not _idle(conn):
+        await conn.close()
+
+
+def _idle(conn: psycopg.AsyncConnection[Any]) -> bool:
+    return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+
+
+_default_cache_rows = DEFAULT_CACHE_ROWS
+
+
+def set_default_cache_rows(rows: int) -> None:
+    """The ``cache_rows`` of every store :meth:`PostgresStore.open` opens from now on without
+    one (``arbiter serve --cache-rows``)."""
+    global _default_cache_rows
+    if rows < 0:
+        raise ValueError(f"--cache-rows {rows}: a count of rows cannot be negative")
+    _default_cache_rows = rows
 
 
 def _storable(what: str, texts: tuple[Any, ...]) -> None:
@@ -460,4 +642,12 @@ def _ended(session: Session, now: float) -> Session:
     return replace(session, ended=now)
 
 
-__all__ = ["SCHEMA_VERSION", "CacheBehind", "LostWithFlush", "PostgresStore", "UnstorableText"]
+__all__ = [
+    "DEFAULT_CACHE_ROWS",
+    "SCHEMA_VERSION",
+    "CacheBehind",
+    "LostWithFlush",
+    "PostgresStore",
+    "UnstorableText",
+    "set_default_cache_rows",
+]

@@ -3,7 +3,12 @@ flush in flight, then the rows committed, each a :class:`~arbiter.bridge.stores.
 
 :class:`arbiter.bridge.stores.postgres.PostgresStore` stages into the first, moves it to the
 second when a flush begins, and merges the second into the third once that flush committed.
-Every read is synchronous: the decide path never awaits.
+Every read is synchronous: the decide path never awaits. The committed rows are bounded
+(:mod:`arbiter.bridge.stores.postgres_cache`): :meth:`WorldReads.find` of an id logged in a row
+no longer held whole raises :class:`~arbiter.bridge.stores.interface.RowNotCached` (the caller
+awaits ``recall`` and asks again), and :meth:`WorldReads.rolls` reads the older rows from the
+database (:meth:`WorldReads._older`, blocking: offline commands and tests; the server awaits
+``read_rolls`` for them instead).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from arbiter.bridge.records import Encounter, Player, Roll, Session, chain_problems
-from arbiter.bridge.stores.interface import StatBlock
+from arbiter.bridge.stores.interface import RowNotCached, StatBlock
 from arbiter.bridge.stores.postgres_cache import WorldRows
 
 
@@ -25,21 +30,57 @@ class WorldReads:
         self._staged = WorldRows()
 
     def find(self, request_id: str) -> Roll | None:
-        """The row logged for ``request_id`` (staged rows included), or None."""
-        return (
+        """The row logged for ``request_id`` (staged rows included), or None. Raises
+        :class:`RowNotCached` when the id is logged in a row not held whole."""
+        committed = self._committed
+        found = (
             self._staged.by_request.get(request_id)
             or self._flying.by_request.get(request_id)
-            or self._committed.by_request.get(request_id)
+            or committed.by_request.get(request_id)
+            or committed.recalled.get(request_id)
+        )
+        if found is None and committed.ids.maybe(request_id):
+            raise RowNotCached(request_id)
+        return found
+
+    def logged(self, request_id: str) -> bool:
+        """Whether ``request_id`` may be logged (committed, in flight or staged), from memory:
+        never False for a logged id; True for one not logged only when its digest matched and
+        :meth:`find` was not answered by a ``recall`` since (:mod:`.request_index`)."""
+        return (
+            request_id in self._staged.by_request
+            or request_id in self._flying.by_request
+            or request_id in self._committed.by_request
+            or self._committed.ids.maybe(request_id)
         )
 
+    def cached_from(self) -> int:
+        """The first seq :meth:`rolls` reads from memory: every row from it on is held."""
+        return self._committed.before + 1
+
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
-        """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
-        for roll in (*self._committed.rolls[after:], *self._flying.rolls, *self._staged.rolls):
+        """Rows in log order (``seq`` greater than ``after``), optionally of one session.
+        Rows before :meth:`cached_from` are read from the database (blocking)."""
+        committed = self._committed
+        if after < committed.before:
+            yield from self._older(after, committed.before, session)
+        skip = max(0, after - committed.before)
+        for roll in (*committed.rolls[skip:], *self._flying.rolls, *self._staged.rolls):
             if roll.seq > after and (session is None or roll.entry.session == session):
                 yield roll
 
+    def _older(self, after: int, upto: int, session: str | None) -> Iterator[Roll]:
+        """The committed rows ``after < seq <= upto`` not held whole (of ``session``), read
+        from the database by the backend."""
+        raise NotImplementedError
+
     def count(self) -> int:
-        return len(self._committed.rolls) + len(self._flying.rolls) + len(self._staged.rolls)
+        return (
+            self._committed.before
+            + len(self._committed.rolls)
+            + len(self._flying.rolls)
+            + len(self._staged.rolls)
+        )
 
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain of the rows loaded and staged (reopen the store to

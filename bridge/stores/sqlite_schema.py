@@ -112,6 +112,13 @@ INSERT_ROLL = (
     f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
+BIND_PLAYER_SQLITE = (
+    f"INSERT INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, NULL, ?, NULL) "
+    "ON CONFLICT (name) DO UPDATE SET participants = excluded.participants, "
+    "token_hash = CASE WHEN players.revoked IS NULL THEN players.token_hash END, revoked = NULL"
+)
+"""A GM's ``bind`` in one statement: the stored token and revocation decide (``arbiter token``
+writes the same file from another process, between a read and a write of the server's)."""
 STAT_BLOCK_COLUMNS = "ruleset, participant, block, actor, updated"
 PROBE_ROLL = "SELECT seq FROM rolls WHERE request_id = ?"
 """The idempotency probe: one column, because Python's sqlite3 builds a cursor's description (a
@@ -130,6 +137,7 @@ def decode_roll(row: tuple[Any, ...]) -> Roll:
 
 
 __all__ = [
+    "BIND_PLAYER_SQLITE",
     "INSERT_ROLL",
     "MIGRATE_1",
     "PLAYER_COLUMNS",

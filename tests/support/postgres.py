@@ -221,6 +221,26 @@ class Cluster:
                     raise TimeoutError(f"backend {pid} waits on {row}, not {event!r}")
                 time.sleep(0.05)
 
+    def wait_unused(self, dsn: str, timeout: float = 60) -> None:
+        """Wait until no backend serves the database of ``dsn`` (a keyword string): a killed
+        client's backends are gone, and whatever they had received — a whole pipelined
+        transaction up to its Sync — has committed or rolled back. Until then a transaction a
+        dead server sent may still land."""
+        name = dict(word.split("=", 1) for word in dsn.split())["dbname"]
+        deadline = time.monotonic() + timeout
+        with self.connect() as watcher:
+            while True:
+                row = watcher.execute(
+                    "SELECT count(*) FROM pg_stat_activity"
+                    " WHERE datname = %s AND pid <> pg_backend_pid()",
+                    (name,),
+                ).fetchone()
+                if row == (0,):
+                    return
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{row} backend(s) still serve database {name!r}")
+                time.sleep(0.05)
+
     def create_database(self, name: str) -> str:
         """A new empty database; its connection string."""
         with self.connect() as admin:

@@ -16,7 +16,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from arbiter.bridge.commands.serve import add_arguments, config_from
+from arbiter.bridge.commands.serve import add_arguments, cache_rows, config_from
 from arbiter.bridge.server_config import Hosting
 from tests.bridge.serving import ServeProcess
 from tests.bridge.support import bundled_request, hello_message, receive, send
@@ -107,3 +107,18 @@ def test_host_options_make_a_hosting_config_and_contradictions_are_named() -> No
     for argv, message in bad.items():
         with pytest.raises(ValueError, match=message):
             config_from(parse(*argv))
+
+
+def test_cache_rows_sets_the_rows_each_postgresql_world_holds_whole_and_is_refused_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import arbiter.bridge.stores.postgres as postgres_store
+
+    monkeypatch.setattr(postgres_store, "_default_cache_rows", postgres_store.DEFAULT_CACHE_ROWS)
+    dsn = "postgresql://arbiter@db.example.com/arbiter"
+    cache_rows(parse("--store", dsn, "--world", "w", "--cache-rows", "50"))
+    assert postgres_store._default_cache_rows == 50
+    with pytest.raises(ValueError, match="for worlds in PostgreSQL"):
+        cache_rows(parse("--data", "d", "--cache-rows", "50"))
+    with pytest.raises(ValueError, match="cannot be negative"):
+        cache_rows(parse("--store", dsn, "--world", "w", "--cache-rows", "-1"))

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from arbiter.bridge.records import GENESIS, NewRoll, Player, Session, row_hash
-from arbiter.bridge.stores import RequestLogged, StatBlock, WorldStore
+from arbiter.bridge.stores import RequestLogged, RowNotCached, StatBlock, WorldStore
 from tests.bridge.stores.backends import Backend
 from tests.support.apart import run_apart
 
@@ -352,6 +352,40 @@ def test_a_failed_commit_loses_exactly_its_staged_writes_and_the_chain_goes_on(
         assert ids(store) == ["a", "b"] and store.verify_chain() == []
         assert store.session("lost") is None and store.player("lost") is None
         assert store.stat_block("tiny", "lost") is None
+        await backend.close(store)
+
+    run(body)
+
+
+def test_a_logged_id_is_found_or_read_back_never_missing_and_older_rows_are_read_in_order(
+    backend: Backend,
+) -> None:
+    """The PostgreSQL store holds its most recent rows whole only (3 here): ``find`` of an older
+    id raises RowNotCached naming it, never None; ``recall`` reads it back and ``find``
+    then sees it; ``read_rolls`` and ``rolls`` read the whole log; a logged id is refused."""
+
+    async def body() -> None:
+        store = await backend.open()
+        staged = []
+        for group in range(3):
+            staged += [store.stage(new_roll(f"r{group * 4 + n}")) for n in range(4)]
+            await store.flush()
+        store = await reopened(backend, store)
+        for roll in staged:
+            try:
+                found = store.find(roll.entry.request_id)
+            except RowNotCached as missing:
+                assert missing.request_id == roll.entry.request_id
+                assert await store.recall(roll.entry.request_id) == roll
+                found = store.find(roll.entry.request_id)
+            assert found == roll
+        assert await store.recall("never-sent") is None and store.find("never-sent") is None
+        assert store.cached_from() <= 10
+        assert await store.read_rolls(2, 9) == staged[2:9]
+        assert list(store.rolls()) == staged and list(store.rolls(5)) == staged[5:]
+        assert store.count() == 12 and store.verify_chain() == []
+        with pytest.raises(RequestLogged):
+            store.stage(new_roll("r0"))
         await backend.close(store)
 
     run(body)

@@ -102,7 +102,9 @@ def test_a_row_staged_while_the_store_reloads_after_a_landed_commit_is_lost_and_
 
     landed: list[object] = []
 
-    async def load_world(conn: object, world: str) -> tuple[WorldRows, int, tuple[int, str]]:
+    async def load_world(
+        conn: object, world: str, limit: object = None
+    ) -> tuple[WorldRows, int, tuple[int, str]]:
         await asyncio.sleep(0.01)  # the reload's round trips: the server keeps deciding
         rows = WorldRows()
         for row in landed:
