@@ -5,8 +5,10 @@ read-only view the pending-choice description reads. Finishing reads the typed r
 The encounter stores each one as JSON under ``state.pending[token]`` (the server keeps the
 state as JSON, and replays depend on its exact bytes). :class:`Parked` is the typed record of
 what every reader outside the exchange's own finishing needs — who fought, who chooses, what he
-won and may choose — read once from that JSON by :meth:`Parked.of`, so that answering a choice
-(``choose_effects``) and describing it (``exchange/choices.py``) never reach into the dict.
+won and may choose — read once from that JSON by :meth:`Parked.of`. Describing a choice
+(``exchange/choices.py``) reads the few fields it shows and its options' memo key straight from
+the record (it runs on every parked exchange), and makes a :class:`Parked` only to build the
+options the memo does not hold yet.
 
 Three kinds are parked: an ``exchange`` (token ``x…``), a ``leaping_attack`` (an exchange-shaped
 record with ``move`` set) and a ``spirit_combat`` (token ``s…``, spirit effects).

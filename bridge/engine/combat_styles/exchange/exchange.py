@@ -350,7 +350,27 @@ def start_exchange(
         return done
     stored = pending.to_json()
     state.pending_kept()[token] = stored
-    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **summary(stored)}
+    # summary(stored), written out: an exchange parked here has every key of SUMMARY_KEYS
+    # (its winner was offered his effects above), each the very object ``stored`` holds; one
+    # dict display is made at its size at once, without a membership test and a read a key.
+    result: JSON = {
+        "kind": "exchange",
+        "status": "awaiting_effects",
+        "token": token,
+        "attacker": pending.attacker,
+        "defender": pending.defender,
+        "weapon": pending.weapon,
+        "defence": pending.defence,
+        "parry_weapon": pending.parry_weapon,
+        "attack": pending.attack,
+        "defence_roll": pending.defence_roll,
+        "defence_level": pending.defence_level,
+        "differential": pending.differential,
+        "chooser": pending.chooser,
+        "eligible": pending.eligible,
+        "ineligible": pending.ineligible,
+        "notes": pending.notes,
+    }
     if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state.data)
