@@ -76,6 +76,17 @@ class Recall(NamedTuple):
 
     request_id: str
     redo: Callable[[], Redone]
+    settled: Callable[[], None] = lambda: None
+    """Called once the recall is answered (or refused): the session counts its outstanding
+    ones (at most ``MAX_RECALLS``)."""
+    read: asyncio.Task[Roll | None] | None = None
+    """The read of the row, started as soon as the recall is queued (:meth:`GroupCommit.answer`),
+    so that reads overlap while the replies keep their order."""
+
+
+MAX_RECALLS = 8
+"""At most this many resends of one connection wait for a row read back from the database;
+more are refused ``rate_limited`` (each holds the world's replies until its read returns)."""
 
 
 Answer = tuple["ClientSession", str | bytes | Recall, OutcomeRow | None, ErrorMessage | None]
@@ -172,6 +183,11 @@ class GroupCommit:
         ):
             session.outbox.send(reply)
             return
+        if isinstance(reply, Recall) and reply.read is None:
+            # Started now, awaited in its turn: the committer waits for no read in sequence.
+            read = asyncio.get_running_loop().create_task(self.store.recall(reply.request_id))
+            read.add_done_callback(_retrieved)
+            reply = reply._replace(read=read)
         self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
 
@@ -248,35 +264,20 @@ class GroupCommit:
                     waiter.set_exception(failed)
             if not isinstance(err, StaleWriter) and (self._fence is None or self._fence()):
                 self._publish_landed(events, event_rows)
-            for session, reply, outcome_row, on_failure in answers:
-                if isinstance(reply, Recall):
-                    # Nothing is answered from the log after a failed commit: the retry is.
-                    reply = encode(self._commit_failed(reply.request_id))
-                elif outcome_row is not None:
-                    # An outcome goes only if its row is committed all the same: a commit whose
-                    # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
-                    # or a resend answered from an older row. Else nothing was decided; and a
-                    # row of the same id that is not this one (an earlier decision of the id
-                    # that landed unheard) means this outcome is not the logged one.
-                    request_id, row_hash = outcome_row
-                    try:
-                        found = self.store.find(request_id)
-                    except RowNotCached:
-                        found = None  # an old row, let go since: the retry reads it back
-                    # Never from a stale writer (its replies all say nothing was decided),
-                    # nor once the lease may have ended (the flush may have outlasted it).
-                    fenced = self._fence is not None and not self._fence()
-                    stale = isinstance(err, StaleWriter) or fenced
-                    if stale or found is None or found.hash != row_hash:
-                        reply = encode(self._commit_failed(request_id))
-                elif on_failure is not None:
-                    reply = encode(on_failure)
-                session.outbox.send(reply)
+            self._refuse(answers, err)
             if isinstance(err, StaleWriter):
                 self._on_stale(err)
             return
+        if events and not await self._announce_late(events[0][0]):
+            # Rows before them landed unheard and could not be read: ``head`` stays at the
+            # last row published, and this group's events go with those rows, late, once the
+            # next group's read of them succeeds (its ``_announce_late`` reads them all).
+            events = []
+        if self._fenced():
+            # The read of the rows landed unheard outlasted the lease: nothing leaves.
+            self._lease_lost(answers, waiters)
+            return
         if events:
-            await self._announce_late(events[0][0])
             # In this step, with the flush's return: a row's event is published as soon as it
             # is committed, so ``head`` is never a row whose event is still to come.
             self.head = max(self.head, events[-1][0])
@@ -284,10 +285,18 @@ class GroupCommit:
         for at, (session, reply, _, _) in enumerate(answers):
             if isinstance(reply, Recall):
                 redone, fresh = await self._recalled(reply)
-                if fresh:
+                if self._fenced():
+                    # The read outlasted the lease: this reply and every one after it say
+                    # nothing was decided (their retries go to the world's owner).
+                    refused = encode(self._commit_failed(reply.request_id))
+                    self._lease_lost([(session, refused, None, None), *answers[at + 1 :]], waiters)
+                    return
+                if fresh or self.store.pending:
                     # No row had the id after all (another id's digest): the message was
-                    # decided now, its row is staged. It and every reply after it wait for
-                    # the next flush, in order.
+                    # decided now, its row is staged. Or rows were staged while the row was
+                    # read (by other connections): the answer may rest on one of them (an id
+                    # found absent, then decided by another). It and every reply after it
+                    # wait for the next flush, in order.
                     self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
                     self.schedule()
                     break
@@ -299,15 +308,60 @@ class GroupCommit:
         for callback in callbacks:
             callback()
 
+    def _refuse(self, answers: Sequence[Answer], err: Exception) -> None:
+        """Send the replies of a failed flush (or of one whose lease ended after it): see the
+        module's doc."""
+        for session, reply, outcome_row, on_failure in answers:
+            if isinstance(reply, Recall):
+                # Nothing is answered from the log after a failed commit: the retry is.
+                reply.settled()
+                reply = encode(self._commit_failed(reply.request_id))
+            elif outcome_row is not None:
+                # An outcome goes only if its row is committed all the same: a commit whose
+                # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
+                # or a resend answered from an older row. Else nothing was decided; and a
+                # row of the same id that is not this one (an earlier decision of the id
+                # that landed unheard) means this outcome is not the logged one.
+                request_id, row_hash = outcome_row
+                try:
+                    found = self.store.find(request_id)
+                except RowNotCached:
+                    found = None  # an old row, let go since: the retry reads it back
+                # Never from a stale writer (its replies all say nothing was decided),
+                # nor once the lease may have ended (the flush may have outlasted it).
+                stale = isinstance(err, StaleWriter) or self._fenced()
+                if stale or found is None or found.hash != row_hash:
+                    reply = encode(self._commit_failed(request_id))
+            elif on_failure is not None:
+                reply = encode(on_failure)
+            session.outbox.send(reply)
+
+    def _lease_lost(
+        self, answers: Sequence[Answer], waiters: Sequence[asyncio.Future[None]]
+    ) -> None:
+        """The lease ended while the committer awaited a read after a good flush: the replies
+        left say nothing was decided, the waiters fail, and the world is let go here."""
+        err = LeaseEnded("this host's lease on the world is no longer valid")
+        failed = CommitFailed(str(err))
+        failed.__cause__ = err
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(failed)
+        self._refuse(answers, err)
+        self._on_stale(err)
+
     async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
         """The reply of a resend whose row had to be read back: the session's answer made
         again right after the read (no await between: :meth:`WorldStore.find` sees the row), or
         ``unavailable`` when the store could not read it (nothing is decided then). True with
         it when the store found no row (the id was not logged: decided now, staged)."""
         try:
+            if recall.read is not None:
+                await recall.read  # started when it was queued (it may be done already)
+            # Served from memory now (the read above holds the row), unless let go meanwhile.
             found = await self.store.recall(recall.request_id)
-            if self._fence is not None and not self._fence():
-                # The read outlasted the lease: nothing more leaves for this world here.
+            if self._fenced():
+                # The read outlasted the lease: the caller refuses this and what follows.
                 return (encode(self._commit_failed(recall.request_id)), None, None), False
             return recall.redo(), found is None
         except Exception as err:
@@ -317,6 +371,8 @@ class GroupCommit:
                 err,
             )
             return (encode(self._commit_failed(recall.request_id)), None, None), False
+        finally:
+            recall.settled()
 
     def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
         """After a failed flush, publish the events whose very row the store holds all the
@@ -337,14 +393,15 @@ class GroupCommit:
             self.head = max(self.head, landed[-1][0])
             self._publish(landed)
 
-    async def _announce_late(self, first: int) -> None:
+    async def _announce_late(self, first: int) -> bool:
         """Before ``head`` moves to ``first`` or past it: publish the committed rows between
         that no live event announced. A failed flush whose COMMIT landed unheard, when the
         store could not reload then, left its events unpublished; a later reload found the
         rows, and the next good flush's events come after them. (Rows between that are
-        refusals after dice have no event: nothing is sent for them.)"""
+        refusals after dice have no event: nothing is sent for them.) False when the rows
+        could not be read: nothing is published then, and ``head`` must not move."""
         if first <= self.head + 1 or self._publish_late is None:
-            return
+            return True
         # Rows the store no longer holds in memory (more than its cache landed unheard) are
         # read first; no flush moves the cache while this committer awaits.
         held = self.store.cached_from() - 1
@@ -354,10 +411,24 @@ class GroupCommit:
                 rows = await self.store.read_rolls(self.head, min(held, first - 1))
             except Exception as err:
                 self.failures.report("the rows that landed unheard could not be read", err)
+                return False
         rows += [roll for roll in self.store.rolls(max(self.head, held)) if roll.seq < first]
-        if rows:
+        if rows and not self._fenced():  # else the caller lets the world go
             self._publish_late(rows)
+            self.head = max(self.head, rows[-1].seq)
+        return True
+
+    def _fenced(self) -> bool:
+        """The lease may have ended (an await outlasted it): nothing more may leave."""
+        return self._fence is not None and not self._fence()
 
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():
             raise LeaseEnded("this host's lease on the world is no longer valid")
+
+
+def _retrieved(read: asyncio.Task[Roll | None]) -> None:
+    """A read's failure is reported where it is awaited; one never awaited (its group's flush
+    failed) is not an unhandled error."""
+    if not read.cancelled():
+        read.exception()

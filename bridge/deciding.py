@@ -120,11 +120,13 @@ def decide(
     idempotency lookup is not made again.
     """
     written: dict[str, Any] | None
+    typed: Request | None
     if isinstance(message, Sent):
-        message, written, typed = message.message, message.request, message.message.request
+        sent_message = message.message
+        written, typed = message.request, sent_message.request
     else:
-        written, typed = None, None
-    request = message.request
+        sent_message, written, typed = message, None, None
+    request = sent_message.request
     rid = request.id
     # ``unlogged``: looked up by the caller in the same synchronous turn, not logged.
     stored = None if unlogged else store.find(rid)
@@ -146,11 +148,11 @@ def decide(
             stored, outcome, OutcomeText(outcome), replayed=True, refusal=refusal_in(outcome)
         )
 
-    served, state = admitted(message, rules, store, ctx.allow_scripted_dice)
+    served, state = admitted(sent_message, rules, store, ctx.allow_scripted_dice)
     source: DiceSource
     counter: int | None
-    if message.dice is not None:
-        source, counter = ScriptedSource(message.dice), None
+    if sent_message.dice is not None:
+        source, counter = ScriptedSource(sent_message.dice), None
     else:
         source, counter = ctx.keyed, ctx.keyed.counter
 
@@ -183,11 +185,11 @@ def decide(
     except (TypeError, ValueError) as err:
         # An engine bug, not the client's fault: say so without leaking internals.
         log.exception("engine %s returned an outcome that is not JSON", request.ruleset)
-        message = UNUSABLE.format(request.ruleset)
+        reason = UNUSABLE.format(request.ruleset)
         if not dice.records:
-            raise ProtocolError("internal", message, rid) from err
+            raise ProtocolError("internal", reason, rid) from err
         outcome = refused_outcome(
-            typed, ruleset.model, ruleset.content_hash, Refusal("internal", message), dice
+            typed, ruleset.model, ruleset.content_hash, Refusal("internal", reason), dice
         )
         text = OutcomeText(outcome)
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from arbiter.bridge.records import Player
+from arbiter.bridge.stores import postgres_pool
 from arbiter.bridge.stores.postgres_pool import PlayerFeed
 
 if TYPE_CHECKING:
@@ -52,11 +53,24 @@ class HostPlayers:
         await asyncio.gather(*self._rereads, return_exceptions=True)
 
     async def _reread(self, world_id: str) -> None:
-        try:
-            await self.feed.refresh([world_id])
-        except Exception as err:
-            # The listener's next reconnection reads them; a write after it is heard.
-            log.warning("reading the player records of world %r failed: %s", world_id, err)
+        """Read ``world_id``'s records, retried (doubling the wait, up to
+        :data:`~arbiter.bridge.stores.postgres_pool.BACKSTOP`) until it succeeds or the world
+        is no longer served: a write heard before the world was served was ignored, and the
+        listener, connected all along, would not read it again."""
+        delay = postgres_pool.RECONNECT_DELAY
+        while world_id in self.worlds:
+            try:
+                await self.feed.refresh([world_id])
+                return
+            except Exception as err:
+                log.warning(
+                    "reading the player records of world %r failed (retried in %.0f s): %s",
+                    world_id,
+                    delay,
+                    err,
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, postgres_pool.BACKSTOP)
 
     async def _take(self, world_id: str, records: dict[str, Player]) -> None:
         # Read for this world's id only (WHERE world = …), handed to this world only.

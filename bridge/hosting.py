@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
+from websockets.typing import Origin
 
 from arbiter.bridge import world_rules
 from arbiter.bridge.connection import Connection
@@ -113,7 +114,7 @@ class WorldHost:
             self._handle,
             config.host,
             config.port,
-            origins=list(config.origins) if config.origins is not None else None,
+            origins=[Origin(o) for o in config.origins] if config.origins is not None else None,
             process_request=self._routes(),
             ssl=tls,
             max_size=config.limits.max_frame_bytes,
@@ -159,7 +160,8 @@ class WorldHost:
     @property
     def port(self) -> int:
         assert self._server is not None, "the host has not started"
-        return int(self._server.sockets[0].getsockname()[1])
+        # ``sockets`` is typed as an iterable (asyncio's server gives a tuple).
+        return int(next(iter(self._server.sockets)).getsockname()[1])
 
     def listening_url(self) -> str:
         """``ws(s)://address:port`` this host listens on (loopback for a wildcard address)."""
@@ -294,6 +296,12 @@ class WorldHost:
             await asyncio.shield(retiring)
         owner = self.owner
         assert owner is not None, "the host has not started"
+        # Rules known not to load here cost no claim (its epoch bump ends the world's sessions
+        # elsewhere) and no release: refused before (anyone can send a connection).
+        if self.world_rules.unloadable or self.world_rules.failed:  # else no query
+            known = self.world_rules.known_unloadable(await self.world_rules.named(world_id))
+            if known is not None:
+                raise known
         # Only the world the host was started with may be made here: a URL naming any other
         # must not create rows and hold a connection for it (anyone can send one).
         claim = await owner.claim(world_id, create=world_id == self.hosting.world)
@@ -307,7 +315,8 @@ class WorldHost:
             rules_hash, rules = await opening
             store = await owner.open_store(claim)
             try:
-                async with (await owner.pool()).connection() as conn:
+                pool = await owner.pool()
+                async with owner.loads.slot(), pool.connection() as conn:
                     secret = await secret_on(conn, world_id)
                 world = ArbiterServer(
                     self.config,

@@ -27,6 +27,13 @@ class PlayerRecords(Protocol):
     def put_player(self, player: Player) -> None: ...
 
 
+class BoundRecords(Protocol):
+    """What a GM's ``bind`` needs of a store (any :class:`WorldStore`)."""
+
+    def player(self, name: str) -> Player | None: ...
+    def bind_player(self, player: Player) -> None: ...
+
+
 MAX_PARTICIPANTS = 256
 
 
@@ -87,11 +94,14 @@ def issue(
     return record, token
 
 
-def bind(store: PlayerRecords, name: str, participants: list[str], now: float) -> Player:
+def bind(store: BoundRecords, name: str, participants: list[str], now: float) -> Player:
     """Create or update player ``name`` holding ``participants`` (a GM's ``bind``).
 
     A new record has no token (the player relays through the GM); an existing one keeps his
     token. A revoked record is made active again without a token: the revoked token stays void.
+    The store writes it as a bind (:meth:`WorldStore.bind_player`): the token and revocation
+    are the stored ones when it lands, not those of the record read here, which another
+    process may have rotated or revoked since (``arbiter token``).
     """
     check_name(name)
     held = check_participants(participants)
@@ -100,7 +110,7 @@ def bind(store: PlayerRecords, name: str, participants: list[str], now: float) -
         record = Player(name, held, None, old.created if old else now, None)
     else:
         record = Player(name, held, old.token_hash, old.created, None)
-    store.put_player(record)
+    store.bind_player(record)
     return record
 
 
@@ -121,6 +131,7 @@ def by_token(store: WorldStore, token: str) -> Player | None:
 
 
 __all__ = [
+    "BoundRecords",
     "Player",
     "PlayerRecords",
     "bind",

@@ -23,6 +23,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.typing import Origin
 
 from arbiter.bridge import datadir
 from arbiter.bridge.broadcast import publish
@@ -168,7 +169,9 @@ class ArbiterServer:
             self._handle,
             self.config.host,
             self.config.port,
-            origins=list(self.config.origins) if self.config.origins is not None else None,
+            origins=[Origin(o) for o in self.config.origins]
+            if self.config.origins is not None
+            else None,
             process_request=routes(
                 self.module, self.health, self.config.public_url, self.config.certfile is not None
             ),
@@ -206,7 +209,8 @@ class ArbiterServer:
     @property
     def port(self) -> int:
         assert self._server is not None, "the server has not started"
-        return int(self._server.sockets[0].getsockname()[1])
+        # ``sockets`` is typed as an iterable (asyncio's server gives a tuple).
+        return int(next(iter(self._server.sockets)).getsockname()[1])
 
     async def close(self) -> None:
         """Stop listening, close every connection, end their sessions and close the store."""

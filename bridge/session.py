@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge import players
 from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.committing import CommitFailed, Recall, Redone
+from arbiter.bridge.committing import MAX_RECALLS, CommitFailed, Recall, Redone
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context, admitted, decide
 from arbiter.bridge.engine.dice import KeyedSource
@@ -83,6 +83,9 @@ def commit_failed(request_id: str | None) -> ErrorMessage:
     return ErrorMessage(id=request_id, code="unavailable", message=UNAVAILABLE)
 
 
+RECALL_RETRY = 0.05
+"""The ``retry_after`` of a resend refused for too many read-backs waiting (one read's time)."""
+
 CLOSE_AUTH_FAILED = 4001
 CLOSE_AUTH_TIMEOUT = 1008
 CLOSE_REVOKED = 4003
@@ -124,6 +127,9 @@ class ClientSession:
         """The reply to send instead of the current one should the commit fail (a bind)."""
         loop = asyncio.get_running_loop()
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
+        self.recalls = 0
+        """This connection's resends waiting for their rows to be read back (at most
+        :data:`~arbiter.bridge.committing.MAX_RECALLS`)."""
 
     # --- lifecycle ---
 
@@ -380,7 +386,18 @@ class ClientSession:
         if wait:
             return encode(self._rate_limited(frame, wait))
         # One snapshot reads and decides the message.
-        return self._answer(frame, None, self.server.rules)
+        reply = self._answer(frame, None, self.server.rules)
+        if isinstance(reply, Recall):
+            if self.recalls >= MAX_RECALLS:
+                # Each read holds the world's replies behind it: a connection may not queue
+                # many (nothing is decided; the resend is answered once retried).
+                return encode(self._rate_limited(frame, RECALL_RETRY, recalls=True))
+            self.recalls += 1
+            return reply._replace(settled=self._recall_settled)
+        return reply
+
+    def _recall_settled(self) -> None:
+        self.recalls -= 1
 
     def _redo(
         self, frame: str | bytes, message: ClientMessage | Sent, rules: RulesSnapshot
@@ -411,8 +428,8 @@ class ClientSession:
             return Recall(missing.request_id, functools.partial(self._redo, frame, message, rules))
         except UnstorableText as err:
             # PostgreSQL's text holds no NUL: refused alone, before it joins a group commit.
-            rid = guess_id(decode(frame)) if isinstance(frame, str) else None
-            return encode(ErrorMessage(id=rid, code="invalid_message", message=str(err)))
+            bad_id = guess_id(decode(frame)) if isinstance(frame, str) else None
+            return encode(ErrorMessage(id=bad_id, code="invalid_message", message=str(err)))
         except sqlite3.Error as err:
             # The store failed (a full disk): say so, once per failure in the log.
             self.server.failures.report(f"session {self.id}: the roll log failed", err)
@@ -428,7 +445,7 @@ class ClientSession:
             log.exception("session %s: unexpected failure", self.id)
             return INTERNAL_ERROR
 
-    def _rate_limited(self, frame: str | bytes, wait: float) -> ErrorMessage:
+    def _rate_limited(self, frame: str | bytes, wait: float, recalls: bool = False) -> ErrorMessage:
         ident = None
         limits = self.server.config.limits
         if isinstance(frame, str) and len(frame) <= limits.max_message_bytes:
@@ -436,11 +453,17 @@ class ClientSession:
                 ident = guess_id(decode(frame))
             except ProtocolError:
                 ident = None
+        message = (
+            f"too fast: at most {MAX_RECALLS} resends of old requests (whose rows are read "
+            f"back from the database) waiting at once; retry after {wait:.3f} s"
+            if recalls
+            else f"too fast: at most {limits.rate_per_second:g} messages a second "
+            f"(bursts of {limits.burst}); retry after {wait:.3f} s"
+        )
         return ErrorMessage(
             id=ident,
             code="rate_limited",
-            message=f"too fast: at most {limits.rate_per_second:g} messages a second "
-            f"(bursts of {limits.burst}); retry after {wait:.3f} s",
+            message=message,
             retry_after=round(wait, 3),
         )
 

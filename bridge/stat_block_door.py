@@ -30,7 +30,7 @@ from __future__ import annotations
 import types
 from collections.abc import Callable, Mapping
 from functools import cache
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -138,9 +138,10 @@ def validated_block(ruleset: str, block: Any, context: Mapping[str, Any]) -> Bas
 
 
 _set = object.__setattr__
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
-def replaced(model: BaseModel, **update: Any) -> BaseModel:
+def replaced(model: _Model, **update: Any) -> _Model:
     """``model`` with ``update`` in place of its fields (a shallow copy, not validated: what
     ``model_copy(update=…)`` makes, without its generic copying)."""
     out = type(model).__new__(type(model))

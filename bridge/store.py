@@ -38,6 +38,7 @@ from arbiter.bridge.records import (
 from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
+    BIND_PLAYER_SQLITE,
     INSERT_ROLL,
     MIGRATE_1,
     PLAYER_COLUMNS,
@@ -113,6 +114,8 @@ class Store:
         has no ``player``)."""
         self._roll_at = f"SELECT {columns} FROM rolls WHERE seq = ?"
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
+        self._last_seq: int
+        self._last_hash: str
         self._last_seq, self._last_hash = (last[0], last[1]) if last else (0, GENESIS)
         self._committed = (self._last_seq, self._last_hash)
         self._lost = False
@@ -359,6 +362,12 @@ class Store:
             f"INSERT OR REPLACE INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
             player.row(),
         )
+
+    def bind_player(self, player: Player) -> None:
+        """A GM's bind, in one statement (inside the open transaction, if one is open): the
+        stored token and revocation decide, not ``player``'s (see the interface), so a token
+        rotated by another process between a read and this write is not written back."""
+        self._db.execute(BIND_PLAYER_SQLITE, (player.name, player.row()[1], player.created))
 
 
 __all__ = [

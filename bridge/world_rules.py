@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,11 @@ if TYPE_CHECKING:
     from arbiter.bridge.hosting import WorldHost
 
 log = logging.getLogger("arbiter.host")
+
+RETRY_AFTER = 60.0
+"""Seconds a load that failed for another reason than the rules themselves (a full ``/tmp``,
+memory, a crash in a model's own checks) is refused without a new attempt: then tried again
+(a :class:`RuleError` of the rules is remembered for good)."""
 
 RULES_UNLOADABLE = "the world's rules do not load on this host: its GM must publish them again"
 """The close reason (code 1013) of a connection to a world whose published rules do not load."""
@@ -86,8 +92,12 @@ class WorldRules:
         self.refused: dict[str, str] = {}
         """A served world's newest hash that did not load (reported once, not every poll)."""
         self.unloadable: dict[str, RulesUnloadable] = {}
-        """Hashes whose sources did not compile here, and why: the same sources on the same host
-        fail the same way, so a connection to such a world costs no second compile."""
+        """Hashes whose sources the compiler refused here (:class:`RuleError`), and why: the
+        same sources on the same host fail the same way, so a connection to such a world costs
+        no second compile, for the life of the process."""
+        self.failed: dict[str, tuple[RulesUnloadable, float]] = {}
+        """Hashes whose load failed otherwise (the host's state, not the rules'), and until
+        when (``time.monotonic``) that is the answer: tried again after :data:`RETRY_AFTER`."""
         self._loading: dict[str, asyncio.Task[RulesSnapshot]] = {}
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._lock = asyncio.Lock()
@@ -118,9 +128,9 @@ class WorldRules:
     async def acquire(self, rules_hash: str) -> RulesSnapshot:
         """The snapshot of ``rules_hash``, loaded once however many worlds ask; the caller counts
         as a user until :meth:`release`. Raises :class:`RulesUnloadable`."""
-        known = self.unloadable.get(rules_hash)
+        known = self.known_unloadable(rules_hash)
         if known is not None:
-            raise RulesUnloadable(known.rules_hash, known.problems)
+            raise known
         self.users[rules_hash] = self.users.get(rules_hash, 0) + 1
         try:
             found = self.snapshots.get(rules_hash)
@@ -137,6 +147,21 @@ class WorldRules:
         except BaseException:
             self.release(rules_hash)
             raise
+
+    def known_unloadable(self, rules_hash: str | None) -> RulesUnloadable | None:
+        """Why ``rules_hash`` is known not to load on this host now (None: not known so)."""
+        if rules_hash is None:
+            return None
+        known = self.unloadable.get(rules_hash)
+        if known is None:
+            failed = self.failed.get(rules_hash)
+            if failed is None:
+                return None
+            if time.monotonic() >= failed[1]:
+                del self.failed[rules_hash]
+                return None
+            known = failed[0]
+        return RulesUnloadable(known.rules_hash, known.problems)
 
     def _loaded(self, rules_hash: str, task: asyncio.Task[RulesSnapshot]) -> None:
         if self._loading.get(rules_hash) is task:
@@ -159,10 +184,13 @@ class WorldRules:
             return await asyncio.to_thread(compile_sources, self.source, sources, rules_hash)
         except RuleError as err:
             refused = RulesUnloadable(rules_hash, [str(p) for p in err.problems])
-        except Exception as err:  # a crash in a model's own checks is the rules' problem too
+            self.unloadable[rules_hash] = refused
+        except Exception as err:
+            # The host's trouble (OSError writing the sources to /tmp, MemoryError), or a crash
+            # in a model's own checks: refused now and for RETRY_AFTER, then tried again.
             log.exception("rules %s could not be loaded", rules_hash[:12])
             refused = RulesUnloadable(rules_hash, [f"the rules could not be loaded: {err}"])
-        self.unloadable[rules_hash] = refused
+            self.failed[rules_hash] = (refused, time.monotonic() + RETRY_AFTER)
         raise refused
 
     def release(self, rules_hash: str) -> None:
@@ -285,6 +313,7 @@ async def swap(host: WorldHost, world_id: str, wanted: str | None) -> bool:
 
 
 __all__ = [
+    "RETRY_AFTER",
     "RULES_UNLOADABLE",
     "RulesUnloadable",
     "WorldRules",

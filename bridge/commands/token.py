@@ -7,6 +7,11 @@
 * ``arbiter token --player NAME --revoke``: NAME's token and relays stop working; a running
   server closes his connections (code 4003) within a second.
 * ``arbiter token --players``: every player record (never a token).
+
+On PostgreSQL (``--store postgresql://… --world ID``), ``arbiter token`` alone makes the world
+(and the schema) if missing, as its server's first start does, and prints its secret; the
+player options edit an existing world only, and create or migrate nothing (a mistyped
+``--world`` is refused, naming the world).
 """
 
 from __future__ import annotations
@@ -81,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _postgres(args: argparse.Namespace, where: PostgresWorld) -> int:
     """The secret of a world in PostgreSQL (made on first use, as the server makes it), or
-    its player records, edited in one transaction that notifies the world's server."""
+    its player records, edited in one transaction that notifies the world's server.
+    Another arbiter's schema, or (editing records) no such world: an error line, exit 2."""
+    from arbiter.bridge.stores.postgres_schema import SchemaMismatch
+
     try:
         if args.players or args.player is not None:
             from arbiter.bridge.stores.postgres_players import edit_players
@@ -99,6 +107,9 @@ def _postgres(args: argparse.Namespace, where: PostgresWorld) -> int:
             )
             return 2
         print(asyncio.run(postgres_secret(where)))
+    except (SchemaMismatch, LookupError) as err:  # another arbiter's schema; no such world
+        print(f"arbiter token: {where.shown()}: {err}", file=sys.stderr)
+        return 2
     except Exception as err:
         if not type(err).__module__.startswith("psycopg"):
             raise

@@ -17,6 +17,7 @@ interpreted, like the request models that use it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -30,11 +31,6 @@ RULES = "arbiter.rules"
 """The context key under which the served rule models are found, by ruleset id."""
 
 R = TypeVar("R", bound=RulesetBase)
-
-
-def validation_context(rules: Mapping[str, RulesetBase]) -> dict[str, Any]:
-    """The validation context carrying ``rules`` (ruleset id → its loaded rule model)."""
-    return {RULES: rules}
 
 
 def rules_of(context: object, ruleset: str, kind: type[R]) -> R | None:
@@ -87,6 +83,44 @@ def unknown_ids(
     ]
 
 
+BOUNDS = "arbiter.bounds"
+"""The context key of the bounds :func:`within_limits` has read from its served rules: a cache
+filled on first use, one per context, so a snapshot's bounds are read from its rules once."""
+
+_UNBOUNDED: tuple[float, float] = (-math.inf, math.inf)
+"""A cached "nothing to check": no served rules of the kind (the field is taken as it is)."""
+
+
+def validation_context(rules: Mapping[str, RulesetBase]) -> dict[str, Any]:
+    """The validation context carrying ``rules`` (ruleset id → its loaded rule model), with an
+    empty cache of the bounds read from them (:data:`BOUNDS`)."""
+    return {RULES: rules, BOUNDS: {}}
+
+
+def _bound_of(
+    context: object, ruleset: str, kind: type[RulesetBase], name: str
+) -> tuple[float, float]:
+    """The bound ``name`` of the ``ruleset`` rules in ``context``'s ``stat_block_limits`` as
+    ``(min, max)`` (no max: infinity), or :data:`_UNBOUNDED` without those rules; kept in the
+    context's :data:`BOUNDS` cache when it has one."""
+    rules = rules_of(context, ruleset, kind)
+    if rules is None:
+        found = _UNBOUNDED
+    else:
+        bound = rules.__dict__["stat_block_limits"].__dict__[name]  # a Bound
+        found = (bound.min, math.inf if bound.max is None else bound.max)
+    cache = context.get(BOUNDS) if isinstance(context, Mapping) else None
+    if type(cache) is dict:
+        cache[_key(ruleset, kind, name)] = found
+    return found
+
+
+def _key(ruleset: str, kind: type[RulesetBase], name: str) -> str:
+    """The :data:`BOUNDS` cache key of a bound: a string, whose hash Python keeps (a tuple's
+    is computed on every lookup)."""
+    return f"{ruleset}:{kind.__module__}.{kind.__qualname__}:{name}"
+
+
 def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterValidator:
     """A validator holding a stat-block field to the bound ``name`` of the served ``ruleset``
     rules' ``stat_block_limits`` (a :class:`~arbiter.compiler.model.common.Bound`): the field is
@@ -96,27 +130,31 @@ def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterVali
     with every other field's problem, as a bound written on the field would be. One call per
     field, not per number: a mapping within its bound costs a ``min`` and a ``max``. Without
     served rules in the context (a body built by hand) the field is taken as it is, as an
-    unknown id is."""
+    unknown id is.
+
+    Every stat block of every request passes here once per bounded field, so the usual case
+    is kept short: the bound comes from the context's cache (:data:`BOUNDS`, read from the
+    rules on the context's first use of it), and a value within it returns at once."""
+    key = _key(ruleset, kind, name)
 
     def check(value: Any, info: ValidationInfo) -> Any:
         if value is None:
             return value
-        rules = rules_of(info.context, ruleset, kind)
-        if rules is None:
-            return value
-        bound = rules.__dict__["stat_block_limits"].__dict__[name]  # a Bound
-        low: int = bound.min
-        high: int | None = bound.max  # None: no upper bound
+        context = info.context
+        if context is None:
+            return value  # a body built by hand: the shape alone
+        try:
+            low, high = context[BOUNDS][key]
+        except (KeyError, TypeError):  # the context's first use of it, or a context without cache
+            low, high = _bound_of(context, ruleset, kind, name)
         if type(value) is int:
+            if low <= value <= high:
+                return value  # the usual case
             if value < low:
                 raise PydanticKnownError("greater_than_equal", {"ge": low})
-            if high is not None and value > high:
-                raise PydanticKnownError("less_than_equal", {"le": high})
-            return value
+            raise PydanticKnownError("less_than_equal", {"le": high})
         numbers: dict[str, Any] = value if type(value) is dict else value.__dict__
-        if not numbers or (
-            low <= min(numbers.values()) and (high is None or max(numbers.values()) <= high)
-        ):
+        if not numbers or (low <= min(numbers.values()) and max(numbers.values()) <= high):
             return value  # the usual case
         # Raised from a field's validator, each problem is reported under the field's place.
         raise ValidationError.from_exception_data(
@@ -126,7 +164,7 @@ def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterVali
                 if v < low
                 else InitErrorDetails(type="less_than_equal", loc=(k,), input=v, ctx={"le": high})
                 for k, v in numbers.items()
-                if v < low or (high is not None and v > high)
+                if v < low or v > high
             ],
         )
 

@@ -169,6 +169,16 @@ class WorldStore(Protocol):
         """Create or replace a player record."""
         ...
 
+    def bind_player(self, player: Player) -> None:
+        """A GM's ``bind`` of ``player.name`` to ``player.participants``
+        (:func:`arbiter.bridge.players.bind`), decided on what is stored when it is written,
+        never on the record the caller read: a new record holds no token; an existing one
+        takes the participants and keeps its stored token, or, revoked, is made active again
+        without one. A token rotated or revoked by another process meanwhile (``arbiter
+        token``) is never written back. ``player`` is what the caller expects (its reads
+        show it until the stored record is read again)."""
+        ...
+
     # --- the GM's stat blocks ---
 
     def stat_block(self, ruleset: str, participant: str) -> StatBlock | None: ...

@@ -38,7 +38,7 @@ import psycopg
 from psycopg_pool import AsyncConnectionPool
 
 from arbiter.bridge.stores.postgres import PostgresStore
-from arbiter.bridge.stores.postgres_pool import DEFAULT_POOL_SIZE, open_pool
+from arbiter.bridge.stores.postgres_pool import DEFAULT_POOL_SIZE, LoadSlots, open_pool
 from arbiter.bridge.stores.postgres_schema import install
 
 DRIFT = 0.001
@@ -207,6 +207,9 @@ class Host:
         if pool_size < 1:
             raise ValueError(f"a pool needs at least one connection, not {pool_size}")
         self.pool_size = pool_size
+        self.loads = LoadSlots(pool_size)
+        """The cap on loads at once on the pool (a world's at its claim, its secret, a resync):
+        the rest of the pool always serves group commits."""
         self._pool: AsyncConnectionPool[Any] | None = None
         self._pooling = asyncio.Lock()
         self.leases: dict[str, Lease] = {}
@@ -349,7 +352,7 @@ class Host:
         world is claimed again (:class:`arbiter.bridge.stores.StaleWriter`). It borrows its
         connections from the host's pool (:meth:`pool`)."""
         return await PostgresStore.open(
-            self.dsn, claimed.world, epoch=claimed.epoch, pool=await self.pool()
+            self.dsn, claimed.world, epoch=claimed.epoch, pool=await self.pool(), loads=self.loads
         )
 
     async def renew(self) -> list[str]:

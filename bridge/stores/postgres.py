@@ -52,9 +52,11 @@ from arbiter.bridge.stores.interface import (
     UnstorableText,
 )
 from arbiter.bridge.stores.postgres_cache import WorldRows, load_world, roll_of
+from arbiter.bridge.stores.postgres_pool import LoadSlots, check_soon
 from arbiter.bridge.stores.postgres_reads import WorldReads
 from arbiter.bridge.stores.postgres_schema import (
     ADVANCE_HEAD,
+    BIND_PLAYER,
     DELETE_STAT_BLOCK,
     END_SESSION,
     INSERT_ROLL,
@@ -101,6 +103,7 @@ class PostgresStore(WorldReads):
         conn: psycopg.AsyncConnection[Any] | None,
         pool: AsyncConnectionPool[Any] | None = None,
         cache_rows: int | None = DEFAULT_CACHE_ROWS,
+        loads: LoadSlots | None = None,
     ) -> None:
         super().__init__()
         self.dsn = dsn
@@ -115,6 +118,8 @@ class PostgresStore(WorldReads):
         self._conn: psycopg.AsyncConnection[Any] | None = conn
         self._pool = pool
         """The host's pool (None: the store keeps a connection of its own in ``_conn``)."""
+        self._loads = loads
+        """The host's cap on loads at once on its pool (None: no cap)."""
         self._pooled_pid: int | None = None
         """The server process of the pooled connection the store used last."""
         self._ops: list[tuple[str, tuple[Any, ...]]] = []
@@ -141,6 +146,7 @@ class PostgresStore(WorldReads):
         epoch: int | None = None,
         pool: AsyncConnectionPool[Any] | None = None,
         cache_rows: int | None = None,
+        loads: LoadSlots | None = None,
     ) -> PostgresStore:
         """Connect, create the schema and the world's row if missing, and load the world:
         every request id, and the last ``cache_rows`` rows whole (None:
@@ -148,12 +154,13 @@ class PostgresStore(WorldReads):
         ``epoch``: the one this host's claim gave it (:mod:`arbiter.bridge.stores.ownership`);
         raises :class:`StaleWriter` when the world is already under another (claimed again
         since). None takes the world's current epoch: for one writer with no claims.
-        ``pool``: the host's, which every flush borrows from (None: a connection of its own)."""
+        ``pool``: the host's, which every flush borrows from (None: a connection of its own);
+        ``loads``: the host's cap on loads at once on it (this load and every resync)."""
         if cache_rows is None:
             cache_rows = _default_cache_rows
-        store = cls(dsn, world, None, pool, cache_rows)
+        store = cls(dsn, world, None, pool, cache_rows, loads)
         try:
-            async with store._borrow() as conn:
+            async with store._borrow(load=True) as conn:
                 await install(conn, world)
                 store._committed, store.epoch, store._head = await load_world(
                     conn, world, cache_rows
@@ -199,7 +206,7 @@ class PostgresStore(WorldReads):
         :class:`CacheBehind` (dropping them) when writes were in flight (``in_flight``) or
         staged on a head that did; those staged while this awaited the database are lost
         with them (the next flush raises :class:`LostWithFlush`)."""
-        async with self._borrow() as conn:
+        async with self._borrow(load=True) as conn:
             limit = None if self.cache_rows is None else max(self.cache_rows, self._doubt)
             world, epoch, head = await load_world(conn, self.world, limit)
         world.limit = self.cache_rows  # the next commit trims back to it
@@ -373,6 +380,7 @@ class PostgresStore(WorldReads):
         # next flush; reads see them, these in flight, then the committed rows.
         rows, ops = self._rows, self._ops
         self._flying, self._staged, self._rows, self._ops = self._staged, WorldRows(), [], []
+        sent = 0  # the rows a failure leaves in doubt: none until the commit is sent
         try:
             if self._unsure:
                 await self._resync(in_flight=bool(rows or ops))
@@ -385,6 +393,7 @@ class PostgresStore(WorldReads):
                 else self._head
             )
             async with self._borrow() as conn:
+                sent = len(rows)
                 await self._commit(conn, rows, ops, last)
         except PoolTimeout:
             # No connection came free in time: nothing was sent, nothing landed.
@@ -401,7 +410,10 @@ class PostgresStore(WorldReads):
             # answers; else before the next flush), so a retry finds a row that landed.
             self._drop_flight()
             await self._disconnect()
-            self._unsure, self._doubt = True, len(rows)
+            # A resync that failed before the commit was sent leaves the earlier doubt.
+            self._unsure, self._doubt = True, sent or self._doubt
+            if self._pool is not None:
+                check_soon(self._pool)  # its other idle connections may be broken alike
             with contextlib.suppress(psycopg.Error, StaleWriter, CacheBehind):
                 await self._resync()
             raise
@@ -420,7 +432,8 @@ class PostgresStore(WorldReads):
             # Cancelled: the connection may be mid-pipeline, COMMIT sent or not.
             self._drop_flight()
             await self._disconnect()
-            self._unsure, self._doubt = True, len(rows)
+            # A resync that failed before the commit was sent leaves the earlier doubt.
+            self._unsure, self._doubt = True, sent or self._doubt
             raise
         self._merge_flight(last)
 
@@ -431,40 +444,56 @@ class PostgresStore(WorldReads):
         ops: list[tuple[str, tuple[Any, ...]]],
         last: tuple[int, str],
     ) -> None:
-        """The group commit's transaction, pipelined under one Sync: one round trip. The
-        connection is in autocommit, so every statement up to the Sync (sent when the pipeline
-        ends) runs in one implicit transaction, committed at the Sync, or rolled back there
-        when one fails (the statements after it are skipped). A connection it leaves in doubt
-        (broken, or cancelled mid-pipeline) is closed, so a pool discards it instead of
-        lending it on."""
+        """The group commit's transaction, pipelined under one Sync: one round trip. ``BEGIN``
+        is queued first and ``COMMIT`` last, as statements: psycopg sends the Sync when the
+        pipeline ends even when the block raised (cancelled between awaits, or a parameter
+        psycopg could not adapt), and in an implicit transaction that Sync would commit
+        whatever was queued before the error. In an explicit one it commits nothing unless
+        ``COMMIT`` was queued; a statement the server refuses skips the rest, ``COMMIT``
+        included. Promises: when this raises anything but a cancellation or a broken
+        connection, nothing landed and the connection is idle again (rolled back); a
+        connection it leaves in doubt (broken, or cancelled mid-pipeline) is closed, so a pool
+        discards it instead of lending it on: a connection goes back only idle."""
         try:
             async with conn.pipeline():
+                await conn.execute("BEGIN")
                 await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
                 if rows:
                     await conn.cursor().executemany(INSERT_ROLL, rows)
                 for sql, args in ops:
                     await conn.execute(sql, args)
-                if any(sql is PUT_PLAYER for sql, _ in ops):
+                if any(sql is PUT_PLAYER or sql is BIND_PLAYER for sql, _ in ops):
                     # Heard on commit by whoever serves the world's players (the host's
                     # listener re-reads them: a re-read begun before this commit is followed
                     # by one after it, so the world's cache ends on what the table holds).
                     await conn.execute(NOTIFY_PLAYERS, (self.world,))
-        except psycopg.errors.Error as err:
-            if isinstance(err, psycopg.OperationalError):
-                await conn.close()
+                await conn.execute("COMMIT")
+        except psycopg.OperationalError:
+            await conn.close()
+            raise
+        except Exception:
+            # Refused by the server (the transaction is aborted: INERROR) or failed in the
+            # client before COMMIT was queued (the Sync left it open: INTRANS): roll it back.
+            await _settle(conn)
             raise
         except BaseException:
             await conn.close()
             raise
+        if not _idle(conn):
+            await _settle(conn)
 
     @contextlib.asynccontextmanager
-    async def _borrow(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async def _borrow(self, load: bool = False) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A connection for one transaction: the pool's (given back after it; a closed one
-        is discarded by the pool) or the store's own."""
+        is discarded by the pool) or the store's own. A ``load`` (the world's, a resync)
+        first takes one of the host's load slots, so loads never hold the whole pool."""
         if self._pool is None:
             yield await self._connection()
             return
-        async with self._pool.connection() as conn:
+        async with contextlib.AsyncExitStack() as stack:
+            if load and self._loads is not None:
+                await stack.enter_async_context(self._loads.slot())
+            conn = await stack.enter_async_context(self._pool.connection())
             self._pooled_pid = conn.info.backend_pid
             yield conn
 
@@ -551,6 +580,13 @@ class PostgresStore(WorldReads):
         self._staged.players[player.name] = player
         self._ops.append((PUT_PLAYER, (self.world, *player.row())))
 
+    def bind_player(self, player: Player) -> None:
+        """Stage a GM's bind; the flush writes it as one (:data:`BIND_PLAYER`), so the stored
+        token and revocation decide when it lands, not the cached ones it was decided on."""
+        _storable("player", (player.name,))
+        self._staged.players[player.name] = player
+        self._ops.append((BIND_PLAYER, (self.world, player.name, player.row()[1], player.created)))
+
     # --- the GM's stat blocks ---
 
     def put_stat_block(self, block: StatBlock) -> None:
@@ -561,6 +597,27 @@ class PostgresStore(WorldReads):
     def delete_stat_block(self, ruleset: str, participant: str) -> None:
         self._staged.stat_blocks[(ruleset, participant)] = None
         self._ops.append((DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
+
+
+async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Leave ``conn`` idle, rolling back the transaction it is in, or close it (a pool then
+    discards it) when it cannot be rolled back: a connection never goes back mid-transaction."""
+    if conn.closed or _idle(conn):
+        return
+    try:
+        await conn.rollback()
+    except Exception:
+        await conn.close()
+        return
+    except BaseException:  # cancelled while rolling back: in doubt, never lent again
+        await conn.close()
+        raise
+    if not _idle(conn):
+        await conn.close()
+
+
+def _idle(conn: psycopg.AsyncConnection[Any]) -> bool:
+    return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
 _default_cache_rows = DEFAULT_CACHE_ROWS

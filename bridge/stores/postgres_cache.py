@@ -53,6 +53,9 @@ class WorldRows:
         self.by_request.update(staged.by_request)
         for roll in staged.rolls:
             self.ids.add(roll.entry.request_id)
+        if self.limit is not None:
+            # A world served for months is never reopened: its newer ids become digests too.
+            self.ids.fold_beyond(FOLD_ROWS * max(self.limit, 1))
         self.trim()
         self.sessions.update(staged.sessions)
         self.encounters.update(staged.encounters)
@@ -79,6 +82,10 @@ class WorldRows:
             self.recalled.clear()
         self.recalled[roll.entry.request_id] = roll
 
+
+FOLD_ROWS = 4
+"""The request index holds at most this many times the cache's rows as strings, then folds
+them into its digests (:meth:`RequestIndex.fold_beyond`)."""
 
 RECALLED = 256
 """At most this many rows read back for resends are held (then they are let go at once)."""

@@ -19,7 +19,13 @@ import psycopg
 
 from arbiter.bridge.records import Player
 from arbiter.bridge.stores.postgres_pool import read_players
-from arbiter.bridge.stores.postgres_schema import NOTIFY_PLAYERS, PUT_PLAYER, install
+from arbiter.bridge.stores.postgres_schema import (
+    NOTIFY_PLAYERS,
+    PUT_PLAYER,
+    SCHEMA_VERSION,
+    SchemaMismatch,
+    schema_version,
+)
 
 T = TypeVar("T")
 
@@ -49,18 +55,31 @@ class PlayerEdit:
 
 
 async def edit_players(dsn: str, world: str, change: Callable[[PlayerEdit], T]) -> T:
-    """Run ``change`` on ``world``'s player records (the world and the schema made if missing)
-    and commit what it put, notifying the world's server, in one transaction; one edit of a
-    world's records at a time. Whatever ``change`` raises rolls it back."""
+    """Run ``change`` on ``world``'s player records and commit what it put, notifying the
+    world's server, in one transaction; one edit of a world's records at a time. Whatever
+    ``change`` raises rolls it back. Creates and migrates nothing: raises
+    :class:`~arbiter.bridge.stores.postgres_schema.SchemaMismatch` when the database's schema
+    is not this arbiter's, and LookupError when it holds no world ``world`` (a mistyped
+    ``--world`` must not make one: a world is made by its server's first start, or by
+    ``arbiter token --store … --world ID``, which prints its secret)."""
     async with await psycopg.AsyncConnection.connect(
         dsn, autocommit=True, application_name="arbiter token"
     ) as conn:
-        await install(conn, world)
+        version = await schema_version(conn)
+        if version != SCHEMA_VERSION:
+            raise SchemaMismatch(version)
         async with conn.transaction():
             await conn.execute(
                 "SELECT pg_advisory_xact_lock(hashtext('arbiter players'), hashtext(%s))",
                 (world,),
             )
+            found = await conn.execute("SELECT 1 FROM worlds WHERE id = %s", (world,))
+            if await found.fetchone() is None:
+                raise LookupError(
+                    f"no world {world!r} in this database (a world is made by its server's "
+                    f"first start, or by `arbiter token --store URL --world {world}`, which "
+                    "prints its secret)"
+                )
             edit = PlayerEdit((await read_players(conn, [world]))[world])
             result = change(edit)
             for player in edit.put:

@@ -11,7 +11,9 @@ it back; a connection left broken or in doubt is closed by the store and discard
 (``arbiter token --player`` from another process, a store's own flush) notifies it with the
 world's id, and the feed hands the world's records, read anew, to its owner. Notifications
 sent while the listening connection is down are lost: each time it (re)connects, it re-reads
-every world it is told to watch.
+every world it is told to watch. It notices a dead connection by TCP keepalives and by a probe
+after :data:`QUIET_PROBE` seconds of silence, and re-reads every watched world every
+:data:`BACKSTOP` seconds on the pool, whatever it hears.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iter
 from typing import Any
 
 import psycopg
-from psycopg_pool import AsyncConnectionPool
+from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from arbiter.bridge.records import Player
 from arbiter.bridge.stores.postgres_schema import PLAYERS_CHANNEL, READ_PLAYERS
@@ -38,7 +40,81 @@ POOL_WAIT = 10.0
 """Seconds a flush waits for a pooled connection before it fails (its replies
 ``unavailable``; nothing was sent)."""
 RECONNECT_DELAY = 1.0
-"""Seconds between the listener's attempts to reconnect."""
+"""Seconds between the listener's attempts to reconnect (and a failed re-read's retries)."""
+QUIET_PROBE = 15.0
+"""Seconds of silence after which the listener asks its connection ``SELECT 1``: a socket to
+a server gone without a word (a failover, a partition) delivers nothing and raises nothing."""
+PROBE_TIMEOUT = 10.0
+"""Seconds the listener's probe may take before its connection counts as dead (reconnect)."""
+BACKSTOP = 60.0
+"""Seconds between re-reads of every watched world, on the pool, whatever the listener hears:
+the bound of a change missed by a listener that does not know it is deaf."""
+CONNECT_TIMEOUT = 10
+"""Seconds the listener waits to connect (a partition would otherwise hold it for minutes)."""
+REFRESH_TIMEOUT = 30.0
+"""Seconds one re-read of records may take (it holds every other refresh meanwhile)."""
+KEEPALIVES: dict[str, Any] = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "tcp_user_timeout": 30_000,
+}
+"""libpq's TCP keepalives on the listener's connection and the pool's: the kernel declares a silent peer dead
+after about 25 s (10 + 3 × 5), and unacknowledged sends after 30 s, so the connection raises
+instead of waiting on a dead socket for the system's default (hours)."""
+
+
+def load_cap(pool_size: int) -> int:
+    """How many loads (a world's at its claim, its secret, the reload after a failed flush) a
+    host runs at once on a pool of ``pool_size``: half of it (at least one), so the other half
+    always serves group commits, whatever many opens or resyncs at once."""
+    return max(1, pool_size // 2)
+
+
+class LoadSlots:
+    """The loads a host's worlds run at once on its pool, at most :func:`load_cap` of its
+    size: many worlds opened at once (connections to idle world ids) or resyncing at once
+    (after a blip) never hold every pooled connection, so other worlds' flushes go on."""
+
+    def __init__(self, pool_size: int) -> None:
+        self.size = load_cap(pool_size)
+        self._slots = asyncio.Semaphore(self.size)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        """Hold one load slot; waits :data:`POOL_WAIT` at most (then ``PoolTimeout``, as a
+        pool that lends nothing in time: nothing was sent)."""
+        try:
+            await asyncio.wait_for(self._slots.acquire(), POOL_WAIT)
+        except TimeoutError:
+            raise PoolTimeout(
+                f"no load slot came free in {POOL_WAIT:.0f} s ({self.size} loads at once)"
+            ) from None
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+
+_checks: set[asyncio.Task[None]] = set()
+
+
+def check_soon(pool: AsyncConnectionPool[Any]) -> None:
+    """Check the pool's idle connections in the background (``AsyncConnectionPool.check``: one
+    round trip each, a broken one discarded and replaced), after a pooled connection was found
+    broken: after a failover every idle connection is, and each would otherwise fail the next
+    flush that borrows it. Only then: checking on every borrow (the pool's ``check=``) would
+    cost every flush a second round trip."""
+
+    async def check() -> None:
+        with contextlib.suppress(Exception):
+            await pool.check()
+
+    task = asyncio.get_running_loop().create_task(check(), name="pool-check")
+    _checks.add(task)
+    task.add_done_callback(_checks.discard)
+
 
 PlayerRecords = dict[str, dict[str, Player]]
 """Player records by world, then by name."""
@@ -54,7 +130,7 @@ async def open_pool(dsn: str, size: int, application_name: str) -> AsyncConnecti
         dsn,
         min_size=1,
         max_size=size,
-        kwargs={"autocommit": True, "application_name": application_name},
+        kwargs={"autocommit": True, "application_name": application_name, **KEEPALIVES},
         open=False,
         timeout=POOL_WAIT,
         name=application_name,
@@ -85,6 +161,23 @@ async def fresh_connection(
         yield conn
 
 
+async def _probe(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Quiet: is anyone there? Raises TimeoutError (the connection closed) when ``SELECT 1``
+    is not answered within :data:`PROBE_TIMEOUT`. The connection is closed before the query
+    is cancelled: cancelling psycopg mid-query would first try a cancel request and a rollback
+    on the dead socket (seconds more, or until the keepalives give up)."""
+    probe = asyncio.ensure_future(conn.execute("SELECT 1"))
+    done, _ = await asyncio.wait([probe], timeout=PROBE_TIMEOUT)
+    if probe in done:
+        probe.result()
+        return
+    await conn.close()
+    probe.add_done_callback(lambda ended: ended.cancelled() or ended.exception())
+    probe.cancel()
+    await asyncio.wait([probe])  # ended at once: its socket is closed
+    raise TimeoutError(f"the listener's connection did not answer in {PROBE_TIMEOUT:.0f} s")
+
+
 class PlayerFeed:
     """Hears the writes of ``players`` and hands each watched world's records, re-read, to
     ``changed(world, records)``.
@@ -109,51 +202,90 @@ class PlayerFeed:
         self.listening = asyncio.Event()
         """Set while the listener is connected and every watched world was re-read since."""
         self.backend_pid: int | None = None
+        self._refreshing = asyncio.Lock()
+        """Held from a read's start to its records handed on: a read begun later is handed on
+        later, so an older read cannot undo a newer one (a revocation briefly undone)."""
 
     async def run(self) -> None:
         """Listen until cancelled, reconnecting (and re-reading every watched world) after
-        each loss of the connection."""
-        while True:
-            try:
-                await self._listen()
-            except (psycopg.Error, OSError) as err:
-                log.warning("the player records' listener lost its connection: %s", err)
-            except Exception:
-                log.exception("the player records' listener failed (will reconnect)")
-            self.listening.clear()
-            self.backend_pid = None
-            await asyncio.sleep(RECONNECT_DELAY)
+        each loss of the connection, one noticed by keepalives or by a probe of a quiet
+        connection; and re-read every watched world every :data:`BACKSTOP` seconds."""
+        backstop = asyncio.create_task(self._backstop(), name="player-records-backstop")
+        try:
+            while True:
+                try:
+                    await self._listen()
+                except (psycopg.Error, OSError, TimeoutError) as err:
+                    log.warning("the player records' listener lost its connection: %s", err)
+                except Exception:
+                    log.exception("the player records' listener failed (will reconnect)")
+                self.listening.clear()
+                self.backend_pid = None
+                await asyncio.sleep(RECONNECT_DELAY)
+        finally:
+            backstop.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await backstop
 
     async def _listen(self) -> None:
         async with await psycopg.AsyncConnection.connect(
-            self.dsn, autocommit=True, application_name=self.application_name
+            self.dsn,
+            autocommit=True,
+            application_name=self.application_name,
+            connect_timeout=CONNECT_TIMEOUT,
+            **KEEPALIVES,
         ) as conn:
             await conn.execute(f"LISTEN {PLAYERS_CHANNEL}")
             # Listening before the re-read: a write after it is read, or heard, or both.
             await self.refresh(self.watched())
             self.backend_pid = conn.info.backend_pid
             self.listening.set()
-            async for note in conn.notifies():
-                if note.payload in self.watched():
-                    await self.refresh([note.payload])
+            while True:
+                heard = False
+                async for note in conn.notifies(timeout=QUIET_PROBE):
+                    heard = True
+                    if note.payload in self.watched():
+                        await self.refresh([note.payload])
+                if not heard:
+                    await _probe(conn)
+
+    async def _backstop(self) -> None:
+        while True:
+            await asyncio.sleep(BACKSTOP)
+            try:
+                await self.refresh(self.watched())
+            except Exception as err:
+                log.warning("re-reading every world's player records failed: %s", err)
 
     async def refresh(self, worlds: Iterable[str]) -> None:
-        """Read ``worlds``' records and hand each to ``changed``."""
+        """Read ``worlds``' records and hand each to ``changed``; one refresh at a time, so
+        the records handed on last are those read last."""
         wanted = list(worlds)
         if not wanted:
             return
-        async with self.read() as conn:
-            found = await read_players(conn, wanted)
-        for world, records in found.items():
-            await self.changed(world, records)
+        async with self._refreshing:
+            async with self.read() as conn:
+                # Bounded: a read hung on a dead connection would hold every refresh.
+                found = await asyncio.wait_for(read_players(conn, wanted), REFRESH_TIMEOUT)
+            for world, records in found.items():
+                await self.changed(world, records)
 
 
 __all__ = [
+    "BACKSTOP",
+    "CONNECT_TIMEOUT",
     "DEFAULT_POOL_SIZE",
+    "KEEPALIVES",
     "POOL_WAIT",
+    "PROBE_TIMEOUT",
+    "QUIET_PROBE",
+    "REFRESH_TIMEOUT",
+    "LoadSlots",
     "PlayerFeed",
     "PlayerRecords",
+    "check_soon",
     "fresh_connection",
+    "load_cap",
     "open_pool",
     "read_players",
 ]

@@ -154,6 +154,17 @@ PUT_PLAYER = (
 had not heard of the revocation (``arbiter token --revoke`` writes from another process, and a
 GM's ``bind`` may be decided on the record before it), and a revoked token stays void, as
 ``bind`` does for a revocation it knows of (:func:`arbiter.bridge.players.bind`)."""
+BIND_PLAYER = (
+    "INSERT INTO players AS p (world, name, participants, token_hash, created, revoked) "
+    "VALUES (%s, %s, %s, NULL, %s, NULL) ON CONFLICT (world, name) DO UPDATE SET "
+    "participants = excluded.participants, "
+    "token_hash = CASE WHEN p.revoked IS NULL THEN p.token_hash END, revoked = NULL"
+)
+"""A GM's ``bind`` (:func:`arbiter.bridge.players.bind`): a new record without a token, or the
+stored one with the new participants, keeping its stored token if active and made active again
+without one if revoked. It never writes a token or revocation of its own: it is decided on the
+host's cached record, which ``arbiter token --rotate`` / ``--revoke`` (another process) may
+have changed since, and writing those back would revive a rotated-out token."""
 PLAYERS_CHANNEL = "arbiter_players"
 """The channel a write of ``players`` notifies, its payload the world id: a host listens on
 it (:mod:`arbiter.bridge.stores.postgres_pool`) and re-reads that world's records."""
@@ -198,6 +209,22 @@ ROLL_KEYS = ("rolls_pkey", "rolls_world_request_id_key")
 """PostgreSQL's default names of the (world, seq) and (world, request_id) constraints."""
 
 
+class SchemaMismatch(RuntimeError):
+    """The database holds another version of the store schema than this arbiter reads (or,
+    for a command that creates nothing, none or an older one)."""
+
+    def __init__(self, found: str | None) -> None:
+        self.found = found
+        what = "no arbiter schema" if found is None else f"store schema {found}"
+        super().__init__(f"the database has {what}, this arbiter reads {SCHEMA_VERSION}")
+
+
+async def schema_version(conn: psycopg.AsyncConnection[Any]) -> str | None:
+    """The store schema's version the database records (None: no schema yet); creates and
+    migrates nothing."""
+    return await _schema_version(conn)
+
+
 async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None:
     """Create the schema if missing (raising RuntimeError when the database holds another
     version of it) and the world's row if missing (none for ``world`` None); a database of an
@@ -226,9 +253,7 @@ async def install(conn: psycopg.AsyncConnection[Any], world: str | None) -> None
             )
         version = await _schema_version(conn)
     if version != SCHEMA_VERSION:
-        raise RuntimeError(
-            f"the database has store schema {version}, this arbiter reads {SCHEMA_VERSION}"
-        )
+        raise SchemaMismatch(version)
     if world is None:
         return
     await conn.execute(
@@ -273,6 +298,7 @@ async def secret_on(conn: psycopg.AsyncConnection[Any], world: str) -> str:
 
 __all__ = [
     "ADVANCE_HEAD",
+    "BIND_PLAYER",
     "DELETE_STAT_BLOCK",
     "END_SESSION",
     "INSERT_ROLL",
@@ -289,7 +315,9 @@ __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
     "STALE_SQLSTATE",
+    "SchemaMismatch",
     "install",
+    "schema_version",
     "secret_on",
     "world_secret",
 ]

@@ -112,6 +112,13 @@ INSERT_ROLL = (
     f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
+BIND_PLAYER_SQLITE = (
+    f"INSERT INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, NULL, ?, NULL) "
+    "ON CONFLICT (name) DO UPDATE SET participants = excluded.participants, "
+    "token_hash = CASE WHEN players.revoked IS NULL THEN players.token_hash END, revoked = NULL"
+)
+"""A GM's ``bind`` in one statement: the stored token and revocation decide (``arbiter token``
+writes the same file from another process, between a read and a write of the server's)."""
 STAT_BLOCK_COLUMNS = "ruleset, participant, block, actor, updated"
 PROBE_ROLL = "SELECT seq FROM rolls WHERE request_id = ?"
 """The idempotency probe: one column, because Python's sqlite3 builds a cursor's description (a
@@ -124,12 +131,29 @@ ROLL_AT = f"SELECT {ROLL_COLUMNS} FROM rolls WHERE seq = ?"
 def decode_roll(row: tuple[Any, ...]) -> Roll:
     """The row of a ``SELECT {ROLL_COLUMNS}``, as the :class:`Roll` it stores."""
     # Columns in ROLL_COLUMNS order: seq, the 14 fields of NewRoll (scripted stored as 0/1),
-    # prev_hash, hash.
-    entry = NewRoll(*row[1:12], bool(row[12]), row[13], row[14])
+    # prev_hash, hash. Each field by its index (not a starred slice, whose length mypy cannot
+    # count): faster too.
+    entry = NewRoll(
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+        row[10],
+        row[11],
+        bool(row[12]),
+        row[13],
+        row[14],
+    )
     return Roll(row[0], entry, row[15], row[16])
 
 
 __all__ = [
+    "BIND_PLAYER_SQLITE",
     "INSERT_ROLL",
     "MIGRATE_1",
     "PLAYER_COLUMNS",

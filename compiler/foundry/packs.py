@@ -142,15 +142,16 @@ def _check_references(docs: dict[str, dict[str, Any]], parsed: dict[str, tuple[s
             listed = _embedded_ids(
                 document.get(field, []), single=field not in _list_fields(collection)
             )
-            if listed is None or not all(isinstance(child, str) for child in listed):
+            children = [child for child in listed if isinstance(child, str)] if listed else []
+            if listed is None or len(children) != len(listed):
                 raise PackError(
                     f"{key}: field '{field}' must be a list of embedded ids (each embedded "
                     "document is stored under its own key)"
                 )
-            if len(set(listed)) != len(listed):
+            if len(set(children)) != len(children):
                 raise PackError(f"{key}: field '{field}' lists an id twice")
             prefix = f"!{collection}.{field}!{ids}."
-            for child in listed:
+            for child in children:
                 if prefix + child not in docs:
                     raise PackError(
                         f"{key}: field '{field}' lists {child!r} but the pack has no {prefix}{child}"

@@ -80,7 +80,7 @@ def exclusive_build(out_dir: Path, name: str) -> Iterator[None]:
 
 def locked_packs(module_dir: Path) -> list[Path]:
     """The pack folders under ``module_dir/packs`` whose LevelDB lock another process holds."""
-    locked = []
+    locked: list[Path] = []
     packs = module_dir / "packs"
     if not packs.is_dir():
         return locked

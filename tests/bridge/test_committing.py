@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge.committing import CommitFailed, GroupCommit, LeaseEnded
+from arbiter.bridge.committing import CommitFailed, GroupCommit, LeaseEnded, Recall
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.session import commit_failed
 from arbiter.bridge.stores import StaleWriter
@@ -32,6 +32,36 @@ class SlowStore:
     flushed: list[int] = field(default_factory=list)
     gate: asyncio.Event = field(default_factory=asyncio.Event)
     error: Exception | None = None
+    reads: dict[str, asyncio.Event] = field(default_factory=dict)
+    """Request id -> the gate its ``recall`` waits for (ids whose rows must be read back)."""
+    reading: list[str] = field(default_factory=list)
+    """The ids whose ``recall`` has started reading, in order."""
+    held_from: int = 1
+    """The first seq held in memory: older rows are read with ``read_rolls``."""
+    late: list[Any] = field(default_factory=list)
+    """The committed rows (``seq`` only) ``rolls`` and ``read_rolls`` give."""
+    read_gate: asyncio.Event | None = None
+    read_error: Exception | None = None
+
+    async def recall(self, request_id: str) -> object | None:
+        gate = self.reads.get(request_id)
+        if gate is not None and not gate.is_set():
+            self.reading.append(request_id)
+            await gate.wait()
+        return self.find(request_id)
+
+    def cached_from(self) -> int:
+        return self.held_from
+
+    def rolls(self, after: int = 0) -> list[Any]:
+        return [r for r in self.late if r.seq > after]
+
+    async def read_rolls(self, after: int, upto: int) -> list[Any]:
+        if self.read_gate is not None:
+            await self.read_gate.wait()
+        if self.read_error is not None:
+            raise self.read_error
+        return [r for r in self.late if after < r.seq <= upto]
 
     def find(self, request_id: str) -> object | None:
         found = self.logged.get(request_id)
@@ -61,14 +91,22 @@ class Client:
         self.got.append(reply)
 
 
-def commits(store: SlowStore, lost: list[StaleWriter], fence: Any = None) -> GroupCommit:
+def commits(
+    store: SlowStore,
+    lost: list[StaleWriter],
+    fence: Any = None,
+    published: list[tuple[str, list[int]]] | None = None,
+) -> GroupCommit:
+    """``published``: gets ("live", seqs) and ("late", seqs) for each publication."""
+    heard = [] if published is None else published
     return GroupCommit(
         store,  # type: ignore[arg-type]
         FailureLog(logging.getLogger("test")),
-        lambda events: None,
+        lambda events: heard.append(("live", [e[0] for e in events])),
         lost.append,
         commit_failed,
         fence=fence,
+        publish_late=lambda rows: heard.append(("late", [r.seq for r in rows])),
     )
 
 
@@ -282,5 +320,152 @@ def test_a_stale_writer_publishes_no_event_even_for_a_row_its_store_holds() -> N
         store.gate.set()
         await group.drain()
         assert published == [] and group.head == head
+
+    run_apart(body())
+
+
+def recall(request_id: str, settled: list[str]) -> Recall:
+    """A resend of ``request_id`` whose row must be read back; its redo answers "again <id>"."""
+    return Recall(
+        request_id,
+        lambda: (f"again {request_id}", (request_id, "h"), None),
+        lambda: settled.append(request_id),
+    )
+
+
+def test_the_reads_of_queued_recalls_overlap_and_their_replies_keep_their_order() -> None:
+    async def body() -> None:
+        store, client, settled = SlowStore(), Client(), []
+        store.gate.set()
+        for rid in ("old-1", "old-2", "old-3"):
+            store.logged[rid] = "h"
+            store.reads[rid] = asyncio.Event()
+        group = commits(store, [])
+        for rid in ("old-1", "old-2", "old-3"):
+            group.answer(client, recall(rid, settled))  # type: ignore[arg-type]
+        group.answer(client, "pong")  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        # Every read started while the first waits; nothing answered yet.
+        assert store.reading == ["old-1", "old-2", "old-3"] and client.got == []
+        store.reads["old-3"].set()
+        store.reads["old-2"].set()
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert client.got == []  # the first still reads: nothing overtakes it
+        store.reads["old-1"].set()
+        await group.drain()
+        assert client.got == ["again old-1", "again old-2", "again old-3", "pong"]
+        assert settled == ["old-1", "old-2", "old-3"]
+
+    run_apart(body())
+
+
+def test_a_recall_whose_read_outlasted_the_lease_and_every_reply_after_it_say_unavailable() -> None:
+    async def body() -> None:
+        valid = [True]
+        store, client, lost, settled = SlowStore(), Client(), [], []
+        store.gate.set()
+        store.logged.update({"old": "h", "r-2": "h2"})
+        store.reads["old"] = asyncio.Event()
+        group = commits(store, lost, fence=lambda: valid[0])
+        group.answer(client, recall("old", settled))  # type: ignore[arg-type]
+        store.staged += 1
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        valid[0] = False  # the lease's local deadline passes while the row is read
+        store.reads["old"].set()
+        await group.drain()
+        codes = [(json.loads(r)["code"], json.loads(r)["id"]) for r in client.got]
+        assert codes == [("unavailable", "old"), ("unavailable", "r-2")]
+        assert [type(err) for err in lost] == [LeaseEnded] and settled == ["old"]
+
+    run_apart(body())
+
+
+def test_replies_after_a_read_of_rows_landed_unheard_that_outlasted_the_lease_say_unavailable() -> (
+    None
+):
+    async def body() -> None:
+        valid = [True]
+        store, client, lost, heard = SlowStore(), Client(), [], []
+        store.gate.set()
+        store.read_gate = asyncio.Event()
+        store.logged["r-3"] = "h3"
+        store.held_from = 3  # rows 1 and 2 landed unheard, and are out of memory
+        store.late = [SimpleNamespace(seq=n) for n in (1, 2)]
+        group = commits(store, lost, fence=lambda: valid[0], published=heard)
+        start = group.head
+        store.staged += 1
+        group.announce(3, None, client)  # type: ignore[arg-type]
+        group.answer(client, "outcome 3", ("r-3", "h3"))  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        valid[0] = False
+        store.read_gate.set()
+        await group.drain()
+        assert [json.loads(r)["code"] for r in client.got] == ["unavailable"]
+        assert heard == [] and group.head == start
+        assert [type(err) for err in lost] == [LeaseEnded]
+
+    run_apart(body())
+
+
+def test_rows_landed_unheard_that_could_not_be_read_keep_head_and_go_late_with_the_next_group() -> (
+    None
+):
+    async def body() -> None:
+        store, client, heard = SlowStore(), Client(), []
+        store.gate.set()
+        store.read_error = OSError("connection lost")
+        store.held_from = 3  # rows 1 and 2 landed unheard, and are out of memory
+        group = commits(store, [], published=heard)
+        store.late = [SimpleNamespace(seq=n) for n in (1, 2, 3)]
+        store.staged += 1
+        group.announce(3, None, client)  # type: ignore[arg-type]
+        group.answer(client, "outcome 3")  # type: ignore[arg-type]
+        await group.drain()
+        # Its requester is answered; no listener is told row 3 before rows 1 and 2.
+        assert client.got == ["outcome 3"] and heard == [] and group.head == 0
+        store.read_error = None
+        store.late.append(SimpleNamespace(seq=4))
+        store.staged += 1
+        group.announce(4, None, client)  # type: ignore[arg-type]
+        group.answer(client, "outcome 4")  # type: ignore[arg-type]
+        await group.drain()
+        assert heard == [("late", [1, 2, 3]), ("live", [4])] and group.head == 4
+        assert client.got == ["outcome 3", "outcome 4"]
+
+    run_apart(body())
+
+
+def test_a_recall_answered_while_rows_are_staged_waits_for_their_flush() -> None:
+    """While a resend's row is read, another connection stages a row (maybe of the very id,
+    found absent by the read): the recall's answer may rest on it, so it waits for the next
+    flush, and the replies after it keep their order behind it."""
+
+    async def body() -> None:
+        store, settled = SlowStore(), []
+        store.gate.set()
+        sent: list[tuple[str, int]] = []
+
+        class Watching(Client):
+            def send(self, reply: str | bytes) -> None:
+                sent.append((str(reply), len(store.flushed)))
+
+        client = Watching()
+        store.logged["old"] = "h"
+        store.reads["old"] = asyncio.Event()
+        group = commits(store, [])
+        group.answer(client, recall("old", settled))  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert store.flushed == [0] and store.reading == ["old"]
+        store.staged += 1  # decided by another connection meanwhile
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        store.reads["old"].set()
+        await group.drain()
+        assert sent == [("again old", 2), ("outcome 2", 2)] and store.flushed == [0, 1]
 
     run_apart(body())

@@ -72,3 +72,51 @@ def test_a_new_player_needs_participants_and_a_printable_name(store: Store) -> N
     with pytest.raises(ValueError, match="participant id"):
         players.bind(store, "ann", [""], 1.0)
     assert store.players() == []
+
+
+class _ReadBefore:
+    """The server's store, whose read of the record was made before ``arbiter token`` (another
+    process, another connection to the file) rotated the token: the race between a bind's read
+    and its write."""
+
+    def __init__(self, store: Store, read: players.Player | None) -> None:
+        self.store, self.read = store, read
+
+    def player(self, name: str) -> players.Player | None:
+        return self.read
+
+    def put_player(self, player: players.Player) -> None:
+        self.store.put_player(player)
+
+    def bind_player(self, player: players.Player) -> None:
+        self.store.bind_player(player)
+
+
+def test_a_bind_read_before_a_rotation_by_another_process_keeps_the_rotated_token(
+    store: Store, tmp_path: Path
+) -> None:
+    _, old = players.issue(store, "ann", ["devon"], False, 10.0)
+    read = store.player("ann")
+    other = Store(tmp_path / "arbiter.sqlite3")  # `arbiter token --player ann --rotate`
+    _, new = players.issue(other, "ann", None, True, 20.0)
+    other.close()
+    assert old is not None and new is not None
+    players.bind(_ReadBefore(store, read), "ann", ["devon", "mule"], 30.0)
+    assert players.by_token(store, old) is None
+    found = players.by_token(store, new)
+    assert found is not None and found.participants == ("devon", "mule")
+
+
+def test_a_bind_read_before_a_revoke_by_another_process_leaves_the_token_void(
+    store: Store, tmp_path: Path
+) -> None:
+    _, old = players.issue(store, "ann", ["devon"], False, 10.0)
+    read = store.player("ann")
+    other = Store(tmp_path / "arbiter.sqlite3")  # `arbiter token --player ann --revoke`
+    players.revoke(other, "ann", 20.0)
+    other.close()
+    assert old is not None
+    players.bind(_ReadBefore(store, read), "ann", ["devon"], 30.0)
+    assert players.by_token(store, old) is None
+    record = store.player("ann")
+    assert record is not None and record.active and record.token_hash is None

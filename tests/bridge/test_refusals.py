@@ -187,6 +187,8 @@ class AfterDiceEngine:
             raise KeyError("an engine bug's internals")
         if body.then == "pend":
             return Resolution({"kind": "x", "status": "awaiting_choice"}, state={"p": 1})
+        if body.then == "unusable":
+            return Resolution({"kind": "x", "rolled": set(rolled)})  # a set is no JSON
         return Resolution({"kind": "x", "rolled": rolled})
 
 
@@ -248,3 +250,32 @@ def test_a_request_that_may_await_a_choice_needs_an_encounter_or_its_choice_in_a
 
 def test_a_row_that_is_no_refusal_reads_as_none() -> None:
     assert refusal_in({"result": {"kind": "check", "roll": 5}}) is None
+
+
+def after_dice_rules(tmp_path: Path) -> RulesSnapshot:
+    """The tiny rules, served by :class:`AfterDiceEngine`."""
+    return snapshot(
+        tiny_source(write_rules(tmp_path / "rules")).load(), lambda _: AfterDiceEngine()
+    )
+
+
+def test_an_outcome_that_is_no_json_after_dice_is_logged_as_an_internal_refusal_naming_the_engine(
+    tmp_path: Path,
+) -> None:
+    rules, store, ctx = after_dice_rules(tmp_path), Store(tmp_path / "log.db"), context()
+    body = {"dice": 2, "then": "unusable"}
+    decided = decide(message("u1", "rolls_then", body), rules, store, ctx, 1.0)
+    store.commit()
+    assert decided.refusal == ("internal", "the tiny engine produced an unusable outcome")
+    [row] = store.rolls()
+    logged = json.loads(row.entry.outcome)
+    assert logged["result"]["message"] == "the tiny engine produced an unusable outcome"
+    assert [d["faces"] for d in logged["dice"]] == [6, 6]
+    # Without dice nothing is worth logging: the request is refused with the same words.
+    with pytest.raises(ProtocolError) as refused:
+        decide(message("u2", "rolls_then", {**body, "dice": 0}), rules, store, ctx, 2.0)
+    assert (refused.value.code, str(refused.value)) == (
+        "internal",
+        "the tiny engine produced an unusable outcome",
+    )
+    assert len(list(store.rolls())) == 1

@@ -304,3 +304,49 @@ def test_new_rules_of_a_served_world_that_do_not_load_keep_its_rules_and_tell_it
         send(ws, {"v": 1, "type": "ping", "id": "p"})
         assert receive(ws)["type"] == "pong"
         ws.close()
+
+
+def test_a_connection_to_a_world_known_unloadable_costs_no_claim(
+    postgres_database: str, tmp_path: Path
+) -> None:
+    dsn = postgres_database
+    secret_of(dsn, "broken")
+    store_bad_rules(dsn, "broken")
+    with hosting(config(tmp_path / "h", dsn)) as host:
+        refused = host.connect("broken")
+        assert closed_with(refused) == (1013, world_rules.RULES_UNLOADABLE)
+        until(lambda: owner(dsn, "broken")[0] is None, "the first claim released")
+        epoch = owner(dsn, "broken")[1]
+        for _ in range(3):
+            refused = host.connect("broken")
+            assert closed_with(refused) == (1013, world_rules.RULES_UNLOADABLE)
+        # Known not to load: refused before any claim (no epoch bump, no sessions ended).
+        assert owner(dsn, "broken") == (None, epoch)
+
+
+def test_rules_that_failed_to_load_for_the_host_s_own_trouble_are_tried_again(
+    postgres_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dsn = postgres_database
+    secret_of(dsn, "w")
+    publish(dsn, "w", house(tmp_path / "rules", "Right shin"))
+    real = world_rules.compile_sources
+    failures = [OSError(28, "No space left on device")]
+
+    def full_tmp(source: Any, sources: RuleSources, rules_hash: str) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(source, sources, rules_hash)
+
+    monkeypatch.setattr(world_rules, "compile_sources", full_tmp)
+    with hosting(config(tmp_path / "h", dsn)) as host:
+        refused = host.connect("w")
+        assert closed_with(refused) == (1013, world_rules.RULES_UNLOADABLE)
+        refused = host.connect("w")  # within RETRY_AFTER: refused without a new attempt
+        assert closed_with(refused) == (1013, world_rules.RULES_UNLOADABLE)
+        host.host.world_rules.failed = {  # its time is up
+            h: (why, 0.0) for h, (why, _) in host.host.world_rules.failed.items()
+        }
+        ws, _ = gm(host, "w", dsn)  # tried again: /tmp has room now
+        assert draw(ws, "d")["result"]["text"] == "Right shin"
+        ws.close()

@@ -99,7 +99,7 @@ def _raw_lanes(size: int, items: list[tuple[bytes | bytearray | memoryview, int]
     row = 1 << max(4, min(size.bit_length() - 1, (count * size // 12).bit_length() // 2))
     lanes = -(-size // row)  # K lanes per input; each input is padded in front to K * L bytes
     pad = bytes(lanes * row - size)
-    parts = []
+    parts: list[bytes] = []
     for data, crc in items:
         head = int.from_bytes(data[:4], "little") ^ crc ^ _FULL
         parts += (pad, head.to_bytes(4, "little"), bytes(data[4:]))

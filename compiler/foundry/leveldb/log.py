@@ -32,7 +32,7 @@ class RecordType(IntEnum):
 
 
 # CRC of each type byte alone, extended by the fragment (as LevelDB precomputes them).
-_TYPE_CRC = {t: crc32c(bytes((t,))) for t in RecordType}
+_TYPE_CRC: dict[int, int] = {t: crc32c(bytes((t,))) for t in RecordType}
 
 
 class LogWriter:

@@ -19,6 +19,7 @@ from websockets.sync.client import ClientConnection, connect
 from arbiter.bridge import players
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.stores.postgres_players import edit_players
+from arbiter.bridge.stores.postgres_schema import SCHEMA_VERSION
 from tests.bridge.serving import ServeProcess
 from tests.bridge.support import hello_message, receive, send
 from tests.bridge.test_server_postgres import url
@@ -85,6 +86,7 @@ def test_a_bind_decided_on_a_record_before_its_revocation_leaves_the_revoked_tok
         def issue(edit: Any) -> str | None:
             return players.issue(edit, "ann", ["devon"], False, 1.0)[1]
 
+        await (await PostgresStore.open(postgres_database, "w")).close()  # the world made
         token = await edit_players(postgres_database, "w", issue)
         assert token is not None
         store = await PostgresStore.open(postgres_database, "w")
@@ -109,3 +111,42 @@ def test_a_bind_decided_on_a_record_before_its_revocation_leaves_the_revoked_tok
         await fresh.close()
 
     run_apart(body())
+
+
+def test_player_options_on_a_mistyped_world_are_refused_and_make_nothing(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    store = url(postgres, postgres_database)
+    assert arbiter_token("--store", store, "--world", "w", "--quiet").returncode == 0  # made
+    for args in (["--players"], ["--player", "ann", "--participant", "devon"]):
+        done = arbiter_token("--store", store, "--world", "ww", *args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "no world 'ww'" in done.stderr and done.stdout == ""
+    with psycopg.connect(postgres_database) as db:
+        assert db.execute("SELECT id FROM worlds ORDER BY id").fetchall() == [("w",)]
+    # The world made by `arbiter token` alone takes its players.
+    done = arbiter_token("--store", store, "--world", "w", "--player", "ann", "--participant", "x")
+    assert done.returncode == 0 and done.stdout.strip()
+
+
+def test_player_options_on_a_database_without_a_world_create_no_schema(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    done = arbiter_token("--store", url(postgres, postgres_database), "--world", "w", "--players")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "no arbiter schema" in done.stderr
+    with psycopg.connect(postgres_database) as db:
+        assert db.execute("SELECT to_regclass('worlds')").fetchone() == (None,)
+
+
+def test_another_arbiter_s_schema_is_an_error_line_naming_both_versions(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    store = url(postgres, postgres_database)
+    assert arbiter_token("--store", store, "--world", "w", "--quiet").returncode == 0
+    with psycopg.connect(postgres_database) as db:
+        db.execute("UPDATE arbiter_meta SET value = '99' WHERE key = 'schema'")
+    for args in ([], ["--players"]):
+        done = arbiter_token("--store", store, "--world", "w", *args)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert f"store schema 99, this arbiter reads {SCHEMA_VERSION}" in done.stderr

@@ -25,6 +25,10 @@ async def two_hundred_rows(dsn: str) -> list[Roll]:
         staged += [store.stage(new_roll(f"r{group * 20 + n}")) for n in range(20)]
         await store.flush()
         assert len(store._committed.rolls) == 10  # the window moves with each commit
+        # Never reopened: at most 4 x 10 ids as strings, the rest folded into digests.
+        assert store._committed.ids.strings <= 40
+    assert store._committed.ids.loaded >= 160
+    assert all(store.logged(f"r{n}") for n in range(200)) and not store.logged("r200")
     await store.close()
     return staged
 
@@ -67,10 +71,10 @@ def test_an_id_whose_digest_matches_a_logged_one_is_read_for_once_then_decided_a
     """Every digest the same (a collision, which a 64-bit keyed digest makes all but
     impossible): a new id is "maybe logged", so ``find`` raises; ``recall`` finds no row and says
     so, and from then on the id is new: staged, committed and found."""
-    monkeypatch.setattr(request_index, "digest", lambda request_id: 0)
 
     async def body() -> None:
-        await two_hundred_rows(postgres_database)
+        await two_hundred_rows(postgres_database)  # digests as they are (every id new)
+        monkeypatch.setattr(request_index, "digest", lambda request_id: 0)
         store = await PostgresStore.open(postgres_database, "w", cache_rows=10)
         with pytest.raises(RowNotCached):
             store.find("fresh")
@@ -106,5 +110,33 @@ def test_a_pooled_store_reads_older_rows_on_a_borrowed_connection_while_a_flush_
             await store.close()
         finally:
             await pool.close()
+
+    run_apart(body())
+
+
+def test_a_flush_whose_reload_fails_before_sending_keeps_the_doubt_of_the_flush_unheard(
+    postgres_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flush of 12 rows went unheard (the store must reload at least 12 rows to find them);
+    the next flush's reload fails before it sends anything: the doubt stays 12, not its own 1
+    row never sent (else the reload that succeeds holds too few rows to confirm them)."""
+    import psycopg
+
+    async def body() -> None:
+        store = await PostgresStore.open(postgres_database, "w", cache_rows=3)
+        store._unsure, store._doubt = True, 12  # as a 12-row flush whose COMMIT went unheard
+
+        async def unreachable(*args: object, **kwargs: object) -> object:
+            raise psycopg.OperationalError("the database went away")
+
+        monkeypatch.setattr(postgres_store, "load_world", unreachable)
+        store.stage(new_roll("after"))
+        with pytest.raises(psycopg.OperationalError):
+            await store.flush()
+        assert store._unsure and store._doubt == 12
+        monkeypatch.undo()
+        await store.flush()  # the reload now answers, and loads 12 rows whole
+        assert store._unsure is False
+        await store.close()
 
     run_apart(body())

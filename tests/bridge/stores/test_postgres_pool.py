@@ -6,13 +6,18 @@ former owner stuck mid-commit ends that connection only, and the host's other wo
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+import contextlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 import pytest
 
+from arbiter.bridge.records import GENESIS
+from arbiter.bridge.stores import postgres_pool
 from arbiter.bridge.stores.ownership import Host, Owned
 from arbiter.bridge.stores.postgres import PostgresStore
+from arbiter.bridge.stores.postgres_schema import ADVANCE_HEAD
 from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.stores.test_ownership import URL_A, URL_B, claimed, wait_lease_over
 from tests.support.apart import run_apart
@@ -77,16 +82,15 @@ def test_a_claim_ends_the_pooled_connection_stuck_mid_commit_and_no_other(
         other = await a.open_store(claimed(await a.claim("other")))
         pool = await a.pool()
         # What a pooled store's flush has done when its host stops half-way through it
-        # (pipelined, no Sync yet): the pooled backend holds the world's row.
+        # (PostgresStore._commit's shape: BEGIN, the compare-and-append, pipelined, no COMMIT
+        # nor Sync yet): the pooled backend holds the world's row.
         async with pool.connection() as stuck, pool.connection() as idle:
             kept = idle.info.backend_pid
             with pytest.raises(psycopg.OperationalError):
                 async with stuck.pipeline():
                     await stuck.execute("BEGIN")
-                    head = await stuck.execute(
-                        "UPDATE worlds SET head_seq = 99 WHERE id = 'w' RETURNING id"
-                    )
-                    assert await head.fetchone() == ("w",)
+                    head = await stuck.execute(ADVANCE_HEAD, ("w", 1, 0, GENESIS, 99, "f" * 64))
+                    assert await head.fetchone() == ("",)  # void: it moved the head
                     assert await b.claim("w") == Owned("w", "host-a", URL_A)
                     await asyncio.to_thread(wait_lease_over, postgres_database, "w")
                     taken = claimed(await asyncio.wait_for(b.claim("w"), timeout=60))
@@ -131,5 +135,78 @@ def test_a_host_s_pool_is_bounded_and_its_stores_wait_for_a_connection(
             await store.close()
         await host.close()
         assert backends(postgres_database, host.application_name) == set()
+
+    run_apart(body())
+
+
+def test_worlds_opened_at_once_leave_pooled_connections_to_the_others_flushes(
+    postgres_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arbiter.bridge.stores.postgres as postgres_store
+
+    async def body() -> None:
+        host = Host(postgres_database, "host-a", URL_A, ttl=30, pool_size=2)
+        busy = await host.open_store(claimed(await host.claim("busy")))
+        real_load = postgres_store.load_world
+        loading: set[str] = set()
+        go = asyncio.Event()
+
+        async def slow_load(conn: Any, world: str, *args: Any) -> Any:
+            # A load holding its pooled connection (many worlds opened at once, a blip making
+            # every world resync): it waits here until the test lets it go.
+            loading.add(world)
+            await go.wait()
+            return await real_load(conn, world, *args)
+
+        monkeypatch.setattr(postgres_store, "load_world", slow_load)
+        claims = [claimed(await host.claim(f"idle{i}")) for i in range(4)]
+        opening = [asyncio.create_task(host.open_store(claim)) for claim in claims]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(_until(lambda: len(loading) >= 2), 2)
+        assert len(loading) == 1  # a pool of two: one load at a time
+        busy.stage(new_roll("a"))
+        await busy.flush()  # on the connection the loads leave free
+        go.set()
+        stores = await asyncio.gather(*opening)
+        assert loading == {f"idle{i}" for i in range(4)}
+        for store in (busy, *stores):
+            await store.close()
+        await host.close()
+
+    run_apart(body())
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+def test_a_pooled_connection_found_broken_has_the_pool_check_its_idle_ones(
+    postgres: Cluster, postgres_database: str
+) -> None:
+    async def body() -> None:
+        host = Host(postgres_database, "host-a", URL_A, ttl=30, pool_size=3)
+        stores = [await host.open_store(claimed(await host.claim(f"w{i}"))) for i in range(3)]
+        pool = await host.pool()
+        await pool.resize(3, 3)  # three idle connections, as after a busy minute
+        await pool.wait()
+        for store in stores:
+            store.stage(new_roll("a"))
+        await asyncio.gather(*(store.flush() for store in stores))
+        claims = {host._conn.info.backend_pid} if host._conn is not None else set()
+        pooled = backends(postgres_database, host.application_name) - claims
+        assert len(pooled) == 3
+        for pid in pooled:  # a failover: every pooled backend gone at once
+            postgres.terminate(pid)
+        stores[0].stage(new_roll("b"))
+        with pytest.raises(psycopg.OperationalError):
+            await stores[0].flush()
+        await _until(lambda: not postgres_pool._checks)
+        # The pool checked its idle connections: the next world's flush gets a live one.
+        stores[1].stage(new_roll("b"))
+        await stores[1].flush()
+        for store in stores:
+            await store.close()
+        await host.close()
 
     run_apart(body())

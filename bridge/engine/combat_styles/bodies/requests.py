@@ -96,6 +96,17 @@ class Situation(Body):
     firearms) escapes the situations it negates (Attacker prone). Ranged attacks only."""
 
 
+_NO_SITUATION = Situation()
+"""The circumstances of an exchange that names none: one instance for every such request."""
+
+
+def _no_situation() -> Situation:
+    """:data:`_NO_SITUATION`. A factory, not a default: pydantic deep-copies a model default,
+    and building a fresh Situation cost every exchange a model validation. Sharing one is safe:
+    it is frozen, and the engine only reads a body's situation (its lists are never changed)."""
+    return _NO_SITUATION
+
+
 class EffectChoice(Body):
     """One special effect picked by the winner, with its options."""
 
@@ -133,8 +144,8 @@ class ExchangeBody(Body):
     parry_only_if_hit: bool = False
     """Decide to parry after seeing the attack: no AP spent on a miss, and a skill over 100
     imposes no penalty (the retroactive-parry rule)."""
-    situation: Situation = Field(default_factory=Situation)
-    """Circumstances (a fresh default each time: pydantic deep-copies a model default)."""
+    situation: Situation = Field(default_factory=_no_situation)
+    """Circumstances (absent: none, the one shared :data:`_NO_SITUATION`)."""
     attacker_augment: int = Field(default=0, ge=0, le=500)
     defender_augment: int = Field(default=0, ge=0, le=500)
     attacker_luck: LuckPolicy | None = None

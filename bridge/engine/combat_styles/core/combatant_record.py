@@ -178,11 +178,13 @@ class CombatantRecord:
             return True
         if self.origin is not stored or self.written:
             return data == stored
+        # The conditions and weapons are the view's own attributes (the very objects of
+        # ``data``, never replaced): read without a dict lookup each.
         return (
             data["hit_points"] == stored["hit_points"]
-            and data["conditions"] == stored["conditions"]
+            and self.conditions == stored["conditions"]
             and data["wounds"] == stored["wounds"]
-            and data["weapons"] == stored["weapons"]
+            and self.weapons == stored["weapons"]
             and data["armor"] == stored["armor"]
             and data.get("marks") == stored.get("marks")
         )

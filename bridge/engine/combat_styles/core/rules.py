@@ -24,6 +24,10 @@ from arbiter.bridge.engine.combat_styles.core.view import (
 _CACHE: dict[int, tuple[Any, RulesView]] = {}
 _KEEP = 16
 """Views kept: the served rules, a reload's and a few house overlays'."""
+_NEWEST: list[int] = [0]
+"""The key last put or moved to the end of :data:`_CACHE` (its most recently used view):
+asking whether a hit is the newest without ``next(reversed(_CACHE))``, two Python calls on
+every request. Only :func:`view_of` changes :data:`_CACHE`, so the two stay in step."""
 
 
 def view_of(model: Any) -> RulesView:
@@ -37,14 +41,16 @@ def view_of(model: Any) -> RulesView:
     key = id(model)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is model:
-        if next(reversed(_CACHE)) != key:
+        if _NEWEST[0] != key:
             _CACHE[key] = _CACHE.pop(key)  # now the most recently used
+            _NEWEST[0] = key
         return hit[1]
     view = build(model)
     _CACHE.pop(key, None)  # a dead model whose id was reused
     if len(_CACHE) >= _KEEP:
         del _CACHE[next(iter(_CACHE))]
     _CACHE[key] = (model, view)
+    _NEWEST[0] = key
     return view
 
 

@@ -7,6 +7,8 @@ whose very presence is another's secret (:data:`HIDDEN_CONDITIONS`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.encounter_state import GIVEN
 from arbiter.bridge.engine.contract import JSON
@@ -77,14 +79,19 @@ def released_lasting(before: JSON | None, after: JSON | None) -> JSON:
     (this runs on every request; each record written back as it is compared)."""
     if after is None:
         return {}
-    after.pop(GIVEN, None)
+    if GIVEN in after:  # ``after.pop(GIVEN, None)`` without a method call (compiled: two)
+        del after[GIVEN]
     if "combatants" not in after:
         return {}
     old: dict[str, JSON] = (
         before["combatants"] if before is not None and "combatants" in before else {}
     )
     people: dict[str, CombatantRecord] = after["combatants"]
-    stored: dict[str, JSON] = {}
+    # Each record written back in place, over its view: the dict's keys and their order stay
+    # (a value replaced under a key the loop has reached changes neither), and no second dict
+    # is made and filled. The dict is the request's own (taken_in or writable made it).
+    # (The same dict, typed for what it holds by the end: not ``cast``, a call when interpreted.)
+    stored: dict[str, Any] = people
     out: JSON = {}
     for cid, rec in people.items():
         data = rec.data
@@ -95,5 +102,4 @@ def released_lasting(before: JSON | None, after: JSON | None) -> JSON:
         if was is None or not rec.unchanged_from(was):
             # public_conditions, called only when there are conditions to name (most bear none)
             out[cid] = public_conditions(data) if data["conditions"] else []
-    after["combatants"] = stored
     return out

@@ -5,16 +5,16 @@ read-only view the pending-choice description reads. Finishing reads the typed r
 The encounter stores each one as JSON under ``state.pending[token]`` (the server keeps the
 state as JSON, and replays depend on its exact bytes). :class:`Parked` is the typed record of
 what every reader outside the exchange's own finishing needs — who fought, who chooses, what he
-won and may choose — read once from that JSON by :meth:`Parked.of`, so that answering a choice
-(``choose_effects``) and describing it (``exchange/choices.py``) never reach into the dict.
+won and may choose — read once from that JSON by :meth:`Parked.of`. Describing a choice
+(``exchange/choices.py``) reads the few fields it shows and its options' memo key straight from
+the record (it runs on every parked exchange), and makes a :class:`Parked` only to build the
+options the memo does not hold yet.
 
 Three kinds are parked: an ``exchange`` (token ``x…``), a ``leaping_attack`` (an exchange-shaped
 record with ``move`` set) and a ``spirit_combat`` (token ``s…``, spirit effects).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.contract import JSON, EngineError
@@ -79,9 +79,10 @@ class Parked:
     def of(record: JSON) -> Parked:
         """The typed view of a stored parked exchange."""
         differential: JSON = record.get("differential") or {}
-        eligible: list[Any] = record.get("eligible") or []
+        eligible: list[JSON] = record.get("eligible") or []
         ids: list[str] = []
         for e in eligible:  # a loop, not a comprehension: no frame of its own
+            # Each offer a dict (JSON), so compiled its id is a dict read, not a generic one.
             ids.append(e["id"])
         kind: str = record.get("kind") or record.get("move") or "exchange"
         won: int = differential.get("effects", 0)

@@ -157,40 +157,69 @@ class PendingExchange:
         """The record the encounter stores while the exchange waits, key for key as it always
         has been (an exchange and a leap each in their own key order: a leap stores ``move``
         and ``no_damage`` after the token, and ``mitigate`` last but for ``move_result``)."""
-        leap = self.move is not None
-        out: JSON = {"token": self.token}
-        if leap:
-            out["move"] = self.move
-            out["no_damage"] = True
-        out["attacker"] = self.attacker
-        out["defender"] = self.defender
-        out["weapon"] = self.weapon
-        out["defence"] = self.defence
-        out["parry_weapon"] = self.parry_weapon
-        out["attack"] = self.attack
-        out["defence_roll"] = self.defence_roll
-        out["defence_level"] = self.defence_level
-        out["differential"] = self.differential
-        out["band"] = self.band
-        out["size_steps"] = self.size_steps
-        out["dm_steps"] = self.dm_steps
-        out["damage_modifier"] = self.damage_modifier
-        out["outreached"] = self.outreached
-        out["damage_factor"] = self.damage_factor
-        out["surprised"] = self.surprised
-        out["first_on_surprised"] = self.first_on_surprised
-        out["hit_intended"] = self.hit_intended
-        out["bystander"] = self.bystander
-        if not leap:
-            out["mitigate"] = self.mitigate
-        out["situation"] = self.situation
-        out["warded"] = self.warded
-        out["notes"] = self.notes
-        out["grapple"] = self.grapple
-        out["inside_reach"] = self.inside_reach
-        if leap:
-            out["mitigate"] = self.mitigate
-            out["move_result"] = self.move_result
+        if self.move is None:
+            # An exchange: one dict display, so compiled the dict is made at its size at once
+            # (key by key it would grow three times on the path of every parked exchange).
+            out: JSON = {
+                "token": self.token,
+                "attacker": self.attacker,
+                "defender": self.defender,
+                "weapon": self.weapon,
+                "defence": self.defence,
+                "parry_weapon": self.parry_weapon,
+                "attack": self.attack,
+                "defence_roll": self.defence_roll,
+                "defence_level": self.defence_level,
+                "differential": self.differential,
+                "band": self.band,
+                "size_steps": self.size_steps,
+                "dm_steps": self.dm_steps,
+                "damage_modifier": self.damage_modifier,
+                "outreached": self.outreached,
+                "damage_factor": self.damage_factor,
+                "surprised": self.surprised,
+                "first_on_surprised": self.first_on_surprised,
+                "hit_intended": self.hit_intended,
+                "bystander": self.bystander,
+                "mitigate": self.mitigate,
+                "situation": self.situation,
+                "warded": self.warded,
+                "notes": self.notes,
+                "grapple": self.grapple,
+                "inside_reach": self.inside_reach,
+            }
+        else:
+            out = {
+                "token": self.token,
+                "move": self.move,
+                "no_damage": True,
+                "attacker": self.attacker,
+                "defender": self.defender,
+                "weapon": self.weapon,
+                "defence": self.defence,
+                "parry_weapon": self.parry_weapon,
+                "attack": self.attack,
+                "defence_roll": self.defence_roll,
+                "defence_level": self.defence_level,
+                "differential": self.differential,
+                "band": self.band,
+                "size_steps": self.size_steps,
+                "dm_steps": self.dm_steps,
+                "damage_modifier": self.damage_modifier,
+                "outreached": self.outreached,
+                "damage_factor": self.damage_factor,
+                "surprised": self.surprised,
+                "first_on_surprised": self.first_on_surprised,
+                "hit_intended": self.hit_intended,
+                "bystander": self.bystander,
+                "situation": self.situation,
+                "warded": self.warded,
+                "notes": self.notes,
+                "grapple": self.grapple,
+                "inside_reach": self.inside_reach,
+                "mitigate": self.mitigate,
+                "move_result": self.move_result,
+            }
         _chooser_json(out, self.chooser, self.eligible, self.ineligible)
         return out
 
@@ -199,8 +228,8 @@ class PendingExchange:
         """The typed record of a stored pending exchange (the inverse of :meth:`to_json`).
         The fields an older engine did not always store read as it read them (absent: false,
         zero, none)."""
-        get = record.get
-        move: str | None = get("move")
+        # record.get, not a bound ``get``: compiled, each is then a direct dict read, not a call.
+        move: str | None = record.get("move")
         pending = PendingExchange(
             record["token"],
             record["attacker"],
@@ -215,23 +244,23 @@ class PendingExchange:
             record["band"],
             record["size_steps"],
             record["dm_steps"],
-            get("damage_modifier"),
-            bool(get("outreached")),
+            record.get("damage_modifier"),
+            bool(record.get("outreached")),
             record["damage_factor"],
             record["surprised"],
             record["first_on_surprised"],
             record["hit_intended"],
             record["bystander"],
-            get("mitigate") or [],
+            record.get("mitigate") or [],
             record["situation"],
             record["warded"],
             record["notes"],
-            bool(get("grapple")),
-            get("inside_reach", 0),
+            bool(record.get("grapple")),
+            record.get("inside_reach", 0),
             move,
-            get("move_result"),
+            record.get("move_result"),
         )
-        chooser: Any = get("chooser")
+        chooser: Any = record.get("chooser")
         if chooser is not None:
             pending.offer(chooser, record["eligible"], record["ineligible"])
         return pending

@@ -79,42 +79,58 @@ def effects_choice(
 ) -> JSON:
     """The choice of special effects a parked exchange (its ``record`` in
     ``state.pending``) waits for."""
-    waiting = Parked.of(record)
-    chooser = waiting.chooser
+    # What the choice shows and its options' memo key are read from the record directly;
+    # the typed view (:class:`Parked`) is made only when the options are built (a memo miss).
+    chooser: str | None = record.get("chooser")
+    attacker: str = record["attacker"]
+    defender: str = record["defender"]
+    differential: JSON = record.get("differential") or {}
+    won: int = differential.get("effects", 0)
+    bonus: int = differential.get("bonus_effects", 0)
+    attacker_chooses = chooser == attacker
+    victim = records_of(state)[defender if attacker_chooses else attacker]
     choice: JSON = {
         "by": chooser,
         "key": key,
         "type": "choose_effects",
-        "body": {"token": waiting.token, "by": chooser},
+        "body": {"token": record["token"], "by": chooser},
         "field": "effects",
-        "options": _options(rules, waiting, records_of(state)[waiting.loser]),
-        "count": waiting.effects,
+        "options": _options(rules, record, victim, attacker_chooses),
+        "count": won + bonus,
     }
     if key is not None:
-        choice["heading"] = f"{waiting.attacker} ⟶ {waiting.defender}"
+        choice["heading"] = f"{attacker} ⟶ {defender}"
     return choice
 
 
-def _options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list[JSON]:
+def _options(
+    rules: RulesView, record: JSON, victim: CombatantRecord, attacker_chooses: bool
+) -> list[JSON]:
     """The options of a choice: each eligible effect with the parameter it takes.
 
-    A pure function of the rules and the key below, memoised per view: the same pairings
+    A pure function of the rules and the key below (what :class:`Parked` and the victim's
+    record hold that :func:`_build_options` reads), memoised per view: the same pairings
     park again and again, and building every location and weapon list anew would cost a fifth
     of a parked exchange. The list is shared by the outcomes with the same key; like every
     outcome it is only ever serialised, never changed."""
-    used = waiting.parry_weapon if waiting.chooser == waiting.attacker else waiting.weapon
+    eligible: list[JSON] = record.get("eligible") or []
+    ids: list[str] = []
+    for e in eligible:  # a loop, not a comprehension: no frame of its own
+        ids.append(e["id"])
+    used: str | None = record.get("parry_weapon") if attacker_chooses else record.get("weapon")
     key = (
-        waiting.eligible,
-        waiting.spirit,
+        tuple(ids),
+        # Parked.spirit: its kind (``kind``, else ``move``, else exchange) a spirit combat.
+        (record.get("kind") or record.get("move")) == "spirit_combat",
         victim.body_plan,
         tuple(victim.hit_points),
         tuple(victim.weapons),
         used,
-        waiting.warded,
+        tuple(record.get("warded") or ()),
     )
     found: list[JSON] | None = recalled(rules.memo, "choice_options", key)
     if found is None:
-        made = _build_options(rules, waiting, victim)
+        made = _build_options(rules, Parked.of(record), victim)
         found = memo_of(rules.memo, "choice_options").put(key, made)
     return found
 

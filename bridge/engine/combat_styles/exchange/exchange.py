@@ -47,7 +47,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import PendingExchange
-from arbiter.bridge.engine.combat_styles.encounter.phases import FREE, tracks_turns
+from arbiter.bridge.engine.combat_styles.encounter.phases import FREE, TURNS
 from arbiter.bridge.engine.combat_styles.exchange.finishing import finish
 from arbiter.bridge.engine.combat_styles.exchange.odds import odds_of_targets
 from arbiter.bridge.engine.combat_styles.grades.situations import (
@@ -107,7 +107,9 @@ def start_exchange(
     defended_by = body.defended_by
     state = writable(state)
     # Whether turns are counted, asked once: nothing an exchange does changes the phase.
-    in_turns = tracks_turns(state)
+    # (tracks_turns without its call: the state's phase read directly.)
+    phase: str | None = state.data.get("phase")
+    in_turns = phase == TURNS
     att = combatant(state, attacker_id)
     dfd = combatant(state, defender_id)
     att_conditions = att.conditions
@@ -348,7 +350,27 @@ def start_exchange(
         return done
     stored = pending.to_json()
     state.pending_kept()[token] = stored
-    result: JSON = {"kind": "exchange", "status": "awaiting_effects", **summary(stored)}
+    # summary(stored), written out: an exchange parked here has every key of SUMMARY_KEYS
+    # (its winner was offered his effects above), each the very object ``stored`` holds; one
+    # dict display is made at its size at once, without a membership test and a read a key.
+    result: JSON = {
+        "kind": "exchange",
+        "status": "awaiting_effects",
+        "token": token,
+        "attacker": pending.attacker,
+        "defender": pending.defender,
+        "weapon": pending.weapon,
+        "defence": pending.defence,
+        "parry_weapon": pending.parry_weapon,
+        "attack": pending.attack,
+        "defence_roll": pending.defence_roll,
+        "defence_level": pending.defence_level,
+        "differential": pending.differential,
+        "chooser": pending.chooser,
+        "eligible": pending.eligible,
+        "ineligible": pending.ineligible,
+        "notes": pending.notes,
+    }
     if odds_wanted:
         result["odds"] = odds
     return Resolution(result=result, state=state.data)

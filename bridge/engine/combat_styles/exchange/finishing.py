@@ -121,7 +121,8 @@ def finish(
         special_effects.apply_counter(fx)
     wound_blow(fx, blow)
     knockback(fx, blow)
-    parked = state.pending_or_none
+    # The state's parked exchanges read from its dict (pending_or_none without its call).
+    parked: dict[str, JSON] | None = state.data.get("pending")
     if parked is not None:
         parked.pop(pending.token, None)
     result: JSON = {

@@ -28,7 +28,6 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     add_condition,
     combatant,
     needs_encounter,
-    records_of,
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.engagement import check_attack
@@ -167,7 +166,8 @@ def exchange(
         if braced:
             raise EngineError("a weapon is braced only for a mounted charge (on a mount)")
         return start_exchange(rules, body, state, dice)
-    people = records_of(state)
+    # records_of without its call (every exchange comes here; a call costs when interpreted).
+    people: dict[str, CombatantRecord] = state.data["combatants"]
     att, dfd = people.get(body.attacker), people.get(body.defender)
     if not braced and not (att and att.conditions) and not (dfd and dfd.conditions):
         # Nobody rides, braces or is blocked: a plain exchange (the common case, kept cheap).

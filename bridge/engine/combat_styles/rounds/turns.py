@@ -28,6 +28,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.phases import (
+    FREE,
     INTERRUPT,
     NEW_ROUND,
     NEXT_CYCLE,
@@ -151,6 +152,12 @@ def spend_reaction(
 ) -> None:
     """Pay one action point for a reaction (parry, evade, interrupt). It closes no cycle or
     round: the request calls :func:`settle` once the action is resolved (module docstring)."""
+    phase: str | None = state.data.get("phase")
+    if phase is None or phase == FREE:
+        # Free play (a state recording no phase plays as free): legal and unpaid, as
+        # ``phases.TRANSITIONS`` says (free → free), answered without :func:`require`'s call:
+        # every free exchange's defender comes here (in the interpreted engine a call costs).
+        return
     if require(state, REACTION) != TURNS:
         return
     if c.ap_left() <= 0:
@@ -178,7 +185,10 @@ def spend_proactive(
     """Pay for a proactive action on ``c``'s own turn (or an interrupt after a delay), ending
     his turn. It closes no cycle or round: the request calls :func:`settle` once the action is
     resolved (module docstring: "Paid, not closed")."""
-    if require(state, PROACTIVE) != TURNS:  # refused in setup; unpaid in free
+    phase: str | None = state.data.get("phase")
+    if phase is None or phase == FREE:
+        return  # free play: legal and unpaid, without require's call (see spend_reaction)
+    if require(state, PROACTIVE) != TURNS:  # refused in setup
         return
     cid = c.id
     if cid in state.delayed:
@@ -202,7 +212,9 @@ def spend_proactive(
 def spend_for_attack(rules: RulesView, state: EncounterState, c: CombatantRecord) -> None:
     """Pay for ``c``'s attack (as :func:`spend_proactive`: the request settles after)."""
     check_can_attack(c)
-    round_now = state.round or 0
+    # The state's dict read directly, not through its ``round`` property (a call when
+    # interpreted): every exchange comes here.
+    round_now: int = state.data.get("round") or 0
     spend_proactive(state, c, "attack", rules)
     # The Round he last attacked in (Defensive Minded parries better in a Round without one).
     c.set_attacked_round(round_now)

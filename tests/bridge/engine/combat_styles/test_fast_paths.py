@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge.engine.combat_styles.bodies.requests import Situation
+from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody, Situation
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import Characteristics
 from arbiter.bridge.engine.combat_styles.core.checks import _target, target
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
@@ -270,3 +270,18 @@ def test_the_characteristics_read_directly_are_the_pydantic_dump_in_its_order(
 ) -> None:
     ch = Characteristics.model_validate(given)
     assert list(characteristics_of(ch).items()) == list(ch.model_dump(by_alias=True).items())
+
+
+def test_an_exchange_naming_no_situation_has_the_default_one_whatever_others_named() -> None:
+    # Every exchange without a situation shares one default (frozen, only read): a situation
+    # another request named does not reach it.
+    named = ExchangeBody.model_validate_json(
+        '{"attacker": "a", "defender": "b", "situation": {"charging": true, "cover": {"head": 2}}}',
+        strict=True,
+    )
+    plain = ExchangeBody.model_validate_json('{"attacker": "a", "defender": "b"}', strict=True)
+    assert named.situation.charging and named.situation.cover == {"head": 2}
+    assert plain.situation == Situation()
+    assert plain.situation.model_fields_set == set()
+    assert "situation" not in plain.model_fields_set
+    assert plain.model_dump()["situation"] == Situation().model_dump()

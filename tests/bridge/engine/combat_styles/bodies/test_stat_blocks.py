@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
-from arbiter.bridge.engine.rule_context import validation_context
+from arbiter.bridge.engine.rule_context import RULES, validation_context
 from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 from arbiter.compiler.model.loader import load_ruleset
 from tests.bridge.engine.rule_edits import edited
@@ -202,3 +202,38 @@ def test_a_house_rule_moves_a_characteristic_or_point_bound_at_the_door() -> Non
     assert refusals({"healing_rate": 6}, slow) == [
         ("healing_rate", "Input should be less than or equal to 5")
     ]
+
+
+def test_a_context_used_for_many_blocks_keeps_its_own_rules_bounds() -> None:
+    # The server validates every request under one context per rules snapshot, and the bounds
+    # it reads from the rules are kept in that context: a reloaded snapshot's house rule is its
+    # own, whichever context was used first and however often.
+    house = edited(BUNDLED, "stat_block_limits.skills.max", 100)
+    served = validation_context({"combat-styles": BUNDLED})
+    reloaded = validation_context({"combat-styles": house})
+    text = json.dumps({**BLOCK, "skills": {"combat_style": 150, "evade": 120}})
+    for _ in range(2):
+        assert StatBlock.model_validate_json(text, strict=True, context=served).skills == {
+            "combat_style": 150,
+            "evade": 120,
+        }
+        with pytest.raises(ValidationError) as refused:
+            StatBlock.model_validate_json(text, strict=True, context=reloaded)
+        assert [(e["loc"], e["msg"]) for e in refused.value.errors()] == [
+            (("skills", "combat_style"), "Input should be less than or equal to 100"),
+            (("skills", "evade"), "Input should be less than or equal to 100"),
+        ]
+
+
+def test_a_context_holding_the_rules_alone_still_bounds_the_numbers() -> None:
+    # A context built by hand around the rules (no cache of their bounds) reads them each time.
+    house = edited(BUNDLED, "stat_block_limits.characteristics.max", 20)
+    text = json.dumps({**BLOCK, "characteristics": {**BLOCK["characteristics"], "dex": 21}})
+    for _ in range(2):
+        with pytest.raises(ValidationError) as refused:
+            StatBlock.model_validate_json(
+                text, strict=True, context={RULES: {"combat-styles": house}}
+            )
+        assert [(e["loc"], e["msg"]) for e in refused.value.errors()] == [
+            (("characteristics", "dex"), "Input should be less than or equal to 20"),
+        ]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
 from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
 from arbiter.bridge.engine.combat_styles.encounter.phases import (
     FREE,
@@ -19,6 +20,7 @@ from arbiter.bridge.engine.combat_styles.encounter.phases import (
     require,
     tracks_turns,
 )
+from arbiter.bridge.engine.combat_styles.rounds.turns import spend_proactive, spend_reaction
 from arbiter.bridge.engine.contract import EngineError
 from tests.bridge.engine.combat_styles.helpers import Table, duel, fighter
 
@@ -121,3 +123,31 @@ def test_initiative_opens_round_one_in_turns(table: Table) -> None:
     assert table.state is not None and table.state["phase"] == SETUP
     table("initiative", {}, [9, 2])
     assert (table.state["phase"], table.state["round"], table.state["cycle"]) == (TURNS, 1, 1)
+
+
+@pytest.mark.parametrize("phase", [FREE, None])
+def test_paying_for_an_action_in_free_play_is_legal_and_unpaid_as_the_table_says(
+    phase: str | None,
+) -> None:
+    # turns.spend_reaction and spend_proactive answer free play (or no phase) without asking
+    # require (a call on every exchange): the table must say the same.
+    data: dict[str, Any] = {} if phase is None else {"phase": phase}
+    for event in ("proactive", "reaction"):
+        assert require(EncounterState(dict(data)), event) == FREE
+    record: dict[str, Any] = {
+        "id": "a",
+        "name": "A",
+        "skills": {},
+        "weapons": {},
+        "characteristics": {},
+        "damage_modifier": "+0",
+        "traits": [],
+        "conditions": {},
+        "ap": 0,
+    }
+    state = EncounterState({**data, "combatants": {}, "delayed": [], "proactive": []})
+    c = CombatantRecord(record)
+    before = json.dumps([state.data, record])
+    spend_reaction(state, c)
+    spend_proactive(state, c, "attack")
+    assert json.dumps([state.data, record]) == before

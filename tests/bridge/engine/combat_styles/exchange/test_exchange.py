@@ -395,3 +395,20 @@ def test_an_attack_that_closes_the_round_keeps_its_luck_point_spent_and_its_roun
     assert (table.who("a")["ap"], table.who("b")["ap"]) == (2, 1)
     assert table.who("a")["luck_points"] == luck - 1
     assert table.who("a")["attacked_round"] == 1
+
+
+def test_a_parked_exchange_shows_the_summary_keys_of_its_stored_record_in_their_order(
+    table: Table,
+) -> None:
+    from arbiter.bridge.engine.combat_styles.exchange.exchange import SUMMARY_KEYS
+
+    assassin = fighter("assassin", weapons=["dagger"], traits=["assassination"])
+    table("start_encounter", {"combatants": [fighter("guard"), assassin], "surprised": ["guard"]})
+    table("initiative", {}, [8, 8])
+    out = table("exchange", {"attacker": "assassin", "defender": "guard", "defence": "parry"}, [30])
+    assert out["status"] == "awaiting_effects"
+    assert table.state is not None
+    stored = table.state["pending"][out["token"]]
+    # Then what every result may add (lasting, pending).
+    assert list(out)[: 2 + len(SUMMARY_KEYS)] == ["kind", "status", *SUMMARY_KEYS]
+    assert {k: out[k] for k in SUMMARY_KEYS} == {k: stored[k] for k in SUMMARY_KEYS}
