@@ -206,3 +206,126 @@ def test_a_request_still_queued_when_the_connection_changes_hands_is_refused_wit
     # Nothing was decided twice, nor sent again from the browser that let go.
     assert log_rows(server) == []
     assert first.problems == second.problems == []
+
+
+BETWEEN = """(url) => {
+    // Stands between the page and the Arbiter server, on sockets made after this (a redial):
+    // while holding, the page's requests wait here (the page has sent them); with dropAnswers,
+    // the server's answers never reach the module (lost with the socket).
+    const P = WebSocket.prototype;
+    const send = P.send, add = P.addEventListener;
+    const b = (window.between = { held: [], holding: true, dropAnswers: false, dropped: [] });
+    P.send = function (data) {
+      if (this.url.startsWith(url) && b.holding && JSON.parse(data).type === "request") {
+        b.held.push([this, data]);
+        return;
+      }
+      return send.call(this, data);
+    };
+    P.addEventListener = function (type, listener, ...rest) {
+      if (type !== "message" || !this.url.startsWith(url)) return add.call(this, type, listener, ...rest);
+      return add.call(this, type, (event) => {
+        const data = JSON.parse(event.data);
+        if (b.dropAnswers && data.type === "outcome") return void b.dropped.push(data.outcome.id);
+        listener(event);
+      }, ...rest);
+    };
+    window.letThrough = () => {
+      b.holding = false;
+      for (const [socket, data] of b.held) if (socket.readyState === 1) send.call(socket, data);
+    };
+}"""
+
+
+def stand_between(page: Page, server: Server) -> None:
+    """The page's socket to the server is made again with BETWEEN standing on it."""
+    page.call(BETWEEN, server.url)
+    page.call("() => game.modules.get('arbiter').api.connection.redial()")
+    page.wait_status("open")
+
+
+SENT = """async ([body, encounter, dice, extra]) => { window.answer = game.modules.get("arbiter").api
+    .request("combat-styles", "exchange", body, { dice, encounter, ...extra })
+    .then((a) => ({ id: a.outcome.id, message: a.message, replayed: a.replayed ?? null }),
+          (err) => ({ error: err.code, message: err.message })); }"""
+CARDS = "(id) => game.messages.filter((m) => m.flags?.arbiter?.outcome?.id === id).length"
+KARA_EVADED = {
+    "attacker": KARA,
+    "defender": ORM,
+    "defence": "evade",
+    "effects": [],
+    "combatants": [swordsman(KARA), swordsman(ORM)],
+}
+"""Kara's blow: with the dice 80 and 30 Orm evades, and ends prone (test above)."""
+
+
+def orm_writes(page: Page) -> list[dict[str, Any]]:
+    return [w for w in page.call("() => window.writes") if w["actor"] == ORM]
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_a_players_relayed_request_decided_while_the_connection_changes_hands_is_rolled_once(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    second = open_page(site, server, user=SECOND_GM, token=server.secret, scene=WORLD)
+    second.wait_status("open")  # alone, the second GM is the active GM
+    aria = open_page(site, server, user=PLAYER, scene=WORLD)  # no token: she asks through him
+    assert wait_until(lambda: aria.call("() => game.users.activeGM?.id")) == SECOND_GM
+    stand_between(second, server)
+    assert second.call(STORE, swordsman(ORM))["ok"] is True
+    second.call(f"async () => game.modules.get('arbiter').api.players.bind('Aria', ['{KARA}'])")
+    aria.call(WRITES)
+
+    # Aria's blow reaches the second GM's browser, which sends it (held on the way).
+    aria.call(SENT, [KARA_EVADED, "handover-relayed", [80, 30], {}])
+    wait_until(lambda: second.call("() => window.between.held.length"))
+    first = open_page(site, server, scene=WORLD)  # the first GM comes back: he ranks first
+    first.wait_status("open")
+    # The server decides it now; its answer to the second GM's browser is lost. The first GM's
+    # browser hears of it by the outcome event and writes the tabletop.
+    second.call("() => { window.between.dropAnswers = true; window.letThrough(); }")
+    dropped = wait_until(lambda: second.call("() => window.between.dropped"))
+    answer = wait_until(lambda: aria.call("() => window.answer"), timeout=30)
+
+    # Aria's browser sent it again, with its id, to the first GM's: the stored outcome.
+    assert "error" not in answer, answer
+    assert answer["id"] == dropped[0]
+    rows = log_rows(server)
+    assert [row["request_id"] for row in rows] == [answer["id"]]
+    assert first.call(CARDS, answer["id"]) == 1
+    assert [q["name"] for q in first.call("() => harness.record.queriesIn")] == ["arbiter.request"]
+    assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
+    assert {w["user"] for w in orm_writes(aria)} == {GM}
+    assert first.problems == second.problems == aria.problems == []
+
+
+@pytest.mark.parametrize("generation", [12, 13, 14])
+def test_a_gms_own_request_sent_as_the_connection_changes_hands_is_answered_not_refused(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    second = open_page(site, server, user=SECOND_GM, token=server.secret, scene=WORLD)
+    second.wait_status("open")
+    aria = open_page(site, server, user=PLAYER, scene=WORLD)
+    stand_between(second, server)
+    assert second.call(STORE, swordsman(ORM))["ok"] is True
+    aria.call(WRITES)
+
+    second.call(SENT, [KARA_EVADED, "handover-own", [80, 30], {}])
+    wait_until(lambda: second.call("() => window.between.held.length"))
+    first = open_page(site, server, scene=WORLD)
+    first.wait_status("open")
+    second.wait_status("relay")
+    # Sent before the handover, decided after it: the browser that let go still gets the answer.
+    second.call("() => window.letThrough()")
+    answer = wait_until(lambda: second.call("() => window.answer"))
+
+    assert "error" not in answer, answer
+    assert [row["request_id"] for row in log_rows(server)] == [answer["id"]]
+    assert answer["id"].startswith(SECOND_GM)
+    assert first.call(CARDS, answer["id"]) == second.call(CARDS, answer["id"]) == 1
+    # Written once, by the active GM's browser (from the outcome event).
+    assert wait_until(lambda: orm_writes(aria))
+    assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
+    assert {w["user"] for w in orm_writes(aria)} == {GM}
+    assert second.call("() => game.modules.get('arbiter').api.connection") is None
+    assert first.problems == second.problems == aria.problems == []

@@ -240,12 +240,14 @@ function connect() {
 /**
  * The world's connection follows the active GM (docs/client.md, "Who holds the connection"):
  * re-evaluated in every GM's browser when a user connects or leaves, or a user's role changes.
- * The browser that becomes the active GM's connects; one that stops being it closes its
- * connection, so exactly one GM's browser writes the tabletop. What was still waiting there for
- * an answer (its own requests, players' relayed ones, vault reads) is rejected with a clear
- * error telling the user to check and send it again: it cannot be handed over (the new GM's
- * connection would send it as its own) and must not vanish silently. Its vault forgets what it
- * read (vault.mjs: its connection is no longer open).
+ * The browser that becomes the active GM's connects; one that stops being it lets its connection
+ * go, so exactly one GM's browser writes the tabletop. Nothing that browser waited on vanishes,
+ * and nothing it sent is ever decided twice: what it never sent (and its vault reads) is refused
+ * now with `handed_over` (send it again); a request it sent, which the server may have decided,
+ * keeps the old connection up until its answer arrives (connection.mjs, `release`), and one
+ * still unanswered after that is refused with `handed_over` and `sent: true`: only a resend
+ * with its own id is safe (a player's browser does that itself, relay.mjs). Its vault forgets
+ * what it read (vault.mjs: its connection is no longer open).
  */
 function follow() {
   if (!game.user.isGM) return; // a player's own connection does not depend on the GM
@@ -256,7 +258,9 @@ function follow() {
   if (!connection) return;
   const stopping = connection;
   connection = null;
-  stopping.stop(Object.assign(new Error(i18n("ARBITER.Error.HandedOver")), { code: "handed_over" }));
+  const handedOver = Object.assign(new Error(i18n("ARBITER.Error.HandedOver")), { code: "handed_over" });
+  const undecided = (id) => Object.assign(new Error(i18n("ARBITER.Error.HandedOverSent", { id })), { code: "handed_over", sent: true, id });
+  stopping.release(handedOver, undecided).then(showStatus);
   vault.forget();
   client.bound = {};
   showStatus();

@@ -16,6 +16,8 @@ import { blockedBy, browserOf, localNetworkPermission } from "./network-doctor.m
 export const HEARTBEAT_MS = 15000; // default; the `heartbeat` setting (seconds) overrides it
 export const BACKOFF_FIRST_MS = 500;
 export const BACKOFF_CAP_MS = 15000;
+/** How long a connection being let go (`release`) waits for the answers to requests it sent. */
+export const RELEASE_MS = 5000;
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 /** The answers to a control message (`control`): matched to it by their id. */
 const CONTROL_REPLIES = new Set(["pong", "checked", "stat_block", "stat_blocks", "error"]);
@@ -86,7 +88,8 @@ export function backoff(n) {
 export class Connection extends EventTarget {
   #options;
   #socket = null;
-  #queue = new Map(); // request id → {message, resolve, reject}
+  #queue = new Map(); // request id → {message, resolve, reject, sent}
+  #releasing = null; // {error, drained()} while `release` waits for the answers to what was sent
   #controls = new Map(); // control message id (bind) → {resolve, reject}
   #attempt = 0;
   #timers = { retry: null, ping: null, pong: null, welcome: null };
@@ -146,6 +149,42 @@ export class Connection extends EventTarget {
     this.#set("idle");
   }
 
+  /**
+   * Let go of the world's connection (arbiter.mjs, `follow`) without dropping what the server may
+   * be deciding. From now on no request or control message is taken (each is refused with
+   * `error`). Control messages, and requests never sent, are refused now with `error`: nothing
+   * of them was decided, so they may be sent again. A request already sent may have been decided
+   * (its answer on its way): it stays queued, and the connection stays up (dialling again and
+   * re-sending it with its id after a drop, as ever) until every such request is answered or `ms`
+   * passes. Then it stops, refusing each one still unanswered with `undecided(id)`: only a resend
+   * with that same id is safe (the server answers the stored outcome if it was decided).
+   * Resolves once stopped.
+   */
+  release(error, undecided, ms = RELEASE_MS) {
+    const controls = [...this.#controls.values()];
+    this.#controls.clear();
+    for (const entry of controls) entry.reject(error);
+    for (const [id, entry] of [...this.#queue]) {
+      if (entry.sent) continue;
+      this.#queue.delete(id);
+      entry.reject(error);
+    }
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.#releasing = null;
+        const left = [...this.#queue];
+        this.#queue.clear();
+        this.stop();
+        for (const [id, entry] of left) entry.reject(undecided(id));
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      this.#releasing = { error, drained: () => this.#queue.size || finish() };
+      this.#releasing.drained();
+    });
+  }
+
   /** The greatest outcome seq this connection saw on its server (null: none yet). */
   get lastSeq() {
     return this.#seen.seq;
@@ -165,6 +204,7 @@ export class Connection extends EventTarget {
   request(envelope, dice = null, player = undefined) {
     const existing = this.#queue.get(envelope.id);
     if (existing) return existing.promise;
+    if (this.#releasing) return Promise.reject(this.#releasing.error);
     let entry;
     const message = { v: 1, type: "request", request: envelope };
     if (player) message.player = player;
@@ -174,8 +214,9 @@ export class Connection extends EventTarget {
       entry = { message, resolve, reject };
     });
     entry.promise = promise;
+    entry.sent = false; // once true, the server may have decided it: only its id may go again
     this.#queue.set(envelope.id, entry);
-    if (this.status === "open") this.#send(entry.message);
+    if (this.status === "open") entry.sent = this.#send(entry.message);
     else if (this.status === "idle" || this.status === "failed") this.start();
     return promise;
   }
@@ -186,6 +227,7 @@ export class Connection extends EventTarget {
    * `stat_blocks`), rejects with an Error carrying the `code` of its error.
    */
   control(message) {
+    if (this.#releasing) return Promise.reject(this.#releasing.error);
     if (this.status !== "open") return Promise.reject(new Error(`not connected (${this.status})`));
     return new Promise((resolve, reject) => {
       this.#controls.set(message.id, { resolve, reject });
@@ -302,7 +344,7 @@ export class Connection extends EventTarget {
     this.#attempt = 0;
     this.#set("open", null);
     this.dispatchEvent(new CustomEvent("welcome", { detail: welcome }));
-    for (const entry of this.#queue.values()) this.#send(entry.message);
+    for (const entry of this.#queue.values()) entry.sent = this.#send(entry.message) || entry.sent;
     this.#heartbeat();
   }
 
@@ -325,8 +367,11 @@ export class Connection extends EventTarget {
     socket.dispatchEvent(new CloseEvent("close", { code: 4000, reason: "no pong" }));
   }
 
+  /** Send on the open socket; whether it went. */
   #send(message) {
-    if (this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(message));
+    if (this.#socket?.readyState !== 1) return false;
+    this.#socket.send(JSON.stringify(message));
+    return true;
   }
 
   /** Note a seq seen; false when it was seen already (a duplicate to drop). */
@@ -356,6 +401,7 @@ export class Connection extends EventTarget {
       if (!entry) return;
       this.#queue.delete(message.outcome.id);
       entry.resolve({ outcome: message.outcome, seq: message.seq, replayed: message.replayed });
+      this.#releasing?.drained();
       return;
     }
     if (message.type === "error") {
@@ -376,6 +422,7 @@ export class Connection extends EventTarget {
       this.#queue.delete(message.id);
       // `unstored`: the participant whose block must be stored (docs/protocol.md), if that is why.
       entry.reject(Object.assign(new Error(message.message), { code: message.code, unstored: message.unstored ?? null }));
+      this.#releasing?.drained();
       return;
     }
     if (message.type === "event" && message.event === "outcome") {

@@ -14,6 +14,12 @@ import { APPLIED, applyOutcome, undoApplied } from "./tabletop.mjs";
  */
 export function createOutcomes(ctx) {
   const { i18n, isConnector, titleOf } = ctx;
+  // The outcomes this browser wrote onto the tabletop (id → {undo, card}): one outcome can reach
+  // it twice, as a server event (another browser's request, applied without a card) and then as
+  // the answer to a resend of that request with the same id (`replayed`, after a handover:
+  // relay.mjs). It is written once; the card that comes second gets its Undo.
+  const applied = new Map();
+  const APPLIED_KEPT = 1000;
   const keep = (participant, data) => showPrivate({ module: ctx.module, cards: ctx.cards, participant, data });
 
   /** Post an outcome as a card, without its private parts (the connector's side). */
@@ -58,6 +64,17 @@ export function createOutcomes(ctx) {
    */
   async function onTabletop(outcome, message) {
     if (!game.user.isGM || !isConnector() || !outcome) return;
+    const done = applied.get(outcome.id);
+    if (done) {
+      if (message && !done.card && done.undo.length) {
+        done.card = message.id;
+        await addUndo(message, outcome, done.undo).catch((err) => ui.notifications.warn(err.message));
+      }
+      return;
+    }
+    const entry = { undo: [], card: message?.id ?? null };
+    applied.set(outcome.id, entry);
+    if (applied.size > APPLIED_KEPT) applied.delete(applied.keys().next().value);
     try {
       // The scene's Combat follows its bound encounter: order, round, current (combat-tracker.mjs).
       await ctx.tracker.onOutcome(outcome);
@@ -66,12 +83,18 @@ export function createOutcomes(ctx) {
     }
     try {
       const undo = await applyOutcome({ module: ctx.module, outcome, mapping: (ruleset) => mappingFor(ctx.module, game.system?.id, ruleset), i18n });
+      entry.undo = undo;
       if (!undo.length || !message) return;
-      const applied = [...(message.flags?.[ctx.module]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
-      await message.update({ flags: { [ctx.module]: { [APPLIED]: applied } } });
+      await addUndo(message, outcome, undo);
     } catch (err) {
       ui.notifications.warn(err.message);
     }
+  }
+
+  /** Keep on the card what an outcome changed on the tabletop, for its Undo button. */
+  function addUndo(message, outcome, undo) {
+    const applications = [...(message.flags?.[ctx.module]?.[APPLIED] ?? []), { outcome: outcome.id, ruleset: outcome.ruleset, undo, undone: false }];
+    return message.update({ flags: { [ctx.module]: { [APPLIED]: applications } } });
   }
 
   /** Undo every application a card holds that is not undone yet (GM): the previous values back. */

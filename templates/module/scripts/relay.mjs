@@ -12,6 +12,25 @@
 
 import { generation } from "./compat.mjs";
 
+/** How many GMs' browsers a relayed request is asked of when each hands the connection over. */
+export const HANDOVER_TRIES = 3;
+/** How long a player's browser waits for the next active GM after a handover (ms), and how often it looks. */
+const NEXT_GM_MS = 10000;
+const NEXT_GM_POLL_MS = 200;
+
+/**
+ * The active GM once it is another than `refused` (the browser that let the connection go), or
+ * after NEXT_GM_MS whoever it is then (perhaps the same one, connected again; null: none).
+ */
+async function nextGM(refused) {
+  for (let waited = 0; waited < NEXT_GM_MS; waited += NEXT_GM_POLL_MS) {
+    const gm = game.users.activeGM;
+    if (gm && gm.id !== refused) return gm;
+    await new Promise((resolve) => setTimeout(resolve, NEXT_GM_POLL_MS));
+  }
+  return game.users.activeGM ?? null;
+}
+
 /** Whether this Foundry has user queries (V13+). */
 export function canQuery() {
   return generation() >= 13 && Boolean(globalThis.CONFIG?.queries);
@@ -63,11 +82,28 @@ export function createRelay(ctx) {
 
   /**
    * Player side: ask the active GM's browser (`kind`: "request" or "choose"); resolves with its
-   * answer, or rejects with the server's refusal (an Error with its `code`).
+   * answer, or rejects with the server's refusal (an Error with its `code`). A `handed_over`
+   * refusal (that browser let the world's connection go, perhaps after sending it: its answer may
+   * be lost) is asked again, with the same payload and so the same request id, of the next active
+   * GM's browser (at most HANDOVER_TRIES times): the server answers a request it decided already
+   * with the stored outcome, so nothing is rolled twice and the player gets one answer.
    */
   async function ask(kind, payload) {
-    const gm = game.users.activeGM;
-    if (!gm) throw new Error(ctx.i18n("ARBITER.Error.NoGM"));
+    let refusedBy = null;
+    for (let tries = 1; ; tries++) {
+      const gm = refusedBy ? await nextGM(refusedBy) : game.users.activeGM;
+      if (!gm) throw new Error(ctx.i18n("ARBITER.Error.NoGM"));
+      try {
+        return await askOnce(gm, kind, payload);
+      } catch (err) {
+        if (err.code !== "handed_over" || tries >= HANDOVER_TRIES) throw err;
+        refusedBy = gm.id;
+      }
+    }
+  }
+
+  /** One query to one GM's browser, under a fresh ticket. */
+  async function askOnce(gm, kind, payload) {
     const ticket = foundry.utils.randomID(16);
     outgoing.set(ticket, JSON.stringify(payload));
     try {
