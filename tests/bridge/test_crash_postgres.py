@@ -126,7 +126,7 @@ def test_arbiter_serve_exits_with_status_3_once_another_writer_moved_its_world(
     postgres: Cluster, postgres_database: str
 ) -> None:
     from arbiter.bridge.stores.postgres import PostgresStore
-    from tests.bridge.stores.test_contract import new_roll
+    from tests.support.rolls import new_roll
 
     store = ["--store", url(postgres, postgres_database), "--world", "w"]
     server = ServeProcess([ARBITER, "serve"], None, *store)
