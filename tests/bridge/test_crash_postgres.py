@@ -53,6 +53,12 @@ async def fire(
         try:
             while len(answers) < len(numbers):
                 reply = json.loads(await ws.recv())
+                if reply["type"] == "error" and reply["code"] == "rate_limited":
+                    # Too many resends of rows read back from the database at once (a world's
+                    # cache holds the last rows only): nothing decided; sent again, the same id.
+                    await asyncio.sleep(reply["retry_after"])
+                    await ws.send(json.dumps(the_request(int(reply["id"].removeprefix("c-")))))
+                    continue
                 assert reply["type"] == "outcome", reply
                 answers[reply["outcome"]["id"]] = reply
                 window.release()
