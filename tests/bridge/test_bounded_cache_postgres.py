@@ -23,7 +23,6 @@ from arbiter.bridge.limits import Limits
 from arbiter.bridge.session import ClientSession
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.world import PostgresWorld
-from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.support import (
     Running,
     bundled_config,
@@ -36,6 +35,7 @@ from tests.bridge.support import (
 )
 from tests.support.apart import run_apart
 from tests.support.postgres import Cluster
+from tests.support.rolls import new_roll
 
 FAST = Limits(rate_per_second=100_000, burst=100_000, auth_timeout_seconds=2.0)
 

@@ -23,8 +23,8 @@ from arbiter.bridge.records import Roll
 from arbiter.bridge.server_config import ServerConfig
 from arbiter.bridge.views import NOBODY
 from arbiter.bridge.world import PostgresWorld
-from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.support import Running, receive, request, running, send, tiny_config
+from tests.support.rolls import new_roll
 
 pytestmark = pytest.mark.usefixtures("tiny_engine")
 

@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from arbiter.bridge.cli import main
+from arbiter.bridge.stores.ownership import host_application_name
 from arbiter.bridge.views import GM, project
 from tests.bridge.serving import ServeProcess
 from tests.bridge.support import hello_message, receive, send
@@ -101,7 +102,10 @@ def world(postgres: Cluster, postgres_database: str) -> Iterator[tuple[list[str]
 
 
 def test_the_owner_killed_mid_run_hands_the_world_to_the_other_host_after_its_lease(
-    world: tuple[list[str], str], postgres_database: str, capsys: pytest.CaptureFixture[str]
+    world: tuple[list[str], str],
+    postgres: Cluster,
+    postgres_database: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     store, secret = world
     a = host([ARBITER, "serve"], store, "a", LEASE_UNDER_LOAD)
@@ -115,6 +119,8 @@ def test_the_owner_killed_mid_run_hands_the_world_to_the_other_host_after_its_le
         before = run_apart(fire(there, secret, list(range(TOTAL)), a))
         assert a.proc.returncode == -signal.SIGKILL
         assert KILL_AFTER <= len(before) < TOTAL, "the kill must land mid-run"
+        # The dead owner's last group commit, sent whole before the kill, may still be landing.
+        postgres.wait_unused(postgres_database, host_application_name("a"))
         log = logged(postgres_database)
         for rid, reply in before.items():
             seq, outcome = log[rid]

@@ -28,10 +28,10 @@ from arbiter.bridge.hosting import CLOSE_MOVED, WorldHost, moved_reason, world_o
 from arbiter.bridge.server_config import Hosting, ServerConfig
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.world import PostgresWorld, postgres_secret
-from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.stores.test_ownership import wait_lease_over
 from tests.bridge.support import bundled_config, bundled_request, hello_message, receive, send
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 
 def secret_of(dsn: str, world: str) -> str:

@@ -19,9 +19,9 @@ from websockets.exceptions import ConnectionClosed
 from arbiter.bridge.cli import main
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.world import PostgresWorld
-from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 if TYPE_CHECKING:
     from tests.support.postgres import Cluster, Replicated

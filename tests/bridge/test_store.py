@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 import threading
 import time
@@ -11,25 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.bridge.store import GENESIS, Checkpointer, NewRoll, Store, row_hash
-
-
-def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:
-    return NewRoll(
-        request_id=rid,
-        session="s",
-        user="u",
-        ruleset="tiny",
-        type="check",
-        encounter=encounter,
-        rules_hash="h" * 64,
-        request=f'{{"id":"{rid}"}}',
-        dice='[{"expr":"1d100","faces":100,"result":7}]',
-        outcome=json.dumps({"id": rid, "state": state}),
-        counter=0,
-        scripted=False,
-        time=1700000000.25,
-    )
+from arbiter.bridge.store import GENESIS, Checkpointer, Store, row_hash
+from tests.support.rolls import new_roll
 
 
 def test_rows_chain_each_hash_to_the_row_before(tmp_path: Path) -> None:

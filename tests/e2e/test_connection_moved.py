@@ -7,12 +7,9 @@ does not spin between two hosts that name each other."""
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
-from tests.e2e.support.paths import ROOT
-
-SCRIPTS = ROOT / "templates" / "module" / "scripts"
+from tests.e2e.support.node import run_node, script_url
 
 PRELUDE = """
 globalThis.location = new URL(%(page)s);
@@ -114,19 +111,12 @@ process.exit(0);
 
 
 def run(script: str, page: str, setting: str) -> Any:
-    text = PRELUDE % {
+    prelude = PRELUDE % {
         "page": json.dumps(page),
         "setting": json.dumps(setting),
-        "connection": json.dumps((SCRIPTS / "connection.mjs").as_uri()),
+        "connection": script_url("connection.mjs"),
     }
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", text + script % {}],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
-    )
-    return json.loads(done.stdout)
+    return run_node(prelude + script % {})
 
 
 def test_a_moved_close_sends_the_client_to_the_named_host_with_its_path_and_last_seq() -> None:

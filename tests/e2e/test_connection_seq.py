@@ -6,13 +6,9 @@ what the server says."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from typing import Any
 
-from tests.e2e.support.paths import ROOT
-
-SCRIPTS = ROOT / "templates" / "module" / "scripts"
+from tests.e2e.support.node import run_node, script_url
 
 SCRIPT = """
 globalThis.location = new URL("http://localhost:30000/game");
@@ -76,15 +72,7 @@ process.exit(0);
 
 
 def run() -> Any:
-    script = SCRIPT % {"connection": json.dumps((SCRIPTS / "connection.mjs").as_uri())}
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
-    )
-    return json.loads(done.stdout)
+    return run_node(SCRIPT % {"connection": script_url("connection.mjs")})
 
 
 def test_the_client_says_its_last_seq_on_reconnect_and_hands_on_each_outcome_event_once() -> None:

@@ -6,13 +6,9 @@ asked again, and the request carries what it answers."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from typing import Any
 
-from tests.e2e.support.paths import ROOT
-
-SCRIPTS = ROOT / "templates" / "module" / "scripts"
+from tests.e2e.support.node import run_node, script_url
 
 SCRIPT = """
 globalThis.foundry = { utils: { randomID: () => Math.random().toString(36).slice(2, 18) } };
@@ -56,15 +52,7 @@ process.exit(0);
 
 
 def run() -> Any:
-    script = SCRIPT % {"vault": json.dumps((SCRIPTS / "vault.mjs").as_uri())}
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
-    )
-    return json.loads(done.stdout)
+    return run_node(SCRIPT % {"vault": script_url("vault.mjs")})
 
 
 def test_a_block_read_before_another_gm_held_the_connection_is_read_anew_not_referenced() -> None:

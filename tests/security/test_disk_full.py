@@ -34,7 +34,7 @@ from tests.bridge.support import (
     running,
     send,
 )
-from tests.bridge.test_store import new_roll
+from tests.support.rolls import new_roll
 
 ATTEMPTS = 300
 """More than the rows that fit in the pages left (a few dozen): the disk is full well before."""

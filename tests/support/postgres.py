@@ -221,19 +221,21 @@ class Cluster:
                     raise TimeoutError(f"backend {pid} waits on {row}, not {event!r}")
                 time.sleep(0.05)
 
-    def wait_unused(self, dsn: str, timeout: float = 60) -> None:
-        """Wait until no backend serves the database of ``dsn`` (a keyword string): a killed
-        client's backends are gone, and whatever they had received — a whole pipelined
-        transaction up to its Sync — has committed or rolled back. Until then a transaction a
-        dead server sent may still land."""
+    def wait_unused(self, dsn: str, application: str | None = None, timeout: float = 60) -> None:
+        """Wait until no backend serves the database of ``dsn`` (a keyword string) — or, given
+        ``application``, none of that ``application_name`` (one host's) —: a killed client's
+        backends are gone, and whatever they had received — a whole pipelined transaction up
+        to its Sync — has committed or rolled back. Until then a transaction a dead server
+        sent may still land."""
         name = dict(word.split("=", 1) for word in dsn.split())["dbname"]
         deadline = time.monotonic() + timeout
         with self.connect() as watcher:
             while True:
                 row = watcher.execute(
                     "SELECT count(*) FROM pg_stat_activity"
-                    " WHERE datname = %s AND pid <> pg_backend_pid()",
-                    (name,),
+                    " WHERE datname = %s AND pid <> pg_backend_pid()"
+                    " AND (%s::text IS NULL OR application_name = %s)",
+                    (name, application, application),
                 ).fetchone()
                 if row == (0,):
                     return

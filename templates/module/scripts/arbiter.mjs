@@ -101,13 +101,15 @@ const relay = createRelay({
   module: MODULE,
   i18n,
   onRequest: ({ request, owners }, user) => {
-    if (!isConnector()) throw new Error(i18n("ARBITER.Error.NoGM"));
+    // Not (or no longer) the active GM's browser: the player asks the next one (relay.mjs).
+    if (!isConnector()) throw Object.assign(new Error(i18n("ARBITER.Error.NoGM")), { code: "handed_over" });
     // Only the envelope's own fields: the player names neither the requester nor a card to re-render.
     const { id, ruleset, type, body, encounter, mode, dice } = request;
     return decide({ id, ruleset, type, body, encounter, mode, dice, requester: user.id }, { owners, player: user.name });
   },
   onChoose: ({ message, option, key }, user) => {
-    if (!isConnector()) throw new Error(i18n("ARBITER.Error.NoGM"));
+    // Not (or no longer) the active GM's browser: the player asks the next one (relay.mjs).
+    if (!isConnector()) throw Object.assign(new Error(i18n("ARBITER.Error.NoGM")), { code: "handed_over" });
     return choose(message, option, user.id, key, user.name);
   },
   onPrivate: (participant, data) => outcomes.keep(participant, data),
@@ -198,6 +200,8 @@ function connect() {
     if (stale.length) ui.notifications.warn(i18n("ARBITER.Doctor.OldModule", { rulesets: stale.join(", ") }));
   };
   made.addEventListener("welcome", (event) => {
+    // A connection this browser let go (redialling while its sent requests drain) resets nothing.
+    if (connection !== made) return;
     exposeRequestTypes(event.detail.rulesets);
     vault.forget();
     // A new connection (perhaps to a server that lost or never took a block): every system

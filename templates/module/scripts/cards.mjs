@@ -61,6 +61,23 @@ export function choiceRequestId(outcome, choice) {
 }
 
 /**
+ * Whether `outcome` answers one of the pending choices shown on a card (`flags`: the card's
+ * module flags): its id is the id that choice's request takes (`choiceRequestId`) and its type
+ * and ruleset are that request's. An outcome of any other request whose id merely begins with
+ * the card's (a player picks his own request ids) does not resolve the card.
+ */
+export function answersChoiceOn(flags, outcome) {
+  if (!outcome?.id) return false;
+  for (const shown of [flags?.outcome, ...resolutionsOf(flags)]) {
+    if (!shown?.id || shown.ruleset !== outcome.ruleset) continue;
+    const listed = shown.result?.pending;
+    const pending = Array.isArray(listed) ? listed : listed ? [listed] : [];
+    if (pending.some((p) => p && p.type === outcome.type && choiceRequestId(shown, p) === outcome.id)) return true;
+  }
+  return false;
+}
+
+/**
  * The pending choices of an outcome, for any ruleset (docs/requests.md, "Pending choices"): the
  * engine lists them in `result.pending`, each with who answers it (`by`: a participant, or null
  * for the GM), the request that answers it (`type`, `body`, and the `field` that receives the

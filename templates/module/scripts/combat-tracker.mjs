@@ -160,6 +160,9 @@ export function createCombatTracker(ctx) {
       try {
         for (const [type, body] of STEPS[ruleset].start(blocks)) await ctx.request(ruleset, type, body, { encounter });
       } catch (err) {
+        // A step sent and perhaps decided while the connection changed hands (`sent`): the
+        // encounter may exist on the server; the binding stays, for the new active GM.
+        if (err?.sent || !active()) throw err;
         // Refused (its error card says why): the combat stays Foundry's alone.
         bindings.delete(combat.id);
         await combat.unsetFlag(ctx.module, BINDING);
@@ -243,13 +246,17 @@ export function createCombatTracker(ctx) {
     }
     const steps = STEPS[binding.ruleset];
     const send = (type) => ctx.request(binding.ruleset, type, {}, { encounter: binding.encounter });
+    // A refused step puts Foundry back where the server is; not one that was sent and may have
+    // been decided while the connection changed hands (`sent`), nor from a browser that no
+    // longer holds it: the active GM's follows the server's outcome event.
+    const undo = (err) => (err?.sent || !active() ? null : writeTurn(combat, binding, false));
     if ("round" in changed && combat.round !== binding.round) {
       if (combat.round < binding.round || !steps.round) {
         // No request takes a round back: the server's round stands.
         ctx.notify("warn", ctx.i18n("ARBITER.Combat.NoRewind"));
         return queued(binding, () => writeTurn(combat, binding, false));
       }
-      return queued(binding, () => send(steps.round).catch(() => writeTurn(combat, binding, false)));
+      return queued(binding, () => send(steps.round).catch(undo));
     }
     if ("turn" in changed && steps.turn && binding.current && combat.combatant?.id !== seen) {
       if (options?.direction < 0) {
@@ -260,7 +267,7 @@ export function createCombatTracker(ctx) {
       const now = binding.ids[combat.combatant?.id];
       if (now === binding.current) return;
       // The server's current combatant passes (dithers); its answer names who is current now.
-      return queued(binding, () => send(steps.turn).catch(() => writeTurn(combat, binding, false)));
+      return queued(binding, () => send(steps.turn).catch(undo));
     }
   }
 

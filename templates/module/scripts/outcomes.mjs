@@ -2,7 +2,7 @@
 // their owners' browsers only (private.mjs), the tabletop (tabletop.mjs) and the bound combat
 // (combat-tracker.mjs) on the active GM's client, and a card re-rendered when a choice resolves
 // it. docs/client.md: the trust model.
-import { outcomeMessage, resolveCard } from "./cards.mjs";
+import { answersChoiceOn, outcomeMessage, resolveCard } from "./cards.mjs";
 import { publicView, showPrivate } from "./private.mjs";
 import { canQuery } from "./relay.mjs";
 import { mappingFor } from "./presets.mjs";
@@ -121,10 +121,9 @@ export function createOutcomes(ctx) {
     // Only the active GM's browser writes: another GM's, still connected for a moment while the
     // connection changes hands (arbiter.mjs, `follow`), leaves the card and the tabletop alone.
     if (!game.user.isGM || !isConnector()) return;
-    const message = game.messages.find((m) => {
-      const shown = m.flags?.[ctx.module]?.outcome?.id;
-      return shown && outcome.id.startsWith(`${shown}-`) && game.users.get(m.author)?.isGM;
-    });
+    // The GM's card whose pending choice this outcome answers (its request id and type), never
+    // a card whose id the outcome's merely begins with: a player chooses his own request ids.
+    const message = game.messages.find((m) => game.users.get(m.author)?.isGM && answersChoiceOn(m.flags?.[ctx.module], outcome));
     if (message) await resolveOn(message, outcome);
     await onTabletop(outcome, message);
   }

@@ -12,7 +12,7 @@ import sys
 from arbiter.bridge.records import Session
 from arbiter.bridge.stores import StaleWriter
 from arbiter.bridge.stores.ownership import Claimed, Host
-from tests.bridge.stores.test_contract import new_roll
+from tests.support.rolls import new_roll
 
 
 async def main(dsn: str) -> None:

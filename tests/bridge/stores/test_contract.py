@@ -6,33 +6,15 @@ what a store opened afterwards reads back: what the database itself holds.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 
 import pytest
 
-from arbiter.bridge.records import GENESIS, NewRoll, Player, Session, row_hash
+from arbiter.bridge.records import GENESIS, Player, Session, row_hash
 from arbiter.bridge.stores import RequestLogged, RowNotCached, StatBlock, WorldStore
 from tests.bridge.stores.backends import CACHE_ROWS, Backend
 from tests.support.apart import run_apart
-
-
-def new_roll(rid: str, encounter: str | None = None, state: dict | None = None) -> NewRoll:
-    return NewRoll(
-        request_id=rid,
-        session="s1",
-        user="u",
-        ruleset="tiny",
-        type="check",
-        encounter=encounter,
-        rules_hash="h" * 64,
-        request=f'{{"id":"{rid}"}}',
-        dice='[{"expr":"1d100","faces":100,"result":7}]',
-        outcome=json.dumps({"id": rid, "state": state}),
-        counter=3,
-        scripted=False,
-        time=1700000000.25,
-    )
+from tests.support.rolls import new_roll
 
 
 def session(sid: str, started: float) -> Session:

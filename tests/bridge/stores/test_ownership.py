@@ -20,8 +20,8 @@ from arbiter.bridge.records import Session
 from arbiter.bridge.stores import StaleWriter
 from arbiter.bridge.stores.ownership import DRIFT, Claimed, Host, Lease, Owned, local_term
 from arbiter.bridge.stores.postgres import PostgresStore
-from tests.bridge.stores.test_contract import new_roll
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 if TYPE_CHECKING:
     from tests.support.postgres import Cluster

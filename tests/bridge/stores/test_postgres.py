@@ -13,8 +13,8 @@ from arbiter.bridge.records import GENESIS, Session, row_hash
 from arbiter.bridge.stores import RequestLogged, StaleWriter, StatBlock
 from arbiter.bridge.stores.postgres import PostgresStore, UnstorableText
 from arbiter.bridge.stores.postgres_schema import SCHEMA
-from tests.bridge.stores.test_contract import new_roll
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 if TYPE_CHECKING:
     from tests.support.postgres import Replicated

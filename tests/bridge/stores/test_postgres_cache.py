@@ -14,8 +14,8 @@ import arbiter.bridge.stores.request_index as request_index
 from arbiter.bridge.records import Roll
 from arbiter.bridge.stores import RowNotCached
 from arbiter.bridge.stores.postgres import PostgresStore
-from tests.bridge.stores.test_contract import new_roll
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 
 async def two_hundred_rows(dsn: str) -> list[Roll]:

@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from arbiter.bridge.stores.postgres import PostgresStore
-from tests.bridge.stores.test_contract import new_roll
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 
 def _database(dsn: str) -> tuple[int, int]:

@@ -18,9 +18,9 @@ from arbiter.bridge.stores import postgres_pool
 from arbiter.bridge.stores.ownership import Host, Owned
 from arbiter.bridge.stores.postgres import PostgresStore
 from arbiter.bridge.stores.postgres_schema import ADVANCE_HEAD
-from tests.bridge.stores.test_contract import new_roll
 from tests.bridge.stores.test_ownership import URL_A, URL_B, claimed, wait_lease_over
 from tests.support.apart import run_apart
+from tests.support.rolls import new_roll
 
 if TYPE_CHECKING:
     from tests.support.postgres import Cluster
