@@ -9,6 +9,10 @@ Serving one world alone (a data directory, or ``--world`` without ``--host-id``)
 itself (:meth:`ArbiterServer.start`). A host of many worlds (:mod:`arbiter.bridge.hosting`)
 listens instead and runs one :class:`ArbiterServer` per world it claimed, started with
 :meth:`ArbiterServer.begin`, given the host's rules and the world's lease.
+
+Following the player records is :mod:`arbiter.bridge.server_players`' part of the server, and
+serving new rules :mod:`arbiter.bridge.server_rules`'; this module opens and closes the world,
+listens, takes connections in and out, and publishes outcomes.
 """
 
 from __future__ import annotations
@@ -34,8 +38,6 @@ from arbiter.bridge.gap_replay import late
 from arbiter.bridge.http import ModuleFiles, routes
 from arbiter.bridge.protocol import (
     LimitsInfo,
-    RulesError,
-    RulesUpdated,
     ServerInfo,
     StatBlocksInvalid,
     encode,
@@ -44,15 +46,15 @@ from arbiter.bridge.records import Roll
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.server_config import ServerConfig
+from arbiter.bridge.server_players import PlayerRecords
+from arbiter.bridge.server_rules import RulesNotices
 from arbiter.bridge.server_support import rebuild_module, server_version, settle_heap
-from arbiter.bridge.session import CLOSE_REVOKED, CLOSE_STALE, ClientSession, commit_failed
+from arbiter.bridge.session import CLOSE_STALE, ClientSession, commit_failed
 from arbiter.bridge.stat_block_vault import Vault
 from arbiter.bridge.store import Checkpointer, Player
 from arbiter.bridge.stores import StaleWriter
-from arbiter.bridge.vault_messages import InvalidStatBlock
 from arbiter.bridge.views import NOBODY
 from arbiter.bridge.world import OpenWorld, open_data_dir, open_postgres
-from arbiter.compiler.errors import RuleError
 
 if TYPE_CHECKING:
     from arbiter.bridge.stores.ownership import Lease
@@ -64,7 +66,7 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 STALE_REASON = "this server no longer owns the world"
 
 
-class ArbiterServer:
+class ArbiterServer(PlayerRecords, RulesNotices):
     """One world's authoritative server. Create, ``await start()``, ``await close()``."""
 
     def __init__(
@@ -249,68 +251,6 @@ class ArbiterServer:
             except Exception:
                 log.exception("WAL checkpoint failed (will retry)")
 
-    def _player_records(self) -> asyncio.Task[None] | None:
-        """Start following the player records another process writes: SQLite's are read every
-        ``players_interval`` seconds; a PostgreSQL world alone in its process listens for
-        their writes (:class:`~arbiter.bridge.stores.postgres_pool.PlayerFeed`); a world of a
-        host of many is told by the host's one listener (:meth:`take_players`): None."""
-        if self.world.checkpointer is not None:
-            return asyncio.create_task(self._watch_players(), name="player-records")
-        if self.lease is not None:
-            return None
-        from arbiter.bridge.stores.postgres import PostgresStore
-        from arbiter.bridge.stores.postgres_pool import PlayerFeed
-
-        store = self.store
-        if not isinstance(store, PostgresStore):
-            return asyncio.create_task(self._watch_players(), name="player-records")
-        self.player_feed = PlayerFeed(
-            store.dsn, "arbiter", lambda: (store.world,), self._take_players, store.connection
-        )
-        return asyncio.create_task(self.player_feed.run(), name="player-records")
-
-    async def _take_players(self, world: str, records: dict[str, Player]) -> None:
-        self.take_players(records)
-
-    def take_players(self, records: dict[str, Player]) -> None:
-        """The world's player records, read anew by a listener: taken into the store, and
-        applied to live connections (:meth:`players_changed`)."""
-        take = getattr(self.store, "take_players", None)
-        if take is not None:
-            take(records)
-        self.players_changed()
-
-    async def _watch_players(self) -> None:
-        """Apply changes of the player records (``arbiter token`` writes them from another
-        process) to live connections, every ``players_interval`` seconds."""
-        while True:
-            await asyncio.sleep(self.config.players_interval)
-            try:
-                self.players_changed()
-            except Exception:
-                log.exception("reading the player records failed (will retry)")
-
-    def players_changed(self) -> None:
-        """Read the player records; close the connections of a player revoked (or whose token
-        was rotated) with 4003, and give the others their current participants."""
-        current = {p.name: p for p in self.store.players()}
-        if current == self._players:
-            return
-        self._players = current
-        for client in tuple(self.clients):
-            name = client.viewer.player
-            if name is None or client.token_hash is None:
-                continue
-            record = current.get(name)
-            if record is None or not record.active or record.token_hash != client.token_hash:
-                # It acts for nobody from now on (a message already in flight is refused), and
-                # hears no more events; then it is closed.
-                client.viewer = NOBODY
-                self.leave(client)
-                self._close_later(client.ws.close(CLOSE_REVOKED, "credential revoked"))
-            elif frozenset(record.participants) != client.viewer.participants:
-                client.bind_player(record)
-
     # --- connections ---
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -408,61 +348,6 @@ class ArbiterServer:
             frames = late(rows, client.viewer)
             if frames:
                 client.outbox.send_frames(frames)
-
-    async def swap_rules(self, rules: RulesSnapshot) -> None:
-        """Rebuild the module for new rules, then serve them and tell the clients."""
-        if self.config.build and self.config.module_dir is not None:
-            try:
-                await self.rebuild_module()
-            except RuleError as err:
-                await self.report_error([str(p) for p in err.problems])
-                return
-        _ = rules.reader  # built before the first frame, and settled with the rules
-        before = self.rules.info()
-        self.rules = rules
-        settle_heap()
-        self.rules_swapped(before, rules)
-
-    def rules_swapped(self, before: dict[str, Any], rules: RulesSnapshot) -> None:
-        """Tell this world's clients about the rules now served (``before``: the previous
-        rules' ``info()``), and recheck the stored stat blocks of the rulesets that changed."""
-        self.rules = rules
-        after = rules.info()
-        text = encode(RulesUpdated(rulesets=after))
-        for client in tuple(self.clients):
-            if "rules" in client.events:
-                client.outbox.send(text)
-        log.info("rules updated: %s", ", ".join(f"{k} {v.version}" for k, v in after.items()))
-        changed = {rid for rid in before.keys() | after.keys() if before.get(rid) != after.get(rid)}
-        invalid = self.vault.recheck(changed & self.vault.rulesets(), rules.models)
-        if invalid:
-            self._log_invalid(invalid)
-            # The blocks and their problems are the GM's: never a player's connection.
-            notice = encode(StatBlocksInvalid(blocks=invalid))
-            for client in tuple(self.clients):
-                if client.gm and "rules" in client.events:
-                    client.outbox.send(notice)
-
-    @staticmethod
-    def _log_invalid(invalid: list[InvalidStatBlock]) -> None:
-        for block in invalid:
-            problems = "; ".join(f"{p.field}: {p.message}" for p in block.problems)
-            log.warning(
-                "the served rules refuse the stored %s stat block of %r: %s",
-                block.ruleset,
-                block.participant,
-                problems,
-            )
-
-    async def report_error(self, problems: list[str]) -> None:
-        text = encode(RulesError(problems=problems))
-        for client in tuple(self.clients):
-            if client.gm and "rules" in client.events:
-                client.outbox.send(text)
-
-    async def rebuild_module(self) -> None:
-        """Build the module off the event loop (a no-op when it is up to date)."""
-        await rebuild_module(self.config)
 
 
 async def open_server(config: ServerConfig) -> ArbiterServer:

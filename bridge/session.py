@@ -11,33 +11,33 @@ limit excepted: the websocket layer closes those with 1009; a revoked player's c
 closed with 4003). A client that stops reading what it is sent (replies and events) is dropped
 with 4008 once over its send buffer (:mod:`arbiter.bridge.outbox`). Who may act is checked by
 :mod:`arbiter.bridge.authority`, what each connection sees of an outcome is :mod:`arbiter.bridge.views`'s.
+
+The hello is :mod:`arbiter.bridge.session_hello`'s and a request's path
+:mod:`arbiter.bridge.session_requests`'; this module reads, dispatches and answers the rest
+(pings, subscriptions, binds, the vault, resends whose rows are read back).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import hmac
 import logging
 import secrets
 import sqlite3
 import time
 import uuid
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge import players
-from arbiter.bridge.authority import authorize
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.committing import MAX_RECALLS, CommitFailed, Recall, Redone
+from arbiter.bridge.committing import MAX_RECALLS, Recall, Redone
 from arbiter.bridge.connection import Connection
-from arbiter.bridge.deciding import Context, admitted, decide
+from arbiter.bridge.deciding import Context
 from arbiter.bridge.engine.dice import KeyedSource
-from arbiter.bridge.failures import UNAVAILABLE, UNAVAILABLE_HELLO
+from arbiter.bridge.failures import UNAVAILABLE
 from arbiter.bridge.gap_replay import missed, older, unreadable
 from arbiter.bridge.limits import TokenBucket
 from arbiter.bridge.outbox import Outbox
@@ -46,24 +46,26 @@ from arbiter.bridge.protocol import (
     ClientMessage,
     ErrorMessage,
     EventName,
-    Hello,
     Ping,
     Pong,
     ProtocolError,
     RequestMessage,
     Subscribe,
-    Welcome,
-    You,
     decode,
     encode,
     guess_id,
-    outcome_message_bytes,
     parse_client,
 )
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import Player, Roll
 from arbiter.bridge.rules import RulesSnapshot
-from arbiter.bridge.store import Session
+from arbiter.bridge.session_hello import (
+    CLOSE_AUTH_FAILED,
+    CLOSE_AUTH_TIMEOUT,
+    CLOSE_STALE,
+    authenticate,
+)
+from arbiter.bridge.session_requests import request
 from arbiter.bridge.stores import RowNotCached, UnstorableText
 from arbiter.bridge.vault_messages import GetStatBlock, ListStatBlocks, VaultMessage
 from arbiter.bridge.views import NOBODY, Viewer
@@ -86,12 +88,7 @@ def commit_failed(request_id: str | None) -> ErrorMessage:
 RECALL_RETRY = 0.05
 """The ``retry_after`` of a resend refused for too many read-backs waiting (one read's time)."""
 
-CLOSE_AUTH_FAILED = 4001
-CLOSE_AUTH_TIMEOUT = 1008
 CLOSE_REVOKED = 4003
-CLOSE_STALE = 4009
-"""This server no longer owns the world: another writer committed to it (or claimed it), so it
-serves it no more (docs/protocol.md, docs/scaling.md). Reconnect (to its owner)."""
 
 
 class ClientSession:
@@ -135,7 +132,7 @@ class ClientSession:
 
     async def run(self) -> None:
         """Serve the connection until it closes."""
-        if not await self._authenticate():
+        if not await authenticate(self):
             return
         # The gap's rows the store holds in the database only, read before joining: nothing
         # is awaited between the join and the replay.
@@ -200,100 +197,6 @@ class ClientSession:
         # future, no wake-up per message); replies keep their order.
         self.server.answer(self, reply, self.outcome_row, self.on_commit_failure)
 
-    async def _authenticate(self) -> bool:
-        """Read hellos until one is welcomed (True) or the connection is refused (False).
-
-        A good hello the store cannot record (a full disk) is answered ``unavailable`` and the
-        connection stays up for another hello.
-        """
-        while True:
-            hello = None if self.server.stale is not None else await self._hello()
-            if self.server.stale is not None:
-                # Another writer owns the world (arbiter.bridge.committing): serve nothing.
-                await self.ws.close(CLOSE_STALE, "this server no longer owns the world")
-                return False
-            if hello is None:
-                return False
-            if await self._open(*hello):
-                return True
-
-    async def _hello(self) -> tuple[Hello, Player | None] | None:
-        """The next message if it is a good hello, with the player its token names (None: the
-        GM); otherwise refuse the connection (None)."""
-        limits = self.server.config.limits
-        try:
-            frame = await asyncio.wait_for(self.ws.recv(), limits.auth_timeout_seconds)
-        except TimeoutError:
-            await self.ws.close(
-                CLOSE_AUTH_TIMEOUT, f"no hello within {limits.auth_timeout_seconds:g} s"
-            )
-            return None
-        except ConnectionClosed:
-            return None
-        try:
-            read = self._parse(frame)
-            message = read.message if isinstance(read, Sent) else read
-            if not isinstance(message, Hello):
-                raise ProtocolError(
-                    "unauthorized", f"the first message must be a hello, not {message.type!r}"
-                )
-            player = self._identify(message.token)
-        except ProtocolError as err:
-            try:
-                await self.ws.send(encode(err.reply()))
-                await self.ws.close(CLOSE_AUTH_FAILED, "authentication failed")
-            except ConnectionClosed:
-                pass
-            return None
-        return message, player
-
-    async def _open(self, hello: Hello, player: Player | None) -> bool:
-        """Record the session and welcome it; False when the store failed or the client left."""
-        try:
-            self._welcome(hello, player)
-            # The welcome promises a seed commitment the log keeps: make it durable first.
-            await self.server.committed()
-        except UnstorableText as err:
-            with contextlib.suppress(ConnectionClosed):
-                await self.ws.send(
-                    encode(ErrorMessage(id=None, code="invalid_message", message=str(err)))
-                )
-            return False
-        except (sqlite3.Error, CommitFailed) as err:
-            self.server.failures.report(f"session {self.id}: the hello could not be logged", err)
-            # Another hello opens another session: this one's row may have landed although
-            # its commit reported a failure (PostgreSQL), and its seed was never promised.
-            self.id, self.seed = uuid.uuid4().hex, secrets.token_bytes(32)
-            self.keyed = KeyedSource(self.seed)
-            with contextlib.suppress(ConnectionClosed):
-                await self.ws.send(
-                    encode(ErrorMessage(id=None, code="unavailable", message=UNAVAILABLE_HELLO))
-                )
-            return False
-        try:
-            await self.ws.send(encode(self._welcome_message()))
-        except ConnectionClosed:
-            self.server.leave(self)
-            return False
-        return True
-
-    def _identify(self, token: str) -> Player | None:
-        """The player ``token`` belongs to, None for the world secret (the GM); else refused.
-
-        What the hello says of its role and participants never counts: only the token does.
-        """
-        secret = self.server.secret
-        if hmac.compare_digest(token.encode("utf-8", "surrogatepass"), secret.encode()):
-            return None
-        player = players.by_token(self.server.store, token)
-        if player is None:
-            raise ProtocolError(
-                "unauthorized",
-                "wrong world secret or player token, or a revoked one (see `arbiter token` on "
-                "the server)",
-            )
-        return player
-
     @property
     def gm(self) -> bool:
         return self.viewer.gm
@@ -306,47 +209,6 @@ class ClientSession:
         else:
             self.viewer = Viewer(False, frozenset(player.participants), player.name)
             self.token_hash = player.token_hash
-
-    def _welcome(self, hello: Hello, player: Player | None) -> None:
-        client = hello.client
-        self.bind_player(player)
-        self.user = player.name if player is not None else client.user or client.name
-        self.events = frozenset(hello.events)
-        self.since = hello.since
-        self.head = self.server.commits.head
-        self.server.store.open_session(
-            Session(
-                id=self.id,
-                seed=self.seed.hex(),
-                commitment=KeyedSource.commitment(self.seed),
-                user=self.user,
-                client=client.model_dump_json(),
-                started=time.time(),
-                ended=None,
-            )
-        )
-
-    def _welcome_message(self) -> Welcome:
-        server = self.server
-        return Welcome(
-            session=self.id,
-            commitment=KeyedSource.commitment(self.seed),
-            rulesets=server.rules.info(),
-            server=server.server_info,
-            limits=server.limits_info,
-            scripted_dice=server.config.allow_scripted_dice,
-            head=self.head,
-            you=You(
-                player=self.viewer.player,
-                gm=self.viewer.gm,
-                participants=sorted(self.viewer.participants),
-            ),
-            players=(
-                {p.name: list(p.participants) for p in server.store.players() if p.active}
-                if self.viewer.gm
-                else None
-            ),
-        )
 
     # --- messages ---
 
@@ -469,7 +331,7 @@ class ClientSession:
 
     def _dispatch(self, message: ClientMessage | Sent, rules: RulesSnapshot) -> str | bytes:
         if isinstance(message, (Sent, RequestMessage)):  # a tuple: no union object built per call
-            return self._request(message, rules)
+            return request(self, message, rules)
         if isinstance(message, Ping):
             return encode(Pong(id=message.id))
         if isinstance(message, Subscribe):
@@ -511,75 +373,14 @@ class ClientSession:
         answer = self.server.vault.handle(message, self.viewer, self.server.rules.models)
         return encode(answer)
 
-    def _relayed(self, message: RequestMessage) -> Viewer:
-        """The viewer a request is decided for: this connection's, or the relayed player's."""
-        name = message.player
-        if name is None:
-            return self.viewer
-        rid = message.request.id
-        if not self.viewer.gm:
-            raise ProtocolError("forbidden", "only a GM connection may relay for a player", rid)
-        record = self.server.store.player(name)
-        if record is None or not record.active:
-            raise ProtocolError(
-                "unknown_player",
-                f"no active player {name!r}: `arbiter token --players` lists them; a GM "
-                "connection adds one with bind",
-                rid,
-            )
-        return Viewer(False, frozenset(record.participants), record.name)
 
-    def _request(self, read: RequestMessage | Sent, rules: RulesSnapshot) -> str | bytes:
-        server = self.server
-        message = read.message if isinstance(read, Sent) else read
-        viewer = self._relayed(message)
-        request = message.request
-        served = rules.served.get(request.ruleset)
-        model = served.engine.requests.get(request.type) if served is not None else None
-        # Before the idempotency lookup, the encounter and any die: the refusal depends on
-        # nothing but the request as sent and who sent it.
-        if not viewer.gm:  # the GM may send anything
-            body = read.request["body"] if isinstance(read, Sent) else request.body
-            authorize(request, model, viewer, body)
-        ctx = self._context
-        if ctx is None:
-            # Who asks and under which limits does not change once the hello is done.
-            ctx = self._context = Context(
-                session=self.id,
-                user=self.user,
-                keyed=self.keyed,
-                allow_scripted_dice=server.config.allow_scripted_dice,
-                max_dice=server.config.limits.max_dice_per_request,
-                player=self.viewer.player,
-            )
-        if viewer is not self.viewer:
-            # ``user`` is the log's text for people; ``player`` says whose the row is.
-            ctx = replace(
-                ctx, user=f"{viewer.player} (relayed by {self.user})", player=viewer.player
-            )
-        # References to the GM's stored stat blocks become the blocks (the log keeps those).
-        resolved = server.vault.resolve(
-            read,
-            viewer,
-            lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice),
-            rules,
-        )
-        try:
-            decided = decide(
-                resolved.read, rules, server.store, ctx, time.time(), resolved.unlogged
-            )
-        except ProtocolError as err:
-            raise resolved.error(err) from None
-        self.outcome_row = (message.request.id, decided.row.hash)
-        if decided.refusal is not None:
-            # Refused after dice: the refusal is the id's logged outcome. The error goes out
-            # once its row is durable, and again on every resend; nobody else is told.
-            code, why = resolved.refusal(decided.refusal)
-            return encode(ProtocolError(code, why, message.request.id).reply())
-        seq, text = decided.row.seq, decided.text
-        if not decided.replayed:
-            # Tell the other listeners once the row is durable. Even when nobody else listens
-            # now: one may join before the commit, and only this event brings it the row
-            # (arbiter.bridge.gap_replay); publishing skips a lone listener's own outcomes.
-            server.announce(seq, text, origin=self, row=self.outcome_row)
-        return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))
+__all__ = [
+    "CLOSE_AUTH_FAILED",
+    "CLOSE_AUTH_TIMEOUT",
+    "CLOSE_REVOKED",
+    "CLOSE_STALE",
+    "INTERNAL_ERROR",
+    "RECALL_RETRY",
+    "ClientSession",
+    "commit_failed",
+]

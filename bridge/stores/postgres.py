@@ -21,63 +21,39 @@ leases on the database's clock; a claim moves the epoch on), so a former owner i
 A host's stores share one connection pool (:mod:`arbiter.bridge.stores.postgres_pool`): a
 flush borrows a connection for its whole transaction and gives it back, a broken one is
 discarded. A store opened without a pool (one world per process) keeps a connection of its own.
+
+This module opens, loads and flushes a store; its writes are staged by
+:mod:`.postgres_writes`, older rows read back by :mod:`.postgres_recall`, and the group commit's
+transaction is :mod:`.postgres_commit`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
+from collections.abc import AsyncIterator
 from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from arbiter.bridge.records import (
-    GENESIS,
-    Encounter,
-    NewRoll,
-    Player,
-    Roll,
-    Session,
-    roll_hash,
-)
-from arbiter.bridge.stores.interface import (
-    RequestLogged,
-    RowNotCached,
-    StaleWriter,
-    StatBlock,
-    UnstorableText,
-)
-from arbiter.bridge.stores.postgres_cache import WorldRows, load_world, roll_of
+from arbiter.bridge.records import GENESIS
+from arbiter.bridge.stores.interface import StaleWriter, UnstorableText
+from arbiter.bridge.stores.postgres_cache import WorldRows, load_world
+from arbiter.bridge.stores.postgres_commit import commit
 from arbiter.bridge.stores.postgres_pool import LoadSlots, check_soon
-from arbiter.bridge.stores.postgres_reads import WorldReads
+from arbiter.bridge.stores.postgres_recall import OLDER_PAGE, WorldRecall
 from arbiter.bridge.stores.postgres_schema import (
-    ADVANCE_HEAD,
-    BIND_PLAYER,
-    DELETE_STAT_BLOCK,
-    END_SESSION,
-    INSERT_ROLL,
-    MOVE_ENCOUNTER,
-    NOTIFY_PLAYERS,
-    PUT_PLAYER,
-    PUT_SESSION,
-    PUT_STAT_BLOCK,
-    ROLL_COLUMNS,
     ROLL_KEYS,
     SCHEMA_VERSION,
     STALE_SQLSTATE,
     install,
 )
+from arbiter.bridge.stores.postgres_writes import WorldWrites
 
 DEFAULT_CACHE_ROWS = 1000
 """How many of a world's most recent rows a store holds whole (``arbiter serve --cache-rows``):
 twice a gap replay's 500 (``Limits.max_replay_rows``), so a reconnect is replayed from memory."""
-
-OLDER_PAGE = 1000
-"""Rows read per round trip when older rows are read from the database."""
 
 
 class LostWithFlush(RuntimeError):
@@ -90,11 +66,14 @@ class CacheBehind(RuntimeError):
     they are dropped (nothing of them was committed); the store is in step again."""
 
 
-class PostgresStore(WorldReads):
+class PostgresStore(WorldRecall, WorldWrites):
     """One world's store in a PostgreSQL database shared by many worlds. Open it with
     :meth:`open` (under a claim's epoch: :meth:`arbiter.bridge.stores.ownership.Host.open_store`);
     one writer per world, fenced by the epoch (docs/scaling.md). Its reads are
-    :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`'."""
+    :class:`~arbiter.bridge.stores.postgres_reads.WorldReads`', older rows
+    :class:`~arbiter.bridge.stores.postgres_recall.WorldRecall`'s, its writes
+    :class:`~arbiter.bridge.stores.postgres_writes.WorldWrites`'; its commit is
+    :func:`~arbiter.bridge.stores.postgres_commit.commit`."""
 
     def __init__(
         self,
@@ -237,129 +216,6 @@ class PostgresStore(WorldReads):
             await self._conn.close()
             self._conn = None
 
-    # --- the roll log ---
-
-    async def recall(self, request_id: str) -> Roll | None:
-        """The row logged for ``request_id``; one not held whole is read from the database (by
-        the unique index on the id) and held where :meth:`find` sees it (None, and remembered as
-        not logged, when an id's digest matched but no row has it). Raises psycopg's
-        error when the database does not answer (nothing is decided then)."""
-        try:
-            return self.find(request_id)
-        except RowNotCached:
-            pass
-        rows = await self._read(
-            f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND request_id = %s",
-            (self.world, request_id),
-        )
-        if not rows:
-            # Another id's digest (request_index): not logged, and now known not to be.
-            self._committed.ids.absent(request_id)
-            return None
-        roll = roll_of(rows[0])
-        self._committed.recall(roll)
-        return roll
-
-    async def read_rolls(self, after: int, upto: int) -> list[Roll]:
-        """The committed rows ``after < seq <= upto``, from the database (no more than the
-        caller asks: it bounds them)."""
-        found: list[Roll] = []
-        while after < upto:
-            rows = await self._read(
-                f"SELECT {ROLL_COLUMNS} FROM rolls WHERE world = %s AND seq > %s AND seq <= %s "
-                "ORDER BY seq LIMIT %s",
-                (self.world, after, upto, OLDER_PAGE),
-            )
-            if not rows:
-                break
-            found.extend(roll_of(row) for row in rows)
-            after = found[-1].seq
-        return found
-
-    async def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """One read, on a pooled connection or the store's own (never inside a flush's
-        transaction); a broken connection is closed (the pool discards it, the store's own
-        is made anew by the next flush or read)."""
-        async with self._own_connection():
-            if self._closed:
-                raise RuntimeError(f"the store of world {self.world!r} is closed")
-            async with self._borrow() as conn:
-                try:
-                    cur = await conn.execute(sql, args)
-                    return await cur.fetchall()
-                except psycopg.OperationalError:
-                    await conn.close()
-                    raise
-
-    def _own_connection(self) -> contextlib.AbstractAsyncContextManager[object]:
-        """The lock on the store's own connection (nothing for a pooled store)."""
-        if self._pool is None:
-            return self._io
-        return contextlib.nullcontext()
-
-    def _older(self, after: int, upto: int, session: str | None) -> Iterator[Roll]:
-        """The committed rows not held whole, paged from the database on a connection of its
-        own (blocking: :meth:`rolls` is synchronous; the server awaits :meth:`read_rolls`)."""
-        where = "world = %s AND seq > %s AND seq <= %s"
-        if session is not None:
-            where += " AND session = %s"
-        with psycopg.connect(self.dsn, autocommit=True) as conn:
-            while after < upto:
-                args: tuple[Any, ...] = (self.world, after, upto)
-                if session is not None:
-                    args += (session,)
-                rows = conn.execute(
-                    f"SELECT {ROLL_COLUMNS} FROM rolls WHERE {where} ORDER BY seq LIMIT %s",
-                    (*args, OLDER_PAGE),
-                ).fetchall()
-                if not rows:
-                    return
-                for row in rows:
-                    yield roll_of(row)
-                after = rows[-1][0]
-
-    def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
-        """Stage the next row of the chain and its encounter's move (see the interface)."""
-        if self.logged(roll.request_id):
-            raise RequestLogged(f"request id {roll.request_id!r} is already logged")
-        _storable("roll", roll[:7])
-        seq, prev = self._last[0] + 1, self._last[1]
-        if encoded is None:
-            encoded = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
-        stored = Roll(seq, roll, prev, roll_hash(prev, seq, roll, *encoded))
-        self._rows.append((self.world, seq, *roll, prev, stored.hash))
-        self._staged.rolls.append(stored)
-        self._staged.by_request[roll.request_id] = stored
-        self._last = (seq, stored.hash)
-        if roll.encounter is not None:
-            self._move_encounter(roll, seq)
-        return stored
-
-    def _move_encounter(self, roll: NewRoll, seq: int) -> None:
-        # What the SQLite trigger does: a state that is not null replaces the stored one, a
-        # null state creates the encounter (stateless) only if it does not exist.
-        assert roll.encounter is not None
-        state = json.loads(roll.outcome).get("state")
-        current = self.encounter(roll.encounter)
-        text = None if state is None else json.dumps(state, sort_keys=True, ensure_ascii=False)
-        if state is not None:
-            ruleset = roll.ruleset if current is None else current.ruleset
-            self._staged.encounters[roll.encounter] = Encounter(roll.encounter, ruleset, state, seq)
-        elif current is None:
-            self._staged.encounters[roll.encounter] = Encounter(
-                roll.encounter, roll.ruleset, None, None
-            )
-        self._ops.append(
-            (
-                MOVE_ENCOUNTER,
-                (self.world, roll.encounter, roll.ruleset, text, None if state is None else seq),
-            )
-        )
-
-    @property
-    def pending(self) -> bool:
-        return bool(self._rows or self._ops or self._lost)
-
     async def flush(self) -> None:
         """Commit every staged write in one pipelined transaction that first compares and
         moves the world's head; raises (:class:`StaleWriter` when the head or epoch moved)
@@ -394,7 +250,7 @@ class PostgresStore(WorldReads):
             )
             async with self._borrow() as conn:
                 sent = len(rows)
-                await self._commit(conn, rows, ops, last)
+                await commit(conn, self.world, self.epoch, self._head, rows, ops, last)
         except PoolTimeout:
             # No connection came free in time: nothing was sent, nothing landed.
             self._drop_flight()
@@ -436,51 +292,6 @@ class PostgresStore(WorldReads):
             self._unsure, self._doubt = True, sent or self._doubt
             raise
         self._merge_flight(last)
-
-    async def _commit(
-        self,
-        conn: psycopg.AsyncConnection[Any],
-        rows: list[tuple[Any, ...]],
-        ops: list[tuple[str, tuple[Any, ...]]],
-        last: tuple[int, str],
-    ) -> None:
-        """The group commit's transaction, pipelined under one Sync: one round trip. ``BEGIN``
-        is queued first and ``COMMIT`` last, as statements: psycopg sends the Sync when the
-        pipeline ends even when the block raised (cancelled between awaits, or a parameter
-        psycopg could not adapt), and in an implicit transaction that Sync would commit
-        whatever was queued before the error. In an explicit one it commits nothing unless
-        ``COMMIT`` was queued; a statement the server refuses skips the rest, ``COMMIT``
-        included. Promises: when this raises anything but a cancellation or a broken
-        connection, nothing landed and the connection is idle again (rolled back); a
-        connection it leaves in doubt (broken, or cancelled mid-pipeline) is closed, so a pool
-        discards it instead of lending it on: a connection goes back only idle."""
-        try:
-            async with conn.pipeline():
-                await conn.execute("BEGIN")
-                await conn.execute(ADVANCE_HEAD, (self.world, self.epoch, *self._head, *last))
-                if rows:
-                    await conn.cursor().executemany(INSERT_ROLL, rows)
-                for sql, args in ops:
-                    await conn.execute(sql, args)
-                if any(sql is PUT_PLAYER or sql is BIND_PLAYER for sql, _ in ops):
-                    # Heard on commit by whoever serves the world's players (the host's
-                    # listener re-reads them: a re-read begun before this commit is followed
-                    # by one after it, so the world's cache ends on what the table holds).
-                    await conn.execute(NOTIFY_PLAYERS, (self.world,))
-                await conn.execute("COMMIT")
-        except psycopg.OperationalError:
-            await conn.close()
-            raise
-        except Exception:
-            # Refused by the server (the transaction is aborted: INERROR) or failed in the
-            # client before COMMIT was queued (the Sync left it open: INTRANS): roll it back.
-            await _settle(conn)
-            raise
-        except BaseException:
-            await conn.close()
-            raise
-        if not _idle(conn):
-            await _settle(conn)
 
     @contextlib.asynccontextmanager
     async def _borrow(self, load: bool = False) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
@@ -539,33 +350,6 @@ class PostgresStore(WorldReads):
         self._flying = WorldRows()
         self._head = last
 
-    # --- sessions ---
-
-    def open_session(self, session: Session) -> None:
-        _storable("session", session.row()[:5])
-        self._staged.sessions[session.id] = session
-        self._ops.append((PUT_SESSION, (self.world, *session.row())))
-
-    def end_session(self, session_id: str, now: float) -> None:
-        found = self.session(session_id)
-        if found is not None and found.ended is None:
-            self._staged.sessions[session_id] = _ended(found, now)
-        self._ops.append((END_SESSION, (now, self.world, session_id)))
-
-    def end_open_sessions(self, now: float) -> int:
-        open_ = [s for s in self.sessions() if s.ended is None]
-        for found in open_:
-            self.end_session(found.id, now)
-        return len(open_)
-
-    # --- players ---
-
-    def take_players(self, records: dict[str, Player]) -> None:
-        """The world's player records as committed, read anew (another process wrote them:
-        :class:`arbiter.bridge.stores.postgres_pool.PlayerFeed`); writes staged or in flight
-        still read over them."""
-        self._committed.players = dict(records)
-
     def connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
         """A connection for one short read beside the store's writes: the pool's, or, for a
         store with a connection of its own (which a flush may hold mid-transaction), a new one."""
@@ -574,50 +358,6 @@ class PostgresStore(WorldReads):
         from arbiter.bridge.stores.postgres_pool import fresh_connection
 
         return fresh_connection(self.dsn, "arbiter")
-
-    def put_player(self, player: Player) -> None:
-        _storable("player", (player.name, player.token_hash))
-        self._staged.players[player.name] = player
-        self._ops.append((PUT_PLAYER, (self.world, *player.row())))
-
-    def bind_player(self, player: Player) -> None:
-        """Stage a GM's bind; the flush writes it as one (:data:`BIND_PLAYER`), so the stored
-        token and revocation decide when it lands, not the cached ones it was decided on."""
-        _storable("player", (player.name,))
-        self._staged.players[player.name] = player
-        self._ops.append((BIND_PLAYER, (self.world, player.name, player.row()[1], player.created)))
-
-    # --- the GM's stat blocks ---
-
-    def put_stat_block(self, block: StatBlock) -> None:
-        _storable("stat block", (block.ruleset, block.participant, block.block, block.actor))
-        self._staged.stat_blocks[(block.ruleset, block.participant)] = block
-        self._ops.append((PUT_STAT_BLOCK, (self.world, *block)))
-
-    def delete_stat_block(self, ruleset: str, participant: str) -> None:
-        self._staged.stat_blocks[(ruleset, participant)] = None
-        self._ops.append((DELETE_STAT_BLOCK, (self.world, ruleset, participant)))
-
-
-async def _settle(conn: psycopg.AsyncConnection[Any]) -> None:
-    """Leave ``conn`` idle, rolling back the transaction it is in, or close it (a pool then
-    discards it) when it cannot be rolled back: a connection never goes back mid-transaction."""
-    if conn.closed or _idle(conn):
-        return
-    try:
-        await conn.rollback()
-    except Exception:
-        await conn.close()
-        return
-    except BaseException:  # cancelled while rolling back: in doubt, never lent again
-        await conn.close()
-        raise
-    if not _idle(conn):
-        await conn.close()
-
-
-def _idle(conn: psycopg.AsyncConnection[Any]) -> bool:
-    return conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
 
 
 _default_cache_rows = DEFAULT_CACHE_ROWS
@@ -632,22 +372,9 @@ def set_default_cache_rows(rows: int) -> None:
     _default_cache_rows = rows
 
 
-def _storable(what: str, texts: tuple[Any, ...]) -> None:
-    """Raise UnstorableText when a text holds a NUL, which PostgreSQL's text refuses: refused
-    here, one write fails alone, instead of the whole group commit it would have joined."""
-    for text in texts:
-        if isinstance(text, str) and "\x00" in text:
-            raise UnstorableText(
-                f"a {what} field holds a NUL character, which PostgreSQL cannot store: {text!r}"
-            )
-
-
-def _ended(session: Session, now: float) -> Session:
-    return replace(session, ended=now)
-
-
 __all__ = [
     "DEFAULT_CACHE_ROWS",
+    "OLDER_PAGE",
     "SCHEMA_VERSION",
     "CacheBehind",
     "LostWithFlush",

@@ -10,6 +10,7 @@ import asyncio
 import pytest
 
 import arbiter.bridge.stores.postgres as postgres_store
+import arbiter.bridge.stores.postgres_recall as postgres_recall
 import arbiter.bridge.stores.request_index as request_index
 from arbiter.bridge.records import Roll
 from arbiter.bridge.stores import RowNotCached
@@ -36,7 +37,7 @@ async def two_hundred_rows(dsn: str) -> list[Roll]:
 def test_a_world_opened_with_a_10_row_cache_after_200_rows_holds_10_rows_whole_and_every_id(
     postgres_database: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(postgres_store, "OLDER_PAGE", 7)  # the older rows come in many pages
+    monkeypatch.setattr(postgres_recall, "OLDER_PAGE", 7)  # the older rows come in many pages
 
     async def body() -> None:
         staged = await two_hundred_rows(postgres_database)

@@ -82,7 +82,7 @@ def test_a_claim_ends_the_pooled_connection_stuck_mid_commit_and_no_other(
         other = await a.open_store(claimed(await a.claim("other")))
         pool = await a.pool()
         # What a pooled store's flush has done when its host stops half-way through it
-        # (PostgresStore._commit's shape: BEGIN, the compare-and-append, pipelined, no COMMIT
+        # (postgres_commit.commit's shape: BEGIN, the compare-and-append, pipelined, no COMMIT
         # nor Sync yet): the pooled backend holds the world's row.
         async with pool.connection() as stuck, pool.connection() as idle:
             kept = idle.info.backend_pid
