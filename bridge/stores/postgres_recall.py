@@ -85,11 +85,14 @@ class WorldRecall(WorldReads):
     async def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """One read, on a pooled connection or the store's own (never inside a flush's
         transaction); a broken connection is closed (the pool discards it, the store's own
-        is made anew by the next flush or read)."""
+        is made anew by the next flush or read). On a pool it takes one of the host's load
+        slots, as a load does: however many resends of old ids the players of a host's worlds
+        send at once, their reads never hold more than half the pool, and the other half
+        serves the group commits."""
         async with self._own_connection():
             if self._closed:
                 raise RuntimeError(f"the store of world {self.world!r} is closed")
-            async with self._borrow() as conn:
+            async with self._borrow(load=True) as conn:
                 try:
                     cur = await conn.execute(sql, args)
                     return await cur.fetchall()

@@ -210,3 +210,36 @@ def test_a_pooled_connection_found_broken_has_the_pool_check_its_idle_ones(
         await host.close()
 
     run_apart(body())
+
+
+def test_reads_of_old_rows_wait_for_a_load_slot_and_leave_the_pool_to_the_others_flushes(
+    postgres_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import arbiter.bridge.stores.postgres as postgres_store
+
+    monkeypatch.setattr(postgres_store, "_default_cache_rows", 2)
+
+    async def body() -> None:
+        host = Host(postgres_database, "host-a", URL_A, ttl=30, pool_size=2)  # one load slot
+        reader = await host.open_store(claimed(await host.claim("reader")))
+        for n in range(6):
+            reader.stage(new_roll(f"r-{n}"))
+            await reader.flush()
+        busy = await host.open_store(claimed(await host.claim("busy")))
+        async with host.loads.slot():  # the one slot taken, as by a load or another read
+            reads = [asyncio.create_task(reader.recall(f"r-{n}")) for n in range(3)]
+            busy.stage(new_roll("a"))
+            await busy.flush()  # on the connection the reads leave free
+            # The reads wait for the slot: none has taken a connection.
+            assert not any(read.done() for read in reads)
+        found = await asyncio.gather(*reads)
+        assert [roll.entry.request_id for roll in found if roll is not None] == [
+            "r-0",
+            "r-1",
+            "r-2",
+        ]
+        for store in (reader, busy):
+            await store.close()
+        await host.close()
+
+    run_apart(body())
