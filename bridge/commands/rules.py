@@ -20,9 +20,6 @@ import asyncio
 import sys
 from pathlib import Path
 
-import psycopg
-
-from arbiter.bridge.stores.postgres_rules import RuleSources, publish, unpublish, world_sources
 from arbiter.bridge.world import PostgresWorld, add_store_arguments, where_from
 from arbiter.compiler.errors import RuleError
 from arbiter.compiler.model.loader import RULES_ROOT, load_all
@@ -66,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
     if args.rules is not None and args.action != "publish":
         print("arbiter rules: --rules goes with publish", file=sys.stderr)
         return 2
+    # Here, not at the top: psycopg is the `postgresql` extra, and every `arbiter` command
+    # imports this module (a plain install has no psycopg and must still run).
+    import psycopg
+
+    from arbiter.bridge.stores.postgres_rules import unpublish
+
     try:
         if args.action == "publish":
             return _publish(where, args.rules)
@@ -84,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _publish(where: PostgresWorld, folder: Path | None) -> int:
+    from arbiter.bridge.stores.postgres_rules import RuleSources, publish
+
     # The same validation as `arbiter build --rules DIR`, on the same bundled rules.
     try:
         load_all(RULES_ROOT, folder)
@@ -100,6 +105,8 @@ def _publish(where: PostgresWorld, folder: Path | None) -> int:
 
 
 def _show(where: PostgresWorld) -> int:
+    from arbiter.bridge.stores.postgres_rules import world_sources
+
     found = asyncio.run(world_sources(where.dsn, where.world))
     if found is None:
         print(f"world {where.world!r} is served with its host's rules")

@@ -57,6 +57,12 @@ async def stream(
         try:
             while task.done() is False or len(outcomes) + len(unavailable) < sent:
                 reply = json.loads(await ws.recv())
+                if reply["type"] == "error" and reply["code"] == "rate_limited":
+                    # Too many resends of rows read back from the database at once (a world's
+                    # cache holds the last rows only): nothing decided; sent again, the same id.
+                    await asyncio.sleep(reply["retry_after"])
+                    await ws.send(json.dumps(the_request(int(reply["id"].removeprefix("c-")))))
+                    continue
                 if reply["type"] == "error":
                     assert reply["code"] == "unavailable", reply
                     unavailable.add(reply["id"])
