@@ -78,6 +78,10 @@ def test_when_the_active_gm_leaves_the_other_gm_connects_and_answers_a_players_r
     [welcome] = [m for m in frames_to_server(second, server, "received") if m["type"] == "welcome"]
     assert welcome["you"]["gm"] is True
     assert wait_until(lambda: aria.call("() => game.users.activeGM?.id")) == SECOND_GM
+    # Aria's browser learns the request types from whichever GM's browser was connected when it
+    # said hello, or from the second GM's welcome (her page may have been ready only after the
+    # first GM left): the module socket's message may still be on its way.
+    aria.page.wait_for_function("() => game.modules.get('arbiter').api['combat-styles']?.exchange")
 
     # Aria's request goes to the active GM at send time: the second GM's browser answers it.
     answer = aria.call(
