@@ -117,10 +117,8 @@ def main() -> int:
             tracer: list[subprocess.Popen[bytes]] = []
 
             def attach() -> None:
-                tracer.append(
-                    subprocess.Popen(["strace", "-c", "-f", "-o", str(out), "-p", str(pid)],
-                                     stderr=subprocess.DEVNULL)  # fmt: skip
-                )
+                strace = ["strace", "-c", "-f", "-o", str(out), "-p", str(pid)]
+                tracer.append(subprocess.Popen(strace, stderr=subprocess.DEVNULL))
                 time.sleep(1.0)  # attached before the first request
 
             def detach() -> None:
