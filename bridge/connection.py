@@ -52,10 +52,15 @@ class Connection(ServerConnection):
     """Called with each message that arrives whole while no earlier one is queued; None (the
     default, before the hello is welcomed): every message is queued for ``recv()``."""
 
+    _synced = False
+    """True when every byte since websockets' parser was last found between frames was read
+    here, whole frames only (so it still is, and need not be looked at again)."""
+
     def data_received(self, data: bytes) -> None:
         """Hand the whole text frames ``data`` starts with to :attr:`on_message`; the rest of
         the bytes (all of them, unless websockets' parser is between frames) to websockets."""
-        if self.on_message is None or not self._between_frames():
+        if self.on_message is None or not (self._synced or self._between_frames()):
+            self._synced = False
             super().data_received(data)
             return
         end = len(data)
@@ -89,6 +94,7 @@ class Connection(ServerConnection):
                 break  # recv() fails the connection (1007)
             at = stop
             self._hand(handler, message)
+        self._synced = at == end
         if at < end:
             super().data_received(data[at:] if at else data)
 
