@@ -20,7 +20,9 @@ kernel's socket buffers aside).
 Frames are written already framed (:func:`text_frame`): a server's frames are not masked, so
 the bytes of one text frame are the same for every connection it goes to, and an outcome sent to
 many connections (its events) is framed once. :meth:`Outbox.send_frames` writes several in one
-write (the events of one group commit, to one connection). The server also gives websockets ``write_limit=limit``: its own
+write (the events of one group commit, to one connection), and :meth:`Outbox.hold` keeps frames
+to go in the next write (a listener's events and its own reply of the same group commit: one
+system call and one wake-up of the peer instead of two). The server also gives websockets ``write_limit=limit``: its own
 writes (the keepalive ping, the close frame) then only wait once a connection is over the
 limit, which it no longer stays.
 """

@@ -149,3 +149,34 @@ def test_a_frame_with_a_reserved_bit_closes_the_connection_with_1002(tmp_path: P
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(5)
     assert closed.value.rcvd is not None and closed.value.rcvd.code == 1002
+
+
+def masked(data: bytes, key: bytes) -> bytes:
+    """A final text frame of ``data`` masked with ``key`` (a browser draws one at random)."""
+    assert len(data) < 126 and len(key) == 4
+    return bytes((0x81, 0x80 | len(data))) + key + bytes(b ^ key[i % 4] for i, b in enumerate(data))
+
+
+def test_bytes_inside_a_message_cut_by_a_read_are_never_read_as_a_frame_of_their_own(
+    tmp_path: Path,
+) -> None:
+    # A hostile client picks its masks so that the bytes on the wire in the middle of one
+    # message form a whole frame of their own (a ping "e"), and cuts the message just
+    # before them: a reader that took the next read for the start of a frame would answer
+    # a message that was never sent, and lose its place in the stream.
+    inner = b'{"v":1,"type":"ping","id":"e"}'
+    smuggled = masked(inner, b"\xe0" * 4)
+    key = b"\xa0" * 4
+    text = bytes(b ^ key[0] for b in smuggled).decode()  # printable: no quote, no backslash
+    outer = json.dumps({"v": 1, "type": "ping", "id": "b" + text}).encode()
+    carrier = masked(outer, key)
+    cut = 6 + outer.index(text.encode())
+    assert carrier[cut:].startswith(smuggled)
+    with running(bundled_config(tmp_path)) as srv:
+        ws, _ = srv.hello()
+        write_at_once(ws, frame(Opcode.TEXT, ping("a")), carrier[:cut])
+        assert receive(ws)["id"] == "a"
+        write_at_once(ws, carrier[cut:], frame(Opcode.TEXT, ping("c")))
+        replies = [receive(ws)["id"] for _ in range(2)]
+        ws.close()
+    assert replies == ["b" + text, "c"]
