@@ -87,7 +87,7 @@ class Connection(ServerConnection):
             max_size = protocol.max_size
             if stop > end or (max_size is not None and length > max_size):
                 break  # cut by the read (websockets waits for the rest), or too large (1009)
-            payload = apply_mask(memoryview(data)[start:stop], data[start - 4 : start])
+            payload = apply_mask(data[start:stop], data[start - 4 : start])
             try:
                 message = str(payload, "utf-8")
             except UnicodeDecodeError:
@@ -135,7 +135,7 @@ class Connection(ServerConnection):
             return False  # a frame cut by a read, a message in fragments, or an extension
         # The server's parser (the handshake's) delegates to the frames' parser, which waits
         # in the reader's ``at_eof`` between two frames.
-        step = protocol.parser
+        step: object = protocol.parser
         for _ in range(3):
             step = getattr(step, "gi_yieldfrom", None)
             if step is None:
