@@ -1,7 +1,8 @@
 """System calls and CPU per request of a server: what callgrind's user-space count leaves out.
 
-Run: ``.venv/bin/python benchmarks/bridge_syscalls.py {arbiter,durable} [--connections N]
-[--requests M] [--subscribed] [--no-strace]`` (``strace`` must be installed for the counts).
+Run: ``.venv/bin/python benchmarks/bridge_syscalls.py {arbiter,durable} [--root DIR]
+[--connections N] [--requests M] [--subscribed] [--no-strace]`` (``strace`` must be installed
+for the counts; ``--root``: another checkout's server, run from that folder).
 
 The server runs as in ``benchmarks/bridge.py`` (same arguments, same frames, the same client);
 the client sends 300 combat-styles exchanges to warm it up, opens ``N`` connections, then:
@@ -56,6 +57,7 @@ def _strace_counts(path: Path) -> dict[str, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("server", choices=("arbiter", "durable"))
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose server runs")
     parser.add_argument("--connections", type=int, default=10)
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--reply-bytes", type=int, default=900, help="the durable echo's reply")
@@ -67,7 +69,7 @@ def main() -> int:
     secret: str | None = None
     if args.server == "arbiter":
         serve = [sys.executable, "-m", "arbiter.bridge.cli", "serve", "--data", str(data / "world")]
-        server = bench.Process([*serve, *bench.SERVE_ARGS])
+        server = bench.Process([*serve, *bench.SERVE_ARGS], args.root.resolve())
         secret = (data / "world" / "world.secret").read_text().strip()
     else:
         durable = [sys.executable, str(bench.DURABLE_SERVER), str(args.reply_bytes)]
@@ -108,7 +110,7 @@ def main() -> int:
         user = (marks[1][0] - marks[0][0]) / args.requests * 1e6
         system = (marks[1][1] - marks[0][1]) / args.requests * 1e6
         print(
-            f"{args.server}, {args.connections} connections"
+            f"{args.server} ({args.root}), {args.connections} connections"
             f"{', subscribed' if args.subscribed else ''}: CPU {user + system:.0f} us/request "
             f"(user {user:.0f}, system {system:.0f})"
         )
