@@ -18,7 +18,17 @@ from websockets.frames import Close, Frame, Opcode
 from websockets.sync.client import ClientConnection
 
 from arbiter.bridge.limits import Limits
-from tests.bridge.support import Running, bundled_config, receive, request, running, tiny_config
+from tests.bridge.support import (
+    Running,
+    bundled_config,
+    receive,
+    request,
+    running,
+    send,
+    tiny_config,
+)
+from tests.bridge.test_broadcast import karmic
+from tests.security.support import DEVON, SOLDIER
 
 FAST = Limits(rate_per_second=1e9, burst=10**9)
 """No rate limit: a test sends hundreds of messages."""
@@ -267,3 +277,62 @@ def test_a_client_that_never_reads_while_pipelining_is_dropped_with_4008(
 
 async def _dropped(srv: Running) -> int:
     return int(srv.server.health().get("dropped_too_slow", 0))
+
+
+def view(rid: str, viewer: str) -> dict[str, Any]:
+    return karmic(rid, "view", {"viewer": viewer})
+
+
+def test_two_players_pipelining_in_the_same_commits_get_every_other_event_once_in_seq_order(
+    tmp_path: Path,
+) -> None:
+    # Both connections' requests arrive in the same turns, so each is often the origin of one
+    # outcome of a group commit and a listener of the other's: its events are held for its
+    # reply (arbiter.bridge.broadcast). Nothing may be lost, doubled, reordered or leak a hand.
+    rounds, per_round = 20, 4
+    count = rounds * per_round
+    with running(bundled_config(tmp_path, limits=FAST)) as srv:
+        gm, _ = srv.hello(role="gm", user="gm", events=[])
+        setup = (
+            karmic("k-1", "start_duel", {"combatants": [DEVON, SOLDIER]}),
+            karmic("k-2", "draw_initiative", {"between": ["devon", "soldier"]}),
+            karmic("k-3", "draw_hands", {}),
+        )
+        for message in setup:
+            send(gm, message)
+            dealt = receive(gm)
+        hands = dealt["outcome"]["private"]
+        alice, _ = srv.hello(token=srv.player("alice", "devon"))
+        bob, _ = srv.hello(token=srv.player("bob", "soldier"))
+        players = {"a": (alice, "devon"), "b": (bob, "soldier")}
+        got: dict[str, list[dict[str, Any]]] = {who: [] for who in players}
+        for round in range(rounds):
+            # Both writes before reading: the server reads them in the same turn, mostly.
+            for who, (ws, viewer) in players.items():
+                ws.socket.sendall(
+                    b"".join(
+                        frame(Opcode.TEXT, json.dumps(view(f"{who}-{round}-{i}", viewer)).encode())
+                        for i in range(per_round)
+                    )
+                )
+            for who, (ws, _) in players.items():
+                got[who] += [receive(ws, 30) for _ in range(2 * per_round)]
+        for ws in (gm, alice, bob):
+            ws.close()
+    own_seqs = {}
+    for who, messages in got.items():
+        replies = [m for m in messages if m["type"] == "outcome"]
+        assert len(replies) == count, [m for m in messages if m["type"] != "event"][:3]
+        assert [r["outcome"]["id"] for r in replies] == [
+            f"{who}-{r}-{i}" for r in range(rounds) for i in range(per_round)
+        ]
+        own_seqs[who] = [r["seq"] for r in replies]
+        assert own_seqs[who] == sorted(own_seqs[who])
+    for who, other in (("a", "b"), ("b", "a")):
+        events = [m for m in got[who] if m["type"] == "event"]
+        assert [e["seq"] for e in events] == own_seqs[other]  # each once, in seq order
+        # A player never sees the other's hand in an event about it.
+        mine = players[who][1]
+        assert all(set(e["outcome"]["private"]) <= {mine} for e in events)
+        assert all(e["outcome"]["private"] == {} for e in events)
+    assert sorted(hands) == ["devon", "soldier"]
