@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,26 @@ def test_a_message_cut_at_every_byte_is_answered_once_and_in_its_turn(
         assert receive(ws)["id"] == f"s{cut}"
         write_at_once(ws, cut_frame[cut:], frame(Opcode.TEXT, ping(f"t{cut}")))
         assert [receive(ws)["id"] for _ in range(2)] == [f"x{cut}", f"t{cut}"]
+    ws.close()
+
+
+@pytest.mark.parametrize("step", [1, 3])
+def test_messages_trickled_a_few_bytes_per_read_are_answered_once_in_order(
+    srv: Running, step: int
+) -> None:
+    # The pauses only make separate reads likely; nothing is asserted about time.
+    ws, _ = srv.hello()
+    stream = b"".join(
+        (
+            frame(Opcode.TEXT, ping("a", 200)),
+            frame(Opcode.PING, b"x"),
+            frame(Opcode.TEXT, ping("b")),
+        )
+    )
+    for at in range(0, len(stream), step):
+        ws.socket.sendall(stream[at : at + step])
+        time.sleep(0.002)
+    assert [receive(ws)["id"] for _ in range(2)] == ["a", "b"]
     ws.close()
 
 
