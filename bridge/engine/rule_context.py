@@ -168,7 +168,95 @@ def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterVali
             ],
         )
 
+    _LIMITED[check] = (ruleset, kind, name)
     return AfterValidator(check)
+
+
+_LIMITED: dict[Any, tuple[str, type[RulesetBase], str]] = {}
+"""Every :func:`within_limits` check made, to the bound it holds its field to: how
+:func:`native_bounds` finds them in a core schema."""
+
+
+def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) -> Any:
+    """``schema`` (a pydantic core schema) with each :func:`within_limits` check replaced by
+    the same bound written on the field (``ge``/``le`` of its ints), read from ``context``'s
+    rules: pydantic-core checks it in Rust, without a call into Python per field. A frame the
+    result accepts is one ``schema`` accepts under ``context``, validated into the same models
+    (their classes and ``model_post_init`` are the schema's own), and the other way round; a
+    number out of bounds is the same ``greater_than_equal``/``less_than_equal`` error at the
+    same place. A check whose field is not a number, a mapping of numbers or a model of numbers
+    without defaults (whose defaults the check would see and a bound on the field would not)
+    is kept as it is.
+
+    The schema given is not changed: the result shares its unchanged parts (the very objects).
+    Every model class whose schema changed is added to ``models``: pydantic-core must be kept
+    from reusing such a class's own validator (``__pydantic_validator__``, which holds the
+    checks) when it builds the result (:func:`arbiter.bridge.reading.bounded_validator`).
+
+    Built once per snapshot of the rules (:class:`arbiter.bridge.reading.FrameReader`)."""
+    if type(schema) is list:
+        items = [native_bounds(item, context, models) for item in schema]
+        return schema if all(a is b for a, b in zip(items, schema, strict=True)) else items
+    if type(schema) is not dict:
+        return schema
+    if schema.get("type") == "function-after":
+        function = schema.get("function")
+        limit = _LIMITED.get(function.get("function")) if type(function) is dict else None
+        if limit is not None:
+            inner = native_bounds(schema["schema"], context, models)
+            low, high = _bound_of(context, *limit)
+            bounded = _bounded(inner, low, high, models)
+            return {**schema, "schema": inner} if bounded is None else bounded
+    changed = {key: native_bounds(value, context, models) for key, value in schema.items()}
+    if all(changed[key] is value for key, value in schema.items()):
+        return schema
+    if schema.get("type") in ("model", "dataclass"):
+        models.add(schema["cls"])
+    return changed
+
+
+def _bounded(
+    schema: dict[str, Any], low: float, high: float, models: set[type]
+) -> dict[str, Any] | None:
+    """``schema`` with every number it takes held to ``low``–``high``, as :func:`within_limits`
+    would hold it, or None when that cannot be written as a bound on the schema (then the
+    check stays). A model changed is added to ``models`` (see :func:`native_bounds`)."""
+    kind = schema.get("type")
+    if kind == "int":
+        if any(key in schema for key in ("ge", "gt", "le", "lt", "multiple_of")):
+            return None  # a bound of its own already: the check stays
+        bounded = dict(schema)
+        if low != -math.inf:
+            bounded["ge"] = int(low)
+        if high != math.inf:
+            bounded["le"] = int(high)
+        return bounded
+    part = _PARTS.get(kind) if type(kind) is str else None
+    if part is not None:
+        inner = schema.get(part)
+        found = _bounded(inner, low, high, models) if type(inner) is dict else None
+        if found is None:
+            return None
+        if kind == "model":
+            models.add(schema["cls"])
+            # Bounded here, the model is no longer the one its ``ref`` names elsewhere.
+            return {k: v for k, v in schema.items() if k != "ref"} | {part: found}
+        return {**schema, part: found}
+    if kind == "model-fields":
+        if schema.get("extras_schema") is not None or schema.get("computed_fields"):
+            return None  # numbers the check would see and a bound on a field would not
+        fields = {}
+        for name, field in schema["fields"].items():
+            found = _bounded(field, low, high, models)
+            if found is None:
+                return None
+            fields[name] = found
+        return {**schema, "fields": fields}
+    return None
+
+
+_PARTS = {"nullable": "schema", "dict": "values_schema", "model": "schema", "model-field": "schema"}
+"""The part of a schema of each of these kinds that holds its numbers."""
 
 
 def refuse(model: str, problems: list[InitErrorDetails]) -> None:
