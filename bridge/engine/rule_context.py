@@ -18,7 +18,7 @@ interpreted, like the request models that use it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -91,10 +91,34 @@ _UNBOUNDED: tuple[float, float] = (-math.inf, math.inf)
 """A cached "nothing to check": no served rules of the kind (the field is taken as it is)."""
 
 
+VIEWS = "arbiter.views"
+"""The context key of each ruleset's engine view of its served rules (None: not served), by
+ruleset id: a cache the ruleset's stat block fills on first use (:func:`view_in`), so a block's
+rule-data check starts with one lookup instead of finding the rules and their view again."""
+
+
 def validation_context(rules: Mapping[str, RulesetBase]) -> dict[str, Any]:
-    """The validation context carrying ``rules`` (ruleset id → its loaded rule model), with an
-    empty cache of the bounds read from them (:data:`BOUNDS`)."""
-    return {RULES: rules, BOUNDS: {}}
+    """The validation context carrying ``rules`` (ruleset id → its loaded rule model), with
+    empty caches of the bounds read from them (:data:`BOUNDS`) and of their engines' views
+    (:data:`VIEWS`)."""
+    return {RULES: rules, BOUNDS: {}, VIEWS: {}}
+
+
+V = TypeVar("V")
+
+
+def view_in(
+    context: object, ruleset: str, kind: type[RulesetBase], view: Callable[[Any], V]
+) -> V | None:
+    """``view`` of the ``ruleset`` rules in ``context`` (:func:`rules_of`), or None without
+    them; kept in the context's :data:`VIEWS` cache when it has one. The usual caller looks the
+    cache up itself first (``context[VIEWS][ruleset]``) and comes here on a miss."""
+    rules = rules_of(context, ruleset, kind)
+    found = None if rules is None else view(rules)
+    cache = context.get(VIEWS) if isinstance(context, Mapping) else None
+    if type(cache) is dict:
+        cache[ruleset] = found
+    return found
 
 
 def _bound_of(
