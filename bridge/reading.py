@@ -7,6 +7,9 @@ served engines, one pydantic validator of every client message in which a reques
 a union discriminated by ``ruleset`` and then by ``type``, its ``body`` the request type's own
 model: pydantic parses the frame's JSON and validates the whole message, body included, in one
 pass in Rust, in strict JSON mode (``"5"`` is not 5, as everywhere in the protocol).
+The stat blocks' bounds (the served data's ``stat_block_limits``) are written into that validator
+as native constraints, once per snapshot of the rules (:func:`bounded_validator`), so they too
+are checked in Rust, with no Python call per field.
 
 That fast path is all or nothing. A frame it refuses for any reason (bad JSON, an unknown
 ruleset or type, a wrong field, an integer too long, a lone surrogate, a missing body …) is
@@ -23,6 +26,7 @@ reads the participants a request acts for from it.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated, Any, Literal, NamedTuple, Union
@@ -136,7 +140,7 @@ def bounded_validator(
         return SchemaValidator(adapter.core_schema)
     models: set[type] = set()
     schema = native_bounds(adapter.core_schema, context, models)
-    with _MODEL_BUILDS:
+    with _BOUNDING, _MODEL_BUILDS:
         marked = [m for m in models if m.__dict__.get("__pydantic_complete__") is True]
         try:
             for model in marked:
@@ -149,7 +153,12 @@ def bounded_validator(
 
 _MODEL_BUILDS: AbstractContextManager[Any] = getattr(pydantic.main, "_rebuild_lock", nullcontext())
 """pydantic's lock of model (re)builds, which set ``__pydantic_complete__`` too (a private name:
-without it, nothing else in this process builds models while a snapshot is read)."""
+without it, no model of the request bodies is rebuilt while a snapshot is read anyway)."""
+_BOUNDING = threading.Lock()
+"""One :func:`bounded_validator` build at a time (snapshots are built in threads: a world's own
+rules, a reload): another build must never see a model this one marked incomplete, nor restore
+it in the middle of this one, or a model bounded in its parent's schema (hmk ``attributes``)
+would be taken from its own validator, which does not hold the bound."""
 
 
 class FrameReader:

@@ -10,6 +10,10 @@ stat block for the server (the fast path of ``bridge/reading.py``, ``bridge/deci
 ``validate_body``) passes :func:`validation_context` of the rules it decides with. A stat
 block ``check`` accepts is then one every request of its ruleset accepts as a stat block.
 
+The server's one-pass frame reader writes the same bounds into its own validator instead
+(:func:`native_bounds`, once per snapshot): the request models keep their per-field checks, and
+the error replies they give.
+
 Without a context (a body built by hand in a test) only the shape is checked; the engines
 still refuse what they cannot decide. This module imports pydantic, so mypyc leaves it
 interpreted, like the request models that use it.
