@@ -2,9 +2,8 @@
 
 Integers of more digits than Python converts (4,300), a stat block number past its bound, a lone
 surrogate in a request whose id is already logged, and a protocol version written ``true`` or
-``1.0``: each gets a named error
-(``invalid_message`` / ``invalid_request``) naming the field, never ``internal``, and the
-connection stays up.
+``1.0``: each gets a named error (``invalid_message`` / ``invalid_request``) naming the field,
+never ``internal``, and the connection stays up.
 """
 
 from __future__ import annotations
