@@ -156,9 +156,10 @@ _MODEL_BUILDS: AbstractContextManager[Any] = getattr(pydantic.main, "_rebuild_lo
 without it, no model of the request bodies is rebuilt while a snapshot is read anyway)."""
 _BOUNDING = threading.Lock()
 """One :func:`bounded_validator` build at a time (snapshots are built in threads: a world's own
-rules, a reload): another build must never see a model this one marked incomplete, nor restore
-it in the middle of this one, or a model bounded in its parent's schema (hmk ``attributes``)
-would be taken from its own validator, which does not hold the bound."""
+rules, a reload): another build must not restore a model this one marked incomplete in the
+middle of this one (that model's part would then be its own validator: its checks, in Python).
+A bound is never lost either way: what is written into a nested model's schema is only ever
+what that model's own validator checks too (:func:`~arbiter.bridge.engine.rule_context._bounded`)."""
 
 
 class FrameReader:

@@ -212,9 +212,7 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
     result accepts is one ``schema`` accepts under ``context``, validated into the same models
     (their classes and ``model_post_init`` are the schema's own), and the other way round; a
     number out of bounds is the same ``greater_than_equal``/``less_than_equal`` error at the
-    same place. A check whose field is not a number, a mapping of numbers or a model of numbers
-    without defaults (whose defaults the check would see and a bound on the field would not)
-    is kept as it is.
+    same place. A check whose field is not a number or a mapping of numbers is kept as it is.
 
     The schema given is not changed: the result shares its unchanged parts (the very objects).
     Every model class whose schema changed is added to ``models``: pydantic-core must be kept
@@ -233,7 +231,7 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
         if limit is not None:
             inner = native_bounds(schema["schema"], context, models)
             low, high = _bound_of(context, *limit)
-            bounded = _bounded(inner, low, high, models)
+            bounded = _bounded(inner, low, high)
             return {**schema, "schema": inner} if bounded is None else bounded
     changed = {key: native_bounds(value, context, models) for key, value in schema.items()}
     if all(changed[key] is value for key, value in schema.items()):
@@ -243,12 +241,10 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
     return changed
 
 
-def _bounded(
-    schema: dict[str, Any], low: float, high: float, models: set[type]
-) -> dict[str, Any] | None:
+def _bounded(schema: dict[str, Any], low: float, high: float) -> dict[str, Any] | None:
     """``schema`` with every number it takes held to ``low``–``high``, as :func:`within_limits`
     would hold it, or None when that cannot be written as a bound on the schema (then the
-    check stays). A model changed is added to ``models`` (see :func:`native_bounds`)."""
+    check stays)."""
     kind = schema.get("type")
     if kind == "int":
         if any(key in schema for key in ("ge", "gt", "le", "lt", "multiple_of")):
@@ -259,31 +255,21 @@ def _bounded(
         if high != math.inf:
             bounded["le"] = int(high)
         return bounded
+    if kind == "model":
+        # A bound on a field holding a model (hmk ``attributes``) stays a check: written into the
+        # nested model's schema, it would hold only while pydantic-core builds that model from
+        # this schema and not from the class's own validator (which lacks the parent's bound).
+        # Kept as a check, a pydantic that reuses the class's validator loses speed, never a bound.
+        return None
     part = _PARTS.get(kind) if type(kind) is str else None
     if part is not None:
         inner = schema.get(part)
-        found = _bounded(inner, low, high, models) if type(inner) is dict else None
-        if found is None:
-            return None
-        if kind == "model":
-            models.add(schema["cls"])
-            # Bounded here, the model is no longer the one its ``ref`` names elsewhere.
-            return {k: v for k, v in schema.items() if k != "ref"} | {part: found}
-        return {**schema, part: found}
-    if kind == "model-fields":
-        if schema.get("extras_schema") is not None or schema.get("computed_fields"):
-            return None  # numbers the check would see and a bound on a field would not
-        fields = {}
-        for name, field in schema["fields"].items():
-            found = _bounded(field, low, high, models)
-            if found is None:
-                return None
-            fields[name] = found
-        return {**schema, "fields": fields}
+        found = _bounded(inner, low, high) if type(inner) is dict else None
+        return None if found is None else {**schema, part: found}
     return None
 
 
-_PARTS = {"nullable": "schema", "dict": "values_schema", "model": "schema", "model-field": "schema"}
+_PARTS = {"nullable": "schema", "dict": "values_schema"}
 """The part of a schema of each of these kinds that holds its numbers."""
 
 
