@@ -39,7 +39,7 @@ from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
     BIND_PLAYER_SQLITE,
-    INSERT_ROLL,
+    INSERT_ROLL_NULLS,
     MIGRATE_1,
     PLAYER_COLUMNS,
     PROBE_ROLL,
@@ -50,6 +50,8 @@ from arbiter.bridge.stores.sqlite_schema import (
     STAT_BLOCK_COLUMNS,
     decode_roll,
 )
+
+_ALL_BOUND = (True, True, True)
 
 
 class RollbackLostRows(sqlite3.OperationalError):
@@ -113,6 +115,9 @@ class Store:
         """The ``rolls`` columns in :data:`ROLL_COLUMNS` order (a schema-1 copy read as it is
         has no ``player``)."""
         self._roll_at = f"SELECT {columns} FROM rolls WHERE seq = ?"
+        self._rows = self._db.cursor()
+        """The cursor of the idempotency probe and the INSERT of each row: one kept, rather than
+        the new cursor object ``Connection.execute`` makes (and frees) per statement."""
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq: int
         self._last_hash: str
@@ -126,7 +131,9 @@ class Store:
 
     # --- sessions ---
 
-    def _write(self, sql: str, args: tuple[Any, ...]) -> sqlite3.Cursor:
+    def _write(
+        self, sql: str, args: tuple[Any, ...], cursor: sqlite3.Cursor | None = None
+    ) -> sqlite3.Cursor:
         """Execute a write, inside the open transaction if any.
 
         On a full disk or an I/O error SQLite may roll back the whole transaction, not only the
@@ -135,7 +142,9 @@ class Store:
         continues from the last committed row.
         """
         try:
-            return self._db.execute(sql, args)
+            if cursor is None:
+                return self._db.execute(sql, args)
+            return cursor.execute(sql, args)
         except sqlite3.Error:
             if not self._db.in_transaction and self._last_seq != self._committed[0]:
                 self._lost = True
@@ -176,7 +185,7 @@ class Store:
         Nearly every request is new: the probe reads one column, and only a logged id (a
         resend) reads its whole row.
         """
-        found = self._db.execute(PROBE_ROLL, (request_id,)).fetchone()
+        found = self._rows.execute(PROBE_ROLL, (request_id,)).fetchone()
         if found is None:
             return None
         return decode_roll(self._db.execute(self._roll_at, found).fetchone())
@@ -220,11 +229,34 @@ class Store:
         # ``scripted`` goes in as the int it is stored as: sqlite3 binds only exact ints
         # directly, and sends a bool through its adapter lookup (an AttributeError raised and
         # cleared per row) before binding the same 0 or 1.
-        try:
-            self._write(
-                INSERT_ROLL,
-                (seq, *roll[:11], int(roll.scripted), roll.time, roll.player, prev, digest),
+        # A None is written as the statement's literal NULL, not bound (INSERT_ROLL_NULLS).
+        encounter, counter, player = roll.encounter, roll.counter, roll.player
+        has = (encounter is not None, counter is not None, player is not None)
+        if has == _ALL_BOUND:
+            args: tuple[Any, ...] = (
+                seq,
+                *roll[:11],
+                int(roll.scripted),
+                roll.time,
+                player,
+                prev,
+                digest,
             )
+        else:
+            args = (
+                seq,
+                *roll[:5],
+                *((encounter,) if has[0] else ()),
+                *roll[6:10],
+                *((counter,) if has[1] else ()),
+                int(roll.scripted),
+                roll.time,
+                *((player,) if has[2] else ()),
+                prev,
+                digest,
+            )
+        try:
+            self._write(INSERT_ROLL_NULLS[has], args, self._rows)
         except sqlite3.IntegrityError as err:
             raise RequestLogged(f"request id {roll.request_id!r} is already logged") from err
         stored = Roll(seq, roll, prev, digest)
