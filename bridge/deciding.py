@@ -154,10 +154,12 @@ def decide(
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        outcome = json.loads(stored.entry.outcome)
-        return Decided(
-            stored, outcome, OutcomeText(outcome), replayed=True, refusal=refusal_in(outcome)
-        )
+        entry = stored.entry
+        outcome = json.loads(entry.outcome)
+        # The logged texts as they are: a resend is answered with the outcome's logged text,
+        # not a second serialisation of it.
+        text = OutcomeText.logged_as(outcome, entry.dice, entry.outcome)
+        return Decided(stored, outcome, text, replayed=True, refusal=refusal_in(outcome))
 
     served, state = _admitted(
         rid,

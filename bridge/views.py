@@ -116,6 +116,27 @@ class OutcomeText:
         self._public: bytes | None = None
         self._gm: bytes | None = None
 
+    @classmethod
+    def logged_as(cls, outcome: dict[str, Any], dice: str, logged: str) -> OutcomeText:
+        """The texts of an outcome read back from the log: ``dice`` and ``logged`` are its
+        row's ``dice`` and ``outcome`` columns (``outcome`` is ``logged`` decoded), so the
+        logged text is not serialised again; a view that withholds something is serialised
+        from ``outcome`` as for a new outcome."""
+        text = object.__new__(cls)
+        text._outcome = outcome
+        text.dice = dice
+        text.dice_bytes = dice.encode()
+        text.logged = logged
+        text.logged_bytes = logged.encode()
+        text.same_for_all = (
+            not outcome.get("private")
+            and _HIDDEN_MARK not in text.dice_bytes
+            and outcome.get("state") is None
+        )
+        text._public = None
+        text._gm = None
+        return text
+
     def shown(self, viewer: Viewer) -> str:
         """``canonical(project(outcome, viewer))``, serialising as little as it can."""
         if self.same_for_all:
