@@ -58,7 +58,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     from arbiter.bridge.refusals import settle
     from arbiter.bridge.server import ArbiterServer, ServerConfig, settle_heap
     from arbiter.bridge.session import ClientSession
-    from arbiter.bridge.stores.sqlite_schema import INSERT_ROLL
+    from arbiter.bridge.stores.sqlite_schema import INSERT_ROLL_NULLS
     from arbiter.bridge.views import OutcomeText
 
     data = Path(tempfile.mkdtemp(prefix="arbiter-steps-"))
@@ -119,8 +119,9 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     def insert(i: int) -> None:
         if i % 10 == 0:
             store._db.execute("BEGIN IMMEDIATE")
-        r = rolls[i]
-        store._db.execute(INSERT_ROLL, (10**6 + i, *r[:11], 0, r.time, r.player, "p", "h"))
+        r = rolls[i]  # no encounter, keyed dice, no player: the statement the store runs
+        args = (10**6 + i, *r[:5], *r[6:11], 0, r.time, "p", "h")
+        store._db.execute(INSERT_ROLL_NULLS[False, True, False], args)
         if i % 10 == 9:
             store._db.execute("COMMIT")
 
