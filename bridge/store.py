@@ -39,7 +39,7 @@ from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
     BIND_PLAYER_SQLITE,
-    INSERT_ROLL_NULLS,
+    INSERT_USUAL,
     MIGRATE_1,
     PLAYER_COLUMNS,
     PROBE_ROLL,
@@ -49,10 +49,9 @@ from arbiter.bridge.stores.sqlite_schema import (
     SCHEMA_VERSION,
     STAT_BLOCK_COLUMNS,
     decode_roll,
+    insert_roll,
 )
 
-_USUAL = (False, True, False)
-"""Which of ``encounter``, ``counter`` and ``player`` most rows bind (:meth:`Store.stage`)."""
 _new_row = tuple.__new__
 """``tuple.__new__(Roll, fields)``: a :class:`Roll` without its Python-level __new__."""
 
@@ -229,38 +228,19 @@ class Store:
             self._committed = (self._last_seq, prev)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
-        # ``scripted`` goes in as the int it is stored as: sqlite3 binds only exact ints
-        # directly, and sends a bool through its adapter lookup (an AttributeError raised and
-        # cleared per row) before binding the same 0 or 1.
-        # A None is written as the statement's literal NULL, not bound (INSERT_ROLL_NULLS).
-        encounter, counter, player = roll.encounter, roll.counter, roll.player
-        has = (encounter is not None, counter is not None, player is not None)
-        if has == _USUAL:  # no encounter, keyed dice, the GM's own: the common row
-            args: tuple[Any, ...] = (
-                seq,
-                *roll[:5],
-                *roll[6:11],
-                int(roll.scripted),
-                roll.time,
-                prev,
-                digest,
+        # ``scripted`` goes in as the int it is stored as, and a None as the literal NULL
+        # (sqlite3 sends a bool or a None through its adapter lookup, per value per row).
+        if roll.encounter is None and roll.counter is not None and roll.player is None:
+            # The usual row (no encounter, keyed dice, the GM's own), written out here.
+            sql, args = (
+                INSERT_USUAL,
+                (seq, *roll[:5], *roll[6:11], int(roll.scripted), roll.time, prev, digest),
             )
         else:
-            args = (
-                seq,
-                *roll[:5],
-                *((encounter,) if has[0] else ()),
-                *roll[6:10],
-                *((counter,) if has[1] else ()),
-                int(roll.scripted),
-                roll.time,
-                *((player,) if has[2] else ()),
-                prev,
-                digest,
-            )
+            sql, args = insert_roll(seq, roll, prev, digest)
         try:
             # _write's bookkeeping, written out: one Python call less per row.
-            self._rows.execute(INSERT_ROLL_NULLS[has], args)
+            self._rows.execute(sql, args)
         except sqlite3.Error as err:
             if not db.in_transaction and self._last_seq != self._committed[0]:
                 self._lost = True
