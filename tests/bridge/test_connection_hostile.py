@@ -357,3 +357,19 @@ def test_two_players_pipelining_in_the_same_commits_get_every_other_event_once_i
         assert all(set(e["outcome"]["private"]) <= {mine} for e in events)
         assert all(e["outcome"]["private"] == {} for e in events)
     assert sorted(hands) == ["devon", "soldier"]
+
+
+def test_a_client_offering_permessage_deflate_gets_no_extension_and_rsv1_closes_1002(
+    srv: Running,
+) -> None:
+    # Compressed frames (RSV1) are never agreed, so never read as text: the server refuses
+    # the offer, and a frame claiming compression anyway is a protocol error.
+    ws = srv.connect(compression="deflate")
+    assert ws.protocol.extensions == []
+    assert "Sec-WebSocket-Extensions" not in (ws.response.headers if ws.response else {})
+    ws.close()
+    ws, _ = srv.hello()
+    plain = frame(Opcode.TEXT, ping("b"))
+    write_at_once(ws, frame(Opcode.TEXT, ping("a")), bytes((plain[0] | 0x40,)) + plain[1:])
+    assert receive(ws)["id"] == "a"
+    assert close_code(ws) == 1002
