@@ -219,7 +219,7 @@ class GroupCommit:
         self._scheduled = True
         if self._committer is None:
             loop = self._loop
-            if loop is None or loop.is_closed():
+            if loop is None or not loop.is_running():
                 # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
                 loop = self._loop = asyncio.get_running_loop()
             self._committer = loop.create_task(self._run(), name="group-commit")

@@ -128,8 +128,10 @@ class Connection(ServerConnection):
             log.exception("connection %s: unexpected failure handling a message", self.id)
 
     def _between_frames(self) -> bool:
-        """True when websockets' parser holds no byte and waits for a new frame (so the next
-        byte read starts one); False mid-frame, and with any other parser (after a close)."""
+        """True when websockets' parser holds no byte and waits in the reader's ``at_eof`` (so
+        the next byte read starts a frame); False mid-frame. After a close or a failure
+        websockets' ``discard`` parser waits there too: the reading loop's check that the
+        connection is OPEN is what keeps those bytes from being read as frames."""
         protocol = self.protocol
         if protocol.reader.buffer or protocol.cur_size is not None or protocol.extensions:
             return False  # a frame cut by a read, a message in fragments, or an extension
