@@ -227,7 +227,7 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
         return schema
     if schema.get("type") == "function-after":
         function = schema.get("function")
-        limit = _LIMITED.get(function.get("function")) if type(function) is dict else None
+        limit = _limit_of(function.get("function")) if type(function) is dict else None
         if limit is not None:
             inner = native_bounds(schema["schema"], context, models)
             low, high = _bound_of(context, *limit)
@@ -239,6 +239,15 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
     if schema.get("type") in ("model", "dataclass"):
         models.add(schema["cls"])
     return changed
+
+
+def _limit_of(function: object) -> tuple[str, type[RulesetBase], str] | None:
+    """The bound a :func:`within_limits` check holds its field to; None for any other function
+    (one that cannot be hashed, a callable object pydantic accepts as well, among them)."""
+    try:
+        return _LIMITED.get(function)
+    except TypeError:
+        return None
 
 
 def _bounded(schema: dict[str, Any], low: float, high: float) -> dict[str, Any] | None:
