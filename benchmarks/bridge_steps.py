@@ -11,7 +11,8 @@ The steps are the server's own, one at a time, on the combat-styles exchange of
 (parse and validate, body typed), the pieces it is made of beside the durable echo's
 ``json.loads``, the engine's decision, the outcome's texts, the row's hash, the INSERT, the
 idempotency probe, and ``ClientSession.handle`` whole (with the group commit's COMMIT every 10
-rows). Instrumentation is switched on (``callgrind_control -i on``) after start-up and warm-up,
+rows), then again with the engine's decision replaced by outcomes decided before (the server's
+own cost of a request). Instrumentation is switched on (``callgrind_control -i on``) after start-up and warm-up,
 so what the rules cost to load is not counted; each step is zeroed before and dumped after.
 """
 
@@ -51,6 +52,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     import orjson
     from pydantic import JsonValue, TypeAdapter
 
+    from arbiter.bridge import deciding
     from arbiter.bridge.deciding import request_json
     from arbiter.bridge.engine.dice import Dice, KeyedSource
     from arbiter.bridge.limits import BudgetedSource, Limits
@@ -58,7 +60,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     from arbiter.bridge.refusals import settle
     from arbiter.bridge.server import ArbiterServer, ServerConfig, settle_heap
     from arbiter.bridge.session import ClientSession
-    from arbiter.bridge.stores.sqlite_schema import INSERT_ROLL
+    from arbiter.bridge.stores.sqlite_schema import INSERT_ROLL_NULLS
     from arbiter.bridge.views import OutcomeText
 
     data = Path(tempfile.mkdtemp(prefix="arbiter-steps-"))
@@ -74,7 +76,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     session.bind_player(None)
     frames = [
         json.dumps({"v": 1, "type": "request", "request": bench.combat_styles_exchange(i)})
-        for i in range(4 * calls)
+        for i in range(5 * calls)
     ]
     for frame in frames[:calls]:  # warm-up
         session.handle(frame)
@@ -119,13 +121,26 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     def insert(i: int) -> None:
         if i % 10 == 0:
             store._db.execute("BEGIN IMMEDIATE")
-        r = rolls[i]
-        store._db.execute(INSERT_ROLL, (10**6 + i, *r[:11], 0, r.time, r.player, "p", "h"))
+        r = rolls[i]  # no encounter, keyed dice, no player: the statement the store runs
+        args = (10**6 + i, *r[:5], *r[6:11], 0, r.time, "p", "h")
+        store._db.execute(INSERT_ROLL_NULLS[False, True, False], args)
         if i % 10 == 9:
             store._db.execute("COMMIT")
 
     def handle(i: int) -> None:
         session.handle(frames[2 * calls + i])
+        if i % 10 == 9:
+            store.commit()
+
+    def handle_stubbed(i: int) -> None:
+        # The engine's decision replaced by an outcome decided before: what is left is the
+        # server's own cost of a request (read, idempotency, texts, hash, INSERT, reply).
+        real = deciding.settle
+        deciding.settle = lambda *_: outcomes[i % kinds]
+        try:
+            session.handle(frames[4 * calls + i])
+        finally:
+            deciding.settle = real
         if i % 10 == 9:
             store.commit()
 
@@ -148,6 +163,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         ("logged request (request_json)", lambda i: request_json(
             reads[i].message.request, reads[i].request)),
         ("ClientSession.handle (COMMIT every 10)", handle),
+        ("ClientSession.handle, decision stubbed (COMMIT every 10)", handle_stubbed),
     ]  # fmt: skip
     _control("-i", "on")
     done = []

@@ -32,6 +32,7 @@ def publish(listeners: tuple[ClientSession, ...], events: Sequence[Event]) -> No
     ]
     everything = b"".join(shared) if None not in shared else None  # type: ignore[arg-type]
     views: dict[tuple[int, bytes], bytes] = {}
+    held: list[ClientSession] = []
     for client in listeners:
         if everything is not None and client not in origins:
             client.outbox.send_frames((everything,))
@@ -47,5 +48,20 @@ def publish(listeners: tuple[ClientSession, ...], events: Sequence[Event]) -> No
                 if frame is None:
                     frame = views[(index, view)] = text_frame(outcome_event_bytes(seq, view))
             frames.append(frame)
-        if frames:
+        if not frames:
+            continue
+        if client in origins and client.outbox.hold(frames):
+            # Its reply follows in this step (the group commit sends it right after): both
+            # go in one write. Should it not (a resend waiting for its row to be read), the
+            # events go alone at the next turn of the loop.
+            held.append(client)
+        else:
             client.outbox.send_frames(frames)
+    if held:
+        held[0].loop.call_soon(_release, held)
+
+
+def _release(held: list[ClientSession]) -> None:
+    """Write the events still held for ``held`` (those whose reply did not take them)."""
+    for client in held:
+        client.outbox.release()

@@ -144,6 +144,8 @@ class GroupCommit:
         events whose very row landed all the same)."""
         self._scheduled = False
         """A group is waiting for the committer (which runs it next)."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        """The loop the committer runs on (taken when the first group is scheduled)."""
         self._committer: asyncio.Task[None] | None = None
         """The task running the flushes, while there is one (a flush scheduled or in flight)."""
         self.head = store.count()
@@ -216,9 +218,11 @@ class GroupCommit:
             return
         self._scheduled = True
         if self._committer is None:
-            self._committer = asyncio.get_running_loop().create_task(
-                self._run(), name="group-commit"
-            )
+            loop = self._loop
+            if loop is None or not loop.is_running():
+                # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
+                loop = self._loop = asyncio.get_running_loop()
+            self._committer = loop.create_task(self._run(), name="group-commit")
 
     async def drain(self) -> None:
         """Wait until no flush is scheduled or in flight (shutting down)."""

@@ -5,8 +5,19 @@ wakes the task waiting in ``recv()``, and that task takes the frame out again: a
 wake-up and five coroutine frames resumed per message. An authenticated
 :class:`~arbiter.bridge.session.ClientSession` decides a message synchronously anyway (nothing it
 does per message awaits), so once it sets :attr:`Connection.on_message`, a message that arrives
-whole is handed to it from the protocol callback that parsed it, with no queue and no wake-up
-(about 30k instructions less per message under callgrind, 92k against 61k for a bare echo).
+whole is handed to it from the protocol callback that received it, with no queue and no
+wake-up.
+
+Two ways lead there. The common one (:meth:`Connection.data_received`): the bytes read from the
+socket start at a frame boundary (websockets' parser holds nothing), so the final, masked text
+frames they hold whole are read here, the way websockets reads them (RFC 6455 section 5.2:
+header, masking key, payload unmasked by websockets' own ``apply_mask``) but without its
+generator-based parser, its frame objects and its event list (about 30k instructions less per
+message under callgrind). The bytes from the first frame that is anything else on (a control
+frame, a fragment, a frame cut by the read, one over the size limit, a payload that is not
+UTF-8, a protocol violation) go to websockets, which handles them as it always does: so do all
+the bytes of a read that does not start at a boundary. Frames websockets parses come to
+:meth:`Connection.process_event`, which hands a whole message to the session in the same way.
 
 Everything else takes websockets' own path, unchanged: control frames (ping, pong, close), a
 message in fragments (the session's task still reads those through ``recv()``), a text frame
@@ -21,10 +32,17 @@ import logging
 from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
-from websockets.frames import Frame, Opcode
-from websockets.protocol import Event
+from websockets.frames import Frame, Opcode, apply_mask
+from websockets.protocol import OPEN, Event
+from websockets.streams import StreamReader
 
 log = logging.getLogger("arbiter.connection")
+
+_AT_EOF = StreamReader.at_eof.__code__
+"""The code of the step websockets' parser waits in between two frames (with no byte held)."""
+
+_FIN_TEXT = 0x81
+"""The first header byte of a final text frame, without reserved bits (RFC 6455 5.2)."""
 
 
 class Connection(ServerConnection):
@@ -33,6 +51,52 @@ class Connection(ServerConnection):
     on_message: Callable[[str | bytes], None] | None = None
     """Called with each message that arrives whole while no earlier one is queued; None (the
     default, before the hello is welcomed): every message is queued for ``recv()``."""
+
+    _synced = False
+    """True when every byte since websockets' parser was last found between frames was read
+    here, whole frames only (so it still is, and need not be looked at again)."""
+
+    def data_received(self, data: bytes) -> None:
+        """Hand the whole text frames ``data`` starts with to :attr:`on_message`; the rest of
+        the bytes (all of them, unless websockets' parser is between frames) to websockets."""
+        if self.on_message is None or not (self._synced or self._between_frames()):
+            self._synced = False
+            super().data_received(data)
+            return
+        end = len(data)
+        at = 0
+        protocol = self.protocol
+        while at < end:
+            # The session may have been dropped, or the connection closed, by the last one.
+            handler = self.on_message
+            if handler is None or protocol.state is not OPEN or self._queued():
+                break
+            if data[at] != _FIN_TEXT or end - at < 6:
+                break  # anything but a final text frame, or too short to hold a header
+            length = data[at + 1] ^ 0x80  # the mask bit must be set: a client's frame
+            if length < 126:
+                start = at + 6
+            elif length == 126:
+                start = at + 8
+                if end < start:
+                    break
+                length = int.from_bytes(data[at + 2 : at + 4])
+            else:
+                break  # 64-bit lengths (or no mask bit): websockets' part
+            stop = start + length
+            max_size = protocol.max_size
+            if stop > end or (max_size is not None and length > max_size):
+                break  # cut by the read (websockets waits for the rest), or too large (1009)
+            payload = apply_mask(data[start:stop], data[start - 4 : start])
+            try:
+                message = str(payload, "utf-8")
+            except UnicodeDecodeError:
+                break  # recv() fails the connection (1007)
+            at = stop
+            self._hand(handler, message)
+        self._synced = at == end
+        if at < end:
+            super().data_received(data[at:] if at else data)
 
     def process_event(self, event: Event) -> None:
         handler = self.on_message
@@ -51,14 +115,36 @@ class Connection(ServerConnection):
                     return
             else:
                 message = bytes(event.data)
-            try:
-                handler(message)
-            except Exception:
-                # The handler answers every failure itself; this is a bug in it, and it must
-                # not escape into the transport (which would abort the connection).
-                log.exception("connection %s: unexpected failure handling a message", self.id)
+            self._hand(handler, message)
             return
         super().process_event(event)
+
+    def _hand(self, handler: Callable[[str | bytes], None], message: str | bytes) -> None:
+        try:
+            handler(message)
+        except Exception:
+            # The handler answers every failure itself; this is a bug in it, and it must
+            # not escape into the transport (which would abort the connection).
+            log.exception("connection %s: unexpected failure handling a message", self.id)
+
+    def _between_frames(self) -> bool:
+        """True when websockets' parser holds no byte and waits in the reader's ``at_eof`` (so
+        the next byte read starts a frame); False mid-frame. After a close or a failure
+        websockets' ``discard`` parser waits there too: the reading loop's check that the
+        connection is OPEN is what keeps those bytes from being read as frames."""
+        protocol = self.protocol
+        if protocol.reader.buffer or protocol.cur_size is not None or protocol.extensions:
+            return False  # a frame cut by a read, a message in fragments, or an extension
+        # The server's parser (the handshake's) delegates to the frames' parser, which waits
+        # in the reader's ``at_eof`` between two frames.
+        step: object = protocol.parser
+        for _ in range(3):
+            step = getattr(step, "gi_yieldfrom", None)
+            if step is None:
+                return False
+            if getattr(step, "gi_code", None) is _AT_EOF:
+                return True
+        return False
 
     def _queued(self) -> bool:
         """True while the queue ``recv()`` reads holds frames (or when this websockets keeps

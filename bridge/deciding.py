@@ -35,6 +35,7 @@ from arbiter.bridge.protocol import ProtocolError, RequestMessage
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import canonical_bytes
 from arbiter.bridge.refusals import (
+    REFUSED,
     UNUSABLE,
     Refusal,
     RefusedBeforeDice,
@@ -52,6 +53,8 @@ log = logging.getLogger("arbiter.decide")
 
 _new_roll = tuple.__new__
 """``tuple.__new__(NewRoll, fields)``: a :class:`NewRoll` of its fields in column order."""
+_new_decided = tuple.__new__
+"""``tuple.__new__(Decided, fields)``: a :class:`Decided` without its Python-level __new__."""
 _NEW_ROLL_ORDER = (
     "request_id",
     "session",
@@ -123,11 +126,19 @@ def decide(
     typed: Request | None
     if isinstance(message, Sent):
         sent_message = message.message
-        written, typed = message.request, sent_message.request
+        written = message.request
+        request = typed = sent_message.request
     else:
         sent_message, written, typed = message, None, None
-    request = sent_message.request
-    rid = request.id
+        request = sent_message.request
+    # Each field read once: a pydantic model's attribute goes through its __getattr__ hook.
+    rid, ruleset_name, type_name, encounter = (
+        request.id,
+        request.ruleset,
+        request.type,
+        request.encounter,
+    )
+    scripted_dice = sent_message.dice
     # ``unlogged``: looked up by the caller in the same synchronous turn, not logged.
     stored = None if unlogged else store.find(rid)
     if stored is not None:
@@ -143,23 +154,35 @@ def decide(
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        outcome = json.loads(stored.entry.outcome)
-        return Decided(
-            stored, outcome, OutcomeText(outcome), replayed=True, refusal=refusal_in(outcome)
-        )
+        entry = stored.entry
+        outcome = json.loads(entry.outcome)
+        # The logged texts as they are: a resend is answered with the outcome's logged text,
+        # not a second serialisation of it.
+        text = OutcomeText.logged_as(outcome, entry.dice, entry.outcome)
+        return Decided(stored, outcome, text, replayed=True, refusal=refusal_in(outcome))
 
-    served, state = admitted(sent_message, rules, store, ctx.allow_scripted_dice)
+    served, state = _admitted(
+        rid,
+        ruleset_name,
+        type_name,
+        encounter,
+        scripted_dice is not None,
+        rules,
+        store,
+        ctx.allow_scripted_dice,
+    )
     source: DiceSource
     counter: int | None
-    if sent_message.dice is not None:
-        source, counter = ScriptedSource(sent_message.dice), None
+    if scripted_dice is not None:
+        source, counter = ScriptedSource(scripted_dice), None
     else:
-        source, counter = ctx.keyed, ctx.keyed.counter
+        keyed = ctx.keyed
+        source, counter = keyed, keyed.counter
 
-    model = served.engine.requests[request.type]
+    model = served.engine.requests[type_name]
     if typed is None:
         typed = strict_body(model, request, rules.context)
-    if request.encounter is None:
+    if encounter is None:
         pending = pending_without_encounter(model, request, typed.body)
         if pending is not None:
             raise ProtocolError("encounter_required", pending, rid)
@@ -184,8 +207,8 @@ def decide(
         text = OutcomeText(outcome)
     except (TypeError, ValueError) as err:
         # An engine bug, not the client's fault: say so without leaking internals.
-        log.exception("engine %s returned an outcome that is not JSON", request.ruleset)
-        reason = UNUSABLE.format(request.ruleset)
+        log.exception("engine %s returned an outcome that is not JSON", ruleset_name)
+        reason = UNUSABLE.format(ruleset_name)
         if not dice.records:
             raise ProtocolError("internal", reason, rid) from err
         outcome = refused_outcome(
@@ -202,9 +225,9 @@ def decide(
             rid,  # request_id
             ctx.session,
             ctx.user,
-            request.ruleset,
-            request.type,
-            request.encounter,
+            ruleset_name,
+            type_name,
+            encounter,
             ruleset.content_hash,  # rules_hash
             logged_request.decode(),  # request
             text.dice,
@@ -216,7 +239,11 @@ def decide(
         ),
     )
     row = store.stage(roll, (logged_request, text.dice_bytes, text.logged_bytes))
-    return Decided(row, outcome, text, replayed=False, refusal=refusal_in(outcome))
+    result = outcome.get("result")
+    refusal = (
+        refusal_in(outcome) if isinstance(result, dict) and result.get("kind") == REFUSED else None
+    )
+    return _new_decided(Decided, (row, outcome, text, False, refusal))
 
 
 BODY_BLIND = frozenset({"unknown_ruleset", "scripted_dice_refused"})
@@ -236,34 +263,54 @@ def admitted(
     body holds, in this order: ``unknown_ruleset``, ``unknown_request_type``,
     ``encounter_mismatch``, ``scripted_dice_refused``. Reads the store, writes nothing."""
     request = message.request
-    rid = request.id
-    served = rules.served.get(request.ruleset)
+    return _admitted(
+        request.id,
+        request.ruleset,
+        request.type,
+        request.encounter,
+        message.dice is not None,
+        rules,
+        store,
+        allow_scripted_dice,
+    )
+
+
+def _admitted(
+    rid: str,
+    ruleset: str,
+    type_name: str,
+    encounter_id: str | None,
+    scripted: bool,
+    rules: RulesSnapshot,
+    store: WorldStore,
+    allow_scripted_dice: bool,
+) -> tuple[Served, Any]:
+    """:func:`admitted` of a request's fields, read once by the caller."""
+    served = rules.served.get(ruleset)
     if served is None:
         known = ", ".join(sorted(rules.served)) or "none"
         raise ProtocolError(
-            "unknown_ruleset", f"unknown ruleset {request.ruleset!r} (served: {known})", rid
+            "unknown_ruleset", f"unknown ruleset {ruleset!r} (served: {known})", rid
         )
-    if request.type not in served.engine.requests:
+    if type_name not in served.engine.requests:
         known = ", ".join(sorted(served.engine.requests))
         raise ProtocolError(
             "unknown_request_type",
-            f"unknown request type {request.type!r} for ruleset {request.ruleset!r} "
-            f"(known: {known})",
+            f"unknown request type {type_name!r} for ruleset {ruleset!r} (known: {known})",
             rid,
         )
     state = None
-    if request.encounter is not None:
-        encounter = store.encounter(request.encounter)
+    if encounter_id is not None:
+        encounter = store.encounter(encounter_id)
         if encounter is not None:
-            if encounter.ruleset != request.ruleset:
+            if encounter.ruleset != ruleset:
                 raise ProtocolError(
                     "encounter_mismatch",
-                    f"encounter {request.encounter!r} is a {encounter.ruleset} encounter, "
-                    f"not {request.ruleset}",
+                    f"encounter {encounter_id!r} is a {encounter.ruleset} encounter, not {ruleset}",
                     rid,
                 )
             state = encounter.state
-    if message.dice is not None and not allow_scripted_dice:
+    if scripted and not allow_scripted_dice:
         raise ProtocolError(
             "scripted_dice_refused",
             "this server decides every die itself; 'dice' is accepted only when it runs "

@@ -20,7 +20,9 @@ kernel's socket buffers aside).
 Frames are written already framed (:func:`text_frame`): a server's frames are not masked, so
 the bytes of one text frame are the same for every connection it goes to, and an outcome sent to
 many connections (its events) is framed once. :meth:`Outbox.send_frames` writes several in one
-write (the events of one group commit, to one connection). The server also gives websockets ``write_limit=limit``: its own
+write (the events of one group commit, to one connection), and :meth:`Outbox.hold` keeps frames
+to go in the next write (a listener's events and its own reply of the same group commit: one
+system call and one wake-up of the peer instead of two). The server also gives websockets ``write_limit=limit``: its own
 writes (the keepalive ping, the close frame) then only wait once a connection is over the
 limit, which it no longer stays.
 """
@@ -71,6 +73,8 @@ class Outbox:
         self.dropped = False
         """True once the connection was dropped for being too slow (nothing is sent after)."""
         self._closing: asyncio.Task[None] | None = None
+        self._held: list[bytes] = []
+        """Frames kept to go with the next write (:meth:`hold`)."""
 
     def unsent(self) -> int:
         """Bytes written to the connection that the peer has not taken yet (kernel aside)."""
@@ -90,23 +94,42 @@ class Outbox:
 
     def send_frames(self, frames: Sequence[bytes]) -> bool:
         """Write text frames already framed (:func:`text_frame`) in one write, as :meth:`send`
-        writes one."""
+        writes one; the frames held (:meth:`hold`) go first, in the same write."""
+        if self._held:
+            frames = [*self._held, *frames]
+            self._held = []
         ws = self.ws
-        if self.dropped or ws.state is not State.OPEN:
+        protocol = ws.protocol
+        if self.dropped or protocol.state is not State.OPEN or not frames:
             return False
-        if self.unsent() > self.limit:
+        transport = ws.transport
+        if transport.get_write_buffer_size() > self.limit:
             self.drop()
             return False
-        protocol = ws.protocol
         if protocol.extensions or protocol.writes or ws.fragmented_send_waiter is not None:
             # Not the plain case the frames were made for: let websockets frame them.
             for frame in frames:
                 broadcast([ws], _payload(frame).decode())
         else:
-            ws.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
-        if self.unsent() > self.limit:
+            transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+        if transport.get_write_buffer_size() > self.limit:
             self.drop()
         return True
+
+    def hold(self, frames: Sequence[bytes]) -> bool:
+        """Keep ``frames`` to go ahead of the next frames sent, in the same write (one system
+        call, one wake-up of the peer, for a listener's events and the reply that follows
+        them in the same step); :meth:`release` writes them alone. False (nothing kept) when
+        the connection is closing or was dropped."""
+        if self.dropped or self.ws.protocol.state is not State.OPEN:
+            return False
+        self._held.extend(frames)
+        return True
+
+    def release(self) -> None:
+        """Write the frames still held (:meth:`hold`), if any."""
+        if self._held:
+            self.send_frames(())
 
     def drop(self) -> None:
         """Close with 4008 and abort the transport if the close is not through in time."""

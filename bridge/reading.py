@@ -7,6 +7,9 @@ served engines, one pydantic validator of every client message in which a reques
 a union discriminated by ``ruleset`` and then by ``type``, its ``body`` the request type's own
 model: pydantic parses the frame's JSON and validates the whole message, body included, in one
 pass in Rust, in strict JSON mode (``"5"`` is not 5, as everywhere in the protocol).
+The stat blocks' bounds (the served data's ``stat_block_limits``) are written into that validator
+as native constraints, once per snapshot of the rules (:func:`bounded_validator`), so they too
+are checked in Rust, with no Python call per field.
 
 That fast path is all or nothing. A frame it refuses for any reason (bad JSON, an unknown
 ruleset or type, a wrong field, an integer too long, a lone surrogate, a missing body …) is
@@ -23,13 +26,18 @@ reads the participants a request acts for from it.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated, Any, Literal, NamedTuple, Union
 
+import pydantic.main
 from pydantic import BaseModel, Field, JsonValue, TypeAdapter, ValidationError, create_model
+from pydantic_core import SchemaValidator
 
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.engine.rule_context import native_bounds
 from arbiter.bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
 from arbiter.bridge.stat_block_door import referencing
 
@@ -116,6 +124,44 @@ def client_messages(
     return TypeAdapter(fast)
 
 
+def bounded_validator(
+    adapter: TypeAdapter[ClientMessage], context: dict[str, Any] | None
+) -> SchemaValidator:
+    """The validator of ``adapter`` with the stat blocks' bounds under ``context``'s rules
+    written into it (:func:`~arbiter.bridge.engine.rule_context.native_bounds`): checked in
+    Rust, in the same pass, accepting exactly what ``adapter`` accepts under ``context``, into
+    the same models.
+
+    pydantic-core builds a nested model from its class's own validator when the class is
+    complete, whatever the schema says of it; so each model whose schema the bounds changed is
+    marked incomplete while this validator is built (under pydantic's lock of model builds),
+    and complete again after: its own validator is not touched."""
+    if context is None:
+        return SchemaValidator(adapter.core_schema)
+    models: set[type] = set()
+    schema = native_bounds(adapter.core_schema, context, models)
+    with _BOUNDING, _MODEL_BUILDS:
+        marked = [m for m in models if m.__dict__.get("__pydantic_complete__") is True]
+        try:
+            for model in marked:
+                model.__pydantic_complete__ = False  # type: ignore[attr-defined]
+            return SchemaValidator(schema)
+        finally:
+            for model in marked:
+                model.__pydantic_complete__ = True  # type: ignore[attr-defined]
+
+
+_MODEL_BUILDS: AbstractContextManager[Any] = getattr(pydantic.main, "_rebuild_lock", nullcontext())
+"""pydantic's lock of model (re)builds, which set ``__pydantic_complete__`` too (a private name:
+without it, no model of the request bodies is rebuilt while a snapshot is read anyway)."""
+_BOUNDING = threading.Lock()
+"""One :func:`bounded_validator` build at a time (snapshots are built in threads: a world's own
+rules, a reload): another build must not restore a model this one marked incomplete in the
+middle of this one (that model's part would then be its own validator: its checks, in Python).
+A bound is never lost either way: what is written into a nested model's schema is only ever
+what that model's own validator checks too (:func:`~arbiter.bridge.engine.rule_context._bounded`)."""
+
+
 class FrameReader:
     """The fast path of message reading for one set of served engines."""
 
@@ -125,8 +171,8 @@ class FrameReader:
         """``context``: the served rules (:attr:`arbiter.bridge.rules.RulesSnapshot.context`),
         so the fast path refuses a stat block naming an id the rule data lacks, as the slow
         path does."""
-        self._adapter = client_messages(engines)
-        self._referencing = client_messages(engines, references=True)
+        self._adapter = bounded_validator(client_messages(engines), context)
+        self._referencing = bounded_validator(client_messages(engines, references=True), context)
         self._context = context
 
     def read(self, frame: str) -> ClientMessage | Sent | None:
@@ -159,4 +205,4 @@ class FrameReader:
         return Sent(message, request, frame)
 
 
-__all__ = ["FrameReader", "Sent", "client_messages", "typed_request"]
+__all__ = ["FrameReader", "Sent", "bounded_validator", "client_messages", "typed_request"]

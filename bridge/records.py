@@ -240,11 +240,17 @@ def row_hash(prev_hash: str, fields: list[Any]) -> str:
 _SCRIPTED = {True: _LENGTH(4) + b"true", False: _LENGTH(5) + b"false"}
 """The ``scripted`` part of a row, length prefix included."""
 _NULL = _LENGTH(4) + b"null"
+_PREVIOUS = _LENGTH(64)
+"""The length prefix of a ``prev_hash`` (64 hex digits)."""
+_PREFIXES = tuple(_LENGTH(n) for n in range(4096))
+"""The length prefixes of parts under 4 KiB, by length: a tuple index instead of a
+``struct`` call (each part of a row has one)."""
 _MIDDLE: dict[tuple[str, str, str, str, str | None, str], bytes] = {}
 """The parts from ``session`` to ``rules_hash``, each prefixed by its length, by their values:
 they repeat on every row of a connection, so they are encoded and framed once (bounded:
 cleared when full)."""
 _MIDDLE_MAX = 1024
+_dumps = orjson.dumps
 
 
 def roll_hash(
@@ -276,32 +282,38 @@ def roll_hash(
                 key[5].encode(),
             )
         )
+    prefixes = _PREFIXES
     length = _LENGTH
     previous = prev_hash.encode()
     number = b"%d" % seq
     request_id = roll.request_id.encode()
     # ``counter`` is an int or None; ``time`` a float (its JSON text is its repr when finite).
-    counted = _NULL if counter is None else _framed(_text(counter).encode())
-    stamp = (
-        repr(when).encode() if type(when) is float and math.isfinite(when) else _text(when).encode()
-    )
+    if type(counter) is int:
+        counted = b"%d" % counter
+        counted = prefixes[len(counted)] + counted
+    else:
+        counted = _NULL if counter is None else _framed(_text(counter).encode())
+    # orjson writes a float in this range as its repr (the shortest text that reads back as
+    # it, without exponent) several times faster than repr's dtoa; any other goes by repr.
+    stamp = _dumps(when) if type(when) is float and 1e-4 <= when < 1e16 else _text(when).encode()
+    ids, texts, dices, outcomes = (len(request_id), len(request), len(dice), len(outcome))
     parts = [
-        length(len(previous)),
+        _PREVIOUS if len(previous) == 64 else length(len(previous)),
         previous,
-        length(len(number)),
+        prefixes[len(number)],
         number,
-        length(len(request_id)),
+        prefixes[ids] if ids < 4096 else length(ids),
         request_id,
         middle,
-        length(len(request)),
+        prefixes[texts] if texts < 4096 else length(texts),
         request,
-        length(len(dice)),
+        prefixes[dices] if dices < 4096 else length(dices),
         dice,
-        length(len(outcome)),
+        prefixes[outcomes] if outcomes < 4096 else length(outcomes),
         outcome,
         counted,
         _SCRIPTED[bool(roll.scripted)],
-        length(len(stamp)),
+        prefixes[len(stamp)],
         stamp,
     ]
     if player is not None:

@@ -120,8 +120,9 @@ def settle(
         if not dice.records:
             raise RefusedBeforeDice(refusal) from err
         return refused_outcome(request, rules, rules_hash, refusal, dice)
+    encounter = request.encounter  # once: a pydantic model's attribute goes through a hook
     status = outcome["result"].get("status")
-    if request.encounter is None and isinstance(status, str) and status.startswith("awaiting"):
+    if encounter is None and isinstance(status, str) and status.startswith("awaiting"):
         # Only an encounter keeps the state a later request continues from. Requests that may
         # pend are refused before their dice (pending_without_encounter); this catches the rest.
         refusal = Refusal(
@@ -132,7 +133,9 @@ def settle(
         if not dice.records:
             raise RefusedBeforeDice(refusal)
         return refused_outcome(request, rules, rules_hash, refusal, dice)
-    return kept(outcome, request.encounter)
+    if encounter is None and outcome.get("state") is not None:
+        return kept(outcome, encounter)
+    return outcome  # kept as it is (records.kept, without the call per request)
 
 
 def refused_outcome(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from arbiter.bridge.server_config import ServerConfig
@@ -41,13 +41,9 @@ class PlayerRecords:
     player_feed: PlayerFeed | None
     _players: dict[str, Player]
 
-    def leave(self, session: ClientSession) -> None:
-        """The server's: a client leaves."""
-        raise NotImplementedError
-
-    def _close_later(self, closing: Coroutine[Any, Any, None]) -> None:
-        """The server's: run a close without waiting for it."""
-        raise NotImplementedError
+    # The server's: a client leaves; run a close without waiting for it.
+    leave: Callable[[ClientSession], None]
+    _close_later: Callable[[Coroutine[Any, Any, None]], None]
 
     def _player_records(self) -> asyncio.Task[None] | None:
         """Start following the player records another process writes: SQLite's are read every

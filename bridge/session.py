@@ -122,8 +122,10 @@ class ClientSession:
         outcome)."""
         self.on_commit_failure: ErrorMessage | None = None
         """The reply to send instead of the current one should the commit fail (a bind)."""
-        loop = asyncio.get_running_loop()
-        self.bucket = TokenBucket(limits.rate_per_second, limits.burst, loop.time())
+        self.loop = asyncio.get_running_loop()
+        """The connection's loop, kept: Python 3.11's ``asyncio.get_running_loop()`` makes a
+        ``getpid`` system call every time (a fork check), and a request has no use for one."""
+        self.bucket = TokenBucket(limits.rate_per_second, limits.burst, self.loop.time())
         self.recalls = 0
         """This connection's resends waiting for their rows to be read back (at most
         :data:`~arbiter.bridge.committing.MAX_RECALLS`)."""
@@ -244,7 +246,7 @@ class ClientSession:
         synchronously (see deciding). A resend of an id whose row the store does not hold in
         memory is answered :class:`~arbiter.bridge.committing.Recall`: the group commit reads
         the row back and answers it again (:meth:`_redo`)."""
-        wait = self.bucket.take(asyncio.get_running_loop().time())
+        wait = self.bucket.take(self.loop.time())
         if wait:
             return encode(self._rate_limited(frame, wait))
         # One snapshot reads and decides the message.

@@ -39,7 +39,7 @@ from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
 from arbiter.bridge.stores.sqlite_schema import (
     BIND_PLAYER_SQLITE,
-    INSERT_ROLL,
+    INSERT_USUAL,
     MIGRATE_1,
     PLAYER_COLUMNS,
     PROBE_ROLL,
@@ -49,7 +49,11 @@ from arbiter.bridge.stores.sqlite_schema import (
     SCHEMA_VERSION,
     STAT_BLOCK_COLUMNS,
     decode_roll,
+    insert_roll,
 )
+
+_new_row = tuple.__new__
+"""``tuple.__new__(Roll, fields)``: a :class:`Roll` without its Python-level __new__."""
 
 
 class RollbackLostRows(sqlite3.OperationalError):
@@ -113,6 +117,9 @@ class Store:
         """The ``rolls`` columns in :data:`ROLL_COLUMNS` order (a schema-1 copy read as it is
         has no ``player``)."""
         self._roll_at = f"SELECT {columns} FROM rolls WHERE seq = ?"
+        self._rows = self._db.cursor()
+        """The cursor of the idempotency probe and the INSERT of each row: one kept, rather than
+        the new cursor object ``Connection.execute`` makes (and frees) per statement."""
         last = self._db.execute("SELECT seq, hash FROM rolls ORDER BY seq DESC LIMIT 1").fetchone()
         self._last_seq: int
         self._last_hash: str
@@ -126,7 +133,9 @@ class Store:
 
     # --- sessions ---
 
-    def _write(self, sql: str, args: tuple[Any, ...]) -> sqlite3.Cursor:
+    def _write(
+        self, sql: str, args: tuple[Any, ...], cursor: sqlite3.Cursor | None = None
+    ) -> sqlite3.Cursor:
         """Execute a write, inside the open transaction if any.
 
         On a full disk or an I/O error SQLite may roll back the whole transaction, not only the
@@ -135,7 +144,9 @@ class Store:
         continues from the last committed row.
         """
         try:
-            return self._db.execute(sql, args)
+            if cursor is None:
+                return self._db.execute(sql, args)
+            return cursor.execute(sql, args)
         except sqlite3.Error:
             if not self._db.in_transaction and self._last_seq != self._committed[0]:
                 self._lost = True
@@ -176,7 +187,7 @@ class Store:
         Nearly every request is new: the probe reads one column, and only a logged id (a
         resend) reads its whole row.
         """
-        found = self._db.execute(PROBE_ROLL, (request_id,)).fetchone()
+        found = self._rows.execute(PROBE_ROLL, (request_id,)).fetchone()
         if found is None:
             return None
         return decode_roll(self._db.execute(self._roll_at, found).fetchone())
@@ -217,17 +228,27 @@ class Store:
             self._committed = (self._last_seq, prev)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
-        # ``scripted`` goes in as the int it is stored as: sqlite3 binds only exact ints
-        # directly, and sends a bool through its adapter lookup (an AttributeError raised and
-        # cleared per row) before binding the same 0 or 1.
-        try:
-            self._write(
-                INSERT_ROLL,
-                (seq, *roll[:11], int(roll.scripted), roll.time, roll.player, prev, digest),
+        # ``scripted`` goes in as the int it is stored as, and a None as the literal NULL
+        # (sqlite3 sends a bool or a None through its adapter lookup, per value per row).
+        if roll.encounter is None and roll.counter is not None and roll.player is None:
+            # The usual row (no encounter, keyed dice, the GM's own), written out here.
+            sql, args = (
+                INSERT_USUAL,
+                (seq, *roll[:5], *roll[6:11], int(roll.scripted), roll.time, prev, digest),
             )
-        except sqlite3.IntegrityError as err:
-            raise RequestLogged(f"request id {roll.request_id!r} is already logged") from err
-        stored = Roll(seq, roll, prev, digest)
+        else:
+            sql, args = insert_roll(seq, roll, prev, digest)
+        try:
+            # _write's bookkeeping, written out: one Python call less per row.
+            self._rows.execute(sql, args)
+        except sqlite3.Error as err:
+            if not db.in_transaction and self._last_seq != self._committed[0]:
+                self._lost = True
+                self._last_seq, self._last_hash = self._committed
+            if isinstance(err, sqlite3.IntegrityError):
+                raise RequestLogged(f"request id {roll.request_id!r} is already logged") from err
+            raise
+        stored = _new_row(Roll, (seq, roll, prev, digest))
         self._last_seq, self._last_hash = seq, digest
         return stored
 

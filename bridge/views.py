@@ -23,7 +23,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from arbiter.bridge.records import canonical_around, canonical_bytes
+
+_dumps = orjson.dumps
+_Fragment = orjson.Fragment
+_SORTED = orjson.OPT_SORT_KEYS
 
 _HIDDEN_MARK = b'"hidden":true'
 """How a hidden die reads in canonical dice JSON. A string value cannot hold it (its quotes
@@ -89,20 +95,47 @@ class OutcomeText:
 
     def __init__(self, outcome: dict[str, Any]) -> None:
         self._outcome = outcome
-        self.dice_bytes = canonical_bytes(outcome.get("dice", []))
+        try:
+            # canonical_bytes and canonical_around written out for an envelope with dice that
+            # orjson writes (every outcome but a broken engine's): no call of either per request.
+            dice = _dumps(outcome["dice"], option=_SORTED)
+            logged = _dumps({**outcome, "dice": _Fragment(dice)}, option=_SORTED)
+        except (KeyError, TypeError):
+            dice = canonical_bytes(outcome.get("dice", []))
+            logged = canonical_around(outcome, "dice", dice)
+        self.dice_bytes = dice
         """Canonical JSON of the dice records: the roll log's ``dice`` column."""
-        self.dice = self.dice_bytes.decode()
-        self.logged_bytes = canonical_around(outcome, "dice", self.dice_bytes)
+        self.dice = dice.decode()
+        self.logged_bytes = logged
         """Canonical JSON of the whole envelope: what the roll log keeps."""
-        self.logged = self.logged_bytes.decode()
+        self.logged = logged.decode()
         self.same_for_all = (
-            not outcome.get("private")
-            and _HIDDEN_MARK not in self.dice_bytes
-            and outcome.get("state") is None
+            not outcome.get("private") and _HIDDEN_MARK not in dice and outcome.get("state") is None
         )
         """Nothing to withhold from anybody: every viewer receives the logged text itself."""
         self._public: bytes | None = None
         self._gm: bytes | None = None
+
+    @classmethod
+    def logged_as(cls, outcome: dict[str, Any], dice: str, logged: str) -> OutcomeText:
+        """The texts of an outcome read back from the log: ``dice`` and ``logged`` are its
+        row's ``dice`` and ``outcome`` columns (``outcome`` is ``logged`` decoded), so the
+        logged text is not serialised again; a view that withholds something is serialised
+        from ``outcome`` as for a new outcome."""
+        text = object.__new__(cls)
+        text._outcome = outcome
+        text.dice = dice
+        text.dice_bytes = dice.encode()
+        text.logged = logged
+        text.logged_bytes = logged.encode()
+        text.same_for_all = (
+            not outcome.get("private")
+            and _HIDDEN_MARK not in text.dice_bytes
+            and outcome.get("state") is None
+        )
+        text._public = None
+        text._gm = None
+        return text
 
     def shown(self, viewer: Viewer) -> str:
         """``canonical(project(outcome, viewer))``, serialising as little as it can."""

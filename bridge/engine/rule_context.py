@@ -10,6 +10,10 @@ stat block for the server (the fast path of ``bridge/reading.py``, ``bridge/deci
 ``validate_body``) passes :func:`validation_context` of the rules it decides with. A stat
 block ``check`` accepts is then one every request of its ruleset accepts as a stat block.
 
+The server's one-pass frame reader writes the same bounds into its own validator instead
+(:func:`native_bounds`, once per snapshot): the request models keep their per-field checks, and
+the error replies they give.
+
 Without a context (a body built by hand in a test) only the shape is checked; the engines
 still refuse what they cannot decide. This module imports pydantic, so mypyc leaves it
 interpreted, like the request models that use it.
@@ -18,7 +22,7 @@ interpreted, like the request models that use it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
 
@@ -91,10 +95,34 @@ _UNBOUNDED: tuple[float, float] = (-math.inf, math.inf)
 """A cached "nothing to check": no served rules of the kind (the field is taken as it is)."""
 
 
+VIEWS = "arbiter.views"
+"""The context key of each ruleset's engine view of its served rules (None: not served), by
+ruleset id: a cache the ruleset's stat block fills on first use (:func:`view_in`), so a block's
+rule-data check starts with one lookup instead of finding the rules and their view again."""
+
+
 def validation_context(rules: Mapping[str, RulesetBase]) -> dict[str, Any]:
-    """The validation context carrying ``rules`` (ruleset id → its loaded rule model), with an
-    empty cache of the bounds read from them (:data:`BOUNDS`)."""
-    return {RULES: rules, BOUNDS: {}}
+    """The validation context carrying ``rules`` (ruleset id → its loaded rule model), with
+    empty caches of the bounds read from them (:data:`BOUNDS`) and of their engines' views
+    (:data:`VIEWS`)."""
+    return {RULES: rules, BOUNDS: {}, VIEWS: {}}
+
+
+V = TypeVar("V")
+
+
+def view_in(
+    context: object, ruleset: str, kind: type[RulesetBase], view: Callable[[Any], V]
+) -> V | None:
+    """``view`` of the ``ruleset`` rules in ``context`` (:func:`rules_of`), or None without
+    them; kept in the context's :data:`VIEWS` cache when it has one. The usual caller looks the
+    cache up itself first (``context[VIEWS][ruleset]``) and comes here on a miss."""
+    rules = rules_of(context, ruleset, kind)
+    found = None if rules is None else view(rules)
+    cache = context.get(VIEWS) if isinstance(context, Mapping) else None
+    if type(cache) is dict:
+        cache[ruleset] = found
+    return found
 
 
 def _bound_of(
@@ -168,7 +196,90 @@ def within_limits(ruleset: str, kind: type[RulesetBase], name: str) -> AfterVali
             ],
         )
 
+    _LIMITED[check] = (ruleset, kind, name)
     return AfterValidator(check)
+
+
+_LIMITED: dict[Any, tuple[str, type[RulesetBase], str]] = {}
+"""Every :func:`within_limits` check made, to the bound it holds its field to: how
+:func:`native_bounds` finds them in a core schema."""
+
+
+def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) -> Any:
+    """``schema`` (a pydantic core schema) with each :func:`within_limits` check replaced by
+    the same bound written on the field (``ge``/``le`` of its ints), read from ``context``'s
+    rules: pydantic-core checks it in Rust, without a call into Python per field. A frame the
+    result accepts is one ``schema`` accepts under ``context``, validated into the same models
+    (their classes and ``model_post_init`` are the schema's own), and the other way round; a
+    number out of bounds is the same ``greater_than_equal``/``less_than_equal`` error at the
+    same place. A check whose field is not a number or a mapping of numbers is kept as it is.
+
+    The schema given is not changed: the result shares its unchanged parts (the very objects).
+    Every model class whose schema changed is added to ``models``: pydantic-core must be kept
+    from reusing such a class's own validator (``__pydantic_validator__``, which holds the
+    checks) when it builds the result (:func:`arbiter.bridge.reading.bounded_validator`).
+
+    Built once per snapshot of the rules (:class:`arbiter.bridge.reading.FrameReader`)."""
+    if type(schema) is list:
+        items = [native_bounds(item, context, models) for item in schema]
+        return schema if all(a is b for a, b in zip(items, schema, strict=True)) else items
+    if type(schema) is not dict:
+        return schema
+    if schema.get("type") == "function-after":
+        function = schema.get("function")
+        limit = _limit_of(function.get("function")) if type(function) is dict else None
+        if limit is not None:
+            inner = native_bounds(schema["schema"], context, models)
+            low, high = _bound_of(context, *limit)
+            bounded = _bounded(inner, low, high)
+            return {**schema, "schema": inner} if bounded is None else bounded
+    changed = {key: native_bounds(value, context, models) for key, value in schema.items()}
+    if all(changed[key] is value for key, value in schema.items()):
+        return schema
+    if schema.get("type") in ("model", "dataclass"):
+        models.add(schema["cls"])
+    return changed
+
+
+def _limit_of(function: object) -> tuple[str, type[RulesetBase], str] | None:
+    """The bound a :func:`within_limits` check holds its field to; None for any other function
+    (one that cannot be hashed, a callable object pydantic accepts as well, among them)."""
+    try:
+        return _LIMITED.get(function)
+    except TypeError:
+        return None
+
+
+def _bounded(schema: dict[str, Any], low: float, high: float) -> dict[str, Any] | None:
+    """``schema`` with every number it takes held to ``low``–``high``, as :func:`within_limits`
+    would hold it, or None when that cannot be written as a bound on the schema (then the
+    check stays)."""
+    kind = schema.get("type")
+    if kind == "int":
+        if any(key in schema for key in ("ge", "gt", "le", "lt", "multiple_of")):
+            return None  # a bound of its own already: the check stays
+        bounded = dict(schema)
+        if low != -math.inf:
+            bounded["ge"] = int(low)
+        if high != math.inf:
+            bounded["le"] = int(high)
+        return bounded
+    if kind == "model":
+        # A bound on a field holding a model (hmk ``attributes``) stays a check: written into the
+        # nested model's schema, it would hold only while pydantic-core builds that model from
+        # this schema and not from the class's own validator (which lacks the parent's bound).
+        # Kept as a check, a pydantic that reuses the class's validator loses speed, never a bound.
+        return None
+    part = _PARTS.get(kind) if type(kind) is str else None
+    if part is not None:
+        inner = schema.get(part)
+        found = _bounded(inner, low, high) if type(inner) is dict else None
+        return None if found is None else {**schema, part: found}
+    return None
+
+
+_PARTS = {"nullable": "schema", "dict": "values_schema"}
+"""The part of a schema of each of these kinds that holds its numbers."""
 
 
 def refuse(model: str, problems: list[InitErrorDetails]) -> None:

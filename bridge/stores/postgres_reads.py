@@ -13,7 +13,7 @@ database (:meth:`WorldReads._older`, blocking: offline commands and tests; the s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from arbiter.bridge.records import Encounter, Player, Roll, Session, chain_problems
 from arbiter.bridge.stores.interface import RowNotCached, StatBlock
@@ -69,10 +69,9 @@ class WorldReads:
             if roll.seq > after and (session is None or roll.entry.session == session):
                 yield roll
 
-    def _older(self, after: int, upto: int, session: str | None) -> Iterator[Roll]:
-        """The committed rows ``after < seq <= upto`` not held whole (of ``session``), read
-        from the database by the backend."""
-        raise NotImplementedError
+    # The backend's: the committed rows ``after < seq <= upto`` not held whole (of ``session``),
+    # read from the database.
+    _older: Callable[[int, int, str | None], Iterator[Roll]]
 
     def count(self) -> int:
         return (

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import psycopg
@@ -37,11 +37,8 @@ class WorldRecall(WorldReads):
     _closed: bool
     _pool: AsyncConnectionPool[Any] | None
 
-    def _borrow(
-        self, load: bool = False
-    ) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
-        """A connection for one transaction (the store's)."""
-        raise NotImplementedError
+    # The store's: a connection for one transaction (``load``: one of the host's load slots).
+    _borrow: Callable[..., contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]]
 
     # --- the roll log ---
 

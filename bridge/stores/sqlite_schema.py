@@ -111,6 +111,56 @@ ROLL_COLUMNS_1 = ROLL_COLUMNS.replace("player", "NULL AS player")
 INSERT_ROLL = (
     f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+
+
+def _insert_roll(encounter: bool, counter: bool, player: bool) -> str:
+    # INSERT_ROLL with the SQL literal NULL in place of each column named False.
+    marks = ["?"] * 17
+    for column, bound in ((6, encounter), (11, counter), (14, player)):
+        if not bound:
+            marks[column] = "NULL"
+    return f"INSERT INTO rolls ({ROLL_COLUMNS}) VALUES ({', '.join(marks)})"
+
+
+INSERT_ROLL_NULLS: dict[tuple[bool, bool, bool], str] = {
+    (e, c, p): _insert_roll(e, c, p)
+    for e in (False, True)
+    for c in (False, True)
+    for p in (False, True)
+}
+""":data:`INSERT_ROLL` by which of ``encounter``, ``counter`` and ``player`` are bound (True) or
+written as the literal NULL (False: the value is None, and is left out of the parameters).
+Python's sqlite3 binds None through its adapter lookup (a ``__conform__`` attribute looked up
+and its AttributeError raised and cleared, per None per row); most rows have two (no encounter,
+the GM's own): the literal costs nothing. The same row is stored either way."""
+INSERT_USUAL = INSERT_ROLL_NULLS[False, True, False]
+"""The statement of the usual row: no encounter, keyed dice (a counter), the GM's own."""
+
+
+def insert_roll(
+    seq: int, roll: NewRoll, prev_hash: str, digest: str
+) -> tuple[str, tuple[Any, ...]]:
+    """The statement (of :data:`INSERT_ROLL_NULLS`) and parameters that log ``roll`` as row
+    ``seq``, chained to ``prev_hash`` with ``digest``: ``scripted`` as the 0 or 1 it is stored
+    as, and each None of ``encounter``, ``counter`` and ``player`` left to the statement's
+    literal NULL."""
+    encounter, counter, player = roll.encounter, roll.counter, roll.player
+    has = (encounter is not None, counter is not None, player is not None)
+    args = (
+        seq,
+        *roll[:5],
+        *((encounter,) if has[0] else ()),
+        *roll[6:10],
+        *((counter,) if has[1] else ()),
+        int(roll.scripted),
+        roll.time,
+        *((player,) if has[2] else ()),
+        prev_hash,
+        digest,
+    )
+    return INSERT_ROLL_NULLS[has], args
+
+
 PLAYER_COLUMNS = "name, participants, token_hash, created, revoked"
 BIND_PLAYER_SQLITE = (
     f"INSERT INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, NULL, ?, NULL) "
@@ -155,6 +205,8 @@ def decode_roll(row: tuple[Any, ...]) -> Roll:
 __all__ = [
     "BIND_PLAYER_SQLITE",
     "INSERT_ROLL",
+    "INSERT_ROLL_NULLS",
+    "INSERT_USUAL",
     "MIGRATE_1",
     "PLAYER_COLUMNS",
     "PROBE_ROLL",
@@ -165,4 +217,5 @@ __all__ = [
     "SCHEMA_VERSION",
     "STAT_BLOCK_COLUMNS",
     "decode_roll",
+    "insert_roll",
 ]

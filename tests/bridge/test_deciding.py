@@ -100,3 +100,18 @@ def test_a_retry_writing_the_same_request_with_its_keys_in_another_order_is_repl
     with pytest.raises(ProtocolError) as refused:
         decide(rules.reader.read(other), rules, store, CTX, 3.0)  # type: ignore[arg-type]
     assert refused.value.code == "id_conflict"
+
+
+def test_a_resend_is_answered_with_the_outcome_s_logged_text_as_it_is(tmp_path: Path) -> None:
+    # A row logged by an older server, whose canonical JSON wrote small floats the json
+    # module's way: its resend is answered with that text, not a second serialisation.
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    first = decide(message("t1", "tally", {"add": 4}), rules, store, CTX, 1.0)
+    store.commit()
+    logged = first.text.logged.replace('"total":4', '"total":4,"weight":2.5e-05')
+    older = first.row.entry._replace(outcome=logged)
+    store2 = Store(tmp_path / "older.db")
+    store2.append(older)
+    resent = decide(message("t1", "tally", {"add": 4}), rules, store2, CTX, 2.0)
+    assert resent.replayed and resent.text.logged == logged
+    assert resent.text.logged_bytes == logged.encode() and resent.outcome["result"]["weight"]

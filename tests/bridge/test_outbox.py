@@ -1,11 +1,13 @@
-"""Frames written ready-made: the bytes websockets itself would write for a server's text frame."""
+"""Frames written ready-made (the bytes websockets itself would write for a server's text
+frame), and frames held to go with the next write."""
 
 from __future__ import annotations
 
 import pytest
 from websockets.frames import OP_TEXT, Frame
+from websockets.protocol import State
 
-from arbiter.bridge.outbox import _payload, text_frame
+from arbiter.bridge.outbox import Outbox, _payload, text_frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, 200_000])
@@ -14,3 +16,64 @@ def test_a_text_frame_is_the_frame_websockets_writes_for_that_text(size: int) ->
     expected = Frame(OP_TEXT, payload).serialize(mask=False, extensions=[])
     assert text_frame(payload) == expected
     assert _payload(text_frame(payload)) == payload
+
+
+class FakeProtocol:
+    def __init__(self) -> None:
+        self.state = State.OPEN
+        self.extensions: list[object] = []
+        self.writes: list[bytes] = []
+
+
+class FakeTransport:
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(bytes(data))
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+class FakeConnection:
+    """What an outbox uses of a websockets server connection, writing to a list."""
+
+    def __init__(self) -> None:
+        self.protocol = FakeProtocol()
+        self.transport = FakeTransport()
+        self.fragmented_send_waiter = None
+        self.id = "fake"
+
+
+def outbox() -> tuple[Outbox, FakeTransport]:
+    ws = FakeConnection()
+    return Outbox(ws, 1000, 1.0), ws.transport  # type: ignore[arg-type]
+
+
+def test_held_frames_go_ahead_of_the_next_frame_in_the_same_write() -> None:
+    box, transport = outbox()
+    assert box.hold([text_frame(b"event-1"), text_frame(b"event-2")])
+    assert transport.written == []
+    box.send(b"reply")
+    assert transport.written == [
+        text_frame(b"event-1") + text_frame(b"event-2") + text_frame(b"reply")
+    ]
+    box.release()  # nothing left to write
+    assert len(transport.written) == 1
+
+
+def test_held_frames_no_frame_took_are_written_alone_on_release() -> None:
+    box, transport = outbox()
+    box.hold([text_frame(b"event")])
+    box.release()
+    box.release()
+    assert transport.written == [text_frame(b"event")]
+
+
+def test_nothing_is_held_for_a_closing_connection() -> None:
+    box, transport = outbox()
+    box.ws.protocol.state = State.CLOSING  # type: ignore[attr-defined]
+    assert not box.hold([text_frame(b"event")])
+    box.release()
+    assert transport.written == []

@@ -16,16 +16,45 @@ from arbiter.bridge.views import GM, NOBODY, OutcomeText, Viewer
 @dataclass(eq=False)
 class FakeOutbox:
     writes: list[list[bytes]] = field(default_factory=list)
+    held: list[bytes] = field(default_factory=list)
 
     def send_frames(self, frames: Any) -> bool:
-        self.writes.append(list(frames))
+        self.writes.append([*self.held, *frames])
+        self.held = []
         return True
+
+    def hold(self, frames: Any) -> bool:
+        self.held.extend(frames)
+        return True
+
+    def release(self) -> None:
+        if self.held:
+            self.send_frames(())
+
+
+class FakeLoop:
+    """Keeps what is called soon, to run it when the test says the loop turned."""
+
+    def __init__(self) -> None:
+        self.soon: list[tuple[Any, tuple[Any, ...]]] = []
+
+    def call_soon(self, callback: Any, *args: Any) -> None:
+        self.soon.append((callback, args))
+
+    def turn(self) -> None:
+        soon, self.soon = self.soon, []
+        for callback, args in soon:
+            callback(*args)
+
+
+LOOP = FakeLoop()
 
 
 @dataclass(eq=False)
 class FakeClient:
     viewer: Viewer
     outbox: FakeOutbox = field(default_factory=FakeOutbox)
+    loop: FakeLoop = LOOP
 
 
 @dataclass
@@ -80,6 +109,7 @@ def test_a_listener_gets_all_the_outcomes_of_a_commit_in_one_write_in_log_order(
     events = [(7, OutcomeText(outcome("r-7")), a), (8, OutcomeText(outcome("r-8")), b)]
     publish([a, b, c], events)
     assert [[m["seq"] for m in w] for w in events_of(c)] == [[7, 8]]
+    LOOP.turn()  # no reply came for a and b: their events go alone
     # Nobody hears of his own outcome (his reply says it).
     assert [[m["seq"] for m in w] for w in events_of(a)] == [[8]]
     assert [[m["seq"] for m in w] for w in events_of(b)] == [[7]]
@@ -113,3 +143,27 @@ def test_listeners_seeing_the_same_view_get_the_very_same_frame_bytes() -> None:
 
 def test_nobody_listening_costs_nothing() -> None:
     publish([], [(1, OutcomeText(outcome("r-1")), FakeClient(GM))])
+
+
+def test_a_listener_whose_reply_follows_gets_its_events_in_the_same_write_as_the_reply() -> None:
+    a, b, c = (FakeClient(GM) for _ in range(3))
+    events = [(7, OutcomeText(outcome("r-7")), a), (8, OutcomeText(outcome("r-8")), b)]
+    publish([a, b, c], events)
+    # a and b sent outcomes of this commit: their replies follow in this step, and take the
+    # other's event with them (c, which sent none, got its events at once).
+    assert a.outbox.writes == [] and b.outbox.writes == []
+    a.outbox.send_frames([b"reply-a"])
+    assert [[m["seq"] for m in w[:-1]] for w in events_of_raw(a)] == [[8]]
+    assert a.outbox.writes[0][-1] == b"reply-a"
+    LOOP.turn()  # b's reply did not come in this step: its event goes alone, once
+    LOOP.turn()
+    assert [[m["seq"] for m in w] for w in events_of(b)] == [[7]]
+    assert len(a.outbox.writes) == 1
+
+
+def events_of_raw(client: FakeClient) -> list[list[Any]]:
+    """Every write the client got, its event frames as messages and anything else as is."""
+    return [
+        [json.loads(_payload(f)) if f[:1] == b"\x81" else f for f in write]
+        for write in client.outbox.writes
+    ]

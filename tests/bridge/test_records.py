@@ -123,3 +123,30 @@ def test_the_servers_row_hash_is_the_general_row_hash_of_the_same_row() -> None:
         assert roll_hash("f" * 64, seq, roll, *texts) == expected
         # Again: the parts kept from the first call frame the same bytes.
         assert roll_hash("f" * 64, seq, roll, *texts) == expected
+
+
+def test_the_servers_row_hash_writes_every_time_and_part_size_as_the_general_row_hash() -> None:
+    from arbiter.bridge.records import NewRoll, hashed_fields, roll_hash, row_hash
+
+    # Times on both sides of the bounds where the server writes a float by orjson rather
+    # than repr, and parts on both sides of the 4 KiB where it stops looking prefixes up.
+    times = [1e-4, 9.9999e-5, 1e-7, 0.0, -1.25, 1e16, 9999999999999998.0, 1e22]
+    times += [1764650000.123456, 1764650000.1, 1764650000.0, 0.1 + 0.2, float("inf")]
+    long = "x" * 4096
+    rows = [
+        NewRoll("r", "s", "u", "tiny", "check", None, "h", "{}", "[]", "{}", 2**40, True, t)
+        for t in times
+    ]
+    rows.append(
+        NewRoll(
+            long, "s", "u", "tiny", "check", "e", "h", long, long[1:], long + "y", 5, False, 2.0
+        )
+    )
+    rows.append(NewRoll("r", "s", "u", "tiny", "check", None, "h", "", "", "", True, False, 3.0))
+    rows.append(
+        NewRoll("r", "s", "u", "tiny", "check", None, "h", "{}", "[]", "{}", 1, False, 4.5, long)
+    )
+    for seq, roll in enumerate(rows, 10**12):
+        texts = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
+        expected = row_hash("a" * 64, hashed_fields(seq, roll))
+        assert roll_hash("a" * 64, seq, roll, *texts) == expected, roll.time

@@ -202,3 +202,31 @@ def test_a_schema_1_store_is_brought_to_2_and_its_old_rows_still_verify(tmp_path
     assert new.seq == 2 and store.verify_chain() == []
     schema = store._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
     assert schema == ("2",)
+
+
+def test_a_row_with_any_of_its_optional_fields_null_reads_back_as_logged(tmp_path: Path) -> None:
+    # The store writes a None as the statement's literal NULL rather than binding it: each of
+    # the eight shapes must store what binding every field (INSERT_ROLL) stores.
+    import itertools
+
+    from arbiter.bridge.stores.sqlite_schema import INSERT_ROLL, ROLL_COLUMNS
+
+    fields = [c.strip() for c in ROLL_COLUMNS.split(",")]
+    store = Store(tmp_path / "s.sqlite3")
+    bound = sqlite3.connect(tmp_path / "bound.sqlite3")
+    bound.execute(f"CREATE TABLE rolls ({ROLL_COLUMNS})")
+    shapes = itertools.product((None, "e"), (None, 7), (None, "pat"))
+    for n, (encounter, counter, player) in enumerate(shapes, 1):
+        roll = new_roll(f"r{n}", encounter=encounter)._replace(
+            counter=counter, scripted=counter is None, player=player
+        )
+        logged = store.append(roll)
+        assert store.find(f"r{n}") == logged and logged.entry == roll
+        row = (*roll[:11], int(roll.scripted), roll.time, player, logged.prev_hash, logged.hash)
+        bound.execute(INSERT_ROLL, (logged.seq, *row))
+    typed = ", ".join(f"{c}, typeof({c})" for c in fields)
+    stored = store.query(f"SELECT {typed} FROM rolls ORDER BY seq", ())
+    assert stored == bound.execute(f"SELECT {typed} FROM rolls ORDER BY seq").fetchall()
+    assert store.verify_chain() == []
+    bound.close()
+    store.close()

@@ -146,3 +146,19 @@ def test_every_view_in_bytes_is_its_text_and_one_object_per_shared_view() -> Non
     assert text.shown_bytes(GM) is text.shown_bytes(GM)
     assert text.shown_bytes(NOBODY) is text.shown_bytes(Viewer(False, frozenset(), "x"))
     assert not text.same_for_all
+
+
+@settings(max_examples=100, deadline=None)
+@given(envelopes, viewers)
+def test_the_texts_of_an_outcome_read_back_from_its_row_are_those_it_was_logged_with(
+    outcome: dict[str, Any], viewer: Viewer
+) -> None:
+    new = OutcomeText(outcome)
+    read = OutcomeText.logged_as(json.loads(new.logged), new.dice, new.logged)
+    assert (read.logged_bytes, read.dice_bytes, read.same_for_all) == (
+        new.logged_bytes,
+        new.dice_bytes,
+        new.same_for_all,
+    )
+    for someone in (viewer, NOBODY, GM):
+        assert read.shown_bytes(someone) == new.shown_bytes(someone)

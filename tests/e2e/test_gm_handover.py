@@ -267,10 +267,13 @@ def orm_writes(page: Page) -> list[dict[str, Any]]:
     return [w for w in page.call("() => window.writes") if w["actor"] == ORM]
 
 
-@pytest.mark.parametrize("generation", [13, 14])
-def test_a_players_relayed_request_decided_while_the_connection_changes_hands_is_rolled_once(
-    site: str, server: Server, open_page: OpenPage
-) -> None:
+def relayed_during_handover(
+    site: str, server: Server, open_page: OpenPage, slow_first: str | None = None
+) -> tuple[Page, Page, Page, dict[str, Any]]:
+    """Aria's blow, relayed by the second GM's browser, decided while the first GM's takes the
+    connection over; the second GM's browser never hears the answer. ``slow_first``: a script
+    run on the first GM's page once it is open (before the blow is let through).
+    Returns the first GM's, the second GM's and Aria's pages and Aria's answer."""
     second = open_page(site, server, user=SECOND_GM, token=server.secret, scene=WORLD)
     second.wait_status("open")  # alone, the second GM is the active GM
     aria = open_page(site, server, user=PLAYER, scene=WORLD)  # no token: she asks through him
@@ -285,19 +288,59 @@ def test_a_players_relayed_request_decided_while_the_connection_changes_hands_is
     wait_until(lambda: second.call("() => window.between.held.length"))
     first = open_page(site, server, scene=WORLD)  # the first GM comes back: he ranks first
     first.wait_status("open")
+    if slow_first:
+        first.call(slow_first, ORM)
     # The server decides it now; its answer to the second GM's browser is lost. The first GM's
     # browser hears of it by the outcome event and writes the tabletop.
     second.call("() => { window.between.dropAnswers = true; window.letThrough(); }")
     dropped = wait_until(lambda: second.call("() => window.between.dropped"))
     answer = wait_until(lambda: aria.call("() => window.answer"), timeout=30)
-
-    # Aria's browser sent it again, with its id, to the first GM's: the stored outcome.
     assert "error" not in answer, answer
     assert answer["id"] == dropped[0]
+    return first, second, aria, answer
+
+
+@pytest.mark.parametrize("generation", [13, 14])
+def test_a_players_relayed_request_decided_while_the_connection_changes_hands_is_rolled_once(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    first, second, aria, answer = relayed_during_handover(site, server, open_page)
+
+    # Aria's browser sent it again, with its id, to the first GM's: the stored outcome.
     rows = log_rows(server)
     assert [row["request_id"] for row in rows] == [answer["id"]]
     assert first.call(CARDS, answer["id"]) == 1
     assert [q["name"] for q in first.call("() => harness.record.queriesIn")] == ["arbiter.request"]
+    assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
+    assert {w["user"] for w in orm_writes(aria)} == {GM}
+    assert first.problems == second.problems == aria.problems == []
+
+
+SLOW_FLAGS = """(actorId) => {
+    // The first write of the outcome's flags on this actor waits 8 s: longer than the second
+    // GM's browser holds the sent blow (5 s) before Aria's browser sends it again.
+    const actor = game.actors.get(actorId);
+    const setFlag = actor.setFlag.bind(actor);
+    let slow = true;
+    actor.setFlag = async (...args) => {
+        if (slow) { slow = false; await new Promise((r) => setTimeout(r, 8000)); }
+        return setFlag(...args);
+    };
+}"""
+APPLICATIONS = """(id) => game.messages.find((m) => m.flags?.arbiter?.outcome?.id === id)
+    ?.flags.arbiter.applied?.map((a) => a.outcome) ?? []"""
+
+
+@pytest.mark.parametrize("generation", [13])
+def test_a_card_posted_while_its_outcome_is_still_being_written_gets_its_undo(
+    site: str, server: Server, open_page: OpenPage
+) -> None:
+    # The outcome event starts writing the tabletop; the resent request's card comes before the
+    # write is done: the card waits for it and carries its Undo.
+    first, second, aria, answer = relayed_during_handover(site, server, open_page, SLOW_FLAGS)
+
+    assert first.call(CARDS, answer["id"]) == 1
+    assert wait_until(lambda: first.call(APPLICATIONS, answer["id"])) == [answer["id"]]
     assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
     assert {w["user"] for w in orm_writes(aria)} == {GM}
     assert first.problems == second.problems == aria.problems == []

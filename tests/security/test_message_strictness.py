@@ -1,19 +1,21 @@
 """A hostile client sends JSON that is valid but outside what the protocol promises to read.
 
-Integers of more digits than Python converts (4,300), a lone surrogate in a request whose id
-is already logged, and a protocol version written ``true`` or ``1.0``: each gets a named error
-(``invalid_message`` / ``invalid_request``) naming the field, never ``internal``, and the
-connection stays up.
+Integers of more digits than Python converts (4,300), a stat block number past its bound, a lone
+surrogate in a request whose id is already logged, and a protocol version written ``true`` or
+``1.0``: each gets a named error (``invalid_message`` / ``invalid_request``) naming the field,
+never ``internal``, and the connection stays up.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.bridge.support import Running, bundled_config, bundled_request, receive, running, send
 
+ROOT = Path(__file__).resolve().parents[2]
 HUGE = "7" * 5000
 
 
@@ -145,3 +147,36 @@ def test_a_hello_whose_version_is_true_is_refused_naming_v(tmp_path: Path) -> No
         reply = receive(ws)
     assert reply["code"] == "invalid_message"
     assert reply["message"] == "v: the protocol version is the JSON integer 1, not true"
+
+
+def test_a_stat_block_number_past_the_served_bound_is_refused_naming_field_and_bound(
+    tmp_path: Path,
+) -> None:
+    """An exchange carrying its stat blocks, one evade of 501 and one SIZ of 0 (bundled bounds:
+    skills 0-500, SIZ 1-500): refused before any die, both named, nothing logged, and the same
+    exchange within the bounds is then decided."""
+    example = json.loads((ROOT / "docs/examples/combat-styles.json").read_text())["requests"]
+    start = next(e for e in example if e["type"] == "start_encounter")
+    exchange = next(e for e in example if e["type"] == "exchange")
+    guard, vessa = (json.loads(json.dumps(b)) for b in start["body"]["combatants"])
+    body = {**exchange["body"], "combatants": [guard, vessa], "effects": []}
+    guard["skills"]["evade"] = 501
+    guard["characteristics"]["siz"] = 0
+    with running(bundled_config(tmp_path)) as srv:
+        reply = answer(srv, json.dumps(bundled_request("fudged", "exchange", body)))
+        logged = srv.call(_found(srv, "fudged"))
+        guard["skills"]["evade"], guard["characteristics"]["siz"] = 500, 1
+        fair = answer(srv, json.dumps(bundled_request("fair", "exchange", body)))
+    assert reply["type"] == "error"
+    assert reply["code"] == "invalid_request"
+    message = str(reply["message"])
+    assert "body.combatants.0.characteristics.siz" in message
+    assert "greater than or equal to 1" in message
+    assert "body.combatants.0.skills.evade" in message
+    assert "less than or equal to 500" in message
+    assert logged is None
+    assert fair["type"] == "outcome"
+
+
+async def _found(srv: Running, rid: str) -> object:
+    return srv.server.store.find(rid)

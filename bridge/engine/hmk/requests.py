@@ -7,7 +7,13 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from arbiter.bridge.engine.hmk.index import index
-from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids, within_limits
+from arbiter.bridge.engine.rule_context import (
+    VIEWS,
+    refuse,
+    unknown_ids,
+    view_in,
+    within_limits,
+)
 from arbiter.compiler.model.hmk import HmkRules
 
 CombatantId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=64)]
@@ -73,10 +79,12 @@ class StatBlock(Body):
         numbers' bounds, the data's ``stat_block_limits``, are checked as each is validated).
         (Not a validator: one call per block, and a union keeps naming this branch
         ``StatBlock``.)"""
-        rules = rules_of(context, "hmk", HmkRules)
-        if rules is None:
+        try:  # the usual case: the context's index of its served rules, found before
+            found = context[VIEWS]["hmk"]
+        except (KeyError, TypeError):
+            found = view_in(context, "hmk", HmkRules, index)  # the engine's own index
+        if found is None:
             return
-        found = index(rules)  # the engine's own index, memoised per rules object
         weapons, armor = found.weapons, found.armor
         if (
             all(w in weapons for w in self.skills)

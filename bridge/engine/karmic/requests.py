@@ -7,7 +7,13 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from arbiter.bridge.engine.karmic.rulebook import rulebook
-from arbiter.bridge.engine.rule_context import refuse, rules_of, unknown_ids, within_limits
+from arbiter.bridge.engine.rule_context import (
+    VIEWS,
+    refuse,
+    unknown_ids,
+    view_in,
+    within_limits,
+)
 from arbiter.compiler.model.karmic import KarmicRules
 
 Name = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]*$", max_length=64)]
@@ -56,10 +62,12 @@ class CombatantSpec(Body):
     def model_post_init(self, context: Any, /) -> None:
         """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id
         is a problem at its own field, for ``check`` and ``start_duel`` alike."""
-        rules = rules_of(context, "karmic", KarmicRules)
-        if rules is None:
+        try:  # the usual case: the context's index of its served rules, found before
+            book = context[VIEWS]["karmic"]
+        except (KeyError, TypeError):
+            book = view_in(context, "karmic", KarmicRules, rulebook)  # the engine's own index
+        if book is None:
             return
-        book = rulebook(rules)  # the engine's own index, memoised per rules object
         weapons, armor = book.weapons, book.armor
         if (
             self.armor in armor

@@ -66,15 +66,26 @@ export function createOutcomes(ctx) {
     if (!game.user.isGM || !isConnector() || !outcome) return;
     const done = applied.get(outcome.id);
     if (done) {
+      // The first arrival may still be writing: its Undo is known only once it has written.
+      await done.written;
       if (message && !done.card && done.undo.length) {
         done.card = message.id;
         await addUndo(message, outcome, done.undo).catch((err) => ui.notifications.warn(err.message));
       }
       return;
     }
-    const entry = { undo: [], card: message?.id ?? null };
+    const entry = { undo: [], card: message?.id ?? null, written: null };
     applied.set(outcome.id, entry);
     if (applied.size > APPLIED_KEPT) applied.delete(applied.keys().next().value);
+    entry.written = write(outcome).then((undo) => {
+      entry.undo = undo;
+    });
+    await entry.written;
+    if (entry.undo.length && message) await addUndo(message, outcome, entry.undo).catch((err) => ui.notifications.warn(err.message));
+  }
+
+  /** Write an outcome onto the tabletop; what it changed, for Undo (nothing when it failed). */
+  async function write(outcome) {
     try {
       // The scene's Combat follows its bound encounter: order, round, current (combat-tracker.mjs).
       await ctx.tracker.onOutcome(outcome);
@@ -82,12 +93,10 @@ export function createOutcomes(ctx) {
       ui.notifications.warn(err.message);
     }
     try {
-      const undo = await applyOutcome({ module: ctx.module, outcome, mapping: (ruleset) => mappingFor(ctx.module, game.system?.id, ruleset), i18n });
-      entry.undo = undo;
-      if (!undo.length || !message) return;
-      await addUndo(message, outcome, undo);
+      return await applyOutcome({ module: ctx.module, outcome, mapping: (ruleset) => mappingFor(ctx.module, game.system?.id, ruleset), i18n });
     } catch (err) {
       ui.notifications.warn(err.message);
+      return [];
     }
   }
 

@@ -14,7 +14,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from arbiter.bridge.engine.combat_styles.core.block_checks import block_problems
 from arbiter.bridge.engine.combat_styles.core.damage import modifier_expr
 from arbiter.bridge.engine.combat_styles.core.rules import view_of
-from arbiter.bridge.engine.rule_context import refuse, rules_of, within_limits
+from arbiter.bridge.engine.rule_context import VIEWS, refuse, view_in, within_limits
 from arbiter.compiler.model.combat_styles.model import CombatStylesRules
 
 
@@ -136,10 +136,13 @@ class StatBlock(Body):
         carrying the block alike, before any die. (Not a validator: one call per block.) The
         numbers' bounds, also the served data's (``stat_block_limits``), are checked as each
         field is validated (:func:`_limited`)."""
-        rules = rules_of(context, "combat-styles", CombatStylesRules)
-        if rules is None:
+        try:  # the usual case: the context's view of its served rules, found before
+            view = context[VIEWS]["combat-styles"]
+        except (KeyError, TypeError):
+            view = view_in(context, "combat-styles", CombatStylesRules, view_of)
+        if view is None:
             return
-        found = block_problems(view_of(rules), self.__dict__)
+        found = block_problems(view, self.__dict__)
         if found:
             refuse("StatBlock", [_detail(self, loc, message) for loc, message in found])
 
