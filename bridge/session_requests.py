@@ -52,11 +52,11 @@ def request(
     message = read.message if isinstance(read, Sent) else read
     viewer = _relayed(session, message)
     request = message.request
-    served = rules.served.get(request.ruleset)
-    model = served.engine.requests.get(request.type) if served is not None else None
     # Before the idempotency lookup, the encounter and any die: the refusal depends on
     # nothing but the request as sent and who sent it.
     if not viewer.gm:  # the GM may send anything
+        served = rules.served.get(request.ruleset)
+        model = served.engine.requests.get(request.type) if served is not None else None
         body = read.request["body"] if isinstance(read, Sent) else request.body
         authorize(request, model, viewer, body)
     ctx = session._context

@@ -130,7 +130,7 @@ def _choose(
     pending = PendingExchange.of(record)
     _chosen_by(body, pending.chooser)
     new = writable(state)  # its parked exchanges a copy of the state's (finish drops this one)
-    done = finish(rules, new, pending, list(body.effects), dice)
+    done = finish(rules, new, pending, body.effects.copy(), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
     if pending.move_result is not None:
         done.result.update(pending.move_result)

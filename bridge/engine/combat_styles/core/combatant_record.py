@@ -152,17 +152,25 @@ class CombatantRecord:
     def copied(self) -> CombatantRecord:
         """A copy whose changeable parts (hit points, armour, weapons, conditions, wounds,
         marks) are its own; characteristics, skills and the like are shared."""
+        # ``.copy()`` rather than ``dict(…)``: the same copy, but interpreted a method call
+        # costs about a third less than calling the type (compiled, both are one C call; the
+        # parts typed so that mypyc calls the dict's own copy, not a generic method).
         old = self.data
-        rec = dict(old)
-        rec["hit_points"] = dict(old["hit_points"])
-        rec["armor"] = dict(old["armor"])
-        rec["weapons"] = weapons = dict(old["weapons"])
+        rec = old.copy()
+        hit_points: dict[str, int] = old["hit_points"]
+        rec["hit_points"] = hit_points.copy()
+        armor: dict[str, int] = old["armor"]
+        rec["armor"] = armor.copy()
+        weapons: dict[str, JSON] = old["weapons"]
+        rec["weapons"] = weapons = weapons.copy()
         for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
-            weapons[wid] = dict(held)
+            weapons[wid] = held.copy()
         rec["conditions"] = json_copy(self.conditions) if self.conditions else {}
-        rec["wounds"] = dict(old["wounds"])
+        wounds: JSON = old["wounds"]
+        rec["wounds"] = wounds.copy()
         if "marks" in old:
-            rec["marks"] = list(old["marks"])
+            marks: list[str] = old["marks"]
+            rec["marks"] = marks.copy()
         return CombatantRecord(rec, self)
 
     def unchanged_from(self, stored: JSON) -> bool:

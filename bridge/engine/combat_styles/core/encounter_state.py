@@ -47,8 +47,14 @@ class EncounterState:
     data: JSON
     """The state itself (while the engine works on it, its ``combatants`` are typed records)."""
 
+    given_records: dict[str, CombatantRecord] | None
+    """:attr:`given` as the view was made (kept so by :attr:`given`'s setter and
+    :meth:`drop_given`): read on every reach of a record for writing, as an attribute, not a
+    dict method call (interpreted, a call each)."""
+
     def __init__(self, data: JSON) -> None:
         self.data = data
+        self.given_records = data.get(GIVEN)
 
     def has(self, key: str) -> bool:
         """Whether the state stores ``key`` (a field this kind of encounter may not keep)."""
@@ -74,10 +80,12 @@ class EncounterState:
     @given.setter
     def given(self, value: dict[str, CombatantRecord] | None) -> None:
         self.data[GIVEN] = value
+        self.given_records = value
 
     def drop_given(self) -> None:
         """Forget :attr:`given` (the state leaves the engine)."""
         self.data.pop(GIVEN, None)
+        self.given_records = None
 
     @property
     def phase(self) -> str | None:

@@ -281,7 +281,7 @@ def taken_in(state: JSON | None) -> EncounterState | None:
     people: dict[str, CombatantRecord] = {}
     for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
         people[cid] = CombatantRecord(rec)  # CombatantRecord.of, without its own call
-    out = dict(state)
+    out = state.copy()  # dict(state), a third cheaper interpreted (see CombatantRecord.copied)
     out["combatants"] = people
     return EncounterState(out)
 
@@ -308,7 +308,9 @@ def combatant(state: EncounterState, cid: str) -> CombatantRecord:
     except KeyError:
         known = ", ".join(sorted(records))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
-    given: dict[str, CombatantRecord] | None = data.get(GIVEN)
+    # The state's given records as its view took them (EncounterState.given_records): one
+    # attribute read, not a dict method call, on a path several times a request.
+    given = state.given_records
     if given is not None and given.get(cid) is rec:
         rec = records[cid] = rec.copied()
     return rec
@@ -322,18 +324,33 @@ def writable(state: EncounterState) -> EncounterState:
     copied, and of those only the parts requests change (hit points, armour, weapons,
     conditions, wounds, marks); characteristics, skills and the like are shared.
     """
+    # Each part copied by its own ``.copy()``, typed (see CombatantRecord.copied), and the
+    # round bookkeeping's keys written out, not looped over: this runs on most requests.
     data = state.data
-    out = dict(data)
-    out["combatants"] = dict(data["combatants"])
+    out = data.copy()
+    records: dict[str, CombatantRecord] = data["combatants"]
+    out["combatants"] = records.copy()
     # The round bookkeeping is small and changes on most requests: copy it outright.
-    for key in ("acted", "proactive", "delayed", "order"):
-        if key in data:
-            out[key] = list(data[key])
-    for key in ("pending", "initiative"):
-        if key in data:
-            out[key] = dict(data[key])
+    if "acted" in data:
+        acted: list[str] = data["acted"]
+        out["acted"] = acted.copy()
+    if "proactive" in data:
+        proactive: list[str] = data["proactive"]
+        out["proactive"] = proactive.copy()
+    if "delayed" in data:
+        delayed: list[str] = data["delayed"]
+        out["delayed"] = delayed.copy()
+    if "order" in data:
+        order: list[str] = data["order"]
+        out["order"] = order.copy()
+    if "pending" in data:
+        pending: JSON = data["pending"]
+        out["pending"] = pending.copy()
+    if "initiative" in data:
+        initiative: dict[str, int] = data["initiative"]
+        out["initiative"] = initiative.copy()
     if GIVEN not in data:
-        out[GIVEN] = data["combatants"]
+        out[GIVEN] = records
     return EncounterState(out)
 
 

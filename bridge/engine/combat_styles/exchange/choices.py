@@ -118,12 +118,15 @@ def _options(
     for e in eligible:  # a loop, not a comprehension: no frame of its own
         ids.append(e["id"])
     used: str | None = record.get("parry_weapon") if attacker_chooses else record.get("weapon")
+    # The victim's body plan and hit points read from his record's dict, not through their
+    # properties (interpreted, a Python call each; this runs for every parked exchange).
+    his = victim.data
     key = (
         tuple(ids),
         # Parked.spirit: its kind (``kind``, else ``move``, else exchange) a spirit combat.
         (record.get("kind") or record.get("move")) == "spirit_combat",
-        victim.body_plan,
-        tuple(victim.hit_points),
+        his.get("body_plan"),
+        tuple(his["hit_points"]),
         tuple(victim.weapons),
         used,
         tuple(record.get("warded") or ()),

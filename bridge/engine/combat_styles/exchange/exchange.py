@@ -318,7 +318,7 @@ def start_exchange(
         first_on_surprised,
         hit_intended,
         body.bystander,
-        list(body.mitigate_damage),
+        body.mitigate_damage.copy(),
         situation_json(situation),
         dict(dfd_conditions.get("warding", {}).get("locations", {})),
         notes,

@@ -106,7 +106,7 @@ def finish(
     if side is not None:
         taker = combatant(state, pending.attacker if side == "attacker" else pending.defender)
         victim = combatant(state, pending.defender if side == "attacker" else pending.attacker)
-    fx = Finisher(rules, state, pending, dice, list(choices), side, taker, victim)
+    fx = Finisher(rules, state, pending, dice, choices.copy(), side, taker, victim)
     if choices:
         counter_prepared(fx)
         fx.forced = {

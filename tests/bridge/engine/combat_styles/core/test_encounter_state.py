@@ -122,3 +122,15 @@ def test_the_writable_marker_is_set_read_and_dropped_through_the_view() -> None:
     view.drop_given()
     view.drop_given()
     assert view.given is None and not view.has(GIVEN)
+
+
+def test_the_given_records_taken_by_the_view_follow_the_given_key_it_stores() -> None:
+    records: dict[str, Any] = {"a": object()}
+    assert EncounterState({"combatants": {}}).given_records is None
+    made = EncounterState({"combatants": {}, GIVEN: records})
+    assert made.given_records is records
+    view = EncounterState({"combatants": {}})
+    view.given = records
+    assert view.given_records is records and view.data[GIVEN] is records
+    view.drop_given()
+    assert view.given_records is None and GIVEN not in view.data
