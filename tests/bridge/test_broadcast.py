@@ -7,6 +7,7 @@ rounds the state.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.bridge.support import bundled_config, bundled_request, receive, running, send
 from tests.security.support import DEVON, SOLDIER
@@ -22,19 +23,26 @@ def karmic(rid: str, type: str, body: dict, encounter: str = "duel") -> dict:
     return bundled_request(rid, type, body, ruleset="karmic", encounter=encounter)
 
 
+def deal_duel(gm: Any) -> dict:
+    """Devon and the soldier's duel started, initiative drawn and hands dealt by ``gm``'s
+    connection: the reply to the deal (its outcome's ``private`` holds both hands)."""
+    setup = (
+        karmic("k-1", "start_duel", {"combatants": [DEVON, SOLDIER]}),
+        karmic("k-2", "draw_initiative", {"between": ["devon", "soldier"]}),
+        karmic("k-3", "draw_hands", {}),
+    )
+    for message in setup:
+        send(gm, message)
+        dealt = receive(gm)
+    return dealt
+
+
 def test_an_outcome_is_broadcast_to_other_clients_with_each_ones_private_view(
     tmp_path: Path,
 ) -> None:
     with running(bundled_config(tmp_path)) as srv:
         gm, _ = srv.hello(role="gm", user="gm")
-        setup = (
-            karmic("k-1", "start_duel", {"combatants": [DEVON, SOLDIER]}),
-            karmic("k-2", "draw_initiative", {"between": ["devon", "soldier"]}),
-            karmic("k-3", "draw_hands", {}),
-        )
-        for message in setup:
-            send(gm, message)
-            dealt = receive(gm)
+        dealt = deal_duel(gm)
         alice, _ = srv.hello(token=srv.player("alice", "devon"))
         # What a hello declares counts for nothing: bob's token holds the soldier only.
         bob, _ = srv.hello(token=srv.player("bob", "soldier"), participants=["devon"])

@@ -25,11 +25,9 @@ from tests.bridge.support import (
     receive,
     request,
     running,
-    send,
     tiny_config,
 )
-from tests.bridge.test_broadcast import karmic
-from tests.security.support import DEVON, SOLDIER
+from tests.bridge.test_broadcast import deal_duel, karmic
 
 FAST = Limits(rate_per_second=1e9, burst=10**9)
 """No rate limit: a test sends hundreds of messages."""
@@ -314,14 +312,7 @@ def test_two_players_pipelining_in_the_same_commits_get_every_other_event_once_i
     count = rounds * per_round
     with running(bundled_config(tmp_path, limits=FAST)) as srv:
         gm, _ = srv.hello(role="gm", user="gm", events=[])
-        setup = (
-            karmic("k-1", "start_duel", {"combatants": [DEVON, SOLDIER]}),
-            karmic("k-2", "draw_initiative", {"between": ["devon", "soldier"]}),
-            karmic("k-3", "draw_hands", {}),
-        )
-        for message in setup:
-            send(gm, message)
-            dealt = receive(gm)
+        dealt = deal_duel(gm)
         hands = dealt["outcome"]["private"]
         alice, _ = srv.hello(token=srv.player("alice", "devon"))
         bob, _ = srv.hello(token=srv.player("bob", "soldier"))
