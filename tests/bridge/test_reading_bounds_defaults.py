@@ -17,9 +17,9 @@ import pytest
 from pydantic import AfterValidator, BaseModel
 
 from arbiter.bridge.deciding import strict_body
-from arbiter.bridge.engine.rule_context import _LIMITED, validation_context
+from arbiter.bridge.engine.rule_context import _LIMITED, native_bounds, validation_context
 from arbiter.bridge.protocol import ProtocolError, RequestMessage, decode, parse_client
-from arbiter.bridge.reading import FrameReader, Sent
+from arbiter.bridge.reading import FrameReader, Sent, client_messages
 from arbiter.bridge.stat_blocks import STAT_BLOCKS
 from arbiter.compiler.model.common import Bound
 from tests.bridge.engine.rule_edits import edited
@@ -195,3 +195,25 @@ def test_the_bundled_bounds_take_every_default() -> None:
         read = rules.reader.read(frame)
         assert isinstance(read, Sent), ruleset
         assert read.message.request.body == slow(frame, rules.context)
+
+
+def _validated_defaults(schema: Any) -> list[Any]:
+    """The defaults ``schema`` validates (``validate_default``), anywhere in it."""
+    if isinstance(schema, list):
+        return [d for item in schema for d in _validated_defaults(item)]
+    if not isinstance(schema, dict):
+        return []
+    found = [schema["default"]] if schema.get("validate_default") else []
+    return found + [d for value in schema.values() for d in _validated_defaults(value)]
+
+
+def test_the_fast_path_validates_only_the_defaults_its_served_bounds_exclude() -> None:
+    # A default the served bound takes would only be given back on every block (bundled: all
+    # of them); one a house bound excludes is validated, so the block goes to the slow path.
+    rules = bundled()
+    core = client_messages({rid: s.engine for rid, s in rules.served.items()}).core_schema
+    assert set(_validated_defaults(core)) == {0, 1}  # the models' own, for the slow path
+    assert _validated_defaults(native_bounds(core, rules.context, set())) == []
+    _, context = house_reader("hmk", "actions", Bound(min=2, max=10))
+    house = _validated_defaults(native_bounds(core, context, set()))
+    assert house and set(house) == {1}  # hmk actions' alone, wherever a block goes
