@@ -261,13 +261,16 @@ class CombatStylesEngine:
             # they are not called (nor a view of its state made for them).
             # (The stored state's phase read from it directly: tracks_turns, without its call.)
             if state is not None and state.get("phase") == TURNS:
+                # The round the request began in, read from the stored state: the state taken
+                # in is the request's own, and writable() made it the handler's (in place).
+                begun: int | None = state.get("round")
                 # The view of each step's state, made anew only when a step hands on another
                 # state (most hand theirs on unchanged); the checks written out, not a call each.
                 after = _view(done, None)
-                done = fatigue_checks.after_request(view, st, done, after, dice)
+                done = fatigue_checks.after_request(view, begun, done, after, dice)
                 if after is None or done.state is not after.data:
                     after = _view(done, after)
-                done = death_timers.after_request(view, st, done, after)
+                done = death_timers.after_request(view, begun, done, after)
                 if after is None or done.state is not after.data:
                     after = _view(done, after)
             # Every choice the outcome leaves open, in the shape all rulesets share: only a

@@ -20,9 +20,10 @@ view costs one small object per record, and an attribute read is one dict read, 
 A field an older engine did not always store reads as the engine reads it today (absent: None)
 and is written only once set. The nested parts (hit points, armour, weapons, conditions,
 wounds, hands) are the JSON objects the outcome shows: changed in place, never taken apart.
-A record read from a stored state is read-only: :meth:`CombatantRecord.copied` is the copy a
-writable state makes before a request changes it (copy-on-write: the stored state is never
-changed).
+A record read from a stored state is read-only: :meth:`CombatantRecord.make_own` copies it
+into the view itself the first time a writable state reaches it for writing (copy-on-write: the
+stored state is never changed; the view, made for this request alone, is the request's own), and
+:meth:`CombatantRecord.copied` is a second view of a copy.
 """
 
 from __future__ import annotations
@@ -73,21 +74,28 @@ class CombatantRecord:
     """
 
     data: JSON
-    """The stored record itself (read-only unless this record is a writable state's own)."""
+    """The stored record itself, read-only, until :meth:`make_own` puts the request's own copy
+    in its place (:attr:`own`)."""
 
     conditions: JSON
     """Condition name → its data (``turns`` left, who holds whom …): the record's own mapping,
-    read once when the view is made (the engine changes it in place and never puts another
-    in its place; :meth:`copied` makes a new view), because the engine reads it a dozen times
+    read once when the view is made and again when :meth:`make_own` copies it (the engine
+    changes it in place and never puts another in its place), because the engine reads it a dozen times
     a request and in the interpreted engine a property read is a Python call."""
 
     origin: JSON | None
-    """The record this one was copied from (:meth:`copied`), through any chain of copies: the
-    stored record a request's copy began as; None for a record not made by copying."""
+    """The record this one was copied from (:meth:`make_own`, :meth:`copied`), through any chain
+    of copies: the stored record a request's copy began as; None for a record not copied."""
 
     written: bool
     """Whether a setter (or ``set_…``/``add_mark``) has written a field of :attr:`data` since
     :attr:`origin` (carried through copies): the only writes to :attr:`data` itself."""
+
+    own: bool
+    """Whether :attr:`data` is the request's own (a copy made by :meth:`make_own` or
+    :meth:`copied`, or a record built for the request and handed over by
+    :func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.owning`): only then may it
+    be written. A view of a stored record is not, until made so."""
 
     id: str
     skills: dict[str, int]
@@ -106,7 +114,7 @@ class CombatantRecord:
     lost. Written only through :meth:`set_fatigue_levels`."""
 
     def __init__(self, data: JSON, source: CombatantRecord | None = None) -> None:
-        """The view of ``data``; ``source``: the record ``data`` was just copied from
+        """The view of ``data``; ``source``: the record of ``data`` this view is made to copy
         (:meth:`copied`), whose fields that the copy shares are taken from it, not looked up.
 
         The fields read on every exchange (:attr:`conditions`, :attr:`id`, :attr:`skills`,
@@ -117,6 +125,7 @@ class CombatantRecord:
         self.data = data
         self.conditions = data["conditions"]
         self.weapons = data["weapons"]
+        self.own = False
         if source is None:
             self.origin = None
             self.written = False
@@ -150,8 +159,19 @@ class CombatantRecord:
         return self.data
 
     def copied(self) -> CombatantRecord:
-        """A copy whose changeable parts (hit points, armour, weapons, conditions, wounds,
-        marks) are its own; characteristics, skills and the like are shared."""
+        """A new view of a copy of :attr:`data` (see :meth:`make_own`): this view is left as
+        it is, and what is written to either does not reach the other."""
+        rec = CombatantRecord(self.data, self)
+        rec.make_own()
+        return rec
+
+    def make_own(self) -> None:
+        """Make :attr:`data` this view's own: a copy whose changeable parts (hit points, armour,
+        weapons, conditions, wounds, marks) are its own; characteristics, skills and the like
+        are shared. The view itself is kept (copy-on-write in place): the engine makes one view
+        per record and request (:func:`~arbiter.bridge.engine.combat_styles.encounter.
+        combatants.taken_in`), and a second object per record reached for writing was a
+        quarter of the views an exchange made (interpreted, ~1.7k instructions each)."""
         # ``.copy()`` rather than ``dict(…)``: the same copy, but interpreted a method call
         # costs about a third less than calling the type (compiled, both are one C call; the
         # parts typed so that mypyc calls the dict's own copy, not a generic method).
@@ -161,17 +181,22 @@ class CombatantRecord:
         rec["hit_points"] = hit_points.copy()
         armor: dict[str, int] = old["armor"]
         rec["armor"] = armor.copy()
-        weapons: dict[str, JSON] = old["weapons"]
+        weapons: dict[str, JSON] = self.weapons
         rec["weapons"] = weapons = weapons.copy()
         for wid, held in weapons.items():  # a loop, not a comprehension: no frame of its own
             weapons[wid] = held.copy()
-        rec["conditions"] = json_copy(self.conditions) if self.conditions else {}
+        rec["conditions"] = conditions = json_copy(self.conditions) if self.conditions else {}
         wounds: JSON = old["wounds"]
         rec["wounds"] = wounds.copy()
         if "marks" in old:
             marks: list[str] = old["marks"]
             rec["marks"] = marks.copy()
-        return CombatantRecord(rec, self)
+        if self.origin is None:
+            self.origin = old
+        self.data = rec
+        self.conditions = conditions
+        self.weapons = weapons
+        self.own = True
 
     def unchanged_from(self, stored: JSON) -> bool:
         """Whether :attr:`data` equals ``stored`` (a stored record), exactly as ``==`` says,

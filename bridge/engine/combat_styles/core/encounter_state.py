@@ -14,8 +14,8 @@ free exchange's), :func:`~arbiter.bridge.engine.combat_styles.encounter.combatan
 wraps the stored one once per request, and a handler hands :attr:`EncounterState.data` back in
 its :class:`~arbiter.bridge.engine.contract.Resolution`. Its combatant records are read through
 :func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.records_of` and written through
-:func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.combatant` in a
-:func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.writable` copy.
+:func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.combatant` once
+:func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.writable` made it writable.
 
 A field the encounter's kind does not keep (a free exchange's encounter has no round, order or
 turn lists) reads as the engine has always read it: the optional ones as None (or their empty
@@ -29,9 +29,9 @@ from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantR
 from arbiter.bridge.engine.contract import JSON
 
 GIVEN = "_given"
-"""Key of a writable state holding the combatant records of the state it was made from (see
-:func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.writable`); removed before the
-state leaves the engine."""
+"""Key of a writable state (its value True; see
+:func:`~arbiter.bridge.engine.combat_styles.encounter.combatants.writable`): kept in the state's
+dict so that every view of it knows, and removed before the state leaves the engine."""
 
 
 class EncounterState:
@@ -47,14 +47,14 @@ class EncounterState:
     data: JSON
     """The state itself (while the engine works on it, its ``combatants`` are typed records)."""
 
-    given_records: dict[str, CombatantRecord] | None
-    """:attr:`given` as the view was made (kept so by :attr:`given`'s setter and
-    :meth:`drop_given`): read on every reach of a record for writing, as an attribute, not a
-    dict method call (interpreted, a call each)."""
+    is_writable: bool
+    """Whether the state is writable (its dict holds :data:`GIVEN`; kept so by
+    :meth:`mark_writable` and :meth:`drop_writable`): read on every reach of a record for
+    writing, as an attribute, not a dict look-up."""
 
     def __init__(self, data: JSON) -> None:
         self.data = data
-        self.given_records = data.get(GIVEN)
+        self.is_writable = GIVEN in data
 
     def has(self, key: str) -> bool:
         """Whether the state stores ``key`` (a field this kind of encounter may not keep)."""
@@ -71,21 +71,15 @@ class EncounterState:
     def records(self, value: dict[str, CombatantRecord]) -> None:
         self.data["combatants"] = value
 
-    @property
-    def given(self) -> dict[str, CombatantRecord] | None:
-        """The records of the state a writable state was made from (None: not writable)."""
-        value: dict[str, CombatantRecord] | None = self.data.get(GIVEN)
-        return value
+    def mark_writable(self) -> None:
+        """Mark the state writable (:data:`GIVEN`)."""
+        self.data[GIVEN] = True
+        self.is_writable = True
 
-    @given.setter
-    def given(self, value: dict[str, CombatantRecord] | None) -> None:
-        self.data[GIVEN] = value
-        self.given_records = value
-
-    def drop_given(self) -> None:
-        """Forget :attr:`given` (the state leaves the engine)."""
+    def drop_writable(self) -> None:
+        """Forget the mark (the state leaves the engine)."""
         self.data.pop(GIVEN, None)
-        self.given_records = None
+        self.is_writable = False
 
     @property
     def phase(self) -> str | None:

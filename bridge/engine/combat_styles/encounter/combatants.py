@@ -6,9 +6,11 @@ The server stores each record as JSON; the engine works on typed records
 (:class:`~arbiter.bridge.engine.combat_styles.core.combatant_record.CombatantRecord`) in a
 typed state (:class:`~arbiter.bridge.engine.combat_styles.core.encounter_state.EncounterState`,
 a view of the state dict): a state is :func:`taken_in` once per request (each record read
-once), read through :func:`records_of`, written through :func:`combatant` in a :func:`writable`
-copy, handed back by its handler as :attr:`EncounterState.data`, and :func:`released` once on
-the way out (each record the request reached written back key for key, the others as given).
+once, into a view that is the request's own), read through :func:`records_of`, written
+through :func:`combatant` once :func:`writable` made the state writable (each record reached
+copied into its view the first time: the stored state is never changed), handed back by its
+handler as :attr:`EncounterState.data`, and :func:`released` once on the way out (each record
+the request reached written back key for key, the others as given).
 
 A stat block names the combatant's skills, weapons and armour by rule-data ids; anything left
 out is derived from the characteristics by the rule data (hit points per location, damage
@@ -271,25 +273,27 @@ def needs_encounter(state: EncounterState | None, what: str = "this request") ->
 def taken_in(state: JSON | None) -> EncounterState | None:
     """The state a request works on: a view (:class:`EncounterState`) of a shallow copy of
     the stored ``state`` whose combatant records are typed views of the stored ones
-    (:meth:`CombatantRecord.of`, read-only until copied). The stored state is never changed;
-    :func:`released` writes the records back."""
+    (:meth:`CombatantRecord.of`, read-only until made the request's own). The copy and its
+    views are the request's alone, made once per request: :func:`writable` and
+    :func:`combatant` copy what they write into them, in place. The stored state is never
+    changed; :func:`released` writes the records back."""
     if state is None:
         return None
+    out = state.copy()  # dict(state), a third cheaper interpreted (see CombatantRecord.make_own)
     if "combatants" not in state:
-        return EncounterState(state)
+        return EncounterState(out)
     given: dict[str, JSON] = state["combatants"]
     people: dict[str, CombatantRecord] = {}
     for cid, rec in given.items():  # a loop, not a comprehension: no frame of its own
         people[cid] = CombatantRecord(rec)  # CombatantRecord.of, without its own call
-    out = state.copy()  # dict(state), a third cheaper interpreted (see CombatantRecord.copied)
     out["combatants"] = people
     return EncounterState(out)
 
 
 def records_of(state: EncounterState) -> dict[str, CombatantRecord]:
     """The combatant records of ``state`` by id, in the encounter's order, for reading only:
-    a record reached here may be the one the state was made from, so write only to one
-    reached through :func:`combatant`. Every read of the records goes through here."""
+    a record reached here may still view the stored one, so write only to one reached
+    through :func:`combatant`. Every read of the records goes through here."""
     # The state's dict read directly, not through its ``records`` property: the engine reads
     # records a dozen times a request, and in the interpreted engine a property is a call.
     records: dict[str, CombatantRecord] = state.data["combatants"]
@@ -298,38 +302,49 @@ def records_of(state: EncounterState) -> dict[str, CombatantRecord]:
 
 def combatant(state: EncounterState, cid: str) -> CombatantRecord:
     """The record of ``cid`` in ``state``; EngineError when there is none. In a writable state
-    the record is the state's own: copied (:meth:`CombatantRecord.copied`) the first time it is
-    reached, so the state it was made from is never changed through it."""
+    the record is the request's own: the first time it is reached, its view is given a copy of
+    the stored record (:meth:`CombatantRecord.make_own`), so the stored state is never changed
+    through it."""
     # The state's dict read directly (see :func:`records_of`): this runs several times a request.
-    data = state.data
-    records: dict[str, CombatantRecord] = data["combatants"]
+    records: dict[str, CombatantRecord] = state.data["combatants"]
     try:
         rec = records[cid]
     except KeyError:
         known = ", ".join(sorted(records))
         raise EngineError(f"no combatant {cid!r} in this encounter (present: {known})") from None
-    # The state's given records as its view took them (EncounterState.given_records): one
-    # attribute read, not a dict method call, on a path several times a request.
-    given = state.given_records
-    if given is not None and given.get(cid) is rec:
-        rec = records[cid] = rec.copied()
+    # Two attribute reads, not a dict method call, on a path several times a request.
+    if state.is_writable and not rec.own:
+        rec.make_own()
     return rec
 
 
 def writable(state: EncounterState) -> EncounterState:
-    """A copy of ``state`` whose records may be changed once reached through :func:`combatant`
-    (each is copied the first time); a state already writable stays so, its copies its own.
+    """``state`` made writable: its records may be changed once reached through
+    :func:`combatant` (each is copied the first time, into its own view). A state not yet
+    writable (the one :func:`taken_in` made, or a state built during the request) is made so
+    in place: it and its views are the request's own, and only the stored state must stay as
+    it was, so the parts of it still shared with the stored state (the round bookkeeping and
+    the parked exchanges) are copied. A state already writable is copied (its top-level fields
+    and round bookkeeping; its records, whatever copies of them it made, are shared).
 
-    The input state is never mutated (the server keeps it). Only the records reached are
+    The stored state is never mutated (the server keeps it). Only the records reached are
     copied, and of those only the parts requests change (hit points, armour, weapons,
-    conditions, wounds, marks); characteristics, skills and the like are shared.
+    conditions, wounds, marks); characteristics, skills and the like are shared. What the
+    state held before it was made writable is not kept: the engine reads nothing of it after
+    (the after-steps take the round the request began in from the stored state).
     """
-    # Each part copied by its own ``.copy()``, typed (see CombatantRecord.copied), and the
-    # round bookkeeping's keys written out, not looped over: this runs on most requests.
+    # Each part copied by its own ``.copy()``, typed (see CombatantRecord.make_own), and the
+    # round bookkeeping's keys written out, not looked up in a loop: this runs on most requests.
     data = state.data
-    out = data.copy()
-    records: dict[str, CombatantRecord] = data["combatants"]
-    out["combatants"] = records.copy()
+    if state.is_writable:
+        out = data.copy()
+        records: dict[str, CombatantRecord] = data["combatants"]
+        out["combatants"] = records.copy()
+        state = EncounterState(out)
+    else:
+        out = data
+        data[GIVEN] = True  # state.mark_writable(), without its call (interpreted: a call)
+        state.is_writable = True
     # The round bookkeeping is small and changes on most requests: copy it outright.
     if "acted" in data:
         acted: list[str] = data["acted"]
@@ -349,9 +364,7 @@ def writable(state: EncounterState) -> EncounterState:
     if "initiative" in data:
         initiative: dict[str, int] = data["initiative"]
         out["initiative"] = initiative.copy()
-    if GIVEN not in data:
-        out[GIVEN] = records
-    return EncounterState(out)
+    return state
 
 
 def owning(state: EncounterState) -> EncounterState:
@@ -359,19 +372,25 @@ def owning(state: EncounterState) -> EncounterState:
     copy, shared with nothing and with no memo), made writable with those records as its
     own: :func:`combatant` hands them out as they are instead of copying them again, and
     :func:`writable` keeps them so. Never for a state whose records came from anywhere else."""
-    state.given = {}
+    for rec in records_of(state).values():
+        rec.own = True
+    state.mark_writable()
     return state
 
 
 def recopied(state: EncounterState, cid: str) -> CombatantRecord:
-    """A fresh copy of ``cid``'s record put in ``state`` in place of the one there, even one
-    already the state's own: a record reached before (by a caller still holding it) is
-    detached from the state, and what is written to it after is lost.
+    """A fresh copy of ``cid``'s record (a new view, :meth:`CombatantRecord.copied`) put in
+    ``state`` in place of the one there, even one already the state's own: a record reached
+    before (by a caller still holding it) is detached from the state, and what is written to
+    it after is lost.
 
     Kept only where the engine has always re-copied (a new round, a dithered delay, a lapsed
     follow-up, drained essence), so that outcomes stay byte for byte what they were; see the
     report of the typed-records step for the outcomes this decides."""
-    rec = records_of(state)[cid] = combatant(state, cid).copied()
+    records = records_of(state)
+    if cid not in records:
+        combatant(state, cid)  # its EngineError naming who is present
+    rec = records[cid] = records[cid].copied()
     return rec
 
 

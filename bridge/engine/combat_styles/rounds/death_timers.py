@@ -38,15 +38,17 @@ def _rounds_of(rules: RulesView, within: int, unit: str) -> int:
 
 def after_request(
     rules: RulesView,
-    before: EncounterState | None,
+    begun: int | None,
     done: Resolution,
     after: EncounterState | None,
 ) -> Resolution:
     """``done`` (whose state ``after`` views) with every death timer that the rounds it closed
-    ran out applied (unchanged when it closed no round or nobody is dying)."""
-    if before is None or after is None or not tracks_turns(before):
+    ran out applied (unchanged when it closed no round or nobody is dying); ``begun``: the
+    Combat Round the request began in, read from the stored state (None: it began outside the
+    turns phase)."""
+    if begun is None or after is None:
         return done
-    if not tracks_turns(after) or after.round_number() <= before.round_number():
+    if not tracks_turns(after) or after.round_number() <= begun:
         return done
     dying = [cid for cid, c in records_of(after).items() if DYING in c.conditions]
     if not dying:
@@ -59,9 +61,9 @@ def after_request(
         if "dies_at_round" not in timer:
             # Stamped at the first round closing after the wound: it was dealt in the round
             # this request began in (a round never closes without a request).
-            timer["wounded_round"] = before.round_number()
+            timer["wounded_round"] = begun
             rounds = _rounds_of(rules, int(timer["within"]), str(timer["unit"]))
-            timer["dies_at_round"] = before.round_number() + rounds + 1
+            timer["dies_at_round"] = begun + rounds + 1
         if after.round_number() >= timer["dies_at_round"] and "dead" not in c.conditions:
             put_condition(c.conditions, "dead")
             what = (

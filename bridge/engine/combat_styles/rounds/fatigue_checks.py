@@ -75,25 +75,21 @@ def _check(rules: RulesView, c: CombatantRecord, dice: Dice, every: int) -> JSON
 
 def after_request(
     rules: RulesView,
-    before: EncounterState | None,
+    begun: int | None,
     done: Resolution,
     after: EncounterState | None,
     dice: Dice,
 ) -> Resolution:
     """``done`` (whose state ``after`` views) with the fatigue checks of every round it closed
-    (unchanged when none)."""
-    if before is None or after is None:
+    (unchanged when none); ``begun``: the Combat Round the request began in, read from the
+    stored state (None: it began outside the turns phase)."""
+    if begun is None or after is None:
         return done
-    if (
-        not after.fatigue_checks
-        or not tracks_turns(before)
-        or not tracks_turns(after)
-        or after.round_number() <= before.round_number()
-    ):
+    if not after.fatigue_checks or not tracks_turns(after) or after.round_number() <= begun:
         return done
     state = writable(after)
     rounds: list[JSON] = []
-    for completed in range(before.round_number(), after.round_number()):
+    for completed in range(begun, after.round_number()):
         checks: list[JSON] = []
         for cid in state.order:
             c = combatant(state, cid)

@@ -101,7 +101,7 @@ def test_a_field_written_for_the_first_time_goes_last_and_a_rewritten_one_keeps_
 def test_a_free_encounter_reads_the_fields_it_does_not_keep_as_the_engine_always_has() -> None:
     view = EncounterState({"combatants": {}, "phase": "free"})
     assert (view.round, view.cycle, view.seq, view.essence_lost) == (None, None, 0, None)
-    assert (view.spirit_engagements, view.fatigue_checks, view.given) == ([], False, None)
+    assert (view.spirit_engagements, view.fatigue_checks, view.is_writable) == ([], False, False)
     assert view.pending_or_none is None and not view.has("pending")
     for read in (
         lambda: view.order,
@@ -117,20 +117,17 @@ def test_a_free_encounter_reads_the_fields_it_does_not_keep_as_the_engine_always
 
 def test_the_writable_marker_is_set_read_and_dropped_through_the_view() -> None:
     view = EncounterState({"combatants": {}})
-    view.given = {}
-    assert view.given == {} and view.has(GIVEN)
-    view.drop_given()
-    view.drop_given()
-    assert view.given is None and not view.has(GIVEN)
+    view.mark_writable()
+    assert view.is_writable and view.has(GIVEN)
+    view.drop_writable()
+    view.drop_writable()
+    assert not view.is_writable and not view.has(GIVEN)
 
 
-def test_the_given_records_taken_by_the_view_follow_the_given_key_it_stores() -> None:
-    records: dict[str, Any] = {"a": object()}
-    assert EncounterState({"combatants": {}}).given_records is None
-    made = EncounterState({"combatants": {}, GIVEN: records})
-    assert made.given_records is records
-    view = EncounterState({"combatants": {}})
-    view.given = records
-    assert view.given_records is records and view.data[GIVEN] is records
-    view.drop_given()
-    assert view.given_records is None and GIVEN not in view.data
+def test_a_view_made_of_a_state_knows_it_writable_by_the_key_it_stores() -> None:
+    assert not EncounterState({"combatants": {}}).is_writable
+    made = EncounterState({"combatants": {}, GIVEN: True})
+    assert made.is_writable
+    again = EncounterState(made.data)
+    again.drop_writable()
+    assert GIVEN not in made.data and not EncounterState(made.data).is_writable

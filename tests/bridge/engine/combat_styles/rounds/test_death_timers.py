@@ -28,11 +28,11 @@ def turns_state(table: Table, round_number: int, **dying: Any) -> JSON:
 def closing(view: RulesView, before: JSON, after_round: int) -> Resolution:
     after = json.loads(json.dumps(before))
     after["round"] = after_round
-    # As the engine calls it: on the state taken in and the outcome's data, then released.
+    # As the engine calls it: on the stored state's round and the outcome's data, then released.
     taken = taken_in(after)
     assert taken is not None
     done = after_request(
-        view, taken_in(before), Resolution({"kind": "next_round"}, taken.data, None), taken
+        view, before["round"], Resolution({"kind": "next_round"}, taken.data, None), taken
     )
     released(done.state)
     return done
