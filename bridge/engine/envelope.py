@@ -51,7 +51,11 @@ def validate_body(engine: Engine, request: Request, rules: RulesetBase | None = 
     # The request's fields read from its __dict__, not as attributes: a pydantic model's
     # attribute read goes through its class's __getattr__ hook (about 800 instructions each,
     # interpreted or compiled), and this runs on every request.
-    fields = request.__dict__
+    return _validated(engine, request.__dict__, rules)
+
+
+def _validated(engine: Engine, fields: dict[str, Any], rules: RulesetBase | None) -> BaseModel:
+    """:func:`validate_body` of the request whose ``__dict__`` is ``fields``."""
     kind: str = fields["type"]
     ruleset: str = fields["ruleset"]
     model = engine.requests.get(kind)
@@ -118,10 +122,10 @@ def resolve_with(
 ) -> JSON:
     """:func:`resolve` rolling with ``dice``: when it raises, ``dice.records`` still holds every
     die rolled before (the server logs a refusal after dice as the request's outcome)."""
-    body = validate_body(engine, request, rules)
     # The request's fields (and the rules' version) read from the models' __dict__, not as
     # attributes: see validate_body.
     fields = request.__dict__
+    body = _validated(engine, fields, rules)
     kind: str = fields["type"]
     resolution = engine.resolve(rules, kind, body, state, dice)
     return {
