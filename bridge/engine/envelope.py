@@ -34,29 +34,67 @@ class RequestError(ValueError):
     """The request is malformed for its engine; the message names the field."""
 
 
+_CONTEXTS: dict[int, tuple[RulesetBase, str, dict[str, Any]]] = {}
+"""The validation context of each rules object :func:`validate_body` was given, by its ``id``
+(with the rules themselves, so the id is not reused while kept, and the ruleset id they were
+served under): one context per rules, as the server keeps one per snapshot, so the bounds and
+views a context caches are read from the rules once, not on every request."""
+
+_CONTEXTS_KEPT = 32
+"""Rules objects whose contexts are kept before starting afresh (a reload makes a new one)."""
+
+
 def validate_body(engine: Engine, request: Request, rules: RulesetBase | None = None) -> BaseModel:
     """The request body validated by the engine's model for ``request.type``; under ``rules``
     (the rules of ``request.ruleset``) the ids a stat block names must be in the rule data
     (:mod:`arbiter.bridge.engine.rule_context`). A body validated already is taken as it is."""
-    model = engine.requests.get(request.type)
+    # The request's fields read from its __dict__, not as attributes: a pydantic model's
+    # attribute read goes through its class's __getattr__ hook (about 800 instructions each,
+    # interpreted or compiled), and this runs on every request.
+    return _validated(engine, request.__dict__, rules)
+
+
+def _validated(engine: Engine, fields: dict[str, Any], rules: RulesetBase | None) -> BaseModel:
+    """:func:`validate_body` of the request whose ``__dict__`` is ``fields``."""
+    kind: str = fields["type"]
+    ruleset: str = fields["ruleset"]
+    model = engine.requests.get(kind)
     if model is None:
         known = ", ".join(sorted(engine.requests))
         raise RequestError(
-            f"unknown request type {request.type!r} for ruleset {request.ruleset!r} (known: {known})"
+            f"unknown request type {kind!r} for ruleset {ruleset!r} (known: {known})"
         )
-    body: Any = request.body
+    body: Any = fields["body"]
     if type(body) is model:
         # Validated already (the server validates the body from the JSON text the client
         # sent): what model_validate would hand back, without a call into pydantic.
         return body
+    # The model's validator called directly: what ``model.model_validate`` does with no
+    # options but its keyword handling (a few thousand instructions, interpreted, on every
+    # request); the same model, the same errors.
+    validator = model.__pydantic_validator__
     try:
-        context = None if rules is None else validation_context({request.ruleset: rules})
-        return model.model_validate(body, context=context)
+        if rules is None:
+            return validator.validate_python(body)
+        kept = _CONTEXTS.get(id(rules))
+        if kept is None or kept[0] is not rules or kept[1] != ruleset:
+            kept = _kept_context(ruleset, rules)
+        return validator.validate_python(body, context=kept[2])
     except ValidationError as err:
         problems = "; ".join(
             f"body.{path}: {message}" for path, message in field_errors(model, body, err)
         )
-        raise RequestError(f"invalid {request.type!r} request: {problems}") from None
+        raise RequestError(f"invalid {kind!r} request: {problems}") from None
+
+
+def _kept_context(ruleset: str, rules: RulesetBase) -> tuple[RulesetBase, str, dict[str, Any]]:
+    """A new validation context of ``rules`` served as ``ruleset``, kept in :data:`_CONTEXTS`
+    (with the rules and the ruleset id it was made for)."""
+    if len(_CONTEXTS) >= _CONTEXTS_KEPT:
+        _CONTEXTS.clear()
+    kept = (rules, ruleset, validation_context({ruleset: rules}))
+    _CONTEXTS[id(rules)] = kept
+    return kept
 
 
 def resolve(
@@ -84,14 +122,18 @@ def resolve_with(
 ) -> JSON:
     """:func:`resolve` rolling with ``dice``: when it raises, ``dice.records`` still holds every
     die rolled before (the server logs a refusal after dice as the request's outcome)."""
-    body = validate_body(engine, request, rules)
-    resolution = engine.resolve(rules, request.type, body, state, dice)
+    # The request's fields (and the rules' version) read from the models' __dict__, not as
+    # attributes: see validate_body.
+    fields = request.__dict__
+    body = _validated(engine, fields, rules)
+    kind: str = fields["type"]
+    resolution = engine.resolve(rules, kind, body, state, dice)
     return {
-        "id": request.id,
-        "ruleset": request.ruleset,
-        "type": request.type,
-        "encounter": request.encounter,
-        "rules_version": rules.ruleset.version,
+        "id": fields["id"],
+        "ruleset": fields["ruleset"],
+        "type": kind,
+        "encounter": fields["encounter"],
+        "rules_version": rules.__dict__["ruleset"].__dict__["version"],
         "rules_hash": rules_hash,
         "result": resolution.result,
         "dice": [d.to_json() for d in dice.records],

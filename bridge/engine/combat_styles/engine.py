@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.request_types import REQUESTS
@@ -10,6 +11,7 @@ from arbiter.bridge.engine.combat_styles.bodies.requests import (
     ActBody,
     CheckBody,
     ChooseEffectsBody,
+    EffectChoice,
     EmptyBody,
     InitiativeBody,
     OddsBody,
@@ -36,7 +38,7 @@ from arbiter.bridge.engine.combat_styles.encounter.combatants import (
     writable,
 )
 from arbiter.bridge.engine.combat_styles.encounter.lasting import released_lasting
-from arbiter.bridge.engine.combat_styles.encounter.pending import is_spirit, parked_record
+from arbiter.bridge.engine.combat_styles.encounter.pending import parked_record
 from arbiter.bridge.engine.combat_styles.encounter.pending_exchange import (
     PendingExchange,
     PendingSpiritCombat,
@@ -120,30 +122,34 @@ def _opposed(
 def _choose(
     rules: RulesView, body: ChooseEffectsBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
-    record = parked_record(state, body.token)
+    # The body's fields read from its __dict__: a pydantic attribute read costs a hook call
+    # (see exchange.start_exchange).
+    given: dict[str, Any] = body.__dict__
+    token: str = given["token"]
+    by: str | None = given["by"]
+    effects: list[EffectChoice] = given["effects"]
+    record = parked_record(state, token)
     assert state is not None  # the exchange was found in it
-    if is_spirit(record):
+    if record.get("kind") == "spirit_combat":  # is_spirit(record), without its call
         spirit = PendingSpiritCombat.of(record)
-        _chosen_by(body, spirit.chooser)
+        _chosen_by(token, by, spirit.chooser)
         new = writable(state)
-        return finish_spirit_combat(rules, new, spirit, list(body.effects), dice)
+        return finish_spirit_combat(rules, new, spirit, list(effects), dice)
     pending = PendingExchange.of(record)
-    _chosen_by(body, pending.chooser)
+    _chosen_by(token, by, pending.chooser)
     new = writable(state)  # its parked exchanges a copy of the state's (finish drops this one)
-    done = finish(rules, new, pending, body.effects.copy(), dice)
+    done = finish(rules, new, pending, effects.copy(), dice)
     # A manoeuvre parked like an exchange (a leaping attack) finishes as what it is.
     if pending.move_result is not None:
         done.result.update(pending.move_result)
     return done
 
 
-def _chosen_by(body: ChooseEffectsBody, chooser: str | None) -> None:
-    """Refuse a choice sent for someone other than the winner."""
-    if body.by is not None and body.by != chooser:
+def _chosen_by(token: str, by: str | None, chooser: str | None) -> None:
+    """Refuse a choice of the effects of ``token`` sent ``by`` someone other than the winner."""
+    if by is not None and by != chooser:
         # Who won is on the card (public): refusing says nothing the sender cannot see.
-        raise EngineError(
-            f"{body.by} does not choose the effects of {body.token!r}: {chooser} does"
-        )
+        raise EngineError(f"{by} does not choose the effects of {token!r}: {chooser} does")
 
 
 def _start(
@@ -279,9 +285,7 @@ class CombatStylesEngine:
             result = done.result
             choices: list[JSON] = []
             if kind in _CHOOSING or result.get("status") == "awaiting_effects":
-                if after is None or done.state is not after.data:
-                    after = _view(done, after)
-                choices = pending_choices(view, kind, result, after)
+                choices = pending_choices(view, kind, result, done.state)
         except LookupError as err:
             raise EngineError(str(err).strip("'\"")) from None
         # What lasts on each combatant the request wrote, for the tabletop (a condition shows

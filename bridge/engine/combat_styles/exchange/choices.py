@@ -12,11 +12,12 @@ the encounter (the victim's hit locations and weapons).
 
 from __future__ import annotations
 
+from operator import itemgetter
+from typing import Any
+
 from arbiter.bridge.engine.combat_styles.core.combatant_record import CombatantRecord
-from arbiter.bridge.engine.combat_styles.core.encounter_state import EncounterState
-from arbiter.bridge.engine.combat_styles.core.memo import memo_of, recalled
+from arbiter.bridge.engine.combat_styles.core.memo import Memo, memo_of
 from arbiter.bridge.engine.combat_styles.core.view import RulesView
-from arbiter.bridge.engine.combat_styles.encounter.combatants import records_of
 from arbiter.bridge.engine.combat_styles.encounter.pending import Parked
 from arbiter.bridge.engine.contract import JSON
 
@@ -75,10 +76,10 @@ def _weapons(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list
 
 
 def effects_choice(
-    rules: RulesView, state: EncounterState, record: JSON, key: str | None = None
+    rules: RulesView, records: dict[str, CombatantRecord], record: JSON, key: str | None = None
 ) -> JSON:
-    """The choice of special effects a parked exchange (its ``record`` in
-    ``state.pending``) waits for."""
+    """The choice of special effects a parked exchange (its ``record`` in the state's
+    ``pending``; ``records``: the state's combatant records) waits for."""
     # What the choice shows and its options' memo key are read from the record directly;
     # the typed view (:class:`Parked`) is made only when the options are built (a memo miss).
     chooser: str | None = record.get("chooser")
@@ -88,7 +89,7 @@ def effects_choice(
     won: int = differential.get("effects", 0)
     bonus: int = differential.get("bonus_effects", 0)
     attacker_chooses = chooser == attacker
-    victim = records_of(state)[defender if attacker_chooses else attacker]
+    victim = records[defender if attacker_chooses else attacker]
     choice: JSON = {
         "by": chooser,
         "key": key,
@@ -114,15 +115,13 @@ def _options(
     of a parked exchange. The list is shared by the outcomes with the same key; like every
     outcome it is only ever serialised, never changed."""
     eligible: list[JSON] = record.get("eligible") or []
-    ids: list[str] = []
-    for e in eligible:  # a loop, not a comprehension: no frame of its own
-        ids.append(e["id"])
     used: str | None = record.get("parry_weapon") if attacker_chooses else record.get("weapon")
     # The victim's body plan and hit points read from his record's dict, not through their
-    # properties (interpreted, a Python call each; this runs for every parked exchange).
+    # properties (interpreted, a Python call each; this runs for every parked exchange); the
+    # effect ids taken by ``map`` and ``itemgetter`` (no loop of bytecodes per effect).
     his = victim.data
     key = (
-        tuple(ids),
+        tuple(map(_ID, eligible)),
         # Parked.spirit: its kind (``kind``, else ``move``, else exchange) a spirit combat.
         (record.get("kind") or record.get("move")) == "spirit_combat",
         his.get("body_plan"),
@@ -131,11 +130,17 @@ def _options(
         used,
         tuple(record.get("warded") or ()),
     )
-    found: list[JSON] | None = recalled(rules.memo, "choice_options", key)
+    # recalled(), written out: a call fewer on the path of every parked exchange.
+    memo: Memo[Any, list[JSON]] | None = rules.memo.get(_MEMO)
+    found = memo.found.get(key) if memo is not None else None
     if found is None:
         made = _build_options(rules, Parked.of(record), victim)
-        found = memo_of(rules.memo, "choice_options").put(key, made)
+        found = memo_of(rules.memo, _MEMO).put(key, made)
     return found
+
+
+_ID = itemgetter("id")
+_MEMO = "choice_options"
 
 
 def _build_options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -> list[JSON]:
@@ -158,22 +163,24 @@ def _build_options(rules: RulesView, waiting: Parked, victim: CombatantRecord) -
     return options
 
 
-def pending_choices(
-    rules: RulesView, kind: str, result: JSON, state: EncounterState | None
-) -> list[JSON]:
-    """The choices an outcome of request ``kind`` leaves open (its ``result["pending"]``)."""
+def pending_choices(rules: RulesView, kind: str, result: JSON, state: JSON | None) -> list[JSON]:
+    """The choices an outcome of request ``kind`` leaves open (its ``result["pending"]``);
+    ``state``: the outcome's state (its dict, whose combatants are typed records)."""
     if state is None:
         return []
-    parked: JSON = state.pending_or_none or {}
+    # The state's dict read directly, not through a view made for it: this runs for every
+    # parked exchange.
+    parked: JSON = state.get("pending") or {}
+    records: dict[str, CombatantRecord] = state["combatants"]
     if kind == "sweep_attack":
         return [
-            effects_choice(rules, state, parked[pair["token"]], f"sweep-{pair['defender']}")
+            effects_choice(rules, records, parked[pair["token"]], f"sweep-{pair['defender']}")
             for pair in result.get("exchanges", [])
             if pair.get("status") == "awaiting_effects" and pair.get("token") in parked
         ]
     if kind == "state":
-        return [effects_choice(rules, state, parked[token], token) for token in sorted(parked)]
+        return [effects_choice(rules, records, parked[token], token) for token in sorted(parked)]
     token = result.get("token")
     if result.get("status") == "awaiting_effects" and token in parked:
-        return [effects_choice(rules, state, parked[token])]
+        return [effects_choice(rules, records, parked[token])]
     return []

@@ -13,6 +13,7 @@ from typing import Any
 
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.requests import (
+    EffectChoice,
     ExchangeBody,
     Situation,
     SpiritCombatBody,
@@ -99,12 +100,19 @@ def start_exchange(
     them; the effects and the blow are applied after, as to a parked exchange."""
     if state is None:
         state = fresh_state(rules, body)
-    # Fields read more than once are read once: a pydantic attribute costs a hook call.
-    attacker_id, defender_id, grapple = body.attacker, body.defender, body.grapple
-    effects, odds_wanted = body.effects, body.odds
+    # Every field read from the body's __dict__ (and the situation's), not as an attribute:
+    # a pydantic model's attribute read goes through its class's __getattr__ hook (about 800
+    # instructions each, interpreted or compiled), and an exchange reads some thirty.
+    given: dict[str, Any] = body.__dict__
+    attacker_id: str = given["attacker"]
+    defender_id: str = given["defender"]
+    grapple: bool = given["grapple"]
+    effects: list[EffectChoice] | None = given["effects"]
+    odds_wanted: bool = given["odds"]
     if attacker_id == defender_id:
         raise EngineError("a combatant cannot attack himself")
-    defended_by = body.defended_by
+    defended_by: str | None = given["defended_by"]
+    weapon_id: str | None = given["weapon"]
     state = writable(state)
     # Whether turns are counted, asked once: nothing an exchange does changes the phase.
     # (tracks_turns without its call: the state's phase read directly.)
@@ -123,23 +131,27 @@ def start_exchange(
             raise EngineError(f"{c.name} is dead")
     if "unconscious" in att_conditions or "incapacitated" in att_conditions:
         raise EngineError(f"{att.name} is out of the fight and cannot attack")
-    if grapple and body.weapon not in (None, rules.unarmed_id):
+    if grapple and weapon_id not in (None, rules.unarmed_id):
         raise EngineError("a grapple is an Unarmed attack: it needs an empty hand")
     if grapple:
         require_free_hand(rules, att, "grapple")
-    arm = usable_arm(rules, att, rules.unarmed_id if grapple else body.weapon, "attack")
+    arm = usable_arm(rules, att, rules.unarmed_id if grapple else weapon_id, "attack")
     if pay:
         rounds.spend_for_attack(rules, state, att)
-    situation = body.situation
-    surprise, engaged = situation.surprise, situation.engaged_reach
+    situation: Situation = given["situation"]
+    circumstances: dict[str, Any] = situation.__dict__
+    surprise: bool = circumstances["surprise"]
+    engaged: str | None = circumstances["engaged_reach"]
     terms = attack_terms(rules, att, dfd, arm, situation)
     notes = list(terms.notes)
-    if situation.charging:
+    if circumstances["charging"]:
         brace.lose(rules, att, "charging", notes)
 
     surprised = surprise or "surprised" in dfd_conditions
     first_on_surprised = surprised and not dfd_conditions.get("surprised", {}).get("attacked")
-    defence = body.defence
+    defence: str = given["defence"]
+    parry_only_if_hit: bool = given["parry_only_if_hit"]
+    attacker_augment: int = given["attacker_augment"]
     parry_arm: Arm | None = None
     if defence in ("parry", "evade"):
         flat_footed = surprise or (surprised and not dfd_conditions["surprised"].get("turn_come"))
@@ -155,7 +167,7 @@ def start_exchange(
     if "warding" in att_conditions:
         _end_ward(att, arm.id, notes)
     if defence == "parry":
-        parry_arm = usable_arm(rules, arm_owner, body.parry_weapon, "parry")
+        parry_arm = usable_arm(rules, arm_owner, given["parry_weapon"], "parry")
         if "warding" in arm_owner.conditions:
             _end_ward(arm_owner, parry_arm.id, notes)
         if arm.is_ranged and rules.only_shields_parry_ranged and not parry_arm.parries_ranged:
@@ -189,11 +201,12 @@ def start_exchange(
     else:
         dfd_skill = 0
     fam_steps = 0  # the defender's unfamiliar parrying weapon ("defensive actions")
-    if situation.defender_familiarity is not None:
+    defender_familiarity: str | None = circumstances["defender_familiarity"]
+    if defender_familiarity is not None:
         dfd_skill, fam_steps = familiarity.for_parry(
             rules,
-            situation.defender_familiarity,
-            body.defence,
+            defender_familiarity,
+            defence,
             defence,
             arm_owner,
             dfd_skill,
@@ -203,18 +216,18 @@ def start_exchange(
     # only after seeing the attack imposes no penalty of his own (the retroactive-parry rule).
     contest = (
         (att_skill, dfd_skill)
-        if defence in ("parry", "evade") and not body.parry_only_if_hit
+        if defence in ("parry", "evade") and not parry_only_if_hit
         else (att_skill,)
     )
     penalty = contest_penalty(contest)
     if penalty:
         notes.append(f"skills over 100: −{penalty} to every participant")
     checks = rules.checks
-    att_target = target(checks, att_skill, terms.grade, body.attacker_augment, penalty)
+    att_target = target(checks, att_skill, terms.grade, attacker_augment, penalty)
     if att_target.impossible:
         raise EngineError(f"the attack is {terms.grade.name}: no attempt is possible")
-    att_luck = _luck(att, body.attacker_luck)
-    dfd_luck = _luck(payer, body.defender_luck)
+    att_luck = _luck(att, given["attacker_luck"])
+    dfd_luck = _luck(payer, given["defender_luck"])
     if shared_roll is None:
         att_roll = roll_check(checks, dice, att_target, "1d100 attack", att_luck)
         if att_roll.rerolled_from is not None:
@@ -222,7 +235,7 @@ def start_exchange(
     else:
         att_roll = CheckResult(att_target, shared_roll, level_of(checks, shared_roll, att_target))
 
-    if defence in ("parry", "evade") and body.parry_only_if_hit and not att_roll.level.succeeded:
+    if defence in ("parry", "evade") and parry_only_if_hit and not att_roll.level.succeeded:
         notes.append(f"{dfd.name} lets the missed attack go")
         defence = "none"
     dfd_roll: CheckResult | None = None
@@ -247,7 +260,7 @@ def start_exchange(
             checks,
             dfd_skill,
             dfd_grade,
-            body.defender_augment,
+            given["defender_augment"],
             penalty,
         )
         dfd_roll = roll_check(checks, dice, dfd_target, _DEFENCE_LABEL[defence], dfd_luck)
@@ -277,11 +290,11 @@ def start_exchange(
             first_on_surprised,
         )
     hit_intended = True
-    if situation.crowd != "none" and not att_roll.level.succeeded and att_roll.roll:
+    if circumstances["crowd"] != "none" and not att_roll.level.succeeded and att_roll.roll:
         without = level_of(
             checks,
             att_roll.roll,
-            target(checks, att_skill, terms.grade_without_crowd, body.attacker_augment, penalty),
+            target(checks, att_skill, terms.grade_without_crowd, attacker_augment, penalty),
         )
         if without.succeeded:
             hit_intended = False
@@ -317,8 +330,8 @@ def start_exchange(
         surprised,
         first_on_surprised,
         hit_intended,
-        body.bystander,
-        body.mitigate_damage.copy(),
+        given["bystander"],
+        given["mitigate_damage"].copy(),
         situation_json(situation),
         dict(dfd_conditions.get("warding", {}).get("locations", {})),
         notes,

@@ -16,6 +16,8 @@ the exchange (:mod:`arbiter.bridge.engine.combat_styles.riding.riders`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from arbiter.bridge.engine.combat_styles import rounds
 from arbiter.bridge.engine.combat_styles.bodies.move_requests import MountBody, MountedWithdrawBody
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody
@@ -161,14 +163,17 @@ def exchange(
     rules: RulesView, body: ExchangeBody, state: EncounterState | None, dice: Dice
 ) -> Resolution:
     """An exchange with the manoeuvre and mounted rules around it."""
-    braced = body.situation.braced_weapon
+    # The body's fields read from its __dict__ (see start_exchange): a pydantic attribute
+    # read costs a hook call, on every exchange.
+    given: dict[str, Any] = body.__dict__
+    braced: bool = given["situation"].__dict__["braced_weapon"]
     if state is None:
         if braced:
             raise EngineError("a weapon is braced only for a mounted charge (on a mount)")
         return start_exchange(rules, body, state, dice)
     # records_of without its call (every exchange comes here; a call costs when interpreted).
     people: dict[str, CombatantRecord] = state.data["combatants"]
-    att, dfd = people.get(body.attacker), people.get(body.defender)
+    att, dfd = people.get(given["attacker"]), people.get(given["defender"])
     if not braced and not (att and att.conditions) and not (dfd and dfd.conditions):
         # Nobody rides, braces or is blocked: a plain exchange (the common case, kept cheap).
         return start_exchange(rules, body, state, dice)
