@@ -41,6 +41,7 @@ from arbiter.bridge.stores.sqlite_schema import (
     BIND_PLAYER_SQLITE,
     INSERT_USUAL,
     MIGRATE_1,
+    PAGE_SIZE,
     PLAYER_COLUMNS,
     PROBE_ROLL,
     ROLL_COLUMNS,
@@ -84,6 +85,9 @@ class Store:
             self._db.execute("PRAGMA busy_timeout=5000")
         else:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            # Before anything is written: it sets the page size of a new file only (an existing
+            # one keeps its own, see PAGE_SIZE).
+            self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
             if not autocheckpoint:

@@ -230,3 +230,39 @@ def test_a_row_with_any_of_its_optional_fields_null_reads_back_as_logged(tmp_pat
     assert store.verify_chain() == []
     bound.close()
     store.close()
+
+
+def test_a_new_store_has_2_kb_pages_and_a_row_longer_than_a_page_reads_back_whole(
+    tmp_path: Path,
+) -> None:
+    # A logged exchange (about 2.2 kB) is more than half a 4 kB page: on 2 kB pages its text
+    # spills into overflow pages, and must come back byte for byte, hash and all.
+    from arbiter.bridge.stores.sqlite_schema import PAGE_SIZE
+
+    path = tmp_path / "s.sqlite3"
+    store = Store(path)
+    long = "é" * 3000 + "x" * 5000
+    logged = store.append(new_roll("a")._replace(request=long, outcome='{"n":"' + long + '"}'))
+    store.append(new_roll("b"))
+    store.close()
+    store = Store(path)
+    assert PAGE_SIZE == 2048 and store.query("PRAGMA page_size", ()) == [(2048,)]
+    assert store.find("a") == logged and store.verify_chain() == []
+    store.close()
+
+
+def test_a_store_created_with_4_kb_pages_keeps_them_and_its_rows(tmp_path: Path) -> None:
+    # A world created before stores had 2 kB pages is opened as it is: no rewrite of the file.
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA page_size=4096")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.close()
+    store = Store(path)
+    first = store.append(new_roll("a"))
+    store.close()
+    store = Store(path)
+    second = store.append(new_roll("b"))
+    assert store.query("PRAGMA page_size", ()) == [(4096,)]
+    assert list(store.rolls()) == [first, second] and store.verify_chain() == []
+    store.close()
