@@ -204,3 +204,27 @@ def test_no_event_leaves_before_its_row_is_committed_whatever_the_batches_flush(
 
 async def _staged(srv: Running) -> bool:
     return bool(srv.server.commits._committer is not None)
+
+
+def test_a_connection_the_server_closes_gets_the_events_held_for_it_ahead_of_the_close(
+    tmp_path: Path,
+) -> None:
+    with running(tiny_config(tmp_path, limits=fast_limits())) as srv:
+        clock = batched(srv)
+        gm, _ = srv.hello(events=[])
+        ann, _ = srv.hello(token=srv.player("ann", "devon"), events=["outcome"])
+        send(gm, request("r-1"))
+        reply = receive(gm)
+        # The flush has not come (the clock stands still): ann's event is held when she is
+        # revoked, and the server closes her connection at once.
+        srv.revoke("ann")
+
+        async def notice() -> None:
+            srv.server.players_changed()
+
+        srv.call(notice())
+        event = receive(ann)
+        code = drained(ann)
+        gm.close()
+    assert clock.timers and event["type"] == "event" and event["seq"] == reply["seq"]
+    assert code == 4003
