@@ -36,11 +36,12 @@ def publish(
         for seq, text, _ in events
     ]
     everything = (b"".join(shared),) if None not in shared else None  # type: ignore[arg-type]
+    size = len(everything[0]) if everything is not None else 0
     views: dict[tuple[int, bytes], bytes] = {}
     hold = batches.hold
     for client in listeners:
         if everything is not None and client not in origins:
-            hold(client.outbox, everything)
+            hold(client.outbox, everything, size)
             continue
         frames = []
         for index, (seq, text, origin) in enumerate(events):
@@ -56,4 +57,4 @@ def publish(
         if frames:
             # A client among the origins has its reply follow in this step (the group commit
             # sends it right after), which takes these events in the same write.
-            hold(client.outbox, frames)
+            hold(client.outbox, frames, sum(map(len, frames)))

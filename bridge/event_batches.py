@@ -72,12 +72,13 @@ class EventBatches:
         self._last = float("-inf")
         """When the last flush ran (the clock's time)."""
 
-    def hold(self, outbox: Outbox, frames: Sequence[bytes]) -> None:
+    def hold(self, outbox: Outbox, frames: Sequence[bytes], size: int) -> None:
         """Hold ``frames`` (outcome events, framed) for ``outbox``'s next write: at the next
         flush (at the loop's next turn, or ``delay`` after the previous flush if that was
         less than ``delay`` ago), at once when it holds ``max_bytes`` or more, or with the next
-        frame sent to it. Nothing is held for a connection closing or dropped."""
-        if not outbox.hold(frames):
+        frame sent to it. ``size``: the bytes of ``frames``. Nothing is held for a connection
+        closing or dropped."""
+        if not outbox.hold(frames, size):
             return
         if outbox.held_bytes >= self.max_bytes:
             outbox.release()

@@ -123,16 +123,15 @@ class Outbox:
             self.drop()
         return True
 
-    def hold(self, frames: Sequence[bytes]) -> bool:
+    def hold(self, frames: Sequence[bytes], size: int | None = None) -> bool:
         """Keep ``frames`` to go ahead of the next frames sent, in the same write (one system
         call, one wake-up of the peer, for a listener's events and the reply that follows
-        them in the same step); :meth:`release` writes them alone. False (nothing kept) when
-        the connection is closing or was dropped."""
+        them); :meth:`release` writes them alone. ``size``: their bytes, when the caller knows
+        them. False (nothing kept) when the connection is closing or was dropped."""
         if self.dropped or self.ws.protocol.state is not State.OPEN:
             return False
-        self._held.extend(frames)
-        for frame in frames:
-            self.held_bytes += len(frame)
+        self._held += frames
+        self.held_bytes += sum(map(len, frames)) if size is None else size
         return True
 
     def release(self) -> None:

@@ -53,6 +53,10 @@ def listener(limit: int = 10_000) -> tuple[Outbox, BufferedTransport]:
     return Outbox(ws, limit, 1.0), transport  # type: ignore[arg-type]
 
 
+def hold(batches: EventBatches, box: Outbox, *frames: bytes) -> None:
+    batches.hold(box, frames, sum(map(len, frames)))
+
+
 def event(seq: int, size: int = 10) -> bytes:
     return text_frame(f'{{"seq":{seq}}}'.ljust(size).encode())
 
@@ -61,8 +65,8 @@ def test_events_held_after_a_quiet_spell_go_at_the_next_turn_in_one_write() -> N
     clock = ManualClock()
     batches = EventBatches(0.05, 1000, clock)
     box, transport = listener()
-    batches.hold(box, [event(1)])
-    batches.hold(box, [event(2), event(3)])  # another commit before the loop turns
+    hold(batches, box, event(1))
+    hold(batches, box, event(2), event(3))  # another commit before the loop turns
     assert transport.written == []
     assert [when for when, _ in clock.timers] == [clock.now]  # one flush, due at once
     clock.advance(0.0)
@@ -73,12 +77,12 @@ def test_events_held_within_the_delay_of_the_last_flush_wait_for_it_never_longer
     clock = ManualClock()
     batches = EventBatches(0.05, 1000, clock)
     box, transport = listener()
-    batches.hold(box, [event(1)])
+    hold(batches, box, event(1))
     clock.advance(0.0)
     clock.advance(0.01)
-    batches.hold(box, [event(2)])
+    hold(batches, box, event(2))
     clock.advance(0.02)
-    batches.hold(box, [event(3)])
+    hold(batches, box, event(3))
     # Due 50 ms after the last flush (40 ms after the first of them was held), not before.
     assert [round(when - 100.0, 3) for when, _ in clock.timers] == [0.05]
     clock.advance(0.019)
@@ -91,7 +95,7 @@ def test_a_frame_sent_to_a_listener_takes_its_held_events_ahead_of_it_in_the_sam
     clock = ManualClock()
     batches = EventBatches(0.05, 1000, clock)
     box, transport = listener()
-    batches.hold(box, [event(1), event(2)])
+    hold(batches, box, event(1), event(2))
     box.send(b'{"type":"outcome"}')
     assert transport.written == [event(1) + event(2) + text_frame(b'{"type":"outcome"}')]
     clock.advance(0.0)  # the flush finds nothing left to write
@@ -103,10 +107,10 @@ def test_a_listener_holding_max_bytes_is_written_at_once_and_the_others_wait() -
     batches = EventBatches(0.05, 100, clock)
     busy, busy_sent = listener()
     quiet, quiet_sent = listener()
-    batches.hold(quiet, [event(1, 60)])
-    batches.hold(busy, [event(1, 60)])
+    hold(batches, quiet, event(1, 60))
+    hold(batches, busy, event(1, 60))
     assert busy_sent.written == [] and quiet_sent.written == []
-    batches.hold(busy, [event(2, 60)])  # over 100 bytes held: written now
+    hold(batches, busy, event(2, 60))  # over 100 bytes held: written now
     assert busy_sent.written == [event(1, 60) + event(2, 60)]
     assert quiet_sent.written == [] and busy.held_bytes == 0
     clock.advance(0.0)
@@ -123,8 +127,8 @@ def test_a_listener_that_stopped_reading_is_dropped_at_the_flush_and_the_others_
     reader, reader_sent = listener(limit=1000)
     dropped: list[Outbox] = []
     stalled.drop = lambda: dropped.append(stalled)  # type: ignore[method-assign]
-    batches.hold(stalled, [event(1)])
-    batches.hold(reader, [event(1)])
+    hold(batches, stalled, event(1))
+    hold(batches, reader, event(1))
     stalled_sent.unsent = 1001  # its peer read nothing of what it was sent
     clock.advance(0.0)
     # Dropped (close 4008) instead of written to: the server's memory never grows for it.
@@ -137,10 +141,10 @@ def test_nothing_is_held_for_a_connection_closing_or_dropped() -> None:
     batches = EventBatches(0.05, 1000, clock)
     closing, closing_sent = listener()
     closing.ws.protocol.state = State.CLOSING  # type: ignore[attr-defined]
-    batches.hold(closing, [event(1)])
+    hold(batches, closing, event(1))
     assert closing.held_bytes == 0 and clock.timers == []
     held, held_sent = listener()
-    batches.hold(held, [event(1)])
+    hold(batches, held, event(1))
     held.dropped = True
     clock.advance(0.0)
     assert closing_sent.written == [] and held_sent.written == []

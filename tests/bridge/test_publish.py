@@ -30,7 +30,7 @@ class FakeOutbox:
         self.held = []
         return True
 
-    def hold(self, frames: Any) -> bool:
+    def hold(self, frames: Any, size: int | None = None) -> bool:
         self.held.extend(frames)
         return True
 
