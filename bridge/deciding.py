@@ -154,11 +154,10 @@ def decide(
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        entry = stored.entry
-        outcome = json.loads(entry.outcome)
         # The logged texts as they are: a resend is answered with the outcome's logged text,
-        # not a second serialisation of it.
-        text = OutcomeText.logged_as(outcome, entry.dice, entry.outcome)
+        # not a second serialisation of it (as a gap replay of the row is).
+        text = OutcomeText.of_row(stored.entry)
+        outcome = text.outcome
         return Decided(stored, outcome, text, replayed=True, refusal=refusal_in(outcome))
 
     served, state = _admitted(
