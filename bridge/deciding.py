@@ -29,6 +29,7 @@ from arbiter.bridge.engine.dice import (
     ScriptedSource,
 )
 from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.engine.field_errors import field_errors
 from arbiter.bridge.jsontext import not_unicode
 from arbiter.bridge.limits import BudgetedSource
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
@@ -378,7 +379,7 @@ def strict_body(
             return request.model_copy(update={"body": body})
     except ValidationError as err:
         problems = "; ".join(
-            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+            f"body.{path}: {message}" for path, message in field_errors(model, request.body, err)
         )
     raise ProtocolError(
         "invalid_request", f"invalid {request.type!r} request: {problems}", request.id

@@ -29,13 +29,13 @@ STARTS = {"combat-styles": "start_encounter", "hmk": "start", "karmic": "start_d
 """Each ruleset's example request carrying its combatants' stat blocks (docs/examples)."""
 
 
-def bounded_fields(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str, Any]]:
-    """(path as a client writes it, the path an error about its default names, bound name,
-    default) of every field of ``model`` and its nested models held to a served bound (a
-    ``within_limits`` check); the default is :data:`REQUIRED` for a field a block must write.
-    (pydantic names a default's error by the field's name, not its alias: combat-styles'
-    ``characteristics.CHA``, written ``cha``.)"""
-    found: list[tuple[str, str, str, Any]] = []
+def bounded_fields(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, Any]]:
+    """(path as a client writes it, bound name, default) of every field of ``model`` and its
+    nested models held to a served bound (a ``within_limits`` check); the default is
+    :data:`REQUIRED` for a field a block must write. An error about a default names the same
+    path as one about a written number (combat-styles' ``characteristics.cha``, not pydantic's
+    ``characteristics.CHA``: bridge/engine/field_errors.py)."""
+    found: list[tuple[str, str, Any]] = []
     for name, field in model.model_fields.items():
         path = prefix + (field.alias or name)
         annotation = field.annotation
@@ -50,18 +50,18 @@ def bounded_fields(model: type[BaseModel], prefix: str = "") -> list[tuple[str, 
             default = (
                 REQUIRED if field.is_required() else field.get_default(call_default_factory=True)
             )
-            found.append((path, prefix + name, limits[0][2], default))
+            found.append((path, limits[0][2], default))
     return found
 
 
 REQUIRED = object()
 ALL = [(rid, *f) for rid, model in sorted(STAT_BLOCKS.items()) for f in bounded_fields(model)]
-DEFAULTED = [f for f in ALL if type(f[4]) is int]
-"""(ruleset, path, error path, bound, default) of every bounded number a block may leave out."""
+DEFAULTED = [f for f in ALL if type(f[3]) is int]
+"""(ruleset, path, bound, default) of every bounded number a block may leave out."""
 
 
 def test_the_walk_finds_every_ruleset_s_bounded_defaults() -> None:
-    assert {(r, p) for r, p, _, _, _ in DEFAULTED} == {
+    assert {(r, p) for r, p, _, _ in DEFAULTED} == {
         ("combat-styles", "characteristics.pow"),
         ("combat-styles", "characteristics.cha"),
         ("combat-styles", "fatigue_initiative"),
@@ -74,7 +74,7 @@ def test_the_walk_finds_every_ruleset_s_bounded_defaults() -> None:
     }
     # Every other bounded field a block may leave out holds no number when left out: null
     # (the engine derives it from the rule data) or an empty mapping.
-    for ruleset, path, _, _, default in ALL:
+    for ruleset, path, _, default in ALL:
         assert default is REQUIRED or type(default) is int or default in (None, {}), (
             ruleset,
             path,
@@ -134,9 +134,9 @@ def _ids(case: Any) -> str:
 
 
 @pytest.mark.parametrize("stored", [False, True], ids=["inline", "referencing"])
-@pytest.mark.parametrize(("ruleset", "path", "named", "limit", "default"), DEFAULTED, ids=_ids)
+@pytest.mark.parametrize(("ruleset", "path", "limit", "default"), DEFAULTED, ids=_ids)
 def test_a_number_left_out_is_refused_on_both_paths_when_a_house_min_is_over_its_default(
-    ruleset: str, path: str, named: str, limit: str, default: int, stored: bool
+    ruleset: str, path: str, limit: str, default: int, stored: bool
 ) -> None:
     # The house bound keeps the bundled max: the example's written numbers stay within it.
     high = bundled_bound(ruleset, limit).max
@@ -147,11 +147,15 @@ def test_a_number_left_out_is_refused_on_both_paths_when_a_house_min_is_over_its
     with pytest.raises(ProtocolError) as refused:
         slow(frame, context)
     assert refused.value.code == "invalid_request"
-    words = f"body.combatants.0.{named}: Input should be greater than or equal to {default + 1}"
+    # Named as a written number is, at the key the client writes, saying it was left out.
+    words = (
+        f"body.combatants.0.{path}: left out, its default {default} is outside the served "
+        f"bound: Input should be greater than or equal to {default + 1}"
+    )
     assert words in refused.value.message
     # Written at the house bound's min in every combatant (with every other default the bound
     # holds: POW's bound is CHA's), it is taken by both, into the same body.
-    shared = [f[1] for f in DEFAULTED if f[0] == ruleset and f[3] == limit]
+    shared = [f[1] for f in DEFAULTED if f[0] == ruleset and f[2] == limit]
     written = everywhere(request, shared, default + 1, stored)
     read = reader.read(written)
     assert isinstance(read, Sent)
@@ -166,12 +170,12 @@ def _under_floor(ruleset: str, limit: str, default: int) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("ruleset", "path", "named", "limit", "default"),
-    [f for f in DEFAULTED if _under_floor(f[0], f[3], f[4])],
+    ("ruleset", "path", "limit", "default"),
+    [f for f in DEFAULTED if _under_floor(f[0], f[2], f[3])],
     ids=_ids,
 )
 def test_a_number_left_out_is_refused_on_both_paths_when_a_house_max_is_under_its_default(
-    ruleset: str, path: str, named: str, limit: str, default: int
+    ruleset: str, path: str, limit: str, default: int
 ) -> None:
     low = bundled_bound(ruleset, limit).min
     reader, context = house_reader(ruleset, limit, Bound(min=low, max=default - 1))
@@ -179,7 +183,10 @@ def test_a_number_left_out_is_refused_on_both_paths_when_a_house_max_is_under_it
     assert reader.read(frame) is None
     with pytest.raises(ProtocolError) as refused:
         slow(frame, context)
-    words = f"body.combatants.0.{named}: Input should be less than or equal to {default - 1}"
+    words = (
+        f"body.combatants.0.{path}: left out, its default {default} is outside the served "
+        f"bound: Input should be less than or equal to {default - 1}"
+    )
     assert words in refused.value.message
 
 
@@ -189,7 +196,7 @@ def test_the_bundled_bounds_take_every_default() -> None:
     rules = bundled()
     for ruleset, type in STARTS.items():
         request = example(ruleset, type)
-        for _, path, _, _, _ in (f for f in DEFAULTED if f[0] == ruleset):
+        for _, path, _, _ in (f for f in DEFAULTED if f[0] == ruleset):
             request = json.loads(without(request, path))["request"]
         frame = json.dumps({"v": 1, "type": "request", "request": request})
         read = rules.reader.read(frame)

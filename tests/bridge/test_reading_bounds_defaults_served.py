@@ -14,23 +14,25 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.bridge.rules import RuleSource
+from arbiter.bridge.stat_block_shield import SHIELDED
 from tests.bridge.support import running, tiny_config
 from tests.security.support import Client, rows, served_rules_copy
-from tests.security.test_stat_block_vault import ORC, REFERENCE, attack, put
+from tests.security.test_stat_block_vault import ANA, ORC, REFERENCE, ask, attack, put
 
 ROOT = Path(__file__).resolve().parents[2]
 
 HOUSE = {
     "hmk": ("actions = { min = 2, max = 10 }", "combatants.0.actions", 2),
     "karmic": ("size = { min = 2, max = 1000 }", "combatants.0.size", 2),
-    # The example's guard writes POW, not CHA (pydantic names a default's error by the field's
-    # name, CHA, where the client writes ``cha``).
-    "combat-styles": ("characteristics = { min = 1, max = 200 }", "combatants.0.characteristics.CHA", 1),
+    # The example's guard writes POW, not CHA: CHA is named as the client writes it.
+    "combat-styles": ("characteristics = { min = 1, max = 200 }", "combatants.0.characteristics.cha", 1),
 }  # fmt: skip
 """Per ruleset: the house bound (the bundled min is the field's default), where the refusal
 names the first combatant's left-out number, and the house min."""
 WRITTEN = {"hmk": ["actions"], "karmic": ["size"], "combat-styles": ["characteristics.cha"]}
 """What a block must write to be within the house bound (every combatant of the example)."""
+LEFT_OUT = "left out, its default 1 is outside the served bound: "
+"""How a refusal of hmk ``actions``' default 1 begins (after the field)."""
 
 
 def house(folder: Path) -> Path:
@@ -73,7 +75,8 @@ def test_a_house_bound_past_a_default_refuses_a_block_leaving_it_out_naming_fiel
     for ruleset, (_, place, low) in HOUSE.items():
         error = refused[ruleset]
         assert error["type"] == "error" and error["code"] == "invalid_request", error
-        assert f"body.{place}: Input should be greater than or equal to {low}" in error["message"]
+        words = f"body.{place}: left out, its default {low - 1} is outside the served bound: "
+        assert words + f"Input should be greater than or equal to {low}" in error["message"]
         assert decided[ruleset]["type"] == "outcome", decided[ruleset]
     assert logged_after_refusals == 0  # refused before any die: nothing decided with a default
     assert logged == len(HOUSE)
@@ -103,8 +106,40 @@ def test_a_rule_change_past_a_stored_block_s_default_names_it_to_the_gm_and_refu
     [block] = notice["blocks"]
     assert block["participant"] == "orc"
     assert block["problems"] == [
-        {"field": "actions", "message": "Input should be greater than or equal to 2"}
+        {"field": "actions", "message": f"{LEFT_OUT}Input should be greater than or equal to 2"}
     ]
     assert refused["type"] == "error" and refused["code"] == "invalid_request", refused
-    assert "actions: Input should be greater than or equal to 2" in refused["message"]
+    assert f"actions: {LEFT_OUT}Input should be greater than or equal to 2" in refused["message"]
+    assert logged == 0
+
+
+def test_a_player_hears_only_the_shielded_words_when_the_orc_s_left_out_actions_are_refused(
+    tmp_path: Path,
+) -> None:
+    # The refusal a house bound gives the GM's stored block's default is shielded from a player,
+    # as every refusal of a request using that block is; the GM hears it by name.
+    root = served_rules_copy(tmp_path)
+    limits = root / "hmk" / "stat_block_limits.toml"
+    bundled = limits.read_text(encoding="utf-8")
+    config = tiny_config(tmp_path, rules=RuleSource(root=root), reload_interval=0.05)
+    with running(config) as srv:
+        gm = Client(srv, srv.server.secret, events=["rules"])
+        token = srv.player("pat", "ana")
+        assert token is not None
+        assert put(gm, ORC)["ok"] is True
+        limits.write_text(bundled.replace("{ min = 1, max = 10 }", "{ min = 2, max = 10 }"))
+        later = time.time() + 2
+        os.utime(limits, (later, later))
+        assert gm._next(30)["event"] == "rules_updated"
+        pat = Client(srv, token, events=["outcome"])
+        body = {"attacker": {**ANA, "actions": 2}, "defender": REFERENCE}
+        request = {"id": "a-1", "ruleset": "hmk", "type": "attack", "body": body}
+        answer = ask(pat, {"v": 1, "type": "request", "request": request})
+        as_gm = ask(gm, {"v": 1, "type": "request", "request": {**request, "id": "a-2"}})
+        logged = rows(srv)
+        pat.close()
+        gm.close()
+    assert answer["type"] == "error" and answer["message"] == SHIELDED, answer
+    words = f"body.defender.StatBlock.actions: {LEFT_OUT}Input should be greater than or equal to 2"
+    assert as_gm["type"] == "error" and words in as_gm["message"], as_gm
     assert logged == 0
