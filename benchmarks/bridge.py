@@ -318,7 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per measurement")
-    parser.add_argument("--idle", type=int, default=300, help="idle connections for memory")
+    parser.add_argument(
+        "--idle", type=int, default=300, help="idle connections for memory (0: skip)"
+    )
     parser.add_argument(
         "--path-batches", type=int, default=15, help="batches for the server path (0: skip)"
     )
@@ -340,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--baseline",
         type=Path,
-        help="another checkout whose server is measured in the same rounds as 'baseline' (run "
+        help="another checkout whose server is measured in the same rounds as 'baseline' and "
+        "'baseline-sub' (every connection subscribed to outcome events) (run "
         "by this Python from that folder: its own bridge package, this one's dependencies)",
     )
     args = parser.parse_args(argv)
@@ -461,6 +464,15 @@ def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | 
                 ),
             )
         )
+        workloads.append(
+            (
+                "baseline-sub",
+                base,
+                lambda n, t, first: asyncio.run(
+                    measure(base.url, base_secret, n, t, frames(first), events=("outcome",))
+                ),
+            )
+        )
     engine = None
     if EXCHANGE_BODY:
 
@@ -472,12 +484,13 @@ def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | 
         if fighters and not args.no_encounters:
             workloads += _encounter_workloads(arbiter, secret, fighters, processes)
         _report(workloads, what, args.seconds, args.rounds, engine, tuple(args.connections))
-        a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
-        e_mem = asyncio.run(idle_memory(echo, None, args.idle))
-        print(
-            f"memory per idle connection ({args.idle} open): arbiter {a_mem:.1f} KiB, "
-            f"echo {e_mem:.1f} KiB"
-        )
+        if args.idle > 0:
+            a_mem = asyncio.run(idle_memory(arbiter, secret, args.idle))
+            e_mem = asyncio.run(idle_memory(echo, None, args.idle))
+            print(
+                f"memory per idle connection ({args.idle} open): arbiter {a_mem:.1f} KiB, "
+                f"echo {e_mem:.1f} KiB"
+            )
     finally:
         for process in processes:
             process.stop()
@@ -630,6 +643,12 @@ def ratios(results: Results) -> list[str]:
             lines.append(
                 f"at {n:>3} connections: arbiter against the baseline checkout: CPU/req "
                 f"{a[3] / b[3]:.2f}x, throughput {a[2] / b[2]:.2f}x, p99 {a[1] / b[1]:.2f}x"
+            )
+        if ("baseline-sub", n) in results and ("baseline", n) in results:
+            s, b = results[("baseline-sub", n)], results[("baseline", n)]
+            lines.append(
+                f"at {n:>3} connections: the baseline checkout: CPU/req subscribed "
+                f"{s[3] / b[3]:.2f}x unsubscribed ({s[3]:.0f} / {b[3]:.0f} us)"
             )
     for n in counts:
         for ours, echo, durable in (

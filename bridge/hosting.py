@@ -186,8 +186,9 @@ class WorldHost(HostWorlds):
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         for world in tuple(self.worlds.values()):
+            world.event_batches.flush()  # see ArbiterServer.close
             for client in tuple(world.clients):
-                client.outbox.abort()  # see ArbiterServer.close
+                client.outbox.abort()
         if self._server is not None:
             self._server.close()
             await self._server.wait_closed()

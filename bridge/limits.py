@@ -30,6 +30,15 @@ class Limits:
     see ``arbiter.bridge.outbox``). Far above what a client that reads ever holds."""
     close_timeout_seconds: float = 10.0
     """How long a closing handshake may take before the transport is aborted."""
+    event_flush_seconds: float = 0.05
+    """Outcome events are written to the listeners at most once per this many seconds (each
+    listener's in one write), and never later than this after the previous write of events
+    (``arbiter.bridge.event_batches``): after a quiet spell an event goes at the event loop's
+    next turn; under a steady stream of outcomes, each waits at most this long, unless a
+    frame sent to the listener (its own reply) takes it first."""
+    event_flush_bytes: int = 256 * 1024
+    """A listener holding this many bytes of events is written to at once, whatever the time
+    (so a listener's held events stay under it plus one group commit's)."""
     max_replay_rows: int = 500
     """How many rows of the roll log a reconnecting client's ``since`` may lie behind the last
     outcome (``arbiter.bridge.gap_replay``): farther, nothing is replayed and it is told so

@@ -14,15 +14,18 @@ through an :class:`Outbox`:
   already buffered, so if the peer has not read up to it within ``close_timeout`` seconds the
   transport is aborted. Nothing more is written to it meanwhile.
 
-So a connection never holds more than ``limit`` plus one write in the server's memory (the
-kernel's socket buffers aside).
+So a connection never holds more than ``limit`` plus one write in its transport (the kernel's
+socket buffers aside), besides the events held for it (below).
 
 Frames are written already framed (:func:`text_frame`): a server's frames are not masked, so
 the bytes of one text frame are the same for every connection it goes to, and an outcome sent to
 many connections (its events) is framed once. :meth:`Outbox.send_frames` writes several in one
-write (the events of one group commit, to one connection), and :meth:`Outbox.hold` keeps frames
-to go in the next write (a listener's events and its own reply of the same group commit: one
-system call and one wake-up of the peer instead of two). The server also gives websockets ``write_limit=limit``: its own
+write, and :meth:`Outbox.hold` keeps frames to go ahead of the next write (a listener's outcome
+events, held by :mod:`arbiter.bridge.event_batches` until its next reply or the batches' flush:
+one system call and one wake-up of the peer for many commits' events). The frames held count
+toward no limit until they are written; the event batches keep them under their own bound
+(``Limits.event_flush_bytes``), so a listener holds at most that plus ``limit`` plus one write.
+The server also gives websockets ``write_limit=limit``: its own
 writes (the keepalive ping, the close frame) then only wait once a connection is over the
 limit, which it no longer stays.
 """
@@ -75,6 +78,9 @@ class Outbox:
         self._closing: asyncio.Task[None] | None = None
         self._held: list[bytes] = []
         """Frames kept to go with the next write (:meth:`hold`)."""
+        self.held_bytes = 0
+        """The bytes of :attr:`_held` (bounded by whoever holds them: see
+        :class:`arbiter.bridge.event_batches.EventBatches`)."""
 
     def unsent(self) -> int:
         """Bytes written to the connection that the peer has not taken yet (kernel aside)."""
@@ -98,6 +104,7 @@ class Outbox:
         if self._held:
             frames = [*self._held, *frames]
             self._held = []
+            self.held_bytes = 0
         ws = self.ws
         protocol = ws.protocol
         if self.dropped or protocol.state is not State.OPEN or not frames:
@@ -116,14 +123,15 @@ class Outbox:
             self.drop()
         return True
 
-    def hold(self, frames: Sequence[bytes]) -> bool:
+    def hold(self, frames: Sequence[bytes], size: int | None = None) -> bool:
         """Keep ``frames`` to go ahead of the next frames sent, in the same write (one system
         call, one wake-up of the peer, for a listener's events and the reply that follows
-        them in the same step); :meth:`release` writes them alone. False (nothing kept) when
-        the connection is closing or was dropped."""
+        them); :meth:`release` writes them alone. ``size``: their bytes, when the caller knows
+        them. False (nothing kept) when the connection is closing or was dropped."""
         if self.dropped or self.ws.protocol.state is not State.OPEN:
             return False
-        self._held.extend(frames)
+        self._held += frames
+        self.held_bytes += sum(map(len, frames)) if size is None else size
         return True
 
     def release(self) -> None:
@@ -136,6 +144,8 @@ class Outbox:
         if self.dropped:
             return
         self.dropped = True
+        self._held = []  # nothing more is written to it: the frames held go nowhere
+        self.held_bytes = 0
         log.warning(
             "connection %s dropped: %d bytes unsent (limit %d); it stopped reading",
             self.ws.id,

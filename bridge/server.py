@@ -33,6 +33,7 @@ from arbiter.bridge import datadir
 from arbiter.bridge.broadcast import publish
 from arbiter.bridge.committing import Event, GroupCommit
 from arbiter.bridge.connection import Connection
+from arbiter.bridge.event_batches import EventBatches
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.gap_replay import late
 from arbiter.bridge.http import ModuleFiles, routes
@@ -111,6 +112,10 @@ class ArbiterServer(PlayerRecords, RulesNotices):
         self.clients: set[ClientSession] = set()
         self.listeners: set[ClientSession] = set()
         """The clients subscribed to other clients' outcomes (``outcome`` events)."""
+        self.event_batches = EventBatches(
+            config.limits.event_flush_seconds, config.limits.event_flush_bytes
+        )
+        """The listeners' outcome events held for their next write (arbiter.bridge.event_batches)."""
         self.dropped = 0
         """Connections dropped since start for not reading what they were sent (close 4008)."""
         self.failures = FailureLog(log)
@@ -221,6 +226,8 @@ class ArbiterServer(PlayerRecords, RulesNotices):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        # The events held go ahead of the close frames (as every event went before them).
+        self.event_batches.flush()
         for client in tuple(self.clients):
             # Already dropped for not reading: its close frame may never get through, and
             # shutting down must not wait the close timeout for it.
@@ -282,6 +289,10 @@ class ArbiterServer(PlayerRecords, RulesNotices):
     def leave(self, session: ClientSession) -> None:
         self.clients.discard(session)
         self.listeners.discard(session)
+        # A connection the server closes (revoked, the world lost) gets the events held for it
+        # ahead of its close frame, as when every event was written at once; one closed by its
+        # peer writes nothing.
+        session.outbox.release()
         if self.stale is not None:
             return  # another writer owns the world: write nothing more
         try:
@@ -339,7 +350,7 @@ class ArbiterServer(PlayerRecords, RulesNotices):
     def publish(self, events: Sequence[Event]) -> None:
         """Send one group commit's outcomes to the listeners (arbiter.bridge.broadcast)."""
         if self.listeners:
-            publish(tuple(self.listeners), events)
+            publish(tuple(self.listeners), events, self.event_batches)
 
     def publish_late(self, rows: Sequence[Roll]) -> None:
         """Send the listeners committed rows no live event announced, each in its view, marked

@@ -1,5 +1,6 @@
 """Outcome events of one group commit: each listener gets its view of every other client's
-outcome, in log order, in one write; a view shared by all is framed once."""
+outcome, in log order, in one write (at the batches' next flush, or with its reply); a view
+shared by all is framed once."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from arbiter.bridge.event_batches import EventBatches
 from arbiter.bridge.outbox import _payload
 from arbiter.bridge.protocol import SERVER_MESSAGE, OutcomeEvent
 from arbiter.bridge.server import ArbiterServer
 from arbiter.bridge.views import GM, NOBODY, OutcomeText, Viewer
+from tests.bridge.test_event_batches import ManualClock
 
 
 @dataclass(eq=False)
@@ -18,12 +21,16 @@ class FakeOutbox:
     writes: list[list[bytes]] = field(default_factory=list)
     held: list[bytes] = field(default_factory=list)
 
+    @property
+    def held_bytes(self) -> int:
+        return sum(map(len, self.held))
+
     def send_frames(self, frames: Any) -> bool:
         self.writes.append([*self.held, *frames])
         self.held = []
         return True
 
-    def hold(self, frames: Any) -> bool:
+    def hold(self, frames: Any, size: int | None = None) -> bool:
         self.held.extend(frames)
         return True
 
@@ -32,34 +39,19 @@ class FakeOutbox:
             self.send_frames(())
 
 
-class FakeLoop:
-    """Keeps what is called soon, to run it when the test says the loop turned."""
-
-    def __init__(self) -> None:
-        self.soon: list[tuple[Any, tuple[Any, ...]]] = []
-
-    def call_soon(self, callback: Any, *args: Any) -> None:
-        self.soon.append((callback, args))
-
-    def turn(self) -> None:
-        soon, self.soon = self.soon, []
-        for callback, args in soon:
-            callback(*args)
-
-
-LOOP = FakeLoop()
+CLOCK = ManualClock()
 
 
 @dataclass(eq=False)
 class FakeClient:
     viewer: Viewer
     outbox: FakeOutbox = field(default_factory=FakeOutbox)
-    loop: FakeLoop = LOOP
 
 
 @dataclass
 class FakeServer:
     listeners: set[FakeClient]
+    event_batches: EventBatches = field(default_factory=lambda: EventBatches(0.05, 10**9, CLOCK))
 
 
 def outcome(rid: str, private: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -101,7 +93,9 @@ def events_of(client: FakeClient) -> list[list[dict[str, Any]]]:
 
 
 def publish(listeners: list[FakeClient], events: list[tuple[int, OutcomeText, Any]]) -> None:
+    """Publish as the server does, then let the batches' flush run."""
     ArbiterServer.publish(FakeServer(set(listeners)), events)  # type: ignore[arg-type]
+    CLOCK.advance(1.0)
 
 
 def test_a_listener_gets_all_the_outcomes_of_a_commit_in_one_write_in_log_order() -> None:
@@ -109,8 +103,7 @@ def test_a_listener_gets_all_the_outcomes_of_a_commit_in_one_write_in_log_order(
     events = [(7, OutcomeText(outcome("r-7")), a), (8, OutcomeText(outcome("r-8")), b)]
     publish([a, b, c], events)
     assert [[m["seq"] for m in w] for w in events_of(c)] == [[7, 8]]
-    LOOP.turn()  # no reply came for a and b: their events go alone
-    # Nobody hears of his own outcome (his reply says it).
+    # No reply came for a and b before the flush: their events went alone. Nobody hears of his own outcome (his reply says it).
     assert [[m["seq"] for m in w] for w in events_of(a)] == [[8]]
     assert [[m["seq"] for m in w] for w in events_of(b)] == [[7]]
     for write in events_of(c):
@@ -148,16 +141,17 @@ def test_nobody_listening_costs_nothing() -> None:
 def test_a_listener_whose_reply_follows_gets_its_events_in_the_same_write_as_the_reply() -> None:
     a, b, c = (FakeClient(GM) for _ in range(3))
     events = [(7, OutcomeText(outcome("r-7")), a), (8, OutcomeText(outcome("r-8")), b)]
-    publish([a, b, c], events)
-    # a and b sent outcomes of this commit: their replies follow in this step, and take the
-    # other's event with them (c, which sent none, got its events at once).
-    assert a.outbox.writes == [] and b.outbox.writes == []
+    ArbiterServer.publish(FakeServer({a, b, c}), events)  # type: ignore[arg-type]
+    # Everyone's events wait for the flush, or for the next frame sent to them: a and b sent
+    # outcomes of this commit, and their replies follow in this step.
+    assert a.outbox.writes == [] and b.outbox.writes == [] and c.outbox.writes == []
     a.outbox.send_frames([b"reply-a"])
     assert [[m["seq"] for m in w[:-1]] for w in events_of_raw(a)] == [[8]]
     assert a.outbox.writes[0][-1] == b"reply-a"
-    LOOP.turn()  # b's reply did not come in this step: its event goes alone, once
-    LOOP.turn()
+    CLOCK.advance(1.0)  # b's reply did not come before the flush: its event goes alone, once
+    CLOCK.advance(1.0)
     assert [[m["seq"] for m in w] for w in events_of(b)] == [[7]]
+    assert [[m["seq"] for m in w] for w in events_of(c)] == [[7, 8]]
     assert len(a.outbox.writes) == 1
 
 
