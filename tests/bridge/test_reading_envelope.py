@@ -92,6 +92,7 @@ def test_the_envelope_route_accepts_and_refuses_what_reading_the_whole_frame_doe
     # The same message (of the route's own classes, so compared field by field).
     assert read.message.model_dump() == expected.message.model_dump()
     assert read.message.model_fields_set == expected.message.model_fields_set
+    assert list(read.message.__dict__) == list(expected.message.__dict__)
     assert read.message.request.body == expected.message.request.body
     # (The whole frame's envelope also reads the body as written, as ``written_body``.)
     given = read.message.request.model_fields_set - {"written_body"}
