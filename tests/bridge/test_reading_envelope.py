@@ -8,10 +8,32 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.bridge.deciding import envelope_values
+from arbiter.bridge.deciding import Context, decide, envelope_values
+from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.reading import FrameReader, Sent
-from arbiter.bridge.rules import snapshot
-from tests.bridge.support import request, tiny_get_engine, tiny_source, write_rules
+from arbiter.bridge.rules import RuleSource, snapshot
+from arbiter.bridge.stat_block_vault import Vault
+from arbiter.bridge.store import Store
+from arbiter.bridge.views import GM
+from tests.bridge.support import (
+    bundled_request,
+    request,
+    tiny_get_engine,
+    tiny_source,
+    write_rules,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+_EXAMPLE = json.loads((ROOT / "docs/examples/combat-styles.json").read_text())
+_ENTRIES = _EXAMPLE.get("requests", _EXAMPLE) if isinstance(_EXAMPLE, dict) else _EXAMPLE
+EXCHANGE = {
+    **next(e for e in _ENTRIES if e.get("type") == "exchange")["body"],
+    "combatants": next(e for e in _ENTRIES if e.get("type") == "start_encounter")["body"][
+        "combatants"
+    ],
+    "effects": [],
+}
+"""The example's exchange carrying its fighters' stat blocks (as benchmarks/bridge.py sends)."""
 
 ENVELOPE = '{"id":"r-1","ruleset":"tiny","type":"check","body":{"skill":40}}'
 OTHER = '{"id":"r-2","ruleset":"tiny","type":"check","body":{"skill":41}}'
@@ -119,3 +141,21 @@ def test_a_sent_request_needs_its_values_or_its_text(tmp_path: Path) -> None:
     assert isinstance(read, Sent)
     with pytest.raises(ValueError, match="needs the request as written"):
         Sent(read.message)
+
+
+def test_the_gm_s_request_kept_as_text_is_resolved_and_decided_without_reading_its_values(
+    tmp_path: Path,
+) -> None:
+    # The reader kept only the envelope's text: the vault (no reference in it, the GM's) and
+    # the decision take it as it is, and the body is never read back as plain values.
+    rules = snapshot(RuleSource().load())
+    store = Store(tmp_path / "log.db")
+    frame = json.dumps(bundled_request("c-1", "exchange", EXCHANGE))
+    read = rules.reader.read(frame)
+    assert isinstance(read, Sent) and read.text is not None
+    resolved = Vault(store).resolve(read, GM, None, rules)
+    assert resolved.read is read
+    ctx = Context("s", "gm", KeyedSource(b"k" * 32), False, 2000)
+    decided = decide(read, rules, store, ctx, 1.0)
+    assert decided.row.entry.request == read.text
+    assert read._request is None
