@@ -20,7 +20,11 @@ fast path accepts is one the slow path accepts too, with the same validated body
 
 The request is also kept as the client sent it (:class:`Sent`): the roll log keeps that, not
 the validated form (which fills in defaults and normalises values), and :mod:`arbiter.bridge.authority`
-reads the participants a request acts for from it.
+reads the participants a request acts for from it. A frame of the client's own shape,
+``{"v":1,"type":"request","request":{…}}``, takes the envelope route (:meth:`FrameReader.read`):
+its envelope is validated from its own text, and that text is what the log keeps and hashes,
+exactly as written; the body as plain values is read from it only when asked (a player's
+request, a request naming stored blocks), never for the GM's usual request.
 """
 
 from __future__ import annotations
