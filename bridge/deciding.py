@@ -29,6 +29,7 @@ from arbiter.bridge.engine.dice import (
     ScriptedSource,
 )
 from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.engine.field_errors import field_errors
 from arbiter.bridge.jsontext import not_unicode
 from arbiter.bridge.limits import BudgetedSource
 from arbiter.bridge.protocol import ProtocolError, RequestMessage
@@ -158,11 +159,10 @@ def decide(
                 "request; a retry must resend the same request, a new request needs a new id",
                 rid,
             )
-        entry = stored.entry
-        outcome = json.loads(entry.outcome)
         # The logged texts as they are: a resend is answered with the outcome's logged text,
-        # not a second serialisation of it.
-        text = OutcomeText.logged_as(outcome, entry.dice, entry.outcome)
+        # not a second serialisation of it (as a gap replay of the row is).
+        text = OutcomeText.of_row(stored.entry)
+        outcome = text.outcome
         return Decided(stored, outcome, text, replayed=True, refusal=refusal_in(outcome))
 
     served, state = _admitted(
@@ -403,7 +403,7 @@ def strict_body(
             return request.model_copy(update={"body": body})
     except ValidationError as err:
         problems = "; ".join(
-            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+            f"body.{path}: {message}" for path, message in field_errors(model, request.body, err)
         )
     raise ProtocolError(
         "invalid_request", f"invalid {request.type!r} request: {problems}", request.id

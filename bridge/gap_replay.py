@@ -15,7 +15,9 @@ So nothing is missed and nothing comes twice, and nothing uncommitted is sent. E
 is projected for this connection exactly as its live event would have been
 (:class:`arbiter.bridge.views.OutcomeText`: its own private entries only, no state, no hidden
 die), and a refusal after dice, which no live event carries, is not replayed either. The view is
-that of the connection as it is now (its participants today), as a resend of an id is.
+that of the connection as it is now (its participants today), and its text the one a resend of
+the row's id is answered with (:meth:`~arbiter.bridge.views.OutcomeText.of_row`): the row's
+logged text byte for byte when the view withholds nothing, not a second serialisation of it.
 
 Rows the store no longer holds in memory (the PostgreSQL store holds only its most recent rows
 whole: ``store.cached_from()``) are read first, awaited before the connection joins
@@ -27,7 +29,6 @@ memory meet. A read that fails answers ``unavailable`` (:func:`unreadable`) and 
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -130,11 +131,15 @@ def replay(
 
 
 def _replayed(roll: Roll, viewer: Viewer) -> bytes | None:
-    """``roll``'s outcome event as ``viewer`` is shown it, marked replayed (None: a refusal)."""
-    outcome = json.loads(roll.entry.outcome)
-    if refusal_in(outcome) is not None:
+    """``roll``'s outcome event as ``viewer`` is shown it, marked replayed (None: a refusal).
+
+    The outcome is the row's logged text as a resend of its id sends it
+    (:meth:`~arbiter.bridge.views.OutcomeText.of_row`): byte for byte when the view withholds
+    nothing, else the view serialised from it, as for a live event."""
+    text = OutcomeText.of_row(roll.entry)
+    if refusal_in(text.outcome) is not None:
         return None
-    return text_frame(replayed_event_bytes(roll.seq, OutcomeText(outcome).shown_bytes(viewer)))
+    return text_frame(replayed_event_bytes(roll.seq, text.shown_bytes(viewer)))
 
 
 def late(rows: Iterable[Roll], viewer: Viewer) -> tuple[bytes, ...]:

@@ -30,6 +30,7 @@ from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import (
     StatBlock as CombatStylesStatBlock,
 )
 from arbiter.bridge.engine.combat_styles.core.block_checks import SKILLS as CS_SKILLS
+from arbiter.bridge.engine.field_errors import field_errors
 from arbiter.bridge.engine.hmk.requests import StatBlock as HmkStatBlock
 from arbiter.bridge.engine.karmic.requests import CombatantSpec as KarmicStatBlock
 from arbiter.bridge.engine.rule_context import validation_context
@@ -182,8 +183,9 @@ def problems(
     ruleset: str, data: object, rules: Mapping[str, RulesetBase] | None = None
 ) -> list[tuple[str, str]]:
     """What is wrong with ``data`` as a ``ruleset`` stat block: (field path, message) pairs,
-    the path dotted from the stat block's root (``attributes.STR``, ``skills.sword``);
-    empty when the server would accept it. KeyError for a ruleset without a stat block.
+    the path dotted from the stat block's root in the keys a client writes (``attributes.STR``,
+    ``skills.sword``, ``characteristics.cha`` written or left out:
+    :func:`~arbiter.bridge.engine.field_errors.field_errors`); empty when the server would accept it. KeyError for a ruleset without a stat block.
 
     ``rules``: the served rule models by ruleset id (``RulesSnapshot.models``); under them an
     id the rule data lacks (an unknown weapon in hmk ``skills``) is a problem at its field, as
@@ -198,7 +200,7 @@ def problems(
     except PydanticSerializationError:
         return [("", "the stat block is not JSON (text that is not Unicode)")]
     except ValidationError as err:
-        return [(".".join(str(p) for p in e["loc"]), e["msg"]) for e in err.errors()]
+        return field_errors(model, data, err)
     return []
 
 

@@ -20,12 +20,13 @@ for every GM, and only a player owning an entry gets a text of its own.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from arbiter.bridge.records import canonical_around, canonical_bytes
+from arbiter.bridge.records import NewRoll, canonical_around, canonical_bytes
 
 _dumps = orjson.dumps
 _Fragment = orjson.Fragment
@@ -136,6 +137,20 @@ class OutcomeText:
         text._public = None
         text._gm = None
         return text
+
+    @classmethod
+    def of_row(cls, entry: NewRoll) -> OutcomeText:
+        """The texts of a logged row's outcome, as every reader of the log sends it (a resend
+        of the row's id, a reconnect's gap replay): :meth:`logged_as` of the row's ``outcome``
+        and ``dice`` columns, the outcome parsed from its column (:attr:`outcome`). A view
+        withholding nothing is the column's text byte for byte, as an older server wrote it
+        (a float the json module's way, say), never a second serialisation of it."""
+        return cls.logged_as(json.loads(entry.outcome), entry.dice, entry.outcome)
+
+    @property
+    def outcome(self) -> dict[str, Any]:
+        """The outcome envelope whose texts these are (the whole of it: not a view)."""
+        return self._outcome
 
     def shown(self, viewer: Viewer) -> str:
         """``canonical(project(outcome, viewer))``, serialising as little as it can."""

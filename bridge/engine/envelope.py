@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arbiter.bridge.engine.contract import JSON, Engine, EngineError
 from arbiter.bridge.engine.dice import Dice, DiceSource
+from arbiter.bridge.engine.field_errors import field_errors
 from arbiter.bridge.engine.rule_context import validation_context
 from arbiter.compiler.model.common import RulesetBase
 
@@ -53,7 +54,7 @@ def validate_body(engine: Engine, request: Request, rules: RulesetBase | None = 
         return model.model_validate(body, context=context)
     except ValidationError as err:
         problems = "; ".join(
-            f"body.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()
+            f"body.{path}: {message}" for path, message in field_errors(model, body, err)
         )
         raise RequestError(f"invalid {request.type!r} request: {problems}") from None
 

@@ -213,6 +213,9 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
     (their classes and ``model_post_init`` are the schema's own), and the other way round; a
     number out of bounds is the same ``greater_than_equal``/``less_than_equal`` error at the
     same place. A check whose field is not a number or a mapping of numbers is kept as it is.
+    A number's default validated against its bound (``validate_default``: a block leaving it out
+    is held to the bound) stays validated only when the served bound excludes it: one it takes
+    would only be given back, on every block.
 
     The schema given is not changed: the result shares its unchanged parts (the very objects).
     Every model class whose schema changed is added to ``models``: pydantic-core must be kept
@@ -234,7 +237,15 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
             bounded = _bounded(inner, low, high)
             return {**schema, "schema": inner} if bounded is None else bounded
     changed = {key: native_bounds(value, context, models) for key, value in schema.items()}
-    if all(changed[key] is value for key, value in schema.items()):
+    if (
+        schema.get("type") == "default"
+        and schema.get("validate_default") is True
+        and _takes(changed["schema"], schema.get("default"))
+    ):
+        # A default validated against its bound (a number a block left out) that the served
+        # bound takes: validating it on every block would only give it back.
+        del changed["validate_default"]
+    if all(changed.get(key) is value for key, value in schema.items()):
         return schema
     if schema.get("type") in ("model", "dataclass"):
         models.add(schema["cls"])
@@ -276,6 +287,16 @@ def _bounded(schema: dict[str, Any], low: float, high: float) -> dict[str, Any] 
         found = _bounded(inner, low, high) if type(inner) is dict else None
         return None if found is None else {**schema, part: found}
     return None
+
+
+def _takes(schema: object, value: object) -> bool:
+    """Whether ``schema`` is a plain int schema (bounded by :func:`_bounded` at most) that
+    takes ``value`` as it is."""
+    if type(schema) is not dict or schema.get("type") != "int" or type(value) is not int:
+        return False
+    if set(schema) - {"type", "ge", "le", "strict", "ref", "metadata"}:
+        return False
+    return schema.get("ge", value) <= value <= schema.get("le", value)
 
 
 _PARTS = {"nullable": "schema", "dict": "values_schema"}

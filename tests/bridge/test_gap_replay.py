@@ -21,7 +21,7 @@ from arbiter.bridge.gap_replay import replay
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.records import Roll
 from arbiter.bridge.server_config import ServerConfig
-from arbiter.bridge.views import NOBODY
+from arbiter.bridge.views import GM, NOBODY, OutcomeText, Viewer
 from arbiter.bridge.world import PostgresWorld
 from tests.bridge.support import Running, receive, request, running, send, tiny_config
 from tests.support.rolls import new_roll
@@ -283,3 +283,55 @@ def test_a_replay_that_would_outgrow_its_byte_budget_is_not_sent_but_told() -> N
     event = json.loads(frame[4:] if frame[1] == 126 else frame[2:])  # past the frame header
     assert event["event"] == "gap_too_large" and event["head"] == 3 and event["limit"] == 10
     assert "more than the 300 bytes a reconnect replays" in event["message"]
+
+
+def _outcome_of(frame: bytes) -> bytes:
+    """The outcome text inside a replayed event's frame (past the frame header), as sent."""
+    text = frame[4:] if frame[1] == 126 else frame[2:]
+    head = b'{"v":1,"type":"event","event":"outcome","seq":'
+    assert text.startswith(head) and text.endswith(b"}")
+    return text[text.index(b'"outcome":') + len(b'"outcome":') : -1]
+
+
+def older_text(outcome: dict[str, Any]) -> str:
+    """``outcome`` as an older server logged it: canonical JSON by the json module, whose
+    floats read ``2.5e-05`` where orjson (today's canonical form) writes ``2.5e-5``."""
+    return json.dumps(outcome, sort_keys=True, separators=(",", ":"))
+
+
+def test_a_row_an_older_server_logged_is_replayed_as_logged_and_still_filtered_per_viewer() -> None:
+    plain = {"id": "r-1", "result": {"weight": 2.5e-05}, "private": {}, "state": None, "dice": []}
+    hands = {"ana": {"hand": ["ace-of-ana"]}, "bo": {"hand": ["king-of-bo"]}}
+    dealt = {**plain, "id": "r-2", "private": hands}
+    secret_die = {"expr": "shuffle", "faces": 52, "hidden": True, "result": 17}
+    shuffled = {**plain, "id": "r-3", "dice": [secret_die]}
+    rows = [
+        Roll(seq, new_roll(o["id"])._replace(outcome=older_text(o), dice=older_text(o["dice"])), "", "")
+        for seq, o in enumerate((plain, dealt, shuffled), start=1)
+    ]  # fmt: skip
+    assert b"2.5e-05" in rows[0].entry.outcome.encode()  # not today's canonical text
+    viewers = {
+        "gm": GM,
+        "ana": Viewer(gm=False, participants=frozenset({"ana"}), player="ana-player"),
+        "nobody": NOBODY,
+    }
+    shown = {
+        name: [_outcome_of(f) for f in replay(0, 3, iter(rows), viewer, 10, 10**6).frames]
+        for name, viewer in viewers.items()
+    }
+    # Nothing to withhold: the logged text itself, byte for byte, for every viewer; the GM's
+    # view of the dealt hands withholds nothing from him either.
+    for name in viewers:
+        assert shown[name][0] == rows[0].entry.outcome.encode()
+    assert shown["gm"][1] == rows[1].entry.outcome.encode()
+    # A view that withholds something still withholds it, from the older text as from a new one.
+    assert json.loads(shown["ana"][1])["private"] == {"ana": {"hand": ["ace-of-ana"]}}
+    assert b"king-of-bo" not in shown["ana"][1] and b"ace-of-ana" not in shown["nobody"][1]
+    assert json.loads(shown["nobody"][1])["private"] == {}
+    for name in viewers:
+        view = json.loads(shown[name][2])
+        assert view["dice"] == [] and view["hidden_dice"] == 1 and b"shuffle" not in shown[name][2]
+        assert json.loads(shown[name][1])["result"] == {"weight": 2.5e-05}
+    # The same text a resend of each row's id is answered with (one reader of the log).
+    for name, viewer in viewers.items():
+        assert shown[name] == [OutcomeText.of_row(r.entry).shown_bytes(viewer) for r in rows]

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from arbiter.bridge.stat_blocks import problems, schema_text, schemas
+from arbiter.bridge.stat_blocks import problems, schema, schema_text, schemas
+from arbiter.compiler.model.common import Bound
 from arbiter.compiler.model.loader import load_all
+from tests.bridge.engine.rule_edits import edited
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,3 +52,45 @@ def test_a_good_stat_block_has_no_problems_in_any_ruleset() -> None:
     )
     assert problems("combat-styles", {"id": "v", "characteristics": {"str": 1, "con": 1, "siz": 1,
                     "dex": 1, "int": 1}}) == []  # fmt: skip
+
+
+def _schema_has(ruleset: str, path: str) -> bool:
+    """Whether the dotted ``path`` names a property of ``ruleset``'s stat-block JSON Schema
+    (what the client's stat-block editor writes as each input's ``data-field``)."""
+    root = schema(ruleset)
+    node: dict[str, Any] = root
+    for key in path.split("."):
+        if "$ref" in node:
+            node = root["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+        props = node.get("properties", {})
+        if key not in props:
+            return False
+        node = props[key]
+    return True
+
+
+def test_a_left_out_characteristic_s_problem_names_the_key_a_written_one_s_problem_names() -> None:
+    # Under a house characteristics min of 1, CHA written 0 and CHA left out (default 0) are the
+    # same breach, at the key the block writes and the editor marks (data-field
+    # "characteristics.cha"), not pydantic's field name (CHA); the left-out one says so.
+    served = {rid: ruleset.model for rid, ruleset in load_all().items()}
+    house = edited(
+        served["combat-styles"], "stat_block_limits.characteristics", Bound(min=1, max=200)
+    )
+    models = {**served, "combat-styles": house}
+    block: dict[str, Any] = {
+        "id": "x",
+        "characteristics": {"str": 10, "con": 10, "siz": 10, "dex": 10, "int": 10, "pow": 10},
+    }
+    left_out = problems("combat-styles", block, models)
+    block["characteristics"]["cha"] = 0
+    written = problems("combat-styles", block, models)
+    assert written == [("characteristics.cha", "Input should be greater than or equal to 1")]
+    assert _schema_has("combat-styles", "characteristics.cha")
+    assert left_out == [
+        (
+            "characteristics.cha",
+            "left out, its default 0 is outside the served bound: "
+            "Input should be greater than or equal to 1",
+        )
+    ]

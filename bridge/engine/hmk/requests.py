@@ -63,15 +63,21 @@ class StatBlock(Body):
     party: CombatantId = "default"
     attributes: Annotated[Attributes, _limited("attributes")]
     ip: Annotated[int, _limited("ip")]
-    defensive_tactics: Annotated[int, _limited("defensive_tactics")] = 0
-    specialization: Annotated[int, _limited("specialization")] = 0
+    # A number left out takes its default, held to the served bound as a written one is
+    # (validate_default): a house rule's min 2 actions admits no combatant with the default 1.
+    defensive_tactics: Annotated[int, _limited("defensive_tactics")] = Field(
+        default=0, validate_default=True
+    )
+    specialization: Annotated[int, _limited("specialization")] = Field(
+        default=0, validate_default=True
+    )
     skills: Annotated[dict[str, int], _limited("skills")] = Field(default_factory=dict)
     weapon: str | None = None
     weapons: list[str] = Field(default_factory=list, max_length=50)
     armor: str | None = None
     shield: bool = False
     hand: Literal["left", "right"] = "right"
-    actions: Annotated[int, _limited("actions")] = 1
+    actions: Annotated[int, _limited("actions")] = Field(default=1, validate_default=True)
 
     def model_post_init(self, context: Any, /) -> None:
         """Under the served rules (:mod:`arbiter.bridge.engine.rule_context`), every unknown id

@@ -49,11 +49,13 @@ class CombatantSpec(Body):
     id: Name
     name: str = Field(min_length=1, max_length=100)
     side: Name
-    finesse: Annotated[int, _limited("finesse")] = 0
-    force: Annotated[int, _limited("force")] = 0
+    # A number left out takes its default, held to the served bound as a written one is
+    # (validate_default): a house rule's bound that excludes the default refuses the block.
+    finesse: Annotated[int, _limited("finesse")] = Field(default=0, validate_default=True)
+    force: Annotated[int, _limited("force")] = Field(default=0, validate_default=True)
     armor: Name = "none"
     vitality: Annotated[int, _limited("vitality")]
-    size: Annotated[int, _limited("size")] = 1
+    size: Annotated[int, _limited("size")] = Field(default=1, validate_default=True)
     skills: Annotated[dict[Name, int], _limited("skills")] = Field(default_factory=dict)
     main: Name | None = None
     """The weapon in hand; without one the fighter holds bare hands (``hands.toml``)."""

@@ -69,8 +69,9 @@ class Characteristics(Body):
     SIZ: Annotated[int, _limited("siz")] = Field(alias="siz")
     DEX: Characteristic = Field(alias="dex")
     INT: Characteristic = Field(alias="int")
-    POW: Characteristic = Field(default=0, alias="pow")
-    CHA: Characteristic = Field(default=0, alias="cha")
+    # Left out, POW and CHA are 0, held to the served bound as a written 0 is (validate_default).
+    POW: Characteristic = Field(default=0, alias="pow", validate_default=True)
+    CHA: Characteristic = Field(default=0, alias="cha", validate_default=True)
 
 
 class StatBlock(Body):
@@ -108,7 +109,9 @@ class StatBlock(Body):
     body_plan: str | None = None
     """A ``hit_location_tables`` id: the table his hit locations are rolled on (absent: the
     rule data's ``combat.body_plan``)."""
-    fatigue_initiative: Annotated[int, _limited("fatigue_initiative")] = 0
+    fatigue_initiative: Annotated[int, _limited("fatigue_initiative")] = Field(
+        default=0, validate_default=True
+    )
     """Initiative penalty from fatigue (0 when fresh; the data's worst level costs 8),
     subtracted: never a bonus."""
     movement: Annotated[int | None, _limited("movement")] = None

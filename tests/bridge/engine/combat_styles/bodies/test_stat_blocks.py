@@ -5,17 +5,21 @@ each problem at its field."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
+from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.engine.rule_context import RULES, validation_context
+from arbiter.bridge.replaying import ReplayError, replay_entries
 from arbiter.compiler.model.combat_styles.model import CombatStylesRules
-from arbiter.compiler.model.loader import load_ruleset
+from arbiter.compiler.model.loader import RULES_ROOT, load_all, load_ruleset
 from tests.bridge.engine.rule_edits import edited
 
 BUNDLED = load_ruleset("combat-styles").model
+ROOT = Path(__file__).resolve().parents[5]
 
 BLOCK = {"id": "bram", "characteristics": {"str": 12, "con": 12, "siz": 13, "dex": 10, "int": 11}}
 
@@ -237,3 +241,25 @@ def test_a_context_holding_the_rules_alone_still_bounds_the_numbers() -> None:
         assert [(e["loc"], e["msg"]) for e in refused.value.errors()] == [
             (("characteristics", "dex"), "Input should be less than or equal to 20"),
         ]
+
+
+def test_a_left_out_luck_points_follows_the_rules_from_pow_past_the_bound_a_written_one_meets() -> (
+    None
+):
+    # The bounds hold the numbers a block carries (docs/requests.md, "Stat-block bounds"): a
+    # written luck_points of 34 is over the bundled max of 20 and refused; left out with POW 200
+    # (within the characteristics' bound), the rule data derives it from POW: ceil(200 / 6) = 34.
+    entries = json.loads((ROOT / "docs/examples/combat-styles.json").read_text())["requests"]
+    entry = json.loads(json.dumps(next(e for e in entries if "combatants" in e["body"])))
+    entry.pop("dice", None)
+    combatant = entry["body"]["combatants"][0]
+    combatant["characteristics"]["pow"] = 200
+    combatant.pop("luck_points", None)
+    rulesets = load_all(RULES_ROOT, None)
+    written = json.loads(json.dumps(entry))
+    written["body"]["combatants"][0]["luck_points"] = 34
+    with pytest.raises(ReplayError) as refused:
+        replay_entries([written], rulesets, KeyedSource(bytes(16)))
+    assert "luck_points: Input should be less than or equal to 20" in str(refused.value)
+    [outcome] = replay_entries([entry], rulesets, KeyedSource(bytes(16)))
+    assert outcome["state"]["combatants"][combatant["id"]]["luck_points"] == 34
