@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from arbiter.bridge.outbox import Outbox
@@ -88,15 +88,37 @@ class EventBatches:
             return
         self._waiting[outbox] = None
         if not self._armed:
-            self._armed = True
-            clock = self._clock
-            if clock is None or (
-                isinstance(clock, asyncio.AbstractEventLoop) and not clock.is_running()
-            ):
-                # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
-                clock = self._clock = asyncio.get_running_loop()
-            wait = self._last + self.delay - clock.time()
-            clock.call_later(wait if wait > 0.0 else 0.0, self.flush)
+            self._arm()
+
+    def hold_many(self, outboxes: Iterable[Outbox], frames: Sequence[bytes], size: int) -> None:
+        """:meth:`hold` the same ``frames`` for every one of ``outboxes`` (one commit's events
+        that every one of them sees alike): the same as a :meth:`hold` each, without a call of
+        it each, since with many listeners this runs for every one of them at every commit."""
+        waiting = self._waiting
+        limit = self.max_bytes
+        held = False
+        for outbox in outboxes:
+            if not outbox.hold(frames, size):
+                continue
+            if outbox.held_bytes >= limit:
+                outbox.release()
+                continue
+            waiting[outbox] = None
+            held = True
+        if held and not self._armed:
+            self._arm()
+
+    def _arm(self) -> None:
+        """Start the timer of the next flush (see :meth:`hold` for when it runs)."""
+        self._armed = True
+        clock = self._clock
+        if clock is None or (
+            isinstance(clock, asyncio.AbstractEventLoop) and not clock.is_running()
+        ):
+            # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
+            clock = self._clock = asyncio.get_running_loop()
+        wait = self._last + self.delay - clock.time()
+        clock.call_later(wait if wait > 0.0 else 0.0, self.flush)
 
     def flush(self) -> None:
         """Write every event held (the timer's callback; also called when shutting down)."""
@@ -104,11 +126,14 @@ class EventBatches:
         if self._clock is not None:
             self._last = self._clock.time()
         waiting, self._waiting = self._waiting, {}
+        # The listeners that heard nothing else since the last flush hold the very same events:
+        # joined once for all of them (Outbox.release), not once each.
+        joined: dict[tuple[bytes, ...], bytes] = {}
         for outbox in waiting:
             # One listener's failed write must not strand the others' events: an idle
             # listener would otherwise hold them until its next frame, which may never come.
             try:
-                outbox.release()
+                outbox.release(joined)
             except Exception:
                 log.exception("writing a listener's held events failed; dropping it")
                 try:
