@@ -19,6 +19,13 @@ the user-space work differed by 9%). Instead, a listener's events are held in it
 * **when the bytes it holds reach** ``max_bytes``: at once (its held memory stays under
   ``max_bytes`` plus one group commit's events, beside the send buffer limit).
 
+What it costs per listener. Each commit's events are held for every listener that sees them
+alike in one loop (:meth:`EventBatches.hold_many`), and the flush joins a sequence of held
+frames once for every listener holding an equal one (:meth:`arbiter.bridge.outbox.Outbox.release`):
+at 100 listeners most hold exactly the events since the last flush, so one copy of them is
+written to all of those, instead of one copy made per listener. Equal bytes are all that is
+ever shared, so no listener gets a frame another's view holds.
+
 Holding changes nothing else: an event is held only once its row is committed (the group commit
 publishes after its flush returned), a listener that stopped reading is dropped when a write puts
 it over its send buffer limit (close 4008, :mod:`arbiter.bridge.outbox`) and nothing is held for it
