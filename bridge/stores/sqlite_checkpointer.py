@@ -8,11 +8,12 @@ begins with every frame copied back. Under load that never pauses, a checkpoint 
 thread never gets there (frames arrive while it copies and syncs), and the WAL grows for as
 long as the load lasts, each write landing on new file pages. So once the WAL holds
 :data:`RESET_FRAMES` frames, the thread checkpoints round after round until at most
-:data:`CATCH_UP_FRAMES` are left, then asks the writer (``catch_up``) to checkpoint the rest
-itself, between two group commits: a PASSIVE checkpoint on the writer's connection, which never
-waits for a lock (it gives up if the thread's is running), copies those few frames and syncs
-the WAL and the database once each. The writer's next transaction starts the WAL over, and
-the file is written again in place.
+:data:`CATCH_UP_FRAMES` are left (or :data:`MAX_ROUNDS` rounds ran), then asks the writer
+(``catch_up``) to checkpoint the rest itself, between two group commits: a PASSIVE checkpoint
+on the writer's connection, which never waits for a lock (it gives up if the thread's is
+running), copies those few frames and syncs the WAL and the database once each. The writer's
+next transaction starts the WAL over, and the file is written again in place. Nothing
+committed depends on a checkpoint: a failed or skipped one leaves the frames in the WAL.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ is (each one stalls the writer for a catch-up); the WAL file stays about this la
 CATCH_UP_FRAMES = 256
 """At most this many frames left for the writer's own catch-up (plus those of the group commit
 in flight when it is asked): what bounds its stall, beside its two syncs."""
+
+MAX_ROUNDS = 8
+"""Rounds after which the writer is asked to catch up however many frames are left: a writer
+faster than the thread's rounds still gets its WAL started over, at the cost of a catch-up of
+what one round left (the frames written while it ran)."""
 
 IDLE = 0.25
 """Seconds between checkpoints while the WAL is below :data:`RESET_FRAMES` (short enough that
@@ -77,6 +83,8 @@ class Checkpointer:
         self._catch_up = catch_up
         self._reset_frames = reset_frames
         self._catch_up_frames = catch_up_frames
+        self._rounds = 0
+        """Rounds run since the WAL reached the reset frames (or the writer was last asked)."""
         # One user of the connection at a time: a cancelled ``asyncio.to_thread`` leaves its
         # checkpoint running in the thread while the server's shutdown checkpoints and closes
         # from the loop's thread, and sqlite3 crashes the process (SIGSEGV) on a connection
@@ -98,9 +106,12 @@ class Checkpointer:
         thread is still catching up itself."""
         done = self.checkpoint()
         if done is None or done.frames < self._reset_frames or self._catch_up is None:
+            self._rounds = 0
             return IDLE
-        if done.frames - done.copied > self._catch_up_frames:
+        self._rounds += 1
+        if done.frames - done.copied > self._catch_up_frames and self._rounds < MAX_ROUNDS:
             return 0.0
+        self._rounds = 0
         self._catch_up()
         return ASKED
 
@@ -112,4 +123,4 @@ class Checkpointer:
                 self._db.close()
 
 
-__all__ = ["CATCH_UP_FRAMES", "RESET_FRAMES", "Checkpointer", "Progress"]
+__all__ = ["CATCH_UP_FRAMES", "MAX_ROUNDS", "RESET_FRAMES", "Checkpointer", "Progress"]

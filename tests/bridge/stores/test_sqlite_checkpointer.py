@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arbiter.bridge.records import NewRoll
 from arbiter.bridge.store import Store
-from arbiter.bridge.stores.sqlite_checkpointer import ASKED, IDLE, Checkpointer
+from arbiter.bridge.stores.sqlite_checkpointer import ASKED, IDLE, MAX_ROUNDS, Checkpointer
 from arbiter.bridge.stores.sqlite_schema import PAGE_SIZE
 from tests.support.rolls import new_roll
 
@@ -83,6 +83,32 @@ def test_a_checkpointer_far_behind_checkpoints_again_at_once_and_asks_nothing(
     assert checkpointer.step() == 0.0 and asked == []
     reader.rollback()
     assert checkpointer.step() == ASKED and asked == [True]
+    store.commit()
+    checkpointer.close()
+    reader.close()
+    store.close()
+
+
+def test_a_checkpointer_that_never_gets_close_asks_the_writer_after_its_last_round(
+    tmp_path: Path,
+) -> None:
+    # A writer faster than the thread's rounds: its WAL still starts over, at the cost of a
+    # longer catch-up.
+    path = tmp_path / "s.sqlite3"
+    store = Store(path, autocheckpoint=False)
+    asked: list[bool] = []
+    checkpointer = Checkpointer(path, lambda: asked.append(True), reset_frames=8, catch_up_frames=8)
+    store.append(_roll(0, 0))
+    reader = sqlite3.connect(path)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM rolls").fetchall()  # the copy stops at its snapshot
+    for row in range(1, 20):
+        store.append(_roll(0, row))
+    assert [checkpointer.step() for _ in range(MAX_ROUNDS - 1)] == [0.0] * (MAX_ROUNDS - 1)
+    assert asked == []
+    assert checkpointer.step() == ASKED and asked == [True]
+    assert checkpointer.step() == 0.0 and asked == [True]  # counting again
+    reader.rollback()
     store.commit()
     checkpointer.close()
     reader.close()
