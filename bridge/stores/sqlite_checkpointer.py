@@ -27,7 +27,8 @@ from typing import Literal, NamedTuple
 RESET_FRAMES = 4096
 """Frames (pages: 2 KB in a new store) the WAL may hold before the writer is asked to catch up
 so that it starts over: 8 MB, about a second of unbroken load here. Fewer resets the larger it
-is (each one stalls the writer for a catch-up); the WAL file stays about this large."""
+is (each one stalls the writer for a catch-up); the WAL file stays about this large, or a
+second of writes (:data:`IDLE`) if more (19-23 MB in ``benchmarks/bridge_syscalls.py``)."""
 
 CATCH_UP_FRAMES = 256
 """At most this many frames left for the writer's own catch-up (plus those of the group commit
@@ -38,9 +39,10 @@ MAX_ROUNDS = 8
 faster than the thread's rounds still gets its WAL started over, at the cost of a catch-up of
 what one round left (the frames written while it ran)."""
 
-IDLE = 0.25
-"""Seconds between checkpoints while the WAL is below :data:`RESET_FRAMES` (short enough that
-the WAL does not grow far past it before the thread notices)."""
+IDLE = 1.0
+"""Seconds between checkpoints while the WAL is below :data:`RESET_FRAMES` (as before: the
+thread's work per second stays what it was; under heavy load the WAL may grow a second's worth
+past :data:`RESET_FRAMES` before the thread notices)."""
 
 ASKED = 0.05
 """Seconds the thread leaves the writer to catch up before its next round."""
