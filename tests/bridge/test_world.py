@@ -70,7 +70,7 @@ def test_the_password_of_a_url_is_never_printed() -> None:
 
 
 def test_a_data_directory_s_checkpointer_gets_its_wal_started_over_under_unbroken_load(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # Each checkpoint of the thread's runs while the writer's transaction is open (as under
     # load that never pauses): only the catch-up it asks of the store starts the WAL over.
@@ -97,10 +97,13 @@ def test_a_data_directory_s_checkpointer_gets_its_wal_started_over_under_unbroke
     first = restarts()
     while restarts() == first:
         assert row < 4 * RESET_FRAMES, "the WAL never started over"
+        assert store.find(f"r-{row + 1}") is None  # the idempotency probe, as the server's
         for _ in range(4):
             row += 1
             store.stage(new_roll(f"r-{row}")._replace(request="x" * 1800))
         checkpointer.step()
         store.commit()
     assert wal.stat().st_size >= RESET_FRAMES * (PAGE_SIZE + 24)
+    assert store.find("r-1") is not None
+    assert "catch-up" not in caplog.text
     asyncio.run(world.close())
