@@ -95,7 +95,12 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     kinds = min(50, calls)  # outcomes of different dice, taken in turn
     outcomes = [decided(i) for i in range(kinds)]
     texts = [OutcomeText(outcomes[i % kinds]) for i in range(calls)]
-    logged = request_json(reads[0].message.request, reads[0].request)
+
+    def written(read: Any) -> Any:
+        # What the log keeps of a request: the envelope's text when the reader kept it.
+        return read.text if getattr(read, "text", None) is not None else read.request
+
+    logged = request_json(reads[0].message.request, written(reads[0]))
     rolls = [
         NewRoll(
             f"step-{i}",
@@ -161,7 +166,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         ("INSERT + COMMIT every 10", insert),
         ("idempotency probe (store.find)", lambda i: store.find(f"none-{i}")),
         ("logged request (request_json)", lambda i: request_json(
-            reads[i].message.request, reads[i].request)),
+            reads[i].message.request, written(reads[i]))),
         ("ClientSession.handle (COMMIT every 10)", handle),
         ("ClientSession.handle, decision stubbed (COMMIT every 10)", handle_stubbed),
     ]  # fmt: skip

@@ -123,11 +123,14 @@ def decide(
     ``unlogged``: the caller has just found the id not logged (no await since), so the
     idempotency lookup is not made again.
     """
-    written: dict[str, Any] | None
+    written: dict[str, Any] | str | None
     typed: Request | None
     if isinstance(message, Sent):
         sent_message = message.message
-        written = message.request
+        # The envelope's text as written when the reader kept it; else its values.
+        written = message.text
+        if written is None:
+            written = message.request
         request = typed = sent_message.request
     else:
         sent_message, written, typed = message, None, None
@@ -145,10 +148,11 @@ def decide(
     if stored is not None:
         sent = request_json(request, written)
         if stored.entry.request.encode() != sent and canonical(
-            json.loads(stored.entry.request)
-        ) != canonical(json.loads(sent)):
-            # The same request may be written with its keys in another order: compare the
-            # canonical forms when the texts differ.
+            envelope_values(stored.entry.request)
+        ) != canonical(envelope_values(sent)):
+            # The same request may be written with its keys in another order, other
+            # whitespace, or its defaults left out: compare the canonical forms of its values
+            # when the texts differ.
             raise ProtocolError(
                 "id_conflict",
                 f"request id {rid!r} was already used (log row {stored.seq}) for a different "
@@ -216,7 +220,12 @@ def decide(
         )
         text = OutcomeText(outcome)
 
-    logged_request = request_json(request, written)
+    if type(written) is str:
+        # The envelope's text as the client wrote it: logged and hashed as it is.
+        logged_text, logged_request = written, written.encode()
+    else:
+        logged_request = request_json(request, written)
+        logged_text = logged_request.decode()
     # The row's fields in column order (NewRoll's), built without NamedTuple's keyword
     # constructor: a Python-level __new__ taking 14 keywords, for every decided request.
     roll = _new_roll(
@@ -229,7 +238,7 @@ def decide(
             type_name,
             encounter,
             ruleset.content_hash,  # rules_hash
-            logged_request.decode(),  # request
+            logged_text,  # request
             text.dice,
             text.logged,  # outcome
             counter,
@@ -320,14 +329,17 @@ def _admitted(
     return served, state
 
 
-def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
-    """The request as the roll log keeps it: compact JSON (UTF-8) of the envelope the client
-    wrote, its keys in the order written (``written``, from the fast path; else ``request``,
-    whose body is still as written).
+def request_json(request: Request, written: dict[str, Any] | str | None) -> bytes:
+    """The request as the roll log keeps it (UTF-8): the envelope's text as the client wrote
+    it when the reader kept it (``written`` a str: :attr:`Sent.text`); else compact JSON of
+    the envelope the client wrote, its keys in the order written (``written``, from the fast
+    path; else ``request``, whose body is still as written).
 
     Raises ProtocolError ``invalid_request`` naming the field for text that is not Unicode
     (a lone surrogate), which the log, written as UTF-8, can never hold.
     """
+    if type(written) is str:
+        return written.encode()  # the reader refuses text that is not Unicode
     if written is None:
         written = {
             "id": request.id,
@@ -336,6 +348,7 @@ def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
             "body": request.body,
             "encounter": request.encounter,
         }
+    assert isinstance(written, dict)
     try:
         return orjson.dumps(written)
     except TypeError:
@@ -349,6 +362,17 @@ def request_json(request: Request, written: dict[str, Any] | None) -> bytes:
             f"{not_unicode(written['body'], 'body') or 'body: not JSON'}",
             request.id,
         ) from None
+
+
+def envelope_values(text: str | bytes) -> dict[str, Any]:
+    """The request envelope a log row's ``request`` text holds, as values, its defaults filled
+    in (``body`` ``{}``, ``encounter`` null): a row written by an older server always wrote
+    them, one the reader kept as written may leave them out; the same request either way."""
+    values: dict[str, Any] = json.loads(text)
+    if isinstance(values, dict):
+        values.setdefault("body", {})
+        values.setdefault("encounter", None)
+    return values
 
 
 def strict_body(

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge.deciding import Context, decide
+from arbiter.bridge.deciding import Context, decide, envelope_values
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
 from arbiter.bridge.rules import RulesSnapshot, snapshot
@@ -70,7 +70,7 @@ def test_the_log_keeps_the_request_as_written_in_compact_json(tmp_path: Path) ->
     )
 
 
-def test_a_request_read_in_one_pass_is_logged_and_decided_as_one_read_slowly(
+def test_a_request_read_in_one_pass_is_decided_as_one_read_slowly_and_logged_as_written(
     tmp_path: Path,
 ) -> None:
     rules = tiny_rules(tmp_path)
@@ -81,7 +81,16 @@ def test_a_request_read_in_one_pass_is_logged_and_decided_as_one_read_slowly(
     ctx = [Context("s", "t", KeyedSource(b"k" * 32), False, 100) for _ in range(2)]
     one = decide(read, rules, fast, ctx[0], 1.0)  # type: ignore[arg-type]
     two = decide(message("c1", "check", {"skill": 40}), rules, slow, ctx[1], 1.0)
-    assert one.row.entry == two.row.entry and one.row.hash == two.row.hash
+    # The envelope's text exactly as the frame wrote it (spaces and all, no encounter)...
+    assert one.row.entry.request == (
+        '{"id": "c1", "ruleset": "tiny", "type": "check", "body": {"skill": 40}}'
+    )
+    # ...the same request as the slow path logs compactly, decided the same way.
+    assert envelope_values(one.row.entry.request) == envelope_values(two.row.entry.request)
+    assert one.row.entry._replace(request=two.row.entry.request) == two.row.entry
+    for store in (fast, slow):
+        store.commit()
+        assert store.verify_chain() == []
 
 
 def test_a_retry_writing_the_same_request_with_its_keys_in_another_order_is_replayed(
@@ -100,6 +109,28 @@ def test_a_retry_writing_the_same_request_with_its_keys_in_another_order_is_repl
     with pytest.raises(ProtocolError) as refused:
         decide(rules.reader.read(other), rules, store, CTX, 3.0)  # type: ignore[arg-type]
     assert refused.value.code == "id_conflict"
+
+
+def test_a_retry_of_a_request_logged_as_written_is_replayed_however_it_is_spaced(
+    tmp_path: Path,
+) -> None:
+    rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
+    first = '{"v":1,"type":"request","request":{"id":"c1","ruleset":"tiny","type":"check",'
+    first += '"body":{"skill":40}}}'
+    decide(rules.reader.read(first), rules, store, CTX, 1.0)  # type: ignore[arg-type]
+    store.commit()
+    [row] = store.rolls()
+    assert row.entry.request == first[len('{"v":1,"type":"request","request":') : -1]
+    # Other whitespace, the default encounter written out: the same request.
+    again = '{ "v": 1, "type": "request", "request": {"id": "c1", "ruleset": "tiny",\n'
+    again += '"type": "check", "body": {"skill": 40}, "encounter": null} }'
+    retried = decide(rules.reader.read(again), rules, store, CTX, 2.0)  # type: ignore[arg-type]
+    assert retried.replayed and retried.row.seq == row.seq
+    for other in (again.replace("40", "41"), again.replace("null", '"e-1"')):
+        with pytest.raises(ProtocolError) as refused:
+            decide(rules.reader.read(other), rules, store, CTX, 3.0)  # type: ignore[arg-type]
+        assert refused.value.code == "id_conflict"
+    assert store.verify_chain() == []
 
 
 def test_a_resend_is_answered_with_the_outcome_s_logged_text_as_it_is(tmp_path: Path) -> None:

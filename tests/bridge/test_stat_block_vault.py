@@ -282,7 +282,7 @@ def test_a_request_naming_stored_blocks_logs_the_bytes_of_the_blocks_written_in(
 ) -> None:
     # The blocks' models are kept validated (arbiter.bridge.stat_block_door); the log row
     # still holds the request with the blocks filled in, byte for byte what it held when the
-    # filled-in body was validated whole: the bytes of the same request written in.
+    # filled-in body was validated whole: the same request as the one written in.
     pat_ana = {**ANA, "ip": 31}
     with running(bundled_config(tmp_path)) as srv:
         gm = Client(srv, srv.server.secret, events=[])
@@ -308,7 +308,11 @@ def test_a_request_naming_stored_blocks_logs_the_bytes_of_the_blocks_written_in(
     filled = {"id": "a-1", "ruleset": "hmk", "type": "attack",
               "body": {"attacker": ANA, "defender": ORC}, "encounter": None}  # fmt: skip
     assert rows["a-1"].encode() == orjson.dumps(filled)
-    assert rows["a-1"] == rows["a-2"].replace('"a-2"', '"a-1"')
+    # The request written in is logged as its frame wrote it: the same request.
+    assert rows["a-2"] == json.dumps(attack("a-2", ORC)["request"])
+    assert orjson.dumps({**json.loads(rows["a-2"]), "id": "a-1", "encounter": None}) == (
+        rows["a-1"].encode()
+    )
     assert rows["a-3"] == rows["a-4"].replace('"a-4"', '"a-3"')
     assert json.loads(rows["a-3"])["body"] == {"attacker": pat_ana, "defender": ORC}
 
