@@ -39,10 +39,13 @@ nothing). 50 ms is not felt at a table, and applies only under a steady stream.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from arbiter.bridge.outbox import Outbox
+
+log = logging.getLogger(__name__)
 
 
 class Clock(Protocol):
@@ -102,7 +105,16 @@ class EventBatches:
             self._last = self._clock.time()
         waiting, self._waiting = self._waiting, {}
         for outbox in waiting:
-            outbox.release()
+            # One listener's failed write must not strand the others' events: an idle
+            # listener would otherwise hold them until its next frame, which may never come.
+            try:
+                outbox.release()
+            except Exception:
+                log.exception("writing a listener's held events failed; dropping it")
+                try:
+                    outbox.drop()
+                except Exception:
+                    log.exception("dropping a listener whose write failed failed too")
 
 
 __all__ = ["Clock", "EventBatches"]

@@ -148,3 +148,22 @@ def test_nothing_is_held_for_a_connection_closing_or_dropped() -> None:
     held.dropped = True
     clock.advance(0.0)
     assert closing_sent.written == [] and held_sent.written == []
+
+
+def test_a_listener_whose_write_fails_is_dropped_and_the_others_are_still_written() -> None:
+    clock = ManualClock()
+    batches = EventBatches(0.05, 1000, clock)
+    broken, _ = listener()
+    reader, reader_sent = listener()
+    dropped: list[Outbox] = []
+
+    def fail() -> None:
+        raise OSError("the transport is gone")
+
+    broken.release = fail  # type: ignore[method-assign]
+    broken.drop = lambda: dropped.append(broken)  # type: ignore[method-assign]
+    hold(batches, broken, event(1))
+    hold(batches, reader, event(1))
+    clock.advance(0.0)
+    assert dropped == [broken]
+    assert reader_sent.written == [event(1)]
