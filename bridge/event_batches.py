@@ -19,6 +19,13 @@ the user-space work differed by 9%). Instead, a listener's events are held in it
 * **when the bytes it holds reach** ``max_bytes``: at once (its held memory stays under
   ``max_bytes`` plus one group commit's events, beside the send buffer limit).
 
+What it costs per listener. Each commit's events are held for every listener that sees them
+alike in one loop (:meth:`EventBatches.hold_many`), and the flush joins a sequence of held
+frames once for every listener holding an equal one (:meth:`arbiter.bridge.outbox.Outbox.release`):
+at 100 listeners most hold exactly the events since the last flush, so one copy of them is
+written to all of those, instead of one copy made per listener. Equal bytes are all that is
+ever shared, so no listener gets a frame another's view holds.
+
 Holding changes nothing else: an event is held only once its row is committed (the group commit
 publishes after its flush returned), a listener that stopped reading is dropped when a write puts
 it over its send buffer limit (close 4008, :mod:`arbiter.bridge.outbox`) and nothing is held for it
@@ -40,7 +47,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from arbiter.bridge.outbox import Outbox
@@ -88,15 +95,37 @@ class EventBatches:
             return
         self._waiting[outbox] = None
         if not self._armed:
-            self._armed = True
-            clock = self._clock
-            if clock is None or (
-                isinstance(clock, asyncio.AbstractEventLoop) and not clock.is_running()
-            ):
-                # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
-                clock = self._clock = asyncio.get_running_loop()
-            wait = self._last + self.delay - clock.time()
-            clock.call_later(wait if wait > 0.0 else 0.0, self.flush)
+            self._arm()
+
+    def hold_many(self, outboxes: Iterable[Outbox], frames: Sequence[bytes], size: int) -> None:
+        """:meth:`hold` the same ``frames`` for every one of ``outboxes`` (one commit's events
+        that every one of them sees alike): the same as a :meth:`hold` each, without a call of
+        it each, since with many listeners this runs for every one of them at every commit."""
+        waiting = self._waiting
+        limit = self.max_bytes
+        held = False
+        for outbox in outboxes:
+            if not outbox.hold(frames, size):
+                continue
+            if outbox.held_bytes >= limit:
+                outbox.release()
+                continue
+            waiting[outbox] = None
+            held = True
+        if held and not self._armed:
+            self._arm()
+
+    def _arm(self) -> None:
+        """Start the timer of the next flush (see :meth:`hold` for when it runs)."""
+        self._armed = True
+        clock = self._clock
+        if clock is None or (
+            isinstance(clock, asyncio.AbstractEventLoop) and not clock.is_running()
+        ):
+            # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
+            clock = self._clock = asyncio.get_running_loop()
+        wait = self._last + self.delay - clock.time()
+        clock.call_later(wait if wait > 0.0 else 0.0, self.flush)
 
     def flush(self) -> None:
         """Write every event held (the timer's callback; also called when shutting down)."""
@@ -104,11 +133,14 @@ class EventBatches:
         if self._clock is not None:
             self._last = self._clock.time()
         waiting, self._waiting = self._waiting, {}
+        # The listeners that heard nothing else since the last flush hold the very same events:
+        # joined once for all of them (Outbox.release), not once each.
+        joined: dict[tuple[bytes, ...], bytes] = {}
         for outbox in waiting:
             # One listener's failed write must not strand the others' events: an idle
             # listener would otherwise hold them until its next frame, which may never come.
             try:
-                outbox.release()
+                outbox.release(joined)
             except Exception:
                 log.exception("writing a listener's held events failed; dropping it")
                 try:

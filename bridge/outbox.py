@@ -114,9 +114,11 @@ class Outbox:
             self.drop()
             return False
         if protocol.extensions or protocol.writes or ws.fragmented_send_waiter is not None:
-            # Not the plain case the frames were made for: let websockets frame them.
-            for frame in frames:
-                broadcast([ws], _payload(frame).decode())
+            # Not the plain case the frames were made for: let websockets frame them. A held
+            # chunk may carry several frames (one commit's events, joined once for everybody).
+            for chunk in frames:
+                for payload in _payloads(chunk):
+                    broadcast([ws], payload.decode())
         else:
             transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
         if transport.get_write_buffer_size() > self.limit:
@@ -134,10 +136,26 @@ class Outbox:
         self.held_bytes += sum(map(len, frames)) if size is None else size
         return True
 
-    def release(self) -> None:
-        """Write the frames still held (:meth:`hold`), if any."""
-        if self._held:
-            self.send_frames(())
+    def release(self, joined: dict[tuple[bytes, ...], bytes] | None = None) -> None:
+        """Write the frames still held (:meth:`hold`), if any.
+
+        ``joined``: the bytes of frame sequences already joined for other connections, by
+        sequence (their content: a sequence equal to another's is the very same bytes, so
+        nothing one connection may not see can reach it this way); this connection's
+        sequence is looked up there and added, so connections holding the same events since
+        the last flush share one copy of them instead of a copy each."""
+        held = self._held
+        if not held:
+            return
+        if joined is not None and len(held) > 1:
+            key = tuple(held)
+            data = joined.get(key)
+            if data is None:
+                if len(joined) >= _JOINED_KEPT:
+                    joined.clear()  # a bound on what the cache keeps alive during one flush
+                data = joined[key] = b"".join(key)
+            self._held = [data]
+        self.send_frames(())
 
     def drop(self) -> None:
         """Close with 4008 and abort the transport if the close is not through in time."""
@@ -173,7 +191,27 @@ class Outbox:
             self.ws.transport.abort()
 
 
+_JOINED_KEPT = 16
+"""At most this many joined sequences are kept by one flush (:meth:`Outbox.release`)."""
+
+
 def _payload(frame: bytes) -> bytes:
     """The payload of a frame made by :func:`text_frame`."""
     size = frame[1]
     return frame[2 + (2 if size == 126 else 8 if size == 127 else 0) :]
+
+
+def _payloads(chunk: bytes) -> list[bytes]:
+    """The payloads of the frames made by :func:`text_frame` that ``chunk`` holds end to end."""
+    payloads = []
+    at = 0
+    while at < len(chunk):
+        size = chunk[at + 1]
+        head = 2
+        if size == 126:
+            size, head = struct.unpack_from("!H", chunk, at + 2)[0], 4
+        elif size == 127:
+            size, head = struct.unpack_from("!Q", chunk, at + 2)[0], 10
+        payloads.append(bytes(chunk[at + head : at + head + size]))
+        at += head + size
+    return payloads

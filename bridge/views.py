@@ -15,7 +15,7 @@ for the replay of a retried id and for ``outcome`` events alike:
 hidden die) the view is the envelope itself, so the logged text is sent as it is: one
 serialisation serves the log, the requester and every subscriber. Otherwise the public view
 (nobody's private entries) is serialised once for every viewer who owns none, the GM's view once
-for every GM, and only a player owning an entry gets a text of its own.
+for every GM, and a player's once for every player owning the same of the outcome's entries.
 """
 
 from __future__ import annotations
@@ -86,6 +86,7 @@ class OutcomeText:
     __slots__ = (
         "_gm",
         "_outcome",
+        "_players",
         "_public",
         "dice",
         "dice_bytes",
@@ -116,6 +117,7 @@ class OutcomeText:
         """Nothing to withhold from anybody: every viewer receives the logged text itself."""
         self._public: bytes | None = None
         self._gm: bytes | None = None
+        self._players: dict[frozenset[str], bytes] | None = None
 
     @classmethod
     def logged_as(cls, outcome: dict[str, Any], dice: str, logged: str) -> OutcomeText:
@@ -136,6 +138,7 @@ class OutcomeText:
         )
         text._public = None
         text._gm = None
+        text._players = None
         return text
 
     @classmethod
@@ -169,7 +172,17 @@ class OutcomeText:
             return self._gm
         private = self._outcome.get("private")
         if private and not viewer.participants.isdisjoint(private):
-            return self._text(viewer)
+            # A player's view shows the entries of his participants among this outcome's, and
+            # nothing else of him: players owning the same of its entries are entitled to the
+            # very same text, serialised once for them all (the other entries stay out of it).
+            owned = viewer.participants.intersection(private)
+            players = self._players
+            if players is None:
+                players = self._players = {}
+            text = players.get(owned)
+            if text is None:
+                text = players[owned] = self._text(Viewer(False, owned))
+            return text
         if self._public is None:
             self._public = self._text(NOBODY)
         return self._public

@@ -157,7 +157,7 @@ def test_a_listener_whose_write_fails_is_dropped_and_the_others_are_still_writte
     reader, reader_sent = listener()
     dropped: list[Outbox] = []
 
-    def fail() -> None:
+    def fail(joined: object = None) -> None:
         raise OSError("the transport is gone")
 
     broken.release = fail  # type: ignore[method-assign]
@@ -167,3 +167,35 @@ def test_a_listener_whose_write_fails_is_dropped_and_the_others_are_still_writte
     clock.advance(0.0)
     assert dropped == [broken]
     assert reader_sent.written == [event(1)]
+
+
+def test_holding_frames_for_many_listeners_at_once_is_a_hold_for_each_but_the_closed() -> None:
+    clock = ManualClock()
+    batches = EventBatches(0.05, 100, clock)
+    quiet, quiet_sent = listener()
+    full, full_sent = listener()
+    closing, closing_sent = listener()
+    closing.ws.protocol.state = State.CLOSING  # type: ignore[attr-defined]
+    hold(batches, full, event(1, 60))
+    batches.hold_many([quiet, full, closing], (event(2, 60),), 60)
+    # Over 100 bytes held: written at once; the others wait for the flush.
+    assert full_sent.written == [event(1, 60) + event(2, 60)]
+    assert quiet_sent.written == [] and closing.held_bytes == 0
+    assert len(clock.timers) == 1
+    clock.advance(0.0)
+    assert quiet_sent.written == [event(2, 60)]
+    assert closing_sent.written == [] and len(full_sent.written) == 1
+
+
+def test_listeners_that_heard_the_same_events_since_the_last_flush_are_written_one_copy() -> None:
+    clock = ManualClock()
+    batches = EventBatches(0.05, 10_000, clock)
+    (a, a_sent), (b, b_sent), (c, c_sent) = listener(), listener(), listener()
+    for seq in (1, 2):
+        batches.hold_many([a, b, c], (event(seq),), len(event(seq)))
+    c.send(b"reply")  # c's reply took its events along
+    batches.hold_many([a, b, c], (event(3),), len(event(3)))
+    clock.advance(0.0)
+    [for_a], [for_b] = a_sent.written, b_sent.written
+    assert for_a == event(1) + event(2) + event(3) and for_a is for_b
+    assert c_sent.written == [event(1) + event(2) + text_frame(b"reply"), event(3)]

@@ -77,3 +77,35 @@ def test_nothing_is_held_for_a_closing_connection() -> None:
     assert not box.hold([text_frame(b"event")])
     box.release()
     assert transport.written == []
+
+
+def test_connections_holding_the_same_frames_share_one_joined_copy_and_others_get_their_own() -> (
+    None
+):
+    same_a, sent_a = outbox()
+    same_b, sent_b = outbox()
+    other, sent_other = outbox()
+    one, two = text_frame(b"event-1"), text_frame(b"event-2")
+    same_a.hold([one, two])
+    same_b.hold([text_frame(b"event-1"), two])  # equal bytes, another object: the same frames
+    other.hold([one, text_frame(b"event-3")])
+    joined: dict[tuple[bytes, ...], bytes] = {}
+    for box in (same_a, same_b, other):
+        box.release(joined)
+    assert sent_a.written == [one + two] and sent_b.written == [one + two]
+    assert sent_other.written == [one + text_frame(b"event-3")]
+    assert len(joined) == 2
+
+
+def test_a_chunk_of_several_frames_reaches_a_connection_websockets_frames_itself_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    box, transport = outbox()
+    box.ws.protocol.extensions = ["permessage-deflate"]  # type: ignore[attr-defined]
+    sent: list[str] = []
+    monkeypatch.setattr("arbiter.bridge.outbox.broadcast", lambda _, text: sent.append(text))
+    big = ("x" * 70_000).encode()
+    box.hold([text_frame(b"event-1") + text_frame(big) + text_frame(b"event-3")])
+    box.send(b"reply")
+    assert sent == ["event-1", big.decode(), "event-3", "reply"]
+    assert transport.written == []

@@ -34,7 +34,7 @@ class FakeOutbox:
         self.held.extend(frames)
         return True
 
-    def release(self) -> None:
+    def release(self, joined: Any = None) -> None:
         if self.held:
             self.send_frames(())
 
@@ -161,3 +161,32 @@ def events_of_raw(client: FakeClient) -> list[list[Any]]:
         [json.loads(_payload(f)) if f[:1] == b"\x81" else f for f in write]
         for write in client.outbox.writes
     ]
+
+
+def test_each_origin_of_a_commit_gets_every_other_outcome_in_log_order_but_its_own() -> None:
+    a, b, c, d = (FakeClient(GM) for _ in range(4))
+    events = [(n, OutcomeText(outcome(f"r-{n}")), who) for n, who in ((1, a), (2, b), (3, c))]
+    publish([a, b, c, d], events)
+    assert [[m["seq"] for m in w] for w in events_of(a)] == [[2, 3]]
+    assert [[m["seq"] for m in w] for w in events_of(b)] == [[1, 3]]
+    assert [[m["seq"] for m in w] for w in events_of(c)] == [[1, 2]]
+    assert [[m["seq"] for m in w] for w in events_of(d)] == [[1, 2, 3]]
+
+
+def test_a_client_with_several_outcomes_in_a_commit_hears_of_none_of_them() -> None:
+    a, b, c = (FakeClient(GM) for _ in range(3))
+    events = [(n, OutcomeText(outcome(f"r-{n}")), who) for n, who in ((1, a), (2, b), (3, a))]
+    publish([a, b, c], events)
+    assert [[m["seq"] for m in w] for w in events_of(a)] == [[2]]
+    assert [[m["seq"] for m in w] for w in events_of(b)] == [[1, 3]]
+    assert [[m["seq"] for m in w] for w in events_of(c)] == [[1, 2, 3]]
+
+
+def test_an_origin_that_does_not_listen_changes_nothing_for_those_who_do() -> None:
+    a, b = (FakeClient(GM) for _ in range(2))
+    outsider = FakeClient(GM)
+    events = [(1, OutcomeText(outcome("r-1")), outsider), (2, OutcomeText(outcome("r-2")), a)]
+    publish([a, b], events)
+    assert [[m["seq"] for m in w] for w in events_of(a)] == [[1]]
+    assert [[m["seq"] for m in w] for w in events_of(b)] == [[1, 2]]
+    assert outsider.outbox.writes == []

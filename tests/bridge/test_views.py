@@ -162,3 +162,25 @@ def test_the_texts_of_an_outcome_read_back_from_its_row_are_those_it_was_logged_
     )
     for someone in (viewer, NOBODY, GM):
         assert read.shown_bytes(someone) == new.shown_bytes(someone)
+
+
+def test_players_owning_the_same_entries_of_an_outcome_share_one_text_and_no_other_entry() -> None:
+    outcome = {
+        "id": "s-2",
+        "result": {"kind": "secret"},
+        "dice": [{"expr": "shuffle", "faces": 3, "result": 2, "hidden": True}],
+        "state": {"deck": [1, 2, 3]},
+        "private": {"ann": {"card": 4}, "bo": {"card": 7}},
+    }
+    text = OutcomeText(outcome)
+    alice = Viewer(False, frozenset({"ann"}), "alice")
+    # Another player holding ann and a participant this outcome says nothing of: the same text.
+    carol = Viewer(False, frozenset({"ann", "cy"}), "carol")
+    both = Viewer(False, frozenset({"ann", "bo"}), "dan")
+    assert text.shown_bytes(alice) is text.shown_bytes(carol)
+    assert json.loads(text.shown_bytes(carol))["private"] == {"ann": {"card": 4}}
+    assert json.loads(text.shown_bytes(both))["private"] == {"ann": {"card": 4}, "bo": {"card": 7}}
+    bob = Viewer(False, frozenset({"bo"}), "bob")
+    assert json.loads(text.shown_bytes(bob))["private"] == {"bo": {"card": 7}}
+    for viewer in (alice, carol, both, bob):
+        assert text.shown_bytes(viewer) == canonical(project(outcome, viewer)).encode()
