@@ -22,9 +22,19 @@ The request is also kept as the client sent it (:class:`Sent`): the roll log kee
 the validated form (which fills in defaults and normalises values), and :mod:`arbiter.bridge.authority`
 reads the participants a request acts for from it. A frame of the client's own shape,
 ``{"v":1,"type":"request","request":{…}}``, takes the envelope route (:meth:`FrameReader.read`):
-its envelope is validated from its own text, and that text is what the log keeps and hashes,
-exactly as written; the body as plain values is read from it only when asked (a player's
-request, a request naming stored blocks), never for the GM's usual request.
+its envelope is validated from its own text, and the log keeps the compact JSON of the values
+that validation read (:attr:`Sent.text`), never the client's text itself: a member written twice
+is read as its last value (JSON's rule, pydantic's parser), and the first one, never validated,
+must not reach the permanent, hashed log. The body as plain values is read back from that text
+only when asked (a player's request, a request naming stored blocks).
+
+A body the reader validated before under the same rules, written the same (character for
+character), is not validated again: the envelope route keeps the last bodies it validated
+(:class:`_Known`), each with its logged text, and a request whose envelope is
+``{"id":…,"ruleset":…,"type":…,"body":…,"encounter":…}`` written plainly around such a body
+takes them (its id and encounter checked as the envelope's model checks them). Validation is a
+function of the text and the rules, so that is the body validating it again would give; the
+engines only read a body (they build their own records from it).
 """
 
 from __future__ import annotations
@@ -32,9 +42,10 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext
-from typing import Annotated, Any, Literal, Union
+from contextlib import AbstractContextManager, nullcontext, suppress
+from typing import Annotated, Any, Literal, NamedTuple, Union
 
+import orjson
 import pydantic.main
 from pydantic import (
     BaseModel,
@@ -45,7 +56,7 @@ from pydantic import (
     ValidationError,
     create_model,
 )
-from pydantic_core import SchemaValidator
+from pydantic_core import SchemaValidator, from_json
 
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
@@ -58,9 +69,10 @@ class Sent:
     """A request message as the fast path read it.
 
     ``message`` is the message validated (its ``request.body`` the request type's model).
-    ``text``, when set, is the request envelope's own JSON text exactly as the client wrote
-    it (a slice of the frame): what the roll log keeps, hashed as it is, with no Python copy
-    of the body built and serialised again (:attr:`request` is read from it when asked).
+    ``text``, when set, is what the roll log keeps of the request, hashed as it is: the compact
+    JSON of the envelope's values as validation read them, in the order written (a member
+    written twice: its last value; never the client's own text). :attr:`request` is read from
+    it when asked.
     """
 
     __slots__ = ("_request", "frame", "message", "text")
@@ -73,7 +85,7 @@ class Sent:
         text: str | None = None,
     ) -> None:
         """``request`` or ``text`` (or both) is given: the envelope as written, as values or
-        as its text."""
+        as the text the log keeps."""
         if request is None and text is None:
             raise ValueError("a Sent needs the request as written: its values or its text")
         self.message = message
@@ -277,6 +289,7 @@ class FrameReader:
         self._adapter = bounded_validator(client_messages(engines), context)
         self._referencing = bounded_validator(client_messages(engines, references=True), context)
         self._context = context
+        self._known = _Known()
         # The envelope route (see read): each request envelope validated from its own text,
         # and the message around it.
         self._envelopes: tuple[_Envelopes, _Envelopes] | None = None
@@ -303,12 +316,18 @@ class FrameReader:
         closing brace and its own (:data:`_ENVELOPE`) is ``{v, type, request}``, nothing
         else, exactly when the text between is one JSON value. That text is validated as the
         envelope (a JSON parser takes one value, nothing after it), the message is built
-        around it, and the text is kept as written for the log (:attr:`Sent.text`): no copy
-        of the body as plain values. Validation is the same as the whole frame's (the
-        envelope's validator is the one the frame's ``request`` member is validated with); a
-        frame of any other shape, or one the route refuses, is validated whole as before."""
-        referencing = '"stored"' in frame
+        around it, and the log keeps the compact JSON of the values read from that text
+        (:attr:`Sent.text`, :meth:`_Known.logged`). A body validated before, written the
+        same, is taken as it was validated (:meth:`_Known.read`). Validation is the same as
+        the whole frame's (the envelope's validator is the one the frame's ``request``
+        member is validated with); a frame of any other shape, or one the route refuses, is
+        validated whole as before."""
         envelopes = self._envelopes
+        if envelopes is not None:
+            known = self._known.find(frame)
+            if known is not None:
+                return Sent(_around(envelopes[0][1], known[0]), None, frame, known[1])
+        referencing = '"stored"' in frame
         if envelopes is not None:
             text = _envelope_text(frame)
             if text is not None:
@@ -318,7 +337,9 @@ class FrameReader:
                 except ValidationError:
                     pass  # validated whole below: refused there too, or of another shape
                 else:
-                    return Sent(_around(message_class, typed), None, frame, text)
+                    logged = self._known.logged(frame, text, typed, not referencing)
+                    if logged is not None:
+                        return Sent(_around(message_class, typed), None, frame, logged)
         adapter = self._referencing if referencing else self._adapter
         try:
             message = adapter.validate_json(frame, strict=True, context=self._context)
@@ -385,6 +406,197 @@ def _envelopes(engines: Mapping[str, Engine], requests: Any, context: Any) -> _E
     assert not message.__private_attributes__ and message.model_config.get("extra") == "forbid"
     return bounded_validator(TypeAdapter(requests), context), message
 
+
+_WS = " \t\n\r"
+"""JSON's whitespace (not Unicode's)."""
+_PLAIN = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes: its text is its value
+_HEAD = re.compile(
+    (
+        r'\{W"id"W:W'
+        + _PLAIN
+        + r'W,W"ruleset"W:W'
+        + _PLAIN
+        + r'W,W"type"W:W'
+        + _PLAIN
+        + r'W,W"body"W:W'
+    ).replace("W", f"[{_WS}]*")
+)
+"""The opening of a request envelope written plainly: ``id``, ``ruleset``, ``type`` (strings
+without escapes: each one's text is its value) and then ``body``, whitespace between tokens."""
+_ENCOUNTER = re.compile(r'"encounter"W:W(?:null|' + _PLAIN + r")W\}\Z".replace("W", f"[{_WS}]*"))
+"""The end of such an envelope when its last member is ``encounter``, null or a string
+without escapes (from the member's key on)."""
+
+
+class _Kept(NamedTuple):
+    """A body the envelope route validated, with what the log keeps around it."""
+
+    rest: str
+    """The frame's text from the closing quote of its request's ``id`` on: what a frame must
+    end with to be read as this one (around another id)."""
+    request: Request
+    """The request validated (its id aside: another frame's is written in)."""
+    tail: str
+    """The log's text of the envelope after its ``id`` (``ruleset``, ``type``, ``body``, any
+    ``encounter``, the closing brace)."""
+    given: frozenset[str]
+    """The request's fields written (:class:`Request`'s fields set)."""
+
+
+_OPENINGS = tuple(opening + '{"id":"' for opening in _PLAIN_OPENINGS[:1]) + tuple(
+    opening + '{"id": "' for opening in _PLAIN_OPENINGS[1:]
+)
+"""The openings of a request frame up to its request's ``id`` as ``JSON.stringify`` and
+``json.dumps`` write them: a frame that opens so and goes on as a kept one did after its id is
+read as that one (:meth:`_Known.find`)."""
+
+
+class _Known:
+    """The request bodies the envelope route validated last, by the frame's text after the
+    request's ``id`` (the ruleset, type, body and any ``encounter`` as written): the reader is
+    one snapshot's (the rules), so such a frame around another id holds that very request,
+    validated. Validation is a function of the text and the rules (validating it again gives
+    the same model, which the engines only read), and the id is checked as :class:`Request`
+    checks it.
+
+    A body is kept only when its text is exactly one JSON value (read by pydantic's own
+    parser) and no member of the envelope or the frame is written twice: the frame is then
+    ``{"v":1,"type":"request","request":{id, ruleset, type, body, encounter}}`` and nothing
+    else. Looked up by the length of the text after the id, then compared (no hash of the
+    text: a comparison costs less)."""
+
+    KEPT = 64
+    """Bodies kept at most (all are let go when more come)."""
+    LONGEST = 16384
+    """The longest text kept (characters)."""
+
+    __slots__ = ("_bodies", "_count")
+
+    def __init__(self) -> None:
+        self._bodies: dict[int, list[_Kept]] = {}
+        self._count = 0
+
+    def find(self, frame: str) -> tuple[Request, str] | None:
+        """The request ``frame`` holds and the log's text of it, when it opens as
+        :data:`_OPENINGS` does and goes on after its id as a kept frame did (its id one
+        :class:`Request` takes); None otherwise."""
+        bodies = self._bodies
+        if not bodies:
+            return None
+        if frame.startswith(_OPENINGS[0]):
+            start = len(_OPENINGS[0])
+        elif frame.startswith(_OPENINGS[1]):
+            start = len(_OPENINGS[1])
+        else:
+            return None
+        end = frame.find('"', start)
+        found = bodies.get(len(frame) - end) if end > 0 else None
+        if found is None:
+            return None
+        for kept in found:
+            if frame.endswith(kept.rest):
+                break
+        else:
+            return None
+        rid = frame[start:end]
+        # The id as Request takes it (1 to 128 characters) and as JSON writes it without an
+        # escape (the text is the value: no backslash, no control character). ("stored" would
+        # make the frame name a stored block, as far as the reader can tell: read it so.)
+        if (
+            not _ID_LENGTHS[0] <= len(rid) <= _ID_LENGTHS[1]
+            or "\\" in rid
+            or not rid.isprintable()
+            or rid == "stored"
+        ):
+            return None
+        request = kept.request
+        typed = request.__class__.__new__(request.__class__)
+        _set(typed, "__dict__", {**request.__dict__, "id": rid})
+        _set(typed, "__pydantic_fields_set__", set(kept.given))
+        _set(typed, "__pydantic_extra__", None)
+        _set(typed, "__pydantic_private__", None)
+        return typed, f'{{"id":"{rid}"{kept.tail}'
+
+    def logged(self, frame: str, text: str, typed: Request, keep: bool) -> str | None:
+        """The log's text of the envelope ``text`` of ``frame`` (``typed``: its validation):
+        the compact JSON of the values pydantic's parser reads from it, in the order written,
+        a member written twice as its last value. None when orjson cannot write them (an
+        integer beyond 64 bits: the whole frame's route then logs it). ``keep``: the body may
+        be kept for a later frame with the same text after its id (:meth:`find`)."""
+        head = _HEAD.match(text)
+        split = None if head is None or not text.endswith("}") else _split(text, head.end())
+        body: Any = _NOT_ONE
+        if split is not None:
+            # One JSON value, nothing after it; else more than the body (a member written
+            # twice): the whole text is read below.
+            with suppress(ValueError):
+                body = from_json(split[0])
+        if head is None or split is None or body is _NOT_ONE:
+            try:
+                return orjson.dumps(from_json(text)).decode()
+            except (TypeError, ValueError):
+                return None
+        rid, ruleset, kind = head.groups()
+        _, written, encounter = split
+        try:
+            tail = ',"body":' + orjson.dumps(body).decode()
+        except TypeError:
+            return None
+        if written:
+            tail += ',"encounter":null}' if encounter is None else f',"encounter":"{encounter}"}}'
+        else:
+            tail += "}"
+        tail = f',"ruleset":"{ruleset}","type":"{kind}"{tail}'
+        if keep:
+            self._keep(frame, rid, typed, tail)
+        return f'{{"id":"{rid}"{tail}'
+
+    def _keep(self, frame: str, rid: str, typed: Request, tail: str) -> None:
+        """Keep ``typed`` (validated from ``frame``, its id ``rid``) for :meth:`find`, when the
+        frame opens as :data:`_OPENINGS` does (its request written plainly: :data:`_HEAD`)."""
+        start = next((len(o) for o in _OPENINGS if frame.startswith(o)), None)
+        if start is None or frame[start : start + len(rid) + 1] != rid + '"':
+            return
+        rest = frame[start + len(rid) :]
+        if len(rest) > self.LONGEST or list(typed.__dict__) != _FIELDS:
+            return
+        if self._count >= self.KEPT:
+            self._bodies.clear()
+            self._count = 0
+        given = frozenset(typed.model_fields_set)
+        self._bodies.setdefault(len(rest), []).append(_Kept(rest, typed, tail, given))
+        self._count += 1
+
+
+_NOT_ONE = object()
+"""A body's text that is not one JSON value."""
+
+
+def _split(text: str, start: int) -> tuple[str, bool, str | None] | None:
+    """The body's text of the envelope ``text`` whose body starts at ``start`` (after
+    :data:`_HEAD`; the text ends with its closing brace), whether ``encounter`` is written
+    after it (:data:`_ENCOUNTER`) and its string: the body is what lies between, one JSON value
+    only when read as one."""
+    at = text.rfind('"encounter"', start)
+    if at >= 0:
+        tail = _ENCOUNTER.match(text, at)
+        before = text[start:at].rstrip(_WS)
+        if tail is not None and before.endswith(","):
+            return before[:-1], True, tail[1]
+    return text[start:-1], False, None
+
+
+def _lengths(field: str) -> tuple[int, int]:
+    """The (min, max) length :class:`Request` holds ``field`` to."""
+    low, high = 0, 1 << 62
+    for rule in Request.model_fields[field].metadata:
+        low = getattr(rule, "min_length", None) or low
+        high = getattr(rule, "max_length", None) or high
+    return low, high
+
+
+_ID_LENGTHS = _lengths("id")
+_FIELDS = ["id", "ruleset", "type", "body", "encounter"]
 
 _AROUND = {"v": 1, "type": "request", "request": None, "dice": None, "player": None}
 _AROUND_GIVEN = frozenset(("v", "type", "request"))
