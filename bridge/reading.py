@@ -423,7 +423,7 @@ _HEAD = re.compile(
 )
 """The opening of a request envelope written plainly: ``id``, ``ruleset``, ``type`` (strings
 without escapes: each one's text is its value) and then ``body``, whitespace between tokens."""
-_ENCOUNTER = re.compile(r'"encounter"W:W(?:null|' + _PLAIN + r")W\}\Z".replace("W", f"[{_WS}]*"))
+_ENCOUNTER = re.compile((r'"encounter"W:W(?:null|' + _PLAIN + r")W\}\Z").replace("W", f"[{_WS}]*"))
 """The end of such an envelope when its last member is ``encounter``, null or a string
 without escapes (from the member's key on)."""
 
