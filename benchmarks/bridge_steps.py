@@ -97,7 +97,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     texts = [OutcomeText(outcomes[i % kinds]) for i in range(calls)]
 
     def written(read: Any) -> Any:
-        # What the log keeps of a request: the envelope's text when the reader kept it.
+        # What the log keeps of a request: the text the reader made of its values, if any.
         return read.text if getattr(read, "text", None) is not None else read.request
 
     logged = request_json(reads[0].message.request, written(reads[0]))

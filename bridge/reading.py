@@ -152,7 +152,7 @@ def typed_request(
     ``written``: the envelope also has ``written_body``, which reads the same key as ``body``,
     as plain JSON values: the body as the client wrote it (for the roll log), from the same
     parse of the frame, no second one. It is left out of every dump of the envelope. (The
-    reader's envelope route keeps the envelope's text instead, and reads no such copy.)
+    reader's envelope route reads the log's text of the envelope instead: :attr:`Sent.text`.)
     """
     # Literal of a run-time value: a type only pydantic sees, so Any to mypy.
     ruleset_literal: Any = Literal[ruleset]

@@ -82,7 +82,9 @@ def test_a_request_read_in_one_pass_is_decided_as_one_read_slowly_and_logged_as_
     one = decide(read, rules, fast, ctx[0], 1.0)  # type: ignore[arg-type]
     two = decide(message("c1", "check", {"skill": 40}), rules, slow, ctx[1], 1.0)
     # The values read, in compact JSON (the frame's spaces gone), the members written...
-    assert one.row.entry.request == '{"id":"c1","ruleset":"tiny","type":"check","body":{"skill":40}}'
+    assert (
+        one.row.entry.request == '{"id":"c1","ruleset":"tiny","type":"check","body":{"skill":40}}'
+    )
     # ...the same request as the slow path logs compactly, decided the same way.
     assert envelope_values(one.row.entry.request) == envelope_values(two.row.entry.request)
     assert one.row.entry._replace(request=two.row.entry.request) == two.row.entry

@@ -144,11 +144,11 @@ def test_a_sent_request_needs_its_values_or_its_text(tmp_path: Path) -> None:
         Sent(read.message)
 
 
-def test_the_gm_s_request_kept_as_text_is_resolved_and_decided_without_reading_its_values(
+def test_the_gm_s_request_read_as_text_is_resolved_and_decided_without_reading_its_values(
     tmp_path: Path,
 ) -> None:
-    # The reader kept only the envelope's text: the vault (no reference in it, the GM's) and
-    # the decision take it as it is, and the body is never read back as plain values.
+    # The reader made only the log's text of the envelope: the vault (no reference in it, the
+    # GM's) and the decision take it as it is, and the body is never read back as plain values.
     rules = snapshot(RuleSource().load())
     store = Store(tmp_path / "log.db")
     frame = json.dumps(bundled_request("c-1", "exchange", EXCHANGE))

@@ -66,7 +66,8 @@ def test_rows_logged_as_written_replay_from_the_log_and_keep_their_chain(tmp_pat
 
     rules, store = tiny_rules(tmp_path), Store(tmp_path / "log.db")
     frames = [
-        OPEN + ' \n{"id":"c1","ruleset":"tiny","type":"check","body":{"skill":99},"body":{"skill":40}}}',
+        OPEN
+        + ' \n{"id":"c1","ruleset":"tiny","type":"check","body":{"skill":99},"body":{"skill":40}}}',
         OPEN + '{"i\\u0064":"c2","ruleset":"tiny","type":"check","body":{"skill":41}}\r\n}',
     ]
     for at, frame in enumerate(frames):
@@ -74,6 +75,8 @@ def test_rows_logged_as_written_replay_from_the_log_and_keep_their_chain(tmp_pat
     store.commit()
     assert store.verify_chain() == []
     report = replay_log(
-        store.rolls(), {rid: s.ruleset for rid, s in rules.served.items()}, lambda r: rules.served[r].engine
+        store.rolls(),
+        {rid: s.ruleset for rid, s in rules.served.items()},
+        lambda r: rules.served[r].engine,
     )
     assert report.rows == 2 and report.mismatches == [], report.mismatches
