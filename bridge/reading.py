@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Mapping
-from contextlib import AbstractContextManager, nullcontext, suppress
+from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated, Any, Literal, NamedTuple, Union
 
 import orjson
@@ -323,12 +323,14 @@ class FrameReader:
         member is validated with); a frame of any other shape, or one the route refuses, is
         validated whole as before."""
         envelopes = self._envelopes
-        if envelopes is not None:
-            known = self._known.find(frame)
-            if known is not None:
-                return Sent(_around(envelopes[0][1], known[0]), None, frame, known[1])
+        known = self._known
+        parts = None
         referencing = '"stored"' in frame
         if envelopes is not None:
+            parts = known.parts(frame)
+            found = None if parts is None else known.find(*parts)
+            if found is not None:
+                return Sent(_around(envelopes[0][1], found[0]), None, frame, found[1])
             text = _envelope_text(frame)
             if text is not None:
                 requests, message_class = envelopes[referencing]
@@ -337,7 +339,7 @@ class FrameReader:
                 except ValidationError:
                     pass  # validated whole below: refused there too, or of another shape
                 else:
-                    logged = self._known.logged(frame, text, typed, not referencing)
+                    logged = known.logged(text, typed, parts, not referencing)
                     if logged is not None:
                         return Sent(_around(message_class, typed), None, frame, logged)
         adapter = self._referencing if referencing else self._adapter
@@ -431,9 +433,6 @@ without escapes (from the member's key on)."""
 class _Kept(NamedTuple):
     """A body the envelope route validated, with what the log keeps around it."""
 
-    rest: str
-    """The frame's text from the closing quote of its request's ``id`` on: what a frame must
-    end with to be read as this one (around another id)."""
     request: Request
     """The request validated (its id aside: another frame's is written in)."""
     tail: str
@@ -462,27 +461,28 @@ class _Known:
     A body is kept only when its text is exactly one JSON value (read by pydantic's own
     parser) and no member of the envelope or the frame is written twice: the frame is then
     ``{"v":1,"type":"request","request":{id, ruleset, type, body, encounter}}`` and nothing
-    else. Looked up by the length of the text after the id, then compared (no hash of the
-    text: a comparison costs less)."""
+    else. Kept the second time its text comes, not the first: a body kept lives on, and every
+    object alive makes Python's garbage collector and the memory allocator work more (about
+    45,000 instructions a request when every body is new), for nothing when it never comes
+    again."""
 
     KEPT = 64
     """Bodies kept at most (all are let go when more come)."""
     LONGEST = 16384
     """The longest text kept (characters)."""
+    SEEN = 256
+    """Texts remembered as seen once at most (all are let go when more come)."""
 
-    __slots__ = ("_bodies", "_count")
+    __slots__ = ("_bodies", "_seen")
 
     def __init__(self) -> None:
-        self._bodies: dict[int, list[_Kept]] = {}
-        self._count = 0
+        self._bodies: dict[str, _Kept] = {}
+        self._seen: set[str] = set()
 
-    def find(self, frame: str) -> tuple[Request, str] | None:
-        """The request ``frame`` holds and the log's text of it, when it opens as
-        :data:`_OPENINGS` does and goes on after its id as a kept frame did (its id one
-        :class:`Request` takes); None otherwise."""
-        bodies = self._bodies
-        if not bodies:
-            return None
+    @staticmethod
+    def parts(frame: str) -> tuple[str, str] | None:
+        """The id of the request ``frame`` holds and the frame's text after it (from the id's
+        closing quote on), when the frame opens as :data:`_OPENINGS` does; else None."""
         if frame.startswith(_OPENINGS[0]):
             start = len(_OPENINGS[0])
         elif frame.startswith(_OPENINGS[1]):
@@ -490,20 +490,19 @@ class _Known:
         else:
             return None
         end = frame.find('"', start)
-        found = bodies.get(len(frame) - end) if end > 0 else None
-        if found is None:
-            return None
-        for kept in found:
-            if frame.endswith(kept.rest):
-                break
-        else:
-            return None
-        rid = frame[start:end]
+        return None if end < 0 else (frame[start:end], frame[end:])
+
+    def find(self, rid: str, rest: str) -> tuple[Request, str] | None:
+        """The request of the frame whose id is ``rid`` and whose text after it is ``rest``
+        (:meth:`parts`), and the log's text of it, when ``rest`` is a kept frame's (and the id
+        one :class:`Request` takes); None otherwise."""
+        kept = self._bodies.get(rest)
         # The id as Request takes it (1 to 128 characters) and as JSON writes it without an
         # escape (the text is the value: no backslash, no control character). ("stored" would
         # make the frame name a stored block, as far as the reader can tell: read it so.)
         if (
-            not _ID_LENGTHS[0] <= len(rid) <= _ID_LENGTHS[1]
+            kept is None
+            or not _ID_LENGTHS[0] <= len(rid) <= _ID_LENGTHS[1]
             or "\\" in rid
             or not rid.isprintable()
             or rid == "stored"
@@ -517,62 +516,66 @@ class _Known:
         _set(typed, "__pydantic_private__", None)
         return typed, f'{{"id":"{rid}"{kept.tail}'
 
-    def logged(self, frame: str, text: str, typed: Request, keep: bool) -> str | None:
-        """The log's text of the envelope ``text`` of ``frame`` (``typed``: its validation):
-        the compact JSON of the values pydantic's parser reads from it, in the order written,
-        a member written twice as its last value. None when orjson cannot write them (an
-        integer beyond 64 bits: the whole frame's route then logs it). ``keep``: the body may
-        be kept for a later frame with the same text after its id (:meth:`find`)."""
-        head = _HEAD.match(text)
-        split = None if head is None or not text.endswith("}") else _split(text, head.end())
-        body: Any = _NOT_ONE
-        if split is not None:
-            # One JSON value, nothing after it; else more than the body (a member written
-            # twice): the whole text is read below.
-            with suppress(ValueError):
-                body = from_json(split[0])
-        if head is None or split is None or body is _NOT_ONE:
-            try:
-                return orjson.dumps(from_json(text)).decode()
-            except (TypeError, ValueError):
-                return None
-        rid, ruleset, kind = head.groups()
-        _, written, encounter = split
+    def logged(
+        self, text: str, typed: Request, parts: tuple[str, str] | None, keep: bool
+    ) -> str | None:
+        """The log's text of the envelope ``text`` (``typed``: its validation): the compact
+        JSON of the values pydantic's parser reads from it, in the order written, a member
+        written twice as its last value. None when orjson cannot write them (an integer beyond
+        64 bits: the whole frame's route then logs it). ``keep``: the body may be kept for a
+        later frame with the same text after its id (``parts``: the frame's, :meth:`find`)."""
+        values = from_json(text)
         try:
-            tail = ',"body":' + orjson.dumps(body).decode()
+            logged = orjson.dumps(values).decode()
         except TypeError:
             return None
-        if written:
-            tail += ',"encounter":null}' if encounter is None else f',"encounter":"{encounter}"}}'
-        else:
-            tail += "}"
-        tail = f',"ruleset":"{ruleset}","type":"{kind}"{tail}'
-        if keep:
-            self._keep(frame, rid, typed, tail)
-        return f'{{"id":"{rid}"{tail}'
+        if keep and parts is not None:
+            self._keep(text, typed, parts, values["body"], logged)
+        return logged
 
-    def _keep(self, frame: str, rid: str, typed: Request, tail: str) -> None:
-        """Keep ``typed`` (validated from ``frame``, its id ``rid``) for :meth:`find`, when the
-        frame opens as :data:`_OPENINGS` does (its request written plainly: :data:`_HEAD`)."""
-        start = next((len(o) for o in _OPENINGS if frame.startswith(o)), None)
-        if start is None or frame[start : start + len(rid) + 1] != rid + '"':
+    def _keep(
+        self, text: str, typed: Request, parts: tuple[str, str], body: Any, logged: str
+    ) -> None:
+        """Keep ``typed`` (validated from the envelope ``text`` of a frame of ``parts``, its
+        body's values ``body``, the log's text of it ``logged``) for :meth:`find` the second
+        time its text after the id comes, when its request is written plainly (:data:`_HEAD`)
+        and its body's text is exactly one JSON value."""
+        rid, rest = parts
+        if len(rest) > self.LONGEST:
             return
-        rest = frame[start + len(rid) :]
-        if len(rest) > self.LONGEST or list(typed.__dict__) != _FIELDS:
+        seen = self._seen
+        if rest not in seen:
+            if len(seen) >= self.SEEN:
+                seen.clear()
+            seen.add(rest)
             return
-        if self._count >= self.KEPT:
+        seen.discard(rest)
+        head = _HEAD.match(text)
+        opening = f'{{"id":"{rid}"'
+        if (
+            head is None
+            or head[1] != rid
+            or not text.endswith("}")
+            or not logged.startswith(opening)
+            or list(typed.__dict__) != _FIELDS
+        ):
+            return
+        body_text = _split(text, head.end())[0]
+        # The body's text is one JSON value: the frame holds no member twice (and the log's
+        # text begins with its id). Its compact JSON shows it at once; else pydantic's own
+        # parser reads it (nothing may follow the value).
+        if orjson.dumps(body) != body_text.encode():
+            try:
+                from_json(body_text)
+            except ValueError:
+                return
+        if len(self._bodies) >= self.KEPT:
             self._bodies.clear()
-            self._count = 0
-        given = frozenset(typed.model_fields_set)
-        self._bodies.setdefault(len(rest), []).append(_Kept(rest, typed, tail, given))
-        self._count += 1
+        given = frozenset(typed.__pydantic_fields_set__)
+        self._bodies[rest] = _Kept(typed, logged[len(opening) :], given)
 
 
-_NOT_ONE = object()
-"""A body's text that is not one JSON value."""
-
-
-def _split(text: str, start: int) -> tuple[str, bool, str | None] | None:
+def _split(text: str, start: int) -> tuple[str, bool, str | None]:
     """The body's text of the envelope ``text`` whose body starts at ``start`` (after
     :data:`_HEAD`; the text ends with its closing brace), whether ``encounter`` is written
     after it (:data:`_ENCOUNTER`) and its string: the body is what lies between, one JSON value

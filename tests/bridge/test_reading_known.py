@@ -1,6 +1,6 @@
 """The reader's kept bodies: a request whose text after its id is one the reader validated
-before (under the same rules) is taken as validated, around its own id, and logged as the
-compact JSON of its values; anything else is validated as always."""
+before (under the same rules: kept the second time it came) is taken as validated, around its
+own id, and logged as the compact JSON of its values; anything else is validated as always."""
 
 from __future__ import annotations
 
@@ -55,11 +55,18 @@ def logged_values(frame: str) -> str:
 def test_a_body_read_before_is_taken_as_validated_around_a_new_id(tmp_path: Path) -> None:
     route, whole = readers(tmp_path)
     counting = counted(route)
-    first = route.read(OPEN + '{"id":"k-1","ruleset":"tiny","type":"check","body":{"skill":40}}}')
-    second = route.read(OPEN + '{"id":"k-2","ruleset":"tiny","type":"check","body":{"skill":40}}}')
-    assert isinstance(first, Sent) and isinstance(second, Sent)
-    assert counting.calls == 1
-    assert second.message.request.body is first.message.request.body
+    # Seen once, kept the second time, taken as validated the third.
+    reads = [
+        route.read(
+            OPEN + f'{{"id":"k-{n}","ruleset":"tiny","type":"check","body":{{"skill":40}}}}}}'
+        )
+        for n in range(3)
+    ]
+    first, kept, second = reads
+    assert isinstance(first, Sent) and isinstance(kept, Sent) and isinstance(second, Sent)
+    assert counting.calls == 2
+    assert second.message.request.body is kept.message.request.body
+    assert kept.message.request.body is not first.message.request.body
     assert second.message.request.id == "k-2"
     assert second.text == '{"id":"k-2","ruleset":"tiny","type":"check","body":{"skill":40}}'
     expected = whole.read(
@@ -67,7 +74,10 @@ def test_a_body_read_before_is_taken_as_validated_around_a_new_id(tmp_path: Path
     )
     assert isinstance(expected, Sent)
     assert second.message.model_dump() == expected.message.model_dump()
-    assert second.message.request.model_fields_set == {"id", "ruleset", "type", "body"}
+    # (The whole frame's envelope also reads the body as written, as ``written_body``.)
+    given = expected.message.request.model_fields_set - {"written_body"}
+    assert second.message.request.model_fields_set == given
+    assert "encounter" not in second.message.request.model_fields_set
 
 
 def test_a_body_is_kept_with_its_encounter_as_written(tmp_path: Path) -> None:
@@ -77,15 +87,15 @@ def test_a_body_is_kept_with_its_encounter_as_written(tmp_path: Path) -> None:
     reads = [
         route.read(OPEN + envelope.format(rid, encounter) + "}")
         for encounter in ("null", '"fight"')
-        for rid in ("e-1", "e-2")
+        for rid in ("e-1", "e-2", "e-3")
     ]
-    assert counting.calls == 2  # one per encounter
-    assert [r.message.request.encounter for r in reads] == [None, None, "fight", "fight"]  # type: ignore[union-attr]
+    assert counting.calls == 4  # twice per encounter (seen, kept), then taken as kept
+    assert [r.message.request.encounter for r in reads] == [None] * 3 + ["fight"] * 3  # type: ignore[union-attr]
     assert all("encounter" in r.message.request.model_fields_set for r in reads)  # type: ignore[union-attr]
     assert [r.text for r in reads] == [  # type: ignore[union-attr]
         envelope.format(rid, encounter).replace(" ", "")
         for encounter in ("null", '"fight"')
-        for rid in ("e-1", "e-2")
+        for rid in ("e-1", "e-2", "e-3")
     ]
 
 
@@ -97,7 +107,10 @@ def test_a_kept_body_is_taken_only_around_an_id_the_envelope_takes(
     tmp_path: Path, rid: str
 ) -> None:
     route, whole = readers(tmp_path)
-    route.read(OPEN + '{"id":"first","ruleset":"tiny","type":"check","body":{"skill":40}}}')
+    for first in ("first", "second"):  # seen, then kept
+        route.read(
+            OPEN + f'{{"id":"{first}","ruleset":"tiny","type":"check","body":{{"skill":40}}}}}}'
+        )
     frame = OPEN + f'{{"id":"{rid}","ruleset":"tiny","type":"check","body":{{"skill":40}}}}}}'
     read, expected = route.read(frame), whole.read(frame)
     if expected is None:
@@ -161,6 +174,7 @@ def test_bodies_kept_by_one_snapshot_s_reader_are_validated_again_by_another_s(
     )
     first, second = snapshot(RuleSource().load()), snapshot(RuleSource().load())
     assert isinstance(first.reader.read(frame), Sent)
+    assert isinstance(first.reader.read(frame), Sent)  # kept by the first
     counting = counted(second.reader)
     assert isinstance(second.reader.read(frame), Sent)
     assert counting.calls == 1
@@ -168,8 +182,8 @@ def test_bodies_kept_by_one_snapshot_s_reader_are_validated_again_by_another_s(
 
 def test_deciding_a_kept_body_leaves_it_as_it_was_validated(tmp_path: Path) -> None:
     # Every example request of every bundled ruleset, decided in turn (encounters and all),
-    # each read twice: the second read takes the body kept by the first, and no decision may
-    # change it (the next request written the same is decided with it).
+    # each read three times: the second read keeps its body, the third takes it, and no
+    # decision may change it (the next request written the same is decided with it).
     rules = snapshot(RuleSource().load())
     store = Store(tmp_path / "log.db")
     ctx = Context("s", "gm", KeyedSource(b"k" * 32), False, 2000)
@@ -182,6 +196,7 @@ def test_deciding_a_kept_body_leaves_it_as_it_was_validated(tmp_path: Path) -> N
                 k: entry[k] for k in ("id", "ruleset", "type", "body", "encounter") if k in entry
             }
             frame = json.dumps({"v": 1, "type": "request", "request": request})
+            rules.reader.read(frame)
             read = rules.reader.read(frame)
             again = rules.reader.read(frame.replace(json.dumps(entry["id"]), f'"again-{n}"', 1))
             if not isinstance(read, Sent) or not isinstance(again, Sent):
@@ -196,3 +211,20 @@ def test_deciding_a_kept_body_leaves_it_as_it_was_validated(tmp_path: Path) -> N
             checked += 1
     store.commit()
     assert checked >= 30
+
+
+def test_a_body_is_kept_the_second_time_it_comes_and_no_more_than_the_kept_number(
+    tmp_path: Path,
+) -> None:
+    route, _ = readers(tmp_path)
+    known = route._known
+    envelope = '{{"id":"{}","ruleset":"tiny","type":"check","body":{{"skill":{}}}}}'
+    route.read(OPEN + envelope.format("once", 1) + "}")
+    assert known._bodies == {}  # seen once: not kept
+    for skill in range(1, known.KEPT + 5):
+        for rid in ("a", "b"):
+            assert isinstance(route.read(OPEN + envelope.format(rid, skill) + "}"), Sent)
+        assert 0 < len(known._bodies) <= known.KEPT
+    for spaces in range(known.SEEN + 5):  # as many texts, each seen once
+        assert isinstance(route.read(OPEN + envelope.format("c", " " * spaces + "7") + "}"), Sent)
+        assert len(known._seen) <= known.SEEN
