@@ -29,12 +29,13 @@ must not reach the permanent, hashed log. The body as plain values is read back 
 only when asked (a player's request, a request naming stored blocks).
 
 A body the reader validated before under the same rules, written the same (character for
-character), is not validated again: the envelope route keeps the last bodies it validated
-(:class:`_Known`), each with its logged text, and a request whose envelope is
-``{"id":…,"ruleset":…,"type":…,"body":…,"encounter":…}`` written plainly around such a body
-takes them (its id and encounter checked as the envelope's model checks them). Validation is a
-function of the text and the rules, so that is the body validating it again would give; the
-engines only read a body (they build their own records from it).
+character), is not validated again: the envelope route keeps bodies it validated
+(:class:`_Known`), each with its logged text, and a frame written as the client writes it
+(``{"v":1,"type":"request","request":{"id":…,"ruleset":…,"type":…,"body":…,"encounter":…}}``)
+whose text after its id is a kept one's takes them (its id checked as the envelope's model
+checks it). Validation is a function of the text and the rules, so that is the body
+validating it again would give; the engines only read a body (they build their own records
+from it).
 """
 
 from __future__ import annotations
@@ -318,19 +319,22 @@ class FrameReader:
         envelope (a JSON parser takes one value, nothing after it), the message is built
         around it, and the log keeps the compact JSON of the values read from that text
         (:attr:`Sent.text`, :meth:`_Known.logged`). A body validated before, written the
-        same, is taken as it was validated (:meth:`_Known.read`). Validation is the same as
+        same, is taken as it was validated (:meth:`_Known.find`). Validation is the same as
         the whole frame's (the envelope's validator is the one the frame's ``request``
         member is validated with); a frame of any other shape, or one the route refuses, is
         validated whole as before."""
         envelopes = self._envelopes
         known = self._known
         parts = None
-        referencing = '"stored"' in frame
         if envelopes is not None:
             parts = known.parts(frame)
             found = None if parts is None else known.find(*parts)
             if found is not None:
+                # A kept frame names no stored block (its text after the id holds no
+                # ``"stored"``, and find takes no id "stored"): the plain envelopes' message.
                 return Sent(_around(envelopes[0][1], found[0]), None, frame, found[1])
+        referencing = '"stored"' in frame
+        if envelopes is not None:
             text = _envelope_text(frame)
             if text is not None:
                 requests, message_class = envelopes[referencing]
