@@ -330,9 +330,10 @@ class FrameReader:
             parts = known.parts(frame)
             found = None if parts is None else known.find(*parts)
             if found is not None:
-                # A kept frame names no stored block (its text after the id holds no
-                # ``"stored"``, and find takes no id "stored"): the plain envelopes' message.
-                return Sent(_around(envelopes[0][1], found[0]), None, frame, found[1])
+                # The frame holds "stored" exactly when the kept one did (find takes no id
+                # "stored"): the same envelopes' message.
+                message_class = envelopes[found[2]][1]
+                return Sent(_around(message_class, found[0]), None, frame, found[1])
         referencing = '"stored"' in frame
         if envelopes is not None:
             text = _envelope_text(frame)
@@ -343,7 +344,7 @@ class FrameReader:
                 except ValidationError:
                     pass  # validated whole below: refused there too, or of another shape
                 else:
-                    logged = known.logged(text, typed, parts, not referencing)
+                    logged = known.logged(text, typed, parts, referencing)
                     if logged is not None:
                         return Sent(_around(message_class, typed), None, frame, logged)
         adapter = self._referencing if referencing else self._adapter
@@ -444,6 +445,9 @@ class _Kept(NamedTuple):
     ``encounter``, the closing brace)."""
     given: frozenset[str]
     """The request's fields written (:class:`Request`'s fields set)."""
+    referencing: bool
+    """The frame may name a stored block (it holds ``"stored"``): read by the referencing
+    validator, its references plugged in before the request is decided."""
 
 
 _OPENINGS = tuple(opening + '{"id":"' for opening in _PLAIN_OPENINGS[:1]) + tuple(
@@ -496,10 +500,10 @@ class _Known:
         end = frame.find('"', start)
         return None if end < 0 else (frame[start:end], frame[end:])
 
-    def find(self, rid: str, rest: str) -> tuple[Request, str] | None:
+    def find(self, rid: str, rest: str) -> tuple[Request, str, bool] | None:
         """The request of the frame whose id is ``rid`` and whose text after it is ``rest``
-        (:meth:`parts`), and the log's text of it, when ``rest`` is a kept frame's (and the id
-        one :class:`Request` takes); None otherwise."""
+        (:meth:`parts`), the log's text of it and whether it may name a stored block, when
+        ``rest`` is a kept frame's (and the id one :class:`Request` takes); None otherwise."""
         kept = self._bodies.get(rest)
         # The id as Request takes it (1 to 128 characters) and as JSON writes it without an
         # escape (the text is the value: no backslash, no control character). ("stored" would
@@ -518,27 +522,34 @@ class _Known:
         _set(typed, "__pydantic_fields_set__", set(kept.given))
         _set(typed, "__pydantic_extra__", None)
         _set(typed, "__pydantic_private__", None)
-        return typed, f'{{"id":"{rid}"{kept.tail}'
+        return typed, f'{{"id":"{rid}"{kept.tail}', kept.referencing
 
     def logged(
-        self, text: str, typed: Request, parts: tuple[str, str] | None, keep: bool
+        self, text: str, typed: Request, parts: tuple[str, str] | None, referencing: bool
     ) -> str | None:
         """The log's text of the envelope ``text`` (``typed``: its validation): the compact
         JSON of the values pydantic's parser reads from it, in the order written, a member
         written twice as its last value. None when orjson cannot write them (an integer beyond
-        64 bits: the whole frame's route then logs it). ``keep``: the body may be kept for a
-        later frame with the same text after its id (``parts``: the frame's, :meth:`find`)."""
+        64 bits: the whole frame's route then logs it). The body may be kept for a later frame
+        with the same text after its id (``parts``: the frame's, :meth:`find`; ``referencing``:
+        read by the referencing validator)."""
         values = from_json(text)
         try:
             logged = orjson.dumps(values).decode()
         except TypeError:
             return None
-        if keep and parts is not None:
-            self._keep(text, typed, parts, values["body"], logged)
+        if parts is not None:
+            self._keep(text, typed, parts, values["body"], logged, referencing)
         return logged
 
     def _keep(
-        self, text: str, typed: Request, parts: tuple[str, str], body: Any, logged: str
+        self,
+        text: str,
+        typed: Request,
+        parts: tuple[str, str],
+        body: Any,
+        logged: str,
+        referencing: bool,
     ) -> None:
         """Keep ``typed`` (validated from the envelope ``text`` of a frame of ``parts``, its
         body's values ``body``, the log's text of it ``logged``) for :meth:`find` the second
@@ -576,7 +587,7 @@ class _Known:
         if len(self._bodies) >= self.KEPT:
             self._bodies.clear()
         given = frozenset(typed.__pydantic_fields_set__)
-        self._bodies[rest] = _Kept(typed, logged[len(opening) :], given)
+        self._bodies[rest] = _Kept(typed, logged[len(opening) :], given, referencing)
 
 
 def _split(text: str, start: int) -> tuple[str, bool, str | None]:

@@ -228,3 +228,21 @@ def test_a_body_is_kept_the_second_time_it_comes_and_no_more_than_the_kept_numbe
     for spaces in range(known.SEEN + 5):  # as many texts, each seen once
         assert isinstance(route.read(OPEN + envelope.format("c", " " * spaces + "7") + "}"), Sent)
         assert len(known._seen) <= known.SEEN
+
+
+def test_a_frame_naming_a_stored_block_is_kept_as_the_referencing_validator_read_it() -> None:
+    from tests.security.test_stat_block_vault import REFERENCE, attack
+
+    rules = snapshot(RuleSource().load())
+    served = {rid: s.engine for rid, s in rules.served.items()}
+    whole = FrameReader(served, rules.context)
+    whole._envelopes = None
+    reads = [rules.reader.read(json.dumps(attack(f"r-{n}", REFERENCE))) for n in range(3)]
+    expected = whole.read(json.dumps(attack("r-2", REFERENCE)))
+    kept, taken = reads[1], reads[2]
+    assert isinstance(kept, Sent) and isinstance(taken, Sent) and isinstance(expected, Sent)
+    assert taken.message.request.body is kept.message.request.body
+    assert type(taken.message) is type(kept.message)
+    assert taken.message.model_dump() == expected.message.model_dump()
+    assert taken.request == expected.request  # what the vault reads: the reference as written
+    assert json.loads(taken.text or "")["body"]["defender"] == REFERENCE
