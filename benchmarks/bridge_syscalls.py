@@ -9,7 +9,9 @@ the client sends 300 combat-styles exchanges to warm it up, opens ``N`` connecti
 
 * sends ``M`` requests over them and prints the server's CPU (user and system, from /proc) per
   request: a wall-clock figure, so it moves with the machine's load, but its system share is
-  the kernel time callgrind does not see;
+  the kernel time callgrind does not see; then each request's wait for its reply (median, p99
+  and the longest: a stall of the server's, a WAL checkpoint's, shows as the longest) and the
+  largest size its SQLite WAL file reached (sampled every 100 replies);
 * attaches ``strace -c -f`` to the server, sends ``M`` more, detaches, and prints the system
   calls per request, by call (the tracing slows the server, so these requests are not timed).
   The count does not move with the load, except that a busier server reads more messages per
@@ -32,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arbiter.bridge import datadir  # noqa: E402
 from benchmarks import bridge as bench  # noqa: E402
 
 
@@ -76,6 +79,13 @@ def main() -> int:
         server = bench.Process([*durable, str(data / "durable.sqlite")])
     pid = server.proc.pid
     counter = iter(range(10**9))
+    wal = (
+        data / "world" / f"{datadir.STORE_FILE}-wal"
+        if args.server == "arbiter"
+        else data / "durable.sqlite-wal"
+    )
+    waits: list[float] = []
+    wal_sizes = [0]
 
     def frame() -> str:
         request = bench.combat_styles_exchange(next(counter))
@@ -91,10 +101,14 @@ def main() -> int:
         async def loop(ws: bench.ClientConnection) -> None:
             while left[0] > 0:
                 left[0] -= 1
+                sent = time.perf_counter()
                 await ws.send(frame())
                 reply = str(await ws.recv())
                 while reply.startswith('{"v":1,"type":"event"'):
                     reply = str(await ws.recv())
+                waits.append(time.perf_counter() - sent)
+                if len(waits) % 100 == 0 and wal.exists():
+                    wal_sizes.append(wal.stat().st_size)
 
         if around is not None:
             around[0]()  # type: ignore[operator]
@@ -106,13 +120,20 @@ def main() -> int:
     try:
         asyncio.run(drive(300))
         marks: list[tuple[float, float]] = []
+        waits.clear()
         asyncio.run(drive(args.requests, (lambda: marks.append(_cpu(pid)),) * 2))
+        measured = sorted(waits)
         user = (marks[1][0] - marks[0][0]) / args.requests * 1e6
         system = (marks[1][1] - marks[0][1]) / args.requests * 1e6
         print(
             f"{args.server} ({args.root}), {args.connections} connections"
             f"{', subscribed' if args.subscribed else ''}: CPU {user + system:.0f} us/request "
             f"(user {user:.0f}, system {system:.0f})"
+        )
+        print(
+            f"  reply waits: median {measured[len(measured) // 2] * 1e3:.1f} ms, p99 "
+            f"{measured[int(len(measured) * 0.99)] * 1e3:.1f} ms, longest {measured[-1] * 1e3:.1f} ms; "
+            f"WAL file at most {max(wal_sizes) / 1e6:.1f} MB"
         )
         if not args.no_strace:
             out = data / "strace.txt"

@@ -29,7 +29,8 @@ async def renewals(host: WorldHost) -> None:
                 continue
             # Bounded: a database that stopped answering must not hold renewals for ever
             # (by then every lease has run out on this host's clock anyway).
-            lost = await asyncio.wait_for(owner.renew(), owner.ttl)
+            async with asyncio.timeout(owner.ttl):
+                lost = await owner.renew()
         except Exception as err:
             # The leases run out on their own deadlines (deadlines) unless the next works.
             log.warning(

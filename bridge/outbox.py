@@ -167,9 +167,8 @@ class Outbox:
         try:
             # close() queues the close frame behind the unsent bytes, then waits for the
             # buffer to drain: with a peer that never reads, forever, hence the timeout.
-            await asyncio.wait_for(
-                self.ws.close(CLOSE_TOO_SLOW, TOO_SLOW_REASON), self.close_timeout
-            )
+            async with asyncio.timeout(self.close_timeout):
+                await self.ws.close(CLOSE_TOO_SLOW, TOO_SLOW_REASON)
         except TimeoutError:
             self.ws.transport.abort()
 

@@ -249,14 +249,17 @@ class ArbiterServer(PlayerRecords, RulesNotices):
         await self._server.serve_forever()
 
     @staticmethod
-    async def _checkpoints(checkpointer: Checkpointer, interval: float = 1.0) -> None:
-        """Checkpoint the WAL in a thread every ``interval`` seconds (see Checkpointer)."""
+    async def _checkpoints(checkpointer: Checkpointer, retry: float = 1.0) -> None:
+        """Checkpoint the WAL in a thread, step after step, each after the delay the last one
+        returned (see Checkpointer.step); ``retry`` seconds after a failed one."""
+        delay = retry
         while True:
-            await asyncio.sleep(interval)
+            await asyncio.sleep(delay)
             try:
-                await asyncio.to_thread(checkpointer.checkpoint)
+                delay = await asyncio.to_thread(checkpointer.step)
             except Exception:
                 log.exception("WAL checkpoint failed (will retry)")
+                delay = retry
 
     # --- connections ---
 

@@ -65,7 +65,8 @@ async def _hello(session: ClientSession) -> tuple[Hello, Player | None] | None:
     GM); otherwise refuse the connection (None)."""
     limits = session.server.config.limits
     try:
-        frame = await asyncio.wait_for(session.ws.recv(), limits.auth_timeout_seconds)
+        async with asyncio.timeout(limits.auth_timeout_seconds):
+            frame = await session.ws.recv()
     except TimeoutError:
         await session.ws.close(
             CLOSE_AUTH_TIMEOUT, f"no hello within {limits.auth_timeout_seconds:g} s"

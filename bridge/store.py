@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +53,8 @@ from arbiter.bridge.stores.sqlite_schema import (
     decode_roll,
     insert_roll,
 )
+
+log = logging.getLogger("arbiter.store")
 
 _new_row = tuple.__new__
 """``tuple.__new__(Roll, fields)``: a :class:`Roll` without its Python-level __new__."""
@@ -131,9 +134,28 @@ class Store:
         self._committed = (self._last_seq, self._last_hash)
         self._lost = False
         """Staged rows were rolled back by SQLite itself; the next commit must fail."""
+        self._catch_up = False
+        """The checkpointer asked for a catch-up (:meth:`catch_up_soon`)."""
 
     def close(self) -> None:
         self._db.close()
+
+    def catch_up_soon(self) -> None:
+        """Checkpoint the WAL's last frames on this connection before the next transaction
+        begins, so that SQLite starts the WAL over (the :class:`Checkpointer` asks, from its
+        thread, once only a few frames are left: see :mod:`.stores.sqlite_checkpointer`)."""
+        self._catch_up = True
+
+    def _catch_up_now(self) -> None:
+        """The catch-up: a PASSIVE checkpoint, which never waits for a lock (when the thread's
+        checkpoint is running it does nothing; the thread asks again). Between transactions
+        only; nothing staged depends on it, so a failure is left to the next one."""
+        self._catch_up = False
+        try:
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        except sqlite3.Error:
+            # The thread's checkpoints go on, and ask again.
+            log.warning("the WAL catch-up checkpoint failed", exc_info=True)
 
     # --- sessions ---
 
@@ -228,6 +250,8 @@ class Store:
         digest = roll_hash(prev, seq, roll, *encoded)
         db = self._db
         if not db.in_transaction:
+            if self._catch_up:
+                self._catch_up_now()
             db.execute("BEGIN IMMEDIATE")
             self._committed = (self._last_seq, prev)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when

@@ -142,7 +142,7 @@ def open_data_dir(data: Path, synchronous: Literal["NORMAL", "FULL"]) -> OpenWor
         path = datadir.store_path(data)
         datadir.create_private(path)
         store = Store(path, synchronous, autocheckpoint=False)
-        return OpenWorld(store, secret, Checkpointer(path), lock)
+        return OpenWorld(store, secret, Checkpointer(path, store.catch_up_soon), lock)
     except BaseException:
         lock.close()
         raise

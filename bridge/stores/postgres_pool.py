@@ -86,7 +86,8 @@ class LoadSlots:
         """Hold one load slot; waits :data:`POOL_WAIT` at most (then ``PoolTimeout``, as a
         pool that lends nothing in time: nothing was sent)."""
         try:
-            await asyncio.wait_for(self._slots.acquire(), POOL_WAIT)
+            async with asyncio.timeout(POOL_WAIT):
+                await self._slots.acquire()
         except TimeoutError:
             raise PoolTimeout(
                 f"no load slot came free in {POOL_WAIT:.0f} s ({self.size} loads at once)"
@@ -266,7 +267,8 @@ class PlayerFeed:
         async with self._refreshing:
             async with self.read() as conn:
                 # Bounded: a read hung on a dead connection would hold every refresh.
-                found = await asyncio.wait_for(read_players(conn, wanted), REFRESH_TIMEOUT)
+                async with asyncio.timeout(REFRESH_TIMEOUT):
+                    found = await read_players(conn, wanted)
             for world, records in found.items():
                 await self.changed(world, records)
 

@@ -11,8 +11,11 @@ for any participant named, and a move the rules always forbid. It has one rollab
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -157,6 +160,35 @@ def bundled_config(tmp: Path, **changes: Any) -> ServerConfig:
     return tiny_config(tmp, **{"rules": RuleSource(), **changes})
 
 
+def awaiting(coro: Any) -> Iterator[tuple[str, int, str, None]]:
+    """Where a coroutine stands, down the chain of what each frame awaits."""
+    while coro is not None:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
+        frame = frame or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            yield frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name, None
+        coro = next(
+            (
+                getattr(coro, name)
+                for name in ("cr_await", "ag_await", "gi_yieldfrom")
+                if getattr(coro, name, None) is not None
+            ),
+            None,
+        )
+
+
+def stacks(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> str:
+    """The loop thread's Python stack and each unfinished task's coroutine stack (read from
+    another thread: a diagnostic, racy but never blocking on the loop)."""
+    lines = [f"loop thread {thread.name}:"]
+    frame = sys._current_frames().get(thread.ident or -1)
+    lines += traceback.format_stack(frame) if frame is not None else ["  (not running)\n"]
+    for task in list(asyncio.all_tasks(loop)):
+        lines.append(f"task {task.get_name()} ({task.get_coro()!r}):\n")
+        lines += traceback.format_list(list(awaiting(task.get_coro())))
+    return "".join(lines)
+
+
 @dataclass
 class Running:
     """A server running in a background thread; ``call`` runs a coroutine on its loop."""
@@ -170,7 +202,15 @@ class Running:
         self.url = f"ws://127.0.0.1:{self.server.port}"
 
     def call(self, coro: Any, timeout: float = 10) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+        """Run ``coro`` on the server's loop; a timeout raises naming where the loop and
+        every task on it stand (a hang in CI is otherwise a bare TimeoutError)."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(
+                f"not done in {timeout} s; where the server stood:\n{stacks(self.loop, self.thread)}"
+            ) from None
 
     def connect(self, **kwargs: Any) -> ClientConnection:
         return connect(self.url, open_timeout=5, close_timeout=2, **kwargs)
@@ -263,7 +303,10 @@ def running(config: ServerConfig) -> Iterator[Running]:
     try:
         yield run
     finally:
-        run.call(server.close(), timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+        try:
+            run.call(server.close(), timeout=30)
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+            if not thread.is_alive():
+                loop.close()

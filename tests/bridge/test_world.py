@@ -67,3 +67,43 @@ def test_the_password_of_a_url_is_never_printed() -> None:
     assert redact("postgresql://db/a?password=x&sslmode=require") == (
         "postgresql://db/a?password=***&sslmode=require"
     )
+
+
+def test_a_data_directory_s_checkpointer_gets_its_wal_started_over_under_unbroken_load(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Each checkpoint of the thread's runs while the writer's transaction is open (as under
+    # load that never pauses): only the catch-up it asks of the store starts the WAL over.
+    import asyncio
+
+    from arbiter.bridge.store import Store
+    from arbiter.bridge.stores.sqlite_checkpointer import RESET_FRAMES
+    from arbiter.bridge.stores.sqlite_schema import PAGE_SIZE
+    from arbiter.bridge.world import open_data_dir
+    from tests.support.rolls import new_roll
+
+    world = open_data_dir(tmp_path / "w", "NORMAL")
+    store, checkpointer = world.store, world.checkpointer
+    assert isinstance(store, Store) and checkpointer is not None
+    wal = Path(f"{store.path}-wal")
+
+    def restarts() -> int:
+        """The WAL header's checkpoint sequence: one more each time SQLite starts it over."""
+        with wal.open("rb") as header:
+            return int.from_bytes(header.read(16)[12:16], "big")
+
+    row = 0
+    store.append(new_roll("r-0"))
+    first = restarts()
+    while restarts() == first:
+        assert row < 4 * RESET_FRAMES, "the WAL never started over"
+        assert store.find(f"r-{row + 1}") is None  # the idempotency probe, as the server's
+        for _ in range(4):
+            row += 1
+            store.stage(new_roll(f"r-{row}")._replace(request="x" * 1800))
+        checkpointer.step()
+        store.commit()
+    assert wal.stat().st_size >= RESET_FRAMES * (PAGE_SIZE + 24)
+    assert store.find("r-1") is not None
+    assert "catch-up" not in caplog.text
+    asyncio.run(world.close())
