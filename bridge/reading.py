@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated, Any, Literal, NamedTuple, Union
 
@@ -302,9 +302,14 @@ class FrameReader:
                 _envelopes(engines, referencing_, context),
             )
 
-    def read(self, frame: str) -> ClientMessage | Sent | None:
+    def read(self, frame: str, keeper: Hashable = None) -> ClientMessage | Sent | None:
         """The message ``frame`` holds, validated in one pass (a request as :class:`Sent`),
         or None when the fast path refuses it (the slow path then says why).
+
+        ``keeper``: whose bodies a kept body may be taken from (:class:`_Known`): frames read
+        for another keeper never find a body this one's frames left (the GM's connections
+        share theirs; each player has his own: no player can tell by the time an answer takes
+        whether somebody else sent a body he guesses).
 
         A frame that may name a stored stat block (it holds ``"stored"``) is read by the
         referencing validator, which takes every frame the other does, each the same, and
@@ -328,7 +333,7 @@ class FrameReader:
         parts = None
         if envelopes is not None:
             parts = known.parts(frame)
-            found = None if parts is None else known.find(*parts)
+            found = None if parts is None else known.find(*parts, keeper)
             if found is not None:
                 # The frame holds "stored" exactly when the kept one did (find takes no id
                 # "stored"): the same envelopes' message.
@@ -344,7 +349,7 @@ class FrameReader:
                 except ValidationError:
                     pass  # validated whole below: refused there too, or of another shape
                 else:
-                    logged = known.logged(text, typed, parts, referencing)
+                    logged = known.logged(text, typed, parts, referencing, keeper)
                     if logged is not None:
                         return Sent(_around(message_class, typed), None, frame, logged)
         adapter = self._referencing if referencing else self._adapter
@@ -484,8 +489,8 @@ class _Known:
     __slots__ = ("_bodies", "_seen")
 
     def __init__(self) -> None:
-        self._bodies: dict[str, _Kept] = {}
-        self._seen: set[str] = set()
+        self._bodies: dict[tuple[Hashable, str], _Kept] = {}
+        self._seen: set[tuple[Hashable, str]] = set()
 
     @staticmethod
     def parts(frame: str) -> tuple[str, str] | None:
@@ -500,11 +505,12 @@ class _Known:
         end = frame.find('"', start)
         return None if end < 0 else (frame[start:end], frame[end:])
 
-    def find(self, rid: str, rest: str) -> tuple[Request, str, bool] | None:
+    def find(self, rid: str, rest: str, keeper: Hashable) -> tuple[Request, str, bool] | None:
         """The request of the frame whose id is ``rid`` and whose text after it is ``rest``
         (:meth:`parts`), the log's text of it and whether it may name a stored block, when
-        ``rest`` is a kept frame's (and the id one :class:`Request` takes); None otherwise."""
-        kept = self._bodies.get(rest)
+        ``rest`` is a kept frame's, kept for ``keeper`` (and the id one :class:`Request` takes);
+        None otherwise."""
+        kept = self._bodies.get((keeper, rest))
         # The id as Request takes it (1 to 128 characters) and as JSON writes it without an
         # escape (the text is the value: no backslash, no control character). ("stored" would
         # make the frame name a stored block, as far as the reader can tell: read it so.)
@@ -525,46 +531,53 @@ class _Known:
         return typed, f'{{"id":"{rid}"{kept.tail}', kept.referencing
 
     def logged(
-        self, text: str, typed: Request, parts: tuple[str, str] | None, referencing: bool
+        self,
+        text: str,
+        typed: Request,
+        parts: tuple[str, str] | None,
+        referencing: bool,
+        keeper: Hashable,
     ) -> str | None:
         """The log's text of the envelope ``text`` (``typed``: its validation): the compact
         JSON of the values pydantic's parser reads from it, in the order written, a member
         written twice as its last value. None when orjson cannot write them (an integer beyond
         64 bits: the whole frame's route then logs it). The body may be kept for a later frame
         with the same text after its id (``parts``: the frame's, :meth:`find`; ``referencing``:
-        read by the referencing validator)."""
+        read by the referencing validator; ``keeper``: whose frames may take it)."""
         values = from_json(text)
         try:
             logged = orjson.dumps(values).decode()
         except TypeError:
             return None
         if parts is not None:
-            self._keep(text, typed, parts, values["body"], logged, referencing)
+            self._keep(text, typed, (keeper, *parts), values["body"], logged, referencing)
         return logged
 
     def _keep(
         self,
         text: str,
         typed: Request,
-        parts: tuple[str, str],
+        parts: tuple[Hashable, str, str],
         body: Any,
         logged: str,
         referencing: bool,
     ) -> None:
-        """Keep ``typed`` (validated from the envelope ``text`` of a frame of ``parts``, its
-        body's values ``body``, the log's text of it ``logged``) for :meth:`find` the second
-        time its text after the id comes, when its request is written plainly (:data:`_HEAD`)
-        and its body's text is exactly one JSON value."""
-        rid, rest = parts
+        """Keep ``typed`` (validated from the envelope ``text`` of a frame of ``parts``: its
+        keeper, id and text after the id; its body's values ``body``, the log's text of it
+        ``logged``) for :meth:`find` the second time the keeper's frame of that text comes,
+        when its request is written plainly (:data:`_HEAD`) and its body's text is exactly one
+        JSON value."""
+        keeper, rid, rest = parts
+        key = (keeper, rest)
         if len(rest) > self.LONGEST:
             return
         seen = self._seen
-        if rest not in seen:
+        if key not in seen:
             if len(seen) >= self.SEEN:
                 seen.clear()
-            seen.add(rest)
+            seen.add(key)
             return
-        seen.discard(rest)
+        seen.discard(key)
         head = _HEAD.match(text)
         opening = f'{{"id":"{rid}"'
         if (
@@ -587,7 +600,7 @@ class _Known:
         if len(self._bodies) >= self.KEPT:
             self._bodies.clear()
         given = frozenset(typed.__pydantic_fields_set__)
-        self._bodies[rest] = _Kept(typed, logged[len(opening) :], given, referencing)
+        self._bodies[key] = _Kept(typed, logged[len(opening) :], given, referencing)
 
 
 def _split(text: str, start: int) -> tuple[str, bool, str | None]:

@@ -236,7 +236,11 @@ class ClientSession:
                 )
         # Fast path: parse and validate in one pass, request bodies included (arbiter.bridge.reading).
         # Anything it refuses takes the slow path, which names the problem precisely.
-        read = (rules or self.server.rules).reader.read(frame)
+        # Bodies the reader keeps are shared by the GM's connections, a player's are his own
+        # (a connection before its hello keeps its own, by its session id).
+        viewer = self.viewer
+        keeper = None if viewer.gm else (viewer.player or ("session", self.id))
+        read = (rules or self.server.rules).reader.read(frame, keeper)
         if read is not None:
             return read
         return parse_client(decode(frame))

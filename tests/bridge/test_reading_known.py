@@ -246,3 +246,22 @@ def test_a_frame_naming_a_stored_block_is_kept_as_the_referencing_validator_read
     assert taken.message.model_dump() == expected.message.model_dump()
     assert taken.request == expected.request  # what the vault reads: the reference as written
     assert json.loads(taken.text or "")["body"]["defender"] == REFERENCE
+
+
+def test_a_body_kept_for_one_keeper_is_validated_again_for_another(tmp_path: Path) -> None:
+    # The GM's connections share their kept bodies; each player has his own: how long an
+    # answer takes never tells a player that somebody else sent the body he guesses.
+    route, _ = readers(tmp_path)
+    counting = counted(route)
+    frame = OPEN + '{"id":"ID","ruleset":"tiny","type":"check","body":{"skill":40}}}'
+    for n in range(3):  # seen, kept, taken
+        assert isinstance(route.read(frame.replace("ID", f"gm-{n}")), Sent)
+    assert counting.calls == 2
+    for n in range(2):
+        assert isinstance(route.read(frame.replace("ID", f"pat-{n}"), "pat"), Sent)
+    assert counting.calls == 4  # pat's own: seen, kept
+    assert isinstance(route.read(frame.replace("ID", "pat-2"), "pat"), Sent)
+    assert isinstance(route.read(frame.replace("ID", "gm-3")), Sent)
+    assert counting.calls == 4
+    assert isinstance(route.read(frame.replace("ID", "kim-0"), "kim"), Sent)
+    assert counting.calls == 5
