@@ -41,10 +41,11 @@ from it).
 from __future__ import annotations
 
 import re
+import sys
 import threading
 from collections.abc import Hashable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from typing import Annotated, Any, Literal, NamedTuple, Union
+from typing import Annotated, Any, Final, Literal, NamedTuple, Union
 
 import orjson
 import pydantic.main
@@ -309,7 +310,8 @@ class FrameReader:
         ``keeper``: whose bodies a kept body may be taken from (:class:`_Known`): frames read
         for another keeper never find a body this one's frames left (the GM's connections
         share theirs; each player has his own: no player can tell by the time an answer takes
-        whether somebody else sent a body he guesses).
+        whether somebody else sent a body he guesses). :data:`NOT_KEPT` (a connection before
+        its hello, which anybody can open) neither takes nor leaves anything.
 
         A frame that may name a stored stat block (it holds ``"stored"``) is read by the
         referencing validator, which takes every frame the other does, each the same, and
@@ -331,7 +333,7 @@ class FrameReader:
         envelopes = self._envelopes
         known = self._known
         parts = None
-        if envelopes is not None:
+        if envelopes is not None and keeper is not NOT_KEPT:
             parts = known.parts(frame)
             found = None if parts is None else known.find(*parts, keeper)
             if found is not None:
@@ -463,6 +465,11 @@ _OPENINGS = tuple(opening + '{"id":"' for opening in _PLAIN_OPENINGS[:1]) + tupl
 read as that one (:meth:`_Known.find`)."""
 
 
+NOT_KEPT: Final = object()
+"""The keeper of frames whose bodies are never kept nor taken from those kept (a connection
+before its hello: anybody who reaches the port, whose frames are refused unless a hello)."""
+
+
 class _Known:
     """The request bodies the envelope route validated last, by the frame's text after the
     request's ``id`` (the ruleset, type, body and any ``encounter`` as written): the reader is
@@ -483,14 +490,22 @@ class _Known:
     """Bodies kept at most (all are let go when more come)."""
     LONGEST = 16384
     """The longest text kept (characters)."""
+    HELD = 1 << 20
+    """The bytes the kept bodies' texts may hold at most, as CPython stores them (all are let
+    go when more would): a character may take 4 bytes, so counting characters alone would
+    let a player's frames hold 4 × 64 × :data:`LONGEST`."""
     SEEN = 256
-    """Texts remembered as seen once at most (all are let go when more come)."""
+    """Texts remembered as seen once at most (all are let go when more come): by their hash
+    only, so a flood of long frames holds nothing of them. A hash shared by two texts only
+    keeps a body one frame early; what is kept is looked up by its whole text."""
 
-    __slots__ = ("_bodies", "_seen")
+    __slots__ = ("_bodies", "_held", "_seen")
 
     def __init__(self) -> None:
         self._bodies: dict[tuple[Hashable, str], _Kept] = {}
-        self._seen: set[tuple[Hashable, str]] = set()
+        self._held = 0
+        """The bytes of the kept texts (:data:`HELD`)."""
+        self._seen: set[int] = set()
 
     @staticmethod
     def parts(frame: str) -> tuple[str, str] | None:
@@ -572,12 +587,13 @@ class _Known:
         if len(rest) > self.LONGEST:
             return
         seen = self._seen
-        if key not in seen:
+        mark = hash(key)
+        if mark not in seen:
             if len(seen) >= self.SEEN:
                 seen.clear()
-            seen.add(key)
+            seen.add(mark)
             return
-        seen.discard(key)
+        seen.discard(mark)
         head = _HEAD.match(text)
         opening = f'{{"id":"{rid}"'
         if (
@@ -597,10 +613,14 @@ class _Known:
                 from_json(body_text)
             except ValueError:
                 return
-        if len(self._bodies) >= self.KEPT:
+        tail = logged[len(opening) :]
+        size = sys.getsizeof(rest) + sys.getsizeof(tail)
+        if len(self._bodies) >= self.KEPT or self._held + size > self.HELD:
             self._bodies.clear()
+            self._held = 0
         given = frozenset(typed.__pydantic_fields_set__)
-        self._bodies[key] = _Kept(typed, logged[len(opening) :], given, referencing)
+        self._bodies[key] = _Kept(typed, tail, given, referencing)
+        self._held += size
 
 
 def _split(text: str, start: int) -> tuple[str, bool, str | None]:

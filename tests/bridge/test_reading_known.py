@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from pydantic_core import from_json
 from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.protocol import ProtocolError
-from arbiter.bridge.reading import FrameReader, Sent, _envelope_text
+from arbiter.bridge.reading import NOT_KEPT, FrameReader, Sent, _envelope_text
 from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.store import Store
 from tests.bridge.test_reading_envelope import EXCHANGE, readers
@@ -265,3 +266,35 @@ def test_a_body_kept_for_one_keeper_is_validated_again_for_another(tmp_path: Pat
     assert counting.calls == 4
     assert isinstance(route.read(frame.replace("ID", "kim-0"), "kim"), Sent)
     assert counting.calls == 5
+
+
+def test_kept_bodies_of_wide_characters_hold_no_more_than_the_held_bytes(tmp_path: Path) -> None:
+    # One emoji makes CPython store every character of a text in 4 bytes: 64 kept texts of
+    # 16,000 characters would hold 4 MiB if only characters were counted.
+    route, _ = readers(tmp_path)
+    known = route._known
+    pad = " " * 16_000
+    envelope = '{{"id":"{}","ruleset":"tiny","type":"check","body":{{"skill":{}{}}},"encounter":"\U0001f600"}}'
+    for skill in range(1, known.KEPT + 1):
+        for rid in ("a", "b"):
+            assert isinstance(route.read(OPEN + envelope.format(rid, skill, pad) + "}"), Sent)
+        held = sum(
+            sys.getsizeof(rest) + sys.getsizeof(kept.tail)
+            for (_, rest), kept in known._bodies.items()
+        )
+        assert len(known._bodies) > 0 and held <= known.HELD
+
+
+def test_frames_read_before_a_hello_neither_leave_nor_take_kept_bodies(tmp_path: Path) -> None:
+    route, _ = readers(tmp_path)
+    known = route._known
+    frame = OPEN + '{"id":"x","ruleset":"tiny","type":"check","body":{"skill":40}}}'
+    for _ in range(3):
+        assert isinstance(route.read(frame, NOT_KEPT), Sent)
+    assert (known._seen, known._bodies) == (set(), {})
+    for _ in range(2):
+        route.read(frame, "devon")  # now kept for devon ...
+    assert len(known._bodies) == 1
+    counting = counted(route)
+    assert isinstance(route.read(frame, NOT_KEPT), Sent)
+    assert counting.calls == 1  # ... and never taken before a hello: validated again
