@@ -78,6 +78,14 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         json.dumps({"v": 1, "type": "request", "request": bench.combat_styles_exchange(i)})
         for i in range(5 * calls)
     ]
+    # The same exchange, each body new (its attacker's evade differs): what reading costs
+    # when the reader has no body of the same text kept (arbiter.bridge.reading._Known).
+    fresh = []
+    for i in range(calls):
+        body = json.loads(json.dumps(bench.EXCHANGE_BODY))
+        body["combatants"][0]["skills"]["evade"] = i % 500
+        fresh.append(json.dumps({"v": 1, "type": "request", "request": {
+            **bench.combat_styles_exchange(i), "id": f"fresh-{i}", "body": body}}))  # fmt: skip
     for frame in frames[:calls]:  # warm-up
         session.handle(frame)
         store.commit()
@@ -97,7 +105,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     texts = [OutcomeText(outcomes[i % kinds]) for i in range(calls)]
 
     def written(read: Any) -> Any:
-        # What the log keeps of a request: the envelope's text when the reader kept it.
+        # What the log keeps of a request: the text the reader made of its values, if any.
         return read.text if getattr(read, "text", None) is not None else read.request
 
     logged = request_json(reads[0].message.request, written(reads[0]))
@@ -151,6 +159,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
 
     steps: list[tuple[str, Callable[[int], object]]] = [
         ("read frame (FrameReader.read)", lambda i: reader.read(frames[calls + i])),
+        ("read frame, every body new", lambda i: reader.read(fresh[i])),
         ("  body alone, rules context", lambda i: body_model.model_validate_json(
             body_text, strict=True, context=rules.context)),
         ("  body alone, no context", lambda i: body_model.model_validate_json(

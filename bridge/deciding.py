@@ -127,7 +127,7 @@ def decide(
     typed: Request | None
     if isinstance(message, Sent):
         sent_message = message.message
-        # The envelope's text as written when the reader kept it; else its values.
+        # The log's text of the envelope when the reader made it (Sent.text); else its values.
         written = message.text
         if written is None:
             written = message.request
@@ -221,7 +221,7 @@ def decide(
         text = OutcomeText(outcome)
 
     if type(written) is str:
-        # The envelope's text as the client wrote it: logged and hashed as it is.
+        # The compact JSON of the envelope's values, made by the reader: logged and hashed.
         logged_text, logged_request = written, written.encode()
     else:
         logged_request = request_json(request, written)
@@ -330,8 +330,8 @@ def _admitted(
 
 
 def request_json(request: Request, written: dict[str, Any] | str | None) -> bytes:
-    """The request as the roll log keeps it (UTF-8): the envelope's text as the client wrote
-    it when the reader kept it (``written`` a str: :attr:`Sent.text`); else compact JSON of
+    """The request as the roll log keeps it (UTF-8): the compact JSON of the envelope's values
+    the reader made (``written`` a str: :attr:`Sent.text`); else compact JSON of
     the envelope the client wrote, its keys in the order written (``written``, from the fast
     path; else ``request``, whose body is still as written).
 
@@ -367,7 +367,7 @@ def request_json(request: Request, written: dict[str, Any] | str | None) -> byte
 def envelope_values(text: str | bytes) -> dict[str, Any]:
     """The request envelope a log row's ``request`` text holds, as values, its defaults filled
     in (``body`` ``{}``, ``encounter`` null): a row written by an older server always wrote
-    them, one the reader kept as written may leave them out; the same request either way."""
+    them, one the reader made may leave them out (as the client did); the same request either way."""
     values: dict[str, Any] = json.loads(text)
     if isinstance(values, dict):
         values.setdefault("body", {})

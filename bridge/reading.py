@@ -22,19 +22,32 @@ The request is also kept as the client sent it (:class:`Sent`): the roll log kee
 the validated form (which fills in defaults and normalises values), and :mod:`arbiter.bridge.authority`
 reads the participants a request acts for from it. A frame of the client's own shape,
 ``{"v":1,"type":"request","request":{…}}``, takes the envelope route (:meth:`FrameReader.read`):
-its envelope is validated from its own text, and that text is what the log keeps and hashes,
-exactly as written; the body as plain values is read from it only when asked (a player's
-request, a request naming stored blocks), never for the GM's usual request.
+its envelope is validated from its own text, and the log keeps the compact JSON of the values
+that validation read (:attr:`Sent.text`), never the client's text itself: a member written twice
+is read as its last value (JSON's rule, pydantic's parser), and the first one, never validated,
+must not reach the permanent, hashed log. The body as plain values is read back from that text
+only when asked (a player's request, a request naming stored blocks).
+
+A body the reader validated before under the same rules, written the same (character for
+character), is not validated again: the envelope route keeps bodies it validated
+(:class:`_Known`), each with its logged text, and a frame written as the client writes it
+(``{"v":1,"type":"request","request":{"id":…,"ruleset":…,"type":…,"body":…,"encounter":…}}``)
+whose text after its id is a kept one's takes them (its id checked as the envelope's model
+checks it). Validation is a function of the text and the rules, so that is the body
+validating it again would give; the engines only read a body (they build their own records
+from it).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Final, Literal, NamedTuple, Union
 
+import orjson
 import pydantic.main
 from pydantic import (
     BaseModel,
@@ -45,7 +58,7 @@ from pydantic import (
     ValidationError,
     create_model,
 )
-from pydantic_core import SchemaValidator
+from pydantic_core import SchemaValidator, from_json
 
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
@@ -58,9 +71,10 @@ class Sent:
     """A request message as the fast path read it.
 
     ``message`` is the message validated (its ``request.body`` the request type's model).
-    ``text``, when set, is the request envelope's own JSON text exactly as the client wrote
-    it (a slice of the frame): what the roll log keeps, hashed as it is, with no Python copy
-    of the body built and serialised again (:attr:`request` is read from it when asked).
+    ``text``, when set, is what the roll log keeps of the request, hashed as it is: the compact
+    JSON of the envelope's values as validation read them, in the order written (a member
+    written twice: its last value; never the client's own text). :attr:`request` is read from
+    it when asked.
     """
 
     __slots__ = ("_request", "frame", "message", "text")
@@ -73,7 +87,7 @@ class Sent:
         text: str | None = None,
     ) -> None:
         """``request`` or ``text`` (or both) is given: the envelope as written, as values or
-        as its text."""
+        as the text the log keeps."""
         if request is None and text is None:
             raise ValueError("a Sent needs the request as written: its values or its text")
         self.message = message
@@ -140,7 +154,7 @@ def typed_request(
     ``written``: the envelope also has ``written_body``, which reads the same key as ``body``,
     as plain JSON values: the body as the client wrote it (for the roll log), from the same
     parse of the frame, no second one. It is left out of every dump of the envelope. (The
-    reader's envelope route keeps the envelope's text instead, and reads no such copy.)
+    reader's envelope route reads the log's text of the envelope instead: :attr:`Sent.text`.)
     """
     # Literal of a run-time value: a type only pydantic sees, so Any to mypy.
     ruleset_literal: Any = Literal[ruleset]
@@ -277,6 +291,7 @@ class FrameReader:
         self._adapter = bounded_validator(client_messages(engines), context)
         self._referencing = bounded_validator(client_messages(engines, references=True), context)
         self._context = context
+        self._known = _Known()
         # The envelope route (see read): each request envelope validated from its own text,
         # and the message around it.
         self._envelopes: tuple[_Envelopes, _Envelopes] | None = None
@@ -288,9 +303,15 @@ class FrameReader:
                 _envelopes(engines, referencing_, context),
             )
 
-    def read(self, frame: str) -> ClientMessage | Sent | None:
+    def read(self, frame: str, keeper: Hashable = None) -> ClientMessage | Sent | None:
         """The message ``frame`` holds, validated in one pass (a request as :class:`Sent`),
         or None when the fast path refuses it (the slow path then says why).
+
+        ``keeper``: whose bodies a kept body may be taken from (:class:`_Known`): frames read
+        for another keeper never find a body this one's frames left (the GM's connections
+        share theirs; each player has his own: no player can tell by the time an answer takes
+        whether somebody else sent a body he guesses). :data:`NOT_KEPT` (a connection before
+        its hello, which anybody can open) neither takes nor leaves anything.
 
         A frame that may name a stored stat block (it holds ``"stored"``) is read by the
         referencing validator, which takes every frame the other does, each the same, and
@@ -303,12 +324,24 @@ class FrameReader:
         closing brace and its own (:data:`_ENVELOPE`) is ``{v, type, request}``, nothing
         else, exactly when the text between is one JSON value. That text is validated as the
         envelope (a JSON parser takes one value, nothing after it), the message is built
-        around it, and the text is kept as written for the log (:attr:`Sent.text`): no copy
-        of the body as plain values. Validation is the same as the whole frame's (the
-        envelope's validator is the one the frame's ``request`` member is validated with); a
-        frame of any other shape, or one the route refuses, is validated whole as before."""
-        referencing = '"stored"' in frame
+        around it, and the log keeps the compact JSON of the values read from that text
+        (:attr:`Sent.text`, :meth:`_Known.logged`). A body validated before, written the
+        same, is taken as it was validated (:meth:`_Known.find`). Validation is the same as
+        the whole frame's (the envelope's validator is the one the frame's ``request``
+        member is validated with); a frame of any other shape, or one the route refuses, is
+        validated whole as before."""
         envelopes = self._envelopes
+        known = self._known
+        parts = None
+        if envelopes is not None and keeper is not NOT_KEPT:
+            parts = known.parts(frame)
+            found = None if parts is None else known.find(*parts, keeper)
+            if found is not None:
+                # The frame holds "stored" exactly when the kept one did (find takes no id
+                # "stored"): the same envelopes' message.
+                message_class = envelopes[found[2]][1]
+                return Sent(_around(message_class, found[0]), None, frame, found[1])
+        referencing = '"stored"' in frame
         if envelopes is not None:
             text = _envelope_text(frame)
             if text is not None:
@@ -318,7 +351,9 @@ class FrameReader:
                 except ValidationError:
                     pass  # validated whole below: refused there too, or of another shape
                 else:
-                    return Sent(_around(message_class, typed), None, frame, text)
+                    logged = known.logged(text, typed, parts, referencing, keeper)
+                    if logged is not None:
+                        return Sent(_around(message_class, typed), None, frame, logged)
         adapter = self._referencing if referencing else self._adapter
         try:
             message = adapter.validate_json(frame, strict=True, context=self._context)
@@ -385,6 +420,234 @@ def _envelopes(engines: Mapping[str, Engine], requests: Any, context: Any) -> _E
     assert not message.__private_attributes__ and message.model_config.get("extra") == "forbid"
     return bounded_validator(TypeAdapter(requests), context), message
 
+
+_WS = " \t\n\r"
+"""JSON's whitespace (not Unicode's)."""
+_PLAIN = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes: its text is its value
+_HEAD = re.compile(
+    (
+        r'\{W"id"W:W'
+        + _PLAIN
+        + r'W,W"ruleset"W:W'
+        + _PLAIN
+        + r'W,W"type"W:W'
+        + _PLAIN
+        + r'W,W"body"W:W'
+    ).replace("W", f"[{_WS}]*")
+)
+"""The opening of a request envelope written plainly: ``id``, ``ruleset``, ``type`` (strings
+without escapes: each one's text is its value) and then ``body``, whitespace between tokens."""
+_ENCOUNTER = re.compile((r'"encounter"W:W(?:null|' + _PLAIN + r")W\}\Z").replace("W", f"[{_WS}]*"))
+"""The end of such an envelope when its last member is ``encounter``, null or a string
+without escapes (from the member's key on)."""
+
+
+class _Kept(NamedTuple):
+    """A body the envelope route validated, with what the log keeps around it."""
+
+    request: Request
+    """The request validated (its id aside: another frame's is written in)."""
+    tail: str
+    """The log's text of the envelope after its ``id`` (``ruleset``, ``type``, ``body``, any
+    ``encounter``, the closing brace)."""
+    given: frozenset[str]
+    """The request's fields written (:class:`Request`'s fields set)."""
+    referencing: bool
+    """The frame may name a stored block (it holds ``"stored"``): read by the referencing
+    validator, its references plugged in before the request is decided."""
+
+
+_OPENINGS = tuple(opening + '{"id":"' for opening in _PLAIN_OPENINGS[:1]) + tuple(
+    opening + '{"id": "' for opening in _PLAIN_OPENINGS[1:]
+)
+"""The openings of a request frame up to its request's ``id`` as ``JSON.stringify`` and
+``json.dumps`` write them: a frame that opens so and goes on as a kept one did after its id is
+read as that one (:meth:`_Known.find`)."""
+
+
+NOT_KEPT: Final = object()
+"""The keeper of frames whose bodies are never kept nor taken from those kept (a connection
+before its hello: anybody who reaches the port, whose frames are refused unless a hello)."""
+
+
+class _Known:
+    """The request bodies the envelope route validated last, by the frame's text after the
+    request's ``id`` (the ruleset, type, body and any ``encounter`` as written): the reader is
+    one snapshot's (the rules), so such a frame around another id holds that very request,
+    validated. Validation is a function of the text and the rules (validating it again gives
+    the same model, which the engines only read), and the id is checked as :class:`Request`
+    checks it.
+
+    A body is kept only when its text is exactly one JSON value (read by pydantic's own
+    parser) and no member of the envelope or the frame is written twice: the frame is then
+    ``{"v":1,"type":"request","request":{id, ruleset, type, body, encounter}}`` and nothing
+    else. Kept the second time its text comes, not the first: a body kept lives on, and every
+    object alive makes Python's garbage collector and the memory allocator work more (about
+    45,000 instructions a request when every body is new), for nothing when it never comes
+    again."""
+
+    KEPT = 64
+    """Bodies kept at most (all are let go when more come)."""
+    LONGEST = 16384
+    """The longest text kept (characters)."""
+    HELD = 1 << 20
+    """The bytes the kept bodies' texts may hold at most, as CPython stores them (all are let
+    go when more would): a character may take 4 bytes, so counting characters alone would
+    let a player's frames hold 4 × 64 × :data:`LONGEST`."""
+    SEEN = 256
+    """Texts remembered as seen once at most (all are let go when more come): by their hash
+    only, so a flood of long frames holds nothing of them. A hash shared by two texts only
+    keeps a body one frame early; what is kept is looked up by its whole text."""
+
+    __slots__ = ("_bodies", "_held", "_seen")
+
+    def __init__(self) -> None:
+        self._bodies: dict[tuple[Hashable, str], _Kept] = {}
+        self._held = 0
+        """The bytes of the kept texts (:data:`HELD`)."""
+        self._seen: set[int] = set()
+
+    @staticmethod
+    def parts(frame: str) -> tuple[str, str] | None:
+        """The id of the request ``frame`` holds and the frame's text after it (from the id's
+        closing quote on), when the frame opens as :data:`_OPENINGS` does; else None."""
+        if frame.startswith(_OPENINGS[0]):
+            start = len(_OPENINGS[0])
+        elif frame.startswith(_OPENINGS[1]):
+            start = len(_OPENINGS[1])
+        else:
+            return None
+        end = frame.find('"', start)
+        return None if end < 0 else (frame[start:end], frame[end:])
+
+    def find(self, rid: str, rest: str, keeper: Hashable) -> tuple[Request, str, bool] | None:
+        """The request of the frame whose id is ``rid`` and whose text after it is ``rest``
+        (:meth:`parts`), the log's text of it and whether it may name a stored block, when
+        ``rest`` is a kept frame's, kept for ``keeper`` (and the id one :class:`Request` takes);
+        None otherwise."""
+        kept = self._bodies.get((keeper, rest))
+        # The id as Request takes it (1 to 128 characters) and as JSON writes it without an
+        # escape (the text is the value: no backslash, no control character). ("stored" would
+        # make the frame name a stored block, as far as the reader can tell: read it so.)
+        if (
+            kept is None
+            or not _ID_LENGTHS[0] <= len(rid) <= _ID_LENGTHS[1]
+            or "\\" in rid
+            or not rid.isprintable()
+            or rid == "stored"
+        ):
+            return None
+        request = kept.request
+        typed = request.__class__.__new__(request.__class__)
+        _set(typed, "__dict__", {**request.__dict__, "id": rid})
+        _set(typed, "__pydantic_fields_set__", set(kept.given))
+        _set(typed, "__pydantic_extra__", None)
+        _set(typed, "__pydantic_private__", None)
+        return typed, f'{{"id":"{rid}"{kept.tail}', kept.referencing
+
+    def logged(
+        self,
+        text: str,
+        typed: Request,
+        parts: tuple[str, str] | None,
+        referencing: bool,
+        keeper: Hashable,
+    ) -> str | None:
+        """The log's text of the envelope ``text`` (``typed``: its validation): the compact
+        JSON of the values pydantic's parser reads from it, in the order written, a member
+        written twice as its last value. None when orjson cannot write them (an integer beyond
+        64 bits: the whole frame's route then logs it). The body may be kept for a later frame
+        with the same text after its id (``parts``: the frame's, :meth:`find`; ``referencing``:
+        read by the referencing validator; ``keeper``: whose frames may take it)."""
+        values = from_json(text)
+        try:
+            logged = orjson.dumps(values).decode()
+        except TypeError:
+            return None
+        if parts is not None:
+            self._keep(text, typed, (keeper, *parts), values["body"], logged, referencing)
+        return logged
+
+    def _keep(
+        self,
+        text: str,
+        typed: Request,
+        parts: tuple[Hashable, str, str],
+        body: Any,
+        logged: str,
+        referencing: bool,
+    ) -> None:
+        """Keep ``typed`` (validated from the envelope ``text`` of a frame of ``parts``: its
+        keeper, id and text after the id; its body's values ``body``, the log's text of it
+        ``logged``) for :meth:`find` the second time the keeper's frame of that text comes,
+        when its request is written plainly (:data:`_HEAD`) and its body's text is exactly one
+        JSON value."""
+        keeper, rid, rest = parts
+        key = (keeper, rest)
+        if len(rest) > self.LONGEST:
+            return
+        seen = self._seen
+        mark = hash(key)
+        if mark not in seen:
+            if len(seen) >= self.SEEN:
+                seen.clear()
+            seen.add(mark)
+            return
+        seen.discard(mark)
+        head = _HEAD.match(text)
+        opening = f'{{"id":"{rid}"'
+        if (
+            head is None
+            or head[1] != rid
+            or not text.endswith("}")
+            or not logged.startswith(opening)
+            or list(typed.__dict__) != _FIELDS
+        ):
+            return
+        body_text = _split(text, head.end())[0]
+        # The body's text is one JSON value: the frame holds no member twice (and the log's
+        # text begins with its id). Its compact JSON shows it at once; else pydantic's own
+        # parser reads it (nothing may follow the value).
+        if orjson.dumps(body) != body_text.encode():
+            try:
+                from_json(body_text)
+            except ValueError:
+                return
+        tail = logged[len(opening) :]
+        size = sys.getsizeof(rest) + sys.getsizeof(tail)
+        if len(self._bodies) >= self.KEPT or self._held + size > self.HELD:
+            self._bodies.clear()
+            self._held = 0
+        given = frozenset(typed.__pydantic_fields_set__)
+        self._bodies[key] = _Kept(typed, tail, given, referencing)
+        self._held += size
+
+
+def _split(text: str, start: int) -> tuple[str, bool, str | None]:
+    """The body's text of the envelope ``text`` whose body starts at ``start`` (after
+    :data:`_HEAD`; the text ends with its closing brace), whether ``encounter`` is written
+    after it (:data:`_ENCOUNTER`) and its string: the body is what lies between, one JSON value
+    only when read as one."""
+    at = text.rfind('"encounter"', start)
+    if at >= 0:
+        tail = _ENCOUNTER.match(text, at)
+        before = text[start:at].rstrip(_WS)
+        if tail is not None and before.endswith(","):
+            return before[:-1], True, tail[1]
+    return text[start:-1], False, None
+
+
+def _lengths(field: str) -> tuple[int, int]:
+    """The (min, max) length :class:`Request` holds ``field`` to."""
+    low, high = 0, 1 << 62
+    for rule in Request.model_fields[field].metadata:
+        low = getattr(rule, "min_length", None) or low
+        high = getattr(rule, "max_length", None) or high
+    return low, high
+
+
+_ID_LENGTHS = _lengths("id")
+_FIELDS = ["id", "ruleset", "type", "body", "encounter"]
 
 _AROUND = {"v": 1, "type": "request", "request": None, "dice": None, "player": None}
 _AROUND_GIVEN = frozenset(("v", "type", "request"))

@@ -26,6 +26,7 @@ import secrets
 import sqlite3
 import time
 import uuid
+from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
@@ -56,7 +57,7 @@ from arbiter.bridge.protocol import (
     guess_id,
     parse_client,
 )
-from arbiter.bridge.reading import Sent
+from arbiter.bridge.reading import NOT_KEPT, Sent
 from arbiter.bridge.records import Player, Roll
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.session_hello import (
@@ -236,7 +237,11 @@ class ClientSession:
                 )
         # Fast path: parse and validate in one pass, request bodies included (arbiter.bridge.reading).
         # Anything it refuses takes the slow path, which names the problem precisely.
-        read = (rules or self.server.rules).reader.read(frame)
+        # Bodies the reader keeps are shared by the GM's connections, a player's are his own;
+        # a connection before its hello keeps none (anybody may open one).
+        viewer = self.viewer
+        keeper: Hashable = None if viewer.gm else (viewer.player or NOT_KEPT)
+        read = (rules or self.server.rules).reader.read(frame, keeper)
         if read is not None:
             return read
         return parse_client(decode(frame))

@@ -70,7 +70,7 @@ def test_the_log_keeps_the_request_as_written_in_compact_json(tmp_path: Path) ->
     )
 
 
-def test_a_request_read_in_one_pass_is_decided_as_one_read_slowly_and_logged_as_written(
+def test_a_request_read_in_one_pass_is_decided_as_one_read_slowly_and_logged_as_read(
     tmp_path: Path,
 ) -> None:
     rules = tiny_rules(tmp_path)
@@ -81,9 +81,9 @@ def test_a_request_read_in_one_pass_is_decided_as_one_read_slowly_and_logged_as_
     ctx = [Context("s", "t", KeyedSource(b"k" * 32), False, 100) for _ in range(2)]
     one = decide(read, rules, fast, ctx[0], 1.0)  # type: ignore[arg-type]
     two = decide(message("c1", "check", {"skill": 40}), rules, slow, ctx[1], 1.0)
-    # The envelope's text exactly as the frame wrote it (spaces and all, no encounter)...
-    assert one.row.entry.request == (
-        '{"id": "c1", "ruleset": "tiny", "type": "check", "body": {"skill": 40}}'
+    # The values read, in compact JSON (the frame's spaces gone), the members written...
+    assert (
+        one.row.entry.request == '{"id":"c1","ruleset":"tiny","type":"check","body":{"skill":40}}'
     )
     # ...the same request as the slow path logs compactly, decided the same way.
     assert envelope_values(one.row.entry.request) == envelope_values(two.row.entry.request)

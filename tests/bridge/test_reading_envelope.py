@@ -1,5 +1,6 @@
 """The reader's envelope route: a frame of the client's own shape is validated from its request
-envelope's text, which the log keeps as written; any other frame is read whole, as before."""
+envelope's text, and the log keeps the compact JSON of the values read from it (never the text
+itself); any other frame is read whole, as before."""
 
 from __future__ import annotations
 
@@ -48,14 +49,14 @@ def readers(tmp_path: Path) -> tuple[FrameReader, FrameReader]:
     return rules.reader, whole
 
 
-def test_a_frame_of_the_client_s_shape_keeps_its_envelope_s_text_exactly_as_written(
+def test_a_frame_of_the_client_s_shape_is_logged_as_the_compact_json_of_its_envelope_s_values(
     tmp_path: Path,
 ) -> None:
     envelope = '{"id": "r-1",\n "ruleset": "tiny", "type": "check", "body": {"skill": 40}}'
     frame = f' {{ "type" : "request", "v":1 ,"request":\t{envelope} \r\n}}\n'
     read = readers(tmp_path)[0].read(frame)
     assert isinstance(read, Sent)
-    assert read.text == envelope
+    assert read.text == ENVELOPE
     assert read.message.request.body.skill == 40  # type: ignore[attr-defined]
     # What the authority and the vault read of it: the values as written, defaults filled in.
     assert read.request == {
@@ -79,7 +80,7 @@ ROUTED = [
 def test_frames_of_the_client_s_shape_take_the_envelope_route(tmp_path: Path, frame: str) -> None:
     read = readers(tmp_path)[0].read(frame)
     assert isinstance(read, Sent)
-    assert read.text is not None and read.text in frame
+    assert read.text == ENVELOPE
 
 
 @pytest.mark.parametrize(
@@ -143,11 +144,11 @@ def test_a_sent_request_needs_its_values_or_its_text(tmp_path: Path) -> None:
         Sent(read.message)
 
 
-def test_the_gm_s_request_kept_as_text_is_resolved_and_decided_without_reading_its_values(
+def test_the_gm_s_request_read_as_text_is_resolved_and_decided_without_reading_its_values(
     tmp_path: Path,
 ) -> None:
-    # The reader kept only the envelope's text: the vault (no reference in it, the GM's) and
-    # the decision take it as it is, and the body is never read back as plain values.
+    # The reader made only the log's text of the envelope: the vault (no reference in it, the
+    # GM's) and the decision take it as it is, and the body is never read back as plain values.
     rules = snapshot(RuleSource().load())
     store = Store(tmp_path / "log.db")
     frame = json.dumps(bundled_request("c-1", "exchange", EXCHANGE))

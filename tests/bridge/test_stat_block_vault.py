@@ -308,8 +308,8 @@ def test_a_request_naming_stored_blocks_logs_the_bytes_of_the_blocks_written_in(
     filled = {"id": "a-1", "ruleset": "hmk", "type": "attack",
               "body": {"attacker": ANA, "defender": ORC}, "encounter": None}  # fmt: skip
     assert rows["a-1"].encode() == orjson.dumps(filled)
-    # The request written in is logged as its frame wrote it: the same request.
-    assert rows["a-2"] == json.dumps(attack("a-2", ORC)["request"])
+    # The request written in is logged as the compact JSON of its values: the same request.
+    assert rows["a-2"].encode() == orjson.dumps(attack("a-2", ORC)["request"])
     assert orjson.dumps({**json.loads(rows["a-2"]), "id": "a-1", "encounter": None}) == (
         rows["a-1"].encode()
     )
