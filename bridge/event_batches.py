@@ -91,7 +91,7 @@ class EventBatches:
         if not outbox.hold(frames, size):
             return
         if outbox.held_bytes >= self.max_bytes:
-            outbox.release()
+            _release(outbox)
             return
         self._waiting[outbox] = None
         if not self._armed:
@@ -108,7 +108,9 @@ class EventBatches:
             if not outbox.hold(frames, size):
                 continue
             if outbox.held_bytes >= limit:
-                outbox.release()
+                # Guarded as the flush is: the listeners after it still get the commit's
+                # events, and the group commit that publishes never sees the failure.
+                _release(outbox)
                 continue
             waiting[outbox] = None
             held = True
@@ -139,14 +141,20 @@ class EventBatches:
         for outbox in waiting:
             # One listener's failed write must not strand the others' events: an idle
             # listener would otherwise hold them until its next frame, which may never come.
-            try:
-                outbox.release(joined)
-            except Exception:
-                log.exception("writing a listener's held events failed; dropping it")
-                try:
-                    outbox.drop()
-                except Exception:
-                    log.exception("dropping a listener whose write failed failed too")
+            _release(outbox, joined)
+
+
+def _release(outbox: Outbox, joined: dict[tuple[bytes, ...], bytes] | None = None) -> None:
+    """Write ``outbox``'s held events; a write that raises drops that listener (logged) and
+    raises nothing, so the caller goes on to the other listeners."""
+    try:
+        outbox.release(joined)
+    except Exception:
+        log.exception("writing a listener's held events failed; dropping it")
+        try:
+            outbox.drop()
+        except Exception:
+            log.exception("dropping a listener whose write failed failed too")
 
 
 __all__ = ["Clock", "EventBatches"]

@@ -169,6 +169,31 @@ def test_a_listener_whose_write_fails_is_dropped_and_the_others_are_still_writte
     assert reader_sent.written == [event(1)]
 
 
+def test_a_listener_whose_write_at_max_bytes_fails_is_dropped_and_the_others_still_held() -> None:
+    clock = ManualClock()
+    batches = EventBatches(0.05, 100, clock)
+    broken, _ = listener()
+    full, full_sent = listener()
+    quiet, quiet_sent = listener()
+    dropped: list[Outbox] = []
+
+    def fail(joined: object = None) -> None:
+        raise OSError("the transport is gone")
+
+    broken.release = fail  # type: ignore[method-assign]
+    broken.drop = lambda: dropped.append(broken)  # type: ignore[method-assign]
+    hold(batches, broken, event(1, 60))
+    hold(batches, full, event(1, 60))
+    # Past 100 bytes for the first two: written at once; the broken one's write raises.
+    batches.hold_many([broken, full, quiet], (event(2, 60),), 60)
+    assert dropped == [broken]
+    assert full_sent.written == [event(1, 60) + event(2, 60)]
+    hold(batches, broken, event(3, 60))  # the same through hold: dropped, nothing raised
+    assert dropped == [broken, broken]
+    clock.advance(0.0)
+    assert quiet_sent.written == [event(2, 60)]
+
+
 def test_holding_frames_for_many_listeners_at_once_is_a_hold_for_each_but_the_closed() -> None:
     clock = ManualClock()
     batches = EventBatches(0.05, 100, clock)
