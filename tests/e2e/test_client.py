@@ -148,18 +148,23 @@ def test_outcomes_decided_while_the_gm_was_disconnected_reach_his_client_once_wh
     assert gm.call(STORE_GUARD, GUARD)["ok"] is True
     gm.call(HEAR)
     heard = lambda: gm.call("() => window.heard")  # noqa: E731
-    first = exchange(player, "gap-1")["outcome"]["id"]
+    answers = [exchange(player, "gap-1")]
     wait_until(lambda: len(heard()) == 1)
     gm.call("() => game.modules.get('arbiter').api.connection.stop()")
-    missed = [exchange(player, f"gap-{n}")["outcome"]["id"] for n in (2, 3)]
+    answers += [exchange(player, f"gap-{n}") for n in (2, 3)]
     gm.call("() => game.modules.get('arbiter').api.connection.start()")
     gm.wait_status("open")
     wait_until(lambda: len(heard()) == 3)
-    last = exchange(player, "gap-4")["outcome"]["id"]
+    answers.append(exchange(player, "gap-4"))
     wait_until(lambda: len(heard()) == 4)
+    first, *missed, last = [a["outcome"]["id"] for a in answers]
     assert heard() == [[first, False], [missed[0], True], [missed[1], True], [last, False]]
     seq = gm.call("() => game.modules.get('arbiter').api.connection.lastSeq")
     assert seq == max(r["seq"] for r in log_rows(server))
+    # The player posts his cards; Foundry's server relays each to the GM's page in its own time
+    # (the outcome event can come first), so wait for every card before counting.
+    for answer in answers:
+        gm.card(answer["message"]).wait_for(timeout=10000)
     # Events post no card: the player's four cards are all the chat holds.
     assert gm.page.locator(".chat-message").count() == 4
     assert gm.problems == []
