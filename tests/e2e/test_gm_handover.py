@@ -369,9 +369,14 @@ def test_a_gms_own_request_sent_as_the_connection_changes_hands_is_answered_not_
     assert "error" not in answer, answer
     assert [row["request_id"] for row in log_rows(server)] == [answer["id"]]
     assert answer["id"].startswith(SECOND_GM)
+    # The second GM's browser posted the card before its answer came back; Foundry's server
+    # relays it to the first GM's page in its own time: wait for it there before counting.
+    wait_until(lambda: first.call(CARDS, answer["id"]))
     assert first.call(CARDS, answer["id"]) == second.call(CARDS, answer["id"]) == 1
-    # Written once, by the active GM's browser (from the outcome event).
+    # Written once, by the active GM's browser (from the outcome event): Aria's page hears of
+    # the flags it wrote first, its statuses come after them.
     assert wait_until(lambda: orm_writes(aria))
+    wait_until(lambda: first.call("() => harness.record.statuses ?? []"))
     assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
     assert {w["user"] for w in orm_writes(aria)} == {GM}
     assert second.call("() => game.modules.get('arbiter').api.connection") is None
