@@ -173,7 +173,7 @@ def test_a_players_choice_on_a_gm_card_is_written_once_after_the_first_gm_takes_
     # Her choice goes over her own connection; the GM's browser re-renders his card from the
     # server's outcome event, and every page shows it resolved.
     for page in (first, second, aria):
-        page.card(message).locator('[data-field="blow"]').wait_for(timeout=10000)
+        page.card(message).locator('[data-field="blow"]').wait_for(timeout=30000)
     updated = "(id) => harness.record.updated.filter((m) => m === id).length"
     assert first.call(updated, message) == 1
     assert second.call(updated, message) == 0
