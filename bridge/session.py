@@ -57,7 +57,8 @@ from arbiter.bridge.protocol import (
     guess_id,
     parse_client,
 )
-from arbiter.bridge.reading import NOT_KEPT, Sent
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.reading_known import NOT_KEPT
 from arbiter.bridge.records import Player, Roll
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.session_hello import (
