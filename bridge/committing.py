@@ -51,7 +51,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from arbiter.bridge.failures import FailureLog
-from arbiter.bridge.protocol import ErrorMessage, encode
+from arbiter.bridge.protocol import ErrorMessage
+from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.records import Roll
 from arbiter.bridge.stores import RowNotCached, StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText

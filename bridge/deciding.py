@@ -32,7 +32,8 @@ from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.engine.field_errors import field_errors
 from arbiter.bridge.jsontext import not_unicode
 from arbiter.bridge.limits import BudgetedSource
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import canonical_bytes
 from arbiter.bridge.refusals import (

@@ -13,7 +13,7 @@ are checked in Rust, with no Python call per field.
 
 That fast path is all or nothing. A frame it refuses for any reason (bad JSON, an unknown
 ruleset or type, a wrong field, an integer too long, a lone surrogate, a missing body …) is
-read again by the slow path (:func:`arbiter.bridge.protocol.parse_client`, then the body's own strict
+read again by the slow path (:func:`arbiter.bridge.protocol_parsing.parse_client`, then the body's own strict
 validation when the request is decided), which names exactly what is wrong, in the order the
 protocol promises (who may act before the idempotency lookup, before the body). A frame the
 fast path accepts is one the slow path accepts too, with the same validated body.

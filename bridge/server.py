@@ -37,12 +37,8 @@ from arbiter.bridge.event_batches import EventBatches
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.gap_replay import late
 from arbiter.bridge.http import ModuleFiles, routes
-from arbiter.bridge.protocol import (
-    LimitsInfo,
-    ServerInfo,
-    StatBlocksInvalid,
-    encode,
-)
+from arbiter.bridge.protocol import LimitsInfo, ServerInfo, StatBlocksInvalid
+from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.records import Roll
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot

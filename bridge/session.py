@@ -49,14 +49,11 @@ from arbiter.bridge.protocol import (
     EventName,
     Ping,
     Pong,
-    ProtocolError,
     RequestMessage,
     Subscribe,
-    decode,
-    encode,
-    guess_id,
-    parse_client,
 )
+from arbiter.bridge.protocol_encoding import encode
+from arbiter.bridge.protocol_parsing import ProtocolError, decode, guess_id, parse_client
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.reading_known import NOT_KEPT
 from arbiter.bridge.records import Player, Roll

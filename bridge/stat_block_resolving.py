@@ -48,7 +48,8 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.stat_block_door import Plugging, is_referencing, plugged, replaced

@@ -17,7 +17,8 @@ import logging
 from typing import NamedTuple
 
 from arbiter.bridge.deciding import BODY_BLIND
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import NewRoll
 from arbiter.bridge.refusals import Refusal

@@ -16,7 +16,8 @@ from arbiter.bridge import reading_validators
 from arbiter.bridge.deciding import strict_body
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
 from arbiter.bridge.engine.rule_context import native_bounds, validation_context
-from arbiter.bridge.protocol import ProtocolError, RequestMessage, decode, parse_client
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError, decode, parse_client
 from arbiter.bridge.reading import FrameReader, Sent
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 from arbiter.compiler.model.common import Bound

@@ -16,7 +16,7 @@ from pydantic_core import from_json
 
 from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.engine.dice import KeyedSource
-from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import FrameReader, Sent
 from arbiter.bridge.reading_known import NOT_KEPT
 from arbiter.bridge.reading_text import _envelope_text
