@@ -13,8 +13,9 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from arbiter.bridge.admission import admitted
 from arbiter.bridge.authority import authorize
-from arbiter.bridge.deciding import Context, admitted, decide
+from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.protocol import RequestMessage
 from arbiter.bridge.protocol_encoding import encode, outcome_message_bytes
 from arbiter.bridge.protocol_parsing import ProtocolError
