@@ -30,8 +30,9 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.typing import Origin
 
 from arbiter.bridge import datadir
+from arbiter.bridge.awaiting_commit import Event
 from arbiter.bridge.broadcast import publish
-from arbiter.bridge.committing import Event, GroupCommit
+from arbiter.bridge.committing import GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.event_batches import EventBatches
 from arbiter.bridge.failures import FailureLog

@@ -33,8 +33,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge import players
+from arbiter.bridge.awaiting_commit import MAX_RECALLS, Recall, Redone
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.committing import MAX_RECALLS, Recall, Redone
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context
 from arbiter.bridge.engine.dice import KeyedSource
@@ -127,7 +127,7 @@ class ClientSession:
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, self.loop.time())
         self.recalls = 0
         """This connection's resends waiting for their rows to be read back (at most
-        :data:`~arbiter.bridge.committing.MAX_RECALLS`)."""
+        :data:`~arbiter.bridge.awaiting_commit.MAX_RECALLS`)."""
 
     # --- lifecycle ---
 
@@ -247,7 +247,7 @@ class ClientSession:
     def handle(self, frame: str | bytes) -> str | bytes | Recall:
         """The answer to one frame (JSON text; bytes: UTF-8 JSON text); decides requests
         synchronously (see deciding). A resend of an id whose row the store does not hold in
-        memory is answered :class:`~arbiter.bridge.committing.Recall`: the group commit reads
+        memory is answered :class:`~arbiter.bridge.awaiting_commit.Recall`: the group commit reads
         the row back and answers it again (:meth:`_redo`)."""
         wait = self.bucket.take(self.loop.time())
         if wait:

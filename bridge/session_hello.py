@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge import players
-from arbiter.bridge.committing import CommitFailed
+from arbiter.bridge.awaiting_commit import CommitFailed
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE_HELLO
 from arbiter.bridge.protocol import ErrorMessage, Hello, Welcome, You
