@@ -291,7 +291,6 @@ def relayed_during_handover(
     stand_between(second, server)
     assert second.call(STORE, swordsman(ORM))["ok"] is True
     second.call(f"async () => game.modules.get('arbiter').api.players.bind('Aria', ['{KARA}'])")
-    heard_of_the_store(aria, second)
     aria.call(WRITES)
 
     # Aria's blow reaches the second GM's browser, which sends it (held on the way).
