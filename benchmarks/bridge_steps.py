@@ -83,12 +83,15 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     ]
     # The same exchange, each body new (its attacker's evade differs): what reading costs
     # when the reader has no body of the same text kept (arbiter.bridge.reading._Known).
-    fresh = []
+    fresh, fresh_handled = [], []
     for i in range(calls):
         body = json.loads(json.dumps(bench.EXCHANGE_BODY))
         body["combatants"][0]["skills"]["evade"] = i % 500
         fresh.append(json.dumps({"v": 1, "type": "request", "request": {
             **bench.combat_styles_exchange(i), "id": f"fresh-{i}", "body": body}}))  # fmt: skip
+        body["combatants"][0]["skills"]["evade"] = 500 + i % 500
+        fresh_handled.append(json.dumps({"v": 1, "type": "request", "request": {
+            **bench.combat_styles_exchange(i), "id": f"fresh-h-{i}", "body": body}}))  # fmt: skip
 
     def by_reference(i: int) -> dict[str, Any]:
         return {**bench.combat_styles_exchange_by_reference(i), "id": f"ref-{i}"}
@@ -101,6 +104,14 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     by_ref = [
         json.dumps({"v": 1, "type": "request", "request": by_reference(i)})
         for i in range(5 * calls)
+    ]
+    # Each body new (other whitespace in it: another text, the same request), as when the GM's
+    # client sends requests that differ: nothing the reader or the vault kept applies.
+    ref_fresh = [
+        json.dumps({"v": 1, "type": "request", "request": by_reference(6 * calls + i)}).replace(
+            '"effects": []', '"effects": [' + " " * (1 + i % 997) + "]"
+        )
+        for i in range(calls)
     ]
     for frame in frames[:calls] + by_ref[:calls]:  # warm-up
         session.handle(frame)
@@ -189,6 +200,16 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         if i % 10 == 9:
             store.commit()
 
+    def stubbed(frame: str, i: int) -> None:
+        real = deciding.settle
+        deciding.settle = lambda *_: outcomes[i % kinds]
+        try:
+            session.handle(frame)
+        finally:
+            deciding.settle = real
+        if i % 10 == 9:
+            store.commit()
+
     gm = session.viewer
 
     def resolve_ref(i: int) -> Any:
@@ -223,6 +244,10 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         ("by reference: ClientSession.handle (COMMIT every 10)", handle_ref),
         ("by reference: ClientSession.handle, decision stubbed (COMMIT every 10)",
          handle_ref_stubbed),
+        ("ClientSession.handle, every body new, decision stubbed (COMMIT every 10)",
+         lambda i: stubbed(fresh_handled[i], i)),
+        ("by reference: ClientSession.handle, every body new, decision stubbed (COMMIT every 10)",
+         lambda i: stubbed(ref_fresh[i], i)),
     ]  # fmt: skip
     _control("-i", "on")
     done = []
