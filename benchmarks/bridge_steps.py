@@ -89,9 +89,10 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         body["combatants"][0]["skills"]["evade"] = i % 500
         fresh.append(json.dumps({"v": 1, "type": "request", "request": {
             **bench.combat_styles_exchange(i), "id": f"fresh-{i}", "body": body}}))  # fmt: skip
-        body["combatants"][0]["skills"]["evade"] = 500 + i % 500
-        fresh_handled.append(json.dumps({"v": 1, "type": "request", "request": {
-            **bench.combat_styles_exchange(i), "id": f"fresh-h-{i}", "body": body}}))  # fmt: skip
+        # Handled: the same exchange, each text new (other whitespace in it).
+        handled = {**bench.combat_styles_exchange(i), "id": f"fresh-h-{i}"}
+        text = json.dumps({"v": 1, "type": "request", "request": handled})
+        fresh_handled.append(text.replace('"effects": []', f'"effects": [{" " * (1 + i % 997)}]'))
 
     def by_reference(i: int) -> dict[str, Any]:
         return {**bench.combat_styles_exchange_by_reference(i), "id": f"ref-{i}"}
