@@ -69,7 +69,7 @@ class Sent:
     it when asked.
     """
 
-    __slots__ = ("_request", "frame", "message", "text")
+    __slots__ = ("_request", "frame", "kept", "message", "text")
 
     def __init__(
         self,
@@ -77,6 +77,7 @@ class Sent:
         request: dict[str, Any] | None = None,
         frame: str = "",
         text: str | None = None,
+        kept: bool = False,
     ) -> None:
         """``request`` or ``text`` (or both) is given: the envelope as written, as values or
         as the text the log keeps."""
@@ -87,6 +88,10 @@ class Sent:
         self.frame = frame
         """The frame's text as it came (the vault counts the references written in it)."""
         self.text = text
+        self.kept = kept
+        """The body is one the reader kept (:class:`~arbiter.bridge.reading_known._Known`): the
+        very object every later frame of this keeper with the same text after the id carries
+        (the vault keeps what it resolves of such a body: :mod:`arbiter.bridge.stat_block_plugs`)."""
 
     @property
     def request(self) -> dict[str, Any]:
@@ -195,7 +200,7 @@ class FrameReader:
                 # The frame holds "stored" exactly when the kept one did (find takes no id
                 # "stored"): the same envelopes' message.
                 message_class = envelopes[found[2]][1]
-                return Sent(_around(message_class, found[0]), None, frame, found[1])
+                return Sent(_around(message_class, found[0]), None, frame, found[1], True)
         referencing = '"stored"' in frame
         if envelopes is not None:
             text = _envelope_text(frame)

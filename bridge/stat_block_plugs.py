@@ -2,14 +2,16 @@
 
 The GM's client names the blocks it keeps on the server by reference, and sends the same
 request text over and over (a new id each time): the reader then takes the body it validated
-before (:class:`arbiter.bridge.reading._Known`), the very same referencing body object, for
+before (:class:`arbiter.bridge.reading_known._Known`), the very same referencing body object, for
 every frame of that keeper with that text after the id. Resolving it
 (:meth:`arbiter.bridge.stat_block_resolving.Resolver.resolve`: the body as written read back
 from the log's text, the stored blocks' models plugged in, the log's text with the blocks
 filled in) is, for a request whose id is not logged, a function of that body, of whom the
 request is decided for (the GM, or the player and the participants he holds), of the rules
 snapshot and of the stored blocks it names as :class:`~arbiter.bridge.stat_block_kept.Kept`
-holds them. So :class:`Plugs` keeps each result, by the body's identity and the viewer, and
+holds them. So :class:`Plugs` keeps each result for a body the reader kept
+(:attr:`arbiter.bridge.reading.Sent.kept`: an entry for any other body would never be taken,
+and would only make the garbage collector work), by the body's identity and the viewer, and
 gives it back only while those are all the same:
 
 * the entry holds the body it was made for (so its ``id`` is never another object's) and is
@@ -24,7 +26,7 @@ gives it back only while those are all the same:
 
 A hit is thus what resolving afresh would give, byte for byte and model for model: the same
 plugged body object (the engines only read the bodies they are given: the reader already
-relies on it for its kept bodies, and tests/bridge/test_stat_block_door.py checks it of these),
+relies on it for its kept bodies, and tests/bridge/test_stat_block_plugs.py checks it of these),
 the same log text (the log's text after the request's id, with the new id written in front by
 the same JSON writer), the same shielding. Only a viewer's own frames reach his entries (the
 reader keeps bodies per keeper, and the key names the viewer), so what one keeper's requests

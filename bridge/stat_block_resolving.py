@@ -274,7 +274,9 @@ class Resolver:
             pass  # an integer beyond 64 bits: request_json says what the log keeps
         else:
             text = full.decode()
-            tail = tail_of(request.id, full)
+            # Kept for a body the reader kept alone (the one later frames of this text carry):
+            # an entry for any other would never be taken, and would only hold objects.
+            tail = tail_of(request.id, full) if read.kept else None
             if tail is not None:
                 envelope = (ruleset, request.type, request.encounter)
                 plug = Plug(request.body, rules, envelope, tuple(used.items()), body, tail,

@@ -33,9 +33,9 @@ from tests.security.test_stat_block_vault import ANA, ORC, REFERENCE, SECRETS, a
 
 EDITED = {**ORC, "defensive_tactics": 61, "armor": "leather", "skills": {"war-hammer": 40}}
 """The orc after the GM's edit: other numbers, other armour, his dagger gone."""
-TIMES = 3
-"""Sends of the same text before a change: the reader keeps the body the second time it comes,
-and the resolution kept for it is taken from the third on."""
+TIMES = 4
+"""Sends of the same text before a change: the reader keeps the body the second time it comes
+and gives it from the third on, when the server keeps its resolution, taken from the fourth."""
 
 
 def kept_resolutions(srv: Any) -> int:
