@@ -79,7 +79,7 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         for i in range(5 * calls)
     ]
     # The same exchange, each body new (its attacker's evade differs): what reading costs
-    # when the reader has no body of the same text kept (arbiter.bridge.reading._Known).
+    # when the reader has no body of the same text kept (arbiter.bridge.reading_known._Known).
     fresh = []
     for i in range(calls):
         body = json.loads(json.dumps(bench.EXCHANGE_BODY))

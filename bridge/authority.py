@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.views import Viewer
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from arbiter.bridge.committing import Event
+from arbiter.bridge.awaiting_commit import Event
 from arbiter.bridge.event_batches import EventBatches
 from arbiter.bridge.outbox import text_frame
-from arbiter.bridge.protocol import outcome_event_bytes
+from arbiter.bridge.protocol_encoding import outcome_event_bytes
 
 if TYPE_CHECKING:
     from arbiter.bridge.session import ClientSession

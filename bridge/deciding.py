@@ -21,6 +21,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_json
 
+from arbiter.bridge.admission import _admitted
 from arbiter.bridge.engine.dice import (
     Dice,
     DiceSource,
@@ -32,7 +33,8 @@ from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.engine.field_errors import field_errors
 from arbiter.bridge.jsontext import not_unicode
 from arbiter.bridge.limits import BudgetedSource
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import canonical_bytes
 from arbiter.bridge.refusals import (
@@ -45,7 +47,7 @@ from arbiter.bridge.refusals import (
     refused_outcome,
     settle,
 )
-from arbiter.bridge.rules import RulesSnapshot, Served
+from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.store import NewRoll, Roll, canonical
 from arbiter.bridge.stores import WorldStore
 from arbiter.bridge.views import OutcomeText
@@ -253,80 +255,6 @@ def decide(
         refusal_in(outcome) if isinstance(result, dict) and result.get("kind") == REFUSED else None
     )
     return _new_decided(Decided, (row, outcome, text, False, refusal))
-
-
-BODY_BLIND = frozenset({"unknown_ruleset", "scripted_dice_refused"})
-"""The refusal codes only :func:`admitted` raises (nothing else in deciding or the engines
-does), whose words and whose raising depend on nothing in the request's body, so on no stat
-block it names: a player hears them verbatim even for a request naming the GM's blocks
-(:mod:`arbiter.bridge.stat_block_vault`). ``unknown_request_type`` and
-``encounter_mismatch``, raised there too, do not depend on a block either, but are not
-listed: they are shielded like every other refusal."""
-
-
-def admitted(
-    message: RequestMessage, rules: RulesSnapshot, store: WorldStore, allow_scripted_dice: bool
-) -> tuple[Served, Any]:
-    """The served ruleset of a request whose id is not logged yet, and its encounter's state
-    (None: a new encounter, or none); raises ProtocolError for what refuses it whatever its
-    body holds, in this order: ``unknown_ruleset``, ``unknown_request_type``,
-    ``encounter_mismatch``, ``scripted_dice_refused``. Reads the store, writes nothing."""
-    request = message.request
-    return _admitted(
-        request.id,
-        request.ruleset,
-        request.type,
-        request.encounter,
-        message.dice is not None,
-        rules,
-        store,
-        allow_scripted_dice,
-    )
-
-
-def _admitted(
-    rid: str,
-    ruleset: str,
-    type_name: str,
-    encounter_id: str | None,
-    scripted: bool,
-    rules: RulesSnapshot,
-    store: WorldStore,
-    allow_scripted_dice: bool,
-) -> tuple[Served, Any]:
-    """:func:`admitted` of a request's fields, read once by the caller."""
-    served = rules.served.get(ruleset)
-    if served is None:
-        known = ", ".join(sorted(rules.served)) or "none"
-        raise ProtocolError(
-            "unknown_ruleset", f"unknown ruleset {ruleset!r} (served: {known})", rid
-        )
-    if type_name not in served.engine.requests:
-        known = ", ".join(sorted(served.engine.requests))
-        raise ProtocolError(
-            "unknown_request_type",
-            f"unknown request type {type_name!r} for ruleset {ruleset!r} (known: {known})",
-            rid,
-        )
-    state = None
-    if encounter_id is not None:
-        encounter = store.encounter(encounter_id)
-        if encounter is not None:
-            if encounter.ruleset != ruleset:
-                raise ProtocolError(
-                    "encounter_mismatch",
-                    f"encounter {encounter_id!r} is a {encounter.ruleset} encounter, not {ruleset}",
-                    rid,
-                )
-            state = encounter.state
-    if scripted and not allow_scripted_dice:
-        raise ProtocolError(
-            "scripted_dice_refused",
-            "this server decides every die itself; 'dice' is accepted only when it runs "
-            "with --allow-scripted-dice (tests)",
-            rid,
-        )
-    return served, state
 
 
 def request_json(request: Request, written: dict[str, Any] | str | None) -> bytes:

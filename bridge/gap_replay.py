@@ -34,13 +34,8 @@ from dataclasses import dataclass
 
 from arbiter.bridge.limits import Limits
 from arbiter.bridge.outbox import text_frame
-from arbiter.bridge.protocol import (
-    ErrorMessage,
-    EventName,
-    GapTooLarge,
-    encode,
-    replayed_event_bytes,
-)
+from arbiter.bridge.protocol import ErrorMessage, EventName, GapTooLarge
+from arbiter.bridge.protocol_encoding import encode, replayed_event_bytes
 from arbiter.bridge.records import Roll
 from arbiter.bridge.refusals import refusal_in
 from arbiter.bridge.stores import WorldStore

@@ -8,7 +8,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from arbiter.bridge.committing import LeaseEnded
+from arbiter.bridge.awaiting_commit import LeaseEnded
 
 if TYPE_CHECKING:
     from arbiter.bridge.hosting import WorldHost

@@ -3,7 +3,7 @@
 Python's :mod:`json` reads any integer (but raises a bare ValueError past
 ``sys.get_int_max_str_digits()`` digits, 4,300) and any ``\\uXXXX`` escape, a lone surrogate
 included (text that is not Unicode: it cannot be written as UTF-8). The slow path of message
-parsing (:func:`arbiter.bridge.protocol.parse_client`) and the request checks use these helpers to say
+parsing (:func:`arbiter.bridge.protocol_parsing.parse_client`) and the request checks use these helpers to say
 which field holds such a value instead of failing with ``internal``.
 """
 
@@ -19,7 +19,7 @@ class LongInteger:
 
     Python refuses to convert more than ``sys.get_int_max_str_digits()`` digits (4,300) and
     :mod:`json` lets that ValueError escape; :func:`read_int` keeps the place instead, so
-    :func:`arbiter.bridge.protocol.parse_client` can name the field.
+    :func:`arbiter.bridge.protocol_parsing.parse_client` can name the field.
     """
 
     __slots__ = ("digits",)

@@ -7,7 +7,7 @@ Client → server: ``hello`` (must be first), ``request``, ``ping``, ``subscribe
 (:mod:`arbiter.bridge.vault_messages`).
 Server → client: ``welcome``, ``outcome``, ``error``, ``event``, ``pong``, ``checked``,
 ``stat_block``, ``stat_blocks``.
-``docs/protocol.md`` describes each with an example; ``python -m arbiter.bridge.protocol DIR`` writes
+``docs/protocol.md`` describes each with an example; ``python -m arbiter.bridge.protocol_schemas DIR`` writes
 their JSON Schemas (``docs/schemas/``), which the module build ships for the client.
 
 The models are the edge of the server: anything a client sends is validated here first, in
@@ -17,16 +17,12 @@ an :class:`ErrorMessage` naming the field at fault.
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema
 
 from arbiter.bridge.checking import Check, Checked
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.jsontext import LongInteger, find, read_int
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,
@@ -366,194 +362,3 @@ ServerMessage = (
     | StatBlockList
 )
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)
-
-
-# --- parsing --------------------------------------------------------------------------------------
-
-
-class ProtocolError(ValueError):
-    """A client message that cannot be accepted; becomes an ``error`` reply."""
-
-    def __init__(
-        self, code: str, message: str, id: str | None = None, unstored: str | None = None
-    ) -> None:
-        message = printable(message)
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.id = id if id is None or printable(id) == id else None
-        self.unstored = unstored
-        """The participant whose block must be stored (``ErrorMessage.unstored``), if that
-        is why; its id is in ``message`` too."""
-
-    def reply(self) -> ErrorMessage:
-        return ErrorMessage(id=self.id, code=self.code, message=self.message,  # type: ignore[arg-type]
-                            unstored=self.unstored)  # fmt: skip
-
-
-def printable(text: str) -> str:
-    """``text`` made safe to send: lone surrogates (valid in JSON escapes, not in UTF-8) escaped."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
-
-
-def guess_id(data: Any) -> str | None:
-    """The id a client meant for a message, read leniently from whatever JSON it sent."""
-    if not isinstance(data, dict):
-        return None
-    candidate = data.get("id")
-    request = data.get("request")
-    if candidate is None and isinstance(request, dict):
-        candidate = request.get("id")
-    if isinstance(candidate, str) and 0 < len(candidate) <= 128:
-        return candidate
-    return None
-
-
-def decode(text: str) -> Any:
-    """JSON from a text frame; raises ProtocolError ``bad_json`` naming the position.
-
-    An integer too long to read becomes a :class:`LongInteger` (see :func:`parse_client`).
-    """
-    try:
-        return json.loads(text, parse_int=read_int)
-    except (json.JSONDecodeError, RecursionError) as err:
-        detail = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deeply"
-        where = f" at position {err.pos}" if isinstance(err, json.JSONDecodeError) else ""
-        raise ProtocolError("bad_json", f"not JSON: {detail}{where}") from None
-
-
-def parse_client(data: Any) -> ClientMessage:
-    """A message validated strictly from decoded JSON; raises ProtocolError naming the problem."""
-    ident = guess_id(data)
-    if not isinstance(data, dict):
-        raise ProtocolError(
-            "invalid_message", f"a message must be a JSON object, not {type(data).__name__}"
-        )
-    long = find(data, lambda value: isinstance(value, LongInteger))
-    if long is not None:
-        raise ProtocolError(
-            "invalid_message",
-            f"{long[0]}: an integer of {long[1].digits} digits, over the "
-            f"{sys.get_int_max_str_digits()} this server reads",
-            ident,
-        )
-    if "v" not in data:
-        raise ProtocolError("invalid_message", "missing field 'v' (the protocol version, 1)", ident)
-    version = data["v"]
-    if type(version) is not int:
-        written = json.dumps(version)[:32]
-        raise ProtocolError(
-            "invalid_message",
-            f"v: the protocol version is the JSON integer {VERSION}, not {written}",
-            ident,
-        )
-    if version != VERSION:
-        raise ProtocolError(
-            "unsupported_version",
-            f"protocol version {version!r} is not supported; this server speaks v {VERSION}",
-            ident,
-        )
-    try:
-        # Strict, as the rule files are: decoded JSON holds exactly what the client wrote, so
-        # this refuses what strict JSON-mode validation of the frame refuses ("5" for 5).
-        return CLIENT_MESSAGE.validate_python(data, strict=True)
-    except ValidationError as err:
-        raise ProtocolError("invalid_message", describe(err, tag=data.get("type")), ident) from None
-
-
-def describe(err: ValidationError, limit: int = 3, tag: Any = None) -> str:
-    """One line naming each failing field (``request.body.skill: ...``), at most ``limit``.
-
-    ``tag`` is the union member's tag, which pydantic puts first in every location; it is dropped
-    so the location reads as the client's own field path.
-    """
-    parts = []
-    for e in err.errors()[:limit]:
-        path = list(e["loc"])
-        if tag is not None and path and path[0] == tag:
-            path = path[1:]
-        loc = ".".join(str(p) for p in path)
-        parts.append(f"{loc}: {e['msg']}" if loc else e["msg"])
-    more = len(err.errors()) - limit
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
-
-
-def encode(message: BaseModel) -> str:
-    """A server message as compact JSON text."""
-    return message.model_dump_json(exclude_none=False)
-
-
-def outcome_message_text(seq: int, replayed: bool, outcome: str) -> str:
-    """An :class:`OutcomeMessage` as compact JSON text, around an outcome's JSON text.
-
-    The outcome is serialised once (``arbiter.bridge.views``); wrapping it costs no second pass.
-    """
-    flag = "true" if replayed else "false"
-    return f'{{"v":1,"type":"outcome","seq":{seq:d},"replayed":{flag},"outcome":{outcome}}}'
-
-
-def outcome_event_text(seq: int, outcome: str) -> str:
-    """An :class:`OutcomeEvent` as compact JSON text, around an outcome's JSON text."""
-    return f'{{"v":1,"type":"event","event":"outcome","seq":{seq:d},"outcome":{outcome}}}'
-
-
-def outcome_message_bytes(seq: int, replayed: bool, outcome: bytes) -> bytes:
-    """:func:`outcome_message_text` as UTF-8 bytes, around an outcome's UTF-8 JSON text."""
-    flag = b"true" if replayed else b"false"
-    return b'{"v":1,"type":"outcome","seq":%d,"replayed":%s,"outcome":%s}' % (seq, flag, outcome)
-
-
-def outcome_event_bytes(seq: int, outcome: bytes) -> bytes:
-    """:func:`outcome_event_text` as UTF-8 bytes, around an outcome's UTF-8 JSON text."""
-    return b'{"v":1,"type":"event","event":"outcome","seq":%d,"outcome":%s}' % (seq, outcome)
-
-
-def replayed_event_bytes(seq: int, outcome: bytes) -> bytes:
-    """:func:`outcome_event_bytes` of an outcome sent again after a reconnect (``replayed``)."""
-    return b'{"v":1,"type":"event","event":"outcome","seq":%d,"replayed":true,"outcome":%s}' % (
-        seq,
-        outcome,
-    )
-
-
-# --- schemas --------------------------------------------------------------------------------------
-
-
-def schemas() -> dict[str, dict[str, Any]]:
-    """JSON Schemas of the client and server messages, by file name."""
-    return {
-        "client-message.schema.json": _titled(CLIENT_MESSAGE, "Arbiter client message (v1)"),
-        "server-message.schema.json": _titled(SERVER_MESSAGE, "Arbiter server message (v1)"),
-    }
-
-
-def _titled(adapter: TypeAdapter[Any], title: str) -> dict[str, Any]:
-    schema = adapter.json_schema()
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title, **schema}
-
-
-def schema_text(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, indent=2, sort_keys=True) + "\n"
-
-
-def write_schemas(folder: Path) -> list[Path]:
-    """Write every schema into ``folder``; returns the files written."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, schema in schemas().items():
-        path = folder / name
-        path.write_text(schema_text(schema), encoding="utf-8")
-        written.append(path)
-    return written
-
-
-if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("docs/schemas")
-    for path in write_schemas(target):
-        print(path)

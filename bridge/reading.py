@@ -13,7 +13,7 @@ are checked in Rust, with no Python call per field.
 
 That fast path is all or nothing. A frame it refuses for any reason (bad JSON, an unknown
 ruleset or type, a wrong field, an integer too long, a lone surrogate, a missing body …) is
-read again by the slow path (:func:`arbiter.bridge.protocol.parse_client`, then the body's own strict
+read again by the slow path (:func:`arbiter.bridge.protocol_parsing.parse_client`, then the body's own strict
 validation when the request is decided), which names exactly what is wrong, in the order the
 protocol promises (who may act before the idempotency lookup, before the body). A frame the
 fast path accepts is one the slow path accepts too, with the same validated body.
@@ -40,31 +40,23 @@ from it).
 
 from __future__ import annotations
 
-import re
-import sys
-import threading
 from collections.abc import Hashable, Mapping
-from contextlib import AbstractContextManager, nullcontext
-from typing import Annotated, Any, Final, Literal, NamedTuple, Union
+from typing import Any
 
-import orjson
-import pydantic.main
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    JsonValue,
-    TypeAdapter,
-    ValidationError,
-    create_model,
-)
-from pydantic_core import SchemaValidator, from_json
+from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError, create_model
+from pydantic_core import SchemaValidator
 
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.engine.rule_context import native_bounds
-from arbiter.bridge.protocol import Bind, ClientMessage, Hello, Ping, RequestMessage, Subscribe
-from arbiter.bridge.stat_block_door import referencing
+from arbiter.bridge.protocol import ClientMessage, RequestMessage
+from arbiter.bridge.reading_known import NOT_KEPT, _Known
+from arbiter.bridge.reading_text import _envelope_text
+from arbiter.bridge.reading_validators import (
+    _name,
+    bounded_validator,
+    client_messages,
+    typed_requests,
+)
 
 
 class Sent:
@@ -142,143 +134,6 @@ def _written(text: str) -> dict[str, Any]:
     }
 
 
-def _name(*parts: str) -> str:
-    return "_".join(re.sub(r"\W", "_", p) for p in parts)
-
-
-def typed_request(
-    ruleset: str, type: str, body: type[BaseModel], written: bool = True
-) -> type[Request]:
-    """The request envelope of one ruleset's request type, its body validated by ``body``.
-
-    ``written``: the envelope also has ``written_body``, which reads the same key as ``body``,
-    as plain JSON values: the body as the client wrote it (for the roll log), from the same
-    parse of the frame, no second one. It is left out of every dump of the envelope. (The
-    reader's envelope route reads the log's text of the envelope instead: :attr:`Sent.text`.)
-    """
-    # Literal of a run-time value: a type only pydantic sees, so Any to mypy.
-    ruleset_literal: Any = Literal[ruleset]
-    type_literal: Any = Literal[type]
-    fields: dict[str, Any] = {
-        "ruleset": (ruleset_literal, ...),
-        "type": (type_literal, ...),
-        "body": (body, ...),
-    }
-    if written:
-        fields["written_body"] = (
-            JsonValue,
-            Field(validation_alias="body", exclude=True, repr=False),
-        )
-    return create_model(_name("Request", ruleset, type), __base__=Request, **fields)
-
-
-def _union(members: list[Any], discriminator: str) -> Any:
-    if len(members) == 1:
-        return members[0]
-    return Annotated[Union[tuple(members)], Field(discriminator=discriminator)]  # noqa: UP007
-
-
-def typed_requests(
-    engines: Mapping[str, Engine], references: bool = False, written: bool = True
-) -> Any:
-    """The request envelope of every served request type, discriminated by ``ruleset`` and
-    then by ``type`` (:func:`typed_request` of each), or None without any request type.
-
-    ``references``: a body that holds stat blocks is typed by its referencing model instead
-    (:func:`arbiter.bridge.stat_block_door.referencing`: each block may be a reference to a
-    stored one, plugged in before the request is decided)."""
-    per_ruleset = []
-    for rid, engine in sorted(engines.items()):
-        members = [
-            typed_request(rid, t, (references and referencing(rid, m)) or m, written)
-            for t, m in sorted(engine.requests.items())
-        ]
-        if members:
-            per_ruleset.append(_union(members, "type"))
-    if not per_ruleset:
-        return None
-    return _union(per_ruleset, "ruleset")
-
-
-def client_messages(
-    engines: Mapping[str, Engine], references: bool = False
-) -> TypeAdapter[ClientMessage]:
-    """A validator of every client message, each request's body typed by its request type.
-
-    ``references``: a body that holds stat blocks is typed by its referencing model instead
-    (:func:`typed_requests`). Without any engine it is the generic one (no request can be
-    decided anyway).
-    """
-    requests = typed_requests(engines, references)
-    if requests is None:
-        # A subset of ClientMessage (no request can be decided); Annotated is a special form
-        # mypy does not take as a type argument, so Any.
-        control: Any = Annotated[Hello | Ping | Subscribe | Bind, Field(discriminator="type")]
-        return TypeAdapter(control)
-    typed = create_model(
-        _name("RequestMessage", *sorted(engines)),
-        __base__=RequestMessage,
-        request=(requests, ...),
-    )
-    # The fast path's subset of ClientMessage (any other frame takes the slow path).
-    fast: Any = Annotated[
-        Union[Hello, typed, Ping, Subscribe, Bind],  # noqa: UP007
-        Field(discriminator="type"),
-    ]
-    return TypeAdapter(fast)
-
-
-def bounded_validator(adapter: TypeAdapter[Any], context: dict[str, Any] | None) -> SchemaValidator:
-    """The validator of ``adapter`` with the stat blocks' bounds under ``context``'s rules
-    written into it (:func:`~arbiter.bridge.engine.rule_context.native_bounds`): checked in
-    Rust, in the same pass, accepting exactly what ``adapter`` accepts under ``context``, into
-    the same models.
-
-    pydantic-core builds a nested model from its class's own validator when the class is
-    complete, whatever the schema says of it; so each model whose schema the bounds changed is
-    marked incomplete while this validator is built (under pydantic's lock of model builds),
-    and complete again after: its own validator is not touched."""
-    if context is None:
-        return SchemaValidator(adapter.core_schema)
-    models: set[type] = set()
-    schema = native_bounds(adapter.core_schema, context, models)
-    with _BOUNDING, _MODEL_BUILDS:
-        marked = [m for m in models if m.__dict__.get("__pydantic_complete__") is True]
-        try:
-            for model in marked:
-                model.__pydantic_complete__ = False  # type: ignore[attr-defined]
-            return SchemaValidator(schema)
-        finally:
-            for model in marked:
-                model.__pydantic_complete__ = True  # type: ignore[attr-defined]
-
-
-_MODEL_BUILDS: AbstractContextManager[Any] = getattr(pydantic.main, "_rebuild_lock", nullcontext())
-"""pydantic's lock of model (re)builds, which set ``__pydantic_complete__`` too (a private name:
-without it, no model of the request bodies is rebuilt while a snapshot is read anyway)."""
-_BOUNDING = threading.Lock()
-"""One :func:`bounded_validator` build at a time (snapshots are built in threads: a world's own
-rules, a reload): another build must not restore a model this one marked incomplete in the
-middle of this one (that model's part would then be its own validator: its checks, in Python).
-A bound is never lost either way: what is written into a nested model's schema is only ever
-what that model's own validator checks too (:func:`~arbiter.bridge.engine.rule_context._bounded`)."""
-
-
-_ENVELOPE = re.compile(
-    r"""
-    \s* \{ \s*
-    (?: "v" \s* : \s* 1 \s* , \s* "type" \s* : \s* "request"
-      | "type" \s* : \s* "request" \s* , \s* "v" \s* : \s* 1 )
-    \s* , \s* "request" \s* : \s*
-    """.replace("\\s", "[ \\t\\n\\r]"),  # JSON's whitespace only, not Unicode's
-    re.VERBOSE,
-)
-"""The opening of a request frame whose members are ``v`` (1), ``type`` (``"request"``) and
-then ``request``, written plainly (JSON's whitespace between tokens, no escapes): what the
-client's ``JSON.stringify`` of ``{v: 1, type: "request", request}`` writes."""
-_JSON_WHITESPACE = " \t\n\r"
-
-
 class FrameReader:
     """The fast path of message reading for one set of served engines."""
 
@@ -321,7 +176,7 @@ class FrameReader:
 
         The envelope route: a frame that opens ``{"v":1,"type":"request","request":`` (the
         first two in either order, whitespace between tokens) and ends with the envelope's
-        closing brace and its own (:data:`_ENVELOPE`) is ``{v, type, request}``, nothing
+        closing brace and its own (:data:`~arbiter.bridge.reading_text._ENVELOPE`) is ``{v, type, request}``, nothing
         else, exactly when the text between is one JSON value. That text is validated as the
         envelope (a JSON parser takes one value, nothing after it), the message is built
         around it, and the log keeps the compact JSON of the values read from that text
@@ -375,33 +230,6 @@ class FrameReader:
         return Sent(message, request, frame)
 
 
-_PLAIN_OPENINGS = ('{"v":1,"type":"request","request":', '{"v": 1, "type": "request", "request": ')
-"""The openings :data:`_ENVELOPE` matches as ``JSON.stringify`` and ``json.dumps`` write them:
-a prefix test is cheaper than the pattern."""
-
-
-def _envelope_text(frame: str) -> str | None:
-    """The text between a request frame's opening (:data:`_ENVELOPE`) and its closing brace,
-    the whitespace around it trimmed; None for a frame that does not open and close so."""
-    if frame.startswith(_PLAIN_OPENINGS[0]):
-        start = len(_PLAIN_OPENINGS[0])
-    elif frame.startswith(_PLAIN_OPENINGS[1]):
-        start = len(_PLAIN_OPENINGS[1])
-    else:
-        opening = _ENVELOPE.match(frame)
-        if opening is None:
-            return None
-        start = opening.end()
-    if frame.endswith("}"):
-        text = frame[start:-1]
-    else:
-        closed = frame.rstrip(_JSON_WHITESPACE)
-        if not closed.endswith("}"):
-            return None
-        text = closed[start:-1]
-    return text.rstrip(_JSON_WHITESPACE) if text.endswith(tuple(_JSON_WHITESPACE)) else text
-
-
 _Envelopes = tuple[SchemaValidator, type[RequestMessage]]
 """The envelope route's validator of a request envelope's text, and the message class around
 the envelope it validated."""
@@ -420,234 +248,6 @@ def _envelopes(engines: Mapping[str, Engine], requests: Any, context: Any) -> _E
     assert not message.__private_attributes__ and message.model_config.get("extra") == "forbid"
     return bounded_validator(TypeAdapter(requests), context), message
 
-
-_WS = " \t\n\r"
-"""JSON's whitespace (not Unicode's)."""
-_PLAIN = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes: its text is its value
-_HEAD = re.compile(
-    (
-        r'\{W"id"W:W'
-        + _PLAIN
-        + r'W,W"ruleset"W:W'
-        + _PLAIN
-        + r'W,W"type"W:W'
-        + _PLAIN
-        + r'W,W"body"W:W'
-    ).replace("W", f"[{_WS}]*")
-)
-"""The opening of a request envelope written plainly: ``id``, ``ruleset``, ``type`` (strings
-without escapes: each one's text is its value) and then ``body``, whitespace between tokens."""
-_ENCOUNTER = re.compile((r'"encounter"W:W(?:null|' + _PLAIN + r")W\}\Z").replace("W", f"[{_WS}]*"))
-"""The end of such an envelope when its last member is ``encounter``, null or a string
-without escapes (from the member's key on)."""
-
-
-class _Kept(NamedTuple):
-    """A body the envelope route validated, with what the log keeps around it."""
-
-    request: Request
-    """The request validated (its id aside: another frame's is written in)."""
-    tail: str
-    """The log's text of the envelope after its ``id`` (``ruleset``, ``type``, ``body``, any
-    ``encounter``, the closing brace)."""
-    given: frozenset[str]
-    """The request's fields written (:class:`Request`'s fields set)."""
-    referencing: bool
-    """The frame may name a stored block (it holds ``"stored"``): read by the referencing
-    validator, its references plugged in before the request is decided."""
-
-
-_OPENINGS = tuple(opening + '{"id":"' for opening in _PLAIN_OPENINGS[:1]) + tuple(
-    opening + '{"id": "' for opening in _PLAIN_OPENINGS[1:]
-)
-"""The openings of a request frame up to its request's ``id`` as ``JSON.stringify`` and
-``json.dumps`` write them: a frame that opens so and goes on as a kept one did after its id is
-read as that one (:meth:`_Known.find`)."""
-
-
-NOT_KEPT: Final = object()
-"""The keeper of frames whose bodies are never kept nor taken from those kept (a connection
-before its hello: anybody who reaches the port, whose frames are refused unless a hello)."""
-
-
-class _Known:
-    """The request bodies the envelope route validated last, by the frame's text after the
-    request's ``id`` (the ruleset, type, body and any ``encounter`` as written): the reader is
-    one snapshot's (the rules), so such a frame around another id holds that very request,
-    validated. Validation is a function of the text and the rules (validating it again gives
-    the same model, which the engines only read), and the id is checked as :class:`Request`
-    checks it.
-
-    A body is kept only when its text is exactly one JSON value (read by pydantic's own
-    parser) and no member of the envelope or the frame is written twice: the frame is then
-    ``{"v":1,"type":"request","request":{id, ruleset, type, body, encounter}}`` and nothing
-    else. Kept the second time its text comes, not the first: a body kept lives on, and every
-    object alive makes Python's garbage collector and the memory allocator work more (about
-    45,000 instructions a request when every body is new), for nothing when it never comes
-    again."""
-
-    KEPT = 64
-    """Bodies kept at most (all are let go when more come)."""
-    LONGEST = 16384
-    """The longest text kept (characters)."""
-    HELD = 1 << 20
-    """The bytes the kept bodies' texts may hold at most, as CPython stores them (all are let
-    go when more would): a character may take 4 bytes, so counting characters alone would
-    let a player's frames hold 4 × 64 × :data:`LONGEST`."""
-    SEEN = 256
-    """Texts remembered as seen once at most (all are let go when more come): by their hash
-    only, so a flood of long frames holds nothing of them. A hash shared by two texts only
-    keeps a body one frame early; what is kept is looked up by its whole text."""
-
-    __slots__ = ("_bodies", "_held", "_seen")
-
-    def __init__(self) -> None:
-        self._bodies: dict[tuple[Hashable, str], _Kept] = {}
-        self._held = 0
-        """The bytes of the kept texts (:data:`HELD`)."""
-        self._seen: set[int] = set()
-
-    @staticmethod
-    def parts(frame: str) -> tuple[str, str] | None:
-        """The id of the request ``frame`` holds and the frame's text after it (from the id's
-        closing quote on), when the frame opens as :data:`_OPENINGS` does; else None."""
-        if frame.startswith(_OPENINGS[0]):
-            start = len(_OPENINGS[0])
-        elif frame.startswith(_OPENINGS[1]):
-            start = len(_OPENINGS[1])
-        else:
-            return None
-        end = frame.find('"', start)
-        return None if end < 0 else (frame[start:end], frame[end:])
-
-    def find(self, rid: str, rest: str, keeper: Hashable) -> tuple[Request, str, bool] | None:
-        """The request of the frame whose id is ``rid`` and whose text after it is ``rest``
-        (:meth:`parts`), the log's text of it and whether it may name a stored block, when
-        ``rest`` is a kept frame's, kept for ``keeper`` (and the id one :class:`Request` takes);
-        None otherwise."""
-        kept = self._bodies.get((keeper, rest))
-        # The id as Request takes it (1 to 128 characters) and as JSON writes it without an
-        # escape (the text is the value: no backslash, no control character). ("stored" would
-        # make the frame name a stored block, as far as the reader can tell: read it so.)
-        if (
-            kept is None
-            or not _ID_LENGTHS[0] <= len(rid) <= _ID_LENGTHS[1]
-            or "\\" in rid
-            or not rid.isprintable()
-            or rid == "stored"
-        ):
-            return None
-        request = kept.request
-        typed = request.__class__.__new__(request.__class__)
-        _set(typed, "__dict__", {**request.__dict__, "id": rid})
-        _set(typed, "__pydantic_fields_set__", set(kept.given))
-        _set(typed, "__pydantic_extra__", None)
-        _set(typed, "__pydantic_private__", None)
-        return typed, f'{{"id":"{rid}"{kept.tail}', kept.referencing
-
-    def logged(
-        self,
-        text: str,
-        typed: Request,
-        parts: tuple[str, str] | None,
-        referencing: bool,
-        keeper: Hashable,
-    ) -> str | None:
-        """The log's text of the envelope ``text`` (``typed``: its validation): the compact
-        JSON of the values pydantic's parser reads from it, in the order written, a member
-        written twice as its last value. None when orjson cannot write them (an integer beyond
-        64 bits: the whole frame's route then logs it). The body may be kept for a later frame
-        with the same text after its id (``parts``: the frame's, :meth:`find`; ``referencing``:
-        read by the referencing validator; ``keeper``: whose frames may take it)."""
-        values = from_json(text)
-        try:
-            logged = orjson.dumps(values).decode()
-        except TypeError:
-            return None
-        if parts is not None:
-            self._keep(text, typed, (keeper, *parts), values["body"], logged, referencing)
-        return logged
-
-    def _keep(
-        self,
-        text: str,
-        typed: Request,
-        parts: tuple[Hashable, str, str],
-        body: Any,
-        logged: str,
-        referencing: bool,
-    ) -> None:
-        """Keep ``typed`` (validated from the envelope ``text`` of a frame of ``parts``: its
-        keeper, id and text after the id; its body's values ``body``, the log's text of it
-        ``logged``) for :meth:`find` the second time the keeper's frame of that text comes,
-        when its request is written plainly (:data:`_HEAD`) and its body's text is exactly one
-        JSON value."""
-        keeper, rid, rest = parts
-        key = (keeper, rest)
-        if len(rest) > self.LONGEST:
-            return
-        seen = self._seen
-        mark = hash(key)
-        if mark not in seen:
-            if len(seen) >= self.SEEN:
-                seen.clear()
-            seen.add(mark)
-            return
-        seen.discard(mark)
-        head = _HEAD.match(text)
-        opening = f'{{"id":"{rid}"'
-        if (
-            head is None
-            or head[1] != rid
-            or not text.endswith("}")
-            or not logged.startswith(opening)
-            or list(typed.__dict__) != _FIELDS
-        ):
-            return
-        body_text = _split(text, head.end())[0]
-        # The body's text is one JSON value: the frame holds no member twice (and the log's
-        # text begins with its id). Its compact JSON shows it at once; else pydantic's own
-        # parser reads it (nothing may follow the value).
-        if orjson.dumps(body) != body_text.encode():
-            try:
-                from_json(body_text)
-            except ValueError:
-                return
-        tail = logged[len(opening) :]
-        size = sys.getsizeof(rest) + sys.getsizeof(tail)
-        if len(self._bodies) >= self.KEPT or self._held + size > self.HELD:
-            self._bodies.clear()
-            self._held = 0
-        given = frozenset(typed.__pydantic_fields_set__)
-        self._bodies[key] = _Kept(typed, tail, given, referencing)
-        self._held += size
-
-
-def _split(text: str, start: int) -> tuple[str, bool, str | None]:
-    """The body's text of the envelope ``text`` whose body starts at ``start`` (after
-    :data:`_HEAD`; the text ends with its closing brace), whether ``encounter`` is written
-    after it (:data:`_ENCOUNTER`) and its string: the body is what lies between, one JSON value
-    only when read as one."""
-    at = text.rfind('"encounter"', start)
-    if at >= 0:
-        tail = _ENCOUNTER.match(text, at)
-        before = text[start:at].rstrip(_WS)
-        if tail is not None and before.endswith(","):
-            return before[:-1], True, tail[1]
-    return text[start:-1], False, None
-
-
-def _lengths(field: str) -> tuple[int, int]:
-    """The (min, max) length :class:`Request` holds ``field`` to."""
-    low, high = 0, 1 << 62
-    for rule in Request.model_fields[field].metadata:
-        low = getattr(rule, "min_length", None) or low
-        high = getattr(rule, "max_length", None) or high
-    return low, high
-
-
-_ID_LENGTHS = _lengths("id")
-_FIELDS = ["id", "ruleset", "type", "body", "encounter"]
 
 _AROUND = {"v": 1, "type": "request", "request": None, "dice": None, "player": None}
 _AROUND_GIVEN = frozenset(("v", "type", "request"))
@@ -670,8 +270,4 @@ def _around(message_class: type[RequestMessage], request: Request) -> RequestMes
 __all__ = [
     "FrameReader",
     "Sent",
-    "bounded_validator",
-    "client_messages",
-    "typed_request",
-    "typed_requests",
 ]

@@ -31,7 +31,7 @@ from pydantic import BaseModel
 from arbiter.bridge.engine.contract import JSON, Engine, EngineError
 from arbiter.bridge.engine.dice import Dice, DiceError, ScriptedDiceError
 from arbiter.bridge.engine.envelope import Request, RequestError, resolve_with
-from arbiter.bridge.protocol import printable
+from arbiter.bridge.protocol_parsing import printable
 from arbiter.bridge.records import kept
 from arbiter.compiler.model.common import RulesetBase
 

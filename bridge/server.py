@@ -30,19 +30,16 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.typing import Origin
 
 from arbiter.bridge import datadir
+from arbiter.bridge.awaiting_commit import Event
 from arbiter.bridge.broadcast import publish
-from arbiter.bridge.committing import Event, GroupCommit
+from arbiter.bridge.committing import GroupCommit
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.event_batches import EventBatches
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.gap_replay import late
 from arbiter.bridge.http import ModuleFiles, routes
-from arbiter.bridge.protocol import (
-    LimitsInfo,
-    ServerInfo,
-    StatBlocksInvalid,
-    encode,
-)
+from arbiter.bridge.protocol import LimitsInfo, ServerInfo, StatBlocksInvalid
+from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.records import Roll
 from arbiter.bridge.reload import RulesWatcher
 from arbiter.bridge.rules import RulesSnapshot, snapshot

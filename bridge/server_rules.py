@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from arbiter.bridge.protocol import RulesError, RulesUpdated, StatBlocksInvalid, encode
+from arbiter.bridge.protocol import RulesError, RulesUpdated, StatBlocksInvalid
+from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.server_config import ServerConfig
 from arbiter.bridge.server_support import rebuild_module, settle_heap

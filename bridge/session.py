@@ -33,8 +33,8 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge import players
+from arbiter.bridge.awaiting_commit import MAX_RECALLS, Recall, Redone
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.committing import MAX_RECALLS, Recall, Redone
 from arbiter.bridge.connection import Connection
 from arbiter.bridge.deciding import Context
 from arbiter.bridge.engine.dice import KeyedSource
@@ -49,15 +49,13 @@ from arbiter.bridge.protocol import (
     EventName,
     Ping,
     Pong,
-    ProtocolError,
     RequestMessage,
     Subscribe,
-    decode,
-    encode,
-    guess_id,
-    parse_client,
 )
-from arbiter.bridge.reading import NOT_KEPT, Sent
+from arbiter.bridge.protocol_encoding import encode
+from arbiter.bridge.protocol_parsing import ProtocolError, decode, guess_id, parse_client
+from arbiter.bridge.reading import Sent
+from arbiter.bridge.reading_known import NOT_KEPT
 from arbiter.bridge.records import Player, Roll
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.session_hello import (
@@ -129,7 +127,7 @@ class ClientSession:
         self.bucket = TokenBucket(limits.rate_per_second, limits.burst, self.loop.time())
         self.recalls = 0
         """This connection's resends waiting for their rows to be read back (at most
-        :data:`~arbiter.bridge.committing.MAX_RECALLS`)."""
+        :data:`~arbiter.bridge.awaiting_commit.MAX_RECALLS`)."""
 
     # --- lifecycle ---
 
@@ -249,7 +247,7 @@ class ClientSession:
     def handle(self, frame: str | bytes) -> str | bytes | Recall:
         """The answer to one frame (JSON text; bytes: UTF-8 JSON text); decides requests
         synchronously (see deciding). A resend of an id whose row the store does not hold in
-        memory is answered :class:`~arbiter.bridge.committing.Recall`: the group commit reads
+        memory is answered :class:`~arbiter.bridge.awaiting_commit.Recall`: the group commit reads
         the row back and answers it again (:meth:`_redo`)."""
         wait = self.bucket.take(self.loop.time())
         if wait:

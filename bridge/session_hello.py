@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING
 from websockets.exceptions import ConnectionClosed
 
 from arbiter.bridge import players
-from arbiter.bridge.committing import CommitFailed
+from arbiter.bridge.awaiting_commit import CommitFailed
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE_HELLO
-from arbiter.bridge.protocol import ErrorMessage, Hello, ProtocolError, Welcome, You, encode
+from arbiter.bridge.protocol import ErrorMessage, Hello, Welcome, You
+from arbiter.bridge.protocol_encoding import encode
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import Player
 from arbiter.bridge.store import Session

@@ -13,9 +13,12 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from arbiter.bridge.admission import admitted
 from arbiter.bridge.authority import authorize
-from arbiter.bridge.deciding import Context, admitted, decide
-from arbiter.bridge.protocol import ProtocolError, RequestMessage, encode, outcome_message_bytes
+from arbiter.bridge.deciding import Context, decide
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_encoding import encode, outcome_message_bytes
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.views import Viewer

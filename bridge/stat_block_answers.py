@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from arbiter.bridge.checking import Check, Checked, checked
-from arbiter.bridge.protocol import Pong, ProtocolError
+from arbiter.bridge.protocol import Pong
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.vault_messages import (
     DeleteStatBlock,
     GetStatBlock,

@@ -17,7 +17,7 @@
   is decided when one is); it never depends on what he wrote, nor on what a block holds.
   Every other refusal of a player's request that used (or named) a block of somebody he does
   not hold says one fixed thing (:data:`SHIELDED`): its reason may depend on that block.
-  Only the refusals that read no body (:data:`~arbiter.bridge.deciding.BODY_BLIND`), made
+  Only the refusals that read no body (:data:`~arbiter.bridge.admission.BODY_BLIND`), made
   before any block is looked up, reach him as they are. GM connections write in any block.
 
 A reference is resolved once per request id: a resend of a decided id whose references name
@@ -48,7 +48,8 @@ from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.stat_block_door import Plugging, is_referencing, plugged, replaced
@@ -96,9 +97,9 @@ class Resolver:
         ``invalid_request`` naming the field of a reference to a block that is not stored (for
         the request's ruleset; :data:`MUST_BE_STORED` for a participant the player does not
         hold), or of too many references. For such a player's request whose id is not logged, ``admit`` (the decision's
-        checks that read no body: :func:`~arbiter.bridge.deciding.admitted`) runs before any
+        checks that read no body: :func:`~arbiter.bridge.admission.admitted`) runs before any
         block is looked up, so its refusals are the same whether a named block is stored or
-        not; the :data:`~arbiter.bridge.deciding.BODY_BLIND` ones reach him as they are, the
+        not; the :data:`~arbiter.bridge.admission.BODY_BLIND` ones reach him as they are, the
         others as :data:`SHIELDED`.
 
         A request read by the fast path (:class:`Sent`, its body typed already, references and

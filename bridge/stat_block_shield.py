@@ -5,7 +5,7 @@ one fixed thing (:data:`SHIELDED`): its reason may depend on that block. One ref
 in words that depend on the participant's id alone: none is stored for somebody he does not hold
 (:data:`MUST_BE_STORED`), which a request naming the id would tell him anyway (it is decided
 when one is). Only the refusals that read no body
-(:data:`~arbiter.bridge.deciding.BODY_BLIND`) reach him as they are. A resend of an id logged
+(:data:`~arbiter.bridge.admission.BODY_BLIND`) reach him as they are. A resend of an id logged
 for somebody else is refused in words that depend on nothing he sent (:data:`ANOTHERS`,
 :func:`written_by`: whose the row is, by the player record it logs, never by its ``user``
 text). :mod:`arbiter.bridge.stat_block_vault` decides which applies.
@@ -16,8 +16,9 @@ from __future__ import annotations
 import logging
 from typing import NamedTuple
 
-from arbiter.bridge.deciding import BODY_BLIND
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.admission import BODY_BLIND
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.records import NewRoll
 from arbiter.bridge.refusals import Refusal
@@ -78,7 +79,7 @@ class Resolved(NamedTuple):
 
     def error(self, err: ProtocolError) -> ProtocolError:
         """The refusal ``err`` as the requester may hear it: as it is, unless shielded and
-        its code is not one of :data:`~arbiter.bridge.deciding.BODY_BLIND` (whose words
+        its code is not one of :data:`~arbiter.bridge.admission.BODY_BLIND` (whose words
         depend on no stat block)."""
         if not self.shielded or err.code in BODY_BLIND:
             return err

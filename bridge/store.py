@@ -6,6 +6,8 @@ is PostgreSQL's, :mod:`arbiter.bridge.stores.postgres`). The server drives it sy
 tables and statements are in :mod:`arbiter.bridge.stores.sqlite_schema`; its WAL checkpoints,
 off the writer's path, in :mod:`arbiter.bridge.stores.sqlite_checkpointer` (:class:`Checkpointer`,
 importable from here too, as are the records of :mod:`arbiter.bridge.records` callers read).
+Its records beside the roll log (sessions, encounters, stat blocks, players) are read and
+written by :class:`~arbiter.bridge.stores.sqlite_records.SqliteRecords`, its base.
 
 One process writes (single writer). :meth:`Store.append` returns only after COMMIT, so a caller
 that answers afterwards never answers with an outcome a crash could lose. ``synchronous=NORMAL``
@@ -15,7 +17,6 @@ that answers afterwards never answers with an outcome a crash could lose. ``sync
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import sqlite3
 from collections.abc import Iterator
@@ -38,18 +39,16 @@ from arbiter.bridge.records import (
 )
 from arbiter.bridge.stores.interface import RequestLogged, StatBlock
 from arbiter.bridge.stores.sqlite_checkpointer import Checkpointer
+from arbiter.bridge.stores.sqlite_records import SqliteRecords
 from arbiter.bridge.stores.sqlite_schema import (
-    BIND_PLAYER_SQLITE,
     INSERT_USUAL,
     MIGRATE_1,
     PAGE_SIZE,
-    PLAYER_COLUMNS,
     PROBE_ROLL,
     ROLL_COLUMNS,
     ROLL_COLUMNS_1,
     SCHEMA,
     SCHEMA_VERSION,
-    STAT_BLOCK_COLUMNS,
     decode_roll,
     insert_roll,
 )
@@ -66,7 +65,7 @@ class RollbackLostRows(sqlite3.OperationalError):
     raises this instead."""
 
 
-class Store:
+class Store(SqliteRecords):
     """The SQLite store of one world. Not shared between processes that both write."""
 
     def __init__(
@@ -157,53 +156,10 @@ class Store:
             # The thread's checkpoints go on, and ask again.
             log.warning("the WAL catch-up checkpoint failed", exc_info=True)
 
-    # --- sessions ---
-
-    def _write(
-        self, sql: str, args: tuple[Any, ...], cursor: sqlite3.Cursor | None = None
-    ) -> sqlite3.Cursor:
-        """Execute a write, inside the open transaction if any.
-
-        On a full disk or an I/O error SQLite may roll back the whole transaction, not only the
-        failed statement: then every row staged before it is gone too. Take note, so that the
-        commit meant for them raises (their senders are told nothing was decided) and the chain
-        continues from the last committed row.
-        """
-        try:
-            if cursor is None:
-                return self._db.execute(sql, args)
-            return cursor.execute(sql, args)
-        except sqlite3.Error:
-            if not self._db.in_transaction and self._last_seq != self._committed[0]:
-                self._lost = True
-                self._last_seq, self._last_hash = self._committed
-            raise
-
     @property
     def pending(self) -> bool:
         """True while :meth:`commit` has something to do: staged rows, or rows SQLite lost."""
         return self._db.in_transaction or self._lost
-
-    def open_session(self, session: Session) -> None:
-        self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)", session.row())
-
-    def end_session(self, session_id: str, now: float) -> None:
-        self._write(
-            "UPDATE sessions SET ended = ? WHERE id = ? AND ended IS NULL", (now, session_id)
-        )
-
-    def end_open_sessions(self, now: float) -> int:
-        """Mark sessions left open by a previous process (it crashed) as ended."""
-        return self._db.execute(
-            "UPDATE sessions SET ended = ? WHERE ended IS NULL", (now,)
-        ).rowcount
-
-    def session(self, session_id: str) -> Session | None:
-        row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return Session(*row) if row else None
-
-    def sessions(self) -> list[Session]:
-        return [Session(*r) for r in self._db.execute("SELECT * FROM sessions ORDER BY started")]
 
     # --- rolls ---
 
@@ -334,89 +290,6 @@ class Store:
     def verify_chain(self) -> list[str]:
         """Problems with the hash chain (empty when every row links to the one before)."""
         return chain_problems(self.rolls())
-
-    # --- encounters ---
-
-    def encounter(self, encounter_id: str) -> Encounter | None:
-        row = self._db.execute(
-            "SELECT id, ruleset, state, seq FROM encounters WHERE id = ?", (encounter_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        return Encounter(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3])
-
-    # --- the GM's stat blocks ---
-
-    def stat_block(self, ruleset: str, participant: str) -> StatBlock | None:
-        row = self._db.execute(
-            f"SELECT {STAT_BLOCK_COLUMNS} FROM stat_blocks WHERE ruleset = ? AND participant = ?",
-            (ruleset, participant),
-        ).fetchone()
-        return StatBlock(*row) if row else None
-
-    def stat_blocks(self, ruleset: str | None = None) -> list[StatBlock]:
-        """Every stored block (of ``ruleset``), by ruleset and participant."""
-        sql = f"SELECT {STAT_BLOCK_COLUMNS} FROM stat_blocks"
-        args: tuple[str, ...] = ()
-        if ruleset is not None:
-            sql, args = f"{sql} WHERE ruleset = ?", (ruleset,)
-        rows = self._db.execute(f"{sql} ORDER BY ruleset, participant", args)
-        return [StatBlock(*row) for row in rows]
-
-    def put_stat_block(self, block: StatBlock) -> None:
-        """Create or replace a block, inside the open transaction if any (a caller answering
-        after it waits for the group commit, as a roll's does)."""
-        self._write(
-            f"INSERT OR REPLACE INTO stat_blocks ({STAT_BLOCK_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-            tuple(block),
-        )
-
-    def delete_stat_block(self, ruleset: str, participant: str) -> None:
-        self._write(
-            "DELETE FROM stat_blocks WHERE ruleset = ? AND participant = ?", (ruleset, participant)
-        )
-
-    # --- raw SQL (this backend only: tests and tools; not part of WorldStore) ---
-
-    def write(self, sql: str, args: tuple[Any, ...]) -> None:
-        """Execute one write inside the open transaction, if any (a caller answering after it
-        waits for the group commit, as a roll's does)."""
-        self._write(sql, args)
-
-    def query(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """The rows one read returns (it sees writes staged in the open transaction)."""
-        return self._db.execute(sql, args).fetchall()
-
-    # --- players ---
-
-    def player(self, name: str) -> Player | None:
-        row = self._db.execute(f"SELECT {PLAYER_COLUMNS} FROM players WHERE name = ?", (name,))
-        found = row.fetchone()
-        return Player.from_row(found) if found else None
-
-    def player_by_hash(self, token_hash: str) -> Player | None:
-        row = self._db.execute(
-            f"SELECT {PLAYER_COLUMNS} FROM players WHERE token_hash = ?", (token_hash,)
-        ).fetchone()
-        return Player.from_row(row) if row else None
-
-    def players(self) -> list[Player]:
-        """Every player record (revoked ones included), by name."""
-        rows = self._db.execute(f"SELECT {PLAYER_COLUMNS} FROM players ORDER BY name")
-        return [Player.from_row(r) for r in rows]
-
-    def put_player(self, player: Player) -> None:
-        """Create or replace a player record (inside the open transaction, if one is open)."""
-        self._db.execute(
-            f"INSERT OR REPLACE INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-            player.row(),
-        )
-
-    def bind_player(self, player: Player) -> None:
-        """A GM's bind, in one statement (inside the open transaction, if one is open): the
-        stored token and revocation decide, not ``player``'s (see the interface), so a token
-        rotated by another process between a read and this write is not written back."""
-        self._db.execute(BIND_PLAYER_SQLITE, (player.name, player.row()[1], player.created))
 
 
 __all__ = [

@@ -220,7 +220,7 @@ def native_bounds(schema: Any, context: Mapping[str, Any], models: set[type]) ->
     The schema given is not changed: the result shares its unchanged parts (the very objects).
     Every model class whose schema changed is added to ``models``: pydantic-core must be kept
     from reusing such a class's own validator (``__pydantic_validator__``, which holds the
-    checks) when it builds the result (:func:`arbiter.bridge.reading.bounded_validator`).
+    checks) when it builds the result (:func:`arbiter.bridge.reading_validators.bounded_validator`).
 
     Built once per snapshot of the rules (:class:`arbiter.bridge.reading.FrameReader`)."""
     if type(schema) is list:

@@ -24,7 +24,7 @@ from arbiter.bridge.checking import Check, checked
 from arbiter.bridge.deciding import strict_body
 from arbiter.bridge.engine.dice import Dice, KeyedSource
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.refusals import RefusedBeforeDice, refusal_in, settle
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot

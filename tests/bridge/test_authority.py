@@ -14,7 +14,7 @@ from arbiter.bridge.engine.combat_styles.bodies.request_types import REQUESTS as
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.engine.hmk.engine import ENGINE as HMK
 from arbiter.bridge.engine.karmic.requests import REQUESTS as KARMIC
-from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.views import GM, Viewer
 from tests.security.support import Client, bundled_server, karmic, rows
 

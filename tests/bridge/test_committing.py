@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge.committing import CommitFailed, GroupCommit, LeaseEnded, Recall
+from arbiter.bridge.awaiting_commit import CommitFailed, LeaseEnded, Recall
+from arbiter.bridge.committing import GroupCommit
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.session import commit_failed
 from arbiter.bridge.stores import StaleWriter

@@ -15,7 +15,8 @@ import pytest
 
 from arbiter.bridge.deciding import Context, decide, envelope_values
 from arbiter.bridge.engine.dice import KeyedSource
-from arbiter.bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
+from arbiter.bridge.protocol import CLIENT_MESSAGE, RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.store import Store
 from tests.bridge.support import request, tiny_get_engine, tiny_source, write_rules

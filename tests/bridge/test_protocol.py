@@ -9,19 +9,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from arbiter.bridge.protocol import (
-    CLIENT_MESSAGE,
-    SERVER_MESSAGE,
-    OutcomeEvent,
-    OutcomeMessage,
-    ProtocolError,
-    encode,
-    outcome_event_text,
-    outcome_message_text,
-    parse_client,
-    schema_text,
-    schemas,
-)
+from arbiter.bridge.protocol import CLIENT_MESSAGE, SERVER_MESSAGE, OutcomeEvent, OutcomeMessage
+from arbiter.bridge.protocol_encoding import encode, outcome_event_text, outcome_message_text
+from arbiter.bridge.protocol_parsing import ProtocolError, parse_client
+from arbiter.bridge.protocol_schemas import schema_text, schemas
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +21,7 @@ def test_the_schemas_in_docs_are_the_ones_the_models_generate() -> None:
     for name, schema in schemas().items():
         on_disk = (ROOT / "docs" / "schemas" / name).read_text(encoding="utf-8")
         assert on_disk == schema_text(schema), (
-            f"run `python -m arbiter.bridge.protocol docs/schemas` ({name})"
+            f"run `python -m arbiter.bridge.protocol_schemas docs/schemas` ({name})"
         )
 
 

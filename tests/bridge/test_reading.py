@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from arbiter.bridge.deciding import strict_body
-from arbiter.bridge.protocol import Hello, Ping, ProtocolError, RequestMessage, decode, parse_client
+from arbiter.bridge.protocol import Hello, Ping, RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError, decode, parse_client
 from arbiter.bridge.reading import FrameReader, Sent
 from arbiter.bridge.rules import RuleSource, snapshot
 from tests.bridge.support import ENGINE, request, tiny_get_engine, tiny_source, write_rules

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge import reading
+from arbiter.bridge import reading_validators
 from arbiter.bridge.deciding import strict_body
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
 from arbiter.bridge.engine.rule_context import native_bounds, validation_context
-from arbiter.bridge.protocol import ProtocolError, RequestMessage, decode, parse_client
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError, decode, parse_client
 from arbiter.bridge.reading import FrameReader, Sent
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 from arbiter.compiler.model.common import Bound
@@ -171,7 +172,7 @@ def test_no_bound_is_lost_whichever_nested_model_is_built_from_its_own_validator
     # is slower (its checks in Python) and no bound is lost.
     rules = bundled()
     served = {rid: s.engine for rid, s in rules.served.items()}
-    core = reading.client_messages(served).core_schema
+    core = reading_validators.client_messages(served).core_schema
     changed: set[type] = set()
     schema = native_bounds(core, rules.context, changed)
     assert changed  # the stat blocks' models among them
@@ -180,7 +181,7 @@ def test_no_bound_is_lost_whichever_nested_model_is_built_from_its_own_validator
         try:
             for model in marked:
                 model.__pydantic_complete__ = False  # type: ignore[attr-defined]
-            validator = reading.SchemaValidator(schema)
+            validator = reading_validators.SchemaValidator(schema)
         finally:
             for model in marked:
                 model.__pydantic_complete__ = True  # type: ignore[attr-defined]

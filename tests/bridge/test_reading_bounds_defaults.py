@@ -18,8 +18,10 @@ from pydantic import AfterValidator, BaseModel
 
 from arbiter.bridge.deciding import strict_body
 from arbiter.bridge.engine.rule_context import _LIMITED, native_bounds, validation_context
-from arbiter.bridge.protocol import ProtocolError, RequestMessage, decode, parse_client
-from arbiter.bridge.reading import FrameReader, Sent, client_messages
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError, decode, parse_client
+from arbiter.bridge.reading import FrameReader, Sent
+from arbiter.bridge.reading_validators import client_messages
 from arbiter.bridge.stat_blocks import STAT_BLOCKS
 from arbiter.compiler.model.common import Bound
 from tests.bridge.engine.rule_edits import edited

@@ -16,7 +16,7 @@ import pytest
 
 from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
 from arbiter.bridge.engine.rule_context import validation_context
-from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import FrameReader, Sent
 from arbiter.compiler.model.common import Bound
 from tests.bridge.engine.rule_edits import edited

@@ -16,8 +16,10 @@ from pydantic_core import from_json
 
 from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.engine.dice import KeyedSource
-from arbiter.bridge.protocol import ProtocolError
-from arbiter.bridge.reading import NOT_KEPT, FrameReader, Sent, _envelope_text
+from arbiter.bridge.protocol_parsing import ProtocolError
+from arbiter.bridge.reading import FrameReader, Sent
+from arbiter.bridge.reading_known import NOT_KEPT
+from arbiter.bridge.reading_text import _envelope_text
 from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.store import Store
 from tests.bridge.test_reading_envelope import EXCHANGE, readers

@@ -23,7 +23,8 @@ from arbiter.bridge.engine.dice import Dice, KeyedSource, ScriptedDiceError, Scr
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.fairness import verify_session
 from arbiter.bridge.logreplay import replay_log
-from arbiter.bridge.protocol import CLIENT_MESSAGE, ProtocolError, RequestMessage
+from arbiter.bridge.protocol import CLIENT_MESSAGE, RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.records import Roll
 from arbiter.bridge.refusals import (
     RefusedBeforeDice,

@@ -15,7 +15,7 @@ from arbiter.bridge.deciding import strict_body
 from arbiter.bridge.engine.combat_styles.bodies import stat_blocks as cs_blocks
 from arbiter.bridge.engine.dice import Dice, KeyedSource
 from arbiter.bridge.engine.envelope import Request
-from arbiter.bridge.protocol import decode, parse_client
+from arbiter.bridge.protocol_parsing import decode, parse_client
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RuleSource, RulesSnapshot, snapshot
 from arbiter.bridge.stat_block_door import is_referencing, referencing

@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from arbiter.bridge.cli import main
-from arbiter.bridge.protocol import ProtocolError, RequestMessage
+from arbiter.bridge.protocol import RequestMessage
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.stat_block_vault import (
     MUST_BE_STORED,

@@ -9,7 +9,8 @@ import json
 import subprocess
 
 from arbiter.bridge.checking import FieldProblem
-from arbiter.bridge.protocol import StatBlocksInvalid, encode
+from arbiter.bridge.protocol import StatBlocksInvalid
+from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.vault_messages import InvalidStatBlock
 from tests.e2e.support.paths import ROOT
 

@@ -26,7 +26,7 @@ from arbiter.bridge.engine.contract import EngineError
 from arbiter.bridge.engine.dice import DiceError, KeyedSource, ScriptedSource
 from arbiter.bridge.engine.envelope import Request, RequestError, resolve
 from arbiter.bridge.engine.karmic import ENGINE
-from arbiter.bridge.protocol import ProtocolError
+from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.records import kept
 from arbiter.bridge.views import OutcomeText, Viewer
 from arbiter.compiler.model.loader import load_ruleset
