@@ -26,28 +26,6 @@ from arbiter.bridge.views import OutcomeText
 if TYPE_CHECKING:
     from arbiter.bridge.session import ClientSession
 
-GROUP_LIMIT = 16
-"""At most this many replies wait for one group commit when the store's flush never suspends
-(SQLite): the 16th reply given commits the group there and then, in the step that gave it, and
-the messages read after it in the same event-loop turn go to the next group.
-
-Why. Every connection whose message arrives in one turn decides it before the group commit runs
-(at the loop's next turn), and every reply waits for the commit: at 100 busy connections a turn
-read ~45 messages (up to 100), so the first reply waited for all ~45 decisions (~10 ms) and
-the client, all of whose requests were waiting, had nothing to do meanwhile: the server and its
-clients took turns instead of working at once, and a message read early in a turn waited as
-long as the last. With groups of at most 16, the first replies leave after 16 decisions and the
-clients work on them while the server decides the rest. At 100 connections
-(``benchmarks/bridge.py``, the same rounds, #16) p99 fell in 4 runs of 4 (466 to 257, 319 to
-170, 200 to 183, 400 to 176 ms: groups of 12, 16, 8 and 12 against unlimited ones); under
-callgrind (``bridge_callgrind.py arbiter --connections 100``) instructions per request did
-not grow (583k unlimited, 570k limited). At up to 16 connections nothing changes. Nothing in
-such a group awaits (no recall: the SQLite store never raises ``RowNotCached``; no read of rows
-landed unheard: it holds every row), so the group runs to its end in that step; replies keep
-their order (each group's go before the next's) and a row is committed before its reply and its
-events, as in any group. A store whose flush suspends (PostgreSQL) keeps one group per flush:
-what is decided during a round trip waits for the next one anyway."""
-
 OutcomeRow = tuple[str, str]
 """The row an outcome reply was made from: its request id and its hash."""
 

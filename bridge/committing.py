@@ -3,9 +3,7 @@
 Every connection whose message arrives in one event-loop turn decides it and stages its row in
 the world's store (:class:`arbiter.bridge.stores.WorldStore`); :class:`GroupCommit` then awaits
 one ``store.flush()`` for all of them and only afterwards sends their replies, in the order they
-were given (at most :data:`~arbiter.bridge.awaiting_commit.GROUP_LIMIT` of them when the
-store's flush never suspends: a busy turn's replies then leave in groups, not all after its last
-decision). Nothing is told to anybody about a staged row before the flush that holds it
+were given. Nothing is told to anybody about a staged row before the flush that holds it
 returned. One task runs the flushes, one at a time: while one is in flight (a PostgreSQL round
 trip), what is decided meanwhile is staged for the next one, and every reply given meanwhile
 waits behind those in flight, so a connection's replies never overtake each other. The SQLite
@@ -48,21 +46,20 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from arbiter.bridge.awaiting_commit import (
-    GROUP_LIMIT,
     Answer,
     CommitFailed,
     Event,
+    LeaseEnded,
     OutcomeRow,
     Recall,
     Redone,
     _retrieved,
 )
-from arbiter.bridge.failed_commits import FailedCommits
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage
 from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.records import Roll
-from arbiter.bridge.stores import StaleWriter, WorldStore
+from arbiter.bridge.stores import RowNotCached, StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText
 
 if TYPE_CHECKING:
@@ -71,7 +68,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arbiter.server")
 
 
-class GroupCommit(FailedCommits):
+class GroupCommit:
     """The replies, waiters and events of the rows staged so far, and the task flushing them."""
 
     def __init__(
@@ -112,8 +109,6 @@ class GroupCommit(FailedCommits):
         """The loop the committer runs on (taken when the first group is scheduled)."""
         self._committer: asyncio.Task[None] | None = None
         """The task running the flushes, while there is one (a flush scheduled or in flight)."""
-        self._inline = getattr(store, "flush_suspends", True) is False
-        """Groups of ``GROUP_LIMIT`` replies are committed as soon as they are given."""
         self.head = store.count()
         """The last row whose outcome event was published (at start: the last row; they are
         numbered from 1). Every row at or below it is committed and announced, and every
@@ -158,25 +153,6 @@ class GroupCommit(FailedCommits):
             reply = reply._replace(read=read)
         self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
-        if len(self._answers) >= GROUP_LIMIT and self._inline:
-            self._commit_now()
-
-    def _commit_now(self) -> None:
-        """Commit the group given so far in the caller's step (a store whose flush never
-        suspends: :data:`~arbiter.bridge.awaiting_commit.GROUP_LIMIT`); the committer's task
-        takes what is given after it. A recall (a read to await) leaves its group to the task."""
-        if any(isinstance(answer[1], Recall) for answer in self._answers):
-            return
-        group = self._commit_group()
-        try:
-            group.send(None)  # runs it to its end: nothing in it awaits (see GROUP_LIMIT)
-        except StopIteration:
-            return
-        except Exception:
-            log.exception("the group commit failed unexpectedly")  # as _run says it
-            return
-        group.close()
-        raise RuntimeError("a group commit suspended on a store whose flush never suspends")
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the writes staged so far are committed (never if that fails)."""
@@ -303,6 +279,48 @@ class GroupCommit(FailedCommits):
         for callback in callbacks:
             callback()
 
+    def _refuse(self, answers: Sequence[Answer], err: Exception) -> None:
+        """Send the replies of a failed flush (or of one whose lease ended after it): see the
+        module's doc."""
+        for session, reply, outcome_row, on_failure in answers:
+            if isinstance(reply, Recall):
+                # Nothing is answered from the log after a failed commit: the retry is.
+                reply.settled()
+                reply = encode(self._commit_failed(reply.request_id))
+            elif outcome_row is not None:
+                # An outcome goes only if its row is committed all the same: a commit whose
+                # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
+                # or a resend answered from an older row. Else nothing was decided; and a
+                # row of the same id that is not this one (an earlier decision of the id
+                # that landed unheard) means this outcome is not the logged one.
+                request_id, row_hash = outcome_row
+                try:
+                    found = self.store.find(request_id)
+                except RowNotCached:
+                    found = None  # an old row, let go since: the retry reads it back
+                # Never from a stale writer (its replies all say nothing was decided),
+                # nor once the lease may have ended (the flush may have outlasted it).
+                stale = isinstance(err, StaleWriter) or self._fenced()
+                if stale or found is None or found.hash != row_hash:
+                    reply = encode(self._commit_failed(request_id))
+            elif on_failure is not None:
+                reply = encode(on_failure)
+            session.outbox.send(reply)
+
+    def _lease_lost(
+        self, answers: Sequence[Answer], waiters: Sequence[asyncio.Future[None]]
+    ) -> None:
+        """The lease ended while the committer awaited a read after a good flush: the replies
+        left say nothing was decided, the waiters fail, and the world is let go here."""
+        err = LeaseEnded("this host's lease on the world is no longer valid")
+        failed = CommitFailed(str(err))
+        failed.__cause__ = err
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(failed)
+        self._refuse(answers, err)
+        self._on_stale(err)
+
     async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
         """The reply of a resend whose row had to be read back: the session's answer made
         again right after the read (no await between: :meth:`WorldStore.find` sees the row), or
@@ -326,6 +344,25 @@ class GroupCommit(FailedCommits):
             return (encode(self._commit_failed(recall.request_id)), None, None), False
         finally:
             recall.settled()
+
+    def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
+        """After a failed flush, publish the events whose very row the store holds all the
+        same (a COMMIT that landed although its connection broke): their requesters are told
+        their outcomes, and the listeners must be too, before :attr:`head` moves past them —
+        a listener connected throughout is never replayed what it missed live."""
+        landed: list[Event] = []
+        for event, row in zip(events, rows, strict=True):
+            try:
+                found = None if row is None else self.store.find(row[0])
+            except RowNotCached:
+                # Let go already (a flush of more rows than the cache holds): unconfirmed, so
+                # not published; the listener's next replay reads it.
+                found = None
+            if found is not None and row is not None and found.hash == row[1]:
+                landed.append(event)
+        if landed:
+            self.head = max(self.head, landed[-1][0])
+            self._publish(landed)
 
     async def _announce_late(self, first: int) -> bool:
         """Before ``head`` moves to ``first`` or past it: publish the committed rows between
@@ -351,3 +388,11 @@ class GroupCommit(FailedCommits):
             self._publish_late(rows)
             self.head = max(self.head, rows[-1].seq)
         return True
+
+    def _fenced(self) -> bool:
+        """The lease may have ended (an await outlasted it): nothing more may leave."""
+        return self._fence is not None and not self._fence()
+
+    def _check_fence(self) -> None:
+        if self._fence is not None and not self._fence():
+            raise LeaseEnded("this host's lease on the world is no longer valid")

@@ -68,9 +68,6 @@ class RollbackLostRows(sqlite3.OperationalError):
 class Store(SqliteRecords):
     """The SQLite store of one world. Not shared between processes that both write."""
 
-    flush_suspends = False
-    """:meth:`flush` commits and returns (see :class:`arbiter.bridge.stores.WorldStore`)."""
-
     def __init__(
         self,
         path: Path,

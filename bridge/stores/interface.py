@@ -104,10 +104,6 @@ class WorldStore(Protocol):
         Raises :class:`RequestLogged` when its request id is logged; nothing is staged then."""
         ...
 
-    flush_suspends: bool
-    """False when :meth:`flush` never suspends (SQLite: it commits and returns): the group
-    commit may then run it from any step (``arbiter.bridge.awaiting_commit.GROUP_LIMIT``)."""
-
     @property
     def pending(self) -> bool:
         """True while :meth:`flush` has something to do (or a failure to report)."""

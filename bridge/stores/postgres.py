@@ -75,9 +75,6 @@ class PostgresStore(WorldRecall, WorldWrites):
     :class:`~arbiter.bridge.stores.postgres_writes.WorldWrites`'; its commit is
     :func:`~arbiter.bridge.stores.postgres_commit.commit`."""
 
-    flush_suspends = True
-    """:meth:`flush` awaits a round trip to the database."""
-
     def __init__(
         self,
         dsn: str,

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from arbiter.bridge.awaiting_commit import GROUP_LIMIT, CommitFailed, LeaseEnded, Recall
+from arbiter.bridge.awaiting_commit import CommitFailed, LeaseEnded, Recall
 from arbiter.bridge.committing import GroupCommit
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.session import commit_failed
@@ -468,82 +468,5 @@ def test_a_recall_answered_while_rows_are_staged_waits_for_their_flush() -> None
         store.reads["old"].set()
         await group.drain()
         assert sent == [("again old", 2), ("outcome 2", 2)] and store.flushed == [0, 1]
-
-    run_apart(body())
-
-
-@dataclass
-class QuickStore(SlowStore):
-    """A store whose flush never suspends (as SQLite's): it says so, and commits at once."""
-
-    flush_suspends: bool = False
-
-    async def flush(self) -> None:
-        taken, self.staged = self.staged, 0
-        if self.error is not None:
-            raise self.error
-        self.flushed.append(taken)
-
-
-def test_a_busy_turn_on_a_store_that_never_suspends_commits_and_answers_in_groups_of_the_limit() -> (
-    None
-):
-    async def body() -> None:
-        store, client = QuickStore(), Client()
-        published: list[tuple[str, list[int]]] = []
-        group = commits(store, [], published=published)
-        sent_before: list[int] = []
-        for n in range(1, 2 * GROUP_LIMIT + 9):  # one turn's messages, none awaiting
-            sent_before.append(len(client.got))
-            store.staged += 1
-            group.announce(n, None, client)  # type: ignore[arg-type]
-            group.answer(client, f"outcome {n}", (f"r-{n}", f"h{n}"))  # type: ignore[arg-type]
-        # The limit's reply committed its group in its own step, before the next was decided.
-        assert sent_before[GROUP_LIMIT] == GROUP_LIMIT
-        assert sent_before[2 * GROUP_LIMIT] == 2 * GROUP_LIMIT
-        assert len(client.got) == 2 * GROUP_LIMIT
-        await group.drain()  # the task takes the rest
-        assert client.got == [f"outcome {n}" for n in range(1, 2 * GROUP_LIMIT + 9)]
-        assert store.flushed == [GROUP_LIMIT, GROUP_LIMIT, 8]
-        assert [seqs for _, seqs in published] == [
-            list(range(1, GROUP_LIMIT + 1)),
-            list(range(GROUP_LIMIT + 1, 2 * GROUP_LIMIT + 1)),
-            list(range(2 * GROUP_LIMIT + 1, 2 * GROUP_LIMIT + 9)),
-        ]
-
-    run_apart(body())
-
-
-def test_a_store_whose_flush_suspends_keeps_a_turns_replies_in_one_group_past_the_limit() -> None:
-    async def body() -> None:
-        store, client = SlowStore(), Client()
-        group = commits(store, [])
-        for n in range(2 * GROUP_LIMIT):
-            store.staged += 1
-            group.answer(client, f"outcome {n}", (f"r-{n}", f"h{n}"))  # type: ignore[arg-type]
-        await asyncio.sleep(0.01)
-        assert client.got == []  # all wait for the one flush in flight
-        store.gate.set()
-        await group.drain()
-        assert store.flushed == [2 * GROUP_LIMIT]
-        assert len(client.got) == 2 * GROUP_LIMIT
-
-    run_apart(body())
-
-
-def test_a_failed_commit_of_a_group_at_the_limit_says_unavailable_to_that_group_only() -> None:
-    async def body() -> None:
-        store, client = QuickStore(error=OSError("disk full")), Client()
-        group = commits(store, [])
-        for n in range(GROUP_LIMIT):
-            store.staged += 1
-            group.answer(client, f"outcome {n}", (f"r-{n}", f"h{n}"))  # type: ignore[arg-type]
-        assert len(client.got) == GROUP_LIMIT
-        assert all(json.loads(reply)["code"] == "unavailable" for reply in client.got)
-        store.error = None
-        store.staged += 1
-        group.answer(client, "outcome next", ("r-next", "h-next"))  # type: ignore[arg-type]
-        await group.drain()
-        assert client.got[-1] == "outcome next"
 
     run_apart(body())
