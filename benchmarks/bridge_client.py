@@ -5,11 +5,13 @@ events (one to every other connection, ~1.2 KB each). ``websockets``' client par
 (its generator-based frame parser, a frame object, the UTF-8 decode, the queue ``recv()`` reads,
 a wake-up of the waiting task) only for the benchmark's loop to look at its first bytes and throw
 it away: about 1.1 ms of the client process's CPU per request, seven times its work per request
-unsubscribed (``/tmp`` measurement of #16, 100 connections: 3.7 s of client CPU for 3,300
-requests subscribed, 0.5 s unsubscribed). The single client process was then the bottleneck of
-the ``arbiter-sub`` figures (about 300 requests a second, the server using a fraction of a core),
-so those figures measured the client, not the server: and since the server's event batches
-flush on a timer, a client that cannot keep up also raised the server's CPU per request.
+unsubscribed (issue #16, ``bridge_syscalls.py arbiter --connections 100 [--subscribed]`` with
+the client's own CPU read: 3.7 s for 3,300 requests subscribed, 0.5 s unsubscribed). The single
+client process was then the bottleneck of the ``arbiter-sub`` figures (about 300 requests a
+second, the server using a fraction of a core), so those figures measured the client, not the
+server; and since the server's event batches flush on a timer, a client that could not keep up
+also raised the server's CPU per request (437-467 us against 260 us with this client, the same
+minutes: more, smaller event writes per request).
 
 What it does instead. :class:`EventSkippingClient` is the same ``websockets`` client connection
 (same handshake, same sending, same ``recv()``), except that the bytes read from the socket are
