@@ -29,8 +29,14 @@ plugged body object (the engines only read the bodies they are given: the reader
 relies on it for its kept bodies, and tests/bridge/test_stat_block_plugs.py checks it of these),
 the same log text (the log's text after the request's id, with the new id written in front by
 the same JSON writer), the same shielding. Only a viewer's own frames reach his entries (the
-reader keeps bodies per keeper, and the key names the viewer), so what one keeper's requests
-left here never changes how fast another's are answered.
+reader keeps bodies per keeper, and the key names the viewer). The entries are one pool,
+let go all at once when full, as the reader's kept bodies are: a keeper who fills it makes the
+next repeat of another keeper's text resolve afresh, which tells him only that the pool was
+full, never what it held.
+
+Entries made under one rules snapshot are never taken under another, and each holds its
+snapshot (engines, validators, reader: megabytes): the first request under new rules lets them
+all go, so a reload leaves no old snapshot alive here.
 """
 
 from __future__ import annotations
@@ -90,12 +96,14 @@ class Plugs:
     HELD = 1 << 20
     """The bytes the entries' log texts may hold at most, as CPython stores them."""
 
-    __slots__ = ("_entries", "_held", "kept")
+    __slots__ = ("_entries", "_held", "_rules", "kept")
 
     def __init__(self, kept: Kept) -> None:
         self.kept = kept
         self._entries: dict[Hashable, Plug] = {}
         self._held = 0
+        self._rules: RulesSnapshot | None = None
+        """The snapshot every entry was made under (None: no entry)."""
 
     @staticmethod
     def key(body: object, viewer: Viewer) -> Hashable:
@@ -111,6 +119,10 @@ class Plugs:
         """The entry made for ``body`` (that very object) and ``viewer`` under ``rules``, for a
         request of ``envelope``, when every block it used is the one ``Kept`` holds now; else
         None (resolve afresh)."""
+        if rules is not self._rules:
+            # New rules: no entry can be taken again, and each holds its old snapshot.
+            self.forget()
+            return None
         entry = self._entries.get(self.key(body, viewer))
         if (
             entry is None
@@ -133,6 +145,9 @@ class Plugs:
         size = sys.getsizeof(entry.tail)
         if size > self.HELD:
             return
+        if entry.rules is not self._rules:
+            self.forget()
+            self._rules = entry.rules
         key = self.key(entry.body, viewer)
         old = self._entries.pop(key, None)
         if old is not None:
@@ -147,6 +162,7 @@ class Plugs:
         """Let every entry go."""
         self._entries.clear()
         self._held = 0
+        self._rules = None
 
 
 __all__ = ["Plug", "Plugs", "log_text", "tail_of"]
