@@ -12,8 +12,11 @@ The steps are the server's own, one at a time, on the combat-styles exchange of
 ``json.loads``, the engine's decision, the outcome's texts, the row's hash, the INSERT, the
 idempotency probe, and ``ClientSession.handle`` whole (with the group commit's COMMIT every 10
 rows), then again with the engine's decision replaced by outcomes decided before (the server's
-own cost of a request). Instrumentation is switched on (``callgrind_control -i on``) after start-up and warm-up,
-so what the rules cost to load is not counted; each step is zeroed before and dumped after.
+own cost of a request); and the same exchange naming its two stat blocks by reference to the
+blocks the GM stored (``arbiter-ref``): read, resolved by the vault (the stored blocks plugged
+in), and handled whole, with and without the engine's decision. Instrumentation is switched on
+(``callgrind_control -i on``) after start-up and warm-up, so what the rules cost to load is not
+counted; each step is zeroed before and dumped after.
 """
 
 from __future__ import annotations
@@ -80,16 +83,42 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
     ]
     # The same exchange, each body new (its attacker's evade differs): what reading costs
     # when the reader has no body of the same text kept (arbiter.bridge.reading_known._Known).
-    fresh = []
+    fresh, fresh_handled = [], []
     for i in range(calls):
         body = json.loads(json.dumps(bench.EXCHANGE_BODY))
         body["combatants"][0]["skills"]["evade"] = i % 500
         fresh.append(json.dumps({"v": 1, "type": "request", "request": {
             **bench.combat_styles_exchange(i), "id": f"fresh-{i}", "body": body}}))  # fmt: skip
-    for frame in frames[:calls]:  # warm-up
+        # Handled: the same exchange, each text new (other whitespace in it).
+        handled = {**bench.combat_styles_exchange(i), "id": f"fresh-h-{i}"}
+        text = json.dumps({"v": 1, "type": "request", "request": handled})
+        fresh_handled.append(text.replace('"effects": []', f'"effects": [{" " * (1 + i % 997)}]'))
+
+    def by_reference(i: int) -> dict[str, Any]:
+        return {**bench.combat_styles_exchange_by_reference(i), "id": f"ref-{i}"}
+
+    # The same exchange naming its two stat blocks by reference to the GM's stored ones (what
+    # the GM's client sends; benchmarks/bridge.py's arbiter-ref).
+    for block in bench.EXCHANGE_BODY["combatants"]:
+        server.vault.put("combat-styles", block, None, 1.0)
+    store.commit()
+    by_ref = [
+        json.dumps({"v": 1, "type": "request", "request": by_reference(i)})
+        for i in range(5 * calls)
+    ]
+    # Each body new (other whitespace in it: another text, the same request), as when the GM's
+    # client sends requests that differ: nothing the reader or the vault kept applies.
+    ref_fresh = [
+        json.dumps({"v": 1, "type": "request", "request": by_reference(6 * calls + i)}).replace(
+            '"effects": []', '"effects": [' + " " * (1 + i % 997) + "]"
+        )
+        for i in range(calls)
+    ]
+    for frame in frames[:calls] + by_ref[:calls]:  # warm-up
         session.handle(frame)
         store.commit()
     reads: list[Any] = [reader.read(f) for f in frames[calls : 2 * calls]]
+    ref_reads: list[Any] = [reader.read(f) for f in by_ref[calls : 2 * calls]]
     served = rules.served["combat-styles"]
     engine, model, digest = served.engine, served.ruleset.model, served.ruleset.content_hash
     body_model = engine.requests["exchange"]
@@ -157,6 +186,39 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
         if i % 10 == 9:
             store.commit()
 
+    def handle_ref(i: int) -> None:
+        session.handle(by_ref[2 * calls + i])
+        if i % 10 == 9:
+            store.commit()
+
+    def handle_ref_stubbed(i: int) -> None:
+        real = deciding.settle
+        deciding.settle = lambda *_: outcomes[i % kinds]
+        try:
+            session.handle(by_ref[4 * calls + i])
+        finally:
+            deciding.settle = real
+        if i % 10 == 9:
+            store.commit()
+
+    def stubbed(frame: str, i: int) -> None:
+        real = deciding.settle
+        deciding.settle = lambda *_: outcomes[i % kinds]
+        try:
+            session.handle(frame)
+        finally:
+            deciding.settle = real
+        if i % 10 == 9:
+            store.commit()
+
+    gm = session.viewer
+
+    def resolve_ref(i: int) -> Any:
+        # A fresh Sent each call (the vault reads its body as written once per request).
+        read = ref_reads[i]
+        fresh = type(read)(read.message, None, read.frame, read.text)
+        return server.vault.resolve(fresh, gm, None, rules)
+
     steps: list[tuple[str, Callable[[int], object]]] = [
         ("read frame (FrameReader.read)", lambda i: reader.read(frames[calls + i])),
         ("read frame, every body new", lambda i: reader.read(fresh[i])),
@@ -178,6 +240,15 @@ async def _steps(calls: int, only: set[str] | None) -> list[str]:
             reads[i].message.request, written(reads[i]))),
         ("ClientSession.handle (COMMIT every 10)", handle),
         ("ClientSession.handle, decision stubbed (COMMIT every 10)", handle_stubbed),
+        ("by reference: read frame (FrameReader.read)", lambda i: reader.read(by_ref[calls + i])),
+        ("by reference: stored blocks resolved (Vault.resolve)", resolve_ref),
+        ("by reference: ClientSession.handle (COMMIT every 10)", handle_ref),
+        ("by reference: ClientSession.handle, decision stubbed (COMMIT every 10)",
+         handle_ref_stubbed),
+        ("ClientSession.handle, every body new, decision stubbed (COMMIT every 10)",
+         lambda i: stubbed(fresh_handled[i], i)),
+        ("by reference: ClientSession.handle, every body new, decision stubbed (COMMIT every 10)",
+         lambda i: stubbed(ref_fresh[i], i)),
     ]  # fmt: skip
     _control("-i", "on")
     done = []

@@ -86,6 +86,8 @@ def main() -> int:
     )
     waits: list[float] = []
     wal_sizes = [0]
+    skipped = [0]
+    """Event frames the client's connections skipped in the last ``drive``."""
 
     def frame() -> str:
         request = bench.combat_styles_exchange(next(counter))
@@ -115,6 +117,7 @@ def main() -> int:
         await asyncio.gather(*(loop(ws) for ws in sockets))
         if around is not None:
             around[1]()  # type: ignore[operator]
+        skipped[0] = sum(getattr(ws, "events_skipped", 0) for ws in sockets)
         await asyncio.gather(*(ws.close() for ws in sockets))
 
     try:
@@ -133,7 +136,8 @@ def main() -> int:
         print(
             f"  reply waits: median {measured[len(measured) // 2] * 1e3:.1f} ms, p99 "
             f"{measured[int(len(measured) * 0.99)] * 1e3:.1f} ms, longest {measured[-1] * 1e3:.1f} ms; "
-            f"WAL file at most {max(wal_sizes) / 1e6:.1f} MB"
+            f"WAL file at most {max(wal_sizes) / 1e6:.1f} MB; "
+            f"{skipped[0] / args.requests:.1f} events received per request"
         )
         if not args.no_strace:
             out = data / "strace.txt"

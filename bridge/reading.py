@@ -43,7 +43,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, JsonValue, TypeAdapter, ValidationError, create_model
+import orjson
+from pydantic import TypeAdapter, ValidationError, create_model
 from pydantic_core import SchemaValidator
 
 from arbiter.bridge.engine.contract import Engine
@@ -69,7 +70,7 @@ class Sent:
     it when asked.
     """
 
-    __slots__ = ("_request", "frame", "message", "text")
+    __slots__ = ("_request", "frame", "kept", "message", "text")
 
     def __init__(
         self,
@@ -77,6 +78,7 @@ class Sent:
         request: dict[str, Any] | None = None,
         frame: str = "",
         text: str | None = None,
+        kept: bool = False,
     ) -> None:
         """``request`` or ``text`` (or both) is given: the envelope as written, as values or
         as the text the log keeps."""
@@ -87,6 +89,10 @@ class Sent:
         self.frame = frame
         """The frame's text as it came (the vault counts the references written in it)."""
         self.text = text
+        self.kept = kept
+        """The body is one the reader kept (:class:`~arbiter.bridge.reading_known._Known`): the
+        very object every later frame of this keeper with the same text after the id carries
+        (the vault keeps what it resolves of such a body: :mod:`arbiter.bridge.stat_block_plugs`)."""
 
     @property
     def request(self) -> dict[str, Any]:
@@ -104,33 +110,21 @@ class Sent:
         return f"Sent({self.message!r}, text={self.text!r})"
 
 
-class _Written(BaseModel):
-    """A request envelope's fields as written (already validated strictly by the reader:
-    this only reads them back, the body as plain JSON values)."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    id: str
-    ruleset: str
-    type: str
-    body: JsonValue
-    encounter: str | None = None
-
-
-_WRITTEN = _Written.__pydantic_validator__
-
-
 def _written(text: str) -> dict[str, Any]:
-    """The envelope ``text`` holds as plain JSON values, in :attr:`Sent.request`'s form. The
-    same parser as the reader's (pydantic's, strict JSON): a key written twice reads as its
-    last value in both, so the body read here is the body that was validated."""
-    fields: dict[str, Any] = _WRITTEN.validate_json(text, strict=True).__dict__
+    """The envelope ``text`` holds as plain JSON values, in :attr:`Sent.request`'s form.
+
+    ``text`` is always what orjson wrote of the values the reader validated (:attr:`Sent.text`,
+    the log's text: :meth:`~arbiter.bridge.reading_known._Known.logged`, a kept one's around a
+    new id, or the vault's with stored blocks filled in), so it holds no key twice and no number
+    orjson would not read back as it was: orjson reads it back to those very values (at half
+    the cost of a pydantic model's parse, which a player's request paid once for its body)."""
+    fields: dict[str, Any] = orjson.loads(text)
     return {
         "id": fields["id"],
         "ruleset": fields["ruleset"],
         "type": fields["type"],
         "body": fields["body"],
-        "encounter": fields["encounter"],
+        "encounter": fields.get("encounter"),
     }
 
 
@@ -195,7 +189,7 @@ class FrameReader:
                 # The frame holds "stored" exactly when the kept one did (find takes no id
                 # "stored"): the same envelopes' message.
                 message_class = envelopes[found[2]][1]
-                return Sent(_around(message_class, found[0]), None, frame, found[1])
+                return Sent(_around(message_class, found[0]), None, frame, found[1], True)
         referencing = '"stored"' in frame
         if envelopes is not None:
             text = _envelope_text(frame)

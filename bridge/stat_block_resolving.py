@@ -44,6 +44,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
 from arbiter.bridge import stat_blocks
@@ -53,7 +54,8 @@ from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.stat_block_door import Plugging, is_referencing, plugged, replaced
-from arbiter.bridge.stat_block_kept import Kept
+from arbiter.bridge.stat_block_kept import Found, Kept
+from arbiter.bridge.stat_block_plugs import Plug, Plugs, log_text, tail_of
 from arbiter.bridge.stat_block_positions import block_shape, filled, foreign, masked
 from arbiter.bridge.stat_block_references import matches, references, substitute
 from arbiter.bridge.stat_block_shield import (
@@ -79,6 +81,8 @@ class Resolver:
     def __init__(self, store: WorldStore, kept: Kept) -> None:
         self.store = store
         self.kept = kept
+        self.plugs = Plugs(kept)
+        """Requests of the same text resolved once (:mod:`arbiter.bridge.stat_block_plugs`)."""
 
     def resolve(
         self,
@@ -128,6 +132,15 @@ class Resolver:
             # What the last test below returns for the GM's (none of his blocks is another's),
             # before the body as written is read: the reader may have kept only its text.
             return Resolved(read)
+        looked = not viewer.gm
+        if isinstance(read, Sent) and rules is not None:
+            if not looked:
+                row, looked = self.store.find(request.id), True
+            # The same text resolved before, for the same viewer, with the same stored blocks:
+            # what the rest of this function would give again (stat_block_plugs).
+            again = None if row is not None else self._again(read, viewer, rules, admit)
+            if again is not None:
+                return again
         sent: dict[str, Any] = read.request["body"] if isinstance(read, Sent) else request.body
         others = False
         if not viewer.gm:
@@ -143,7 +156,7 @@ class Resolver:
         if isinstance(read, Sent) and not (referencing or others):
             return Resolved(read)  # no reference: a reference is no valid stat block
         if isinstance(read, Sent) and rules is not None:
-            if viewer.gm:
+            if not looked:
                 row = self.store.find(request.id)
             fast = (
                 None if row is not None else self._plugged(read, viewer, rules, sent, others, admit)
@@ -223,12 +236,14 @@ class Resolver:
         request = message.request
         ruleset = request.ruleset
         blocks: dict[str, dict[str, Any]] = {}
+        used: dict[tuple[str, str], Found] = {}
 
         def lookup(participant: str) -> BaseModel:
             stored = self.kept.stored(ruleset, participant, rules)
             if stored is None or stored[1] is None:
                 raise KeyError(participant)  # none, or refused by these rules
             blocks[participant] = stored[0]
+            used[ruleset, participant] = stored
             return stored[1]
 
         plugging = Plugging(ruleset, lookup, None if viewer.gm else viewer.participants)
@@ -250,13 +265,62 @@ class Resolver:
         if count[0] != named:
             return None
         shielded = not viewer.gm and any(p not in viewer.participants for p in blocks)
+        written = {**read.request, "body": logged}
+        text = None
+        try:
+            # The log's text of it (deciding.request_json writes the same of these values).
+            full = orjson.dumps(written)
+        except TypeError:
+            pass  # an integer beyond 64 bits: request_json says what the log keeps
+        else:
+            text = full.decode()
+            # Kept for a body the reader kept alone (the one later frames of this text carry):
+            # an entry for any other would never be taken, and would only hold objects.
+            tail = tail_of(request.id, full) if read.kept else None
+            if tail is not None:
+                envelope = (ruleset, request.type, request.encounter)
+                plug = Plug(request.body, rules, envelope, tuple(used.items()), body, tail,
+                            plugging.references, shielded, others)  # fmt: skip
+                self.plugs.keep(plug, viewer)
         if shielded and admit is not None:
             try:
                 admit(message)
             except ProtocolError as err:
                 raise Resolved(read, shielded).error(err) from None
         done = replaced(message, request=replaced(request, body=body))
-        return Resolved(Sent(done, {**read.request, "body": logged}), shielded, others, True)
+        return Resolved(Sent(done, written, "", text), shielded, others, True)
+
+    def _again(
+        self,
+        read: Sent,
+        viewer: Viewer,
+        rules: RulesSnapshot,
+        admit: Callable[[RequestMessage], object] | None,
+    ) -> Resolved | None:
+        """What :meth:`_plugged` gave for a request of the same body object (the reader's kept
+        one: the same text after the id) and viewer under ``rules``, its id ``read``'s, when
+        the stored blocks it used are still the ones kept (:class:`Plugs`); None otherwise.
+        The id is not logged (the caller looked)."""
+        message = read.message
+        request = message.request
+        fields = request.__dict__
+        envelope = (fields["ruleset"], fields["type"], fields["encounter"])
+        plug = self.plugs.find(request.body, viewer, rules, envelope)
+        if plug is None:
+            return None
+        frame = read.frame
+        # What _plugged checked of the frame (the same text after the id, an id without a
+        # backslash or a quote: the reader's kept body): checked again all the same, cheaply.
+        if not frame or "\\" in frame or frame.count('"stored"') != plug.references:
+            return None
+        if plug.shielded and admit is not None:
+            try:
+                admit(message)
+            except ProtocolError as err:
+                raise Resolved(read, True).error(err) from None
+        done = replaced(message, request=replaced(request, body=plug.plugged))
+        text = log_text(fields["id"], plug.tail)
+        return Resolved(Sent(done, None, "", text), plug.shielded, plug.others, True)
 
     def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
         """A player's resend of his own request ``row`` naming a block of somebody he does not

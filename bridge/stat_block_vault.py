@@ -10,7 +10,9 @@ with the roll log. :class:`Vault` is that table; its jobs are each in their own 
 * a request's references to stored blocks, and a player's blocks of others, replaced by the
   stored blocks (and the shielded refusals): :mod:`arbiter.bridge.stat_block_resolving`;
 * the stored blocks requests named, kept validated per rules snapshot:
-  :mod:`arbiter.bridge.stat_block_kept`.
+  :mod:`arbiter.bridge.stat_block_kept`;
+* requests of the same text naming stored blocks, resolved once while those blocks are kept:
+  :mod:`arbiter.bridge.stat_block_plugs`.
 
 A stored block was valid when it was put; a rules reload may remove what it names (a weapon, an
 armour). :meth:`Vault.recheck` validates the stored blocks of the changed rulesets again (the
@@ -184,6 +186,7 @@ class Vault:
         the store's writes may have been rolled back (the server calls it when a commit
         fails)."""
         self.kept.forget()
+        self.resolver.plugs.forget()
 
 
 __all__ = [

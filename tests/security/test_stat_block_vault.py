@@ -53,11 +53,12 @@ ORC = {
     "weapons": ["dagger"],
     "armor": "scale-mail",
 }
-SECRETS = {"dagger", "war-hammer"}
+SECRETS = {"dagger"}
 """Words of the orc's block a player's frames must never hold: his gear unused in the fight
-below (his second weapon, his own weapon's id as a skill). His armour is not among them: a blow
-that shreds armour names it in the public outcome, as the card shows the table (the armour is
-seen, like the wound); :func:`orc_blocks` looks for the block itself instead."""
+below (his second weapon). His armour and the weapon he fights with are not among them: a blow
+that shreds armour names it in the public outcome, and a critical that disarms him names his
+weapon (about 7 attacks in 1,000), as the card shows the table (both are seen at the table, like
+the wound); :func:`orc_blocks` looks for the block itself instead (his skills, his numbers)."""
 BLOCK_KEYS = {"attributes", "skills", "defensive_tactics", "weapons", "armor"}
 
 
