@@ -44,7 +44,7 @@ def message_of(page: Page, request_id: str) -> str:
     return page.page.wait_for_function(
         "(id) => game.messages.find((m) => m.flags.arbiter?.outcome?.id === id)?.id",
         arg=request_id,
-        timeout=15000,
+        timeout=30000,
     ).json_value()
 
 
@@ -83,7 +83,7 @@ def test_a_combat_styles_exchange_card_shows_the_rolls_then_the_winners_chosen_e
     card.locator('select[data-arbiter-param="choose_location"]').select_option("head")
     card.locator('[data-arbiter-toggle="kill_silently"]').click()
     card.locator("button.arbiter-choice__apply").click()
-    card.locator('[data-field="blow"]').wait_for(timeout=10000)
+    card.locator('[data-field="blow"]').wait_for(timeout=30000)
     rows = log_rows(bundled_server)
     assert rows[-1]["type"] == "choose_effects"
     request = json.loads(rows[-1]["request"])
@@ -122,7 +122,7 @@ def test_a_leaping_attack_card_offers_the_winners_effects_like_an_exchange(
     assert card.locator("[data-arbiter-toggle]").count() == len(result["eligible"])
     card.locator('[data-arbiter-toggle="grip"]').click()
     card.locator("button.arbiter-choice__apply").click()
-    card.locator("[data-resolution]").wait_for(timeout=10000)
+    card.locator("[data-resolution]").wait_for(timeout=30000)
     rows = log_rows(bundled_server)
     assert rows[-1]["type"] == "choose_effects"
     assert json.loads(rows[-1]["request"])["body"] == {
@@ -234,7 +234,7 @@ def test_a_karmic_hand_reaches_its_owner_alone_and_the_register_dialog_plays_fro
     assert gm.call("() => harness.record.dice3d") == []
     hands = json.loads(log_rows(bundled_server)[-1]["outcome"])["private"]
     devon = [c["card"] for c in hands["devon"]["hand"]]
-    aria.page.locator('[data-private="devon"]').wait_for(timeout=10000)
+    aria.page.locator('[data-private="devon"]').wait_for(timeout=30000)
     shown = aria.page.locator('[data-private="devon"] [data-card]')
     assert shown.evaluate_all("els => els.map(e => e.dataset.card)") == devon
     assert aria.page.locator('[data-private="soldier"]').count() == 0
@@ -271,12 +271,12 @@ def test_a_karmic_hand_reaches_its_owner_alone_and_the_register_dialog_plays_fro
     devon_hit = '[data-choice-key="hit-devon-0"] [data-arbiter-choice="hit"]'
     soldier_hit = '[data-choice-key="hit-soldier-0"] [data-arbiter-choice="hit"]'
     for page in (gm, aria, bram):
-        page.card(message).locator(soldier_hit).wait_for(timeout=10000)
+        page.card(message).locator(soldier_hit).wait_for(timeout=30000)
     assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
     assert aria.card(message).locator(f"{devon_hit}:enabled").count() == 1
     assert aria.card(message).locator(f"{soldier_hit}:disabled").count() == 1
     aria.card(message).locator(devon_hit).click()
-    aria.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
+    aria.card(message).locator(".arbiter-resolution").wait_for(timeout=30000)
     last = log_rows(bundled_server)[-1]
     assert (last["type"], last["request_id"]) == ("hit_draw", f"{reveal_id}-hit-devon-0")
     assert json.loads(last["request"])["body"] == {"combatant": "devon", "register": 1, "play": 0}

@@ -44,7 +44,7 @@ def test_a_players_request_whose_id_begins_with_a_gm_cards_does_not_resolve_it(
     wait_until(lambda: any(r["request_id"] == spoof for r in log_rows(server)))
     # Her real choice on the card: the GM's browser re-renders it from the outcome event once.
     choose_first_effect(aria, message)
-    gm.card(message).locator('[data-field="blow"]').wait_for(timeout=10000)
+    gm.card(message).locator('[data-field="blow"]').wait_for(timeout=30000)
     updated = "(id) => harness.record.updated.filter((m) => m === id).length"
     assert gm.call(updated, message) == 1
     resolutions = gm.call(

@@ -87,7 +87,7 @@ def test_a_macro_posts_the_logged_outcome_and_a_special_effect_click_updates_the
 
     cards_before = gm.page.locator(".chat-message").count()
     effect = choose_first_effect(gm, answer["message"])
-    card.locator('[data-field="blow"]').wait_for(timeout=10000)
+    card.locator('[data-field="blow"]').wait_for(timeout=30000)
     rows = log_rows(server)
     assert len(rows) == 2
     assert rows[1]["request_id"] == f"{logged['id']}-choice"
@@ -164,7 +164,7 @@ def test_outcomes_decided_while_the_gm_was_disconnected_reach_his_client_once_wh
     # The player posts his cards; Foundry's server relays each to the GM's page in its own time
     # (the outcome event can come first), so wait for every card before counting.
     for answer in answers:
-        gm.card(answer["message"]).wait_for(timeout=10000)
+        gm.card(answer["message"]).wait_for(timeout=30000)
     # Events post no card: the player's four cards are all the chat holds.
     assert gm.page.locator(".chat-message").count() == 4
     assert gm.problems == []
@@ -211,12 +211,12 @@ def test_on_v12_a_player_with_his_own_token_connects_and_posts_his_own_card(
     answer = exchange(player, "free-v12")
     [row] = log_rows(server)
     assert row["request_id"] == answer["outcome"]["id"]
-    gm.card(answer["message"]).wait_for(timeout=10000)
+    gm.card(answer["message"]).wait_for(timeout=30000)
     assert gm.call(f"() => game.messages.get('{answer['message']}').author") == PLAYER
     # The effects are the GM's to apply (combat-styles choose_effects is a table action): he
     # answers on her card, and her browser sees it re-rendered in place.
     effect = choose_first_effect(gm, answer["message"])
-    player.card(answer["message"]).locator('[data-field="blow"]').wait_for(timeout=10000)
+    player.card(answer["message"]).locator('[data-field="blow"]').wait_for(timeout=30000)
     rows = log_rows(server)
     assert json.loads(rows[-1]["request"])["body"]["effects"] == [{"id": effect}]
     assert player.card(answer["message"]).locator("[data-arbiter-toggle]").count() == 0
@@ -312,7 +312,7 @@ def test_only_the_owner_of_a_pending_choice_can_press_its_button(
     message, reveal_id = karmic_reveal(gm, "owners")
     devon_hit = '[data-choice-key="hit-devon-0"] [data-arbiter-choice="hit"]'
     for page in (gm, aria, bram):
-        page.card(message).locator(devon_hit).wait_for(timeout=10000)
+        page.card(message).locator(devon_hit).wait_for(timeout=30000)
     assert aria.card(message).locator(f"{devon_hit}:enabled").count() == 1
     assert bram.card(message).locator("[data-arbiter-choice]:enabled").count() == 0
     rows = log_rows(server)
@@ -332,7 +332,7 @@ def test_only_the_owner_of_a_pending_choice_can_press_its_button(
     assert log_rows(server) == rows
     aria.card(message).locator(devon_hit).click()
     for page in (gm, aria, bram):
-        page.card(message).locator(".arbiter-resolution").wait_for(timeout=10000)
+        page.card(message).locator(".arbiter-resolution").wait_for(timeout=30000)
     last = log_rows(server)[-1]
     assert (last["type"], last["request_id"]) == ("hit_draw", f"{reveal_id}-hit-devon-0")
     assert json.loads(last["request"])["body"] == {"combatant": "devon", "register": 1, "play": 0}
@@ -372,7 +372,7 @@ def test_a_players_chat_mode_decides_who_sees_the_card(
     answer = aria.call(ARIAS_CHECK, [mode])
     message = answer["message"]
     assert log_rows(server)[-1]["request_id"] == answer["outcome"]["id"]
-    gm.card(message).wait_for(timeout=10000)
+    gm.card(message).wait_for(timeout=30000)
     # Every page holds the message (Foundry delivers it to all; a whisper hides it on render).
     wait_until(lambda: all(p.call(f"() => game.messages.has('{message}')") for p in (aria, bram)))
     seen = {
@@ -420,7 +420,7 @@ def test_a_house_rule_change_on_the_server_makes_the_doctor_say_the_module_is_ol
     (server.rules / "combat-styles" / "ruleset.toml").write_text(
         bundled.replace('version = "1.0.0"', 'version = "1.0.1"'), encoding="utf-8"
     )
-    wait_until(lambda: gm.call("() => harness.record.notifications.length"), timeout=15)
+    wait_until(lambda: gm.call("() => harness.record.notifications.length"), timeout=30)
     [notice] = gm.call("() => harness.record.notifications")
     assert notice["type"] == "warning"
     assert "older than the server's rules (combat-styles)" in notice["message"]
@@ -462,7 +462,7 @@ def test_without_a_mode_the_card_follows_the_players_chat_mode_setting_of_each_g
         gm.call(BIND_ARIA)
     answer = aria.call(ARIAS_CHECK, [None])
     message = answer["message"]
-    gm.card(message).wait_for(timeout=10000)
+    gm.card(message).wait_for(timeout=30000)
     wait_until(lambda: all(p.call(f"() => game.messages.has('{message}')") for p in (aria, bram)))
     assert aria.card(message).count() == 1
     assert bram.card(message).count() == 0

@@ -94,7 +94,7 @@ def test_the_spirit_combat_macro_sends_the_stat_block_fields_and_the_card_shows_
     # Spirit Lance: the shaman's 1d8 is rolled twice and the best kept.
     card.locator('[data-arbiter-toggle="spirit_lance"]').click()
     card.locator("button.arbiter-choice__apply").click()
-    card.locator('[data-field="spirit_damage"]').wait_for(timeout=10000)
+    card.locator('[data-field="spirit_damage"]').wait_for(timeout=30000)
     rows = log_rows(bundled_server)
     assert rows[-1]["type"] == "choose_effects"
     assert json.loads(rows[-1]["request"])["body"] == {

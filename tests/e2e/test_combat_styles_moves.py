@@ -80,7 +80,7 @@ def test_a_sweep_attack_card_offers_each_pairs_effects_to_its_winner_and_finishe
     bors_choice.locator('[data-arbiter-toggle="choose_location"]').click()
     bors_choice.locator('select[data-arbiter-param="choose_location"]').select_option("head")
     bors_choice.locator("button.arbiter-choice__apply").click()
-    card.locator('[data-exchange="bors"] [data-field="blow"]').wait_for(timeout=10000)
+    card.locator('[data-exchange="bors"] [data-field="blow"]').wait_for(timeout=30000)
     rows = log_rows(bundled_server)
     assert rows[-1]["request_id"] == f"{answer['outcome']['id']}-sweep-bors"
     token = result["exchanges"][0]["token"]

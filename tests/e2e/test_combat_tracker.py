@@ -127,7 +127,7 @@ def send_dialog(page: Page, macro: str, fill: dict[str, str] | None = None) -> N
     before = page.call("() => game.messages.size")
     dialog.locator('button[data-action="send"]').click()
     page.call("async () => window.macro")
-    page.page.wait_for_function("(n) => game.messages.size > n", arg=before, timeout=15000)
+    page.page.wait_for_function("(n) => game.messages.size > n", arg=before, timeout=30000)
 
 
 def undo_card_of(page: Page, request_type: str) -> None:

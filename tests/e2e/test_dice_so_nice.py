@@ -62,7 +62,7 @@ def test_an_exchanges_dice_and_its_chosen_blows_dice_are_each_thrown_once(
               return send.call(this, envelope, scripted ?? [4, 2]); }; }"""
     )
     card.locator("button.arbiter-choice__apply").click()
-    card.locator('[data-field="blow"]').wait_for(timeout=10000)
+    card.locator('[data-field="blow"]').wait_for(timeout=30000)
     blow = json.loads(log_rows(bundled_server)[-1]["outcome"])
     assert [d["result"] for d in blow["dice"]] == [4, 2]
     gm.page.wait_for_function(

@@ -173,7 +173,7 @@ def test_a_players_choice_on_a_gm_card_is_written_once_after_the_first_gm_takes_
     # Her choice goes over her own connection; the GM's browser re-renders his card from the
     # server's outcome event, and every page shows it resolved.
     for page in (first, second, aria):
-        page.card(message).locator('[data-field="blow"]').wait_for(timeout=10000)
+        page.card(message).locator('[data-field="blow"]').wait_for(timeout=30000)
     updated = "(id) => harness.record.updated.filter((m) => m === id).length"
     assert first.call(updated, message) == 1
     assert second.call(updated, message) == 0
@@ -239,6 +239,16 @@ BETWEEN = """(url) => {
       for (const [socket, data] of b.held) if (socket.readyState === 1) send.call(socket, data);
     };
 }"""
+
+
+FLAGS = "(id) => game.actors.get(id).flags.arbiter ?? {}"
+
+
+def heard_of_the_store(aria: Page, gm: Page) -> None:
+    """Wait until Aria's page holds Orm's flags as the GM's client wrote them when it stored his
+    block: they reach her page through the hub in their own time, and a late one would count
+    among the outcome's writes."""
+    wait_until(lambda: aria.call(FLAGS, ORM) == gm.call(FLAGS, ORM))
 
 
 def stand_between(page: Page, server: Server) -> None:
@@ -355,6 +365,7 @@ def test_a_gms_own_request_sent_as_the_connection_changes_hands_is_answered_not_
     aria = open_page(site, server, user=PLAYER, scene=WORLD)
     stand_between(second, server)
     assert second.call(STORE, swordsman(ORM))["ok"] is True
+    heard_of_the_store(aria, second)
     aria.call(WRITES)
 
     second.call(SENT, [KARA_EVADED, "handover-own", [80, 30], {}])
@@ -369,9 +380,14 @@ def test_a_gms_own_request_sent_as_the_connection_changes_hands_is_answered_not_
     assert "error" not in answer, answer
     assert [row["request_id"] for row in log_rows(server)] == [answer["id"]]
     assert answer["id"].startswith(SECOND_GM)
+    # The second GM's browser posted the card before its answer came back; Foundry's server
+    # relays it to the first GM's page in its own time: wait for it there before counting.
+    wait_until(lambda: first.call(CARDS, answer["id"]))
     assert first.call(CARDS, answer["id"]) == second.call(CARDS, answer["id"]) == 1
-    # Written once, by the active GM's browser (from the outcome event).
+    # Written once, by the active GM's browser (from the outcome event): Aria's page hears of
+    # the flags it wrote first, its statuses come after them.
     assert wait_until(lambda: orm_writes(aria))
+    wait_until(lambda: first.call("() => harness.record.statuses ?? []"))
     assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
     assert {w["user"] for w in orm_writes(aria)} == {GM}
     assert second.call("() => game.modules.get('arbiter').api.connection") is None

@@ -314,7 +314,7 @@ def test_on_v12_a_player_without_a_token_is_refused_and_one_with_his_own_token_c
     hit = '[data-choice-key="hit-devon-0"] [data-arbiter-choice="hit"]'
     aria.card(reveal["message"]).locator(f"{hit}:enabled").click()
     for page in (gm, aria, bram):
-        page.card(reveal["message"]).locator(".arbiter-resolution").wait_for(timeout=10000)
+        page.card(reveal["message"]).locator(".arbiter-resolution").wait_for(timeout=30000)
     last = log_rows(bundled_server)[-1]
     assert (last["type"], last["request_id"]) == (
         "hit_draw",

@@ -55,7 +55,14 @@ def table(
     else:
         aria.wait_status("open")
     settle(gm)
+    # Aria's page hears of the participants the GM's client noted on the actors through
+    # Foundry's server, in its own time: until it has, her dialogs cannot name a stored block.
+    wait_until(lambda: aria.call(NOTED))
     return gm, aria
+
+
+NOTED = "() => canvas.tokens.placeables.every((t) => t.actor.flags.arbiter?.participant?.hmk)"
+"""Every token's actor on the page notes its hmk participant (the GM's client writes it)."""
 
 
 def settle(gm: Page) -> None:

@@ -99,7 +99,7 @@ class Page:
 
     def wait_status(self, status: str) -> None:
         try:
-            self.page.wait_for_selector(f"#arbiter-status.arbiter-status--{status}", timeout=15000)
+            self.page.wait_for_selector(f"#arbiter-status.arbiter-status--{status}", timeout=30000)
         except Exception as err:
             shown = self.page.get_attribute("#arbiter-status", "class")
             raise AssertionError(f"status {shown!r}, not {status}; {self.problems}") from err

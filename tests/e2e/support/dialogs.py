@@ -28,7 +28,7 @@ def send_dialog(page: Page, macro: str, fill: dict[str, str], check: tuple[str, 
     dialog.locator('button[data-action="send"]').click()
     page.call("async () => window.macro")
     # The macro does not wait for its dialog's request: its card (or error card) says it is done.
-    page.page.wait_for_function("(n) => game.messages.size > n", arg=before, timeout=15000)
+    page.page.wait_for_function("(n) => game.messages.size > n", arg=before, timeout=30000)
 
 
 def rolled_row(card: Any, side: str) -> tuple[str, str]:

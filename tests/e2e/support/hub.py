@@ -18,13 +18,21 @@ would deliver to that user's browser, each page in its own browser context:
 - ``activity``: a user's first page opening (``active: true``) or last page closing
   (``active: false``) goes to every other page of the world, as Foundry's server emits
   ``userActivity``; the page marks the user (in)active and calls ``userConnected``.
+
+``ARBITER_E2E_HUB_DELAY=SECONDS`` makes the hub a slow Foundry server: it waits that long before
+routing each frame a page sent (in order, as Foundry keeps a client's messages in order). A test
+that asserts on something another page sent without waiting for it fails under it every time,
+where a loaded CI machine fails it once in a while: ``ARBITER_E2E_HUB_DELAY=0.5 pytest tests/e2e``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
+import queue
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,6 +55,10 @@ class Client:
     def send(self, message: dict[str, Any]) -> None:
         with self.lock, contextlib.suppress(ConnectionClosed):
             self.ws.send(json.dumps(message))
+
+
+DELAY = float(os.environ.get("ARBITER_E2E_HUB_DELAY", "0"))
+"""Seconds the hub waits before routing each frame (0: none); see the module's docstring."""
 
 
 @dataclass
@@ -77,8 +89,11 @@ class Hub:
         if joined:
             self.announce(client, active=True)
         try:
-            for frame in ws:
-                self.route(client, json.loads(frame))
+            if DELAY:
+                self.route_late(client, ws)
+            else:
+                for frame in ws:
+                    self.route(client, json.loads(frame))
         except ConnectionClosed:
             pass
         finally:
@@ -86,6 +101,26 @@ class Hub:
                 self.clients.remove(client)
             if not self.pages_of(client.world, client.user):
                 self.announce(client, active=False)
+
+    def route_late(self, client: Client, ws: ServerConnection) -> None:
+        """Route each of the page's frames :data:`DELAY` seconds after it came, in order (a
+        frame waits for its own delay only, not for those of the frames before it)."""
+        frames: queue.Queue[tuple[float, str] | None] = queue.Queue()
+
+        def forward() -> None:
+            while (item := frames.get()) is not None:
+                due, frame = item
+                time.sleep(max(0.0, due - time.monotonic()))
+                self.route(client, json.loads(frame))
+
+        worker = threading.Thread(target=forward, daemon=True)
+        worker.start()
+        try:
+            for frame in ws:
+                frames.put((time.monotonic() + DELAY, str(frame)))
+        finally:
+            frames.put(None)
+            worker.join()
 
     def announce(self, client: Client, active: bool) -> None:
         """Tell the world's other pages that ``client``'s user joined or left (``userActivity``)."""

@@ -88,7 +88,10 @@ class Server:
         self.start()
 
 
-def wait_until(predicate, timeout: float = 10.0, interval: float = 0.05):  # type: ignore[no-untyped-def]
+def wait_until(predicate, timeout: float = 30.0, interval: float = 0.05):  # type: ignore[no-untyped-def]
+    """``predicate()``'s first true value, polled every ``interval`` seconds; fails after
+    ``timeout`` seconds. Generous: what it waits for may cross the hub, the server and another
+    page, each slow on a loaded CI machine; a bound on a wait, never a measured time."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
