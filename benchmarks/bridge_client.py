@@ -32,13 +32,11 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.protocol import OPEN
-from websockets.streams import StreamReader
+
+from arbiter.bridge.connection import between_frames
 
 EVENT_PREFIX = b'{"v":1,"type":"event"'
 """How every event frame of Arbiter's starts (its compact JSON): such frames are skipped."""
-
-_AT_EOF = StreamReader.at_eof.__code__
-"""The step ``websockets``' parser waits in between two frames (with no byte held)."""
 
 
 class EventSkippingClient(ClientConnection):
@@ -56,7 +54,7 @@ class EventSkippingClient(ClientConnection):
 
     def data_received(self, data: bytes) -> None:
         if not self._synced:
-            if self.protocol.state is not OPEN or not self._between_frames():
+            if self.protocol.state is not OPEN or not between_frames(self.protocol):
                 super().data_received(data)
                 return
             self._synced = True
@@ -97,20 +95,6 @@ class EventSkippingClient(ClientConnection):
         self._pending = buffer[at:]
         if kept:
             super().data_received(kept[0] if len(kept) == 1 else b"".join(kept))
-
-    def _between_frames(self) -> bool:
-        """True when ``websockets``' parser holds no byte and waits for the next frame."""
-        protocol = self.protocol
-        if protocol.reader.buffer or protocol.cur_size is not None:
-            return False
-        step: object = protocol.parser
-        for _ in range(3):
-            step = getattr(step, "gi_yieldfrom", None)
-            if step is None:
-                return False
-            if getattr(step, "gi_code", None) is _AT_EOF:
-                return True
-        return False
 
 
 async def open_client(url: str, **options: Any) -> EventSkippingClient:

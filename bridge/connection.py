@@ -33,7 +33,7 @@ from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode, apply_mask
-from websockets.protocol import OPEN, Event
+from websockets.protocol import OPEN, Event, Protocol
 from websockets.streams import StreamReader
 
 log = logging.getLogger("arbiter.connection")
@@ -43,6 +43,26 @@ _AT_EOF = StreamReader.at_eof.__code__
 
 _FIN_TEXT = 0x81
 """The first header byte of a final text frame, without reserved bits (RFC 6455 5.2)."""
+
+
+def between_frames(protocol: Protocol) -> bool:
+    """True when websockets' parser of ``protocol`` holds no byte and waits in the reader's
+    ``at_eof`` (so the next byte read starts a frame); False mid-frame. After a close or a
+    failure websockets' ``discard`` parser waits there too: the reading loop's check that the
+    connection is OPEN is what keeps those bytes from being read as frames. (The benchmarks'
+    client, ``benchmarks/bridge_client.py``, asks the same of its own connection.)"""
+    if protocol.reader.buffer or protocol.cur_size is not None or protocol.extensions:
+        return False  # a frame cut by a read, a message in fragments, or an extension
+    # The server's parser (the handshake's) delegates to the frames' parser, which waits
+    # in the reader's ``at_eof`` between two frames (a client's parser is the frames' own).
+    step: object = protocol.parser
+    for _ in range(3):
+        step = getattr(step, "gi_yieldfrom", None)
+        if step is None:
+            return False
+        if getattr(step, "gi_code", None) is _AT_EOF:
+            return True
+    return False
 
 
 class Connection(ServerConnection):
@@ -128,23 +148,7 @@ class Connection(ServerConnection):
             log.exception("connection %s: unexpected failure handling a message", self.id)
 
     def _between_frames(self) -> bool:
-        """True when websockets' parser holds no byte and waits in the reader's ``at_eof`` (so
-        the next byte read starts a frame); False mid-frame. After a close or a failure
-        websockets' ``discard`` parser waits there too: the reading loop's check that the
-        connection is OPEN is what keeps those bytes from being read as frames."""
-        protocol = self.protocol
-        if protocol.reader.buffer or protocol.cur_size is not None or protocol.extensions:
-            return False  # a frame cut by a read, a message in fragments, or an extension
-        # The server's parser (the handshake's) delegates to the frames' parser, which waits
-        # in the reader's ``at_eof`` between two frames.
-        step: object = protocol.parser
-        for _ in range(3):
-            step = getattr(step, "gi_yieldfrom", None)
-            if step is None:
-                return False
-            if getattr(step, "gi_code", None) is _AT_EOF:
-                return True
-        return False
+        return between_frames(self.protocol)
 
     def _queued(self) -> bool:
         """True while the queue ``recv()`` reads holds frames (or when this websockets keeps
@@ -153,4 +157,4 @@ class Connection(ServerConnection):
         return frames is None or len(frames) > 0
 
 
-__all__ = ["Connection"]
+__all__ = ["Connection", "between_frames"]

@@ -50,7 +50,7 @@ from pydantic_core import SchemaValidator
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import ClientMessage, RequestMessage
-from arbiter.bridge.reading_known import NOT_KEPT, _Known
+from arbiter.bridge.reading_known import NOT_KEPT, _Known, _set
 from arbiter.bridge.reading_text import _envelope_text
 from arbiter.bridge.reading_validators import (
     _name,
@@ -245,7 +245,6 @@ def _envelopes(engines: Mapping[str, Engine], requests: Any, context: Any) -> _E
 
 _AROUND = {"v": 1, "type": "request", "request": None, "dice": None, "player": None}
 _AROUND_GIVEN = frozenset(("v", "type", "request"))
-_set = object.__setattr__
 
 
 def _around(message_class: type[RequestMessage], request: Request) -> RequestMessage:
