@@ -241,6 +241,25 @@ BETWEEN = """(url) => {
 }"""
 
 
+FLAGS = "(id) => game.actors.get(id).flags.arbiter ?? {}"
+LEGACY = {"statBlocks", "editedStatBlocks"}
+
+
+def heard_of_the_move(aria: Page, gm: Page) -> None:
+    """Wait until Aria's page holds Orm's flags as the GM's client left them when it moved his
+    stat block of an earlier version to the server (``fighter``: it connects, puts the block,
+    notes its participant, unsets the old flags): each write reaches her page through Foundry's
+    server in its own time, and a late one would count among an outcome's writes. The move is
+    done when the GM's own page holds no old flag (its last write unsets the last of them)."""
+
+    def moved() -> dict[str, Any] | None:
+        flags: dict[str, Any] = gm.call(FLAGS, ORM)
+        return None if LEGACY & flags.keys() else flags
+
+    done = wait_until(moved)
+    wait_until(lambda: aria.call(FLAGS, ORM) == done)
+
+
 def stand_between(page: Page, server: Server) -> None:
     """The page's socket to the server is made again with BETWEEN standing on it."""
     page.call(BETWEEN, server.url)
@@ -281,6 +300,7 @@ def relayed_during_handover(
     stand_between(second, server)
     assert second.call(STORE, swordsman(ORM))["ok"] is True
     second.call(f"async () => game.modules.get('arbiter').api.players.bind('Aria', ['{KARA}'])")
+    heard_of_the_move(aria, second)
     aria.call(WRITES)
 
     # Aria's blow reaches the second GM's browser, which sends it (held on the way).
@@ -312,6 +332,8 @@ def test_a_players_relayed_request_decided_while_the_connection_changes_hands_is
     assert first.call(CARDS, answer["id"]) == 1
     assert [q["name"] for q in first.call("() => harness.record.queriesIn")] == ["arbiter.request"]
     assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
+    # Written by the first GM's browser alone: its writes reach Aria's page in their own time.
+    assert wait_until(lambda: orm_writes(aria))
     assert {w["user"] for w in orm_writes(aria)} == {GM}
     assert first.problems == second.problems == aria.problems == []
 
@@ -342,6 +364,7 @@ def test_a_card_posted_while_its_outcome_is_still_being_written_gets_its_undo(
     assert first.call(CARDS, answer["id"]) == 1
     assert wait_until(lambda: first.call(APPLICATIONS, answer["id"])) == [answer["id"]]
     assert [s["statusId"] for s in first.call("() => harness.record.statuses")] == ["prone"]
+    assert wait_until(lambda: orm_writes(aria))
     assert {w["user"] for w in orm_writes(aria)} == {GM}
     assert first.problems == second.problems == aria.problems == []
 
@@ -355,6 +378,7 @@ def test_a_gms_own_request_sent_as_the_connection_changes_hands_is_answered_not_
     aria = open_page(site, server, user=PLAYER, scene=WORLD)
     stand_between(second, server)
     assert second.call(STORE, swordsman(ORM))["ok"] is True
+    heard_of_the_move(aria, second)
     aria.call(WRITES)
 
     second.call(SENT, [KARA_EVADED, "handover-own", [80, 30], {}])

@@ -16,8 +16,10 @@ async function text(path) {
 }
 
 /**
- * The page's line to the hub: `send(message)`, `on(op, fn)`, and `active` (the users with a page
- * open, the hub's first frame: Foundry's `game.data.activeUsers`); open before anything runs.
+ * The page's line to the hub: `send(message)`, `on(op, fn)`, `active` (the users with a page
+ * open, the hub's first frame: Foundry's `game.data.activeUsers`) and `actors` (the actor changes
+ * the world's pages made before this one opened, in order: what Foundry's world data at load
+ * already holds); open before anything runs.
  */
 async function connectHub(address, user) {
   const handlers = new Map();
@@ -34,9 +36,10 @@ async function connectHub(address, user) {
     const message = JSON.parse(event.data);
     for (const fn of handlers.get(message.op) ?? []) fn(message);
   });
-  const { active } = await first;
+  const { active, actors } = await first;
   return {
     active,
+    actors: actors ?? [],
     send(message) {
       socket.send(JSON.stringify(message));
     },

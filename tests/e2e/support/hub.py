@@ -14,7 +14,11 @@ would deliver to that user's browser, each page in its own browser context:
 - ``query``: ``User#query`` (V13+) goes to the pages of the target user only, stamped with the
   sender's user id as Foundry's server does; the first answer goes back to the sender alone.
 - ``users`` (first frame to a page): the users with a page open in the world, as Foundry's
-  world data (``game.data.activeUsers``) says who is active when a browser loads.
+  world data (``game.data.activeUsers``) says who is active when a browser loads, and the
+  ``actor`` changes the world's pages made before (``actors``, in order): Foundry's server sends
+  a loading browser the world's documents as they are then (``Game.getWorldData``:
+  ``game.data.actors``), not as the world began. Each change is either among them or delivered
+  to the new page afterwards, never both nor neither.
 - ``activity``: a user's first page opening (``active: true``) or last page closing
   (``active: false``) goes to every other page of the world, as Foundry's server emits
   ``userActivity``; the page marks the user (in)active and calls ``userConnected``.
@@ -67,6 +71,8 @@ class Hub:
 
     clients: list[Client] = field(default_factory=list)
     waiting: dict[tuple[str, str], Client] = field(default_factory=dict)
+    actors: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per world, every ``actor`` change routed so far, in order (a loading page's world data)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def others(self, sender: Client) -> list[Client]:
@@ -85,7 +91,11 @@ class Hub:
             active = sorted({c.user for c in self.clients if c.world == client.world})
             joined = client.user not in active
             self.clients.append(client)
-        client.send({"op": "users", "active": sorted({*active, client.user})})
+            # Sent under the lock: no change routed after this page joined reaches it first.
+            changes = list(self.actors.get(client.world, []))
+            client.send(
+                {"op": "users", "active": sorted({*active, client.user}), "actors": changes}
+            )
         if joined:
             self.announce(client, active=True)
         try:
@@ -130,7 +140,13 @@ class Hub:
     def route(self, sender: Client, message: dict[str, Any]) -> None:
         op = message["op"]
         if op in ("socket", "chat", "actor"):
-            for other in self.others(sender):
+            with self.lock:
+                # Kept and delivered under one lock: a page joining meanwhile gets the change
+                # in its world data or live, never both nor neither.
+                if op == "actor":
+                    self.actors.setdefault(sender.world, []).append(message)
+                others = [c for c in self.clients if c.world == sender.world and c is not sender]
+            for other in others:
                 other.send(message)
         elif op == "query":
             targets = self.pages_of(sender.world, message["target"])

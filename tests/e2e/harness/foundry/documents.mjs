@@ -211,16 +211,21 @@ export function createActors(env) {
      * As Foundry's, every browser then calls `updateActor` (actor, changed, options, userId)
      * with the change expanded (`{system: {…}}`, `{flags: {scope: {…}}}`) and the actor's id. */
     _apply(change, userId = null) {
-      this._change(change);
-      // A synthetic actor keeps its changes (its token's ActorDelta); a world actor's change
-      // shows in its unlinked tokens' actors, under what their deltas change.
-      if (this._token) this._delta.push(structuredClone(change));
-      else for (const synthetic of this._dependents ?? []) synthetic._derive(this);
+      this._take(change);
       const changed = { _id: this._id };
       if (change.kind === "setFlag") setProperty(changed, `flags.${change.scope}.${change.key}`, structuredClone(change.value));
       else if (change.kind === "unsetFlag") setProperty(changed, `flags.${change.scope}.${change.key.replace(/([^.]+)$/, "-=$1")}`, null);
       else for (const [path, value] of Object.entries(change.data)) setProperty(changed, path, structuredClone(value));
       env.Hooks?.callAll("updateActor", this, changed, {}, userId);
+    }
+    /** Harness only: one change taken into the actor's data, no hook called (`_apply`'s, and
+     * a change made before this page loaded: the world's data as Foundry's server sends it). */
+    _take(change) {
+      this._change(change);
+      // A synthetic actor keeps its changes (its token's ActorDelta); a world actor's change
+      // shows in its unlinked tokens' actors, under what their deltas change.
+      if (this._token) this._delta.push(structuredClone(change));
+      else for (const synthetic of this._dependents ?? []) synthetic._derive(this);
     }
     _change(change) {
       const { kind, scope, key } = change;
@@ -272,9 +277,20 @@ export function createActors(env) {
   }
   const actors = new Collection();
   for (const data of env.actorList ?? []) actors.set(data._id, new Actor(data));
-  env.hub?.on("actor", ({ actor, token, user, change }) => (token ? env.tokenById?.(token)?.actor : actors.get(actor))?._apply(change, user ?? null));
+  const target = ({ actor, token }) => (token ? env.tokenById?.(token)?.actor : actors.get(actor));
+  env.hub?.on("actor", (message) => target(message)?._apply(message.change, message.user ?? null));
+  /**
+   * The actors as they are when this page loads: Foundry's server sends a loading browser the
+   * world's data as it holds it then (`Game.getWorldData`: `game.data.actors`), with every change
+   * any browser made before; the hub's first frame carries those changes, in order, and this
+   * page takes them without calling `updateActor` (they are not news to it). Call once the
+   * scene's tokens exist (an unlinked token's changes are its own).
+   */
+  const load = (changes) => {
+    for (const message of changes ?? []) target(message)?._take(message.change);
+  };
   const tokens = (env.tokenList ?? []).map((t) => ({ id: t.id, name: t.name, actor: actors.get(t.actor), document: { id: t.id } }));
-  return { Actor, actors, tokens };
+  return { Actor, actors, tokens, load };
 }
 
 /** `ChatMessage` and the chat log it renders into. */

@@ -239,7 +239,7 @@ export function createFoundry(generation, options = {}) {
   const users = createUsers(env);
   const Roll = createRoll(env);
   env.Roll = Roll;
-  const { Actor, actors } = createActors(env);
+  const { Actor, actors, load: loadActors } = createActors(env);
   // Embedded items (items.mjs): the actor's items as documents, and the embedded-document API.
   const Item = adoptItems(env, Actor, actors, options.system?.id ?? "worldbuilding");
   env.Item = Item; // an unlinked token's synthetic actor copies its world actor's items
@@ -254,6 +254,8 @@ export function createFoundry(generation, options = {}) {
   const tokens = (env.tokenList ?? []).map((t) => tokenFor(env, actors.get(t.actor), t));
   env.tokenById = (id) => tokens.find((t) => t.id === id) ?? null;
   env.actorById = (id) => actors.get(id) ?? null;
+  // What other browsers changed before this one loaded (the hub's first frame).
+  loadActors(env.hub?.actors);
   env.renderTracker = () => renderTracker(env);
   const { Combat, Combatant, combats } = createCombats(env);
   // One of each, outside the world, for the declaration check of their data fields.
