@@ -27,12 +27,11 @@ if TYPE_CHECKING:
     from arbiter.bridge.session import ClientSession
 
 
-def _relayed(session: ClientSession, message: RequestMessage) -> Viewer:
-    """The viewer a request is decided for: this connection's, or the relayed player's."""
-    name = message.player
+def _relayed(session: ClientSession, name: str | None, rid: str) -> Viewer:
+    """The viewer request ``rid`` is decided for: this connection's, or the relayed player's
+    (``name``: the message's ``player``)."""
     if name is None:
         return session.viewer
-    rid = message.request.id
     if not session.viewer.gm:
         raise ProtocolError("forbidden", "only a GM connection may relay for a player", rid)
     record = session.server.store.player(name)
@@ -52,9 +51,9 @@ def request(
     """The answer to one request of ``session`` (read by the fast or the slow path), decided
     on ``rules``; raises ProtocolError naming why it is refused."""
     server = session.server
-    message = read.message if isinstance(read, Sent) else read
-    viewer = _relayed(session, message)
-    request = message.request
+    # The request as read (a Sent's message is not built for it).
+    request = read.typed if isinstance(read, Sent) else read.request
+    viewer = _relayed(session, read.player, request.id)
     # Before the idempotency lookup, the encounter and any die: the refusal depends on
     # nothing but the request as sent and who sent it.
     if not viewer.gm:  # the GM may send anything
@@ -89,12 +88,12 @@ def request(
         decided = decide(resolved.read, rules, server.store, ctx, time.time(), resolved.unlogged)
     except ProtocolError as err:
         raise resolved.error(err) from None
-    session.outcome_row = (message.request.id, decided.row.hash)
+    session.outcome_row = (request.id, decided.row.hash)
     if decided.refusal is not None:
         # Refused after dice: the refusal is the id's logged outcome. The error goes out
         # once its row is durable, and again on every resend; nobody else is told.
         code, why = resolved.refusal(decided.refusal)
-        return encode(ProtocolError(code, why, message.request.id).reply())
+        return encode(ProtocolError(code, why, request.id).reply())
     seq, text = decided.row.seq, decided.text
     if not decided.replayed:
         # Tell the other listeners once the row is durable. Even when nobody else listens
