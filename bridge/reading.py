@@ -50,7 +50,7 @@ from pydantic_core import SchemaValidator
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import ClientMessage, RequestMessage
-from arbiter.bridge.reading_known import NOT_KEPT, _Known, _set
+from arbiter.bridge.reading_known import NOT_KEPT, _Known, _new, _set
 from arbiter.bridge.reading_text import _envelope_text
 from arbiter.bridge.reading_validators import (
     _name,
@@ -332,7 +332,7 @@ def _around(message_class: type[RequestMessage], request: Request) -> RequestMes
     "request": …}`` gives, its ``request`` validated already: built without a second
     validation (a python-mode pass over the instance costs as much as an eighth of the
     envelope's), as ``model_construct`` builds it (without its per-field Python loop)."""
-    out = message_class.__new__(message_class)
+    out = _new(message_class)
     _set(out, "__dict__", {**_AROUND, "request": request})
     _set(out, "__pydantic_fields_set__", set(_AROUND_GIVEN))
     _set(out, "__pydantic_extra__", None)
