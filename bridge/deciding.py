@@ -128,15 +128,15 @@ def decide(
     written: dict[str, Any] | str | None
     typed: Request | None
     if isinstance(message, Sent):
-        sent_message = message.message
         # The log's text of the envelope when the reader made it (Sent.text); else its values.
         written = message.text
         if written is None:
             written = message.request
-        request = typed = sent_message.request
+        # Its request and dice as read: the message around them is not built for deciding.
+        request = typed = message.typed
     else:
-        sent_message, written, typed = message, None, None
-        request = sent_message.request
+        written, typed = None, None
+        request = message.request
     # Each field read once: a pydantic model's attribute goes through its __getattr__ hook.
     rid, ruleset_name, type_name, encounter = (
         request.id,
@@ -144,7 +144,7 @@ def decide(
         request.type,
         request.encounter,
     )
-    scripted_dice = sent_message.dice
+    scripted_dice = message.dice
     # ``unlogged``: looked up by the caller in the same synchronous turn, not logged.
     stored = None if unlogged else store.find(rid)
     if stored is not None:

@@ -50,7 +50,7 @@ from pydantic_core import SchemaValidator
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import ClientMessage, RequestMessage
-from arbiter.bridge.reading_known import NOT_KEPT, _Known, _set
+from arbiter.bridge.reading_known import NOT_KEPT, _Known, _new, _set
 from arbiter.bridge.reading_text import _envelope_text
 from arbiter.bridge.reading_validators import (
     _name,
@@ -63,14 +63,28 @@ from arbiter.bridge.reading_validators import (
 class Sent:
     """A request message as the fast path read it.
 
-    ``message`` is the message validated (its ``request.body`` the request type's model).
+    ``message`` is the message validated (its ``request.body`` the request type's model);
+    :attr:`typed` is its request, :attr:`dice` and :attr:`player` its other fields. The
+    envelope route builds the message only when asked (:meth:`around`): deciding reads the
+    request and those fields alone.
     ``text``, when set, is what the roll log keeps of the request, hashed as it is: the compact
     JSON of the envelope's values as validation read them, in the order written (a member
     written twice: its last value; never the client's own text). :attr:`request` is read from
     it when asked.
     """
 
-    __slots__ = ("_request", "frame", "kept", "message", "text")
+    __slots__ = (
+        "_base",
+        "_class",
+        "_message",
+        "_request",
+        "dice",
+        "frame",
+        "kept",
+        "player",
+        "text",
+        "typed",
+    )
 
     def __init__(
         self,
@@ -84,7 +98,13 @@ class Sent:
         as the text the log keeps."""
         if request is None and text is None:
             raise ValueError("a Sent needs the request as written: its values or its text")
-        self.message = message
+        self._message: RequestMessage | None = message
+        self._class: type[RequestMessage] | None = None
+        self._base: RequestMessage | None = None
+        self.typed: Request = message.request
+        """The request validated (its body the request type's model)."""
+        self.dice = message.dice
+        self.player = message.player
         self._request = request
         self.frame = frame
         """The frame's text as it came (the vault counts the references written in it)."""
@@ -93,6 +113,66 @@ class Sent:
         """The body is one the reader kept (:class:`~arbiter.bridge.reading_known._Known`): the
         very object every later frame of this keeper with the same text after the id carries
         (the vault keeps what it resolves of such a body: :mod:`arbiter.bridge.stat_block_plugs`)."""
+
+    @classmethod
+    def around(
+        cls,
+        message_class: type[RequestMessage],
+        typed: Request,
+        frame: str,
+        text: str,
+        kept: bool = False,
+    ) -> Sent:
+        """The Sent of ``{"v": 1, "type": "request", "request": …}`` validated as
+        ``message_class``, its request ``typed`` (the envelope route): :attr:`message` is
+        built when first asked (:func:`_around`), not here."""
+        out = cls.__new__(cls)
+        out._message = None
+        out._class = message_class
+        out._base = None
+        out.typed = typed
+        out.dice = None
+        out.player = None
+        out._request = None
+        out.frame = frame
+        out.text = text
+        out.kept = kept
+        return out
+
+    def with_request(
+        self, typed: Request, request: dict[str, Any] | None, text: str | None
+    ) -> Sent:
+        """This message around another request ``typed`` (the vault's, its stored blocks
+        plugged in: no frame of its own, no body kept), as written ``request`` or ``text``
+        (see :meth:`__init__`); its message is built when first asked."""
+        if request is None and text is None:
+            raise ValueError("a Sent needs the request as written: its values or its text")
+        out = Sent.__new__(Sent)
+        out._message = None
+        out._class = self._class
+        # The message it came with (the whole frame's route: its dice and player), if any.
+        out._base = None if self._class is not None else self._message or self._base
+        out.typed = typed
+        out.dice = self.dice
+        out.player = self.player
+        out._request = request
+        out.frame = ""
+        out.text = text
+        out.kept = False
+        return out
+
+    @property
+    def message(self) -> RequestMessage:
+        """The request message validated (built on first use when the reader did not)."""
+        message = self._message
+        if message is None:
+            if self._class is not None:
+                message = _around(self._class, self.typed)
+            else:
+                assert self._base is not None  # a Sent has a message, a class or a base
+                message = self._base.model_copy(update={"request": self.typed})
+            self._message = message
+        return message
 
     @property
     def request(self) -> dict[str, Any]:
@@ -189,7 +269,7 @@ class FrameReader:
                 # The frame holds "stored" exactly when the kept one did (find takes no id
                 # "stored"): the same envelopes' message.
                 message_class = envelopes[found[2]][1]
-                return Sent(_around(message_class, found[0]), None, frame, found[1], True)
+                return Sent.around(message_class, found[0], frame, found[1], True)
         referencing = '"stored"' in frame
         if envelopes is not None:
             text = _envelope_text(frame)
@@ -202,7 +282,7 @@ class FrameReader:
                 else:
                     logged = known.logged(text, typed, parts, referencing, keeper)
                     if logged is not None:
-                        return Sent(_around(message_class, typed), None, frame, logged)
+                        return Sent.around(message_class, typed, frame, logged)
         adapter = self._referencing if referencing else self._adapter
         try:
             message = adapter.validate_json(frame, strict=True, context=self._context)
@@ -252,7 +332,7 @@ def _around(message_class: type[RequestMessage], request: Request) -> RequestMes
     "request": …}`` gives, its ``request`` validated already: built without a second
     validation (a python-mode pass over the instance costs as much as an eighth of the
     envelope's), as ``model_construct`` builds it (without its per-field Python loop)."""
-    out = message_class.__new__(message_class)
+    out = _new(message_class)
     _set(out, "__dict__", {**_AROUND, "request": request})
     _set(out, "__pydantic_fields_set__", set(_AROUND_GIVEN))
     _set(out, "__pydantic_extra__", None)

@@ -111,7 +111,7 @@ class _Known:
         ):
             return None
         request = kept.request
-        typed = request.__class__.__new__(request.__class__)
+        typed = _new(request.__class__)
         _set(typed, "__dict__", {**request.__dict__, "id": rid})
         _set(typed, "__pydantic_fields_set__", set(kept.given))
         _set(typed, "__pydantic_extra__", None)
@@ -208,3 +208,6 @@ def _lengths(field: str) -> tuple[int, int]:
 _ID_LENGTHS = _lengths("id")
 _FIELDS = ["id", "ruleset", "type", "body", "encounter"]
 _set = object.__setattr__
+_new = object.__new__
+"""What a pydantic model class's ``__new__`` is (BaseModel defines none), called without
+looking it up on the class through pydantic's metaclass."""

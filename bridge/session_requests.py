@@ -21,18 +21,19 @@ from arbiter.bridge.protocol_encoding import encode, outcome_message_bytes
 from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
+from arbiter.bridge.stat_block_door import is_referencing
+from arbiter.bridge.stat_block_shield import Resolved
 from arbiter.bridge.views import Viewer
 
 if TYPE_CHECKING:
     from arbiter.bridge.session import ClientSession
 
 
-def _relayed(session: ClientSession, message: RequestMessage) -> Viewer:
-    """The viewer a request is decided for: this connection's, or the relayed player's."""
-    name = message.player
+def _relayed(session: ClientSession, name: str | None, rid: str) -> Viewer:
+    """The viewer request ``rid`` is decided for: this connection's, or the relayed player's
+    (``name``: the message's ``player``)."""
     if name is None:
         return session.viewer
-    rid = message.request.id
     if not session.viewer.gm:
         raise ProtocolError("forbidden", "only a GM connection may relay for a player", rid)
     record = session.server.store.player(name)
@@ -52,9 +53,9 @@ def request(
     """The answer to one request of ``session`` (read by the fast or the slow path), decided
     on ``rules``; raises ProtocolError naming why it is refused."""
     server = session.server
-    message = read.message if isinstance(read, Sent) else read
-    viewer = _relayed(session, message)
-    request = message.request
+    # The request as read (a Sent's message is not built for it).
+    request = read.typed if isinstance(read, Sent) else read.request
+    viewer = _relayed(session, read.player, request.id)
     # Before the idempotency lookup, the encounter and any die: the refusal depends on
     # nothing but the request as sent and who sent it.
     if not viewer.gm:  # the GM may send anything
@@ -78,23 +79,33 @@ def request(
         ctx = replace(
             ctx, user=f"{viewer.player} (relayed by {session.user})", player=viewer.player
         )
-    # References to the GM's stored stat blocks become the blocks (the log keeps those).
-    resolved = server.vault.resolve(
-        read,
-        viewer,
-        lambda m: admitted(m, rules, server.store, ctx.allow_scripted_dice),
-        rules,
-    )
+    resolved: Resolved | None
+    decided_read: RequestMessage | Sent
+    if viewer.gm and isinstance(read, Sent) and not is_referencing(request.body):
+        # What the vault resolves such a request to (Resolver.resolve: the GM's, read by the
+        # fast path without a reference to a stored block), without the call: decided as
+        # read, its refusals as they are.
+        resolved, decided_read, unlogged = None, read, False
+    else:
+        # References to the GM's stored stat blocks become the blocks (the log keeps those).
+        allow = ctx.allow_scripted_dice
+        resolved = server.vault.resolve(
+            read, viewer, lambda m: admitted(m, rules, server.store, allow), rules
+        )
+        decided_read, unlogged = resolved.read, resolved.unlogged
     try:
-        decided = decide(resolved.read, rules, server.store, ctx, time.time(), resolved.unlogged)
+        decided = decide(decided_read, rules, server.store, ctx, time.time(), unlogged)
     except ProtocolError as err:
+        if resolved is None:
+            raise
         raise resolved.error(err) from None
-    session.outcome_row = (message.request.id, decided.row.hash)
+    session.outcome_row = (request.id, decided.row.hash)
     if decided.refusal is not None:
         # Refused after dice: the refusal is the id's logged outcome. The error goes out
         # once its row is durable, and again on every resend; nobody else is told.
-        code, why = resolved.refusal(decided.refusal)
-        return encode(ProtocolError(code, why, message.request.id).reply())
+        refusal = decided.refusal
+        code, why = refusal if resolved is None else resolved.refusal(refusal)
+        return encode(ProtocolError(code, why, request.id).reply())
     seq, text = decided.row.seq, decided.text
     if not decided.replayed:
         # Tell the other listeners once the row is durable. Even when nobody else listens

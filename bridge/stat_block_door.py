@@ -138,13 +138,15 @@ def validated_block(ruleset: str, block: Any, context: Mapping[str, Any]) -> Bas
 
 
 _set = object.__setattr__
+_new = object.__new__
+"""A pydantic model class's ``__new__`` (BaseModel defines none), without its lookup."""
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
 def replaced(model: _Model, **update: Any) -> _Model:
     """``model`` with ``update`` in place of its fields (a shallow copy, not validated: what
     ``model_copy(update=…)`` makes, without its generic copying)."""
-    out = type(model).__new__(type(model))
+    out = _new(type(model))
     _set(out, "__dict__", {**model.__dict__, **update})
     _set(out, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
     _set(out, "__pydantic_extra__", model.__pydantic_extra__)
@@ -158,7 +160,7 @@ def _built(model: type[BaseModel], fields: dict[str, Any], given: set[str]) -> B
     ``model_construct`` builds it (without its per-field defaults and alias lookups, which
     validation did). Only for models without private attributes, extra fields or
     ``model_post_init`` (:func:`_variant` makes no variant of others)."""
-    out = model.__new__(model)
+    out = _new(model)
     _set(out, "__dict__", fields)
     _set(out, "__pydantic_fields_set__", set(given))
     _set(out, "__pydantic_extra__", None)

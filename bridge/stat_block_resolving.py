@@ -115,8 +115,8 @@ class Resolver:
         its body is validated whole when decided, as it always was: the same decision and the
         same words either way.
         """
-        message = read.message if isinstance(read, Sent) else read
-        request = message.request
+        # The request as read (a Sent's message is built only where it is needed).
+        request = read.typed if isinstance(read, Sent) else read.request
         row: Roll | None = None
         if not viewer.gm:
             row = self.store.find(request.id)
@@ -147,7 +147,7 @@ class Resolver:
             shape = block_shape(request.ruleset, request.type)
             others = next(foreign(sent, viewer.participants, shape), None) is not None
             if others and row is not None:
-                return self._resent(message, row, masked(sent, viewer.participants, shape))
+                return self._resent(_message(read), row, masked(sent, viewer.participants, shape))
             if others:
                 # His first send: a block of somebody he does not hold is the GM's, whatever
                 # he wrote it to hold. Each becomes a reference to its id, so the decision
@@ -167,7 +167,7 @@ class Resolver:
         if not found:
             # A body read by the referencing model names no stored block after all ("stored"
             # was some text): validated whole when decided.
-            return Resolved(_untyped(message, sent) if isinstance(read, Sent) else read)
+            return Resolved(_untyped(read.message, sent) if isinstance(read, Sent) else read)
         if len(found) > MAX_REFERENCES:
             raise ProtocolError(
                 "invalid_request",
@@ -180,10 +180,10 @@ class Resolver:
             row = self.store.find(request.id)
         body = self._logged_body(row, sent)
         if body is not None:  # a resend of the logged request: compared when decided
-            return Resolved(_untyped(message, body), shielded, others)
+            return Resolved(_untyped(_message(read), body), shielded, others)
         if shielded and row is None and admit is not None:
             try:
-                admit(message)
+                admit(_message(read))
             except ProtocolError as err:
                 raise Resolved(read, shielded).error(err) from None
         blocks: dict[str, dict[str, Any]] = {}
@@ -210,7 +210,7 @@ class Resolver:
                 )
             blocks[participant] = stored[0]
         # Untyped: validated whole when decided (deciding.strict_body), as it always was.
-        return Resolved(_untyped(message, substitute(sent, blocks)), shielded, others)
+        return Resolved(_untyped(_message(read), substitute(sent, blocks)), shielded, others)
 
     def _plugged(
         self,
@@ -232,8 +232,7 @@ class Resolver:
         validating the filled-in one whole leaves it (:mod:`arbiter.bridge.stat_block_door`),
         the request to log with the blocks filled in (the same bytes), the same shielding.
         """
-        message = read.message
-        request = message.request
+        request = read.typed
         ruleset = request.ruleset
         blocks: dict[str, dict[str, Any]] = {}
         used: dict[tuple[str, str], Found] = {}
@@ -284,11 +283,11 @@ class Resolver:
                 self.plugs.keep(plug, viewer)
         if shielded and admit is not None:
             try:
-                admit(message)
+                admit(read.message)
             except ProtocolError as err:
                 raise Resolved(read, shielded).error(err) from None
-        done = replaced(message, request=replaced(request, body=body))
-        return Resolved(Sent(done, written, "", text), shielded, others, True)
+        done = read.with_request(replaced(request, body=body), written, text)
+        return Resolved(done, shielded, others, True)
 
     def _again(
         self,
@@ -301,8 +300,7 @@ class Resolver:
         one: the same text after the id) and viewer under ``rules``, its id ``read``'s, when
         the stored blocks it used are still the ones kept (:class:`Plugs`); None otherwise.
         The id is not logged (the caller looked)."""
-        message = read.message
-        request = message.request
+        request = read.typed
         fields = request.__dict__
         envelope = (fields["ruleset"], fields["type"], fields["encounter"])
         plug = self.plugs.find(request.body, viewer, rules, envelope)
@@ -315,12 +313,12 @@ class Resolver:
             return None
         if plug.shielded and admit is not None:
             try:
-                admit(message)
+                admit(read.message)
             except ProtocolError as err:
                 raise Resolved(read, True).error(err) from None
-        done = replaced(message, request=replaced(request, body=plug.plugged))
         text = log_text(fields["id"], plug.tail)
-        return Resolved(Sent(done, None, "", text), plug.shielded, plug.others, True)
+        done = read.with_request(replaced(request, body=plug.plugged), None, text)
+        return Resolved(done, plug.shielded, plug.others, True)
 
     def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
         """A player's resend of his own request ``row`` naming a block of somebody he does not
@@ -351,6 +349,11 @@ class Resolver:
             return None
         logged = json.loads(row.entry.request).get("body")
         return logged if isinstance(logged, dict) and matches(sent, logged) else None
+
+
+def _message(read: RequestMessage | Sent) -> RequestMessage:
+    """The message ``read`` holds (a Sent's built when asked)."""
+    return read.message if isinstance(read, Sent) else read
 
 
 def _untyped(message: RequestMessage, body: dict[str, Any]) -> RequestMessage:

@@ -135,9 +135,32 @@ class Store(SqliteRecords):
         """Staged rows were rolled back by SQLite itself; the next commit must fail."""
         self._catch_up = False
         """The checkpointer asked for a catch-up (:meth:`catch_up_soon`)."""
+        self._ids: bytearray | None = None
+        """One bit per ``hash(request_id) & _id_mask`` of every row this store holds (staged
+        ones included; a row rolled back leaves its bit): a clear bit means the id is not
+        logged, so :meth:`find` answers a new id without the probe. Only for a store that
+        writes (the one writer of its file, which sees every row): a read-only one probes."""
+        self._id_mask = 0
+        if not read_only:
+            self._load_ids(self._last_seq)
 
     def close(self) -> None:
         self._db.close()
+
+    def _load_ids(self, rows: int) -> None:
+        """Set the bit of every logged request id (:attr:`_ids`), with room for many more:
+        bits for 32 times the rows logged now (at least 2**23: 1 MiB), so that about one new
+        id in 32 is probed when the log has doubled since the store was opened (each probe a
+        false alarm only: the index answers)."""
+        bits = 1 << 23
+        while bits < 32 * rows:
+            bits <<= 1
+        ids = bytearray(bits >> 3)
+        mask = bits - 1
+        for (request_id,) in self._db.execute("SELECT request_id FROM rolls"):
+            at = hash(request_id) & mask
+            ids[at >> 3] |= 1 << (at & 7)
+        self._ids, self._id_mask = ids, mask
 
     def catch_up_soon(self) -> None:
         """Checkpoint the WAL's last frames on this connection before the next transaction
@@ -166,9 +189,15 @@ class Store(SqliteRecords):
     def find(self, request_id: str) -> Roll | None:
         """The row logged for ``request_id`` (staged rows included), or None.
 
-        Nearly every request is new: the probe reads one column, and only a logged id (a
-        resend) reads its whole row.
+        Nearly every request is new: an id whose bit is clear (:attr:`_ids`) is not looked
+        up at all; else the probe reads one column, and only a logged id (a resend) reads its
+        whole row.
         """
+        ids = self._ids
+        if ids is not None:
+            at = hash(request_id) & self._id_mask
+            if not ids[at >> 3] & (1 << (at & 7)):
+                return None
         found = self._rows.execute(PROBE_ROLL, (request_id,)).fetchone()
         if found is None:
             return None
@@ -201,6 +230,11 @@ class Store(SqliteRecords):
         already logged; rows staged before it stay staged.
         """
         seq, prev = self._last_seq + 1, self._last_hash
+        ids = self._ids
+        if ids is not None:
+            # Set before the INSERT: should it fail, the bit only costs a probe.
+            at = hash(roll.request_id) & self._id_mask
+            ids[at >> 3] |= 1 << (at & 7)
         if encoded is None:
             encoded = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
         digest = roll_hash(prev, seq, roll, *encoded)
