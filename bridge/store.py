@@ -149,10 +149,11 @@ class Store(SqliteRecords):
 
     def _load_ids(self, rows: int) -> None:
         """Set the bit of every logged request id (:attr:`_ids`), with room for many more:
-        bits for 32 times the rows logged now (at least 2**23: 1 MiB), so that about one new
-        id in 32 is probed when the log has doubled since the store was opened (each probe a
-        false alarm only: the index answers)."""
-        bits = 1 << 23
+        bits for 32 times the rows logged now (at least 2**20: 128 KiB, so that a host keeping
+        thousands of worlds open pays little for the small ones), so that about one new id in
+        32 is probed when the log has doubled since the store was opened (each probe a false
+        alarm only: the index answers)."""
+        bits = 1 << 20
         while bits < 32 * rows:
             bits <<= 1
         ids = bytearray(bits >> 3)
