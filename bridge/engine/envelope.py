@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from arbiter.bridge.engine.contract import JSON, Engine, EngineError
 from arbiter.bridge.engine.dice import Dice, DiceSource
 from arbiter.bridge.engine.field_errors import field_errors
+from arbiter.bridge.engine.outcomes import outcome_of
 from arbiter.bridge.engine.rule_context import validation_context
 from arbiter.compiler.model.common import RulesetBase
 
@@ -125,21 +126,14 @@ def resolve_with(
     # The request's fields (and the rules' version) read from the models' __dict__, not as
     # attributes: see validate_body.
     fields = request.__dict__
-    body = _validated(engine, fields, rules)
     kind: str = fields["type"]
+    body = fields["body"]
+    if type(body) is not engine.requests.get(kind):  # _validated's own first test, without its call
+        body = _validated(engine, fields, rules)
     resolution = engine.resolve(rules, kind, body, state, dice)
-    return {
-        "id": fields["id"],
-        "ruleset": fields["ruleset"],
-        "type": kind,
-        "encounter": fields["encounter"],
-        "rules_version": rules.__dict__["ruleset"].__dict__["version"],
-        "rules_hash": rules_hash,
-        "result": resolution.result,
-        "dice": [d.to_json() for d in dice.records],
-        "state": resolution.state,
-        "private": dict(resolution.private),
-    }
+    # The envelope built by compiled code (outcomes.py): this runs for every request.
+    version: str = rules.__dict__["ruleset"].__dict__["version"]
+    return outcome_of(fields, version, rules_hash, resolution, dice)
 
 
 __all__ = ["EngineError", "Request", "RequestError", "resolve", "resolve_with", "validate_body"]

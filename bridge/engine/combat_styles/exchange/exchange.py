@@ -18,6 +18,7 @@ from arbiter.bridge.engine.combat_styles.bodies.requests import (
     Situation,
     SpiritCombatBody,
 )
+from arbiter.bridge.engine.combat_styles.bodies.stat_blocks import StatBlock
 from arbiter.bridge.engine.combat_styles.core import familiarity
 from arbiter.bridge.engine.combat_styles.core.checks import (
     CheckResult,
@@ -64,12 +65,17 @@ from arbiter.bridge.engine.dice import Dice
 
 def fresh_state(rules: RulesView, body: ExchangeBody | SpiritCombatBody) -> EncounterState:
     """An encounter state built from the stat blocks of an exchange sent without one."""
-    if not body.combatants:
+    # Fields read from the models' __dict__: a pydantic attribute read is a hook call.
+    blocks: list[StatBlock] | None = body.__dict__["combatants"]
+    if not blocks:
         raise EngineError(
             "no encounter state: start an encounter first or send the combatants' stat blocks"
         )
+    records: dict[str, CombatantRecord] = {}
     try:
-        records = {b.id: CombatantRecord.of(record(rules, b)) for b in body.combatants}
+        for b in blocks:  # a loop, not a comprehension: no frame of its own
+            cid: str = b.__dict__["id"]
+            records[cid] = CombatantRecord(record(rules, b))  # CombatantRecord.of, inlined
     except LookupError as err:
         raise EngineError(str(err)) from None
     # The records are the state's own (record() gives each call its own copy): writable()

@@ -77,6 +77,34 @@ def test_two_blocks_with_the_same_fields_share_one_remembered_record(model: Rule
     assert len(memo_of(view.memo, "records", RECORDS_KEPT)) == 1
 
 
+def test_a_block_met_again_as_the_same_object_is_found_by_its_identity(
+    model: RulesetBase,
+) -> None:
+    view = fresh_view(model)
+    given = block(model, armor={"chest": "mail"})
+    first = record(view, given)
+    # Forget the records by value: the block's own object still finds its record.
+    memo_of(view.memo, "records", RECORDS_KEPT).found.clear()
+    again = record(view, given)
+    assert again == first == built(view, given)
+    assert again is not first
+    assert len(memo_of(view.memo, "records", RECORDS_KEPT)) == 0
+    kept = memo_of(view.memo, "records_by_block", RECORDS_KEPT).found
+    assert [entry[0] for entry in kept.values()] == [given]
+
+
+def test_a_twin_block_of_its_own_is_found_by_its_value_and_then_by_its_identity(
+    model: RulesetBase,
+) -> None:
+    view = fresh_view(model)
+    one, twin = block(model), block(model)
+    assert record(view, one) == record(view, twin)
+    assert len(memo_of(view.memo, "records", RECORDS_KEPT)) == 1
+    kept = memo_of(view.memo, "records_by_block", RECORDS_KEPT).found
+    assert {id(entry[0]) for entry in kept.values()} == {id(one), id(twin)}
+    assert kept[id(one)][1] is kept[id(twin)][1]
+
+
 def test_a_mapping_in_another_order_is_another_block_and_keeps_its_own_order(
     model: RulesetBase,
 ) -> None:
