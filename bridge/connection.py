@@ -98,19 +98,21 @@ class Connection(ServerConnection):
     """True when every byte since websockets' parser was last found between frames was read
     here, whole frames only (so it still is, and need not be looked at again)."""
 
-    _handed = 0
-    """The messages handed to :attr:`on_message` by the current read (at most
-    :data:`MESSAGES_PER_TURN`; websockets calls :meth:`process_event` only from a read)."""
+    _left = MESSAGES_PER_TURN
+    """How many more messages the current read may hand to :attr:`on_message` from
+    :meth:`process_event` (set before each read's bytes go to websockets, which calls
+    :meth:`process_event` only from a read)."""
 
     def data_received(self, data: bytes) -> None:
         """Hand the whole text frames ``data`` starts with to :attr:`on_message`, at most
         :data:`MESSAGES_PER_TURN`; the rest of the bytes (all of them, unless websockets'
         parser is between frames) to websockets."""
-        self._handed = 0
         if self.on_message is None or not (self._synced or self._between_frames()):
             self._synced = False
+            self._left = MESSAGES_PER_TURN
             super().data_received(data)
             return
+        left = MESSAGES_PER_TURN  # a local: the common read (one frame) sets no attribute
         end = len(data)
         at = 0
         protocol = self.protocol
@@ -119,7 +121,7 @@ class Connection(ServerConnection):
             handler = self.on_message
             if handler is None or protocol.state is not OPEN or self._queued():
                 break
-            if self._handed >= MESSAGES_PER_TURN:
+            if not left:
                 break  # this read's turn is spent: websockets queues the rest, in order
             if data[at] != _FIN_TEXT or end - at < 6:
                 break  # anything but a final text frame, or too short to hold a header
@@ -143,9 +145,11 @@ class Connection(ServerConnection):
             except UnicodeDecodeError:
                 break  # recv() fails the connection (1007)
             at = stop
+            left -= 1
             self._hand(handler, message)
         self._synced = at == end
         if at < end:
+            self._left = left
             super().data_received(data[at:] if at else data)
 
     def process_event(self, event: Event) -> None:
@@ -155,7 +159,7 @@ class Connection(ServerConnection):
             and isinstance(event, Frame)
             and event.fin
             and (event.opcode is Opcode.TEXT or event.opcode is Opcode.BINARY)
-            and self._handed < MESSAGES_PER_TURN
+            and self._left > 0
             and not self._queued()
         ):
             if event.opcode is Opcode.TEXT:
@@ -166,12 +170,12 @@ class Connection(ServerConnection):
                     return
             else:
                 message = bytes(event.data)
+            self._left -= 1
             self._hand(handler, message)
             return
         super().process_event(event)
 
     def _hand(self, handler: Callable[[str | bytes], None], message: str | bytes) -> None:
-        self._handed += 1
         try:
             handler(message)
         except Exception:
