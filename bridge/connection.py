@@ -160,8 +160,11 @@ class Connection(ServerConnection):
             and event.fin
             and (event.opcode is Opcode.TEXT or event.opcode is Opcode.BINARY)
             and self._left > 0
+            and self.protocol.state is OPEN
             and not self._queued()
         ):
+            # Not once the connection has left OPEN (a close frame earlier in this read): a
+            # direct read and the session's queue decide nothing after it either.
             if event.opcode is Opcode.TEXT:
                 try:
                     message: str | bytes = str(event.data, "utf-8")
