@@ -24,6 +24,16 @@ message in fragments (the session's task still reads those through ``recv()``), 
 that is not UTF-8 (``recv()`` fails the connection with 1007, as before), and every message
 while an earlier one still waits in the queue, so messages are always handled in the order
 they came.
+
+No connection is decided for long in one step of the event loop: a read (or websockets'
+parse of one) hands on at most :data:`MESSAGES_PER_TURN` messages. The rest of the read's bytes
+then go to websockets, whose parser queues every further data frame for ``recv()`` (and, once
+its queue holds more than its high-water mark, 16 frames by default, pauses the transport's
+reading until ``recv()`` has taken it down to the low-water mark, 4): the session's task takes
+them from there, in the order they came, and yields to the event loop after every
+:data:`MESSAGES_PER_TURN` it decides (:meth:`~arbiter.bridge.session.ClientSession.run`). So a
+client that writes hundreds of requests at once (each up to the dice budget) is decided a turn
+at a time, between the other connections' turns, rather than all in the step that read them.
 """
 
 from __future__ import annotations
@@ -43,6 +53,18 @@ _AT_EOF = StreamReader.at_eof.__code__
 
 _FIN_TEXT = 0x81
 """The first header byte of a final text frame, without reserved bits (RFC 6455 5.2)."""
+
+MESSAGES_PER_TURN = 16
+"""The most messages one connection has decided in one callback of the event loop (a read
+handed on here, or one step of the session's task taking websockets' queue): the rest wait for
+later steps, in their order, while the other connections are served. A count, not a clock, so
+the server stays deterministic and the check costs one comparison. 16: above what a table's
+client writes at once (one message per action; a GM's group roll of a dozen), so the common
+path never queues (every read of the benchmarks holds one frame); far below the 100 messages
+of the default burst (``bridge/limits.py``) and the two thousand a 256 KiB read can hold, so the
+wait one flooding connection imposes on the others is at most 16 decisions (each within the
+dice budget) per step, twice over when its task and a read of it fall in the same step. Also
+websockets' default high-water mark of its queue (``max_queue``), past which it pauses reading."""
 
 
 def between_frames(protocol: Protocol) -> bool:
@@ -76,13 +98,21 @@ class Connection(ServerConnection):
     """True when every byte since websockets' parser was last found between frames was read
     here, whole frames only (so it still is, and need not be looked at again)."""
 
+    _left = MESSAGES_PER_TURN
+    """How many more messages the current read may hand to :attr:`on_message` from
+    :meth:`process_event` (set before each read's bytes go to websockets, which calls
+    :meth:`process_event` only from a read)."""
+
     def data_received(self, data: bytes) -> None:
-        """Hand the whole text frames ``data`` starts with to :attr:`on_message`; the rest of
-        the bytes (all of them, unless websockets' parser is between frames) to websockets."""
+        """Hand the whole text frames ``data`` starts with to :attr:`on_message`, at most
+        :data:`MESSAGES_PER_TURN`; the rest of the bytes (all of them, unless websockets'
+        parser is between frames) to websockets."""
         if self.on_message is None or not (self._synced or self._between_frames()):
             self._synced = False
+            self._left = MESSAGES_PER_TURN
             super().data_received(data)
             return
+        left = MESSAGES_PER_TURN  # a local: the common read (one frame) sets no attribute
         end = len(data)
         at = 0
         protocol = self.protocol
@@ -91,6 +121,8 @@ class Connection(ServerConnection):
             handler = self.on_message
             if handler is None or protocol.state is not OPEN or self._queued():
                 break
+            if not left:
+                break  # this read's turn is spent: websockets queues the rest, in order
             if data[at] != _FIN_TEXT or end - at < 6:
                 break  # anything but a final text frame, or too short to hold a header
             length = data[at + 1] ^ 0x80  # the mask bit must be set: a client's frame
@@ -113,9 +145,11 @@ class Connection(ServerConnection):
             except UnicodeDecodeError:
                 break  # recv() fails the connection (1007)
             at = stop
+            left -= 1
             self._hand(handler, message)
         self._synced = at == end
         if at < end:
+            self._left = left
             super().data_received(data[at:] if at else data)
 
     def process_event(self, event: Event) -> None:
@@ -125,8 +159,12 @@ class Connection(ServerConnection):
             and isinstance(event, Frame)
             and event.fin
             and (event.opcode is Opcode.TEXT or event.opcode is Opcode.BINARY)
+            and self._left > 0
+            and self.protocol.state is OPEN
             and not self._queued()
         ):
+            # Not once the connection has left OPEN (a close frame earlier in this read): a
+            # direct read and the session's queue decide nothing after it either.
             if event.opcode is Opcode.TEXT:
                 try:
                     message: str | bytes = str(event.data, "utf-8")
@@ -135,6 +173,7 @@ class Connection(ServerConnection):
                     return
             else:
                 message = bytes(event.data)
+            self._left -= 1
             self._hand(handler, message)
             return
         super().process_event(event)
@@ -157,4 +196,4 @@ class Connection(ServerConnection):
         return frames is None or len(frames) > 0
 
 
-__all__ = ["Connection", "between_frames"]
+__all__ = ["MESSAGES_PER_TURN", "Connection", "between_frames"]

@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import OPEN
 
 from arbiter.bridge import players
 from arbiter.bridge.awaiting_commit import MAX_RECALLS, Recall, Redone
 from arbiter.bridge.checking import Check, checked
-from arbiter.bridge.connection import Connection
+from arbiter.bridge.connection import MESSAGES_PER_TURN, Connection
 from arbiter.bridge.deciding import Context
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.failures import UNAVAILABLE
@@ -157,17 +158,42 @@ class ClientSession:
         if isinstance(self.ws, Connection):
             # From now on a message that arrives whole is handled as soon as it is parsed,
             # without this task (arbiter.bridge.connection); the loop below takes the rest
-            # (fragmented messages, those queued before this line), in the order they came.
+            # (fragmented messages, those queued before this line, those past a read's turn),
+            # in the order they came.
             self.ws.on_message = self.receive
         try:
-            async for frame in self.ws:
-                self.receive(frame)
+            await self._take_queued()
         except ConnectionClosed:
             pass
         finally:
             if isinstance(self.ws, Connection):
                 self.ws.on_message = None  # a session that left decides nothing more
             self.server.leave(self)
+
+    async def _take_queued(self) -> None:
+        """Decide the messages websockets queues, in order, until the connection closes;
+        yield to the event loop after every :data:`~arbiter.bridge.connection.MESSAGES_PER_TURN`
+        taken in one step (``recv()`` returns at once while its queue holds a message, so
+        without it a flood would be decided in one step, every other connection waiting)."""
+        ws = self.ws
+        queue = getattr(ws, "recv_messages", None)
+        frames = getattr(queue, "frames", None)
+        protocol = ws.protocol
+        taken = 0
+        async for frame in ws:
+            if protocol.state is not OPEN:
+                # Closing (the client's close frame, or the server's): its reply could not be
+                # sent, and a flood followed by a close must cost no more decisions. (A read
+                # hands nothing on once the connection has left OPEN either.)
+                continue
+            self.receive(frame)
+            if frames is not None and not frames:
+                taken = 0  # the next recv() waits for a read: this step ends there
+                continue
+            taken += 1
+            if taken >= MESSAGES_PER_TURN:
+                taken = 0
+                await asyncio.sleep(0)  # the other connections' turn; the queue keeps its order
 
     def _replay_gap(self, read: list[Roll] | None) -> None:
         """Send the outcome events the hello's ``since`` asks for (arbiter.bridge.gap_replay);

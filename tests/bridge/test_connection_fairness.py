@@ -1,0 +1,202 @@
+"""A flood written at once is decided a turn at a time (arbiter.bridge.connection's
+``MESSAGES_PER_TURN``), never in one step of the event loop: the other connections are served
+between its turns. Every assertion is on an order of events (the roll log's sequence, the frames
+of one socket), never on the clock."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from pydantic import BaseModel, Field
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
+from websockets.sync.client import ClientConnection
+
+from arbiter.bridge.engine import registry
+from arbiter.bridge.engine.contract import JSON, Resolution
+from arbiter.bridge.engine.dice import Dice
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.outbox import CLOSE_TOO_SLOW
+from arbiter.bridge.server import ArbiterServer
+from arbiter.compiler.model.common import RulesetBase
+from tests.bridge.support import Body, Running, TinyEngine, receive, request, running, tiny_config
+
+FLOOD = 800
+"""Requests the hostile player writes in one go (the brief's 800 of 1,000 dice)."""
+DICE = 1000
+
+WIDE = Limits(rate_per_second=1e9, burst=10**9, max_send_buffer_bytes=256 * 1024 * 1024)
+"""No rate limit (the flood is hundreds of messages), and room for every reply and event: these
+tests are about the turns, not about dropping a client that does not read."""
+
+
+class Heavy(Body):
+    """A player's request for as many dice as he likes (the tiny ``greedy`` is the GM's)."""
+
+    acting: ClassVar[tuple[str, ...]] = ("owner",)
+    owner: str
+    dice: int = Field(ge=0, le=100_000)
+
+
+class FloodEngine(TinyEngine):
+    requests: ClassVar[dict[str, type[BaseModel]]] = {**TinyEngine.requests, "heavy": Heavy}
+
+    def resolve(
+        self, rules: RulesetBase, kind: str, body: BaseModel, state: JSON | None, dice: Dice
+    ) -> Resolution:
+        if isinstance(body, Heavy):
+            total = sum(dice.die(6) for _ in range(body.dice))
+            return Resolution({"kind": "heavy", "total": total})
+        return super().resolve(rules, kind, body, state, dice)
+
+
+ENGINE = FloodEngine()
+
+
+def flood_get_engine(ruleset_id: str) -> Any:
+    if ruleset_id == "tiny":
+        return ENGINE
+    raise registry.UnknownRuleset(f"unknown ruleset {ruleset_id!r}")
+
+
+@pytest.fixture
+def flood_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "get_engine", flood_get_engine)
+
+
+@pytest.fixture
+def srv(tmp_path: Path, flood_engine: None) -> Iterator[Running]:
+    with running(tiny_config(tmp_path, limits=WIDE)) as server:
+        yield server
+
+
+def heavy(rid: str, owner: str, dice: int = DICE) -> bytes:
+    """One masked client frame holding a heavy request, as a browser writes it."""
+    message = json.dumps(request(rid, "heavy", {"owner": owner, "dice": dice})).encode()
+    return Frame(Opcode.TEXT, message).serialize(mask=True)
+
+
+def write_flood(ws: ClientConnection, owner: str, count: int = FLOOD) -> None:
+    """``count`` heavy requests ``flood-0``… in one write (one ``sendall``)."""
+    ws.socket.sendall(b"".join(heavy(f"flood-{n}", owner) for n in range(count)))
+
+
+def logged(srv: Running) -> list[str]:
+    """The request ids of the roll log, in the order of its rows (the order decided)."""
+
+    async def ids() -> list[str]:
+        return [roll.entry.request_id for roll in srv.server.store.rolls()]
+
+    found: list[str] = srv.call(ids())
+    return found
+
+
+def answers(ws: ClientConnection, count: int) -> list[str]:
+    """The ids of the next ``count`` replies on ``ws`` (each an outcome)."""
+    got = [receive(ws, 60) for _ in range(count)]
+    assert all(reply["type"] == "outcome" for reply in got), [r["type"] for r in got][:5]
+    return [reply["outcome"]["id"] for reply in got]
+
+
+def test_a_players_request_sent_during_a_flood_is_decided_before_most_of_the_flood(
+    srv: Running,
+) -> None:
+    mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+    alice, _ = srv.hello(token=srv.player("alice", "elf"), events=[])
+    write_flood(mallory, "orc")
+    # The flood's first reply: the server is at work on it (today's code decided it all
+    # before the first reply could leave).
+    first = answers(mallory, 1)
+    alice.send(json.dumps(request("alice-1", "heavy", {"owner": "elf", "dice": 1})))
+    assert answers(alice, 1) == ["alice-1"]
+    rest = answers(mallory, FLOOD - 1)
+    order = logged(srv)
+    mallory.close()
+    alice.close()
+    assert first + rest == [f"flood-{n}" for n in range(FLOOD)]  # each once, in order
+    assert [rid for rid in order if rid != "alice-1"] == first + rest
+    assert order.index("alice-1") < FLOOD // 2, order.index("alice-1")
+
+
+def test_a_ping_during_a_flood_is_answered_before_the_flood_is_done(srv: Running) -> None:
+    # The GM listens to every outcome: the events of the rows committed before his pong was
+    # sent come ahead of it on his socket (a reply takes the events held for its connection
+    # first), so the events before the pong count the flood decided by then.
+    mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+    gm, _ = srv.hello(events=["outcome"])
+    write_flood(mallory, "orc")
+    first = answers(mallory, 1)
+    gm.send(json.dumps({"v": 1, "type": "ping", "id": "during"}))
+    before: list[str] = []
+    while (message := receive(gm, 60))["type"] != "pong":
+        assert message["type"] == "event", message
+        before.append(message["outcome"]["id"])
+    assert message["id"] == "during"
+    after = [receive(gm, 60)["outcome"]["id"] for _ in range(FLOOD - len(before))]
+    rest = answers(mallory, FLOOD - 1)
+    mallory.close()
+    gm.close()
+    assert first + rest == [f"flood-{n}" for n in range(FLOOD)]
+    assert before + after == first + rest  # every event once, in the log's order
+    assert len(before) < FLOOD // 2, len(before)
+
+
+def test_a_flooder_dropped_with_4008_midway_has_nothing_more_decided(
+    tmp_path: Path, flood_engine: None
+) -> None:
+    # The flooder never reads: its replies (about 36 KB each) fill the kernel's buffers, then
+    # its send buffer, and it is dropped. What was decided by then stays; the rest of the
+    # flood, read but not yet decided, is never decided.
+    limits = Limits(rate_per_second=1e9, burst=10**9, max_send_buffer_bytes=64 * 1024)
+    with running(tiny_config(tmp_path, limits=limits)) as srv:
+        decided_at_drop: list[int] = []
+        dropped = threading.Event()
+        server: ArbiterServer = srv.server
+        count_drop = server.count_drop
+
+        def counted() -> None:
+            # Called in the step that drops it: every row decided so far is staged or committed.
+            rows = server.store.rolls()
+            decided_at_drop.append(sum(r.entry.request_id.startswith("flood-") for r in rows))
+            count_drop()
+            dropped.set()
+
+        server.count_drop = counted  # type: ignore[method-assign]
+        mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+        # A small receive window, so the drop does not hang on how much the host's TCP
+        # buffers hold (with 16 MB buffers all 800 replies could fit, and none be dropped).
+        mallory.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        write_flood(mallory, "orc")
+        assert dropped.wait(120), "the flooder was never dropped with 4008"
+        alice, _ = srv.hello(token=srv.player("alice", "elf"), events=[])
+        # Served after the drop (its reply waits behind every group commit before it): by
+        # then the flooder's remaining messages have had turns to be wrongly decided in.
+        for n in range(3):
+            alice.send(json.dumps(request(f"alice-{n}", "heavy", {"owner": "elf", "dice": 1})))
+            assert answers(alice, 1) == [f"alice-{n}"]
+        closed = _close_code(mallory)
+        order = [rid for rid in logged(srv) if rid.startswith("flood-")]
+        alice.close()
+    # Dropped (the server counted the 4008 drop); the close frame itself reaches the client
+    # only if it read everything before it within the close timeout, else the server aborts.
+    assert closed in (CLOSE_TOO_SLOW, None)
+    assert len(decided_at_drop) == 1
+    assert order == [f"flood-{n}" for n in range(len(order))]  # in order, none skipped
+    assert len(order) == decided_at_drop[0] < FLOOD
+
+
+def _close_code(ws: ClientConnection) -> int | None:
+    """The code of the close frame the server sent, reading past the replies before it."""
+    try:
+        while True:
+            ws.recv(60)
+    except TimeoutError:
+        raise AssertionError("no close frame came within 60 s of the last message") from None
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd is not None else None
