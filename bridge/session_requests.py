@@ -21,7 +21,7 @@ from arbiter.bridge.protocol_encoding import encode, outcome_message_bytes
 from arbiter.bridge.protocol_parsing import ProtocolError
 from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
-from arbiter.bridge.stat_block_door import is_referencing
+from arbiter.bridge.stat_block_resolving import resolves_to_itself
 from arbiter.bridge.stat_block_shield import Resolved
 from arbiter.bridge.views import Viewer
 
@@ -81,10 +81,9 @@ def request(
         )
     resolved: Resolved | None
     decided_read: RequestMessage | Sent
-    if viewer.gm and isinstance(read, Sent) and not is_referencing(request.body):
-        # What the vault resolves such a request to (Resolver.resolve: the GM's, read by the
-        # fast path without a reference to a stored block), without the call: decided as
-        # read, its refusals as they are.
+    if resolves_to_itself(read, viewer):
+        # What the vault would give back (the read itself, unshielded), without the call and
+        # its closure: decided as read, its refusals as they are.
         resolved, decided_read, unlogged = None, read, False
     else:
         # References to the GM's stored stat blocks become the blocks (the log keeps those).

@@ -127,11 +127,9 @@ class Resolver:
                 raise ProtocolError("id_conflict", ANOTHERS.format(request.id), request.id)
         if request.ruleset not in stat_blocks.STAT_BLOCKS:
             return Resolved(read)  # no stat blocks: refused as an unknown ruleset, or its body
-        referencing = isinstance(read, Sent) and is_referencing(request.body)
-        if viewer.gm and isinstance(read, Sent) and not referencing:
-            # What the last test below returns for the GM's (none of his blocks is another's),
-            # before the body as written is read: the reader may have kept only its text.
+        if resolves_to_itself(read, viewer):
             return Resolved(read)
+        referencing = isinstance(read, Sent) and is_referencing(request.body)
         looked = not viewer.gm
         if isinstance(read, Sent) and rules is not None:
             if not looked:
@@ -349,6 +347,14 @@ class Resolver:
             return None
         logged = json.loads(row.entry.request).get("body")
         return logged if isinstance(logged, dict) and matches(sent, logged) else None
+
+
+def resolves_to_itself(read: RequestMessage | Sent, viewer: Viewer) -> bool:
+    """Whether :meth:`Resolver.resolve` gives ``read`` back as it is, unshielded, before
+    reading its body: the GM's request read by the fast path naming no stored block (what the
+    test for a reference gives for the GM's, none of his blocks being another's; the reader
+    may have kept only the body's text). The session decides such a request without the call."""
+    return viewer.gm and isinstance(read, Sent) and not is_referencing(read.typed.body)
 
 
 def _message(read: RequestMessage | Sent) -> RequestMessage:
