@@ -77,7 +77,11 @@ class Hub:
 
     def others(self, sender: Client) -> list[Client]:
         with self.lock:
-            return [c for c in self.clients if c.world == sender.world and c is not sender]
+            return self._others(sender)
+
+    def _others(self, sender: Client) -> list[Client]:
+        """The other pages of ``sender``'s world (the caller holds :attr:`lock`)."""
+        return [c for c in self.clients if c.world == sender.world and c is not sender]
 
     def pages_of(self, world: str, user: str) -> list[Client]:
         with self.lock:
@@ -145,7 +149,7 @@ class Hub:
                 # in its world data or live, never both nor neither.
                 if op == "actor":
                     self.actors.setdefault(sender.world, []).append(message)
-                others = [c for c in self.clients if c.world == sender.world and c is not sender]
+                others = self._others(sender)
             for other in others:
                 other.send(message)
         elif op == "query":
