@@ -64,6 +64,8 @@ def test_the_build_compiles_the_servers_pure_helpers_with_the_engine() -> None:
         "arbiter.bridge.pure.chain",
         "arbiter.bridge.pure.canonical",
         "arbiter.bridge.pure.outcome_text",
+        "arbiter.bridge.pure.frame_text",
+        "arbiter.bridge.pure.known_bodies",
     } <= chosen
     assert not any(name.startswith("arbiter.bridge.records") for name in chosen)
 
