@@ -94,6 +94,10 @@ class Connection(ServerConnection):
     """Called with each message that arrives whole while no earlier one is queued; None (the
     default, before the hello is welcomed): every message is queued for ``recv()``."""
 
+    on_read_done: Callable[[], None] | None = None
+    """Called at the end of each read that may have handed messages to :attr:`on_message`
+    (the group commit's :meth:`~arbiter.bridge.committing.GroupCommit.read_done`)."""
+
     _synced = False
     """True when every byte since websockets' parser was last found between frames was read
     here, whole frames only (so it still is, and need not be looked at again)."""
@@ -107,7 +111,23 @@ class Connection(ServerConnection):
         """Hand the whole text frames ``data`` starts with to :attr:`on_message`, at most
         :data:`MESSAGES_PER_TURN`; the rest of the bytes (all of them, unless websockets'
         parser is between frames) to websockets."""
-        if self.on_message is None or not (self._synced or self._between_frames()):
+        if self.on_message is None:
+            self._synced = False
+            self._left = MESSAGES_PER_TURN
+            super().data_received(data)
+            return
+        self._read(data)
+        done = self.on_read_done
+        if done is not None:
+            try:
+                done()
+            except Exception:
+                # As in _hand: a bug must not escape into the transport.
+                log.exception("connection %s: unexpected failure after a read", self.id)
+
+    def _read(self, data: bytes) -> None:
+        """:meth:`data_received`'s work once :attr:`on_message` is set."""
+        if not (self._synced or self._between_frames()):
             self._synced = False
             self._left = MESSAGES_PER_TURN
             super().data_received(data)
