@@ -126,10 +126,11 @@ def main() -> int:
         waits.clear()
         asyncio.run(drive(args.requests, (lambda: marks.append(_cpu(pid)),) * 2))
         measured = sorted(waits)
+        engine = f"; {bench.engine_of(args.root.resolve())}" if args.server == "arbiter" else ""
         user = (marks[1][0] - marks[0][0]) / args.requests * 1e6
         system = (marks[1][1] - marks[0][1]) / args.requests * 1e6
         print(
-            f"{args.server} ({args.root}), {args.connections} connections"
+            f"{args.server} ({args.root}{engine}), {args.connections} connections"
             f"{', subscribed' if args.subscribed else ''}: CPU {user + system:.0f} us/request "
             f"(user {user:.0f}, system {system:.0f})"
         )
