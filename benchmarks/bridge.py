@@ -169,6 +169,23 @@ async def store_blocks(url: str, secret: str) -> None:
     await ws.close()
 
 
+def engine_of(root: Path) -> str:
+    """Which engine a server run from ``root`` (as :class:`Process` runs it: this Python, that
+    folder first on the path) loads: ``root``'s own ``arbiter.bridge.native.describe()``. A
+    tree with no compiled engine built in place (or installed editable) runs the interpreted
+    one, which a figure measured against it must say."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from arbiter.bridge.native import describe; print(describe())"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        return f"engine: unknown ({done.stderr.strip().splitlines()[-1:] or 'no output'})"
+    return done.stdout.strip()
+
+
 class Process:
     """A server subprocess; the first stdout line names its URL."""
 
@@ -365,6 +382,8 @@ def _run(args: argparse.Namespace, engine_kind: str, database: PostgresServer | 
     """Start the servers (``arbiter-pg`` on ``database`` when given), measure, report."""
 
     print(engine_kind, "(the server runs the same)")
+    if args.baseline is not None:
+        print(f"baseline {args.baseline}: {engine_of(args.baseline.resolve())}")
     _load_exchange_body()
     if args.path_batches > 0:
         server_path(args.path_batches, EXCHANGE_BODY, combat_styles_exchange, ", blocks inline")

@@ -122,12 +122,13 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(120)
+    engine = f"; {bench.engine_of(args.root.resolve())}" if args.server == "arbiter" else ""
     dumps = sorted(glob.glob(f"{out}.{proc.pid}.*"), key=os.path.getmtime)
     for line in Path(dumps[0]).read_text().splitlines():
         if line.startswith("summary:"):
             total = int(line.split()[1])
             print(
-                f"{args.server} ({args.root}), {args.connections} connections"
+                f"{args.server} ({args.root}{engine}), {args.connections} connections"
                 f"{', blocks by reference' if args.references else ''}: "
                 f"{total / args.requests / 1000:.0f}k instructions per request ({dumps[0]})"
             )

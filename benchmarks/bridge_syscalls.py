@@ -1,8 +1,9 @@
 """System calls and CPU per request of a server: what callgrind's user-space count leaves out.
 
 Run: ``.venv/bin/python benchmarks/bridge_syscalls.py {arbiter,durable} [--root DIR]
-[--connections N] [--requests M] [--subscribed] [--no-strace]`` (``strace`` must be installed
-for the counts; ``--root``: another checkout's server, run from that folder).
+[--connections N] [--requests M] [--subscribed] [--no-strace] [--perf]`` (``strace`` must be
+installed for the counts, ``perf`` for ``--perf``; ``--root``: another checkout's server, run
+from that folder).
 
 The server runs as in ``benchmarks/bridge.py`` (same arguments, same frames, the same client);
 the client sends 300 combat-styles exchanges to warm it up, opens ``N`` connections, then:
@@ -15,7 +16,14 @@ the client sends 300 combat-styles exchanges to warm it up, opens ``N`` connecti
 * attaches ``strace -c -f`` to the server, sends ``M`` more, detaches, and prints the system
   calls per request, by call (the tracing slows the server, so these requests are not timed).
   The count does not move with the load, except that a busier server reads more messages per
-  wake-up.
+  wake-up;
+* with ``--perf``: attaches ``perf record -e cpu-clock -g`` to the server (every thread) for
+  ``M`` more, and prints its CPU by shared object (the interpreter, the compiled engine, SQLite,
+  the kernel, ...) in microseconds per request, and the recording's path for ``perf report``.
+  ``cpu-clock`` because a virtual machine often has no hardware counters; its samples land
+  where interrupts are enabled again, so the kernel's share gathers at
+  ``_raw_spin_unlock_irqrestore`` (here mostly the reply's ``send()`` waking the client: the
+  longer the client slept, the dearer its wake-up in a virtual machine).
 """
 
 from __future__ import annotations
@@ -66,6 +74,7 @@ def main() -> int:
     parser.add_argument("--reply-bytes", type=int, default=900, help="the durable echo's reply")
     parser.add_argument("--subscribed", action="store_true", help="connections take outcome events")
     parser.add_argument("--no-strace", action="store_true", help="CPU per request only")
+    parser.add_argument("--perf", action="store_true", help="also a perf profile by object")
     args = parser.parse_args()
     bench._load_exchange_body()
     data = Path(tempfile.mkdtemp(prefix="arbiter-syscalls-"))
@@ -126,10 +135,11 @@ def main() -> int:
         waits.clear()
         asyncio.run(drive(args.requests, (lambda: marks.append(_cpu(pid)),) * 2))
         measured = sorted(waits)
+        engine = f"; {bench.engine_of(args.root.resolve())}" if args.server == "arbiter" else ""
         user = (marks[1][0] - marks[0][0]) / args.requests * 1e6
         system = (marks[1][1] - marks[0][1]) / args.requests * 1e6
         print(
-            f"{args.server} ({args.root}), {args.connections} connections"
+            f"{args.server} ({args.root}{engine}), {args.connections} connections"
             f"{', subscribed' if args.subscribed else ''}: CPU {user + system:.0f} us/request "
             f"(user {user:.0f}, system {system:.0f})"
         )
@@ -161,9 +171,45 @@ def main() -> int:
                 if calls / args.requests >= 0.01
             )
             print(f"  {total / args.requests:.2f} system calls per request: {shown}")
+        if args.perf:
+            recording = data / "perf.data"
+            recorder: list[subprocess.Popen[bytes]] = []
+
+            def start() -> None:
+                perf = ["perf", "record", "-e", "cpu-clock", "-F", "4000", "-g", "-q"]
+                perf += ["-o", str(recording), "-p", str(pid)]
+                recorder.append(subprocess.Popen(perf, stderr=subprocess.DEVNULL))
+                time.sleep(1.0)  # recording before the first request
+
+            def stop() -> None:
+                recorder[0].send_signal(signal.SIGINT)
+                recorder[0].wait(60)
+
+            asyncio.run(drive(args.requests, (start, stop)))
+            _print_perf(recording, args.requests)
     finally:
         server.stop()
     return 0
+
+
+def _print_perf(recording: Path, requests: int) -> None:
+    """CPU per request by shared object, from a ``perf record -e cpu-clock`` of ``requests``."""
+    report = ["perf", "report", "-i", str(recording), "--no-children", "--sort", "dso"]
+    report += ["--stdio", "-g", "none", "-F", "period,dso"]
+    done = subprocess.run(report, capture_output=True, text=True, check=True)
+    rows = []
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].isdigit():
+            rows.append((int(parts[0]), parts[1]))
+    total = sum(period for period, _ in rows)
+    shown = ", ".join(
+        f"{name} {period / 1e3 / requests:.1f}"
+        for period, name in sorted(rows, reverse=True)
+        if period / 1e3 / requests >= 0.5
+    )
+    print(f"  perf (cpu-clock, us per request): {total / 1e3 / requests:.0f} in all: {shown}")
+    print(f"  recording: {recording} (perf report -i {recording} --no-children --sort dso,sym)")
 
 
 if __name__ == "__main__":
