@@ -1,4 +1,5 @@
-"""The server's websocket connection: whole messages handed straight to the session.
+"""The server's websocket connection: whole messages handed straight to the session, and at most
+:data:`MESSAGES_PER_TURN` frames of one connection parsed in one step of the event loop.
 
 ``websockets``' asyncio connection puts every incoming data frame in a queue (its assembler),
 wakes the task waiting in ``recv()``, and that task takes the frame out again: a future, a task
@@ -8,42 +9,47 @@ does per message awaits), so once it sets :attr:`Connection.on_message`, a messa
 whole is handed to it from the protocol callback that received it, with no queue and no
 wake-up.
 
-Two ways lead there. The common one (:meth:`Connection.data_received`): the bytes read from the
-socket start at a frame boundary (websockets' parser holds nothing), so the final, masked text
-frames they hold whole are read here, the way websockets reads them (RFC 6455 section 5.2:
-header, masking key, payload unmasked by websockets' own ``apply_mask``) but without its
-generator-based parser, its frame objects and its event list (about 30k instructions less per
-message under callgrind). The bytes from the first frame that is anything else on (a control
-frame, a fragment, a frame cut by the read, one over the size limit, a payload that is not
-UTF-8, a protocol violation) go to websockets, which handles them as it always does: so do all
-the bytes of a read that does not start at a boundary. Frames websockets parses come to
-:meth:`Connection.process_event`, which hands a whole message to the session in the same way.
+Once websockets has read the handshake's request, this class reads where every frame of the
+byte stream starts (RFC 6455 section 5.2: a header gives each frame's length), so it always
+knows where the next frame begins without asking websockets' parser. The final, masked text
+frames a read holds whole are read here, the way websockets reads them (payload unmasked by
+websockets' own ``apply_mask``) but without its generator-based parser, its frame objects and
+its event list (about 30k instructions less per message under callgrind). Every other frame (a
+control frame, a fragment, a binary frame, a text frame that is not UTF-8 or is over the size
+limit, a protocol violation) goes to websockets whole, or as much of it as was read (websockets
+keeps the rest of it for the next read), which handles it as it always does; its data frames
+come to :meth:`Connection.process_event`, which hands a whole message to the session in the same
+way, unless an earlier one still waits in websockets' queue (``recv()``, the session's task,
+takes those, in the order they came), so messages are always handled in the order they came.
 
-Everything else takes websockets' own path, unchanged: control frames (ping, pong, close), a
-message in fragments (the session's task still reads those through ``recv()``), a text frame
-that is not UTF-8 (``recv()`` fails the connection with 1007, as before), and every message
-while an earlier one still waits in the queue, so messages are always handled in the order
-they came.
+No connection is parsed or decided for long in one step of the event loop: a read parses at
+most :data:`MESSAGES_PER_TURN` frames, of any kind (a ping costs websockets as much as a
+request's frame; an empty frame as much as a full one). What is past them is kept here, the
+transport's reading is paused (so the kernel's buffers, and TCP's flow control, hold the rest
+of a flood, not the server's memory), and a later step (``loop.call_soon``) parses the next
+turn's frames; reading resumes once the kept bytes are parsed. Reading is paused by websockets'
+queue too (over its high-water mark, 16 frames, until ``recv()`` has taken it down to 4): the
+kept bytes wait while it is paused, and reading resumes only once neither holds it. The
+session's task decides the queued messages :data:`MESSAGES_PER_TURN` per step of its own
+(:meth:`~arbiter.bridge.session.ClientSession.run`).
 
-No connection is decided for long in one step of the event loop: a read (or websockets'
-parse of one) hands on at most :data:`MESSAGES_PER_TURN` messages. The rest of the read's bytes
-then go to websockets, whose parser queues every further data frame for ``recv()`` (and, once
-its queue holds more than its high-water mark, 16 frames by default, pauses the transport's
-reading until ``recv()`` has taken it down to the low-water mark, 4): the session's task takes
-them from there, in the order they came, and yields to the event loop after every
-:data:`MESSAGES_PER_TURN` it decides (:meth:`~arbiter.bridge.session.ClientSession.run`). So a
-client that writes hundreds of requests at once (each up to the dice budget) is decided a turn
-at a time, between the other connections' turns, rather than all in the step that read them.
+Pongs and close frames websockets writes go to the transport outside the session's outbox; a
+client that sends pings and reads nothing would grow that buffer without end. So whenever the
+frames given to websockets leave more unsent bytes than the connection's write limit (the
+server's ``max_send_buffer_bytes``, given to websockets as ``write_limit``), the connection is
+handed to :attr:`Connection.on_overflow` (the session drops it with 4008, as it drops a client
+that does not read its replies) and nothing more it sends is read.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode, apply_mask
-from websockets.protocol import OPEN, Event, Protocol
+from websockets.protocol import CONNECTING, OPEN, Event, Protocol
 from websockets.streams import StreamReader
 
 log = logging.getLogger("arbiter.connection")
@@ -55,26 +61,31 @@ _FIN_TEXT = 0x81
 """The first header byte of a final text frame, without reserved bits (RFC 6455 5.2)."""
 
 MESSAGES_PER_TURN = 16
-"""The most messages one connection has decided in one callback of the event loop (a read
-handed on here, or one step of the session's task taking websockets' queue): the rest wait for
-later steps, in their order, while the other connections are served. A count, not a clock, so
-the server stays deterministic and the check costs one comparison. 16: above what a table's
-client writes at once (one message per action; a GM's group roll of a dozen), so the common
-path never queues (every read of the benchmarks holds one frame); far below the 100 messages
-of the default burst (``bridge/limits.py``) and the two thousand a 256 KiB read can hold, so the
-wait one flooding connection imposes on the others is at most 16 decisions (each within the
-dice budget) per step, twice over when its task and a read of it fall in the same step. Also
-websockets' default high-water mark of its queue (``max_queue``), past which it pauses reading."""
+"""The most frames of one connection parsed in one callback of the event loop (a read, or a
+later step parsing what a read kept), and the most messages its session's task decides in one of
+its steps: the rest wait for later steps, in their order, while the other connections are
+served. A count, not a clock, so the server stays deterministic and the check costs one
+comparison. 16: above what a table's client writes at once (one message per action; a GM's
+group roll of a dozen), so the common path never keeps bytes (every read of the benchmarks holds
+one frame); far below the 100 messages of the default burst (``bridge/limits.py``) and the
+forty thousand empty frames a 256 KiB read can hold, so the wait one flooding connection imposes
+on the others is at most 16 frames parsed (each message within the dice budget) per step, twice
+over when its task and a parse of it fall in the same step. Also websockets' default high-water
+mark of its queue (``max_queue``), past which it pauses reading."""
 
 
 def between_frames(protocol: Protocol) -> bool:
     """True when websockets' parser of ``protocol`` holds no byte and waits in the reader's
     ``at_eof`` (so the next byte read starts a frame); False mid-frame. After a close or a
-    failure websockets' ``discard`` parser waits there too: the reading loop's check that the
-    connection is OPEN is what keeps those bytes from being read as frames. (The benchmarks'
-    client, ``benchmarks/bridge_client.py``, asks the same of its own connection.)"""
+    failure websockets' ``discard`` parser waits there too (what it is fed is dropped, whatever
+    it holds). (The benchmarks' client, ``benchmarks/bridge_client.py``, asks the same of its
+    own connection.)"""
     if protocol.reader.buffer or protocol.cur_size is not None or protocol.extensions:
         return False  # a frame cut by a read, a message in fragments, or an extension
+    return _parser_at_eof(protocol)
+
+
+def _parser_at_eof(protocol: Protocol) -> bool:
     # The server's parser (the handshake's) delegates to the frames' parser, which waits
     # in the reader's ``at_eof`` between two frames (a client's parser is the frames' own).
     step: object = protocol.parser
@@ -87,70 +98,297 @@ def between_frames(protocol: Protocol) -> bool:
     return False
 
 
+def frame_end(data: bytes, at: int) -> int:
+    """Where the frame whose header starts at ``data[at]`` ends (past ``len(data)`` when the
+    read cut its payload); -1 when the read cut its header (RFC 6455 5.2: 2 bytes, 2 or 8 more
+    for a long length, 4 more for a mask)."""
+    end = len(data)
+    if end - at < 2:
+        return -1
+    second = data[at + 1]
+    length = second & 0x7F
+    head = 6 if second & 0x80 else 2
+    if length == 126:
+        head += 2
+        if end - at < head:
+            return -1
+        length = int.from_bytes(data[at + 2 : at + 4])
+    elif length == 127:
+        head += 8
+        if end - at < head:
+            return -1
+        length = int.from_bytes(data[at + 2 : at + 10])
+    elif end - at < head:
+        return -1
+    return at + head + length
+
+
 class Connection(ServerConnection):
-    """A server connection that hands whole messages to :attr:`on_message` once it is set."""
+    """A server connection that hands whole messages to :attr:`on_message` once it is set, and
+    parses at most :data:`MESSAGES_PER_TURN` frames per step of the event loop."""
 
     on_message: Callable[[str | bytes], None] | None = None
     """Called with each message that arrives whole while no earlier one is queued; None (the
     default, before the hello is welcomed): every message is queued for ``recv()``."""
 
-    _synced = False
-    """True when every byte since websockets' parser was last found between frames was read
-    here, whole frames only (so it still is, and need not be looked at again)."""
+    on_overflow: Callable[[], None] | None = None
+    """Called once when the frames given to websockets (pings: it answers each with a pong)
+    leave more bytes unsent than the write limit; nothing more is read from the connection
+    after (the session drops it with 4008). None: nothing more is read, nothing is called."""
 
-    _left = MESSAGES_PER_TURN
-    """How many more messages the current read may hand to :attr:`on_message` from
-    :meth:`process_event` (set before each read's bytes go to websockets, which calls
-    :meth:`process_event` only from a read)."""
+    _plain = False
+    """True while the next byte read starts a frame, nothing is kept and reading is not
+    paused here: the common state, in which a read is parsed with no other check."""
+
+    _known = False
+    """True once the handshake's request is read: from then on this class knows where every
+    frame starts (websockets' parser is fed whole frames, or a frame's first part and then,
+    :attr:`_owed`, its rest)."""
+
+    _owed = 0
+    """Bytes of a frame websockets was given the first part of, still to come."""
+
+    _kept = b""
+    """Bytes read and not yet parsed, from :attr:`_kept_at` on: a frame's header cut by the read
+    (reading goes on), or what was past a read's turn (:attr:`_held`)."""
+
+    _kept_at = 0
+    """Where the bytes of :attr:`_kept` not yet parsed start (a turn moves it on, rather than
+    copying the rest of a 256 KiB read every 16 frames)."""
+
+    _held = False
+    """True while reading is paused for :attr:`_kept` (a later step parses it)."""
+
+    _scheduled = False
+    """True while a call of :meth:`_go_on` is scheduled."""
+
+    _stopped = False
+    """True once nothing more is read (over the write limit: :attr:`on_overflow`)."""
+
+    _send_limit = 0
+    """The transport's high-water mark of unsent bytes (websockets' ``write_limit``)."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        self._send_limit = self.transport.get_write_buffer_limits()[1]
+        # websockets' queue resumes reading once recv() has taken it down; bytes kept here
+        # must be parsed first (and reading resumed only after them).
+        self.recv_messages.resume = self._queue_resumed
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # websockets' reader is at its end: nothing kept may be fed to it any more.
+        self._kept = b""
+        self._plain = False
+        self._stopped = True
+        super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        """Hand the whole text frames ``data`` starts with to :attr:`on_message`, at most
-        :data:`MESSAGES_PER_TURN`; the rest of the bytes (all of them, unless websockets'
-        parser is between frames) to websockets."""
-        if self.on_message is None or not (self._synced or self._between_frames()):
-            self._synced = False
-            self._left = MESSAGES_PER_TURN
-            super().data_received(data)
+        """Parse ``data``'s frames, at most :data:`MESSAGES_PER_TURN`, keeping the rest."""
+        if self._plain:
+            self._read(data)
+        else:
+            self._received(data)
+
+    def _received(self, data: bytes) -> None:
+        """:meth:`data_received` off the common state."""
+        if self._stopped:
             return
-        left = MESSAGES_PER_TURN  # a local: the common read (one frame) sets no attribute
+        if self._held:
+            # A transport may hand on what it held when its reading was paused (TLS): after
+            # what is kept, in order, for the steps that parse it.
+            self._kept = self._kept[self._kept_at :] + data
+            self._kept_at = 0
+            return
+        if self._kept:
+            data = self._kept[self._kept_at :] + data
+            self._kept = b""
+        if not self._known:
+            data = self._handshake(data)
+            if not self._known:
+                return
+        if self._owed:
+            # The rest of a frame websockets holds the first part of (counted when its header
+            # was read).
+            if len(data) <= self._owed:
+                self._owed -= len(data)
+                self._feed(data)
+                self._settle()
+                return
+            owed, self._owed = self._owed, 0
+            self._feed(data[:owed])
+            data = data[owed:]
+            if self._stopped:
+                return
+        self._read(data)
+        self._settle()
+
+    def _handshake(self, data: bytes) -> bytes:
+        """Give websockets the bytes of the handshake's request in ``data``; what follows it,
+        once it is read (:attr:`_known`), is returned for this class to parse."""
+        if _parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
+            self._known = True
+            return data
+        if self.protocol.state is CONNECTING:
+            # The request ends at its first empty line; frames a client writes right after it
+            # (without waiting for the answer) are this class's to parse.
+            cut = data.find(b"\r\n\r\n")
+            if cut >= 0:
+                super().data_received(data[: cut + 4])
+                rest = data[cut + 4 :]
+                if _parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
+                    self._known = True
+                    return rest
+                data = rest
+        super().data_received(data)
+        return b""
+
+    def _read(self, data: bytes, at: int = 0) -> None:
+        """Parse the frames of ``data`` from ``at`` (where a frame starts), at most
+        :data:`MESSAGES_PER_TURN`: whole final text frames are handed to :attr:`on_message`,
+        the others given to websockets, in order; the rest is kept for a later step."""
+        left = MESSAGES_PER_TURN  # locals: the common read (one frame) sets no attribute
         end = len(data)
-        at = 0
+        fed = at  # data[fed:at]: frames for websockets not yet given to it
         protocol = self.protocol
         while at < end:
-            # The session may have been dropped, or the connection closed, by the last one.
-            handler = self.on_message
-            if handler is None or protocol.state is not OPEN or self._queued():
-                break
             if not left:
-                break  # this read's turn is spent: websockets queues the rest, in order
-            if data[at] != _FIN_TEXT or end - at < 6:
-                break  # anything but a final text frame, or too short to hold a header
-            length = data[at + 1] ^ 0x80  # the mask bit must be set: a client's frame
-            if length < 126:
-                start = at + 6
-            elif length == 126:
-                start = at + 8
-                if end < start:
-                    break
-                length = int.from_bytes(data[at + 2 : at + 4])
-            else:
-                break  # 64-bit lengths (or no mask bit): websockets' part
-            stop = start + length
-            max_size = protocol.max_size
-            if stop > end or (max_size is not None and length > max_size):
-                break  # cut by the read (websockets waits for the rest), or too large (1009)
-            payload = apply_mask(data[start:stop], data[start - 4 : start])
-            try:
-                message = str(payload, "utf-8")
-            except UnicodeDecodeError:
-                break  # recv() fails the connection (1007)
-            at = stop
+                break  # this read's turn is spent: the rest is kept, for a later step
             left -= 1
-            self._hand(handler, message)
-        self._synced = at == end
-        if at < end:
-            self._left = left
-            super().data_received(data[at:] if at else data)
+            if data[at] == _FIN_TEXT and end - at >= 6:
+                length = data[at + 1] ^ 0x80  # the mask bit must be set: a client's frame
+                if length < 126:
+                    start = at + 6
+                elif length == 126 and end - at >= 8:
+                    start = at + 8
+                    length = int.from_bytes(data[at + 2 : at + 4])
+                else:
+                    start = -1  # a 64-bit length or no mask bit: websockets' part
+                stop = start + length
+                max_size = protocol.max_size
+                if start > 0 and stop <= end and (max_size is None or length <= max_size):
+                    if fed < at:
+                        self._feed(data[fed:at])
+                        fed = at
+                        if self._stopped:
+                            return
+                    handler = self.on_message
+                    if (
+                        handler is not None
+                        and protocol.state is OPEN
+                        and protocol.cur_size is None
+                        and not self._queued()
+                    ):
+                        payload = apply_mask(data[start:stop], data[start - 4 : start])
+                        try:
+                            message = str(payload, "utf-8")
+                        except UnicodeDecodeError:
+                            pass  # websockets' part: recv() fails the connection (1007)
+                        else:
+                            fed = at = stop
+                            self._hand(handler, message)
+                            continue
+                    at = stop
+                    continue
+            stop = frame_end(data, at)
+            if stop < 0:
+                left += 1  # not parsed: a cut header is kept for the next read
+                break
+            at = stop
+        if at == end and fed == end:
+            return  # the common read: whole frames, all handed on
+        self._rest(data, fed, at, left)
+
+    def _rest(self, data: bytes, fed: int, at: int, left: int) -> None:
+        """The end of :meth:`_read`: the frames it passed go to websockets; what it did not
+        parse is kept (reading paused when the turn was spent)."""
+        end = len(data)
+        if at > end:
+            # The last frame was cut by the read: websockets keeps its first part.
+            self._owed = at - end
+            at = end
+        if fed < at:
+            self._feed(data[fed:at] if fed or at < end else data)
+        if self._stopped:
+            return
+        if at < end and not left:
+            self._kept = data  # not copied: a later step parses on from _kept_at
+            self._kept_at = at
+            self._hold()
+            return
+        self._kept = data[at:] if at < end else b""  # a cut header (a few bytes) or nothing
+        self._kept_at = 0
+        if self._held:
+            self._release()
+        self._settle()
+
+    def _feed(self, data: bytes) -> None:
+        """Give ``data`` to websockets' parser (whole frames, or a frame's first part), then
+        stop reading if what it wrote back (pongs) is over the write limit."""
+        super().data_received(data)
+        transport = self.transport
+        if transport.get_write_buffer_size() > self._send_limit and not self._stopped:
+            self._stop()
+
+    def _stop(self) -> None:
+        """Read nothing more from this connection (its pongs are over the write limit); the
+        session drops it (4008)."""
+        self._stopped = True
+        self._plain = False
+        self._kept = b""
+        self.transport.pause_reading()
+        log.warning(
+            "connection %s: %d bytes unsent (limit %d) after its control frames; not read any more",
+            self.id,
+            self.transport.get_write_buffer_size(),
+            self._send_limit,
+        )
+        if self.on_overflow is not None:
+            self.on_overflow()
+
+    def _hold(self) -> None:
+        """Pause reading (if not yet) and have a later step parse :attr:`_kept`."""
+        self._plain = False
+        if not self._held:
+            self._held = True
+            self.transport.pause_reading()
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._scheduled:
+            self._scheduled = True
+            self.loop.call_soon(self._go_on)
+
+    def _go_on(self) -> None:
+        """Parse the next turn of the bytes kept (unless websockets' queue is over its mark:
+        its resumption calls here again)."""
+        self._scheduled = False
+        if self._stopped or not self._held or self.recv_messages.paused:
+            return
+        data, at, self._kept = self._kept, self._kept_at, b""
+        self._read(data, at)
+        if self._held and not self._kept:
+            self._release()  # _read's common end returned before _rest
+        self._settle()
+
+    def _release(self) -> None:
+        """Everything kept is parsed: reading resumes, unless websockets' queue holds it."""
+        self._held = False
+        self._settle()
+        if not self.recv_messages.paused and not self._stopped:
+            self.transport.resume_reading()
+
+    def _settle(self) -> None:
+        """Set :attr:`_plain` from the state it sums up."""
+        self._plain = self._known and not (self._owed or self._kept or self._held or self._stopped)
+
+    def _queue_resumed(self) -> None:
+        """websockets' queue is down to its low-water mark: parse what is kept, or read on."""
+        if self._stopped:
+            return
+        if self._held:
+            self._schedule()
+        else:
+            self.transport.resume_reading()
 
     def process_event(self, event: Event) -> None:
         handler = self.on_message
@@ -159,12 +397,12 @@ class Connection(ServerConnection):
             and isinstance(event, Frame)
             and event.fin
             and (event.opcode is Opcode.TEXT or event.opcode is Opcode.BINARY)
-            and self._left > 0
             and self.protocol.state is OPEN
             and not self._queued()
         ):
             # Not once the connection has left OPEN (a close frame earlier in this read): a
-            # direct read and the session's queue decide nothing after it either.
+            # direct read and the session's queue decide nothing after it either. (The frames
+            # websockets is given are within the turn of the read that parsed them.)
             if event.opcode is Opcode.TEXT:
                 try:
                     message: str | bytes = str(event.data, "utf-8")
@@ -173,7 +411,6 @@ class Connection(ServerConnection):
                     return
             else:
                 message = bytes(event.data)
-            self._left -= 1
             self._hand(handler, message)
             return
         super().process_event(event)
@@ -186,9 +423,6 @@ class Connection(ServerConnection):
             # not escape into the transport (which would abort the connection).
             log.exception("connection %s: unexpected failure handling a message", self.id)
 
-    def _between_frames(self) -> bool:
-        return between_frames(self.protocol)
-
     def _queued(self) -> bool:
         """True while the queue ``recv()`` reads holds frames (or when this websockets keeps
         no such queue: then every message takes the queue, as without this class)."""
@@ -196,4 +430,4 @@ class Connection(ServerConnection):
         return frames is None or len(frames) > 0
 
 
-__all__ = ["MESSAGES_PER_TURN", "Connection", "between_frames"]
+__all__ = ["MESSAGES_PER_TURN", "Connection", "between_frames", "frame_end"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import ClientConnection
 
+from arbiter.bridge.connection import MESSAGES_PER_TURN
 from arbiter.bridge.engine import registry
 from arbiter.bridge.engine.contract import JSON, Resolution
 from arbiter.bridge.engine.dice import Dice
@@ -200,3 +202,160 @@ def _close_code(ws: ClientConnection) -> int | None:
         raise AssertionError("no close frame came within 60 s of the last message") from None
     except ConnectionClosed as closed:
         return closed.rcvd.code if closed.rcvd is not None else None
+
+
+TINY = 8000
+"""Frames of 6 bytes in one write (48 KB: the kernel's default receive buffer on loopback holds
+them all, so the server's first read of them does)."""
+
+EMPTY_BINARY = Frame(Opcode.BINARY, b"").serialize(mask=True)
+PING = Frame(Opcode.PING, b"").serialize(mask=True)
+
+EVERY_ONCE = (TINY, TINY + 1)
+"""The frames parsed by websockets up to the request behind the flood: each of the flood's once,
+and the request's own when websockets parsed it too (it was queued behind them)."""
+
+
+@contextmanager
+def loop_held(srv: Running) -> Iterator[None]:
+    """The server's event loop blocked in one callback while the block runs: what the test
+    writes meanwhile is all in the kernel when the loop next looks at its sockets, so the
+    reads that follow hold it (an order of events, not a race)."""
+    entered = threading.Event()
+    go = threading.Event()
+
+    def block() -> None:
+        entered.set()
+        go.wait(30)
+
+    srv.loop.call_soon_threadsafe(block)
+    assert entered.wait(30), "the server's loop never ran the block"
+    try:
+        yield
+    finally:
+        go.set()
+
+
+@pytest.fixture
+def trace(srv: Running, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """What the server did, in order: ``frame`` for each frame websockets parsed on the
+    server's thread (binary frames and pings always take websockets' parser), ``decided
+    OWNER`` for each heavy request decided."""
+    seen: list[str] = []
+    parse = Frame.parse.__func__  # type: ignore[attr-defined]
+
+    def counted(cls: type[Frame], *args: Any, **kwargs: Any) -> Generator[None, None, Frame]:
+        if threading.current_thread() is srv.thread:
+            seen.append("frame")
+        found: Generator[None, None, Frame] = parse(cls, *args, **kwargs)
+        return found
+
+    resolve: Callable[..., Resolution] = ENGINE.resolve
+
+    def resolved(
+        rules: RulesetBase, kind: str, body: BaseModel, state: JSON | None, dice: Dice
+    ) -> Resolution:
+        if isinstance(body, Heavy):
+            seen.append(f"decided {body.owner}")
+        return resolve(rules, kind, body, state, dice)
+
+    monkeypatch.setattr(Frame, "parse", classmethod(counted))
+    monkeypatch.setattr(ENGINE, "resolve", resolved)
+    return seen
+
+
+def _parsed_before(trace: list[str], mark: int, event: str) -> int:
+    """Frames parsed after ``trace[mark]`` and before ``event``."""
+    assert event in trace[mark:], trace[mark:][-5:]
+    return trace[mark : trace.index(event, mark)].count("frame")
+
+
+def test_a_request_sent_during_a_flood_of_empty_frames_is_decided_after_at_most_a_turn_of_them(
+    srv: Running, trace: list[str]
+) -> None:
+    # Eight thousand empty binary frames (each refused with an error) and a request behind
+    # them, in one read; Alice's request is in the same step's other read. Today's parser
+    # read every frame of a read in its step: Alice waited for all 8000.
+    mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+    alice, _ = srv.hello(token=srv.player("alice", "elf"), events=[])
+    with loop_held(srv):
+        mark = len(trace)
+        mallory.socket.sendall(EMPTY_BINARY * TINY + heavy("flood-end", "orc", 1))
+        alice.socket.sendall(heavy("alice-1", "elf", 1))
+    assert answers(alice, 1) == ["alice-1"]
+    replies = [receive(mallory, 60) for _ in range(TINY + 1)]
+    mallory.close()
+    alice.close()
+    assert _parsed_before(trace, mark, "decided elf") <= 2 * MESSAGES_PER_TURN
+    assert trace[mark:].index("decided elf") < trace[mark:].index("decided orc")
+    assert [r["type"] for r in replies[:TINY]] == ["error"] * TINY  # each frame answered once
+    assert {r["code"] for r in replies[:TINY]} == {"binary_frame"}
+    assert replies[TINY]["type"] == "outcome" and replies[TINY]["outcome"]["id"] == "flood-end"
+    assert _parsed_before(trace, mark, "decided orc") in EVERY_ONCE
+
+
+def test_a_request_sent_during_a_ping_flood_is_decided_after_at_most_a_turn_of_pings(
+    srv: Running, trace: list[str]
+) -> None:
+    mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+    alice, _ = srv.hello(token=srv.player("alice", "elf"), events=[])
+    with loop_held(srv):
+        mark = len(trace)
+        mallory.socket.sendall(PING * TINY + heavy("flood-end", "orc", 1))
+        alice.socket.sendall(heavy("alice-1", "elf", 1))
+    assert answers(alice, 1) == ["alice-1"]
+    # The client's own connection takes the 8000 pongs (unsolicited: ignored) before it.
+    assert answers(mallory, 1) == ["flood-end"]
+    mallory.close()
+    alice.close()
+    assert _parsed_before(trace, mark, "decided elf") <= 2 * MESSAGES_PER_TURN
+    assert trace[mark:].index("decided elf") < trace[mark:].index("decided orc")
+    assert _parsed_before(trace, mark, "decided orc") in EVERY_ONCE
+
+
+def test_a_client_sending_pings_and_reading_nothing_is_dropped_with_4008_and_read_no_more(
+    tmp_path: Path, flood_engine: None
+) -> None:
+    # Each ping is answered with a pong the client never reads: once those pongs are over
+    # the send buffer, the client is dropped as one that does not read its replies, and
+    # nothing more it writes is read (its pings would only owe more pongs). Today's server
+    # read on and buffered every pong: the client could write all of its 64 MB.
+    limit = 64 * 1024
+    limits = Limits(rate_per_second=1e9, burst=10**9, max_send_buffer_bytes=limit)
+    with running(tiny_config(tmp_path, limits=limits)) as srv:
+        dropped = threading.Event()
+        server: ArbiterServer = srv.server
+        count_drop = server.count_drop
+
+        def counted() -> None:
+            count_drop()
+            dropped.set()
+
+        server.count_drop = counted  # type: ignore[method-assign]
+        mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+        sock = mallory.socket
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        pings = Frame(Opcode.PING, b"p" * 125).serialize(mask=True) * 512  # 67 KB
+        cap = 64 * 1024 * 1024
+        written = 0
+        sock.settimeout(1)
+        view = memoryview(pings)
+        at = 0
+        idle = 0
+        # Write until the server stops reading (ten idle seconds, the writes refused), or
+        # until 64 MB are written (a server that reads on whatever it owes).
+        while written < cap and idle < 10:
+            try:
+                sent = sock.send(view[at:])
+            except TimeoutError:
+                idle += 1
+                continue
+            except OSError:
+                break  # aborted once the close timed out
+            idle = 0
+            written += sent
+            at = (at + sent) % len(pings)
+        assert dropped.wait(30), f"not dropped after {written} bytes of pings"
+        assert written < cap
+        assert server.dropped == 1
+        mallory.socket.close()
