@@ -49,13 +49,11 @@ from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import Frame, Opcode, apply_mask
-from websockets.protocol import CONNECTING, OPEN, Event, Protocol
-from websockets.streams import StreamReader
+from websockets.protocol import CONNECTING, OPEN, Event
+
+from arbiter.bridge.frame_bounds import frame_end, parser_at_eof
 
 log = logging.getLogger("arbiter.connection")
-
-_AT_EOF = StreamReader.at_eof.__code__
-"""The code of the step websockets' parser waits in between two frames (with no byte held)."""
 
 _FIN_TEXT = 0x81
 """The first header byte of a final text frame, without reserved bits (RFC 6455 5.2)."""
@@ -72,55 +70,6 @@ forty thousand empty frames a 256 KiB read can hold, so the wait one flooding co
 on the others is at most 16 frames parsed (each message within the dice budget) per step, twice
 over when its task and a parse of it fall in the same step. Also websockets' default high-water
 mark of its queue (``max_queue``), past which it pauses reading."""
-
-
-def between_frames(protocol: Protocol) -> bool:
-    """True when websockets' parser of ``protocol`` holds no byte and waits in the reader's
-    ``at_eof`` (so the next byte read starts a frame); False mid-frame. After a close or a
-    failure websockets' ``discard`` parser waits there too (what it is fed is dropped, whatever
-    it holds). (The benchmarks' client, ``benchmarks/bridge_client.py``, asks the same of its
-    own connection.)"""
-    if protocol.reader.buffer or protocol.cur_size is not None or protocol.extensions:
-        return False  # a frame cut by a read, a message in fragments, or an extension
-    return _parser_at_eof(protocol)
-
-
-def _parser_at_eof(protocol: Protocol) -> bool:
-    # The server's parser (the handshake's) delegates to the frames' parser, which waits
-    # in the reader's ``at_eof`` between two frames (a client's parser is the frames' own).
-    step: object = protocol.parser
-    for _ in range(3):
-        step = getattr(step, "gi_yieldfrom", None)
-        if step is None:
-            return False
-        if getattr(step, "gi_code", None) is _AT_EOF:
-            return True
-    return False
-
-
-def frame_end(data: bytes, at: int) -> int:
-    """Where the frame whose header starts at ``data[at]`` ends (past ``len(data)`` when the
-    read cut its payload); -1 when the read cut its header (RFC 6455 5.2: 2 bytes, 2 or 8 more
-    for a long length, 4 more for a mask)."""
-    end = len(data)
-    if end - at < 2:
-        return -1
-    second = data[at + 1]
-    length = second & 0x7F
-    head = 6 if second & 0x80 else 2
-    if length == 126:
-        head += 2
-        if end - at < head:
-            return -1
-        length = int.from_bytes(data[at + 2 : at + 4])
-    elif length == 127:
-        head += 8
-        if end - at < head:
-            return -1
-        length = int.from_bytes(data[at + 2 : at + 10])
-    elif end - at < head:
-        return -1
-    return at + head + length
 
 
 class Connection(ServerConnection):
@@ -225,7 +174,7 @@ class Connection(ServerConnection):
     def _handshake(self, data: bytes) -> bytes:
         """Give websockets the bytes of the handshake's request in ``data``; what follows it,
         once it is read (:attr:`_known`), is returned for this class to parse."""
-        if _parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
+        if parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
             self._known = True
             return data
         if self.protocol.state is CONNECTING:
@@ -235,7 +184,7 @@ class Connection(ServerConnection):
             if cut >= 0:
                 super().data_received(data[: cut + 4])
                 rest = data[cut + 4 :]
-                if _parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
+                if parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
                     self._known = True
                     return rest
                 data = rest
@@ -430,4 +379,4 @@ class Connection(ServerConnection):
         return frames is None or len(frames) > 0
 
 
-__all__ = ["MESSAGES_PER_TURN", "Connection", "between_frames", "frame_end"]
+__all__ = ["MESSAGES_PER_TURN", "Connection"]
