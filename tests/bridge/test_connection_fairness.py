@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel, Field
+from websockets.asyncio.messages import Assembler
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import ClientConnection
@@ -27,7 +28,16 @@ from arbiter.bridge.limits import Limits
 from arbiter.bridge.outbox import CLOSE_TOO_SLOW
 from arbiter.bridge.server import ArbiterServer
 from arbiter.compiler.model.common import RulesetBase
-from tests.bridge.support import Body, Running, TinyEngine, receive, request, running, tiny_config
+from tests.bridge.support import (
+    Body,
+    Running,
+    TinyEngine,
+    hello_message,
+    receive,
+    request,
+    running,
+    tiny_config,
+)
 
 FLOOD = 800
 """Requests the hostile player writes in one go (the brief's 800 of 1,000 dice)."""
@@ -359,3 +369,35 @@ def test_a_client_sending_pings_and_reading_nothing_is_dropped_with_4008_and_rea
         assert written < cap
         assert server.dropped == 1
         mallory.socket.close()
+
+
+def test_messages_written_with_the_hello_wait_in_the_kernel_not_in_websockets_queue(
+    srv: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before the welcome every message is queued for recv() (the session reads the hello
+    # there). Today's parser queued all of a read's 400 at once (each a frame object); now
+    # a turn is parsed only while websockets' queue is under its mark (16), so it never holds
+    # more than that and one turn; the rest waits, unread.
+    longest = [0]
+    put = Assembler.put
+
+    def measured(self: Assembler, frame: Frame) -> None:
+        put(self, frame)
+        longest[0] = max(longest[0], len(self.frames))
+
+    monkeypatch.setattr(Assembler, "put", measured)
+    count = 400
+    ws = srv.connect()
+    hello = json.dumps(hello_message(srv.server.secret)).encode()
+    checks = [json.dumps(request(f"c-{n}")).encode() for n in range(count)]
+    with loop_held(srv):
+        ws.socket.sendall(
+            b"".join(Frame(Opcode.TEXT, m).serialize(mask=True) for m in (hello, *checks))
+        )
+    replies = [receive(ws, 60) for _ in range(count + 1)]
+    ws.close()
+    assert replies[0]["type"] == "welcome"
+    assert [(r["type"], r["outcome"]["id"]) for r in replies[1:]] == [
+        ("outcome", f"c-{n}") for n in range(count)
+    ]
+    assert longest[0] <= 2 * MESSAGES_PER_TURN, longest[0]
