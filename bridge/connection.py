@@ -38,7 +38,9 @@ client that sends pings and reads nothing would grow that buffer without end. So
 frames given to websockets leave more unsent bytes than the connection's write limit (the
 server's ``max_send_buffer_bytes``, given to websockets as ``write_limit``), the connection is
 handed to :attr:`Connection.on_overflow` (the session drops it with 4008, as it drops a client
-that does not read its replies) and nothing more it sends is read.
+that does not read its replies), and nothing more it sends is read until the transport has
+written those bytes down to its low-water mark (``resume_writing``): a client that reads again
+has its answer to the close read, one that never does is aborted after the close timeout.
 """
 
 from __future__ import annotations
@@ -81,9 +83,9 @@ class Connection(ServerConnection):
     default, before the hello is welcomed): every message is queued for ``recv()``."""
 
     on_overflow: Callable[[], None] | None = None
-    """Called once when the frames given to websockets (pings: it answers each with a pong)
-    leave more bytes unsent than the write limit; nothing more is read from the connection
-    after (the session drops it with 4008). None: nothing more is read, nothing is called."""
+    """Called when the frames given to websockets (pings: it answers each with a pong) leave
+    more bytes unsent than the write limit (the session drops the connection with 4008); the
+    connection is not read until they are written. None: nothing is called."""
 
     _plain = False
     """True while the next byte read starts a frame, nothing is kept and reading is not
@@ -112,7 +114,11 @@ class Connection(ServerConnection):
     """True while a call of :meth:`_go_on` is scheduled."""
 
     _stopped = False
-    """True once nothing more is read (over the write limit: :attr:`on_overflow`)."""
+    """True once the connection is lost (websockets' reader is at its end)."""
+
+    _backed = False
+    """True while reading waits for the unsent bytes to be written (over the write limit after
+    frames given to websockets: :attr:`on_overflow`), until ``resume_writing``."""
 
     _send_limit = 0
     """The transport's high-water mark of unsent bytes (websockets' ``write_limit``)."""
@@ -122,7 +128,7 @@ class Connection(ServerConnection):
         self._send_limit = self.transport.get_write_buffer_limits()[1]
         # websockets' queue resumes reading once recv() has taken it down; bytes kept here
         # must be parsed first (and reading resumed only after them).
-        self.recv_messages.resume = self._queue_resumed
+        self.recv_messages.resume = self._read_on
 
     def connection_lost(self, exc: Exception | None) -> None:
         # websockets' reader is at its end: nothing kept may be fed to it any more.
@@ -275,24 +281,29 @@ class Connection(ServerConnection):
         stop reading if what it wrote back (pongs) is over the write limit."""
         super().data_received(data)
         transport = self.transport
-        if transport.get_write_buffer_size() > self._send_limit and not self._stopped:
-            self._stop()
+        if not self._backed and transport.get_write_buffer_size() > self._send_limit:
+            self._back_off()
 
-    def _stop(self) -> None:
-        """Read nothing more from this connection (its pongs are over the write limit); the
-        session drops it (4008)."""
-        self._stopped = True
-        self._plain = False
-        self._kept = b""
+    def _back_off(self) -> None:
+        """Read nothing from this connection until its unsent bytes (its pongs, its replies)
+        are written (``resume_writing``); the session drops it (4008). The turn under way ends
+        (at most :data:`MESSAGES_PER_TURN` frames: as many pongs more)."""
+        self._backed = True
         self.transport.pause_reading()
-        log.warning(
-            "connection %s: %d bytes unsent (limit %d) after its control frames; not read any more",
+        log.info(
+            "connection %s: %d bytes unsent (limit %d) after its frames; not read until written",
             self.id,
             self.transport.get_write_buffer_size(),
             self._send_limit,
         )
         if self.on_overflow is not None:
             self.on_overflow()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._backed:
+            self._backed = False
+            self._read_on()
 
     def _hold(self) -> None:
         """Pause reading (if not yet) and have a later step parse :attr:`_kept`."""
@@ -311,7 +322,7 @@ class Connection(ServerConnection):
         """Parse the next turn of the bytes kept (unless websockets' queue is over its mark:
         its resumption calls here again)."""
         self._scheduled = False
-        if self._stopped or not self._held or self.recv_messages.paused:
+        if self._stopped or self._backed or not self._held or self.recv_messages.paused:
             return
         data, at, self._kept = self._kept, self._kept_at, b""
         self._read(data, at)
@@ -323,20 +334,21 @@ class Connection(ServerConnection):
         """Everything kept is parsed: reading resumes, unless websockets' queue holds it."""
         self._held = False
         self._settle()
-        if not self.recv_messages.paused and not self._stopped:
+        if not (self.recv_messages.paused or self._backed or self._stopped):
             self.transport.resume_reading()
 
     def _settle(self) -> None:
         """Set :attr:`_plain` from the state it sums up."""
         self._plain = self._known and not (self._owed or self._kept or self._held or self._stopped)
 
-    def _queue_resumed(self) -> None:
-        """websockets' queue is down to its low-water mark: parse what is kept, or read on."""
-        if self._stopped:
+    def _read_on(self) -> None:
+        """Parse what is kept, or read on, unless something still holds reading (the queue of
+        websockets, unsent bytes over the limit, the connection's end)."""
+        if self._stopped or self._backed:
             return
         if self._held:
             self._schedule()
-        else:
+        elif not self.recv_messages.paused:
             self.transport.resume_reading()
 
     def process_event(self, event: Event) -> None:

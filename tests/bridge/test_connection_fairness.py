@@ -323,13 +323,13 @@ def test_a_request_sent_during_a_ping_flood_is_decided_after_at_most_a_turn_of_p
     assert _parsed_before(trace, mark, "decided orc") in EVERY_ONCE
 
 
-def test_a_client_sending_pings_and_reading_nothing_is_dropped_with_4008_and_read_no_more(
+def test_a_client_sending_pings_and_reading_nothing_is_dropped_with_4008_and_not_read_on(
     tmp_path: Path, flood_engine: None
 ) -> None:
     # Each ping is answered with a pong the client never reads: once those pongs are over
     # the send buffer, the client is dropped as one that does not read its replies, and
-    # nothing more it writes is read (its pings would only owe more pongs). Today's server
-    # read on and buffered every pong: the client could write all of its 64 MB.
+    # nothing more it writes is read until they are (its pings would only owe more pongs).
+    # Today's server read on and buffered every pong: the client could write all of its 64 MB.
     limit = 64 * 1024
     limits = Limits(rate_per_second=1e9, burst=10**9, max_send_buffer_bytes=limit)
     with running(tiny_config(tmp_path, limits=limits)) as srv:
