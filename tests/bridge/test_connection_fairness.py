@@ -352,9 +352,9 @@ def test_a_client_sending_pings_and_reading_nothing_is_dropped_with_4008_and_not
         view = memoryview(pings)
         at = 0
         idle = 0
-        # Write until the server stops reading (ten idle seconds, the writes refused), or
-        # until 64 MB are written (a server that reads on whatever it owes).
-        while written < cap and idle < 10:
+        # Write until the server drops the client, or until 64 MB are written (a server that
+        # reads on whatever it owes), or until ten seconds pass with every write refused.
+        while not dropped.is_set() and written < cap and idle < 10:
             try:
                 sent = sock.send(view[at:])
             except TimeoutError:
@@ -368,6 +368,12 @@ def test_a_client_sending_pings_and_reading_nothing_is_dropped_with_4008_and_not
         assert dropped.wait(30), f"not dropped after {written} bytes of pings"
         assert written < cap
         assert server.dropped == 1
+
+        async def reading() -> list[bool]:
+            return [c.ws.transport.is_reading() for c in server.clients]
+
+        # Its pongs still unread (it reads nothing): the server reads nothing from it.
+        assert srv.call(reading()) == [False]
         mallory.socket.close()
 
 
