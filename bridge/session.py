@@ -162,7 +162,7 @@ class ClientSession:
         if isinstance(self.ws, Connection):
             # From now on a message that arrives whole is handled as soon as it is parsed,
             # without this task (arbiter.bridge.connection); the loop below takes the rest
-            # (fragmented messages, those queued before this line, those past a read's turn),
+            # (fragmented messages, those queued before this line and those behind them),
             # in the order they came.
             self.ws.on_message = self.receive
         try:
