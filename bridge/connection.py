@@ -96,6 +96,9 @@ class Connection(ServerConnection):
     frame starts (websockets' parser is fed whole frames, or a frame's first part and then,
     :attr:`_owed`, its rest)."""
 
+    _request_tail = b""
+    """The last three bytes of the handshake's request read so far (while not :attr:`_known`)."""
+
     _owed = 0
     """Bytes of a frame websockets was given the first part of, still to come."""
 
@@ -186,10 +189,14 @@ class Connection(ServerConnection):
         if self.protocol.state is CONNECTING:
             # The request ends at its first empty line; frames a client writes right after it
             # (without waiting for the answer) are this class's to parse.
-            cut = data.find(b"\r\n\r\n")
-            if cut >= 0:
-                super().data_received(data[: cut + 4])
-                rest = data[cut + 4 :]
+            # The empty line may begin in an earlier read: its last three bytes are kept.
+            tail = self._request_tail
+            found = (tail + data).find(b"\r\n\r\n")
+            self._request_tail = (tail + data[-3:])[-3:]
+            if found >= 0:
+                cut = found + 4 - len(tail)  # where the request ends in ``data`` (at least 1)
+                super().data_received(data[:cut])
+                rest = data[cut:]
                 if parser_at_eof(self.protocol) and not self.protocol.reader.buffer:
                     self._known = True
                     return rest

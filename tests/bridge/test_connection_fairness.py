@@ -5,6 +5,8 @@ of one socket), never on the clock."""
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
 import socket
 import threading
@@ -407,3 +409,38 @@ def test_messages_written_with_the_hello_wait_in_the_kernel_not_in_websockets_qu
         ("outcome", f"c-{n}") for n in range(count)
     ]
     assert longest[0] <= 2 * MESSAGES_PER_TURN, longest[0]
+
+
+def test_pings_written_behind_a_handshake_cut_in_its_empty_line_are_parsed_a_turn_at_a_time(
+    srv: Running, trace: list[str]
+) -> None:
+    # A client need not wait for the handshake's answer: frames may follow its request in
+    # the same write, and the request's empty line may be cut by a read. Today's server gave
+    # all of such a read to websockets (it could not tell where the request ended).
+    alice, _ = srv.hello(token=srv.player("alice", "elf"), events=[])
+    key = base64.b64encode(b"fairness-fairnes").decode()
+    handshake = (
+        f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
+    mallory = socket.create_connection(("127.0.0.1", srv.server.port), timeout=60)
+    mallory.sendall(handshake[:-1])  # up to the middle of its empty line
+
+    async def cut_read() -> bool:
+        # websockets holds the request's last, unfinished line ("\r"): the first part is read.
+        for _ in range(3000):
+            handlers = srv.server._server.handlers
+            if any(c.protocol.reader.buffer == b"\r" for c in handlers):
+                return True
+            await asyncio.sleep(0.01)
+        return False
+
+    assert srv.call(cut_read(), timeout=60), "the request's first part was never read"
+    with loop_held(srv):
+        mark = len(trace)
+        mallory.sendall(handshake[-1:] + PING * TINY)
+        alice.socket.sendall(heavy("alice-1", "elf", 1))
+    assert answers(alice, 1) == ["alice-1"]
+    mallory.close()
+    alice.close()
+    assert _parsed_before(trace, mark, "decided elf") <= 2 * MESSAGES_PER_TURN
