@@ -1,5 +1,6 @@
 """Build hook: compiles the pure engine (``arbiter.bridge.engine``, the folder ``bridge/engine``)
-with mypyc when Arbiter is installed.
+and the server's pure per-request helpers (``arbiter.bridge.pure``, ``bridge/pure``) with mypyc
+when Arbiter is installed.
 
 Everything else about the package is declared in ``pyproject.toml``; the packages are listed
 here (``arbiter`` and every package under it, found through the links ``arbiter/bridge`` and

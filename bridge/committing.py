@@ -6,8 +6,17 @@ one ``store.flush()`` for all of them and only afterwards sends their replies, i
 were given. Nothing is told to anybody about a staged row before the flush that holds it
 returned. One task runs the flushes, one at a time: while one is in flight (a PostgreSQL round
 trip), what is decided meanwhile is staged for the next one, and every reply given meanwhile
-waits behind those in flight, so a connection's replies never overtake each other. The SQLite
-store's flush returns without suspending: one task step per group, as the call it replaced.
+waits behind those in flight, so a connection's replies never overtake each other.
+
+A store whose flush never suspends (SQLite's: :attr:`~arbiter.bridge.stores.WorldStore.flush_now`)
+has its groups run by a plain callback of the event loop (``call_soon``) rather than a task:
+the same steps in the same order, without the coroutines and the task each group cost (at one
+connection, every request is a group of its own). A group that must await a read (a
+:class:`Recall`, or rows that landed unheard to announce first) is handed to the task, which
+runs it and every group after it until none is left, as with any other store. When a read
+of a connection ends with that callback the only one the loop has ready, it runs at once
+(:meth:`GroupCommit.read_done`): it would have run next anyway, after one more poll of the
+sockets whose findings wait behind it.
 
 When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
 ``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
@@ -42,12 +51,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from arbiter.bridge.awaiting_commit import (
     Answer,
-    CommitFailed,
     Event,
     LeaseEnded,
     OutcomeRow,
@@ -55,11 +64,12 @@ from arbiter.bridge.awaiting_commit import (
     Redone,
     _retrieved,
 )
+from arbiter.bridge.committing_failures import GroupFailures
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage
 from arbiter.bridge.protocol_encoding import encode
 from arbiter.bridge.records import Roll
-from arbiter.bridge.stores import RowNotCached, StaleWriter, WorldStore
+from arbiter.bridge.stores import StaleWriter, WorldStore
 from arbiter.bridge.views import OutcomeText
 
 if TYPE_CHECKING:
@@ -68,7 +78,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arbiter.server")
 
 
-class GroupCommit:
+class GroupCommit(GroupFailures):
     """The replies, waiters and events of the rows staged so far, and the task flushing them."""
 
     def __init__(
@@ -109,6 +119,17 @@ class GroupCommit:
         """The loop the committer runs on (taken when the first group is scheduled)."""
         self._committer: asyncio.Task[None] | None = None
         """The task running the flushes, while there is one (a flush scheduled or in flight)."""
+        self._calling = False
+        """The callback running groups is scheduled or running (a store whose flush never
+        suspends: :attr:`~arbiter.bridge.stores.WorldStore.flush_now`)."""
+        self._handle: asyncio.Handle | None = None
+        """The callback's handle while it waits in the loop's queue (see :meth:`read_done`)."""
+        self._ready: deque[asyncio.Handle] | None = None
+        """The loop's queue of callbacks ready to run (asyncio's private ``_ready``), or None
+        (a loop without one: the callback always waits for its turn)."""
+        self._reads = False
+        """A :class:`Recall` was queued since the task last started: the next group may await
+        its read, so it is the task's."""
         self.head = store.count()
         """The last row whose outcome event was published (at start: the last row; they are
         numbered from 1). Every row at or below it is committed and announced, and every
@@ -141,16 +162,19 @@ class GroupCommit:
             not isinstance(reply, Recall)
             and not self._answers
             and self._committer is None
+            and not self._calling
             and not self.store.pending
             and (self._fence is None or self._fence())
         ):
             session.outbox.send(reply)
             return
-        if isinstance(reply, Recall) and reply.read is None:
-            # Started now, awaited in its turn: the committer waits for no read in sequence.
-            read = asyncio.get_running_loop().create_task(self.store.recall(reply.request_id))
-            read.add_done_callback(_retrieved)
-            reply = reply._replace(read=read)
+        if isinstance(reply, Recall):
+            self._reads = True
+            if reply.read is None:
+                # Started now, awaited in its turn: the committer waits for no read in sequence.
+                read = asyncio.get_running_loop().create_task(self.store.recall(reply.request_id))
+                read.add_done_callback(_retrieved)
+                reply = reply._replace(read=read)
         self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
 
@@ -178,17 +202,112 @@ class GroupCommit:
         if self._scheduled:
             return
         self._scheduled = True
-        if self._committer is None:
+        if self._committer is None and not self._calling:
             loop = self._loop
             if loop is None or not loop.is_running():
                 # Kept: Python 3.11's get_running_loop() makes a system call (getpid) each time.
                 loop = self._loop = asyncio.get_running_loop()
-            self._committer = loop.create_task(self._run(), name="group-commit")
+                ready = getattr(loop, "_ready", None)
+                self._ready = ready if isinstance(ready, deque) else None
+            if self.store.flush_now is not None:
+                self._calling = True
+                self._handle = loop.call_soon(self._run_now)
+            else:
+                self._committer = loop.create_task(self._run(), name="group-commit")
 
     async def drain(self) -> None:
         """Wait until no flush is scheduled or in flight (shutting down)."""
-        while self._committer is not None:
-            await asyncio.shield(self._committer)
+        while self._committer is not None or self._calling:
+            if self._committer is not None:
+                await asyncio.shield(self._committer)
+            else:
+                await asyncio.sleep(0)  # the callback scheduled before this step runs first
+
+    def read_done(self) -> None:
+        """A read's messages were all decided (a connection's ``data_received`` ends): when
+        the callback running the group is all the loop has ready, run it now, in this step,
+        rather than after the loop polled the sockets again. Nothing else could run before it:
+        the loop runs the callbacks it has ready in their order, and what its next poll finds
+        (or a timer falling due) only after them, so it would be next anyway; this spares a
+        turn of the loop (an ``epoll_wait`` and its bookkeeping) per group, every request's at
+        one connection. It reads asyncio's private queue of ready callbacks; with a loop that
+        has none, the callback runs in its turn."""
+        handle = self._handle
+        ready = self._ready
+        if handle is not None and ready is not None and len(ready) == 1 and ready[0] is handle:
+            ready.pop()
+            self._run_now()
+
+    def _run_now(self) -> None:
+        """The callback of a store whose flush never suspends: run the groups scheduled, one
+        after the other, each as :meth:`_commit_group` would; hand the first that may await a
+        read (and every one after it) to the task."""
+        self._handle = None
+        try:
+            while self._scheduled:
+                events = self._events
+                flush_now = self.store.flush_now
+                if (
+                    flush_now is None
+                    or self._reads
+                    or (events and events[0][0] > self.head + 1 and self._publish_late is not None)
+                ):
+                    self._reads = False
+                    self._committer = asyncio.get_running_loop().create_task(
+                        self._run(), name="group-commit"
+                    )
+                    return
+                self._scheduled = False
+                try:
+                    self._commit_group_now(flush_now)
+                except Exception:
+                    # A bug must not stop the groups queued behind this one.
+                    log.exception("the group commit failed unexpectedly")
+        finally:
+            self._calling = False
+
+    def _commit_group_now(self, flush_now: Callable[[], None]) -> None:
+        """:meth:`_commit_group` of a group with no read to await (no :class:`Recall`, no
+        rows landed unheard to announce), its flush a plain call: nothing is awaited, so the
+        fence checked after the flush still holds when the replies leave."""
+        waiters, answers, callbacks, events, event_rows = self._take()
+        try:
+            self._check_fence()
+            flush_now()
+            # An answer never leaves after the lease's local deadline, even one committed.
+            self._check_fence()
+        except Exception as err:
+            self._flush_failed(err, waiters, answers, events, event_rows)
+            return
+        if events:
+            self.head = max(self.head, events[-1][0])
+            self._publish(events)
+        for session, reply, _, _ in answers:
+            if isinstance(reply, Recall):  # never: a recall hands the group to the task
+                raise AssertionError("a recall in a group run without the task")
+            session.outbox.send(reply)
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        for callback in callbacks:
+            callback()
+
+    def _take(
+        self,
+    ) -> tuple[
+        list[asyncio.Future[None]],
+        list[Answer],
+        list[Callable[[], None]],
+        list[Event],
+        list[OutcomeRow | None],
+    ]:
+        """The group: everything given since the last one was taken (the lists start anew)."""
+        waiters, self._waiters = self._waiters, []
+        answers, self._answers = self._answers, []
+        callbacks, self._callbacks = self._callbacks, []
+        events, self._events = self._events, []
+        event_rows, self._event_rows = self._event_rows, []
+        return waiters, answers, callbacks, events, event_rows
 
     async def _run(self) -> None:
         try:
@@ -203,35 +322,14 @@ class GroupCommit:
             self._committer = None
 
     async def _commit_group(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        answers, self._answers = self._answers, []
-        callbacks, self._callbacks = self._callbacks, []
-        events, self._events = self._events, []
-        event_rows, self._event_rows = self._event_rows, []
+        waiters, answers, callbacks, events, event_rows = self._take()
         try:
             self._check_fence()
             await self.store.flush()
             # An answer never leaves after the lease's local deadline, even one committed.
             self._check_fence()
         except Exception as err:
-            if self._on_failed is not None:
-                self._on_failed()
-            # A full disk fails every commit until someone makes room: one line each.
-            self.failures.report(
-                f"the roll log could not commit; {len(waiters) + len(answers)} answer(s) say "
-                "nothing was decided",
-                err,
-            )
-            failed = CommitFailed(str(err))
-            failed.__cause__ = err
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_exception(failed)
-            if not isinstance(err, StaleWriter) and (self._fence is None or self._fence()):
-                self._publish_landed(events, event_rows)
-            self._refuse(answers, err)
-            if isinstance(err, StaleWriter):
-                self._on_stale(err)
+            self._flush_failed(err, waiters, answers, events, event_rows)
             return
         # (Its test of the usual case written out: no coroutine per group for nothing late.)
         if (
@@ -279,48 +377,6 @@ class GroupCommit:
         for callback in callbacks:
             callback()
 
-    def _refuse(self, answers: Sequence[Answer], err: Exception) -> None:
-        """Send the replies of a failed flush (or of one whose lease ended after it): see the
-        module's doc."""
-        for session, reply, outcome_row, on_failure in answers:
-            if isinstance(reply, Recall):
-                # Nothing is answered from the log after a failed commit: the retry is.
-                reply.settled()
-                reply = encode(self._commit_failed(reply.request_id))
-            elif outcome_row is not None:
-                # An outcome goes only if its row is committed all the same: a commit whose
-                # connection broke after COMMIT (PostgreSQL; the store reloaded the world),
-                # or a resend answered from an older row. Else nothing was decided; and a
-                # row of the same id that is not this one (an earlier decision of the id
-                # that landed unheard) means this outcome is not the logged one.
-                request_id, row_hash = outcome_row
-                try:
-                    found = self.store.find(request_id)
-                except RowNotCached:
-                    found = None  # an old row, let go since: the retry reads it back
-                # Never from a stale writer (its replies all say nothing was decided),
-                # nor once the lease may have ended (the flush may have outlasted it).
-                stale = isinstance(err, StaleWriter) or self._fenced()
-                if stale or found is None or found.hash != row_hash:
-                    reply = encode(self._commit_failed(request_id))
-            elif on_failure is not None:
-                reply = encode(on_failure)
-            session.outbox.send(reply)
-
-    def _lease_lost(
-        self, answers: Sequence[Answer], waiters: Sequence[asyncio.Future[None]]
-    ) -> None:
-        """The lease ended while the committer awaited a read after a good flush: the replies
-        left say nothing was decided, the waiters fail, and the world is let go here."""
-        err = LeaseEnded("this host's lease on the world is no longer valid")
-        failed = CommitFailed(str(err))
-        failed.__cause__ = err
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_exception(failed)
-        self._refuse(answers, err)
-        self._on_stale(err)
-
     async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
         """The reply of a resend whose row had to be read back: the session's answer made
         again right after the read (no await between: :meth:`WorldStore.find` sees the row), or
@@ -344,25 +400,6 @@ class GroupCommit:
             return (encode(self._commit_failed(recall.request_id)), None, None), False
         finally:
             recall.settled()
-
-    def _publish_landed(self, events: list[Event], rows: list[OutcomeRow | None]) -> None:
-        """After a failed flush, publish the events whose very row the store holds all the
-        same (a COMMIT that landed although its connection broke): their requesters are told
-        their outcomes, and the listeners must be too, before :attr:`head` moves past them —
-        a listener connected throughout is never replayed what it missed live."""
-        landed: list[Event] = []
-        for event, row in zip(events, rows, strict=True):
-            try:
-                found = None if row is None else self.store.find(row[0])
-            except RowNotCached:
-                # Let go already (a flush of more rows than the cache holds): unconfirmed, so
-                # not published; the listener's next replay reads it.
-                found = None
-            if found is not None and row is not None and found.hash == row[1]:
-                landed.append(event)
-        if landed:
-            self.head = max(self.head, landed[-1][0])
-            self._publish(landed)
 
     async def _announce_late(self, first: int) -> bool:
         """Before ``head`` moves to ``first`` or past it: publish the committed rows between
@@ -388,10 +425,6 @@ class GroupCommit:
             self._publish_late(rows)
             self.head = max(self.head, rows[-1].seq)
         return True
-
-    def _fenced(self) -> bool:
-        """The lease may have ended (an await outlasted it): nothing more may leave."""
-        return self._fence is not None and not self._fence()
 
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():

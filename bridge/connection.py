@@ -87,6 +87,11 @@ class Connection(ServerConnection):
     more bytes unsent than the write limit (the session drops the connection with 4008); the
     connection is not read until they are written. None: nothing is called."""
 
+    on_read_done: Callable[[], None] | None = None
+    """Called at the end of each read, and of each later step parsing what a read kept, that
+    may have handed messages to :attr:`on_message` (the group commit's
+    :meth:`~arbiter.bridge.committing.GroupCommit.read_done`)."""
+
     _plain = False
     """True while the next byte read starts a frame, nothing is kept and reading is not
     paused here: the common state, in which a read is parsed with no other check."""
@@ -146,6 +151,13 @@ class Connection(ServerConnection):
             self._read(data)
         else:
             self._received(data)
+        done = self.on_read_done
+        if done is not None:
+            try:
+                done()
+            except Exception:
+                # As in _hand: a bug must not escape into the transport.
+                log.exception("connection %s: unexpected failure after a read", self.id)
 
     def _received(self, data: bytes) -> None:
         """:meth:`data_received` off the common state."""
@@ -336,6 +348,12 @@ class Connection(ServerConnection):
         if self._held and not self._kept:
             self._release()  # _read's common end returned before _rest
         self._settle()
+        done = self.on_read_done
+        if done is not None:
+            try:
+                done()
+            except Exception:
+                log.exception("connection %s: unexpected failure after a turn", self.id)
 
     def _release(self) -> None:
         """Everything kept is parsed: reading resumes, unless websockets' queue holds it."""

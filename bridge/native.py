@@ -1,13 +1,16 @@
 """Which engine runs: the one mypyc compiled, or the Python sources it was compiled from.
 
 ``pip install`` (``setup.py``) compiles every module of ``bridge/engine`` that does not import
-pydantic and writes ``bridge/engine/compiled.json``: the SHA-256 of each compiled source. Python
+pydantic, and every module of ``bridge/pure`` (the server's own pure per-request helpers: the
+row's hash, the outcome's texts), and writes ``bridge/engine/compiled.json``: the SHA-256 of
+each compiled source. Python
 imports an extension module in preference to the source beside it, so a source edited after the
 build would silently run its old compiled code. :func:`select_engine` (called when ``bridge`` is
 imported) prevents that: when the build is missing or incomplete, a compiled source changed, or
-``ARBITER_ENGINE=interpreted``, every ``arbiter.bridge.engine`` module is loaded from its ``.py`` file.
-It is all or nothing because compiled modules call each other directly, not through module
-attributes: a fresh source beside stale neighbours would not be the code that runs.
+``ARBITER_ENGINE=interpreted``, every module of both packages (:data:`PACKAGES`) is loaded from
+its ``.py`` file. It is all or nothing because compiled modules call each other directly, not
+through module attributes: a fresh source beside stale neighbours would not be the code that
+runs. (Both packages are one build: one manifest, one shared library, one choice.)
 
 Both engines decide every request identically (the test suite runs the compiled one and compares
 its replays with the interpreted one's); the compiled one is about twice as fast.
@@ -37,6 +40,11 @@ ENV_VAR = "ARBITER_ENGINE"
 """``compiled`` (refuse to start without a fresh compiled engine), ``interpreted`` (always run the
 sources; at build time: don't compile), or unset (compiled when fresh, else interpreted)."""
 PACKAGE = "arbiter.bridge.engine"
+PURE = "arbiter.bridge.pure"
+"""The server's pure per-request helpers, compiled with the engine (no I/O, clock or RNG, as the
+engine; not rules code, so kept out of its package)."""
+PACKAGES = (PACKAGE, PURE)
+"""The packages the build compiles: all of their modules run compiled, or none."""
 MANIFEST = Path("arbiter", "bridge", "engine", "compiled.json")
 GROUP = "arbiter_engine"
 """mypyc's shared library holding the code of every compiled module: ``arbiter_engine__mypyc``."""
@@ -63,14 +71,20 @@ class EngineStatus:
 
 
 def compiled_sources(root: Path) -> list[Path]:
-    """Every source the build compiles, sorted: the modules of ``bridge/engine`` that don't
-    import pydantic (mypyc can't compile pydantic models; those modules stay interpreted)."""
-    engine = root / "arbiter" / "bridge" / "engine"
+    """Every source the build compiles, sorted: the modules of ``bridge/engine`` and
+    ``bridge/pure`` that don't import pydantic (mypyc can't compile pydantic models; those
+    modules stay interpreted)."""
     return sorted(
         path
-        for path in engine.rglob("*.py")
+        for package in PACKAGES
+        for path in root.joinpath(*package.split(".")).rglob("*.py")
         if not _PYDANTIC_IMPORT.search(path.read_text(encoding="utf-8"))
     )
+
+
+def _compiled_package(name: str) -> bool:
+    """Whether module ``name`` belongs to a compiled package (:data:`PACKAGES`)."""
+    return any(name == package or name.startswith(package + ".") for package in PACKAGES)
 
 
 def module_name(root: Path, source: Path) -> str:
@@ -155,7 +169,8 @@ def _compiler(path: Path) -> str:
 
 
 class _SourcesFirst(importlib.abc.MetaPathFinder):
-    """Finds ``arbiter.bridge.engine`` modules as their ``.py`` sources, ignoring extension modules."""
+    """Finds the modules of the compiled packages as their ``.py`` sources, ignoring extension
+    modules."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -163,7 +178,7 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != PACKAGE and not fullname.startswith(PACKAGE + "."):
+        if not _compiled_package(fullname):
             return None
         base = self.root.joinpath(*fullname.split("."))
         package = base / "__init__.py"
@@ -198,14 +213,14 @@ ACTIVE: EngineStatus | None = None
 
 
 def select_engine() -> EngineStatus:
-    """Chooses, once per process and before any ``arbiter.bridge.engine`` import, which engine those
+    """Chooses, once per process and before any import of :data:`PACKAGES`, which code those
     imports load (see :func:`choose`); returns it. Warns (``StaleEngineWarning``) when it falls
     back to the sources because they changed since the build."""
     global ACTIVE
     if ACTIVE is not None:
         return ACTIVE
-    if any(name == PACKAGE or name.startswith(PACKAGE + ".") for name in sys.modules):
-        raise RuntimeError(f"select_engine() must run before {PACKAGE} is imported")
+    if any(_compiled_package(name) for name in sys.modules):
+        raise RuntimeError(f"select_engine() must run before {' or '.join(PACKAGES)} is imported")
     # The folder holding the package ``arbiter``: site-packages, or the checkout (whose
     # arbiter/bridge links to bridge/: not resolved, so that paths keep the package's names).
     root = Path(os.path.abspath(__file__)).parent.parent.parent

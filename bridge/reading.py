@@ -50,8 +50,8 @@ from pydantic_core import SchemaValidator
 from arbiter.bridge.engine.contract import Engine
 from arbiter.bridge.engine.envelope import Request
 from arbiter.bridge.protocol import ClientMessage, RequestMessage
-from arbiter.bridge.reading_known import NOT_KEPT, _Known, _new, _set
-from arbiter.bridge.reading_text import _envelope_text
+from arbiter.bridge.pure.frame_text import _envelope_text
+from arbiter.bridge.reading_known import NOT_KEPT, _new, _set, known_bodies
 from arbiter.bridge.reading_validators import (
     _name,
     bounded_validator,
@@ -110,9 +110,10 @@ class Sent:
         """The frame's text as it came (the vault counts the references written in it)."""
         self.text = text
         self.kept = kept
-        """The body is one the reader kept (:class:`~arbiter.bridge.reading_known._Known`): the
-        very object every later frame of this keeper with the same text after the id carries
-        (the vault keeps what it resolves of such a body: :mod:`arbiter.bridge.stat_block_plugs`)."""
+        """The body is one the reader kept (:class:`~arbiter.bridge.pure.known_bodies._Known`):
+        the very object every later frame of this keeper with the same text after the id
+        carries (the vault keeps what it resolves of such a body:
+        :mod:`arbiter.bridge.stat_block_plugs`)."""
 
     @classmethod
     def around(
@@ -194,8 +195,8 @@ def _written(text: str) -> dict[str, Any]:
     """The envelope ``text`` holds as plain JSON values, in :attr:`Sent.request`'s form.
 
     ``text`` is always what orjson wrote of the values the reader validated (:attr:`Sent.text`,
-    the log's text: :meth:`~arbiter.bridge.reading_known._Known.logged`, a kept one's around a
-    new id, or the vault's with stored blocks filled in), so it holds no key twice and no number
+    the log's text: :meth:`~arbiter.bridge.pure.known_bodies._Known.logged`, a kept one's
+    around a new id, or the vault's with stored blocks filled in), so it holds no key twice and no number
     orjson would not read back as it was: orjson reads it back to those very values (at half
     the cost of a pydantic model's parse, which a player's request paid once for its body)."""
     fields: dict[str, Any] = orjson.loads(text)
@@ -220,7 +221,7 @@ class FrameReader:
         self._adapter = bounded_validator(client_messages(engines), context)
         self._referencing = bounded_validator(client_messages(engines, references=True), context)
         self._context = context
-        self._known = _Known()
+        self._known = known_bodies()
         # The envelope route (see read): each request envelope validated from its own text,
         # and the message around it.
         self._envelopes: tuple[_Envelopes, _Envelopes] | None = None
@@ -250,7 +251,7 @@ class FrameReader:
 
         The envelope route: a frame that opens ``{"v":1,"type":"request","request":`` (the
         first two in either order, whitespace between tokens) and ends with the envelope's
-        closing brace and its own (:data:`~arbiter.bridge.reading_text._ENVELOPE`) is ``{v, type, request}``, nothing
+        closing brace and its own (:data:`~arbiter.bridge.pure.frame_text._ENVELOPE`) is ``{v, type, request}``, nothing
         else, exactly when the text between is one JSON value. That text is validated as the
         envelope (a JSON parser takes one value, nothing after it), the message is built
         around it, and the log keeps the compact JSON of the values read from that text

@@ -165,6 +165,7 @@ class ClientSession:
             # (fragmented messages, those queued before this line and those behind them),
             # in the order they came.
             self.ws.on_message = self.receive
+            self.ws.on_read_done = self.server.commits.read_done
         try:
             await self._take_queued()
         except ConnectionClosed:
@@ -172,6 +173,7 @@ class ClientSession:
         finally:
             if isinstance(self.ws, Connection):
                 self.ws.on_message = None  # a session that left decides nothing more
+                self.ws.on_read_done = None
             self.server.leave(self)
 
     async def _take_queued(self) -> None:

@@ -2,7 +2,7 @@
 
 The GM's client names the blocks it keeps on the server by reference, and sends the same
 request text over and over (a new id each time): the reader then takes the body it validated
-before (:class:`arbiter.bridge.reading_known._Known`), the very same referencing body object, for
+before (:class:`arbiter.bridge.pure.known_bodies._Known`), the very same referencing body object, for
 every frame of that keeper with that text after the id. Resolving it
 (:meth:`arbiter.bridge.stat_block_resolving.Resolver.resolve`: the body as written read back
 from the log's text, the stored blocks' models plugged in, the log's text with the blocks

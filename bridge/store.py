@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import logging
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -133,6 +133,10 @@ class Store(SqliteRecords):
         self._committed = (self._last_seq, self._last_hash)
         self._lost = False
         """Staged rows were rolled back by SQLite itself; the next commit must fail."""
+        self.flush_now: Callable[[], None] | None = self.commit
+        """:meth:`flush` as a plain call (:meth:`commit`: this store's flush never suspends, so
+        the group commit runs it from a callback, no task per group). A test that makes the
+        flush suspend sets None with it."""
         self._catch_up = False
         """The checkpointer asked for a catch-up (:meth:`catch_up_soon`)."""
         self._ids: bytearray | None = None

@@ -19,7 +19,7 @@ committed row.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple, Protocol, runtime_checkable
 
 from arbiter.bridge.records import Encounter, NewRoll, Player, Roll, Session
@@ -107,6 +107,14 @@ class WorldStore(Protocol):
     @property
     def pending(self) -> bool:
         """True while :meth:`flush` has something to do (or a failure to report)."""
+        ...
+
+    @property
+    def flush_now(self) -> Callable[[], None] | None:
+        """:meth:`flush` as a plain call, for a store whose flush never suspends (SQLite's
+        commit): the group commit then runs its groups from a callback, without a task
+        (:mod:`arbiter.bridge.committing`). None: the flush may suspend (a PostgreSQL round
+        trip), and is awaited."""
         ...
 
     async def flush(self) -> None:

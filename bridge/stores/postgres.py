@@ -75,6 +75,9 @@ class PostgresStore(WorldRecall, WorldWrites):
     :class:`~arbiter.bridge.stores.postgres_writes.WorldWrites`'; its commit is
     :func:`~arbiter.bridge.stores.postgres_commit.commit`."""
 
+    flush_now: None = None
+    """Its flush is a round trip: awaited, never a plain call."""
+
     def __init__(
         self,
         dsn: str,

@@ -11,7 +11,7 @@ import json
 import logging
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -37,6 +37,8 @@ class SlowStore:
     """Request id -> the gate its ``recall`` waits for (ids whose rows must be read back)."""
     reading: list[str] = field(default_factory=list)
     """The ids whose ``recall`` has started reading, in order."""
+    flush_now: ClassVar[None] = None
+    """Its flush suspends (as a PostgreSQL round trip does): the group commit's task awaits it."""
     held_from: int = 1
     """The first seq held in memory: older rows are read with ``read_rolls``."""
     late: list[Any] = field(default_factory=list)

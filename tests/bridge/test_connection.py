@@ -11,7 +11,15 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 from websockets.sync.client import ClientConnection
 
-from tests.bridge.support import bundled_config, hello_message, receive, running
+from tests.bridge.support import (
+    bundled_config,
+    hello_message,
+    receive,
+    request,
+    running,
+    send,
+    tiny_config,
+)
 
 
 def frame(opcode: Opcode, data: bytes, fin: bool = True) -> bytes:
@@ -180,3 +188,28 @@ def test_bytes_inside_a_message_cut_by_a_read_are_never_read_as_a_frame_of_their
         replies = [receive(ws)["id"] for _ in range(2)]
         ws.close()
     assert replies == ["b" + text, "c"]
+
+
+@pytest.mark.usefixtures("tiny_engine")
+def test_a_request_read_alone_is_committed_and_answered_before_its_read_returns(
+    tmp_path: Path,
+) -> None:
+    """At the end of a read (nothing else ready on the loop), the group commit runs in the same
+    step: the row staged by the read is committed and its reply written when the read ends."""
+    with running(tiny_config(tmp_path)) as srv:
+        commits = srv.server.commits
+        ends: list[tuple[bool, bool]] = []
+        read_done = commits.read_done
+
+        def watched() -> None:  # (staged when the read ended, still staged after read_done)
+            staged = commits.store.pending
+            read_done()
+            ends.append((staged, commits.store.pending))
+
+        commits.read_done = watched  # type: ignore[method-assign]
+        gm, _ = srv.hello()
+        send(gm, request("r-1"))
+        reply = receive(gm)
+        gm.close()
+    assert reply["type"] == "outcome" and reply["outcome"]["id"] == "r-1"
+    assert (True, False) in ends

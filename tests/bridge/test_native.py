@@ -57,6 +57,34 @@ def test_the_build_compiles_every_engine_module_except_those_that_import_pydanti
     assert not any(name.startswith(("arbiter.bridge.server", "compiler")) for name in chosen)
 
 
+def test_the_build_compiles_the_servers_pure_helpers_with_the_engine() -> None:
+    chosen = {native.module_name(ROOT, path) for path in native.compiled_sources(ROOT)}
+    assert {
+        "arbiter.bridge.pure",
+        "arbiter.bridge.pure.chain",
+        "arbiter.bridge.pure.canonical",
+        "arbiter.bridge.pure.outcome_text",
+        "arbiter.bridge.pure.frame_text",
+        "arbiter.bridge.pure.known_bodies",
+    } <= chosen
+    assert not any(name.startswith("arbiter.bridge.records") for name in chosen)
+
+
+def test_an_edited_pure_helper_makes_every_compiled_module_run_from_source(
+    tmp_path: Path,
+) -> None:
+    pure = {
+        **SOURCES,
+        "arbiter/bridge/pure/__init__.py": '"""pure"""\n',
+        "arbiter/bridge/pure/chain.py": "def link() -> str:\n    return 'a'\n",
+    }
+    root = _tree(tmp_path, pure, compiled=(*BUILT, *list(pure)[3:]))
+    assert native.inspect(root).mode == "compiled"
+    (root / "arbiter/bridge/pure/chain.py").write_text("def link() -> str:\n    return 'b'\n")
+    status = native.inspect(root)
+    assert (status.mode, status.changed) == ("interpreted", ("arbiter.bridge.pure.chain",))
+
+
 def test_a_fresh_complete_build_is_the_engine_that_runs(tmp_path: Path) -> None:
     status = native.inspect(_tree(tmp_path, SOURCES, compiled=BUILT))
     assert status.mode == "compiled"
@@ -189,8 +217,10 @@ def test_the_test_suite_runs_the_compiled_engine() -> None:
     status = native.select_engine()
     assert (status.mode, status.changed) == ("compiled", ()), status.reason
     from arbiter.bridge.engine.combat_styles.exchange import exchange
+    from arbiter.bridge.pure import chain
 
     assert exchange.__file__ is not None and exchange.__file__.endswith(SUFFIX)
+    assert chain.__file__ is not None and chain.__file__.endswith(SUFFIX)
 
 
 def _python(code: str, mode: str) -> subprocess.CompletedProcess[str]:
@@ -204,15 +234,17 @@ def _python(code: str, mode: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_arbiter_engine_interpreted_loads_every_engine_module_from_its_source() -> None:
+def test_arbiter_engine_interpreted_loads_every_engine_and_pure_module_from_its_source() -> None:
     code = (
         "import arbiter.bridge.engine.combat_styles.exchange.exchange as m, arbiter.bridge.engine.dice as d\n"
+        "import arbiter.bridge.pure.chain as c\n"
         "from arbiter.bridge import native\n"
-        "print(m.__file__, d.__file__, native.describe())"
+        "print(m.__file__, d.__file__, c.__file__, native.describe())"
     )
-    exchange_file, dice_file, *described = _python(code, "interpreted").stdout.split()
+    exchange_file, dice_file, chain_file, *described = _python(code, "interpreted").stdout.split()
     assert exchange_file.endswith("combat_styles/exchange/exchange.py")
     assert dice_file.endswith("engine/dice.py")
+    assert chain_file.endswith("pure/chain.py")
     assert " ".join(described) == "engine: interpreted (ARBITER_ENGINE=interpreted)"
 
 

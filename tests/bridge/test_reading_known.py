@@ -17,9 +17,9 @@ from pydantic_core import from_json
 from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.engine.dice import KeyedSource
 from arbiter.bridge.protocol_parsing import ProtocolError
+from arbiter.bridge.pure.frame_text import _envelope_text
 from arbiter.bridge.reading import FrameReader, Sent
 from arbiter.bridge.reading_known import NOT_KEPT
-from arbiter.bridge.reading_text import _envelope_text
 from arbiter.bridge.rules import RuleSource, snapshot
 from arbiter.bridge.store import Store
 from tests.bridge.test_reading_envelope import EXCHANGE, readers

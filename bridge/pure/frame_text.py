@@ -1,6 +1,7 @@
 """The text of a request frame written as the client writes it: the shapes the reader's
 envelope route (:meth:`arbiter.bridge.reading.FrameReader.read`) and its kept bodies
-(:mod:`arbiter.bridge.reading_known`) recognise from the text alone, before any parse."""
+(:mod:`arbiter.bridge.pure.known_bodies`) recognise from the text alone, before any parse.
+Compiled with the engine (:mod:`arbiter.bridge.pure`): every request frame goes through it."""
 
 from __future__ import annotations
 

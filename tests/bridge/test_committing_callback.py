@@ -1,0 +1,230 @@
+"""The group commit (``bridge/committing.py``) with a store whose flush never suspends (SQLite's
+commit): its groups run from a plain callback of the event loop, not a task, with every rule of
+the task's: nothing told before the flush returned, replies in the order given, a failed flush
+tells no outcome, a stale writer is reported after its replies, a group that must await a read
+goes to the task; and at the end of a read, the group runs at once when nothing else is ready."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from arbiter.bridge.awaiting_commit import CommitFailed, LeaseEnded, Recall
+from arbiter.bridge.committing import GroupCommit
+from arbiter.bridge.failures import FailureLog
+from arbiter.bridge.session import commit_failed
+from arbiter.bridge.stores import StaleWriter
+from tests.support.apart import run_apart
+
+
+@dataclass
+class QuickStore:
+    """Stages by counting; its flush is a plain call (``flush_now``) that fails with ``error``,
+    if set. ``recall`` reads a row back only once its id's gate in ``reads`` is set."""
+
+    staged: int = 0
+    logged: dict[str, str] = field(default_factory=dict)
+    flushed: list[int] = field(default_factory=list)
+    error: Exception | None = None
+    reads: dict[str, asyncio.Event] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.flush_now = self.commit
+
+    def commit(self) -> None:
+        taken, self.staged = self.staged, 0
+        if self.error is not None:
+            raise self.error
+        self.flushed.append(taken)
+
+    async def flush(self) -> None:
+        self.commit()
+
+    @property
+    def pending(self) -> bool:
+        return self.staged > 0
+
+    async def recall(self, request_id: str) -> object | None:
+        gate = self.reads.get(request_id)
+        if gate is not None:
+            await gate.wait()
+        return self.find(request_id)
+
+    def find(self, request_id: str) -> object | None:
+        found = self.logged.get(request_id)
+        return None if found is None else SimpleNamespace(hash=found)
+
+    def count(self) -> int:
+        return len(self.logged)
+
+    def cached_from(self) -> int:
+        return 1
+
+
+class Client:
+    """A session's outbox: each reply with the flushes done when it left."""
+
+    def __init__(self, store: QuickStore) -> None:
+        self.outbox = self
+        self.store = store
+        self.got: list[tuple[str, int]] = []
+
+    def send(self, reply: str | bytes) -> None:
+        self.got.append((str(reply), len(self.store.flushed)))
+
+
+def commits(store: QuickStore, lost: list[StaleWriter], fence: Any = None) -> GroupCommit:
+    return GroupCommit(
+        store,  # type: ignore[arg-type]
+        FailureLog(logging.getLogger("test")),
+        lambda events: None,
+        lost.append,
+        commit_failed,
+        fence=fence,
+    )
+
+
+def no_commit_task() -> bool:
+    return all(task.get_name() != "group-commit" for task in asyncio.all_tasks())
+
+
+def test_the_replies_of_a_turn_leave_in_order_after_one_flush_run_from_a_callback() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        client, group = Client(store), commits(store, [])
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "pong")  # type: ignore[arg-type]
+        store.staged += 1
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        assert client.got == [] and no_commit_task()
+        await asyncio.sleep(0)
+        assert client.got == [("outcome 1", 1), ("pong", 1), ("outcome 2", 1)]
+        assert store.flushed == [2]
+        group.answer(client, "pong 2")  # type: ignore[arg-type]
+        assert client.got[-1] == ("pong 2", 1)  # nothing staged nor scheduled: at once
+
+    run_apart(body())
+
+
+def test_a_failed_plain_flush_tells_no_outcome_fails_its_waiters_and_reports_a_stale_writer() -> (
+    None
+):
+    async def body() -> None:
+        stale = StaleWriter("world 'w' moved")
+        store, lost = QuickStore(error=stale), []
+        client, group = Client(store), commits(store, lost)
+        store.staged += 1
+        waiting = asyncio.create_task(group.committed())
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        with pytest.raises(CommitFailed):
+            await waiting
+        [(reply, _)] = client.got
+        assert json.loads(reply)["code"] == "unavailable" and json.loads(reply)["id"] == "r-1"
+        assert lost == [stale] and no_commit_task()
+
+    run_apart(body())
+
+
+def test_nothing_is_flushed_by_the_callback_once_the_lease_is_not_valid() -> None:
+    async def body() -> None:
+        store, lost = QuickStore(), []
+        client, group = Client(store), commits(store, lost, fence=lambda: False)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert store.flushed == [] and store.staged == 1
+        assert json.loads(client.got[0][0])["code"] == "unavailable"
+        assert [type(err) for err in lost] == [LeaseEnded]
+
+    run_apart(body())
+
+
+def test_a_group_holding_a_recall_goes_to_the_task_which_answers_it_after_its_read() -> None:
+    async def body() -> None:
+        store, settled = QuickStore(), []
+        store.logged["old"] = "h"
+        store.reads["old"] = asyncio.Event()
+        client, group = Client(store), commits(store, [])
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(  # type: ignore[arg-type]
+            client,
+            Recall("old", lambda: ("again old", ("old", "h"), None), lambda: settled.append(1)),
+        )
+        group.answer(client, "pong")  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert not no_commit_task()  # the task awaits the read
+        assert client.got == [("outcome 1", 1)]  # the replies before the recall have left
+        store.reads["old"].set()
+        await group.drain()
+        assert client.got == [("outcome 1", 1), ("again old", 1), ("pong", 1)] and settled
+        store.staged += 1
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        assert no_commit_task()  # the next group is the callback's again
+        await group.drain()
+        assert client.got[-1] == ("outcome 2", 2)
+
+    run_apart(body())
+
+
+def test_a_read_that_ends_with_nothing_else_ready_has_its_group_committed_and_answered_at_once() -> (
+    None
+):
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        store = QuickStore()
+        client, group = Client(store), commits(store, [])
+        ended: asyncio.Future[list[tuple[str, int]]] = loop.create_future()
+
+        def read() -> None:  # a connection's data_received
+            store.staged += 1
+            group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+            group.read_done()
+            ended.set_result(list(client.got))
+
+        loop.call_soon(read)
+        assert await ended == [("outcome 1", 1)]
+        assert store.flushed == [1]
+
+    run_apart(body())
+
+
+def test_a_read_that_ends_with_other_callbacks_ready_leaves_its_group_to_run_after_them() -> None:
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        store = QuickStore()
+        client, group = Client(store), commits(store, [])
+        order: list[str] = []
+        done: asyncio.Future[None] = loop.create_future()
+
+        def other() -> None:  # another connection's read, ready in the same turn
+            order.append(f"other, {len(client.got)} sent")
+            store.staged += 1
+            group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+            group.read_done()
+            order.append(f"other ended, {len(client.got)} sent")
+
+        def read() -> None:
+            loop.call_soon(other)
+            store.staged += 1
+            group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+            group.read_done()
+            order.append(f"read ended, {len(client.got)} sent")
+            loop.call_soon(done.set_result, None)
+
+        loop.call_soon(read)
+        await done
+        await group.drain()
+        # The group's callback was queued behind ``other``: it ran after it, one flush for both.
+        assert order == ["read ended, 0 sent", "other, 0 sent", "other ended, 0 sent"]
+        assert client.got == [("outcome 1", 1), ("outcome 2", 1)] and store.flushed == [2]
+
+    run_apart(body())
