@@ -1,7 +1,9 @@
-"""A flood written at once is decided a turn at a time (arbiter.bridge.connection's
-``MESSAGES_PER_TURN``), never in one step of the event loop: the other connections are served
-between its turns. Every assertion is on an order of events (the roll log's sequence, the frames
-of one socket), never on the clock."""
+"""A flood written at once is parsed and decided a turn at a time (arbiter.bridge.connection's
+``MESSAGES_PER_TURN``), never in one step of the event loop, whatever its frames (requests, empty
+frames, pings): the other connections are served between its turns, and its pongs count toward
+the unread output that drops a client with 4008. Every assertion is on an order of events (the
+roll log's sequence, the frames of one socket, the frames parsed before a decision), never on the
+clock."""
 
 from __future__ import annotations
 
