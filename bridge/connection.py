@@ -27,10 +27,14 @@ most :data:`MESSAGES_PER_TURN` frames, of any kind (a ping costs websockets as m
 request's frame; an empty frame as much as a full one). What is past them is kept here, the
 transport's reading is paused (so the kernel's buffers, and TCP's flow control, hold the rest
 of a flood, not the server's memory), and a later step (``loop.call_soon``) parses the next
-turn's frames; reading resumes once the kept bytes are parsed. Reading is paused by websockets'
-queue too (over its high-water mark, 16 frames, until ``recv()`` has taken it down to 4): the
-kept bytes wait while it is paused, and reading resumes only once neither holds it. The
-session's task decides the queued messages :data:`MESSAGES_PER_TURN` per step of its own
+turn's frames; reading resumes once the kept bytes are parsed. The stream's end waits for them
+too: over plain TCP a FIN is read only once reading resumes; over TLS the end (a close_notify)
+can come in the very step of the read that kept them, and the transport writes nothing after
+that step, so :meth:`Connection.eof_received` parses all that is kept at once (at most one
+read's worth, once per connection) before websockets is told of the end. Reading is paused by
+websockets' queue too (over its high-water mark, 16 frames, until ``recv()`` has taken it down
+to 4): the kept bytes wait while it is paused, and reading resumes only once neither holds it.
+The session's task decides the queued messages :data:`MESSAGES_PER_TURN` per step of its own
 (:meth:`~arbiter.bridge.session.ClientSession.run`).
 
 Pongs and close frames websockets writes go to the transport outside the session's outbox; a
@@ -122,7 +126,12 @@ class Connection(ServerConnection):
     """True while a call of :meth:`_go_on` is scheduled."""
 
     _stopped = False
-    """True once the connection is lost (websockets' reader is at its end)."""
+    """True once websockets' reader is at its end (the stream's end was read, or the connection
+    is lost): nothing more may be fed to it."""
+
+    _ending = False
+    """True while the stream's end waits for what is kept to be parsed (:meth:`eof_received`):
+    reading is not resumed."""
 
     _backed = False
     """True while reading waits for the unsent bytes to be written (over the write limit after
@@ -144,6 +153,36 @@ class Connection(ServerConnection):
         self._plain = False
         self._stopped = True
         super().connection_lost(exc)
+
+    def eof_received(self) -> None:
+        """The stream's end: what is kept is parsed first, all of it in this step, and then
+        websockets is told. Over TLS the end can come in the same step as the read that kept
+        bytes (sslproto hands all it decrypted, then the client's close_notify, or a FIN it
+        read while this connection's reading was paused), and the transport then closes and
+        writes nothing more: a later step would be too late to parse them, or to answer them.
+        (Over plain TCP a FIN is read only once reading resumes, after everything kept.) At
+        most what one read kept (over TLS, all sslproto decrypted at once: its buffer of
+        received records, 256 KiB, and one more socket read), once per connection. Kept bytes
+        of a connection over its write limit (:attr:`_backed`, dropped with 4008) are not
+        parsed: nothing more it sends is read."""
+        if self._kept and not (self._stopped or self._backed):
+            self._ending = True
+            while self._held and self._kept and not (self._stopped or self._backed):
+                data, at, self._kept = self._kept, self._kept_at, b""
+                self._read(data, at)
+                if self._held and not self._kept:
+                    self._held = False  # _read's common end returned before _rest
+            rest = self._kept[self._kept_at :]
+            self._kept = b""
+            if rest and not (self._stopped or self._backed):
+                # A frame cut by the end: websockets is given its first part, as it would be
+                # without this class, and fails the connection at the end as it always does.
+                self._feed(rest)
+            self._read_done()
+        self._stopped = True
+        self._kept = b""
+        self._plain = False
+        super().eof_received()
 
     def data_received(self, data: bytes) -> None:
         """Parse ``data``'s frames, at most :data:`MESSAGES_PER_TURN`, keeping the rest."""
@@ -348,18 +387,23 @@ class Connection(ServerConnection):
         if self._held and not self._kept:
             self._release()  # _read's common end returned before _rest
         self._settle()
+        self._read_done()
+
+    def _read_done(self) -> None:
+        """Call :attr:`on_read_done` after a step parsing what a read kept."""
         done = self.on_read_done
         if done is not None:
             try:
                 done()
             except Exception:
+                # As in _hand: a bug must not escape into the transport.
                 log.exception("connection %s: unexpected failure after a turn", self.id)
 
     def _release(self) -> None:
         """Everything kept is parsed: reading resumes, unless websockets' queue holds it."""
         self._held = False
         self._settle()
-        if not (self.recv_messages.paused or self._backed or self._stopped):
+        if not (self.recv_messages.paused or self._backed or self._stopped or self._ending):
             self.transport.resume_reading()
 
     def _settle(self) -> None:
