@@ -45,6 +45,11 @@ handed to :attr:`Connection.on_overflow` (the session drops it with 4008, as it 
 that does not read its replies), and nothing more it sends is read until the transport has
 written those bytes down to its low-water mark (``resume_writing``): a client that reads again
 has its answer to the close read, one that never does is aborted after the close timeout.
+Once the server has sent its close frame (a 4008 drop, or any other close), the frames read
+after it are skipped (:meth:`Connection._closing`, by their headers) but for the client's own
+close frame, which ends the closing handshake: websockets would answer every ping with a pong
+while closing, and a client dropped for flooding pings could go on costing pongs until the
+close timeout.
 """
 
 from __future__ import annotations
@@ -110,6 +115,10 @@ class Connection(ServerConnection):
 
     _owed = 0
     """Bytes of a frame websockets was given the first part of, still to come."""
+
+    _owed_dropped = False
+    """True when the frame :attr:`_owed` is the rest of was dropped, not given to websockets
+    (after this server's close frame: :meth:`_closing`)."""
 
     _kept = b""
     """Bytes read and not yet parsed, from :attr:`_kept_at` on: a frame's header cut by the read
@@ -220,11 +229,11 @@ class Connection(ServerConnection):
             # was read).
             if len(data) <= self._owed:
                 self._owed -= len(data)
-                self._feed(data)
+                self._feed_tail(data)
                 self._settle()
                 return
             owed, self._owed = self._owed, 0
-            self._feed(data[:owed])
+            self._feed_tail(data[:owed])
             data = data[owed:]
             if self._stopped:
                 return
@@ -336,7 +345,46 @@ class Connection(ServerConnection):
 
     def _feed(self, data: bytes) -> None:
         """Give ``data`` to websockets' parser (whole frames, or a frame's first part), then
-        stop reading if what it wrote back (pongs) is over the write limit."""
+        stop reading if what it wrote back (pongs) is over the write limit. Once this server
+        has sent its close frame, only the client's close frame is given (:meth:`_closing`)."""
+        if self.protocol.close_sent is not None:
+            data = self._closing(data)
+            if not data:
+                return
+        self._give(data)
+
+    def _feed_tail(self, data: bytes) -> None:
+        """:meth:`_feed` for the rest of the frame :attr:`_owed` counts (the caller has
+        counted it off): given to websockets unless the frame was dropped."""
+        if self._owed_dropped:
+            self._owed_dropped = self._owed > 0
+            return
+        self._give(data)
+
+    def _closing(self, data: bytes) -> bytes:
+        """The frames of ``data`` websockets still needs once this server's close frame is
+        sent: the client's close frame (which ends the closing handshake). The others are
+        dropped: websockets would answer each ping with a pong (it does while closing) and
+        queue data frames nobody takes, for a client the server is done with (dropped with
+        4008, say, and flooding on until the close timeout)."""
+        wanted: list[bytes] = []
+        at = 0
+        end = len(data)
+        while at < end:
+            stop = frame_end(data, at)
+            if stop < 0:
+                wanted.append(data[at:])  # a header cut by the stream's end: websockets fails
+                break
+            if data[at] & 0x0F == Opcode.CLOSE:
+                wanted.append(data[at:stop])  # its rest, if the read cut it, follows (_owed)
+            elif stop > end:
+                self._owed_dropped = True  # the read cut it: its rest is dropped too
+            at = stop
+        return b"".join(wanted)
+
+    def _give(self, data: bytes) -> None:
+        """Give ``data`` to websockets' parser; stop reading if what it wrote back (pongs) is
+        over the write limit."""
         super().data_received(data)
         transport = self.transport
         if not self._backed and transport.get_write_buffer_size() > self._send_limit:

@@ -20,6 +20,8 @@ from websockets.frames import Frame, Opcode
 
 from arbiter.bridge.connection import MESSAGES_PER_TURN, Connection
 from arbiter.bridge.frame_bounds import frame_end
+from arbiter.bridge.limits import Limits
+from arbiter.bridge.outbox import CLOSE_TOO_SLOW
 from tests.bridge.support import Running, hello_message, running, tiny_config
 from tests.bridge.test_connection_fairness import WIDE, heavy, logged, loop_held
 from tests.bridge.test_connection_fairness import flood_engine as flood_engine
@@ -154,9 +156,19 @@ def _frame(client: Client, held: bytearray) -> bytes:
     return frame
 
 
-def _opened(srv: Running, context: ssl.SSLContext | None) -> Client:
-    """A raw client (its stream written by the test), welcomed as Mallory."""
-    client = Client(socket.create_connection(("127.0.0.1", srv.server.port), timeout=30), context)
+def _opened(srv: Running, context: ssl.SSLContext | None, send_buffer: int = 0) -> Client:
+    """A raw client (its stream written by the test), welcomed as Mallory; ``send_buffer``:
+    the size of the kernel's send buffer of the server's side (0: the system's)."""
+    sock = socket.create_connection(("127.0.0.1", srv.server.port), timeout=30)
+    if send_buffer:
+
+        async def shrink() -> None:
+            for connection in srv.server._server.handlers:
+                server_side = connection.transport.get_extra_info("socket")
+                server_side.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+
+        srv.call(shrink())
+    client = Client(sock, context)
     key = base64.b64encode(b"end-of-the-flow!").decode()
     client.send(
         f"GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -199,3 +211,61 @@ def test_a_flood_whose_read_ends_the_stream_is_decided_whole_before_the_end(
     assert decided == [f"m-{n}" for n in range(COUNT)]  # each once, in order
     assert ends.codes == [1000 if closing else 1006]
     assert ends.errors == []
+
+
+def test_pings_read_after_the_servers_close_frame_are_not_answered(
+    tmp_path: Path, flood_engine: None, ends: Ends
+) -> None:
+    # A client that pings and reads nothing is dropped with 4008. Websockets answers pings
+    # while closing too: before, every ping read after the close frame (until the client's
+    # own close frame, or the close timeout) cost a pong, megabytes of them. Now only the
+    # client's close frame is parsed after the server's, which ends the closing handshake.
+    limits = Limits(rate_per_second=1e9, burst=10**9, max_send_buffer_bytes=64 * 1024)
+    with running(tiny_config(tmp_path, limits=limits)) as srv:
+        # A small kernel buffer: the pongs it does not read are soon over the write limit.
+        client = _opened(srv, None, send_buffer=16 * 1024)
+        sock = client.sock
+        pings = Frame(Opcode.PING, b"p" * 125).serialize(mask=True) * 512
+
+        async def closing() -> bool:
+            handlers = srv.server._server.handlers
+            return any(c.protocol.close_sent is not None for c in handlers)
+
+        # Pings until the server has sent its close frame (it reads nothing meanwhile: its
+        # unsent pongs are over the limit), each write bounded by the socket's timeout.
+        sock.settimeout(1)
+        written = 0
+        while not srv.call(closing()):
+            assert written < 64 * 1024 * 1024, "never dropped"
+            try:
+                written += sock.send(pings)
+            except TimeoutError:
+                continue
+        received = bytearray()
+
+        def read_all() -> None:
+            while chunk := sock.recv(65536):
+                received.extend(chunk)
+
+        sock.settimeout(60)
+        reader = threading.Thread(target=read_all)
+        reader.start()
+        # Written after the server's close frame: read by it (it reads again once the client
+        # has read what it owed) before the close frame behind them.
+        sock.sendall(pings + Frame(Opcode.CLOSE, (1000).to_bytes(2, "big")).serialize(mask=True))
+        reader.join(60)
+        assert not reader.is_alive(), "the server never ended the connection"
+        sock.close()  # the end of the closing handshake: the server's connection ends
+        assert ends.lost.wait(60)
+    frames = []
+    at = 0
+    while at < len(received):
+        end = frame_end(bytes(received), at)
+        assert 0 < end <= len(received), "a frame cut by the end"
+        frames.append(bytes(received[at:end]))
+        at = end
+    closes = [n for n, frame in enumerate(frames) if frame[0] == 0x88]
+    assert len(closes) == 1, closes
+    assert int.from_bytes(frames[closes[0]][2:4]) == CLOSE_TOO_SLOW
+    assert frames[closes[0] + 1 :] == []  # no pong after the close frame
+    assert ends.codes == [1000]  # the client's close frame was read, after every ping
