@@ -224,6 +224,7 @@ class Connection(ServerConnection):
             data = self._handshake(data)
             if not self._known:
                 return
+        turn = MESSAGES_PER_TURN
         if self._owed:
             # The rest of a frame websockets holds the first part of (counted when its header
             # was read).
@@ -237,7 +238,8 @@ class Connection(ServerConnection):
             data = data[owed:]
             if self._stopped:
                 return
-        self._read(data)
+            turn -= 1  # the frame it ends is parsed in this step: one of this turn's
+        self._read(data, 0, turn)
         self._settle()
 
     def _handshake(self, data: bytes) -> bytes:
@@ -264,11 +266,12 @@ class Connection(ServerConnection):
         super().data_received(data)
         return b""
 
-    def _read(self, data: bytes, at: int = 0) -> None:
-        """Parse the frames of ``data`` from ``at`` (where a frame starts), at most
-        :data:`MESSAGES_PER_TURN`: whole final text frames are handed to :attr:`on_message`,
-        the others given to websockets, in order; the rest is kept for a later step."""
-        left = MESSAGES_PER_TURN  # locals: the common read (one frame) sets no attribute
+    def _read(self, data: bytes, at: int = 0, turn: int = MESSAGES_PER_TURN) -> None:
+        """Parse the frames of ``data`` from ``at`` (where a frame starts), at most ``turn``
+        (:data:`MESSAGES_PER_TURN`, one less when this step ended a frame cut by the last
+        read): whole final text frames are handed to :attr:`on_message`, the others given to
+        websockets, in order; the rest is kept for a later step."""
+        left = turn  # locals: the common read (one frame) sets no attribute
         end = len(data)
         fed = at  # data[fed:at]: frames for websockets not yet given to it
         protocol = self.protocol

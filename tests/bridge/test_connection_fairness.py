@@ -453,3 +453,32 @@ def test_pings_written_behind_a_handshake_cut_in_its_empty_line_are_parsed_a_tur
     # At least a turn of the flood first: its read came before hers in that step (else the
     # bound would hold of a server that parses whole reads too).
     assert MESSAGES_PER_TURN <= _parsed_before(trace, mark, "decided elf") <= 2 * MESSAGES_PER_TURN
+
+
+def test_a_read_ending_a_frame_cut_by_the_last_read_parses_that_frame_in_its_turn(
+    srv: Running, trace: list[str]
+) -> None:
+    # The read that brings the rest of a frame websockets holds the start of ends that frame
+    # in its step: it is one of the turn's frames (before, that read parsed a turn more).
+    mallory, _ = srv.hello(token=srv.player("mallory", "orc"), events=[])
+    alice, _ = srv.hello(token=srv.player("alice", "elf"), events=[])
+    long_ping = Frame(Opcode.PING, b"p" * 125).serialize(mask=True)
+    mallory.socket.sendall(long_ping[:50])  # its parse starts here (counted before the mark)
+
+    async def cut_read() -> bool:
+        for _ in range(3000):
+            if any(c._owed for c in srv.server._server.handlers):
+                return True
+            await asyncio.sleep(0.01)
+        return False
+
+    assert srv.call(cut_read(), timeout=60), "the ping's first part was never read"
+    with loop_held(srv):
+        mark = len(trace)
+        mallory.socket.sendall(long_ping[50:] + PING * 4 * MESSAGES_PER_TURN)
+        alice.socket.sendall(heavy("alice-1", "elf", 1))
+    assert answers(alice, 1) == ["alice-1"]
+    mallory.close()
+    alice.close()
+    # Mallory's read first, in that step: the cut ping ended and 15 more parsed (16 frames).
+    assert _parsed_before(trace, mark, "decided elf") == MESSAGES_PER_TURN - 1
