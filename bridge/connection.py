@@ -26,15 +26,18 @@ No connection is parsed or decided for long in one step of the event loop: a rea
 most :data:`MESSAGES_PER_TURN` frames, of any kind (a ping costs websockets as much as a
 request's frame; an empty frame as much as a full one). What is past them is kept here, the
 transport's reading is paused (so the kernel's buffers, and TCP's flow control, hold the rest
-of a flood, not the server's memory), and a later step (``loop.call_soon``) parses the next
-turn's frames; reading resumes once the kept bytes are parsed. The stream's end waits for them
-too: over plain TCP a FIN is read only once reading resumes; over TLS the end (a close_notify)
-can come in the very step of the read that kept them, and the transport writes nothing after
-that step, so :meth:`Connection.eof_received` parses all that is kept at once (at most one
-read's worth, once per connection) before websockets is told of the end. Reading is paused by
-websockets' queue too (over its high-water mark, 16 frames, until ``recv()`` has taken it down
-to 4): the kept bytes wait while it is paused, and reading resumes only once neither holds it.
-The session's task decides the queued messages :data:`MESSAGES_PER_TURN` per step of its own
+of a flood, not the server's memory; but over TLS, Python's TLS transport reads on from the
+socket while "paused" until the records it holds undecrypted reach 256 KiB, so up to about
+512 KiB more of a flood wait in the server's memory per connection, its last read past that
+mark included), and a later step (``loop.call_soon``) parses the next turn's frames; reading
+resumes once the kept bytes are parsed. The stream's end waits for them too: over plain TCP a
+FIN is read only once reading resumes; over TLS the end (a close_notify) can come in the very
+step of the read that kept them, and the transport writes nothing after that step, so
+:meth:`Connection.eof_received` parses all that is kept at once (at most one read's worth, once
+per connection) before websockets is told of the end. Reading is paused by websockets' queue
+too (over its high-water mark, 16 frames, until ``recv()`` has taken it down to 4): the kept
+bytes wait while it is paused, and reading resumes only once neither holds it. The session's
+task decides the queued messages :data:`MESSAGES_PER_TURN` per step of its own
 (:meth:`~arbiter.bridge.session.ClientSession.run`).
 
 Pongs and close frames websockets writes go to the transport outside the session's outbox; a
