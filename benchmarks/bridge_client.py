@@ -33,7 +33,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.protocol import OPEN
 
-from arbiter.bridge.connection import between_frames
+from arbiter.bridge.frame_bounds import between_frames
 
 EVENT_PREFIX = b'{"v":1,"type":"event"'
 """How every event frame of Arbiter's starts (its compact JSON): such frames are skipped."""

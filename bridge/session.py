@@ -102,6 +102,10 @@ class ClientSession:
             ws, limits.max_send_buffer_bytes, limits.close_timeout_seconds, server.count_drop
         )
         """Every frame after the welcome goes through it: bounded (close 4008 when over)."""
+        if isinstance(ws, Connection):
+            # The pongs websockets writes for a client's pings count toward the same bound
+            # (arbiter.bridge.connection): a client that pings and reads nothing is dropped too.
+            ws.on_overflow = self.outbox.drop
         self.id = uuid.uuid4().hex
         self.seed = secrets.token_bytes(32)
         self.keyed = KeyedSource(self.seed)
@@ -158,7 +162,7 @@ class ClientSession:
         if isinstance(self.ws, Connection):
             # From now on a message that arrives whole is handled as soon as it is parsed,
             # without this task (arbiter.bridge.connection); the loop below takes the rest
-            # (fragmented messages, those queued before this line, those past a read's turn),
+            # (fragmented messages, those queued before this line and those behind them),
             # in the order they came.
             self.ws.on_message = self.receive
             self.ws.on_read_done = self.server.commits.read_done
