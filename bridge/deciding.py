@@ -58,25 +58,9 @@ _new_roll = tuple.__new__
 """``tuple.__new__(NewRoll, fields)``: a :class:`NewRoll` of its fields in column order."""
 _new_decided = tuple.__new__
 """``tuple.__new__(Decided, fields)``: a :class:`Decided` without its Python-level __new__."""
-_NEW_ROLL_ORDER = (
-    "request_id",
-    "session",
-    "user",
-    "ruleset",
-    "type",
-    "encounter",
-    "rules_hash",
-    "request",
-    "dice",
-    "outcome",
-    "counter",
-    "scripted",
-    "time",
-    "player",
-)
-# The positional build below writes the fields in this order: a reordered NewRoll would
-# silently log (and hash) other columns, so it stops the import instead.
-assert NewRoll._fields == _NEW_ROLL_ORDER, f"NewRoll's fields changed: {NewRoll._fields}"
+# The positional build below writes the fields in column order: a reordered NewRoll would
+# silently log (and hash) other columns, so arbiter.bridge.records stops the import instead
+# (its check against arbiter.bridge.pure.chain.COLUMNS, which roll_hash reads by position too).
 
 
 class Decided(NamedTuple):
