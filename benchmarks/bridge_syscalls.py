@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,18 +152,8 @@ def main() -> int:
         )
         if not args.no_strace:
             out = data / "strace.txt"
-            tracer: list[subprocess.Popen[bytes]] = []
-
-            def attach() -> None:
-                strace = ["strace", "-c", "-f", "-o", str(out), "-p", str(pid)]
-                tracer.append(subprocess.Popen(strace, stderr=subprocess.DEVNULL))
-                time.sleep(1.0)  # attached before the first request
-
-            def detach() -> None:
-                tracer[0].send_signal(signal.SIGINT)
-                tracer[0].wait(30)
-
-            asyncio.run(drive(args.requests, (attach, detach)))
+            strace = ["strace", "-c", "-f", "-o", str(out), "-p", str(pid)]
+            asyncio.run(drive(args.requests, _attached(strace, 30)))
             counts = _strace_counts(out)
             total = sum(counts.values())
             shown = ", ".join(
@@ -173,23 +164,30 @@ def main() -> int:
             print(f"  {total / args.requests:.2f} system calls per request: {shown}")
         if args.perf:
             recording = data / "perf.data"
-            recorder: list[subprocess.Popen[bytes]] = []
-
-            def start() -> None:
-                perf = ["perf", "record", "-e", "cpu-clock", "-F", "4000", "-g", "-q"]
-                perf += ["-o", str(recording), "-p", str(pid)]
-                recorder.append(subprocess.Popen(perf, stderr=subprocess.DEVNULL))
-                time.sleep(1.0)  # recording before the first request
-
-            def stop() -> None:
-                recorder[0].send_signal(signal.SIGINT)
-                recorder[0].wait(60)
-
-            asyncio.run(drive(args.requests, (start, stop)))
+            perf = ["perf", "record", "-e", "cpu-clock", "-F", "4000", "-g", "-q"]
+            perf += ["-o", str(recording), "-p", str(pid)]
+            asyncio.run(drive(args.requests, _attached(perf, 60)))
             _print_perf(recording, args.requests)
     finally:
         server.stop()
     return 0
+
+
+def _attached(command: list[str], wait: float) -> tuple[Callable[[], None], Callable[[], None]]:
+    """Start and stop callables for ``drive``: ``command`` (a tool that attaches to the server)
+    runs while the requests are sent, and is stopped with SIGINT (it then writes its figures,
+    waited for at most ``wait`` seconds)."""
+    running: list[subprocess.Popen[bytes]] = []
+
+    def start() -> None:
+        running.append(subprocess.Popen(command, stderr=subprocess.DEVNULL))
+        time.sleep(1.0)  # attached before the first request
+
+    def stop() -> None:
+        running[0].send_signal(signal.SIGINT)
+        running[0].wait(wait)
+
+    return start, stop
 
 
 def _print_perf(recording: Path, requests: int) -> None:
