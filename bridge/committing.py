@@ -235,7 +235,9 @@ class GroupCommit(GroupFailures):
         handle = self._handle
         ready = self._ready
         if handle is not None and ready is not None and len(ready) == 1 and ready[0] is handle:
-            ready.pop()
+            # The left end: a worker thread's ``call_soon_threadsafe`` (a ``to_thread`` ending)
+            # may append on the right between the test and here; it must stay queued.
+            ready.popleft()
             self._run_now()
 
     def _run_now(self) -> None:

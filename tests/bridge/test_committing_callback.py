@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -226,5 +227,37 @@ def test_a_read_that_ends_with_other_callbacks_ready_leaves_its_group_to_run_aft
         # The group's callback was queued behind ``other``: it ran after it, one flush for both.
         assert order == ["read ended, 0 sent", "other, 0 sent", "other ended, 0 sent"]
         assert client.got == [("outcome 1", 1), ("outcome 2", 1)] and store.flushed == [2]
+
+    run_apart(body())
+
+
+def test_a_callback_another_thread_queues_while_a_read_ends_stays_queued_and_the_group_runs_once() -> (
+    None
+):
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        store = QuickStore()
+        client, group = Client(store), commits(store, [])
+        woken = loop.call_soon(lambda: None)  # a worker thread's call_soon_threadsafe
+        woken.cancel()
+
+        class Racing(deque[asyncio.Handle]):
+            def __getitem__(self, at: Any) -> Any:
+                # The thread lands right after read_done found its group's handle alone.
+                found = super().__getitem__(at)
+                if woken not in self:
+                    self.append(woken)
+                return found
+
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        handle = group._handle
+        assert handle is not None
+        handle.cancel()  # the loop's own queue keeps it: only ``ready`` below may run it
+        ready = Racing([handle])
+        group._ready = ready
+        group.read_done()
+        assert list(ready) == [woken]
+        assert client.got == [("outcome 1", 1)] and store.flushed == [1]
 
     run_apart(body())
