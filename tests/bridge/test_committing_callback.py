@@ -261,3 +261,29 @@ def test_a_callback_another_thread_queues_while_a_read_ends_stays_queued_and_the
         assert client.got == [("outcome 1", 1)] and store.flushed == [1]
 
     run_apart(body())
+
+
+def test_events_go_after_the_plain_flush_and_never_for_a_failed_one() -> None:
+    async def body() -> None:
+        store, published = QuickStore(), []
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            lambda events: published.append((len(events), len(store.flushed))),
+            [].append,
+            commit_failed,
+        )
+        client = Client(store)
+        store.staged += 1
+        group.announce(1, "o1", client, ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert published == [(1, 1)]  # one event, after the first flush returned
+        store.error = OSError("disk full")
+        store.staged += 1
+        group.announce(2, "o2", client, ("r-2", "h2"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        await group.drain()
+        assert published == [(1, 1)] and group.head == 1
+
+    run_apart(body())
