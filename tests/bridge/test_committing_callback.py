@@ -287,3 +287,80 @@ def test_events_go_after_the_plain_flush_and_never_for_a_failed_one() -> None:
         assert published == [(1, 1)] and group.head == 1
 
     run_apart(body())
+
+
+def test_rows_without_a_live_event_are_published_late_before_a_callback_groups_events() -> None:
+    async def body() -> None:
+        class Store(QuickStore):
+            def rolls(self, after: int = 0) -> list[SimpleNamespace]:
+                return [SimpleNamespace(seq=3)] if after < 3 else []
+
+        store, said = Store(), []
+        store.logged.update({"a": "1", "b": "2"})  # head starts at row 2; row 3 landed unheard
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            lambda events: said.append(("live", [seq for seq, _, _ in events])),
+            [].append,
+            commit_failed,
+            publish_late=lambda rows: said.append(("late", [row.seq for row in rows])),
+        )
+        client = Client(store)
+        store.staged += 1
+        group.announce(4, "o4", client, ("r-4", "h4"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 4", ("r-4", "h4"))  # type: ignore[arg-type]
+        await group.drain()
+        assert said == [("late", [3]), ("live", [4])] and group.head == 4
+
+    run_apart(body())
+
+
+def test_an_answer_given_while_a_callback_group_sends_its_replies_goes_after_them() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        group = commits(store, [])
+
+        class Reentrant(Client):
+            def send(self, reply: str | bytes) -> None:
+                super().send(reply)
+                if reply == "outcome 1":
+                    group.answer(self, "pong")  # type: ignore[arg-type]
+
+        client = Reentrant(store)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert [reply for reply, _ in client.got] == ["outcome 1", "outcome 2", "pong"]
+
+    run_apart(body())
+
+
+def test_a_group_given_while_the_task_awaits_a_read_waits_behind_it() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        store.logged["old"] = "h"
+        store.reads["old"] = asyncio.Event()
+        client, group = Client(store), commits(store, [])
+        group.answer(  # type: ignore[arg-type]
+            client, Recall("old", lambda: ("again old", ("old", "h"), None), lambda: None)
+        )
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not no_commit_task()  # handed to the task, which awaits the read
+        store.staged += 1
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        group.read_done()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert client.got == []  # behind the recall, not run by a callback of its own
+        store.reads["old"].set()
+        await group.drain()
+        assert [reply for reply, _ in client.got] == ["again old", "outcome 2"]
+        store.staged += 1
+        group.answer(client, "outcome 3", ("r-3", "h3"))  # type: ignore[arg-type]
+        assert no_commit_task()  # back to the callback
+        await group.drain()
+        assert client.got[-1] == ("outcome 3", 3)
+
+    run_apart(body())
