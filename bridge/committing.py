@@ -127,6 +127,10 @@ class GroupCommit(GroupFailures):
         self._ready: deque[asyncio.Handle] | None = None
         """The loop's queue of callbacks ready to run (asyncio's private ``_ready``), or None
         (a loop without one: the callback always waits for its turn)."""
+        self._plain = store.flush_now is not None
+        """The store's flush never suspends (SQLite's): groups are scheduled as the callback,
+        which asks :attr:`~arbiter.bridge.stores.WorldStore.flush_now` again for each group
+        and hands the group to the task when it is None (a flush replaced to suspend)."""
         self._reads = False
         """A :class:`Recall` was queued since the task last started: the next group may await
         its read, so it is the task's."""
@@ -209,7 +213,7 @@ class GroupCommit(GroupFailures):
                 loop = self._loop = asyncio.get_running_loop()
                 ready = getattr(loop, "_ready", None)
                 self._ready = ready if isinstance(ready, deque) else None
-            if self.store.flush_now is not None:
+            if self._plain:
                 self._calling = True
                 self._handle = loop.call_soon(self._run_now)
             else:

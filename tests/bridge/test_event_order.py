@@ -170,7 +170,6 @@ def test_no_event_leaves_before_its_row_is_committed_whatever_the_batches_flush(
                 await flush()
 
             store.flush = gated  # type: ignore[method-assign]
-            store.flush_now = None  # the group commit awaits the flush (a task's)
 
         srv.call(hold_commits())
         send(player, request("r-1"))
@@ -243,12 +242,12 @@ def test_no_event_is_held_for_a_listener_before_the_plain_flush_of_its_row_retur
 
         async def watch() -> None:
             store, batches = srv.server.store, srv.server.event_batches
-            flush_now, hold, hold_many = store.flush_now, batches.hold, batches.hold_many
-            assert flush_now is not None
+            commit, hold, hold_many = store.commit, batches.hold, batches.hold_many
+            assert store.flush_now is not None
 
             def flushing() -> None:
                 order.append("flush")
-                flush_now()
+                commit()
                 order.append("flushed")
 
             def holding(outbox: Any, frames: Any, size: int) -> None:
@@ -259,7 +258,7 @@ def test_no_event_is_held_for_a_listener_before_the_plain_flush_of_its_row_retur
                 order.append("event")
                 hold_many(outboxes, frames, size)
 
-            store.flush_now = flushing
+            store.commit = flushing  # type: ignore[method-assign]
             batches.hold = holding  # type: ignore[method-assign]
             batches.hold_many = holding_many  # type: ignore[method-assign]
 
