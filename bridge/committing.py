@@ -144,7 +144,7 @@ class GroupCommit(GroupFailures):
         """Wait until every write staged so far is committed; raises :class:`CommitFailed`
         if the flush holding them failed. Each waiter has a future of its own, so a waiter
         cancelled (its connection closing) cancels nobody else's wait."""
-        if self._committer is None and not self.store.pending:
+        if self._committer is None and not self._calling and not self.store.pending:
             return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
@@ -217,7 +217,7 @@ class GroupCommit(GroupFailures):
                 self._calling = True
                 self._handle = loop.call_soon(self._run_now)
             else:
-                self._committer = loop.create_task(self._run(), name="group-commit")
+                self._start_task(loop)
 
     async def drain(self) -> None:
         """Wait until no flush is scheduled or in flight (shutting down)."""
@@ -259,9 +259,7 @@ class GroupCommit(GroupFailures):
                     or (events and events[0][0] > self.head + 1 and self._publish_late is not None)
                 ):
                     self._reads = False
-                    self._committer = asyncio.get_running_loop().create_task(
-                        self._run(), name="group-commit"
-                    )
+                    self._start_task(asyncio.get_running_loop())
                     return
                 self._scheduled = False
                 try:
@@ -315,6 +313,20 @@ class GroupCommit(GroupFailures):
         event_rows, self._event_rows = self._event_rows, []
         return waiters, answers, callbacks, events, event_rows
 
+    def _start_task(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the task running the groups scheduled. When it cannot be started, nothing is
+        left marked scheduled (the next :meth:`schedule` tries again) and the error goes up;
+        a task an eager task factory ran to its end already is not kept as the committer."""
+        run = self._run()
+        try:
+            task = loop.create_task(run, name="group-commit")
+        except BaseException:
+            run.close()
+            self._scheduled = False
+            raise
+        if not task.done():
+            self._committer = task
+
     async def _run(self) -> None:
         try:
             while self._scheduled:
@@ -325,7 +337,10 @@ class GroupCommit(GroupFailures):
                     # A bug must not stop the groups queued behind this one.
                     log.exception("the group commit failed unexpectedly")
         finally:
-            self._committer = None
+            # A Recall answered while this task ran was run by it: the next group is free.
+            self._reads = False
+            if self._committer is asyncio.current_task():
+                self._committer = None
 
     async def _commit_group(self) -> None:
         waiters, answers, callbacks, events, event_rows = self._take()

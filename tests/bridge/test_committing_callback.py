@@ -364,3 +364,51 @@ def test_a_group_given_while_the_task_awaits_a_read_waits_behind_it() -> None:
         assert client.got[-1] == ("outcome 3", 3)
 
     run_apart(body())
+
+
+def test_a_recall_the_task_answered_leaves_the_next_group_to_the_callback() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        store.logged.update({"old": "h", "older": "g"})
+        store.reads["old"] = asyncio.Event()
+        client, group = Client(store), commits(store, [])
+        group.answer(  # type: ignore[arg-type]
+            client, Recall("old", lambda: ("again old", ("old", "h"), None), lambda: None)
+        )
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not no_commit_task()  # the task awaits the read
+        group.answer(  # type: ignore[arg-type]
+            client, Recall("older", lambda: ("again older", ("older", "g"), None), lambda: None)
+        )
+        store.reads["old"].set()
+        await group.drain()
+        assert [reply for reply, _ in client.got] == ["again old", "again older"]
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        assert client.got[-1][0] == "outcome 1" and no_commit_task()
+
+    run_apart(body())
+
+
+def test_a_task_that_could_not_be_started_leaves_the_next_group_to_start_one() -> None:
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        store = QuickStore()
+        store.flush_now = None  # a flush awaited by the task
+        client, group = Client(store), commits(store, [])
+
+        def refused(*args: Any, **kwargs: Any) -> asyncio.Task[None]:
+            raise RuntimeError("no task now")
+
+        loop.create_task = refused  # type: ignore[method-assign]
+        store.staged += 1
+        with pytest.raises(RuntimeError):
+            group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        del loop.create_task
+        group.answer(client, "outcome 2", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert client.got == [("outcome 1", 1), ("outcome 2", 1)]
+
+    run_apart(body())
