@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING
 
 from arbiter.bridge.awaiting_commit import (
     Answer,
+    CommitFailed,
     Event,
     LeaseEnded,
     OutcomeRow,
@@ -285,11 +286,20 @@ class GroupCommit(GroupFailures):
             return
         if events:
             self.head = max(self.head, events[-1][0])
-            self._publish(events)
+            try:
+                self._publish(events)
+            except Exception:
+                # The rows are committed: their replies still go, their waiters are told.
+                log.exception("a group's outcome events could not be published")
         for session, reply, _, _ in answers:
             if isinstance(reply, Recall):  # never: a recall hands the group to the task
-                raise AssertionError("a recall in a group run without the task")
-            session.outbox.send(reply)
+                log.error("a recall in a group run without the task: left unanswered")
+                continue
+            try:
+                session.outbox.send(reply)
+            except Exception:
+                # One session's bug costs the others behind it nothing.
+                log.exception("a reply could not be sent")
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
@@ -345,58 +355,74 @@ class GroupCommit(GroupFailures):
     async def _commit_group(self) -> None:
         waiters, answers, callbacks, events, event_rows = self._take()
         try:
-            self._check_fence()
-            await self.store.flush()
-            # An answer never leaves after the lease's local deadline, even one committed.
-            self._check_fence()
-        except Exception as err:
-            self._flush_failed(err, waiters, answers, events, event_rows)
-            return
-        # (Its test of the usual case written out: no coroutine per group for nothing late.)
-        if (
-            events
-            and events[0][0] > self.head + 1
-            and self._publish_late is not None
-            and not await self._announce_late(events[0][0])
-        ):
-            # Rows before them landed unheard and could not be read: ``head`` stays at the
-            # last row published, and this group's events go with those rows, late, once the
-            # next group's read of them succeeds (its ``_announce_late`` reads them all).
-            events = []
-        if self._fenced():
-            # The read of the rows landed unheard outlasted the lease: nothing leaves.
-            self._lease_lost(answers, waiters)
-            return
-        if events:
-            # In this step, with the flush's return: a row's event is published as soon as it
-            # is committed, so ``head`` is never a row whose event is still to come.
-            self.head = max(self.head, events[-1][0])
-            self._publish(events)
-        for at, (session, reply, _, _) in enumerate(answers):
-            if isinstance(reply, Recall):
-                redone, fresh = await self._recalled(reply)
-                if self._fenced():
-                    # The read outlasted the lease: this reply and every one after it say
-                    # nothing was decided (their retries go to the world's owner).
-                    refused = encode(self._commit_failed(reply.request_id))
-                    self._lease_lost([(session, refused, None, None), *answers[at + 1 :]], waiters)
-                    return
-                if fresh or self.store.pending:
-                    # No row had the id after all (another id's digest): the message was
-                    # decided now, its row is staged. Or rows were staged while the row was
-                    # read (by other connections): the answer may rest on one of them (an id
-                    # found absent, then decided by another). It and every reply after it
-                    # wait for the next flush, in order.
-                    self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
-                    self.schedule()
-                    break
-                reply = redone[0]
-            session.outbox.send(reply)
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        for callback in callbacks:
-            callback()
+            try:
+                self._check_fence()
+                await self.store.flush()
+                # An answer never leaves after the lease's local deadline, even one committed.
+                self._check_fence()
+            except Exception as err:
+                self._flush_failed(err, waiters, answers, events, event_rows)
+                return
+            # (Its test of the usual case written out: no coroutine per group for nothing late.)
+            if (
+                events
+                and events[0][0] > self.head + 1
+                and self._publish_late is not None
+                and not await self._announce_late(events[0][0])
+            ):
+                # Rows before them landed unheard and could not be read: ``head`` stays at the
+                # last row published, and this group's events go with those rows, late, once the
+                # next group's read of them succeeds (its ``_announce_late`` reads them all).
+                events = []
+            if self._fenced():
+                # The read of the rows landed unheard outlasted the lease: nothing leaves.
+                self._lease_lost(answers, waiters)
+                return
+            if events:
+                # In this step, with the flush's return: a row's event is published as soon as it
+                # is committed, so ``head`` is never a row whose event is still to come.
+                self.head = max(self.head, events[-1][0])
+                try:
+                    self._publish(events)
+                except Exception:
+                    # The rows are committed: their replies still go, their waiters are told.
+                    log.exception("a group's outcome events could not be published")
+            for at, (session, reply, _, _) in enumerate(answers):
+                if isinstance(reply, Recall):
+                    redone, fresh = await self._recalled(reply)
+                    if self._fenced():
+                        # The read outlasted the lease: this reply and every one after it say
+                        # nothing was decided (their retries go to the world's owner).
+                        refused = encode(self._commit_failed(reply.request_id))
+                        self._lease_lost(
+                            [(session, refused, None, None), *answers[at + 1 :]], waiters
+                        )
+                        return
+                    if fresh or self.store.pending:
+                        # No row had the id after all (another id's digest): the message was
+                        # decided now, its row is staged. Or rows were staged while the row was
+                        # read (by other connections): the answer may rest on one of them (an id
+                        # found absent, then decided by another). It and every reply after it
+                        # wait for the next flush, in order.
+                        self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
+                        self.schedule()
+                        break
+                    reply = redone[0]
+                try:
+                    session.outbox.send(reply)
+                except Exception:
+                    # One session's bug costs the others behind it nothing.
+                    log.exception("a reply could not be sent")
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+            for callback in callbacks:
+                callback()
+        finally:
+            # Cancelled (shutting down) or a bug: nobody waits for this group for ever.
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(CommitFailed("the group commit stopped"))
 
     async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
         """The reply of a resend whose row had to be read back: the session's answer made

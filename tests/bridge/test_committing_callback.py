@@ -412,3 +412,37 @@ def test_a_task_that_could_not_be_started_leaves_the_next_group_to_start_one() -
         assert client.got == [("outcome 1", 1), ("outcome 2", 1)]
 
     run_apart(body())
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["callback", "task"])
+def test_a_publish_or_a_send_that_raises_costs_the_rest_of_the_group_nothing(plain: bool) -> None:
+    async def body() -> None:
+        store = QuickStore()
+        if not plain:
+            store.flush_now = None  # a flush awaited by the task
+
+        def broken(events: object) -> None:
+            raise RuntimeError("a listener's bug")
+
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            broken,
+            [].append,
+            commit_failed,
+        )
+
+        class Broken(Client):
+            def send(self, reply: str | bytes) -> None:
+                raise RuntimeError("a session's bug")
+
+        client, other = Client(store), Broken(store)
+        store.staged += 1
+        waiting = asyncio.create_task(group.committed())
+        group.announce(1, "o1", client, ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(other, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "pong")  # type: ignore[arg-type]
+        await waiting
+        assert client.got == [("pong", 1)] and group.head == 1
+
+    run_apart(body())
