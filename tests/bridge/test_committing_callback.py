@@ -185,15 +185,29 @@ def test_a_read_that_ends_with_nothing_else_ready_has_its_group_committed_and_an
         client, group = Client(store), commits(store, [])
         ended: asyncio.Future[list[tuple[str, int]]] = loop.create_future()
 
+        runs: list[int] = []
+        run_now = group._run_now
+
+        def counted() -> None:
+            runs.append(1)
+            run_now()
+
+        group._run_now = counted  # type: ignore[method-assign]
+        handles: list[asyncio.Handle | None] = []
+
         def read() -> None:  # a connection's data_received
             store.staged += 1
             group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+            handles.append(group._handle)
             group.read_done()
             ended.set_result(list(client.got))
 
         loop.call_soon(read)
         assert await ended == [("outcome 1", 1)]
-        assert store.flushed == [1]
+        await asyncio.sleep(0)  # the group's handle, had it stayed queued, would run here
+        assert store.flushed == [1] and runs == [1]
+        [handle] = handles
+        assert handle is not None and handle not in loop._ready  # type: ignore[attr-defined]
 
     run_apart(body())
 
