@@ -460,3 +460,35 @@ def test_a_publish_or_a_send_that_raises_costs_the_rest_of_the_group_nothing(pla
         assert client.got == [("pong", 1)] and group.head == 1
 
     run_apart(body())
+
+
+def test_committed_asked_while_a_callback_group_sends_its_replies_waits_for_the_group() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        group = commits(store, [])
+        returned: list[bool] = []
+
+        class Asking(Client):
+            def send(self, reply: str | bytes) -> None:
+                super().send(reply)
+                if reply == "outcome 1":
+                    # committed()'s first step, as a task started here would take it
+                    step = group.committed()
+                    try:
+                        step.send(None)
+                    except StopIteration:
+                        returned.append(True)
+                    else:
+                        returned.append(False)
+                    step.close()
+
+        client = Asking(store)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        # It waited, as it waits while the task runs a group: outcome 2 had not left yet.
+        assert returned == [False]
+        assert [reply for reply, _ in client.got] == ["outcome 1", "outcome 2"]
+
+    run_apart(body())
