@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING
 
 from arbiter.bridge.awaiting_commit import (
     Answer,
+    CommitFailed,
     Event,
     LeaseEnded,
     OutcomeRow,
@@ -127,6 +128,10 @@ class GroupCommit(GroupFailures):
         self._ready: deque[asyncio.Handle] | None = None
         """The loop's queue of callbacks ready to run (asyncio's private ``_ready``), or None
         (a loop without one: the callback always waits for its turn)."""
+        self._plain = store.flush_now is not None
+        """The store's flush never suspends (SQLite's): groups are scheduled as the callback,
+        which asks :attr:`~arbiter.bridge.stores.WorldStore.flush_now` again for each group
+        and hands the group to the task when it is None (a flush replaced to suspend)."""
         self._reads = False
         """A :class:`Recall` was queued since the task last started: the next group may await
         its read, so it is the task's."""
@@ -140,7 +145,7 @@ class GroupCommit(GroupFailures):
         """Wait until every write staged so far is committed; raises :class:`CommitFailed`
         if the flush holding them failed. Each waiter has a future of its own, so a waiter
         cancelled (its connection closing) cancels nobody else's wait."""
-        if self._committer is None and not self.store.pending:
+        if self._committer is None and not self._calling and not self.store.pending:
             return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
@@ -209,11 +214,11 @@ class GroupCommit(GroupFailures):
                 loop = self._loop = asyncio.get_running_loop()
                 ready = getattr(loop, "_ready", None)
                 self._ready = ready if isinstance(ready, deque) else None
-            if self.store.flush_now is not None:
+            if self._plain:
                 self._calling = True
                 self._handle = loop.call_soon(self._run_now)
             else:
-                self._committer = loop.create_task(self._run(), name="group-commit")
+                self._start_task(loop)
 
     async def drain(self) -> None:
         """Wait until no flush is scheduled or in flight (shutting down)."""
@@ -235,7 +240,9 @@ class GroupCommit(GroupFailures):
         handle = self._handle
         ready = self._ready
         if handle is not None and ready is not None and len(ready) == 1 and ready[0] is handle:
-            ready.pop()
+            # The left end: a worker thread's ``call_soon_threadsafe`` (a ``to_thread`` ending)
+            # may append on the right between the test and here; it must stay queued.
+            ready.popleft()
             self._run_now()
 
     def _run_now(self) -> None:
@@ -253,9 +260,7 @@ class GroupCommit(GroupFailures):
                     or (events and events[0][0] > self.head + 1 and self._publish_late is not None)
                 ):
                     self._reads = False
-                    self._committer = asyncio.get_running_loop().create_task(
-                        self._run(), name="group-commit"
-                    )
+                    self._start_task(asyncio.get_running_loop())
                     return
                 self._scheduled = False
                 try:
@@ -281,11 +286,20 @@ class GroupCommit(GroupFailures):
             return
         if events:
             self.head = max(self.head, events[-1][0])
-            self._publish(events)
+            try:
+                self._publish(events)
+            except Exception:
+                # The rows are committed: their replies still go, their waiters are told.
+                log.exception("a group's outcome events could not be published")
         for session, reply, _, _ in answers:
             if isinstance(reply, Recall):  # never: a recall hands the group to the task
-                raise AssertionError("a recall in a group run without the task")
-            session.outbox.send(reply)
+                log.error("a recall in a group run without the task: left unanswered")
+                continue
+            try:
+                session.outbox.send(reply)
+            except Exception:
+                # One session's bug costs the others behind it nothing.
+                log.exception("a reply could not be sent")
         for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
@@ -309,6 +323,20 @@ class GroupCommit(GroupFailures):
         event_rows, self._event_rows = self._event_rows, []
         return waiters, answers, callbacks, events, event_rows
 
+    def _start_task(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Start the task running the groups scheduled. When it cannot be started, nothing is
+        left marked scheduled (the next :meth:`schedule` tries again) and the error goes up;
+        a task an eager task factory ran to its end already is not kept as the committer."""
+        run = self._run()
+        try:
+            task = loop.create_task(run, name="group-commit")
+        except BaseException:
+            run.close()
+            self._scheduled = False
+            raise
+        if not task.done():
+            self._committer = task
+
     async def _run(self) -> None:
         try:
             while self._scheduled:
@@ -319,63 +347,82 @@ class GroupCommit(GroupFailures):
                     # A bug must not stop the groups queued behind this one.
                     log.exception("the group commit failed unexpectedly")
         finally:
-            self._committer = None
+            # A Recall answered while this task ran was run by it: the next group is free.
+            self._reads = False
+            if self._committer is asyncio.current_task():
+                self._committer = None
 
     async def _commit_group(self) -> None:
         waiters, answers, callbacks, events, event_rows = self._take()
         try:
-            self._check_fence()
-            await self.store.flush()
-            # An answer never leaves after the lease's local deadline, even one committed.
-            self._check_fence()
-        except Exception as err:
-            self._flush_failed(err, waiters, answers, events, event_rows)
-            return
-        # (Its test of the usual case written out: no coroutine per group for nothing late.)
-        if (
-            events
-            and events[0][0] > self.head + 1
-            and self._publish_late is not None
-            and not await self._announce_late(events[0][0])
-        ):
-            # Rows before them landed unheard and could not be read: ``head`` stays at the
-            # last row published, and this group's events go with those rows, late, once the
-            # next group's read of them succeeds (its ``_announce_late`` reads them all).
-            events = []
-        if self._fenced():
-            # The read of the rows landed unheard outlasted the lease: nothing leaves.
-            self._lease_lost(answers, waiters)
-            return
-        if events:
-            # In this step, with the flush's return: a row's event is published as soon as it
-            # is committed, so ``head`` is never a row whose event is still to come.
-            self.head = max(self.head, events[-1][0])
-            self._publish(events)
-        for at, (session, reply, _, _) in enumerate(answers):
-            if isinstance(reply, Recall):
-                redone, fresh = await self._recalled(reply)
-                if self._fenced():
-                    # The read outlasted the lease: this reply and every one after it say
-                    # nothing was decided (their retries go to the world's owner).
-                    refused = encode(self._commit_failed(reply.request_id))
-                    self._lease_lost([(session, refused, None, None), *answers[at + 1 :]], waiters)
-                    return
-                if fresh or self.store.pending:
-                    # No row had the id after all (another id's digest): the message was
-                    # decided now, its row is staged. Or rows were staged while the row was
-                    # read (by other connections): the answer may rest on one of them (an id
-                    # found absent, then decided by another). It and every reply after it
-                    # wait for the next flush, in order.
-                    self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
-                    self.schedule()
-                    break
-                reply = redone[0]
-            session.outbox.send(reply)
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        for callback in callbacks:
-            callback()
+            try:
+                self._check_fence()
+                await self.store.flush()
+                # An answer never leaves after the lease's local deadline, even one committed.
+                self._check_fence()
+            except Exception as err:
+                self._flush_failed(err, waiters, answers, events, event_rows)
+                return
+            # (Its test of the usual case written out: no coroutine per group for nothing late.)
+            if (
+                events
+                and events[0][0] > self.head + 1
+                and self._publish_late is not None
+                and not await self._announce_late(events[0][0])
+            ):
+                # Rows before them landed unheard and could not be read: ``head`` stays at the
+                # last row published, and this group's events go with those rows, late, once the
+                # next group's read of them succeeds (its ``_announce_late`` reads them all).
+                events = []
+            if self._fenced():
+                # The read of the rows landed unheard outlasted the lease: nothing leaves.
+                self._lease_lost(answers, waiters)
+                return
+            if events:
+                # In this step, with the flush's return: a row's event is published as soon as it
+                # is committed, so ``head`` is never a row whose event is still to come.
+                self.head = max(self.head, events[-1][0])
+                try:
+                    self._publish(events)
+                except Exception:
+                    # The rows are committed: their replies still go, their waiters are told.
+                    log.exception("a group's outcome events could not be published")
+            for at, (session, reply, _, _) in enumerate(answers):
+                if isinstance(reply, Recall):
+                    redone, fresh = await self._recalled(reply)
+                    if self._fenced():
+                        # The read outlasted the lease: this reply and every one after it say
+                        # nothing was decided (their retries go to the world's owner).
+                        refused = encode(self._commit_failed(reply.request_id))
+                        self._lease_lost(
+                            [(session, refused, None, None), *answers[at + 1 :]], waiters
+                        )
+                        return
+                    if fresh or self.store.pending:
+                        # No row had the id after all (another id's digest): the message was
+                        # decided now, its row is staged. Or rows were staged while the row was
+                        # read (by other connections): the answer may rest on one of them (an id
+                        # found absent, then decided by another). It and every reply after it
+                        # wait for the next flush, in order.
+                        self._answers[:0] = [(session, *redone), *answers[at + 1 :]]
+                        self.schedule()
+                        break
+                    reply = redone[0]
+                try:
+                    session.outbox.send(reply)
+                except Exception:
+                    # One session's bug costs the others behind it nothing.
+                    log.exception("a reply could not be sent")
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+            for callback in callbacks:
+                callback()
+        finally:
+            # Cancelled (shutting down) or a bug: nobody waits for this group for ever.
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(CommitFailed("the group commit stopped"))
 
     async def _recalled(self, recall: Recall) -> tuple[Redone, bool]:
         """The reply of a resend whose row had to be read back: the session's answer made

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -184,15 +185,29 @@ def test_a_read_that_ends_with_nothing_else_ready_has_its_group_committed_and_an
         client, group = Client(store), commits(store, [])
         ended: asyncio.Future[list[tuple[str, int]]] = loop.create_future()
 
+        runs: list[int] = []
+        run_now = group._run_now
+
+        def counted() -> None:
+            runs.append(1)
+            run_now()
+
+        group._run_now = counted  # type: ignore[method-assign]
+        handles: list[asyncio.Handle | None] = []
+
         def read() -> None:  # a connection's data_received
             store.staged += 1
             group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+            handles.append(group._handle)
             group.read_done()
             ended.set_result(list(client.got))
 
         loop.call_soon(read)
         assert await ended == [("outcome 1", 1)]
-        assert store.flushed == [1]
+        await asyncio.sleep(0)  # the group's handle, had it stayed queued, would run here
+        assert store.flushed == [1] and runs == [1]
+        [handle] = handles
+        assert handle is not None and handle not in loop._ready  # type: ignore[attr-defined]
 
     run_apart(body())
 
@@ -226,5 +241,254 @@ def test_a_read_that_ends_with_other_callbacks_ready_leaves_its_group_to_run_aft
         # The group's callback was queued behind ``other``: it ran after it, one flush for both.
         assert order == ["read ended, 0 sent", "other, 0 sent", "other ended, 0 sent"]
         assert client.got == [("outcome 1", 1), ("outcome 2", 1)] and store.flushed == [2]
+
+    run_apart(body())
+
+
+def test_a_callback_another_thread_queues_while_a_read_ends_stays_queued_and_the_group_runs_once() -> (
+    None
+):
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        store = QuickStore()
+        client, group = Client(store), commits(store, [])
+        woken = loop.call_soon(lambda: None)  # a worker thread's call_soon_threadsafe
+        woken.cancel()
+
+        class Racing(deque[asyncio.Handle]):
+            def __getitem__(self, at: Any) -> Any:
+                # The thread lands right after read_done found its group's handle alone.
+                found = super().__getitem__(at)
+                if woken not in self:
+                    self.append(woken)
+                return found
+
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        handle = group._handle
+        assert handle is not None
+        handle.cancel()  # the loop's own queue keeps it: only ``ready`` below may run it
+        ready = Racing([handle])
+        group._ready = ready
+        group.read_done()
+        assert list(ready) == [woken]
+        assert client.got == [("outcome 1", 1)] and store.flushed == [1]
+
+    run_apart(body())
+
+
+def test_events_go_after_the_plain_flush_and_never_for_a_failed_one() -> None:
+    async def body() -> None:
+        store, published = QuickStore(), []
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            lambda events: published.append((len(events), len(store.flushed))),
+            [].append,
+            commit_failed,
+        )
+        client = Client(store)
+        store.staged += 1
+        group.announce(1, "o1", client, ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert published == [(1, 1)]  # one event, after the first flush returned
+        store.error = OSError("disk full")
+        store.staged += 1
+        group.announce(2, "o2", client, ("r-2", "h2"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        await group.drain()
+        assert published == [(1, 1)] and group.head == 1
+
+    run_apart(body())
+
+
+def test_rows_without_a_live_event_are_published_late_before_a_callback_groups_events() -> None:
+    async def body() -> None:
+        class Store(QuickStore):
+            def rolls(self, after: int = 0) -> list[SimpleNamespace]:
+                return [SimpleNamespace(seq=3)] if after < 3 else []
+
+        store, said = Store(), []
+        store.logged.update({"a": "1", "b": "2"})  # head starts at row 2; row 3 landed unheard
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            lambda events: said.append(("live", [seq for seq, _, _ in events])),
+            [].append,
+            commit_failed,
+            publish_late=lambda rows: said.append(("late", [row.seq for row in rows])),
+        )
+        client = Client(store)
+        store.staged += 1
+        group.announce(4, "o4", client, ("r-4", "h4"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 4", ("r-4", "h4"))  # type: ignore[arg-type]
+        await group.drain()
+        assert said == [("late", [3]), ("live", [4])] and group.head == 4
+
+    run_apart(body())
+
+
+def test_an_answer_given_while_a_callback_group_sends_its_replies_goes_after_them() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        group = commits(store, [])
+
+        class Reentrant(Client):
+            def send(self, reply: str | bytes) -> None:
+                super().send(reply)
+                if reply == "outcome 1":
+                    group.answer(self, "pong")  # type: ignore[arg-type]
+
+        client = Reentrant(store)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert [reply for reply, _ in client.got] == ["outcome 1", "outcome 2", "pong"]
+
+    run_apart(body())
+
+
+def test_a_group_given_while_the_task_awaits_a_read_waits_behind_it() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        store.logged["old"] = "h"
+        store.reads["old"] = asyncio.Event()
+        client, group = Client(store), commits(store, [])
+        group.answer(  # type: ignore[arg-type]
+            client, Recall("old", lambda: ("again old", ("old", "h"), None), lambda: None)
+        )
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not no_commit_task()  # handed to the task, which awaits the read
+        store.staged += 1
+        group.answer(client, "outcome 2", ("r-2", "h2"))  # type: ignore[arg-type]
+        group.read_done()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert client.got == []  # behind the recall, not run by a callback of its own
+        store.reads["old"].set()
+        await group.drain()
+        assert [reply for reply, _ in client.got] == ["again old", "outcome 2"]
+        store.staged += 1
+        group.answer(client, "outcome 3", ("r-3", "h3"))  # type: ignore[arg-type]
+        assert no_commit_task()  # back to the callback
+        await group.drain()
+        assert client.got[-1] == ("outcome 3", 3)
+
+    run_apart(body())
+
+
+def test_a_recall_the_task_answered_leaves_the_next_group_to_the_callback() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        store.logged.update({"old": "h", "older": "g"})
+        store.reads["old"] = asyncio.Event()
+        client, group = Client(store), commits(store, [])
+        group.answer(  # type: ignore[arg-type]
+            client, Recall("old", lambda: ("again old", ("old", "h"), None), lambda: None)
+        )
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not no_commit_task()  # the task awaits the read
+        group.answer(  # type: ignore[arg-type]
+            client, Recall("older", lambda: ("again older", ("older", "g"), None), lambda: None)
+        )
+        store.reads["old"].set()
+        await group.drain()
+        assert [reply for reply, _ in client.got] == ["again old", "again older"]
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        await asyncio.sleep(0)
+        assert client.got[-1][0] == "outcome 1" and no_commit_task()
+
+    run_apart(body())
+
+
+def test_a_task_that_could_not_be_started_leaves_the_next_group_to_start_one() -> None:
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        store = QuickStore()
+        store.flush_now = None  # a flush awaited by the task
+        client, group = Client(store), commits(store, [])
+
+        def refused(*args: Any, **kwargs: Any) -> asyncio.Task[None]:
+            raise RuntimeError("no task now")
+
+        loop.create_task = refused  # type: ignore[method-assign]
+        store.staged += 1
+        with pytest.raises(RuntimeError):
+            group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        del loop.create_task
+        group.answer(client, "outcome 2", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        assert client.got == [("outcome 1", 1), ("outcome 2", 1)]
+
+    run_apart(body())
+
+
+@pytest.mark.parametrize("plain", [True, False], ids=["callback", "task"])
+def test_a_publish_or_a_send_that_raises_costs_the_rest_of_the_group_nothing(plain: bool) -> None:
+    async def body() -> None:
+        store = QuickStore()
+        if not plain:
+            store.flush_now = None  # a flush awaited by the task
+
+        def broken(events: object) -> None:
+            raise RuntimeError("a listener's bug")
+
+        group = GroupCommit(
+            store,  # type: ignore[arg-type]
+            FailureLog(logging.getLogger("test")),
+            broken,
+            [].append,
+            commit_failed,
+        )
+
+        class Broken(Client):
+            def send(self, reply: str | bytes) -> None:
+                raise RuntimeError("a session's bug")
+
+        client, other = Client(store), Broken(store)
+        store.staged += 1
+        waiting = asyncio.create_task(group.committed())
+        group.announce(1, "o1", client, ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(other, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "pong")  # type: ignore[arg-type]
+        await waiting
+        assert client.got == [("pong", 1)] and group.head == 1
+
+    run_apart(body())
+
+
+def test_committed_asked_while_a_callback_group_sends_its_replies_waits_for_the_group() -> None:
+    async def body() -> None:
+        store = QuickStore()
+        group = commits(store, [])
+        returned: list[bool] = []
+
+        class Asking(Client):
+            def send(self, reply: str | bytes) -> None:
+                super().send(reply)
+                if reply == "outcome 1":
+                    # committed()'s first step, as a task started here would take it
+                    step = group.committed()
+                    try:
+                        step.send(None)
+                    except StopIteration:
+                        returned.append(True)
+                    else:
+                        returned.append(False)
+                    step.close()
+
+        client = Asking(store)
+        store.staged += 1
+        group.answer(client, "outcome 1", ("r-1", "h1"))  # type: ignore[arg-type]
+        group.answer(client, "outcome 2", ("r-1", "h1"))  # type: ignore[arg-type]
+        await group.drain()
+        # It waited, as it waits while the task runs a group: outcome 2 had not left yet.
+        assert returned == [False]
+        assert [reply for reply, _ in client.got] == ["outcome 1", "outcome 2"]
 
     run_apart(body())

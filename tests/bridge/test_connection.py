@@ -198,18 +198,32 @@ def test_a_request_read_alone_is_committed_and_answered_before_its_read_returns(
     step: the row staged by the read is committed and its reply written when the read ends."""
     with running(tiny_config(tmp_path)) as srv:
         commits = srv.server.commits
-        ends: list[tuple[bool, bool]] = []
+        # (staged when the read ended, still staged after read_done, replies sent by then)
+        ends: list[tuple[bool, bool, int]] = []
+        sent: list[str | bytes] = []
         read_done = commits.read_done
 
-        def watched() -> None:  # (staged when the read ended, still staged after read_done)
+        def watched() -> None:
             staged = commits.store.pending
             read_done()
-            ends.append((staged, commits.store.pending))
+            ends.append((staged, commits.store.pending, len(sent)))
 
         commits.read_done = watched  # type: ignore[method-assign]
         gm, _ = srv.hello()
+
+        async def watch() -> None:
+            [session] = srv.server.clients
+            send_reply = session.outbox.send
+
+            def sending(reply: str | bytes) -> bool:
+                sent.append(reply)
+                return send_reply(reply)
+
+            session.outbox.send = sending  # type: ignore[method-assign]
+
+        srv.call(watch())
         send(gm, request("r-1"))
         reply = receive(gm)
         gm.close()
     assert reply["type"] == "outcome" and reply["outcome"]["id"] == "r-1"
-    assert (True, False) in ends
+    assert (True, False, 1) in ends  # committed and written within the read's own step

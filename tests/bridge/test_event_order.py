@@ -170,7 +170,6 @@ def test_no_event_leaves_before_its_row_is_committed_whatever_the_batches_flush(
                 await flush()
 
             store.flush = gated  # type: ignore[method-assign]
-            store.flush_now = None  # the group commit awaits the flush (a task's)
 
         srv.call(hold_commits())
         send(player, request("r-1"))
@@ -229,3 +228,45 @@ def test_a_connection_the_server_closes_gets_the_events_held_for_it_ahead_of_the
         gm.close()
     assert clock.timers and event["type"] == "event" and event["seq"] == reply["seq"]
     assert code == 4003
+
+
+def test_no_event_is_held_for_a_listener_before_the_plain_flush_of_its_row_returned(
+    tmp_path: Path,
+) -> None:
+    # SQLite's flush as the server runs it (``flush_now``, from the loop's callback): each
+    # event is handed to the batches only once the commit of its row has returned.
+    with running(tiny_config(tmp_path, limits=fast_limits())) as srv:
+        listener, _ = srv.hello(events=["outcome"])
+        player, _ = srv.hello(events=[])
+        order: list[str] = []
+
+        async def watch() -> None:
+            store, batches = srv.server.store, srv.server.event_batches
+            commit, hold, hold_many = store.commit, batches.hold, batches.hold_many
+            assert store.flush_now is not None
+
+            def flushing() -> None:
+                order.append("flush")
+                commit()
+                order.append("flushed")
+
+            def holding(outbox: Any, frames: Any, size: int) -> None:
+                order.append("event")
+                hold(outbox, frames, size)
+
+            def holding_many(outboxes: Any, frames: Any, size: int) -> None:
+                order.append("event")
+                hold_many(outboxes, frames, size)
+
+            store.commit = flushing  # type: ignore[method-assign]
+            batches.hold = holding  # type: ignore[method-assign]
+            batches.hold_many = holding_many  # type: ignore[method-assign]
+
+        srv.call(watch())
+        send(player, request("r-1"))
+        reply = receive(player)
+        event = receive(listener)
+        listener.close()
+        player.close()
+    assert order == ["flush", "flushed", "event"]
+    assert event["type"] == "event" and event["seq"] == reply["seq"]

@@ -254,7 +254,6 @@ def test_a_row_in_flight_when_the_client_joins_is_not_replayed_but_comes_once_li
         await flying.wait()  # the welcome goes out while another's row is in flight
 
     server.store.flush = held_flush  # type: ignore[method-assign]
-    server.store.flush_now = None  # the group commit awaits the flush (a task's)
     server.committed = held_committed  # type: ignore[method-assign]
     back = srv.connect()
     send(back, {"v": 1, "type": "hello", "token": server.secret, "client": {"name": "t"},

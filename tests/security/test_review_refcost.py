@@ -301,13 +301,12 @@ def held_flush(srv: Running, fail: bool) -> tuple[asyncio.Event, threading.Event
     was held too: the store's flush never suspends, so they would have been in it), the chain
     back at the last committed row, and the flush after it raising for the writes it lost."""
     store = srv.server.store
-    flush, flush_now = store.flush, store.flush_now
+    flush = store.flush
     gate: asyncio.Event = srv.call(_event())
     held = threading.Event()
 
     async def holding() -> None:
-        store.flush = flush  # type: ignore[method-assign]
-        store.flush_now = flush_now
+        del store.flush  # the class's again: its plain call too
         held.set()
         await gate.wait()
         if not fail:
@@ -320,7 +319,6 @@ def held_flush(srv: Running, fail: bool) -> tuple[asyncio.Event, threading.Event
         raise OSError("disk I/O error (the review's)")
 
     store.flush = holding  # type: ignore[method-assign]
-    store.flush_now = None  # the group commit awaits the flush (a task's)
     return gate, held
 
 
