@@ -285,26 +285,22 @@ class GroupCommit(GroupFailures):
             self._flush_failed(err, waiters, answers, events, event_rows)
             return
         if events:
-            self.head = max(self.head, events[-1][0])
-            try:
-                self._publish(events)
-            except Exception:
-                # The rows are committed: their replies still go, their waiters are told.
-                log.exception("a group's outcome events could not be published")
+            self._announce(events)
         for session, reply, _, _ in answers:
             if isinstance(reply, Recall):  # never: a recall hands the group to the task
                 log.error("a recall in a group run without the task: left unanswered")
                 continue
-            try:
-                session.outbox.send(reply)
-            except Exception:
-                # One session's bug costs the others behind it nothing.
-                log.exception("a reply could not be sent")
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-        for callback in callbacks:
-            callback()
+            _send(session, reply)
+        _told(waiters, callbacks)
+
+    def _announce(self, events: list[Event]) -> None:
+        """Publish the events of a committed group (``head`` moves past them first); a failure
+        is logged: the rows are committed, so their replies still go, their waiters are told."""
+        self.head = max(self.head, events[-1][0])
+        try:
+            self._publish(events)
+        except Exception:
+            log.exception("a group's outcome events could not be published")
 
     def _take(
         self,
@@ -381,12 +377,7 @@ class GroupCommit(GroupFailures):
             if events:
                 # In this step, with the flush's return: a row's event is published as soon as it
                 # is committed, so ``head`` is never a row whose event is still to come.
-                self.head = max(self.head, events[-1][0])
-                try:
-                    self._publish(events)
-                except Exception:
-                    # The rows are committed: their replies still go, their waiters are told.
-                    log.exception("a group's outcome events could not be published")
+                self._announce(events)
             for at, (session, reply, _, _) in enumerate(answers):
                 if isinstance(reply, Recall):
                     redone, fresh = await self._recalled(reply)
@@ -408,16 +399,8 @@ class GroupCommit(GroupFailures):
                         self.schedule()
                         break
                     reply = redone[0]
-                try:
-                    session.outbox.send(reply)
-                except Exception:
-                    # One session's bug costs the others behind it nothing.
-                    log.exception("a reply could not be sent")
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(None)
-            for callback in callbacks:
-                callback()
+                _send(session, reply)
+            _told(waiters, callbacks)
         finally:
             # Cancelled (shutting down) or a bug: nobody waits for this group for ever.
             for waiter in waiters:
@@ -476,3 +459,20 @@ class GroupCommit(GroupFailures):
     def _check_fence(self) -> None:
         if self._fence is not None and not self._fence():
             raise LeaseEnded("this host's lease on the world is no longer valid")
+
+
+def _send(session: ClientSession, reply: str | bytes) -> None:
+    """Send a committed group's reply; one session's bug costs the others behind it nothing."""
+    try:
+        session.outbox.send(reply)
+    except Exception:
+        log.exception("a reply could not be sent")
+
+
+def _told(waiters: Sequence[asyncio.Future[None]], callbacks: Sequence[Callable[[], None]]) -> None:
+    """Tell a committed group's waiters and run its after-commit callbacks."""
+    for waiter in waiters:
+        if not waiter.done():
+            waiter.set_result(None)
+    for callback in callbacks:
+        callback()
