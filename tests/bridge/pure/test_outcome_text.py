@@ -4,12 +4,13 @@ hold: a die's text that reads like the JSON around it, lists inside the dice, ke
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from arbiter.bridge.records import canonical
-from arbiter.bridge.views import OutcomeText
+from arbiter.bridge.views import NOBODY, OutcomeText
 
 
 def envelope(dice: Any, **extra: Any) -> dict[str, Any]:
@@ -75,3 +76,25 @@ def test_an_outcome_holding_text_that_is_not_unicode_is_refused_as_not_json(wher
         outcome["result"] = {"label": "\ud800"}
     with pytest.raises(ValueError):
         OutcomeText(outcome)
+
+
+@pytest.mark.parametrize(
+    ("dice", "hidden"),
+    [
+        ([], False),
+        ([die("1d100 attack"), die("1d20")], False),
+        ([die("shuffle the hand"), die('"hidden":true')], False),
+        ([die("1d6", hidden=False)], False),
+        ([die("1d6", hidden=True)], True),
+        ([die("shuffle"), die("1d6", hidden=True)], True),
+    ],
+)
+def test_an_outcome_is_the_same_for_every_viewer_exactly_when_no_die_is_hidden(
+    dice: list[dict[str, Any]], hidden: bool
+) -> None:
+    text = OutcomeText(envelope(dice))
+    assert text.same_for_all is not hidden
+    if not hidden:
+        assert text.shown_bytes(NOBODY) is text.logged_bytes
+    else:
+        assert "hidden_dice" in json.loads(text.shown_bytes(NOBODY))
