@@ -32,7 +32,6 @@ from arbiter.bridge.engine.contract import JSON, Engine, EngineError
 from arbiter.bridge.engine.dice import Dice, DiceError, ScriptedDiceError
 from arbiter.bridge.engine.envelope import Request, RequestError, resolve_with
 from arbiter.bridge.protocol_parsing import printable
-from arbiter.bridge.records import kept
 from arbiter.compiler.model.common import RulesetBase
 
 log = logging.getLogger("arbiter.decide")
@@ -134,8 +133,11 @@ def settle(
             raise RefusedBeforeDice(refusal)
         return refused_outcome(request, rules, rules_hash, refusal, dice)
     if encounter is None and outcome.get("state") is not None:
-        return kept(outcome, encounter)
-    return outcome  # kept as it is (records.kept, without the call per request)
+        # records.kept, without its copy of the envelope: resolve_with built this one for
+        # this call (outcome_of), and nothing else holds it, so its state is dropped in place
+        # (the key keeps its place, so the text is the copy's byte for byte).
+        outcome["state"] = None
+    return outcome  # kept (records.kept) without the call per request
 
 
 def refused_outcome(

@@ -73,9 +73,13 @@ cleared when full)."""
 _MIDDLE_MAX: Final = 1024
 
 
+def _prefix(size: int) -> bytes:
+    """The length prefix of a part of ``size`` bytes."""
+    return _PREFIXES[size] if size < 4096 else _LENGTH(size)
+
+
 def _prefixed(data: bytes) -> bytes:
-    size = len(data)
-    return (_PREFIXES[size] if size < 4096 else _LENGTH(size)) + data
+    return _prefix(len(data)) + data
 
 
 def roll_hash(
@@ -126,11 +130,11 @@ def roll_hash(
     counted: bytes
     # ``counter`` is an int or None; ``time`` a float (its JSON text is its repr when finite).
     if type(counter) is int:
-        counted = _prefixed(b"%d" % counter)
+        counted = b"%d" % counter
     elif counter is None:
-        counted = _NULL
+        counted = b"null"
     else:
-        counted = _prefixed(_text(counter).encode())
+        counted = _text(counter).encode()
     when = roll[12]
     stamp: bytes
     # orjson writes a float in this range as its repr (the shortest text that reads back as
@@ -139,16 +143,23 @@ def roll_hash(
         stamp = orjson.dumps(when)
     else:
         stamp = _text(when).encode()
+    # Each length prefix its own part, beside its text: the join copies a text once (a
+    # prefixed copy of each first would copy the request and the outcome twice).
     parts = [
         _PREVIOUS if len(previous) == 64 else _LENGTH(len(previous)),
         previous,
         _PREFIXES[len(number)],
         number,
-        _prefixed(request_id),
+        _prefix(len(request_id)),
+        request_id,
         middle,
-        _prefixed(request),
-        _prefixed(dice),
-        _prefixed(outcome),
+        _prefix(len(request)),
+        request,
+        _prefix(len(dice)),
+        dice,
+        _prefix(len(outcome)),
+        outcome,
+        _prefix(len(counted)),
         counted,
         _SCRIPTED[1 if roll[11] else 0],
         _PREFIXES[len(stamp)],

@@ -20,7 +20,21 @@ _HIDDEN_MARK: Final = b'"hidden":true'
 """How a hidden die reads in canonical dice JSON. A string value cannot hold it (its quotes
 would be escaped), so finding it in the dice text means a die is hidden."""
 
+_H: Final = 104
+"""``ord("h")``: a byte of :data:`_HIDDEN_MARK` (``hidden``) that dice texts seldom hold."""
+
 _NOBODY: Final[frozenset[str]] = frozenset()
+
+
+def _has_hidden(dice: bytes) -> bool:
+    """Whether the canonical dice text ``dice`` holds a hidden die (:data:`_HIDDEN_MARK`).
+
+    A text without an ``h`` (most: the mark's key is ``hidden``) cannot hold it, and one
+    memchr says so (``in`` with an int). ``in`` with bytes costs about 300 ns on every outcome:
+    CPython first reads the needle as an integer, raising and clearing a TypeError whose
+    message it formats, before it searches. ``find`` searches the rest without that.
+    """
+    return _H in dice and dice.find(_HIDDEN_MARK) >= 0
 
 
 def project_for(outcome: dict[str, Any], gm: bool, participants: frozenset[str]) -> dict[str, Any]:
@@ -83,7 +97,7 @@ class OutcomeText:
             self.logged = text.decode()
         self.same_for_all = (
             not outcome.get("private")
-            and _HIDDEN_MARK not in self.dice_bytes
+            and not _has_hidden(self.dice_bytes)
             and outcome.get("state") is None
         )
         self._public: bytes | None = None

@@ -20,12 +20,12 @@ from arbiter.bridge.deciding import Context, decide
 from arbiter.bridge.engine.combat_styles.bodies.requests import ExchangeBody, SpiritCombatBody
 from arbiter.bridge.engine.contract import JSON, EngineError, Resolution
 from arbiter.bridge.engine.dice import Dice, KeyedSource, ScriptedDiceError, ScriptedSource
-from arbiter.bridge.engine.envelope import Request
+from arbiter.bridge.engine.envelope import Request, resolve_with
 from arbiter.bridge.fairness import verify_session
 from arbiter.bridge.logreplay import replay_log
 from arbiter.bridge.protocol import CLIENT_MESSAGE, RequestMessage
 from arbiter.bridge.protocol_parsing import ProtocolError
-from arbiter.bridge.records import Roll
+from arbiter.bridge.records import Roll, canonical, kept
 from arbiter.bridge.refusals import (
     RefusedBeforeDice,
     pending_without_encounter,
@@ -36,6 +36,7 @@ from arbiter.bridge.rules import RulesSnapshot, snapshot
 from arbiter.bridge.store import Store
 from arbiter.compiler.model.common import RulesetBase
 from tests.bridge.support import (
+    ENGINE,
     Forbidden,
     Greedy,
     request,
@@ -218,6 +219,22 @@ def test_settle_turns_a_refusal_after_dice_into_the_refused_outcome(
     assert refusal is not None and refusal.code == code and message in refusal.message
     assert outcome["dice"] == [{"expr": "1d6", "faces": 6, "result": 3}] * 2
     assert outcome["state"] is None and outcome["private"] == {} and outcome["id"] == "r"
+
+
+@pytest.mark.parametrize("encounter", [None, "e"])
+def test_settle_keeps_state_only_for_an_encounter_and_writes_the_envelope_as_kept_does(
+    tmp_path: Path, encounter: str | None
+) -> None:
+    served = tiny_rules(tmp_path).served["tiny"]
+    req = Request(id="t", ruleset="tiny", type="tally", body={"add": 4}, encounter=encounter)
+    model, content = served.ruleset.model, served.ruleset.content_hash
+    decided = settle(req, ENGINE, model, content, None, Dice(ScriptedSource([])))
+    engine = resolve_with(req, ENGINE, model, content, None, Dice(ScriptedSource([])))
+    assert engine["state"] == {"total": 4}
+    expected = kept(engine, encounter)
+    assert decided == expected and list(decided) == list(expected)
+    assert canonical(decided) == canonical(expected)
+    assert decided["state"] == (None if encounter is None else {"total": 4})
 
 
 def test_settle_raises_a_refusal_before_any_die_and_judges_scripted_dice_apart(
