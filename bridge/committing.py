@@ -8,15 +8,10 @@ returned. One task runs the flushes, one at a time: while one is in flight (a Po
 trip), what is decided meanwhile is staged for the next one, and every reply given meanwhile
 waits behind those in flight, so a connection's replies never overtake each other.
 
-A store whose flush never suspends (SQLite's: :attr:`~arbiter.bridge.stores.WorldStore.flush_now`)
-has its groups run by a plain callback of the event loop (``call_soon``) rather than a task:
-the same steps in the same order, without the coroutines and the task each group cost (at one
-connection, every request is a group of its own). A group that must await a read (a
-:class:`Recall`, or rows that landed unheard to announce first) is handed to the task, which
-runs it and every group after it until none is left, as with any other store. When a read
-of a connection ends with that callback the only one the loop has ready, it runs at once
-(:meth:`GroupCommit.read_done`): it would have run next anyway, after one more poll of the
-sockets whose findings wait behind it.
+A store whose flush never suspends (SQLite's) has its groups run by a plain callback of the
+event loop rather than the task (:mod:`arbiter.bridge.committing_callback`, this class's base,
+with the steps both share): the same steps in the same order; a group that must await a read
+is handed to the task.
 
 When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
 ``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
@@ -59,13 +54,12 @@ from arbiter.bridge.awaiting_commit import (
     Answer,
     CommitFailed,
     Event,
-    LeaseEnded,
     OutcomeRow,
     Recall,
     Redone,
     _retrieved,
 )
-from arbiter.bridge.committing_failures import GroupFailures
+from arbiter.bridge.committing_callback import GroupCallback, _send, _told
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage
 from arbiter.bridge.protocol_encoding import encode
@@ -79,7 +73,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arbiter.server")
 
 
-class GroupCommit(GroupFailures):
+class GroupCommit(GroupCallback):
     """The replies, waiters and events of the rows staged so far, and the task flushing them."""
 
     def __init__(
@@ -228,97 +222,6 @@ class GroupCommit(GroupFailures):
             else:
                 await asyncio.sleep(0)  # the callback scheduled before this step runs first
 
-    def read_done(self) -> None:
-        """A read's messages were all decided (a connection's ``data_received`` ends): when
-        the callback running the group is all the loop has ready, run it now, in this step,
-        rather than after the loop polled the sockets again. Nothing else could run before it:
-        the loop runs the callbacks it has ready in their order, and what its next poll finds
-        (or a timer falling due) only after them, so it would be next anyway; this spares a
-        turn of the loop (an ``epoll_wait`` and its bookkeeping) per group, every request's at
-        one connection. It reads asyncio's private queue of ready callbacks; with a loop that
-        has none, the callback runs in its turn."""
-        handle = self._handle
-        ready = self._ready
-        if handle is not None and ready is not None and len(ready) == 1 and ready[0] is handle:
-            # The left end: a worker thread's ``call_soon_threadsafe`` (a ``to_thread`` ending)
-            # may append on the right between the test and here; it must stay queued.
-            ready.popleft()
-            self._run_now()
-
-    def _run_now(self) -> None:
-        """The callback of a store whose flush never suspends: run the groups scheduled, one
-        after the other, each as :meth:`_commit_group` would; hand the first that may await a
-        read (and every one after it) to the task."""
-        self._handle = None
-        try:
-            while self._scheduled:
-                events = self._events
-                flush_now = self.store.flush_now
-                if (
-                    flush_now is None
-                    or self._reads
-                    or (events and events[0][0] > self.head + 1 and self._publish_late is not None)
-                ):
-                    self._reads = False
-                    self._start_task(asyncio.get_running_loop())
-                    return
-                self._scheduled = False
-                try:
-                    self._commit_group_now(flush_now)
-                except Exception:
-                    # A bug must not stop the groups queued behind this one.
-                    log.exception("the group commit failed unexpectedly")
-        finally:
-            self._calling = False
-
-    def _commit_group_now(self, flush_now: Callable[[], None]) -> None:
-        """:meth:`_commit_group` of a group with no read to await (no :class:`Recall`, no
-        rows landed unheard to announce), its flush a plain call: nothing is awaited, so the
-        fence checked after the flush still holds when the replies leave."""
-        waiters, answers, callbacks, events, event_rows = self._take()
-        try:
-            self._check_fence()
-            flush_now()
-            # An answer never leaves after the lease's local deadline, even one committed.
-            self._check_fence()
-        except Exception as err:
-            self._flush_failed(err, waiters, answers, events, event_rows)
-            return
-        if events:
-            self._announce(events)
-        for session, reply, _, _ in answers:
-            if isinstance(reply, Recall):  # never: a recall hands the group to the task
-                log.error("a recall in a group run without the task: left unanswered")
-                continue
-            _send(session, reply)
-        _told(waiters, callbacks)
-
-    def _announce(self, events: list[Event]) -> None:
-        """Publish the events of a committed group (``head`` moves past them first); a failure
-        is logged: the rows are committed, so their replies still go, their waiters are told."""
-        self.head = max(self.head, events[-1][0])
-        try:
-            self._publish(events)
-        except Exception:
-            log.exception("a group's outcome events could not be published")
-
-    def _take(
-        self,
-    ) -> tuple[
-        list[asyncio.Future[None]],
-        list[Answer],
-        list[Callable[[], None]],
-        list[Event],
-        list[OutcomeRow | None],
-    ]:
-        """The group: everything given since the last one was taken (the lists start anew)."""
-        waiters, self._waiters = self._waiters, []
-        answers, self._answers = self._answers, []
-        callbacks, self._callbacks = self._callbacks, []
-        events, self._events = self._events, []
-        event_rows, self._event_rows = self._event_rows, []
-        return waiters, answers, callbacks, events, event_rows
-
     def _start_task(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start the task running the groups scheduled. When it cannot be started, nothing is
         left marked scheduled (the next :meth:`schedule` tries again) and the error goes up;
@@ -455,24 +358,3 @@ class GroupCommit(GroupFailures):
             self._publish_late(rows)
             self.head = max(self.head, rows[-1].seq)
         return True
-
-    def _check_fence(self) -> None:
-        if self._fence is not None and not self._fence():
-            raise LeaseEnded("this host's lease on the world is no longer valid")
-
-
-def _send(session: ClientSession, reply: str | bytes) -> None:
-    """Send a committed group's reply; one session's bug costs the others behind it nothing."""
-    try:
-        session.outbox.send(reply)
-    except Exception:
-        log.exception("a reply could not be sent")
-
-
-def _told(waiters: Sequence[asyncio.Future[None]], callbacks: Sequence[Callable[[], None]]) -> None:
-    """Tell a committed group's waiters and run its after-commit callbacks."""
-    for waiter in waiters:
-        if not waiter.done():
-            waiter.set_result(None)
-    for callback in callbacks:
-        callback()

@@ -1,8 +1,9 @@
-"""The group commit (``bridge/committing.py``) with a store whose flush never suspends (SQLite's
-commit): its groups run from a plain callback of the event loop, not a task, with every rule of
-the task's: nothing told before the flush returned, replies in the order given, a failed flush
-tells no outcome, a stale writer is reported after its replies, a group that must await a read
-goes to the task; and at the end of a read, the group runs at once when nothing else is ready."""
+"""The group commit (``bridge/committing_callback.py``, the base of ``bridge/committing.py``'s
+class) with a store whose flush never suspends (SQLite's commit): its groups run from a plain
+callback of the event loop, not a task, with every rule of the task's: nothing told before the
+flush returned, replies in the order given, a failed flush tells no outcome, a stale writer is
+reported after its replies, a group that must await a read goes to the task; and at the end of a
+read, the group runs at once when nothing else is ready."""
 
 from __future__ import annotations
 
