@@ -48,6 +48,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextvars import Context
 from typing import TYPE_CHECKING
 
 from arbiter.bridge.awaiting_commit import (
@@ -119,6 +120,9 @@ class GroupCommit(GroupCallback):
         suspends: :attr:`~arbiter.bridge.stores.WorldStore.flush_now`)."""
         self._handle: asyncio.Handle | None = None
         """The callback's handle while it waits in the loop's queue (see :meth:`read_done`)."""
+        self._queued: asyncio.Handle | None = None
+        """The handle :meth:`schedule` queues the callback with on the loop it runs on (one for
+        all groups; it runs in a context of its own: the group reads no context variable)."""
         self._ready: deque[asyncio.Handle] | None = None
         """The loop's queue of callbacks ready to run (asyncio's private ``_ready``), or None
         (a loop without one: the callback always waits for its turn)."""
@@ -157,16 +161,6 @@ class GroupCommit(GroupCallback):
         when nothing is staged nor in flight), after the replies given before it (see the
         module's doc for a failed commit; a :class:`Recall` is answered when its turn comes,
         after its row is read back). The caller does not wait."""
-        if (
-            not isinstance(reply, Recall)
-            and not self._answers
-            and self._committer is None
-            and not self._calling
-            and not self.store.pending
-            and (self._fence is None or self._fence())
-        ):
-            session.outbox.send(reply)
-            return
         if isinstance(reply, Recall):
             self._reads = True
             if reply.read is None:
@@ -174,6 +168,15 @@ class GroupCommit(GroupCallback):
                 read = asyncio.get_running_loop().create_task(self.store.recall(reply.request_id))
                 read.add_done_callback(_retrieved)
                 reply = reply._replace(read=read)
+        elif (
+            not self._answers
+            and self._committer is None
+            and not self._calling
+            and not self.store.pending
+            and (self._fence is None or self._fence())
+        ):
+            session.outbox.send(reply)
+            return
         self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
 
@@ -208,9 +211,18 @@ class GroupCommit(GroupCallback):
                 loop = self._loop = asyncio.get_running_loop()
                 ready = getattr(loop, "_ready", None)
                 self._ready = ready if isinstance(ready, deque) else None
+                self._queued = asyncio.Handle(self._run_now, (), loop, Context())
             if self._plain:
                 self._calling = True
-                self._handle = loop.call_soon(self._run_now)
+                ready, queued = self._ready, self._queued
+                if ready is not None and queued is not None:
+                    # What ``loop.call_soon(self._run_now)`` does, with one handle for every
+                    # group rather than a new one (and a copy of the context) each: it is in
+                    # the queue at most once (``_calling`` holds until it has run).
+                    ready.append(queued)
+                    self._handle = queued
+                else:
+                    self._handle = loop.call_soon(self._run_now)
             else:
                 self._start_task(loop)
 

@@ -99,11 +99,14 @@ class GroupCallback(GroupFailures):
         rows landed unheard to announce), its flush a plain call: nothing is awaited, so the
         fence checked after the flush still holds when the replies leave."""
         waiters, answers, callbacks, events, event_rows = self._take()
+        leased = self._fence is not None  # else no fence to check: not even the call
         try:
-            self._check_fence()
+            if leased:
+                self._check_fence()
             flush_now()
             # An answer never leaves after the lease's local deadline, even one committed.
-            self._check_fence()
+            if leased:
+                self._check_fence()
         except Exception as err:
             self._flush_failed(err, waiters, answers, events, event_rows)
             return
@@ -114,12 +117,15 @@ class GroupCallback(GroupFailures):
                 log.error("a recall in a group run without the task: left unanswered")
                 continue
             _send(session, reply)
-        _told(waiters, callbacks)
+        if waiters or callbacks:
+            _told(waiters, callbacks)
 
     def _announce(self, events: list[Event]) -> None:
         """Publish the events of a committed group (``head`` moves past them first); a failure
         is logged: the rows are committed, so their replies still go, their waiters are told."""
-        self.head = max(self.head, events[-1][0])
+        last = events[-1][0]
+        if last > self.head:  # max(), without the call
+            self.head = last
         try:
             self._publish(events)
         except Exception:
