@@ -8,15 +8,10 @@ returned. One task runs the flushes, one at a time: while one is in flight (a Po
 trip), what is decided meanwhile is staged for the next one, and every reply given meanwhile
 waits behind those in flight, so a connection's replies never overtake each other.
 
-A store whose flush never suspends (SQLite's: :attr:`~arbiter.bridge.stores.WorldStore.flush_now`)
-has its groups run by a plain callback of the event loop (``call_soon``) rather than a task:
-the same steps in the same order, without the coroutines and the task each group cost (at one
-connection, every request is a group of its own). A group that must await a read (a
-:class:`Recall`, or rows that landed unheard to announce first) is handed to the task, which
-runs it and every group after it until none is left, as with any other store. When a read
-of a connection ends with that callback the only one the loop has ready, it runs at once
-(:meth:`GroupCommit.read_done`): it would have run next anyway, after one more poll of the
-sockets whose findings wait behind it.
+A store whose flush never suspends (SQLite's) has its groups run by a plain callback of the
+event loop rather than the task (:mod:`arbiter.bridge.committing_callback`, this class's base,
+with the steps both share): the same steps in the same order; a group that must await a read
+is handed to the task.
 
 When a flush fails, a reply carrying an outcome whose row the store does not hold becomes
 ``unavailable`` (nothing was decided; the client retries and the id is decided anew); one whose
@@ -53,19 +48,19 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextvars import Context
 from typing import TYPE_CHECKING
 
 from arbiter.bridge.awaiting_commit import (
     Answer,
     CommitFailed,
     Event,
-    LeaseEnded,
     OutcomeRow,
     Recall,
     Redone,
     _retrieved,
 )
-from arbiter.bridge.committing_failures import GroupFailures
+from arbiter.bridge.committing_callback import GroupCallback, _send, _told
 from arbiter.bridge.failures import FailureLog
 from arbiter.bridge.protocol import ErrorMessage
 from arbiter.bridge.protocol_encoding import encode
@@ -79,7 +74,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("arbiter.server")
 
 
-class GroupCommit(GroupFailures):
+class GroupCommit(GroupCallback):
     """The replies, waiters and events of the rows staged so far, and the task flushing them."""
 
     def __init__(
@@ -125,6 +120,9 @@ class GroupCommit(GroupFailures):
         suspends: :attr:`~arbiter.bridge.stores.WorldStore.flush_now`)."""
         self._handle: asyncio.Handle | None = None
         """The callback's handle while it waits in the loop's queue (see :meth:`read_done`)."""
+        self._queued: asyncio.Handle | None = None
+        """The handle :meth:`schedule` queues the callback with on the loop it runs on (one for
+        all groups; it runs in a context of its own: the group reads no context variable)."""
         self._ready: deque[asyncio.Handle] | None = None
         """The loop's queue of callbacks ready to run (asyncio's private ``_ready``), or None
         (a loop without one: the callback always waits for its turn)."""
@@ -163,16 +161,6 @@ class GroupCommit(GroupFailures):
         when nothing is staged nor in flight), after the replies given before it (see the
         module's doc for a failed commit; a :class:`Recall` is answered when its turn comes,
         after its row is read back). The caller does not wait."""
-        if (
-            not isinstance(reply, Recall)
-            and not self._answers
-            and self._committer is None
-            and not self._calling
-            and not self.store.pending
-            and (self._fence is None or self._fence())
-        ):
-            session.outbox.send(reply)
-            return
         if isinstance(reply, Recall):
             self._reads = True
             if reply.read is None:
@@ -180,6 +168,15 @@ class GroupCommit(GroupFailures):
                 read = asyncio.get_running_loop().create_task(self.store.recall(reply.request_id))
                 read.add_done_callback(_retrieved)
                 reply = reply._replace(read=read)
+        elif (
+            not self._answers
+            and self._committer is None
+            and not self._calling
+            and not self.store.pending
+            and (self._fence is None or self._fence())
+        ):
+            session.outbox.send(reply)
+            return
         self._answers.append((session, reply, outcome_row, on_failure))
         self.schedule()
 
@@ -214,9 +211,18 @@ class GroupCommit(GroupFailures):
                 loop = self._loop = asyncio.get_running_loop()
                 ready = getattr(loop, "_ready", None)
                 self._ready = ready if isinstance(ready, deque) else None
+                self._queued = asyncio.Handle(self._run_now, (), loop, Context())
             if self._plain:
                 self._calling = True
-                self._handle = loop.call_soon(self._run_now)
+                ready, queued = self._ready, self._queued
+                if ready is not None and queued is not None:
+                    # What ``loop.call_soon(self._run_now)`` does, with one handle for every
+                    # group rather than a new one (and a copy of the context) each: it is in
+                    # the queue at most once (``_calling`` holds until it has run).
+                    ready.append(queued)
+                    self._handle = queued
+                else:
+                    self._handle = loop.call_soon(self._run_now)
             else:
                 self._start_task(loop)
 
@@ -227,97 +233,6 @@ class GroupCommit(GroupFailures):
                 await asyncio.shield(self._committer)
             else:
                 await asyncio.sleep(0)  # the callback scheduled before this step runs first
-
-    def read_done(self) -> None:
-        """A read's messages were all decided (a connection's ``data_received`` ends): when
-        the callback running the group is all the loop has ready, run it now, in this step,
-        rather than after the loop polled the sockets again. Nothing else could run before it:
-        the loop runs the callbacks it has ready in their order, and what its next poll finds
-        (or a timer falling due) only after them, so it would be next anyway; this spares a
-        turn of the loop (an ``epoll_wait`` and its bookkeeping) per group, every request's at
-        one connection. It reads asyncio's private queue of ready callbacks; with a loop that
-        has none, the callback runs in its turn."""
-        handle = self._handle
-        ready = self._ready
-        if handle is not None and ready is not None and len(ready) == 1 and ready[0] is handle:
-            # The left end: a worker thread's ``call_soon_threadsafe`` (a ``to_thread`` ending)
-            # may append on the right between the test and here; it must stay queued.
-            ready.popleft()
-            self._run_now()
-
-    def _run_now(self) -> None:
-        """The callback of a store whose flush never suspends: run the groups scheduled, one
-        after the other, each as :meth:`_commit_group` would; hand the first that may await a
-        read (and every one after it) to the task."""
-        self._handle = None
-        try:
-            while self._scheduled:
-                events = self._events
-                flush_now = self.store.flush_now
-                if (
-                    flush_now is None
-                    or self._reads
-                    or (events and events[0][0] > self.head + 1 and self._publish_late is not None)
-                ):
-                    self._reads = False
-                    self._start_task(asyncio.get_running_loop())
-                    return
-                self._scheduled = False
-                try:
-                    self._commit_group_now(flush_now)
-                except Exception:
-                    # A bug must not stop the groups queued behind this one.
-                    log.exception("the group commit failed unexpectedly")
-        finally:
-            self._calling = False
-
-    def _commit_group_now(self, flush_now: Callable[[], None]) -> None:
-        """:meth:`_commit_group` of a group with no read to await (no :class:`Recall`, no
-        rows landed unheard to announce), its flush a plain call: nothing is awaited, so the
-        fence checked after the flush still holds when the replies leave."""
-        waiters, answers, callbacks, events, event_rows = self._take()
-        try:
-            self._check_fence()
-            flush_now()
-            # An answer never leaves after the lease's local deadline, even one committed.
-            self._check_fence()
-        except Exception as err:
-            self._flush_failed(err, waiters, answers, events, event_rows)
-            return
-        if events:
-            self._announce(events)
-        for session, reply, _, _ in answers:
-            if isinstance(reply, Recall):  # never: a recall hands the group to the task
-                log.error("a recall in a group run without the task: left unanswered")
-                continue
-            _send(session, reply)
-        _told(waiters, callbacks)
-
-    def _announce(self, events: list[Event]) -> None:
-        """Publish the events of a committed group (``head`` moves past them first); a failure
-        is logged: the rows are committed, so their replies still go, their waiters are told."""
-        self.head = max(self.head, events[-1][0])
-        try:
-            self._publish(events)
-        except Exception:
-            log.exception("a group's outcome events could not be published")
-
-    def _take(
-        self,
-    ) -> tuple[
-        list[asyncio.Future[None]],
-        list[Answer],
-        list[Callable[[], None]],
-        list[Event],
-        list[OutcomeRow | None],
-    ]:
-        """The group: everything given since the last one was taken (the lists start anew)."""
-        waiters, self._waiters = self._waiters, []
-        answers, self._answers = self._answers, []
-        callbacks, self._callbacks = self._callbacks, []
-        events, self._events = self._events, []
-        event_rows, self._event_rows = self._event_rows, []
-        return waiters, answers, callbacks, events, event_rows
 
     def _start_task(self, loop: asyncio.AbstractEventLoop) -> None:
         """Start the task running the groups scheduled. When it cannot be started, nothing is
@@ -455,24 +370,3 @@ class GroupCommit(GroupFailures):
             self._publish_late(rows)
             self.head = max(self.head, rows[-1].seq)
         return True
-
-    def _check_fence(self) -> None:
-        if self._fence is not None and not self._fence():
-            raise LeaseEnded("this host's lease on the world is no longer valid")
-
-
-def _send(session: ClientSession, reply: str | bytes) -> None:
-    """Send a committed group's reply; one session's bug costs the others behind it nothing."""
-    try:
-        session.outbox.send(reply)
-    except Exception:
-        log.exception("a reply could not be sent")
-
-
-def _told(waiters: Sequence[asyncio.Future[None]], callbacks: Sequence[Callable[[], None]]) -> None:
-    """Tell a committed group's waiters and run its after-commit callbacks."""
-    for waiter in waiters:
-        if not waiter.done():
-            waiter.set_result(None)
-    for callback in callbacks:
-        callback()

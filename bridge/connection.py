@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable
 
 from websockets.asyncio.server import ServerConnection
@@ -152,9 +153,17 @@ class Connection(ServerConnection):
     _send_limit = 0
     """The transport's high-water mark of unsent bytes (websockets' ``write_limit``)."""
 
+    _frames: deque[object] | None = None
+    """The frames websockets' queue holds for ``recv()`` (its ``frames`` queue's deque, read
+    by :meth:`_queued`); None when this websockets keeps none: every message then takes the
+    queue, as without this class."""
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
         self._send_limit = self.transport.get_write_buffer_limits()[1]
+        # Kept: asked for every message, and the queue's own ``len`` is a Python call.
+        queue = getattr(getattr(self.recv_messages, "frames", None), "queue", None)
+        self._frames = queue if isinstance(queue, deque) else None
         # websockets' queue resumes reading once recv() has taken it down; bytes kept here
         # must be parsed first (and reading resumed only after them).
         self.recv_messages.resume = self._read_on
@@ -288,7 +297,7 @@ class Connection(ServerConnection):
                     start = at + 6
                 elif length == 126 and end - at >= 8:
                     start = at + 8
-                    length = int.from_bytes(data[at + 2 : at + 4])
+                    length = data[at + 2] << 8 | data[at + 3]  # big-endian, without a slice
                 else:
                     start = -1  # a 64-bit length or no mask bit: websockets' part
                 stop = start + length
@@ -300,11 +309,13 @@ class Connection(ServerConnection):
                         if self._stopped:
                             return
                     handler = self.on_message
+                    frames = self._frames
                     if (
                         handler is not None
                         and protocol.state is OPEN
                         and protocol.cur_size is None
-                        and not self._queued()
+                        and frames is not None
+                        and not frames  # nothing queued for recv() (:meth:`_queued`)
                     ):
                         payload = apply_mask(data[start:stop], data[start - 4 : start])
                         try:
@@ -313,7 +324,14 @@ class Connection(ServerConnection):
                             pass  # websockets' part: recv() fails the connection (1007)
                         else:
                             fed = at = stop
-                            self._hand(handler, message)
+                            try:
+                                handler(message)
+                            except Exception:
+                                # As in _hand (written out: the call per message is spared).
+                                log.exception(
+                                    "connection %s: unexpected failure handling a message",
+                                    self.id,
+                                )
                             continue
                     at = stop
                     continue
@@ -510,7 +528,7 @@ class Connection(ServerConnection):
     def _queued(self) -> bool:
         """True while the queue ``recv()`` reads holds frames (or when this websockets keeps
         no such queue: then every message takes the queue, as without this class)."""
-        frames = getattr(self.recv_messages, "frames", None)
+        frames = self._frames
         return frames is None or len(frames) > 0
 
 

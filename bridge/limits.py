@@ -49,7 +49,8 @@ class Limits:
 class TokenBucket:
     """``rate`` tokens per second up to ``capacity``; each message takes one.
 
-    The caller passes the time (the event loop's monotonic clock), so the bucket is testable.
+    The caller passes the time (a monotonic clock: ``time.monotonic()``), so the bucket is
+    testable.
     """
 
     def __init__(self, rate: float, capacity: int, now: float) -> None:
@@ -60,12 +61,15 @@ class TokenBucket:
 
     def take(self, now: float) -> float:
         """0.0 when a token was taken; otherwise the seconds until one will be available."""
-        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        tokens = self.tokens + (now - self.updated) * self.rate
+        if not tokens < self.capacity:  # min(capacity, tokens), NaN included, without a call
+            tokens = self.capacity
         self.updated = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
+        if tokens >= 1.0:
+            self.tokens = tokens - 1.0
             return 0.0
-        return (1.0 - self.tokens) / self.rate if self.rate > 0 else float("inf")
+        self.tokens = tokens
+        return (1.0 - tokens) / self.rate if self.rate > 0 else float("inf")
 
 
 __all__ = ["BudgetedSource", "Limits", "TokenBucket"]

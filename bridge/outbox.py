@@ -38,7 +38,7 @@ import struct
 from collections.abc import Callable, Sequence
 
 from websockets.asyncio.server import ServerConnection, broadcast
-from websockets.protocol import State
+from websockets.protocol import OPEN
 
 log = logging.getLogger("arbiter.outbox")
 
@@ -107,7 +107,7 @@ class Outbox:
             self.held_bytes = 0
         ws = self.ws
         protocol = ws.protocol
-        if self.dropped or protocol.state is not State.OPEN or not frames:
+        if self.dropped or protocol.state is not OPEN or not frames:
             return False
         transport = ws.transport
         if transport.get_write_buffer_size() > self.limit:
@@ -130,7 +130,7 @@ class Outbox:
         call, one wake-up of the peer, for a listener's events and the reply that follows
         them); :meth:`release` writes them alone. ``size``: their bytes, when the caller knows
         them. False (nothing kept) when the connection is closing or was dropped."""
-        if self.dropped or self.ws.protocol.state is not State.OPEN:
+        if self.dropped or self.ws.protocol.state is not OPEN:
             return False
         self._held += frames
         self.held_bytes += sum(map(len, frames)) if size is None else size

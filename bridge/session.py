@@ -27,6 +27,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Hashable
+from time import monotonic
 from typing import TYPE_CHECKING
 
 from websockets.asyncio.server import ServerConnection
@@ -126,10 +127,10 @@ class ClientSession:
         outcome)."""
         self.on_commit_failure: ErrorMessage | None = None
         """The reply to send instead of the current one should the commit fail (a bind)."""
-        self.loop = asyncio.get_running_loop()
-        """The connection's loop, kept: Python 3.11's ``asyncio.get_running_loop()`` makes a
-        ``getpid`` system call every time (a fork check), and a request has no use for one."""
-        self.bucket = TokenBucket(limits.rate_per_second, limits.burst, self.loop.time())
+        self.bucket = TokenBucket(limits.rate_per_second, limits.burst, monotonic())
+        """Its clock: ``time.monotonic()``, read directly (the default loop's ``time()`` is a
+        Python call around it, and Python 3.11's ``asyncio.get_running_loop()`` a ``getpid``
+        system call)."""
         self.recalls = 0
         """This connection's resends waiting for their rows to be read back (at most
         :data:`~arbiter.bridge.awaiting_commit.MAX_RECALLS`)."""
@@ -217,18 +218,30 @@ class ClientSession:
             log.info("session %s: replayed %d outcome(s)", self.id, answer.rows)
 
     def receive(self, frame: str | bytes) -> None:
-        """Handle one message of an authenticated connection; its answer follows the commit."""
-        if self.outbox.dropped or self.server.stale is not None:
+        """Handle one message of an authenticated connection (JSON text; bytes: UTF-8 JSON
+        text): its answer is sent once the rows it rests on are committed. Requests are decided
+        synchronously (see deciding). A resend of an id whose row the store does not hold in
+        memory is answered :class:`~arbiter.bridge.awaiting_commit.Recall`: the group commit
+        reads the row back and answers it again (:meth:`_redo`)."""
+        server = self.server
+        if self.outbox.dropped or server.stale is not None:
             # Dropped for not reading (close 4008), or the world is lost (4009): decide
             # nothing more for it, but read on, so its reply to the close gets through.
             return
         self.outcome_row = None
         self.on_commit_failure = None
-        reply = self.handle(frame)
+        wait = self.bucket.take(monotonic())
+        if wait:
+            reply: str | bytes | Recall = encode(self._rate_limited(frame, wait))
+        else:
+            # One snapshot reads and decides the message.
+            reply = self._answer(frame, None, server.rules)
+            if isinstance(reply, Recall):
+                reply = self._recall(frame, reply)
         # An outcome may rest on rows not yet committed: the server sends it once they are,
         # and never an outcome whose row did not make it to disk. Nothing waits here (no
         # future, no wake-up per message); replies keep their order.
-        self.server.answer(self, reply, self.outcome_row, self.on_commit_failure)
+        server.answer(self, reply, self.outcome_row, self.on_commit_failure)
 
     @property
     def gm(self) -> bool:
@@ -276,24 +289,15 @@ class ClientSession:
             return read
         return parse_client(decode(frame))
 
-    def handle(self, frame: str | bytes) -> str | bytes | Recall:
-        """The answer to one frame (JSON text; bytes: UTF-8 JSON text); decides requests
-        synchronously (see deciding). A resend of an id whose row the store does not hold in
-        memory is answered :class:`~arbiter.bridge.awaiting_commit.Recall`: the group commit reads
-        the row back and answers it again (:meth:`_redo`)."""
-        wait = self.bucket.take(self.loop.time())
-        if wait:
-            return encode(self._rate_limited(frame, wait))
-        # One snapshot reads and decides the message.
-        reply = self._answer(frame, None, self.server.rules)
-        if isinstance(reply, Recall):
-            if self.recalls >= MAX_RECALLS:
-                # Each read holds the world's replies behind it: a connection may not queue
-                # many (nothing is decided; the resend is answered once retried).
-                return encode(self._rate_limited(frame, RECALL_RETRY, recalls=True))
-            self.recalls += 1
-            return reply._replace(settled=self._recall_settled)
-        return reply
+    def _recall(self, frame: str | bytes, recall: Recall) -> str | Recall:
+        """``recall``, the answer to ``frame``, counted among this connection's read-backs; or
+        refused when too many wait."""
+        if self.recalls >= MAX_RECALLS:
+            # Each read holds the world's replies behind it: a connection may not queue
+            # many (nothing is decided; the resend is answered once retried).
+            return encode(self._rate_limited(frame, RECALL_RETRY, recalls=True))
+        self.recalls += 1
+        return recall._replace(settled=self._recall_settled)
 
     def _recall_settled(self) -> None:
         self.recalls -= 1
@@ -317,6 +321,9 @@ class ClientSession:
         try:
             if message is None:
                 message = self._parse(frame, rules)
+            if type(message) is Sent:
+                # The usual message (a request the fast path read): straight to its path.
+                return request(self, message, rules)
             return self._dispatch(message, rules)
         except ProtocolError as err:
             return encode(err.reply())

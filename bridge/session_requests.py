@@ -29,11 +29,9 @@ if TYPE_CHECKING:
     from arbiter.bridge.session import ClientSession
 
 
-def _relayed(session: ClientSession, name: str | None, rid: str) -> Viewer:
-    """The viewer request ``rid`` is decided for: this connection's, or the relayed player's
-    (``name``: the message's ``player``)."""
-    if name is None:
-        return session.viewer
+def _relayed(session: ClientSession, name: str, rid: str) -> Viewer:
+    """The viewer request ``rid`` is decided for when a GM relays it for player ``name`` (the
+    message's ``player``)."""
     if not session.viewer.gm:
         raise ProtocolError("forbidden", "only a GM connection may relay for a player", rid)
     record = session.server.store.player(name)
@@ -55,7 +53,8 @@ def request(
     server = session.server
     # The request as read (a Sent's message is not built for it).
     request = read.typed if isinstance(read, Sent) else read.request
-    viewer = _relayed(session, read.player, request.id)
+    player = read.player
+    viewer = session.viewer if player is None else _relayed(session, player, request.id)
     # Before the idempotency lookup, the encounter and any die: the refusal depends on
     # nothing but the request as sent and who sent it.
     if not viewer.gm:  # the GM may send anything
@@ -110,7 +109,7 @@ def request(
         # Tell the other listeners once the row is durable. Even when nobody else listens
         # now: one may join before the commit, and only this event brings it the row
         # (arbiter.bridge.gap_replay); publishing skips a lone listener's own outcomes.
-        server.announce(seq, text, origin=session, row=session.outcome_row)
+        server.announce(seq, text, session, session.outcome_row)
     return outcome_message_bytes(seq, decided.replayed, text.shown_bytes(viewer))
 
 

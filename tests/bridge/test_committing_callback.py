@@ -1,8 +1,9 @@
-"""The group commit (``bridge/committing.py``) with a store whose flush never suspends (SQLite's
-commit): its groups run from a plain callback of the event loop, not a task, with every rule of
-the task's: nothing told before the flush returned, replies in the order given, a failed flush
-tells no outcome, a stale writer is reported after its replies, a group that must await a read
-goes to the task; and at the end of a read, the group runs at once when nothing else is ready."""
+"""The group commit (``bridge/committing_callback.py``, the base of ``bridge/committing.py``'s
+class) with a store whose flush never suspends (SQLite's commit): its groups run from a plain
+callback of the event loop, not a task, with every rule of the task's: nothing told before the
+flush returned, replies in the order given, a failed flush tells no outcome, a stale writer is
+reported after its replies, a group that must await a read goes to the task; and at the end of a
+read, the group runs at once when nothing else is ready."""
 
 from __future__ import annotations
 
@@ -492,3 +493,21 @@ def test_committed_asked_while_a_callback_group_sends_its_replies_waits_for_the_
         assert [reply for reply, _ in client.got] == ["outcome 1", "outcome 2"]
 
     run_apart(body())
+
+
+def test_a_group_commit_moved_to_another_event_loop_queues_its_groups_on_that_loop() -> None:
+    """The callback is queued on the loop its group is given on (one handle, queued again for
+    every group): a group given on a later loop, the first one closed, still runs there."""
+    store = QuickStore()
+    client, group = Client(store), commits(store, [])
+
+    async def turn(reply: str) -> None:
+        store.staged += 1
+        group.answer(client, reply, (reply, "h"))  # type: ignore[arg-type]
+        assert client.got[-1:] != [(reply, len(store.flushed))]  # it waits for its flush
+        await asyncio.sleep(0)  # the callback, queued on this loop, runs
+        assert client.got[-1] == (reply, len(store.flushed))
+
+    run_apart(turn("outcome 1"))
+    run_apart(turn("outcome 2"))
+    assert client.got == [("outcome 1", 1), ("outcome 2", 2)] and store.flushed == [1, 1]
