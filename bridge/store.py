@@ -243,7 +243,9 @@ class Store(SqliteRecords):
         if not db.in_transaction:
             if self._catch_up:
                 self._catch_up_now()
-            db.execute("BEGIN IMMEDIATE")
+            # On the kept cursor: ``Connection.execute`` would make (and free) a cursor for it.
+            # (COMMIT stays on the connection: tests stand a failing one in for it.)
+            self._rows.execute("BEGIN IMMEDIATE")
             self._committed = (self._last_seq, prev)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
