@@ -10,7 +10,8 @@ hash included) ``S`` at a time and commits each group, ``N`` groups without a pa
 microseconds of busy CPU per group (the rest of a server's work). Prints the rows per second,
 the largest size of the WAL file, how often SQLite started the WAL over (the checkpoint
 sequence in its header), and the writer's group times (stage and commit; the catch-up the
-checkpointer asks for runs at a group's first stage): median, 99th percentile and longest.
+checkpointer asks for runs at a group's second stage, or at the commit of a row staged alone):
+median, 99th percentile and longest.
 ``--no-catch-up``: the thread's checkpoints alone, as before the catch-up. Wall-clock figures:
 compare within one run.
 """

@@ -133,6 +133,10 @@ class Store(SqliteRecords):
         self._committed = (self._last_seq, self._last_hash)
         self._lost = False
         """Staged rows were rolled back by SQLite itself; the next commit must fail."""
+        self._deferred = None
+        """The statement, parameters and row of a staged row not yet written (see
+        :meth:`stage`): written by :meth:`commit` as its own transaction, or first thing by
+        anything else that writes or reads the log (:meth:`_settle`)."""
         self._catch_up = False
         """The checkpointer asked for a catch-up (:meth:`catch_up_soon`)."""
         self._ids: bytearray | None = None
@@ -145,6 +149,7 @@ class Store(SqliteRecords):
             self._load_ids(self._last_seq)
 
     def close(self) -> None:
+        self._deferred = None  # never committed: lost, as staged rows are
         self._db.close()
 
     def _load_ids(self, rows: int) -> None:
@@ -183,7 +188,7 @@ class Store(SqliteRecords):
     @property
     def pending(self) -> bool:
         """True while :meth:`commit` has something to do: staged rows, or rows SQLite lost."""
-        return self._db.in_transaction or self._lost
+        return self._db.in_transaction or self._lost or self._deferred is not None
 
     # --- rolls ---
 
@@ -199,6 +204,10 @@ class Store(SqliteRecords):
             at = hash(request_id) & self._id_mask
             if not ids[at >> 3] & (1 << (at & 7)):
                 return None
+        deferred = self._deferred
+        if deferred is not None and deferred[1][1] == request_id:
+            found_row: Roll = deferred[2]
+            return found_row
         found = self._rows.execute(PROBE_ROLL, (request_id,)).fetchone()
         if found is None:
             return None
@@ -217,10 +226,15 @@ class Store(SqliteRecords):
     @property
     def in_transaction(self) -> bool:
         """True while staged rows wait for :meth:`commit`."""
-        return self._db.in_transaction
+        return self._db.in_transaction or self._deferred is not None
 
     def stage(self, roll: NewRoll, encoded: tuple[bytes, bytes, bytes] | None = None) -> Roll:
-        """Write a row inside the open transaction (opening one); visible to this store only.
+        """Stage a row: written inside the open transaction (opening one), visible to this
+        store only. A row staged alone (nothing staged, an id whose bit is clear, no
+        encounter) is kept until :meth:`commit`, which writes it as its own transaction: one
+        statement instead of BEGIN, INSERT and COMMIT, the row at one connection; anything
+        that writes or reads the log before (a second row, a session, a count) writes it
+        first into a transaction, so it behaves as a row written here.
 
         ``encoded``: the UTF-8 bytes of the row's ``request``, ``dice`` and ``outcome`` texts
         when the caller has them at hand (they are hashed as they are, not encoded again).
@@ -230,21 +244,21 @@ class Store(SqliteRecords):
         Raises :class:`RequestLogged` (an sqlite3.IntegrityError) when the request id is
         already logged; rows staged before it stay staged.
         """
+        if self._deferred is not None:
+            self._settle()
         seq, prev = self._last_seq + 1, self._last_hash
         ids = self._ids
+        fresh = False
         if ids is not None:
             # Set before the INSERT: should it fail, the bit only costs a probe.
             at = hash(roll.request_id) & self._id_mask
-            ids[at >> 3] |= 1 << (at & 7)
+            bit = 1 << (at & 7)
+            fresh = not ids[at >> 3] & bit
+            ids[at >> 3] |= bit
         if encoded is None:
             encoded = (roll.request.encode(), roll.dice.encode(), roll.outcome.encode())
         digest = roll_hash(prev, seq, roll, *encoded)
         db = self._db
-        if not db.in_transaction:
-            if self._catch_up:
-                self._catch_up_now()
-            db.execute("BEGIN IMMEDIATE")
-            self._committed = (self._last_seq, prev)
         # One statement: the trigger moves the encounter's state (the outcome's "state", when
         # not null) in the same statement, so a row and its state land together or not at all.
         # ``scripted`` goes in as the int it is stored as, and a None as the literal NULL
@@ -257,6 +271,25 @@ class Store(SqliteRecords):
             )
         else:
             sql, args = insert_roll(seq, roll, prev, digest)
+        in_transaction = db.in_transaction
+        if fresh and not in_transaction and roll.encounter is None and not self._lost:
+            # Nothing staged, an id never logged (its bit was clear: no UNIQUE conflict to
+            # raise), no encounter state to move: the row is kept to be written by the commit
+            # as its own transaction, one statement instead of BEGIN, INSERT and COMMIT (a
+            # row is usually alone in its group at one connection). A row staged after it,
+            # or any other write or read of the log, writes it first into a transaction.
+            self._committed = (self._last_seq, prev)
+            stored = _new_row(Roll, (seq, roll, prev, digest))
+            self._deferred = (sql, args, stored)
+            self._last_seq, self._last_hash = seq, digest
+            return stored
+        if not in_transaction:
+            if self._catch_up:
+                self._catch_up_now()
+            # On the kept cursor: ``Connection.execute`` would make (and free) a cursor for it.
+            # (COMMIT stays on the connection: tests stand a failing one in for it.)
+            self._rows.execute("BEGIN IMMEDIATE")
+            self._committed = (self._last_seq, prev)
         try:
             # _write's bookkeeping, written out: one Python call less per row.
             self._rows.execute(sql, args)
@@ -276,10 +309,25 @@ class Store(SqliteRecords):
         (:class:`RollbackLostRows` when SQLite had already rolled staged rows back)."""
         if self._lost:
             self._lost = False
+            self._deferred = None
             if self._db.in_transaction:
                 self._db.execute("ROLLBACK")
             self._last_seq, self._last_hash = self._committed
             raise RollbackLostRows("a failed write rolled back rows staged before it")
+        deferred = self._deferred
+        if deferred is not None:
+            self._deferred = None
+            if self._catch_up:
+                self._catch_up_now()
+            try:
+                # Outside a transaction: SQLite commits the row as the statement ends.
+                self._db.execute(deferred[0], deferred[1])
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                self._last_seq, self._last_hash = self._committed
+                raise
+            return
         if not self._db.in_transaction:
             return
         try:
@@ -289,6 +337,30 @@ class Store(SqliteRecords):
                 self._db.execute("ROLLBACK")
             self._last_seq, self._last_hash = self._committed
             raise
+
+    def _settle(self) -> None:
+        """Write the deferred row (:meth:`stage`) into a transaction opened for it: what comes
+        next joins that transaction and sees the row, as if it had been written when staged.
+        When it cannot be written, it is lost as a row SQLite rolled back is: the next
+        :meth:`commit` raises :class:`RollbackLostRows` (its sender is told nothing was
+        decided) and the chain goes on from the last committed row."""
+        deferred = self._deferred
+        assert deferred is not None
+        self._deferred = None
+        try:
+            if self._catch_up:
+                self._catch_up_now()
+            self._rows.execute("BEGIN IMMEDIATE")
+            self._rows.execute(deferred[0], deferred[1])
+        except sqlite3.Error:
+            log.warning("a staged row could not be written; its commit will fail", exc_info=True)
+            try:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            except sqlite3.Error:
+                log.warning("the ROLLBACK after it failed too", exc_info=True)
+            self._lost = True
+            self._last_seq, self._last_hash = self._committed
 
     @property
     def flush_now(self) -> Callable[[], None] | None:
@@ -305,6 +377,8 @@ class Store(SqliteRecords):
 
     def rolls(self, after: int = 0, session: str | None = None) -> Iterator[Roll]:
         """Rows in log order (``seq`` greater than ``after``), optionally of one session."""
+        if self._deferred is not None:
+            self._settle()
         if session is None:
             query = f"SELECT {self._roll_columns} FROM rolls WHERE seq > ? ORDER BY seq"
             args: tuple[Any, ...] = (after,)
@@ -317,6 +391,8 @@ class Store(SqliteRecords):
             yield decode_roll(row)
 
     def count(self) -> int:
+        if self._deferred is not None:
+            self._settle()
         return int(self._db.execute("SELECT count(*) FROM rolls").fetchone()[0])
 
     async def recall(self, request_id: str) -> Roll | None:

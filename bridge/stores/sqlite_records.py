@@ -28,6 +28,15 @@ class SqliteRecords:
     _last_seq: int
     _last_hash: str
     _committed: tuple[int, str]
+    _deferred: tuple[str, tuple[Any, ...], Any] | None
+    """A lone row staged but not yet written (see :meth:`arbiter.bridge.store.Store.stage`):
+    every write, and every read that may see the roll log, writes it first (:meth:`_settle`)."""
+
+    def _settle(self) -> None:
+        """Write the deferred row into a transaction opened for it, so that what follows sees
+        it and joins its transaction, as it would have had the row been written when staged
+        (the store implements it)."""
+        raise NotImplementedError
 
     # --- sessions ---
 
@@ -41,6 +50,8 @@ class SqliteRecords:
         commit meant for them raises (their senders are told nothing was decided) and the chain
         continues from the last committed row.
         """
+        if self._deferred is not None:
+            self._settle()
         try:
             if cursor is None:
                 return self._db.execute(sql, args)
@@ -61,6 +72,8 @@ class SqliteRecords:
 
     def end_open_sessions(self, now: float) -> int:
         """Mark sessions left open by a previous process (it crashed) as ended."""
+        if self._deferred is not None:
+            self._settle()
         return self._db.execute(
             "UPDATE sessions SET ended = ? WHERE ended IS NULL", (now,)
         ).rowcount
@@ -122,6 +135,8 @@ class SqliteRecords:
 
     def query(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         """The rows one read returns (it sees writes staged in the open transaction)."""
+        if self._deferred is not None:
+            self._settle()
         return self._db.execute(sql, args).fetchall()
 
     # --- players ---
@@ -144,6 +159,8 @@ class SqliteRecords:
 
     def put_player(self, player: Player) -> None:
         """Create or replace a player record (inside the open transaction, if one is open)."""
+        if self._deferred is not None:
+            self._settle()
         self._db.execute(
             f"INSERT OR REPLACE INTO players ({PLAYER_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
             player.row(),
@@ -153,4 +170,6 @@ class SqliteRecords:
         """A GM's bind, in one statement (inside the open transaction, if one is open): the
         stored token and revocation decide, not ``player``'s (see the interface), so a token
         rotated by another process between a read and this write is not written back."""
+        if self._deferred is not None:
+            self._settle()
         self._db.execute(BIND_PLAYER_SQLITE, (player.name, player.row()[1], player.created))

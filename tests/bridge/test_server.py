@@ -303,14 +303,20 @@ def test_a_second_server_on_the_same_world_is_refused(tmp_path: Path) -> None:
 
 
 class FailingCommit:
-    """A SQLite connection whose next COMMIT fails like a full disk; everything else passes."""
+    """A SQLite connection whose next commit (a COMMIT, or a lone row's INSERT) fails like a
+    full disk; everything else passes."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
         self.armed = True
 
     def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
-        if sql == "COMMIT" and self.armed:
+        # The statement that commits: a COMMIT, or a lone row's INSERT outside a transaction
+        # (the store writes a row alone in its group as its own transaction).
+        commits = sql == "COMMIT" or (
+            sql.startswith("INSERT INTO rolls") and not self.db.in_transaction
+        )
+        if commits and self.armed:
             self.armed = False
             raise sqlite3.OperationalError("database or disk is full")
         return self.db.execute(sql, *args)

@@ -42,7 +42,8 @@ class Backend(Protocol):
 
 
 class FailingCommit:
-    """A SQLite connection whose next COMMIT fails like a full disk (the SQLite store's
+    """A SQLite connection whose next commit (a COMMIT, or a lone row's INSERT outside a
+    transaction) fails like a full disk (the SQLite store's
     other tests use the same stand-in; a real full disk is tests/security/test_disk_full.py)."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -50,7 +51,12 @@ class FailingCommit:
         self.armed = True
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
-        if sql == "COMMIT" and self.armed:
+        # The statement that commits: a COMMIT, or a lone row's INSERT outside a transaction
+        # (the store writes a row alone in its group as its own transaction).
+        commits = sql == "COMMIT" or (
+            sql.startswith("INSERT INTO rolls") and not self.db.in_transaction
+        )
+        if commits and self.armed:
             self.armed = False
             raise sqlite3.OperationalError("database or disk is full")
         return self.db.execute(sql, *args)
