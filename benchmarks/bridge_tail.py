@@ -171,14 +171,13 @@ def report(trips: list[Trip], events: list[Event]) -> None:
     for event in sorted(events, key=lambda e: e[1]):
         kinds.setdefault(event[0], []).append(event)
     first, last = trips[0][0], trips[-1][1]
-    for kind, found in sorted(kinds.items()):
-        during = [e for e in found if first <= e[1] <= last]
-        if during:
-            took = [(e[2] - e[1]) / 1e3 for e in during]
-            print(
-                f"  {kind:<10} {len(during):5} while measured: median {quantile(took, 50):8.0f} us,"
-                f" longest {max(took):8.0f} us"
-            )
+    for kind in sorted({"checkpoint", "catch-up", "gc0", "gc1", "gc2"} | kinds.keys()):
+        during = [e for e in kinds.get(kind, []) if first <= e[1] <= last]
+        took = [(e[2] - e[1]) / 1e3 for e in during] or [0.0]
+        print(
+            f"  {kind:<10} {len(during):5} while measured: median {quantile(took, 50):8.0f} us,"
+            f" longest {max(took):8.0f} us"
+        )
     slow = [t for t, us in zip(trips, trip_us, strict=True) if us >= p99]
     print(f"the {len(slow)} requests at or above p99 overlapped:")
     for what, count in overlapped(slow, events).most_common():
