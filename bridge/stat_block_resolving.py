@@ -315,8 +315,7 @@ class Resolver:
         as it is): the log's text is :func:`~arbiter.bridge.stat_block_plugs.log_text`'s."""
         if not read.kept:
             return None  # an entry is made and taken only for a body the reader kept
-        request = read.typed
-        fields = request.__dict__
+        fields = read.typed.__dict__
         envelope = (fields["ruleset"], fields["type"], fields["encounter"])
         plug = self.plugs.find(fields["body"], viewer, rules, envelope)
         if plug is None:
@@ -329,8 +328,8 @@ class Resolver:
                 admit(read.message)
             except ProtocolError as err:
                 raise Resolved(read, True).error(err) from None
-        text = f'{{"id":"{rid}"{plug.tail}'
-        done = read.with_request(replaced(request, body=plug.plugged), None, text)
+        # The reader's request for this frame alone becomes the resolved one (no copy).
+        done = read.plug_in(plug.plugged, f'{{"id":"{rid}"{plug.tail}')
         return _new_resolved(Resolved, (done, plug.shielded, plug.others, True))
 
     def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
