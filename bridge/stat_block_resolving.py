@@ -136,7 +136,7 @@ class Resolver:
                 row, looked = self.store.find(request.id), True
             # The same text resolved before, for the same viewer, with the same stored blocks:
             # what the rest of this function would give again (stat_block_plugs).
-            again = None if row is not None else self.again(read, viewer, rules, admit)
+            again = None if row is not None else self._again(read, viewer, rules, admit)
             if again is not None:
                 return again
         sent: dict[str, Any] = read.request["body"] if isinstance(read, Sent) else request.body
@@ -294,17 +294,31 @@ class Resolver:
         rules: RulesSnapshot,
         admit: Callable[[RequestMessage], object] | None,
     ) -> Resolved | None:
+        """What :meth:`resolve` gives ``read`` when it is a request of a text resolved before
+        (:meth:`_again`: a kept resolution, taken) whose id is not logged; None otherwise (a
+        miss; an id logged: a resend, or another's), and :meth:`resolve` then says what it is.
+
+        The session asks it first and skips resolve's other steps on a hit: a kept resolution
+        is one of a ruleset with stat blocks and of a body naming a stored block (a GM's that
+        names none is never kept), and resolve takes it once it finds the id not logged, as
+        here. A player's resend, or his use of another's id, is found logged here and left to
+        resolve, which refuses or compares it as before, whatever was kept for him."""
+        return self._again(read, viewer, rules, admit, False)
+
+    def _again(
+        self,
+        read: Sent,
+        viewer: Viewer,
+        rules: RulesSnapshot,
+        admit: Callable[[RequestMessage], object] | None,
+        looked: bool = True,
+    ) -> Resolved | None:
         """What :meth:`_plugged` gave for a request of the same body object (the reader's kept
         one: the same text after the id) and viewer under ``rules``, around ``read``'s id,
-        when the stored blocks it used are still the ones kept (:class:`Plugs`) and that id is
-        not logged; None otherwise (a miss; an id logged: a resend, or another's).
-
-        It is what :meth:`resolve` gives such a request, so the session asks it first and
-        skips resolve's other steps: a kept resolution is one of a ruleset with stat blocks
-        and of a body naming a stored block (a GM's that names none is never kept), and
-        resolve takes it once it finds the id not logged, as here. A player's resend, or his
-        use of another's id, is found logged here and left to resolve, which refuses or
-        compares it as before, whatever was kept for him.
+        when the stored blocks it used are still the ones kept (:class:`Plugs`); None
+        otherwise. ``looked``: the caller found the id not logged; else it is looked up here
+        once an entry is found (None when it is logged). ``read`` is then the resolved request
+        (:meth:`~arbiter.bridge.reading.Sent.plug_in`).
 
         What :meth:`_plugged` checked of the frame holds without a look: the body is the very
         object the entry was made for, which the reader keeps for one text after the id alone
@@ -321,7 +335,7 @@ class Resolver:
         if plug is None:
             return None
         rid = fields["id"]
-        if self.store.find(rid) is not None:
+        if not looked and self.store.find(rid) is not None:
             return None
         if plug.shielded and admit is not None:
             try:
