@@ -162,6 +162,26 @@ class Sent:
         out.kept = False
         return out
 
+    def plug_in(self, body: Any, text: str) -> Sent:
+        """This very Sent, now the request its body's stored blocks plugged in make: its
+        request's body ``body`` (the vault's kept resolution), the log's text of it ``text``,
+        no frame of its own, no body kept; given back.
+
+        Only for a Sent the reader made for one frame around a body it kept (:attr:`kept`):
+        its request is the reader's copy for this frame alone (:meth:`~arbiter.bridge.pure.
+        known_bodies._Known.find` builds one per frame, the kept request stays as it was), so
+        it is changed in place rather than copied (a pydantic model built field by field costs
+        as much as a fifth of the rest of the vault's work on such a request). Whoever holds
+        this Sent then holds the resolved request, as :meth:`with_request` would make it."""
+        if not self.kept:
+            raise ValueError("only a Sent around a body the reader kept is plugged in place")
+        self.typed.__dict__["body"] = body
+        self._request = None
+        self.text = text
+        self.frame = ""
+        self.kept = False
+        return self
+
     @property
     def message(self) -> RequestMessage:
         """The request message validated (built on first use when the reader did not)."""

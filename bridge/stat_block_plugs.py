@@ -107,6 +107,7 @@ class Plugs:
 
     @staticmethod
     def key(body: object, viewer: Viewer) -> Hashable:
+        """An entry's key: the body's identity and the viewer (:meth:`find` writes it out)."""
         return (id(body), viewer.gm, viewer.player, viewer.participants)
 
     def find(
@@ -123,7 +124,7 @@ class Plugs:
             # New rules: no entry can be taken again, and each holds its old snapshot.
             self.forget()
             return None
-        entry = self._entries.get(self.key(body, viewer))
+        entry = self._entries.get((id(body), viewer.gm, viewer.player, viewer.participants))
         if (
             entry is None
             or entry.body is not body

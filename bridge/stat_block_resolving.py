@@ -55,7 +55,7 @@ from arbiter.bridge.reading import Sent
 from arbiter.bridge.rules import RulesSnapshot
 from arbiter.bridge.stat_block_door import Plugging, is_referencing, plugged, replaced
 from arbiter.bridge.stat_block_kept import Found, Kept
-from arbiter.bridge.stat_block_plugs import Plug, Plugs, log_text, tail_of
+from arbiter.bridge.stat_block_plugs import Plug, Plugs, tail_of
 from arbiter.bridge.stat_block_positions import block_shape, filled, foreign, masked
 from arbiter.bridge.stat_block_references import matches, references, substitute
 from arbiter.bridge.stat_block_shield import (
@@ -287,36 +287,64 @@ class Resolver:
         done = read.with_request(replaced(request, body=body), written, text)
         return Resolved(done, shielded, others, True)
 
-    def _again(
+    def again(
         self,
         read: Sent,
         viewer: Viewer,
         rules: RulesSnapshot,
         admit: Callable[[RequestMessage], object] | None,
     ) -> Resolved | None:
+        """What :meth:`resolve` gives ``read`` when it is a request of a text resolved before
+        (:meth:`_again`: a kept resolution, taken) whose id is not logged; None otherwise (a
+        miss; an id logged: a resend, or another's), and :meth:`resolve` then says what it is.
+
+        The session asks it first and skips resolve's other steps on a hit: a kept resolution
+        is one of a ruleset with stat blocks and of a body naming a stored block (a GM's that
+        names none is never kept), and resolve takes it once it finds the id not logged, as
+        here. A player's resend, or his use of another's id, is found logged here and left to
+        resolve, which refuses or compares it as before, whatever was kept for him."""
+        return self._again(read, viewer, rules, admit, False)
+
+    def _again(
+        self,
+        read: Sent,
+        viewer: Viewer,
+        rules: RulesSnapshot,
+        admit: Callable[[RequestMessage], object] | None,
+        looked: bool = True,
+    ) -> Resolved | None:
         """What :meth:`_plugged` gave for a request of the same body object (the reader's kept
-        one: the same text after the id) and viewer under ``rules``, its id ``read``'s, when
-        the stored blocks it used are still the ones kept (:class:`Plugs`); None otherwise.
-        The id is not logged (the caller looked)."""
-        request = read.typed
-        fields = request.__dict__
+        one: the same text after the id) and viewer under ``rules``, around ``read``'s id,
+        when the stored blocks it used are still the ones kept (:class:`Plugs`); None
+        otherwise. ``looked``: the caller found the id not logged; else it is looked up here
+        once an entry is found (None when it is logged). ``read`` is then the resolved request
+        (:meth:`~arbiter.bridge.reading.Sent.plug_in`).
+
+        What :meth:`_plugged` checked of the frame holds without a look: the body is the very
+        object the entry was made for, which the reader keeps for one text after the id alone
+        (:class:`~arbiter.bridge.pure.known_bodies._Known`), and a frame it takes opens with a
+        fixed head and an id of no backslash, no quote, no control character, not ``stored``:
+        the frame holds no backslash, and ``"stored"`` as often, as the one the entry was
+        made of. For the same reason the id is written as orjson writes it (between quotes,
+        as it is): the log's text is :func:`~arbiter.bridge.stat_block_plugs.log_text`'s."""
+        if not read.kept:
+            return None  # an entry is made and taken only for a body the reader kept
+        fields = read.typed.__dict__
         envelope = (fields["ruleset"], fields["type"], fields["encounter"])
-        plug = self.plugs.find(request.body, viewer, rules, envelope)
+        plug = self.plugs.find(fields["body"], viewer, rules, envelope)
         if plug is None:
             return None
-        frame = read.frame
-        # What _plugged checked of the frame (the same text after the id, an id without a
-        # backslash or a quote: the reader's kept body): checked again all the same, cheaply.
-        if not frame or "\\" in frame or frame.count('"stored"') != plug.references:
+        rid = fields["id"]
+        if not looked and self.store.find(rid) is not None:
             return None
         if plug.shielded and admit is not None:
             try:
                 admit(read.message)
             except ProtocolError as err:
                 raise Resolved(read, True).error(err) from None
-        text = log_text(fields["id"], plug.tail)
-        done = read.with_request(replaced(request, body=plug.plugged), None, text)
-        return Resolved(done, plug.shielded, plug.others, True)
+        # The reader's request for this frame alone becomes the resolved one (no copy).
+        done = read.plug_in(plug.plugged, f'{{"id":"{rid}"{plug.tail}')
+        return _new_resolved(Resolved, (done, plug.shielded, plug.others, True))
 
     def _resent(self, message: RequestMessage, row: Roll, seen: dict[str, Any]) -> Resolved:
         """A player's resend of his own request ``row`` naming a block of somebody he does not
@@ -347,6 +375,11 @@ class Resolver:
             return None
         logged = json.loads(row.entry.request).get("body")
         return logged if isinstance(logged, dict) and matches(sent, logged) else None
+
+
+_new_resolved = tuple.__new__
+"""``tuple.__new__(Resolved, fields)``: a :class:`Resolved` of its fields in order, without
+its Python-level ``__new__`` (one per request naming stored blocks)."""
 
 
 def resolves_to_itself(read: RequestMessage | Sent, viewer: Viewer) -> bool:
