@@ -73,12 +73,6 @@ class Plug(NamedTuple):
     others: bool
 
 
-def log_text(rid: str, tail: str) -> str:
-    """The log's text of a request of id ``rid`` whose text after the id is ``tail``: what
-    ``orjson.dumps`` writes of the envelope (``{"id":`` first, then the id as it writes it)."""
-    return '{"id":' + orjson.dumps(rid).decode() + tail
-
-
 def tail_of(rid: str, logged: bytes) -> str | None:
     """The text of ``logged`` (the log's text of a request of id ``rid``, as ``orjson.dumps``
     writes it) after its id (None: it does not open with that id)."""
@@ -166,4 +160,4 @@ class Plugs:
         self._rules = None
 
 
-__all__ = ["Plug", "Plugs", "log_text", "tail_of"]
+__all__ = ["Plug", "Plugs", "tail_of"]

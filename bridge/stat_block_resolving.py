@@ -325,8 +325,9 @@ class Resolver:
         (:class:`~arbiter.bridge.pure.known_bodies._Known`), and a frame it takes opens with a
         fixed head and an id of no backslash, no quote, no control character, not ``stored``:
         the frame holds no backslash, and ``"stored"`` as often, as the one the entry was
-        made of. For the same reason the id is written as orjson writes it (between quotes,
-        as it is): the log's text is :func:`~arbiter.bridge.stat_block_plugs.log_text`'s."""
+        made of. For the same reason the id is written as orjson would write it (between
+        quotes, as it is), as the reader writes the log's text of a kept body
+        (:meth:`~arbiter.bridge.pure.known_bodies._Known.find`)."""
         if not read.kept:
             return None  # an entry is made and taken only for a body the reader kept
         fields = read.typed.__dict__
